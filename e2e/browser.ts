@@ -1,0 +1,90 @@
+// Debian's Chromium driven by playwright-core, as a person would use the app.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');
+
+export const baseURL = () => inject('baseURL');
+export const ownerCredentials = () => inject('owner');
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+export async function newPage(browser: Browser, options: { mobile?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    baseURL: baseURL(),
+    viewport: options.mobile ? { width: 390, height: 844 } : { width: 1280, height: 860 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page };
+}
+
+/** Keeps a picture of each screen the tests visit, for a person to look at. */
+export async function screenshot(page: Page, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+let counter = 0;
+export const uniqueUser = (prefix = 'e2e') => {
+  const username = `${prefix}${Date.now().toString(36)}${counter++}`;
+  return { username, email: `${username}@example.com`, password: 'Passw0rd!' };
+};
+
+export async function register(page: Page, user = uniqueUser()) {
+  await page.goto('/register');
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByLabel('Confirm password').fill(user.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL('**/dashboard');
+  return user;
+}
+
+export async function signIn(page: Page, credentials: { email: string; password: string }) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(credentials.email);
+  await page.getByLabel('Password', { exact: true }).fill(credentials.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL('**/dashboard');
+}
+
+/** Calls the running API directly (for setup the browser test is not about). */
+export async function apiCall<T = any>(method: string, pathname: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(new URL(pathname, baseURL()), {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+export async function apiLogin(credentials: { email: string; password: string }): Promise<string> {
+  const res = await apiCall<{ token: string }>('POST', '/api/auth/login', credentials);
+  if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+  return res.body.token;
+}
+
+/** Waits until the element is visible (a test fails on the timeout when it never is). */
+export async function visible(locator: import('playwright-core').Locator, timeout = 10_000): Promise<true> {
+  await locator.first().waitFor({ state: 'visible', timeout });
+  return true;
+}
+
+/** The visible text of an element, once it shows. */
+export async function textOf(locator: import('playwright-core').Locator): Promise<string> {
+  await visible(locator);
+  return (await locator.first().textContent())?.trim() ?? '';
+}

@@ -1,0 +1,6 @@
+// Scripts that run in Node reach the local D1 through wrangler's platform proxy; they share the
+// Worker's D1 types without the rest of the Workers runtime's globals.
+declare global {
+  type D1Database = import('@cloudflare/workers-types').D1Database;
+}
+export {};

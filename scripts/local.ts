@@ -1,0 +1,136 @@
+// The local embedded default: everything `npm start` and the browser tests need to run KeyPanel
+// in workerd with local D1 and KV on disk. Shared so the tests start the product the same way.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { createDb } from '../worker/db/client';
+import { users } from '../worker/db/schema';
+import { createUser } from '../worker/domain/users';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const DEFAULT_STATE_DIR = path.join(ROOT, '.wrangler', 'state');
+
+// Offline by design: no metrics, no Cloudflare request-data fetch.
+export const offlineEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false' };
+const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
+
+/** Secrets generated on first start. Each is created only when missing, never overwritten. */
+const GENERATED_SECRETS: Record<string, () => string> = {
+  JWT_SECRET: () => randomBytes(48).toString('base64url'),
+};
+
+export function ensureDevVars(file = path.join(ROOT, '.dev.vars')): string[] {
+  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const present = new Set(existing.split('\n').map((line) => line.split('=')[0].trim()));
+  const added = Object.keys(GENERATED_SECRETS).filter((name) => !present.has(name));
+  if (added.length) {
+    const lines = added.map((name) => `${name}=${GENERATED_SECRETS[name]()}`);
+    const prefix = existing && !existing.endsWith('\n') ? '\n' : '';
+    writeFileSync(file, existing + prefix + lines.join('\n') + '\n', { mode: 0o600 });
+  }
+  return added;
+}
+
+function run(command: string, args: string[], label: string) {
+  const result = spawnSync(command, args, { cwd: ROOT, env: offlineEnv, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (result.status !== 0) {
+    process.stderr.write(result.stdout + result.stderr);
+    throw new Error(`${label} failed (exit ${result.status})`);
+  }
+  return result.stdout;
+}
+
+export function buildWeb() {
+  run(bin('vite'), ['build', '--logLevel', 'warn'], 'Building the web app');
+}
+
+export function applyMigrations(stateDir = DEFAULT_STATE_DIR) {
+  run(bin('wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', stateDir], 'Applying migrations');
+}
+
+export type OwnerResult = { created: false } | { created: true; email: string; password: string; generated: boolean };
+
+/**
+ * Creates the owner account when none exists: from OWNER_EMAIL / OWNER_PASSWORD, else
+ * owner@localhost with a generated password that the caller prints once.
+ */
+export async function ensureOwner(stateDir = DEFAULT_STATE_DIR, credentials = { email: process.env.OWNER_EMAIL, password: process.env.OWNER_PASSWORD }): Promise<OwnerResult> {
+  const { getPlatformProxy } = await import('wrangler');
+  const proxy = await getPlatformProxy<{ DB: D1Database }>({
+    configPath: path.join(ROOT, 'wrangler.toml'),
+    persist: { path: path.join(stateDir, 'v3') },
+    remoteBindings: false,
+  });
+  try {
+    const db = createDb(proxy.env.DB);
+    const owner = await db.select({ id: users.id }).from(users).where(eq(users.role, 'owner')).get();
+    if (owner) return { created: false };
+    const email = (credentials.email || 'owner@localhost').trim().toLowerCase();
+    const generated = !credentials.password;
+    const password = credentials.password || randomBytes(12).toString('base64url');
+    if (password.length < 6) throw new Error('OWNER_PASSWORD must be at least 6 characters');
+    const taken = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+    if (taken) {
+      // An existing account with that email becomes the owner; its password stays its own.
+      await db.update(users).set({ role: 'owner', isActive: true }).where(eq(users.id, taken.id));
+      return { created: false };
+    }
+    await createUser(db, { username: email.split('@')[0].replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0').slice(0, 30), email, password, role: 'owner' });
+    return { created: true, email, password, generated };
+  } finally {
+    await proxy.dispose();
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `wrangler dev` serving the built app and the API; resolves once it answers. */
+export async function startServer(options: { port: number; stateDir?: string; inherit?: boolean; vars?: Record<string, string> }): Promise<ChildProcess> {
+  const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
+  for (const [name, value] of Object.entries(options.vars ?? {})) args.push('--var', `${name}:${value}`);
+  const child = spawn(bin('wrangler'), args, {
+    cwd: ROOT,
+    env: offlineEnv,
+    stdio: options.inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    detached: !options.inherit,
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${options.port}/api/health`;
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  stopServer(child);
+  throw new Error(`wrangler dev did not answer within 90 s:\n${output}`);
+}
+
+export function stopServer(child: ChildProcess) {
+  if (child.exitCode !== null || !child.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    child.kill('SIGTERM');
+  }
+}

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
+process.env.WRANGLER_SEND_METRICS = 'false';
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
+  return {
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
+                  APP_URL: 'http://localhost:8787',
+                },
+              },
+            }),
+          ],
+          test: {
+            name: 'worker',
+            include: ['worker/test/**/*.test.ts'],
+            setupFiles: ['worker/test/apply-migrations.ts'],
+          },
+        },
+        {
+          test: {
+            name: 'e2e',
+            include: ['e2e/**/*.test.ts'],
+            environment: 'node',
+            globalSetup: ['e2e/global-setup.ts'],
+            fileParallelism: false,
+            testTimeout: 60_000,
+            hookTimeout: 180_000,
+          },
+        },
+      ],
+    },
+  };
+});

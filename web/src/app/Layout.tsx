@@ -1,0 +1,116 @@
+// The signed-in layout: sidebar (collapsing on small screens) and the header with balances.
+import { atom, useAtom } from 'jotai';
+import { useEffect } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { Badge } from '../components/ui/badge';
+import { Icon } from '../components/ui/icons';
+import { toast } from '../components/ui/toast';
+import { useCurrentUser, useLogout, useProfile } from '../features/auth/api';
+import { TOAST_SMALL_MS } from '../lib/constants';
+import { formatCredits, formatUsd } from '../lib/format';
+import { adminNavItem, MAIN_NAV } from './nav';
+
+export const sidebarOpenAtom = atom(false);
+
+export function Layout() {
+  const user = useCurrentUser();
+  const profile = useProfile();
+  const logout = useLogout();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [sidebarOpen, setSidebarOpen] = useAtom(sidebarOpenAtom);
+
+  useEffect(() => setSidebarOpen(false), [location.pathname, setSidebarOpen]);
+
+  const admin = user ? adminNavItem(user.role) : null;
+  const items = admin ? [...MAIN_NAV, admin] : MAIN_NAV;
+
+  async function refreshBalance() {
+    const result = await profile.refetch();
+    // The original showed the failure in success styling; it is an error and looks like one.
+    if (result.isError) toast.error('Failed to refresh balance');
+    else toast.success('Balance refreshed successfully!', TOAST_SMALL_MS);
+  }
+
+  async function onLogout() {
+    await logout();
+    navigate('/login', { replace: true });
+  }
+
+  return (
+    <div className={`shell ${sidebarOpen ? 'sidebar-open' : ''}`}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar" id="sidebar">
+        <div className="sidebar-brand">
+          <img src="/favicon.svg" alt="" width={28} height={28} />
+          <span>KeyPanel</span>
+        </div>
+        <nav aria-label="Main navigation">
+          <ul>
+            {items.map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to} className={({ isActive }) => `nav-link ${isActive ? 'active' : ''}`}>
+                  <Icon name={item.icon} className="nav-icon" />
+                  {item.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+          <ul className="nav-secondary">
+            <li>
+              <NavLink to="/settings/security" className={({ isActive }) => `nav-link ${isActive ? 'active' : ''}`}>
+                <Icon name="shield" className="nav-icon" />
+                Security
+              </NavLink>
+            </li>
+          </ul>
+        </nav>
+      </aside>
+      {sidebarOpen && <div className="sidebar-scrim" onClick={() => setSidebarOpen(false)} aria-hidden="true" />}
+      <div className="main-column">
+        <header className="topbar">
+          <button
+            type="button"
+            className="icon-button menu-button"
+            aria-label={sidebarOpen ? 'Close menu' : 'Open menu'}
+            aria-expanded={sidebarOpen}
+            aria-controls="sidebar"
+            onClick={() => setSidebarOpen(!sidebarOpen)}
+          >
+            <Icon name={sidebarOpen ? 'close' : 'menu'} size={20} />
+          </button>
+          <div className="topbar-spacer" />
+          {user && (
+            <div className="topbar-account">
+              <div className="balances" aria-label="Your balances">
+                <span className="balance" title="USD balance">
+                  <span className="balance-label">USD</span> <strong data-testid="header-balance">{formatUsd(user.balance)}</strong>
+                </span>
+                <span className="balance" title="Credits">
+                  <span className="balance-label">Credits</span> <strong data-testid="header-credits">{formatCredits(user.credits)}</strong>
+                </span>
+                <button type="button" className="icon-button" aria-label="Refresh balance" onClick={refreshBalance} disabled={profile.isFetching}>
+                  <Icon name="refresh" size={16} className={profile.isFetching ? 'spin' : ''} />
+                </button>
+              </div>
+              <div className="who">
+                <span className="who-name" data-testid="header-username">
+                  {user.username}
+                </span>
+                <Badge tone={user.role === 'owner' ? 'purple' : user.role === 'reseller' ? 'blue' : 'gray'}>{user.role}</Badge>
+              </div>
+              <button type="button" className="btn btn-secondary btn-sm" onClick={onLogout}>
+                Logout
+              </button>
+            </div>
+          )}
+        </header>
+        <main id="main" className="content" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}

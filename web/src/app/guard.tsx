@@ -1,0 +1,25 @@
+// The route guard (SPEC section 2): spinner while loading, /login remembering the way, role check.
+import { useAtomValue } from 'jotai';
+import { useEffect, type ReactNode } from 'react';
+import { Navigate, useLocation } from 'react-router-dom';
+import type { Role } from '@schemas/entities';
+import { PageSpinner } from '../components/ui/spinner';
+import { useProfile } from '../features/auth/api';
+import { clearSession, tokenAtom } from '../lib/session';
+
+export function RequireAuth({ roles, children }: { roles?: Role[]; children: ReactNode }) {
+  const token = useAtomValue(tokenAtom);
+  const location = useLocation();
+  const profile = useProfile();
+  const failedAtStartup = profile.isError && !profile.data;
+
+  // A stored token whose profile cannot be fetched signs the user out (SPEC section 4).
+  useEffect(() => {
+    if (token && failedAtStartup) clearSession();
+  }, [token, failedAtStartup]);
+
+  if (!token || failedAtStartup) return <Navigate to="/login" state={{ from: { pathname: location.pathname, search: location.search } }} replace />;
+  if (!profile.data) return <PageSpinner label="Checking your session…" />;
+  if (roles && !roles.includes(profile.data.role)) return <Navigate to="/dashboard" replace />;
+  return <>{children}</>;
+}

@@ -1,0 +1,62 @@
+// Every route of SPEC section 2. Screens behind sign-in load on demand, so the sign-in page stays small.
+import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
+import type { Role } from '@schemas/entities';
+import { LoginPage } from '../features/auth/LoginPage';
+import { RegisterPage } from '../features/auth/RegisterPage';
+import { ErrorPage } from './ErrorPage';
+import { RequireAuth } from './guard';
+import { Layout } from './Layout';
+
+const pending = (title: string) => async () => {
+  const { PendingPage } = await import('../features/pending/PendingPage');
+  return { Component: () => <PendingPage title={title} /> };
+};
+
+export const ADMIN_ROLES: Role[] = ['reseller', 'owner'];
+export const OWNER_ONLY: Role[] = ['owner'];
+
+/** A group of routes that only the given roles may open; others go to /dashboard. */
+const restricted = (roles: Role[], children: RouteObject[]): RouteObject => ({
+  element: (
+    <RequireAuth roles={roles}>
+      <Outlet />
+    </RequireAuth>
+  ),
+  children,
+});
+
+export function createRouter() {
+  return createBrowserRouter([
+    { path: '/login', element: <LoginPage />, errorElement: <ErrorPage /> },
+    { path: '/register', element: <RegisterPage />, errorElement: <ErrorPage /> },
+    { path: '/forgot-password', lazy: pending('Forgot password'), errorElement: <ErrorPage /> },
+    {
+      path: '/',
+      element: (
+        <RequireAuth>
+          <Layout />
+        </RequireAuth>
+      ),
+      errorElement: <ErrorPage />,
+      children: [
+        { index: true, element: <Navigate to="/dashboard" replace /> },
+        {
+          path: 'dashboard',
+          lazy: async () => ({ Component: (await import('../features/dashboard/DashboardPage')).DashboardPage }),
+        },
+        { path: 'products', lazy: pending('Available Products') },
+        { path: 'my-keys', lazy: pending('My License Keys') },
+        { path: 'purchase', lazy: pending('Purchase License Keys') },
+        { path: 'exchange', lazy: pending('Exchange') },
+        { path: 'add-balance', lazy: pending('Add Balance') },
+        { path: 'settings/security', lazy: pending('Security') },
+        restricted(ADMIN_ROLES, [{ path: 'admin', lazy: pending('Admin Panel') }]),
+        restricted(OWNER_ONLY, [
+          { path: 'manage-products', lazy: pending('Manage Products') },
+          { path: 'user-management', lazy: pending('User Management') },
+          { path: 'system-analytics', lazy: pending('System Analytics') },
+        ]),
+      ],
+    },
+  ]);
+}

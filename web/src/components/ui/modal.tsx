@@ -1,0 +1,73 @@
+// A dialog that traps focus, closes on Escape and on the backdrop, and gives focus back.
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+
+type ModalProps = {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  size?: 'sm' | 'md' | 'lg';
+  /** While true (a request in flight), Escape and the backdrop do not close it. */
+  busy?: boolean;
+};
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+export function Modal({ open, title, onClose, children, footer, size = 'md', busy = false }: ModalProps) {
+  const titleId = useId();
+  const panel = useRef<HTMLDivElement>(null);
+  const closeRef = useRef(onClose);
+  closeRef.current = onClose;
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
+
+  useEffect(() => {
+    if (!open) return;
+    const previous = document.activeElement as HTMLElement | null;
+    const node = panel.current;
+    const first = node?.querySelector<HTMLElement>('[autofocus], ' + FOCUSABLE);
+    (first ?? node)?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !busyRef.current) {
+        e.stopPropagation();
+        closeRef.current();
+      }
+      if (e.key === 'Tab' && node) {
+        const items = Array.from(node.querySelectorAll<HTMLElement>(FOCUSABLE));
+        if (items.length === 0) return e.preventDefault();
+        const [head, tail] = [items[0], items[items.length - 1]];
+        if (e.shiftKey && document.activeElement === head) {
+          e.preventDefault();
+          tail.focus();
+        } else if (!e.shiftKey && document.activeElement === tail) {
+          e.preventDefault();
+          head.focus();
+        }
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    document.body.classList.add('modal-open');
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.body.classList.remove('modal-open');
+      previous?.focus?.();
+    };
+  }, [open]);
+
+  if (!open) return null;
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && !busy && onClose()}>
+      <div ref={panel} className={`modal modal-${size}`} role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1}>
+        <div className="modal-header">
+          <h2 id={titleId}>{title}</h2>
+          <button type="button" className="icon-button" aria-label="Close dialog" onClick={onClose} disabled={busy}>
+            ×
+          </button>
+        </div>
+        <div className="modal-body">{children}</div>
+        {footer && <div className="modal-footer">{footer}</div>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import { useAtomValue } from 'jotai';
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
+import { looksLikeToken, TOKEN_AS_EMAIL_MESSAGE } from '@schemas/auth';
+import { Field } from '../../components/ui/field';
+import { toast } from '../../components/ui/toast';
+import { errorMessage } from '../../lib/api';
+import { tokenAtom } from '../../lib/session';
+import { loginRequest, SignInError, useCompleteSignIn } from './api';
+import { AuthLayout } from './AuthLayout';
+
+type FromState = { from?: { pathname: string; search?: string } } | null;
+
+export function LoginPage() {
+  const token = useAtomValue(tokenAtom);
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [params] = useSearchParams();
+  const completeSignIn = useCompleteSignIn();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [rememberMe, setRememberMe] = useState(false);
+  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  const [submitting, setSubmitting] = useState(false);
+
+  const from = (location.state as FromState)?.from;
+  const destination = from ? `${from.pathname}${from.search ?? ''}` : '/dashboard';
+  if (token && !submitting) return <Navigate to={destination} replace />;
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const found: typeof errors = {};
+    const trimmed = email.trim();
+    if (!trimmed) found.email = 'Email is required';
+    else if (looksLikeToken(trimmed)) found.email = TOKEN_AS_EMAIL_MESSAGE;
+    if (!password) found.password = 'Password is required';
+    setErrors(found);
+    if (found.email === TOKEN_AS_EMAIL_MESSAGE) toast.error(TOKEN_AS_EMAIL_MESSAGE);
+    if (Object.keys(found).length) return;
+    setSubmitting(true);
+    try {
+      const answer = await loginRequest({ email: trimmed, password, rememberMe });
+      if ('requires2FA' in answer) {
+        navigate('/login/2fa', { state: { challenge: answer.challenge, from, rememberMe } });
+        return;
+      }
+      completeSignIn(answer);
+      toast.success('Successfully logged in!');
+      navigate(destination, { replace: true });
+    } catch (err) {
+      toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Login failed. Please check your credentials.'));
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <AuthLayout title="Sign in" subtitle="Welcome back. Sign in to manage your license keys.">
+      {params.get('expired') === 'true' && (
+        <div className="notice notice-warning" role="status">
+          Your session has expired. Please sign in again.
+        </div>
+      )}
+      <form onSubmit={onSubmit} noValidate>
+        <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
+        <Field label="Password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+        <div className="form-row-between">
+          <label className="checkbox">
+            <input type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} /> Remember me
+          </label>
+          <Link to="/forgot-password">Forgot password?</Link>
+        </div>
+        <button type="submit" className="btn btn-primary btn-block" disabled={submitting}>
+          {submitting ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <div className="divider">
+        <span>or</span>
+      </div>
+      <button type="button" className="btn btn-secondary btn-block" onClick={() => window.location.assign('/api/auth/google')}>
+        <span aria-hidden="true" className="google-mark">
+          G
+        </span>{' '}
+        Sign in with Google
+      </button>
+      <p className="auth-switch">
+        Don't have an account? <Link to="/register">Create one</Link>
+      </p>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,271 @@
+// The whole KeyPanel data model. Money is integer: credits, and USD in cents.
+// Columns that point at users from history (keys, ledger, audit) carry no foreign key,
+// so deleting a user keeps that history; screens show such a reference as a deleted user.
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
+
+export const ROLES = ['user', 'reseller', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+export const PRODUCT_TYPES = ['software', 'game', 'service', 'other'] as const;
+export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+export const GENERATION_METHODS = ['automatic', 'purchase', 'reseller', 'direct'] as const;
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash'),
+    role: text('role', { enum: ROLES }).notNull().default('user'),
+    balanceCents: integer('balance_cents').notNull().default(0),
+    credits: integer('credits').notNull().default(0),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    createdAt: createdAt(),
+    lastLogin: integer('last_login', { mode: 'timestamp_ms' }),
+    twoFactorEnabled: integer('two_factor_enabled', { mode: 'boolean' }).notNull().default(false),
+    twoFactorSecret: text('two_factor_secret'),
+    twoFactorPendingSecret: text('two_factor_pending_secret'),
+    // The last TOTP time step accepted, so a code is never accepted twice.
+    twoFactorLastStep: integer('two_factor_last_step'),
+    googleId: text('google_id'),
+    googleEmail: text('google_email'),
+    passwordChangedAt: integer('password_changed_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    uniqueIndex('users_username_unique').on(sql`lower(${t.username})`),
+    uniqueIndex('users_google_id_unique').on(t.googleId),
+    index('users_role_created_idx').on(t.role, t.createdAt),
+    index('users_created_idx').on(t.createdAt),
+    check('users_role_check', sql`${t.role} IN ('user', 'reseller', 'owner')`),
+    check('users_credits_check', sql`${t.credits} >= 0`),
+    check('users_balance_check', sql`${t.balanceCents} >= 0`),
+  ],
+);
+
+export const products = sqliteTable(
+  'products',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    productType: text('product_type', { enum: PRODUCT_TYPES }).notNull().default('software'),
+    keyTag: text('key_tag').notNull(),
+    baseCreditCost: integer('base_credit_cost').notNull(),
+    creditsPerDay: integer('credits_per_day').notNull().default(10),
+    minDays: integer('min_days').notNull().default(1),
+    maxDays: integer('max_days').notNull().default(365),
+    maxActivations: integer('max_activations').notNull().default(1),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    features: text('features', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    totalGenerated: integer('total_generated').notNull().default(0),
+    totalSold: integer('total_sold').notNull().default(0),
+    revenue: integer('revenue').notNull().default(0),
+    totalActivations: integer('total_activations').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('products_key_tag_unique').on(t.keyTag),
+    index('products_active_name_idx').on(t.isActive, t.name),
+    check('products_type_check', sql`${t.productType} IN ('software', 'game', 'service', 'other')`),
+    check('products_costs_check', sql`${t.baseCreditCost} >= 0 AND ${t.creditsPerDay} >= 0`),
+    check('products_days_check', sql`${t.minDays} >= 1 AND ${t.maxDays} >= ${t.minDays}`),
+    check('products_activations_check', sql`${t.maxActivations} >= 1`),
+  ],
+);
+
+export const licenseKeys = sqliteTable(
+  'license_keys',
+  {
+    id: text('id').primaryKey(),
+    key: text('key').notNull(),
+    status: text('status', { enum: KEY_STATUSES }).notNull(),
+    productId: text('product_id').notNull(),
+    // Snapshot of the product at creation, so a key reads the same after the product changes.
+    productName: text('product_name').notNull(),
+    productKeyTag: text('product_key_tag').notNull(),
+    productType: text('product_type', { enum: PRODUCT_TYPES }).notNull(),
+    duration: integer('duration').notNull(),
+    maxActivations: integer('max_activations').notNull(),
+    purchasedAt: integer('purchased_at', { mode: 'timestamp_ms' }),
+    purchasedBy: text('purchased_by'),
+    createdBy: text('created_by'),
+    purchasePrice: integer('purchase_price').notNull().default(0),
+    revokeReason: text('revoke_reason'),
+    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+    firstUsedAt: integer('first_used_at', { mode: 'timestamp_ms' }),
+    // Null while a generated key is unactivated; its clock starts at the first activation.
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
+    generationMethod: text('generation_method', { enum: GENERATION_METHODS }).notNull().default('automatic'),
+    lastDeviceRemovalAt: integer('last_device_removal_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('license_keys_key_unique').on(t.key),
+    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt),
+    index('license_keys_creator_idx').on(t.createdBy, t.createdAt),
+    index('license_keys_product_idx').on(t.productId, t.status),
+    index('license_keys_status_idx').on(t.status, t.createdAt),
+    index('license_keys_created_idx').on(t.createdAt),
+    index('license_keys_expiry_idx').on(t.status, t.expiresAt),
+    index('license_keys_tag_idx').on(t.productKeyTag, t.createdAt),
+    index('license_keys_name_idx').on(t.productName, t.createdAt),
+    check('license_keys_status_check', sql`${t.status} IN ('available', 'used', 'revoked', 'expired')`),
+    check('license_keys_method_check', sql`${t.generationMethod} IN ('automatic', 'purchase', 'reseller', 'direct')`),
+    check('license_keys_duration_check', sql`${t.duration} >= 1 AND ${t.maxActivations} >= 1`),
+  ],
+);
+
+export type DeviceInfo = {
+  manufacturer?: string;
+  model?: string;
+  device?: string;
+  cpuAbi?: string;
+  fingerprint?: string;
+};
+
+export const activations = sqliteTable(
+  'activations',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    deviceInfo: text('device_info', { mode: 'json' }).$type<DeviceInfo | null>(),
+    activatedAt: integer('activated_at', { mode: 'timestamp_ms' }).notNull(),
+    lastUsed: integer('last_used', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('activations_key_device_unique').on(t.keyId, t.deviceFingerprint),
+    index('activations_activated_idx').on(t.activatedAt),
+  ],
+);
+
+// Every movement of credits or USD. For each user, the sum of deltas equals the balance.
+export const ledger = sqliteTable(
+  'ledger',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    actorId: text('actor_id'),
+    kind: text('kind').notNull(),
+    creditsDelta: integer('credits_delta').notNull().default(0),
+    usdCentsDelta: integer('usd_cents_delta').notNull().default(0),
+    reference: text('reference'),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('ledger_user_idx').on(t.userId, t.createdAt),
+    index('ledger_created_idx').on(t.createdAt),
+    index('ledger_kind_created_idx').on(t.kind, t.createdAt),
+  ],
+);
+
+export const securityLog = sqliteTable(
+  'security_log',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    event: text('event').notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('security_log_user_idx').on(t.userId, t.createdAt)],
+);
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    actorId: text('actor_id'),
+    action: text('action').notNull(),
+    targetType: text('target_type'),
+    targetId: text('target_id'),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    ipAddress: text('ip_address'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('audit_log_created_idx').on(t.createdAt),
+    index('audit_log_action_idx').on(t.action, t.createdAt),
+    index('audit_log_actor_idx').on(t.actorId, t.createdAt),
+  ],
+);
+
+export const recoveryTokens = sqliteTable(
+  'recovery_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('recovery_tokens_user_idx').on(t.userId), uniqueIndex('recovery_tokens_hash_unique').on(t.tokenHash)],
+);
+
+export const passwordResetTokens = sqliteTable(
+  'password_reset_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('password_reset_tokens_hash_unique').on(t.tokenHash), index('password_reset_tokens_user_idx').on(t.userId)],
+);
+
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
+    readOnly: integer('read_only', { mode: 'boolean' }).notNull().default(false),
+    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_unique').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId)],
+);
+
+// Exact throttling counters: one row per bucket and fixed window.
+export const rateLimits = sqliteTable(
+  'rate_limits',
+  {
+    bucket: text('bucket').notNull(),
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.bucket, t.windowStart] }), index('rate_limits_window_idx').on(t.windowStart)],
+);
+
+// The first answer to a purchase sent with an Idempotency-Key, replayed on retry.
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    userId: text('user_id').notNull(),
+    key: text('key').notNull(),
+    response: text('response').notNull(),
+    status: integer('status').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);

@@ -1,0 +1,15 @@
+import { lt } from 'drizzle-orm';
+import { createDb } from '../db/client';
+import { idempotencyKeys, rateLimits } from '../db/schema';
+import type { Env } from '../env';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The cron trigger's work. Each job is idempotent: running it twice changes nothing more. */
+export async function runScheduledJobs(env: Env, now = Date.now()) {
+  const db = createDb(env.DB);
+  // Throttling windows are at most an hour long; a day keeps a margin for investigation.
+  await db.delete(rateLimits).where(lt(rateLimits.windowStart, now - DAY_MS));
+  // A client retries a purchase within minutes; a day of idempotency answers is plenty.
+  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now - DAY_MS)));
+}

@@ -1,0 +1,22 @@
+import type { Context } from 'hono';
+import type { SessionOrigin } from './sessions';
+
+export function clientIp(c: Context): string | null {
+  return c.req.header('cf-connecting-ip') ?? c.req.header('x-real-ip') ?? null;
+}
+
+/** Where a request comes from, from the headers and Cloudflare's request data. */
+export function requestOrigin(c: Context): SessionOrigin {
+  const cf = (c.req.raw as Request & { cf?: { city?: string; country?: string; region?: string } }).cf;
+  const place = [cf?.city, cf?.region, cf?.country].filter(Boolean).join(', ');
+  return { ipAddress: clientIp(c), userAgent: c.req.header('user-agent') ?? null, location: place || null };
+}
+
+/** Work that may finish after the response (falls back to awaiting where there is no execution context). */
+export async function inBackground(c: Context, work: Promise<unknown>) {
+  try {
+    c.executionCtx.waitUntil(work);
+  } catch {
+    await work;
+  }
+}

@@ -1,0 +1,126 @@
+// Sessions: a short JWT (HS256, algorithm pinned) names a session record kept in KV with a TTL.
+// The record is checked on every request, so deleting it (logout, terminate, password change,
+// deactivation, deletion) ends the session at once in this location; other Cloudflare
+// locations see the deletion within about a minute (KV is eventually consistent).
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Role } from '../db/schema';
+import { randomToken } from './ids';
+
+export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+export const REMEMBER_ME_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** `lastActive` is rewritten at most this often, so KV writes stay rare. */
+export const LAST_ACTIVE_WRITE_MS = 5 * 60 * 1000;
+const KV_MIN_TTL_S = 60;
+
+export type SessionRecord = {
+  id: string;
+  userId: string;
+  createdAt: number;
+  expiresAt: number;
+  lastActive: number;
+  ipAddress: string | null;
+  userAgent: string | null;
+  location: string | null;
+};
+
+export type SessionUser = {
+  id: string;
+  username: string;
+  email: string;
+  role: Role;
+};
+
+const sessionKey = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
+const secretKey = (secret: string) => {
+  if (!secret || secret.length < 32) throw new Error('JWT_SECRET must be set to at least 32 characters');
+  return new TextEncoder().encode(secret);
+};
+
+export type SessionOrigin = { ipAddress: string | null; userAgent: string | null; location: string | null };
+
+export async function createSession(
+  env: { KV: KVNamespace; JWT_SECRET: string },
+  userId: string,
+  origin: SessionOrigin,
+  rememberMe = false,
+  now = Date.now(),
+): Promise<{ token: string; session: SessionRecord }> {
+  const ttl = rememberMe ? REMEMBER_ME_TTL_MS : SESSION_TTL_MS;
+  const session: SessionRecord = {
+    id: randomToken(18),
+    userId,
+    createdAt: now,
+    expiresAt: now + ttl,
+    lastActive: now,
+    ipAddress: origin.ipAddress,
+    userAgent: origin.userAgent?.slice(0, 400) ?? null,
+    location: origin.location,
+  };
+  await putSession(env.KV, session, now);
+  const token = await new SignJWT({ sid: session.id })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(userId)
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor(session.expiresAt / 1000))
+    .sign(secretKey(env.JWT_SECRET));
+  return { token, session };
+}
+
+async function putSession(kv: KVNamespace, session: SessionRecord, now: number) {
+  const ttlSeconds = Math.max(KV_MIN_TTL_S, Math.ceil((session.expiresAt - now) / 1000));
+  await kv.put(sessionKey(session.userId, session.id), JSON.stringify(session), {
+    expirationTtl: ttlSeconds,
+    // Listing a user's sessions reads the metadata only, not every value.
+    metadata: { lastActive: session.lastActive, createdAt: session.createdAt },
+  });
+}
+
+/** Verifies the token and finds its live session; null for anything wrong, whatever it is. */
+export async function readSession(
+  env: { KV: KVNamespace; JWT_SECRET: string },
+  token: string,
+  now = Date.now(),
+): Promise<SessionRecord | null> {
+  let claims: { sub?: string; sid?: unknown };
+  try {
+    ({ payload: claims } = await jwtVerify(token, secretKey(env.JWT_SECRET), {
+      algorithms: ['HS256'],
+      currentDate: new Date(now),
+    }));
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError) return null;
+    throw err;
+  }
+  if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null;
+  const session = await env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json');
+  if (!session || session.expiresAt <= now || session.userId !== claims.sub) return null;
+  return session;
+}
+
+/** Records activity, writing to KV at most every LAST_ACTIVE_WRITE_MS. */
+export async function touchSession(kv: KVNamespace, session: SessionRecord, now = Date.now()) {
+  if (now - session.lastActive < LAST_ACTIVE_WRITE_MS) return;
+  await putSession(kv, { ...session, lastActive: now }, now);
+}
+
+export async function endSession(kv: KVNamespace, userId: string, sessionId: string) {
+  await kv.delete(sessionKey(userId, sessionId));
+}
+
+export async function listSessions(kv: KVNamespace, userId: string): Promise<SessionRecord[]> {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await kv.list({ prefix: `session:${userId}:`, cursor });
+    keys.push(...page.keys.map((k) => k.name));
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  const records = await Promise.all(keys.map((k) => kv.get<SessionRecord>(k, 'json')));
+  return records.filter((r): r is SessionRecord => r !== null && r.expiresAt > Date.now());
+}
+
+/** Ends every session of a user, except `keepSessionId` when given. */
+export async function endAllSessions(kv: KVNamespace, userId: string, keepSessionId?: string) {
+  const sessions = await listSessions(kv, userId);
+  await Promise.all(sessions.filter((s) => s.id !== keepSessionId).map((s) => endSession(kv, userId, s.id)));
+}

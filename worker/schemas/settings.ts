@@ -1,0 +1,70 @@
+// The settings document (SPEC section 5): every field, default and bound, in one schema
+// shared by the API, the owner's settings screen and the CLI.
+import { z } from 'zod';
+
+const int = (name: string, min: number, max: number) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
+export const settingsSchema = z
+  .object({
+    usdToCreditRate: int('usdToCreditRate', 1, 1000),
+    maxKeysPerGeneration: int('maxKeysPerGeneration', 1, 1000),
+    maxActivationsPerKey: int('maxActivationsPerKey', 1, 100),
+    enableDirectPurchases: z.boolean(),
+    enableResellerPurchases: z.boolean(),
+    defaultDailyDiscount: int('defaultDailyDiscount', 0, 90),
+    maintenanceMode: z.boolean(),
+    registrationEnabled: z.boolean(),
+    apiRateLimit: int('apiRateLimit', 10, 10000),
+    notifyLowBalance: z.boolean(),
+    emailNotificationsEnabled: z.boolean(),
+    lowBalanceThreshold: z
+      .number({ error: 'lowBalanceThreshold must be a number' })
+      .min(0, 'lowBalanceThreshold must be at least 0')
+      .max(1_000_000, 'lowBalanceThreshold must be at most 1000000')
+      .refine((v) => Number.isInteger(Math.round(v * 100)) && Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, {
+        message: 'lowBalanceThreshold must have at most two decimals',
+      }),
+    keyExpiryGracePeriod: int('keyExpiryGracePeriod', 0, 365),
+    autoCleanupExpiredKeys: z.boolean(),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  usdToCreditRate: 10,
+  maxKeysPerGeneration: 100,
+  maxActivationsPerKey: 1,
+  enableDirectPurchases: true,
+  enableResellerPurchases: true,
+  defaultDailyDiscount: 25,
+  maintenanceMode: false,
+  registrationEnabled: true,
+  apiRateLimit: 100,
+  notifyLowBalance: true,
+  emailNotificationsEnabled: false,
+  lowBalanceThreshold: 10,
+  keyExpiryGracePeriod: 0,
+  autoCleanupExpiredKeys: false,
+};
+
+/** What any signed-in user's app needs to know (GET /api/settings/public). */
+export type PublicSettings = Pick<
+  Settings,
+  'usdToCreditRate' | 'registrationEnabled' | 'maintenanceMode' | 'notifyLowBalance' | 'lowBalanceThreshold'
+>;
+
+export function publicSettings(s: Settings): PublicSettings {
+  return {
+    usdToCreditRate: s.usdToCreditRate,
+    registrationEnabled: s.registrationEnabled,
+    maintenanceMode: s.maintenanceMode,
+    notifyLowBalance: s.notifyLowBalance,
+    lowBalanceThreshold: s.lowBalanceThreshold,
+  };
+}

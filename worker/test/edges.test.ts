@@ -1,0 +1,171 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { codeToStatus } from '../lib/errors';
+import { hashPassword, parsePasswordHash, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from '../lib/password';
+import { clearSettingsCache, getSettings, saveSettings, SETTINGS_KV_KEY } from '../lib/settings';
+import { DEFAULT_SETTINGS, settingsSchema } from '../schemas/settings';
+import { api, signedInUser } from './helpers';
+
+describe('the error envelope', () => {
+  it('answers malformed JSON with 400 INVALID_JSON', async () => {
+    const res = await api('POST', '/api/auth/login', { rawBody: '{"email": "a@b.co", ' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'INVALID_JSON', message: 'Request body is not valid JSON' });
+  });
+
+  it('answers bodies over 64 KB with 413', async () => {
+    const res = await api('POST', '/api/auth/register', {
+      body: { username: 'abc', email: 'a@b.co', password: 'x'.repeat(70 * 1024) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'Request body must be at most 64 KB' });
+  });
+
+  it('answers an unknown API route with a JSON 404', async () => {
+    const res = await api('GET', '/api/does-not-exist');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'NOT_FOUND', message: 'No API route for GET /api/does-not-exist' });
+  });
+
+  it('maps every error code to its status', () => {
+    expect(codeToStatus).toEqual({
+      VALIDATION_ERROR: 400,
+      INVALID_JSON: 400,
+      UNAUTHORIZED: 401,
+      INVALID_CREDENTIALS: 401,
+      SESSION_EXPIRED: 401,
+      INSUFFICIENT_CREDITS: 402,
+      INSUFFICIENT_BALANCE: 402,
+      FORBIDDEN: 403,
+      ACCOUNT_DISABLED: 403,
+      REGISTRATION_DISABLED: 403,
+      NOT_FOUND: 404,
+      METHOD_NOT_ALLOWED: 405,
+      CONFLICT: 409,
+      RATE_CHANGED: 409,
+      PAYLOAD_TOO_LARGE: 413,
+      UNSUPPORTED_MEDIA_TYPE: 415,
+      RATE_LIMITED: 429,
+      INTERNAL_ERROR: 500,
+      NOT_CONFIGURED: 501,
+      MAINTENANCE: 503,
+    });
+  });
+
+  it('puts security headers on every response', async () => {
+    for (const path of ['/api/users/profile', '/api/nope']) {
+      const res = await api('GET', path);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("img-src 'self' data:");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    }
+  });
+});
+
+describe('password hashing', () => {
+  it('uses PBKDF2-SHA256 with exactly 100,000 iterations and a 16-byte salt', async () => {
+    expect(PBKDF2_ITERATIONS).toBe(100_000);
+    const hash = await hashPassword('correct horse');
+    const parsed = parsePasswordHash(hash)!;
+    expect(parsed.iterations).toBe(100_000);
+    expect(parsed.salt).toHaveLength(16);
+    expect(parsed.hash).toHaveLength(32);
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct horsf', hash)).toBe(false);
+    expect(await hashPassword('correct horse')).not.toBe(hash);
+  });
+
+  it('refuses hashes with another iteration count or scheme', async () => {
+    const hash = await hashPassword('pw123456');
+    expect(await verifyPassword('pw123456', hash.replace('$100000$', '$1000$'))).toBe(false);
+    expect(await verifyPassword('pw123456', 'plain$text')).toBe(false);
+    expect(await verifyPassword('pw123456', null)).toBe(false);
+  });
+
+  it('compares in constant time over the whole length', () => {
+    expect(timingSafeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 3]))).toBe(true);
+    expect(timingSafeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 4]))).toBe(false);
+    expect(timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 0]))).toBe(false);
+  });
+});
+
+describe('the settings document', () => {
+  it('has every default of SPEC section 5', () => {
+    expect(DEFAULT_SETTINGS).toEqual({
+      usdToCreditRate: 10,
+      maxKeysPerGeneration: 100,
+      maxActivationsPerKey: 1,
+      enableDirectPurchases: true,
+      enableResellerPurchases: true,
+      defaultDailyDiscount: 25,
+      maintenanceMode: false,
+      registrationEnabled: true,
+      apiRateLimit: 100,
+      notifyLowBalance: true,
+      emailNotificationsEnabled: false,
+      lowBalanceThreshold: 10,
+      keyExpiryGracePeriod: 0,
+      autoCleanupExpiredKeys: false,
+    });
+    expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
+  });
+
+  it.each([
+    ['usdToCreditRate', 0],
+    ['usdToCreditRate', 1001],
+    ['usdToCreditRate', 1.5],
+    ['maxKeysPerGeneration', 1001],
+    ['maxActivationsPerKey', 101],
+    ['defaultDailyDiscount', 91],
+    ['apiRateLimit', 9],
+    ['apiRateLimit', 10001],
+    ['lowBalanceThreshold', -0.01],
+    ['lowBalanceThreshold', 1.005],
+    ['keyExpiryGracePeriod', 366],
+  ])('rejects %s = %s', (field, value) => {
+    expect(settingsSchema.safeParse({ ...DEFAULT_SETTINGS, [field]: value }).success).toBe(false);
+  });
+
+  it('accepts the bounds themselves', () => {
+    const high = { ...DEFAULT_SETTINGS, usdToCreditRate: 1000, maxKeysPerGeneration: 1000, maxActivationsPerKey: 100, defaultDailyDiscount: 90, apiRateLimit: 10000, keyExpiryGracePeriod: 365, lowBalanceThreshold: 0.01 };
+    const low = { ...DEFAULT_SETTINGS, usdToCreditRate: 1, maxKeysPerGeneration: 1, maxActivationsPerKey: 1, defaultDailyDiscount: 0, apiRateLimit: 10, keyExpiryGracePeriod: 0, lowBalanceThreshold: 0 };
+    expect(settingsSchema.safeParse(high).success).toBe(true);
+    expect(settingsSchema.safeParse(low).success).toBe(true);
+  });
+
+  it('reads defaults from an empty store and caches per isolate', async () => {
+    clearSettingsCache();
+    await env.KV.delete(SETTINGS_KV_KEY);
+    expect(await getSettings(env.KV)).toEqual(DEFAULT_SETTINGS);
+    await env.KV.put(SETTINGS_KV_KEY, JSON.stringify({ ...DEFAULT_SETTINGS, usdToCreditRate: 7 }));
+    // Still cached: a write from elsewhere shows after the cache's few seconds.
+    expect((await getSettings(env.KV)).usdToCreditRate).toBe(10);
+    expect((await getSettings(env.KV, Date.now() + 10_000)).usdToCreditRate).toBe(7);
+    await saveSettings(env.KV, DEFAULT_SETTINGS);
+  });
+
+  it('serves the public part to any signed-in user', async () => {
+    clearSettingsCache();
+    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, usdToCreditRate: 12 });
+    const { token } = await signedInUser();
+    const res = await api('GET', '/api/settings/public', { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ usdToCreditRate: 12, registrationEnabled: true, maintenanceMode: false, notifyLowBalance: true, lowBalanceThreshold: 10 });
+    expect((await api('GET', '/api/settings/public')).status).toBe(401);
+    await saveSettings(env.KV, DEFAULT_SETTINGS);
+  });
+});
+
+describe('GET /api/users/stats', () => {
+  it('gives the dashboard figures', async () => {
+    const { token } = await signedInUser();
+    const res = await api('GET', '/api/users/stats', { token });
+    expect(res.status).toBe(200);
+    const activeProducts = await env.DB.prepare('SELECT count(*) AS n FROM products WHERE is_active = 1').first<{ n: number }>();
+    expect(res.body).toEqual({ totalKeys: 0, availableKeys: 0, usedKeys: 0, expiredKeys: 0, revokedKeys: 0, totalProducts: activeProducts!.n });
+  });
+});

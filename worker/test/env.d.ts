@@ -1,0 +1,17 @@
+import type { D1Migration } from '@cloudflare/vitest-pool-workers';
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      DB: D1Database;
+      KV: KVNamespace;
+      ASSETS: Fetcher;
+      JWT_SECRET: string;
+      APP_URL?: string;
+      TEST_MIGRATIONS: D1Migration[];
+    }
+    interface GlobalProps {
+      mainModule: typeof import('../index');
+    }
+  }
+}

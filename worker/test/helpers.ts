@@ -1,0 +1,54 @@
+// Shared test helpers: calls through the Worker's own fetch, and users of each role.
+import { env } from 'cloudflare:test';
+import { exports } from 'cloudflare:workers';
+import { createDb } from '../db/client';
+import type { Role } from '../db/schema';
+import { createUser } from '../domain/users';
+
+export const db = () => createDb(env.DB);
+
+export type ApiResult<T = any> = { status: number; body: T; headers: Headers };
+
+let ipCounter = 0;
+/** Each test call comes from its own address unless one is given, so throttling per IP stays out of the way. */
+export const freshIp = () => `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter++ & 255}`;
+
+export async function api<T = any>(
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string>; rawBody?: string; ip?: string } = {},
+): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { 'cf-connecting-ip': options.ip ?? freshIp(), ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  } else if (body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await exports.default.fetch(`http://localhost${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+let userCounter = 0;
+export const uniqueName = (prefix = 'user') => `${prefix}${Date.now().toString(36)}${userCounter++}`;
+
+export const TEST_PASSWORD = 'Secret123';
+
+/** A user of the given role created in the database, signed in through the API. */
+export async function signedInUser(role: Role = 'user', extra: { credits?: number; balanceCents?: number } = {}) {
+  const username = uniqueName(role);
+  const email = `${username}@example.com`;
+  const user = await createUser(db(), { username, email, password: TEST_PASSWORD, role, ...extra });
+  const login = await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
+  if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
+  return { user, token: login.body.token as string, email, username };
+}
