@@ -17,12 +17,13 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   ensureDevVars();
-  buildWeb();
   const stateDir = mkdtempSync(path.join(tmpdir(), 'keypanel-e2e-'));
+  const assetsDir = path.join(stateDir, 'client');
+  buildWeb(assetsDir);
   applyMigrations(stateDir);
   await ensureOwner(stateDir, OWNER);
   const port = await freePort();
-  const server = await startServer({ port, stateDir });
+  const server = await startServer({ port, stateDir, assetsDir });
   project.provide('baseURL', `http://127.0.0.1:${port}`);
   project.provide('owner', OWNER);
   return () => {

@@ -43,8 +43,9 @@ function run(command: string, args: string[], label: string) {
   return result.stdout;
 }
 
-export function buildWeb() {
-  run(bin('vite'), ['build', '--logLevel', 'warn'], 'Building the web app');
+/** Builds the web app into dist/client, or into `outDir` (tests build their own copy, so runs can overlap). */
+export function buildWeb(outDir?: string) {
+  run(bin('vite'), ['build', '--logLevel', 'warn', ...(outDir ? ['--outDir', outDir, '--emptyOutDir'] : [])], 'Building the web app');
 }
 
 export function applyMigrations(stateDir = DEFAULT_STATE_DIR) {
@@ -98,8 +99,9 @@ export function freePort(): Promise<number> {
 }
 
 /** Starts `wrangler dev` serving the built app and the API; resolves once it answers. */
-export async function startServer(options: { port: number; stateDir?: string; inherit?: boolean; vars?: Record<string, string> }): Promise<ChildProcess> {
+export async function startServer(options: { port: number; stateDir?: string; assetsDir?: string; inherit?: boolean; vars?: Record<string, string> }): Promise<ChildProcess> {
   const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
+  if (options.assetsDir) args.push('--assets', options.assetsDir);
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push('--var', `${name}:${value}`);
   const child = spawn(bin('wrangler'), args, {
     cwd: ROOT,

@@ -4,7 +4,7 @@ import { codeToStatus } from '../lib/errors';
 import { hashPassword, parsePasswordHash, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from '../lib/password';
 import { clearSettingsCache, getSettings, saveSettings, SETTINGS_KV_KEY } from '../lib/settings';
 import { DEFAULT_SETTINGS, settingsSchema } from '../schemas/settings';
-import { api, signedInUser } from './helpers';
+import { api, signedInUser, unreconciledUsers } from './helpers';
 
 describe('the error envelope', () => {
   it('answers malformed JSON with 400 INVALID_JSON', async () => {
@@ -167,5 +167,12 @@ describe('GET /api/users/stats', () => {
     expect(res.status).toBe(200);
     const activeProducts = await env.DB.prepare('SELECT count(*) AS n FROM products WHERE is_active = 1').first<{ n: number }>();
     expect(res.body).toEqual({ totalKeys: 0, availableKeys: 0, usedKeys: 0, expiredKeys: 0, revokedKeys: 0, totalProducts: activeProducts!.n });
+  });
+});
+
+describe('the ledger', () => {
+  it('records opening balances so a new user reconciles', async () => {
+    await signedInUser('user', { credits: 50, balanceCents: 1234 });
+    expect(await unreconciledUsers()).toEqual([]);
   });
 });

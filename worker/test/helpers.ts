@@ -52,3 +52,18 @@ export async function signedInUser(role: Role = 'user', extra: { credits?: numbe
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   return { user, token: login.body.token as string, email, username };
 }
+
+/**
+ * Checks that every user's balances equal the sum of their ledger rows; returns the users that
+ * do not reconcile (an empty list when all is well).
+ */
+export async function unreconciledUsers(): Promise<Array<{ id: string; credits: number; balanceCents: number; ledgerCredits: number; ledgerCents: number }>> {
+  const { results } = await env.DB.prepare(
+    `SELECT u.id, u.credits, u.balance_cents AS balanceCents,
+            COALESCE(SUM(l.credits_delta), 0) AS ledgerCredits, COALESCE(SUM(l.usd_cents_delta), 0) AS ledgerCents
+       FROM users u LEFT JOIN ledger l ON l.user_id = u.id
+      GROUP BY u.id
+     HAVING u.credits != ledgerCredits OR u.balance_cents != ledgerCents`,
+  ).all<{ id: string; credits: number; balanceCents: number; ledgerCredits: number; ledgerCents: number }>();
+  return results;
+}
