@@ -6,6 +6,7 @@ import type { AppEnv } from './context';
 import { createDb } from './db/client';
 import { AppError, errorResponse } from './lib/errors';
 import { auth } from './routes/auth';
+import { licenses } from './routes/licenses';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
 
@@ -53,7 +54,12 @@ app.use(
 
 app.get('/api/health', (c) => c.json({ ok: true }, 200));
 
-const routes = app.route('/api/auth', auth).route('/api/users', usersRoutes).route('/api/settings', settingsRoutes);
+// One line per resource, so each mount reads (and merges) on its own.
+const routes = app
+  .route('/api/auth', auth)
+  .route('/api/users', usersRoutes)
+  .route('/api/settings', settingsRoutes)
+  .route('/api/v1/licenses', licenses);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 
