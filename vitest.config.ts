@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
+import { generateLicenseSigningKey } from './scripts/local';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -19,6 +20,7 @@ export default defineConfig(async () => {
                   TEST_MIGRATIONS: migrations,
                   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
                   APP_URL: 'http://localhost:8787',
+                  LICENSE_SIGNING_KEY: generateLicenseSigningKey(),
                 },
               },
             }),

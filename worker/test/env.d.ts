@@ -8,6 +8,9 @@ declare global {
       ASSETS: Fetcher;
       JWT_SECRET: string;
       APP_URL?: string;
+      LICENSE_SIGNING_KEY: string;
+      LICENSE_KEY_LIMITER: RateLimit;
+      LICENSE_IP_LIMITER: RateLimit;
       TEST_MIGRATIONS: D1Migration[];
     }
     interface GlobalProps {

@@ -1,0 +1,78 @@
+// The licensing API for licensed software: public, no session, limited per key (and per IP for
+// unknown keys), every answer signed over its exact bytes.
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../context';
+import { activateLicense, deactivateLicense, validateLicense, type LicenseResult } from '../domain/licensing';
+import { AppError } from '../lib/errors';
+import { signBytes, signingKeys, signOfflineToken } from '../lib/license-signing';
+import { clientIp } from '../lib/request';
+import { getSettings } from '../lib/settings';
+import { jsonBody } from '../lib/validate';
+import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../schemas/licensing';
+
+const RETRY_AFTER_SECONDS = 60;
+
+async function throttle(limiter: RateLimit, key: string) {
+  const { success } = await limiter.limit({ key });
+  if (!success) {
+    throw new AppError('RATE_LIMITED', 'Too many licensing requests. Please retry in a minute.', {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+async function answer(c: Context<AppEnv>, result: LicenseResult, input: { key: string; deviceFingerprint: string; nonce?: string }, now: number) {
+  if (result.code === 'NOT_FOUND') {
+    // Guessing keys is limited per address; real keys are limited per key, not per shared NAT address.
+    await throttle(c.env.LICENSE_IP_LIMITER, `ip:${clientIp(c) ?? 'unknown'}`);
+  }
+  const license = result.license;
+  const token =
+    result.valid && license
+      ? await signOfflineToken(c.env, { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, expiresAt: license.expiresAt }, now)
+      : null;
+  const body: LicenseAnswer = {
+    valid: result.valid,
+    code: result.code,
+    detail: result.detail,
+    nonce: input.nonce ?? null,
+    ts: new Date(now).toISOString(),
+    license: license ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token } : null,
+  };
+  return c.json(body, 200);
+}
+
+export const licenses = new Hono<AppEnv>()
+  .use(async (c, next) => {
+    await next();
+    // Sign the exact bytes that leave, errors included, so an app can trust every answer.
+    const bytes = new Uint8Array(await c.res.arrayBuffer());
+    const signed = new Response(bytes, c.res);
+    signed.headers.set('X-Signature', await signBytes(c.env, bytes));
+    c.res = signed;
+  })
+  .get('/public-key', async (c) => {
+    const { publicJwk, pem } = await signingKeys(c.env);
+    c.header('Cache-Control', 'public, max-age=3600');
+    return c.json({ jwk: publicJwk, pem }, 200);
+  })
+  .post('/activate', jsonBody(activateLicenseSchema), async (c) => {
+    const input = c.req.valid('json');
+    await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
+    const now = Date.now();
+    const result = await activateLicense(c.env.DB, await getSettings(c.env.KV), input, now);
+    return answer(c, result, input, now);
+  })
+  .post('/validate', jsonBody(validateLicenseSchema), async (c) => {
+    const input = c.req.valid('json');
+    await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
+    const now = Date.now();
+    const result = await validateLicense(c.env.DB, await getSettings(c.env.KV), input, now);
+    return answer(c, result, input, now);
+  })
+  .post('/deactivate', jsonBody(deactivateLicenseSchema), async (c) => {
+    const input = c.req.valid('json');
+    await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
+    const now = Date.now();
+    return answer(c, await deactivateLicense(c.env.DB, input, now), input, now);
+  });

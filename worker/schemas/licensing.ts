@@ -1,0 +1,58 @@
+// The licensing API's requests (what licensed software sends), shared by the Worker and the CLI.
+import { z } from 'zod';
+
+const printable = /^[\x20-\x7E]+$/;
+
+export const licenseKeyField = z
+  .string({ error: 'key is required' })
+  .trim()
+  .min(1, 'key is required')
+  .max(100, 'key must be at most 100 characters')
+  .transform((v) => v.toUpperCase());
+
+export const deviceFingerprintField = z
+  .string({ error: 'deviceFingerprint is required' })
+  .min(8, 'deviceFingerprint must be at least 8 characters')
+  .max(256, 'deviceFingerprint must be at most 256 characters')
+  .regex(printable, 'deviceFingerprint must contain printable characters only');
+
+const infoText = (name: string) => z.string({ error: `deviceInfo.${name} must be a string` }).max(200, `deviceInfo.${name} must be at most 200 characters`).optional();
+
+export const deviceInfoSchema = z
+  .object({
+    manufacturer: infoText('manufacturer'),
+    model: infoText('model'),
+    device: infoText('device'),
+    cpuAbi: infoText('cpuAbi'),
+    fingerprint: infoText('fingerprint'),
+  })
+  .strict();
+
+const nonceField = z.string({ error: 'nonce must be a string' }).min(1, 'nonce must not be empty').max(128, 'nonce must be at most 128 characters').regex(printable, 'nonce must contain printable characters only').optional();
+
+export const validateLicenseSchema = z.object({ key: licenseKeyField, deviceFingerprint: deviceFingerprintField, nonce: nonceField });
+export const deactivateLicenseSchema = validateLicenseSchema;
+export const activateLicenseSchema = validateLicenseSchema.extend({ deviceInfo: deviceInfoSchema.optional() });
+
+export type ActivateLicenseInput = z.infer<typeof activateLicenseSchema>;
+export type ValidateLicenseInput = z.infer<typeof validateLicenseSchema>;
+
+export const LICENSE_CODES = ['VALID', 'NOT_FOUND', 'REVOKED', 'EXPIRED', 'NOT_ACTIVATED', 'DEVICE_LIMIT_REACHED', 'PRODUCT_INACTIVE', 'DEACTIVATED'] as const;
+export type LicenseCode = (typeof LICENSE_CODES)[number];
+
+export type LicenseAnswer = {
+  valid: boolean;
+  code: LicenseCode;
+  detail: string;
+  nonce: string | null;
+  ts: string;
+  license: null | {
+    key: string;
+    status: 'available' | 'used' | 'revoked' | 'expired';
+    product: { name: string; keyTag: string; productType: string };
+    expiresAt: string | null;
+    maxActivations: number;
+    activationCount: number;
+    token: string | null;
+  };
+};

@@ -1,0 +1,262 @@
+import { env } from 'cloudflare:test';
+import { eq } from 'drizzle-orm';
+import { importJWK, jwtVerify, type JWK } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { activations, licenseKeys, products } from '../db/schema';
+import { activateLicense, DAY_MS, LAST_USED_WRITE_MS, validateLicense } from '../domain/licensing';
+import { newId } from '../lib/ids';
+import { LICENSE_TOKEN_ISSUER, signOfflineToken } from '../lib/license-signing';
+import { DEFAULT_SETTINGS } from '../schemas/settings';
+import { api, db, freshIp } from './helpers';
+
+let counter = 0;
+async function fixture(options: { maxActivations?: number; status?: 'available' | 'used' | 'revoked'; productActive?: boolean; duration?: number; purchasedAt?: number } = {}) {
+  const productId = newId();
+  const keyTag = `LT${(counter++).toString(36).toUpperCase()}${Date.now().toString(36).slice(-4).toUpperCase()}`.slice(0, 10);
+  await db().insert(products).values({
+    id: productId,
+    name: `Licensed App ${keyTag}`,
+    keyTag,
+    baseCreditCost: 10,
+    creditsPerDay: 1,
+    maxActivations: options.maxActivations ?? 1,
+    isActive: options.productActive ?? true,
+    createdAt: new Date(),
+  });
+  const key = `${keyTag}-${newId().toUpperCase()}`;
+  const id = newId();
+  const status = options.status ?? 'available';
+  const duration = options.duration ?? 30;
+  const purchasedAt = options.purchasedAt ?? (status === 'available' ? null : Date.now());
+  await db()
+    .insert(licenseKeys)
+    .values({
+      id,
+      key,
+      status,
+      productId,
+      productName: `Licensed App ${keyTag}`,
+      productKeyTag: keyTag,
+      productType: 'software',
+      duration,
+      maxActivations: options.maxActivations ?? 1,
+      purchasedAt: purchasedAt === null ? null : new Date(purchasedAt),
+      expiresAt: purchasedAt === null ? null : new Date(purchasedAt + duration * DAY_MS),
+      generationMethod: status === 'available' ? 'automatic' : 'purchase',
+      createdAt: new Date(),
+    });
+  return { id, key, productId, keyTag };
+}
+
+const device = (n = counter++) => `device-fingerprint-${n}-${Date.now()}`;
+const call = (path: string, body: unknown, ip?: string) => api('POST', `/api/v1/licenses/${path}`, { body, ip });
+const settings = (grace = 0) => ({ ...DEFAULT_SETTINGS, keyExpiryGracePeriod: grace });
+
+async function publicKey() {
+  const res = await api('GET', '/api/v1/licenses/public-key');
+  return res.body as { jwk: JWK; pem: string };
+}
+
+async function verifySignature(body: string, signature: string): Promise<boolean> {
+  const { jwk } = await publicKey();
+  const key = await crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, false, ['verify']);
+  const sig = Uint8Array.from(atob(signature), (ch) => ch.charCodeAt(0));
+  return crypto.subtle.verify({ name: 'Ed25519' }, key, sig, new TextEncoder().encode(body));
+}
+
+describe('activation', () => {
+  it('activates a generated key, starting its clock', async () => {
+    const k = await fixture({ duration: 30 });
+    const fp = device();
+    const before = Date.now();
+    const res = await call('activate', { key: k.key.toLowerCase(), deviceFingerprint: fp, deviceInfo: { manufacturer: 'Acme', model: 'X1' }, nonce: 'n-123' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: true, code: 'VALID', nonce: 'n-123', license: { key: k.key, status: 'used', maxActivations: 1, activationCount: 1, product: { keyTag: k.keyTag, productType: 'software' } } });
+    const row = await db().select().from(licenseKeys).where(eq(licenseKeys.id, k.id)).get();
+    expect(row!.status).toBe('used');
+    expect(row!.firstUsedAt!.getTime()).toBeGreaterThanOrEqual(before);
+    expect(row!.expiresAt!.getTime()).toBe(row!.firstUsedAt!.getTime() + 30 * DAY_MS);
+    expect(res.body.license.expiresAt).toBe(row!.expiresAt!.toISOString());
+    const device1 = await db().select().from(activations).where(eq(activations.keyId, k.id)).all();
+    expect(device1).toHaveLength(1);
+    expect(device1[0].deviceInfo).toEqual({ manufacturer: 'Acme', model: 'X1' });
+    const product = await db().select().from(products).where(eq(products.id, k.productId)).get();
+    expect(product!.totalActivations).toBe(1);
+  });
+
+  it('re-activates a known device without using a new slot, and refuses a device over the limit', async () => {
+    const k = await fixture({ maxActivations: 1 });
+    const fp = device();
+    expect((await call('activate', { key: k.key, deviceFingerprint: fp })).body.code).toBe('VALID');
+    const again = await call('activate', { key: k.key, deviceFingerprint: fp });
+    expect(again.body).toMatchObject({ valid: true, code: 'VALID', detail: 'Device already activated', license: { activationCount: 1 } });
+    const other = await call('activate', { key: k.key, deviceFingerprint: device() });
+    expect(other.body).toMatchObject({ valid: false, code: 'DEVICE_LIMIT_REACHED', license: { activationCount: 1, token: null } });
+  });
+
+  it('frees a slot on deactivation', async () => {
+    const k = await fixture({ maxActivations: 1 });
+    const [a, b] = [device(), device()];
+    await call('activate', { key: k.key, deviceFingerprint: a });
+    const off = await call('deactivate', { key: k.key, deviceFingerprint: a, nonce: 'bye' });
+    expect(off.body).toMatchObject({ valid: false, code: 'DEACTIVATED', nonce: 'bye', license: { activationCount: 0 } });
+    expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body.code).toBe('NOT_ACTIVATED');
+    expect((await call('activate', { key: k.key, deviceFingerprint: b })).body.code).toBe('VALID');
+    const product = await db().select().from(products).where(eq(products.id, k.productId)).get();
+    expect(product!.totalActivations).toBe(1);
+  });
+
+  it('holds the device limit when 30 devices activate one 2-device key at once', async () => {
+    const k = await fixture({ maxActivations: 2 });
+    const results = await Promise.all(Array.from({ length: 30 }, () => call('activate', { key: k.key, deviceFingerprint: device() })));
+    const codes = results.map((r) => r.body.code);
+    expect(codes.filter((c) => c === 'VALID')).toHaveLength(2);
+    expect(codes.filter((c) => c === 'DEVICE_LIMIT_REACHED')).toHaveLength(28);
+    expect(await db().select().from(activations).where(eq(activations.keyId, k.id)).all()).toHaveLength(2);
+    const product = await db().select().from(products).where(eq(products.id, k.productId)).get();
+    expect(product!.totalActivations).toBe(2);
+  });
+
+  it('does not activate a new generated key of an inactive product', async () => {
+    const k = await fixture({ productActive: false });
+    const res = await call('activate', { key: k.key, deviceFingerprint: device() });
+    expect(res.body).toMatchObject({ valid: false, code: 'PRODUCT_INACTIVE' });
+    expect(await db().select().from(activations).where(eq(activations.keyId, k.id)).all()).toHaveLength(0);
+  });
+});
+
+describe('validation', () => {
+  it('answers each code', async () => {
+    const k = await fixture({ status: 'used' });
+    const fp = device();
+    expect((await call('validate', { key: 'NOPE-NOT-A-KEY', deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'NOT_FOUND', license: null });
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'NOT_ACTIVATED', license: { token: null } });
+    await call('activate', { key: k.key, deviceFingerprint: fp });
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp, nonce: 'abc' })).body).toMatchObject({ valid: true, code: 'VALID', nonce: 'abc' });
+    await db().update(licenseKeys).set({ status: 'revoked', revokeReason: 'refund' }).where(eq(licenseKeys.id, k.id));
+    // A revoked key stops validating at once: nothing is cached on the way.
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'REVOKED', license: { status: 'revoked' } });
+    expect((await call('activate', { key: k.key, deviceFingerprint: device() })).body.code).toBe('REVOKED');
+  });
+
+  it('expires a purchased key duration days after purchase, with the grace period', async () => {
+    const purchasedAt = Date.now() - 40 * DAY_MS;
+    const k = await fixture({ status: 'used', duration: 30, purchasedAt });
+    const fp = device();
+    const expiry = purchasedAt + 30 * DAY_MS;
+    // Activate while it was still current, with an injected clock.
+    expect((await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, expiry - DAY_MS)).code).toBe('VALID');
+    expect((await validateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, expiry - 1)).code).toBe('VALID');
+    expect((await validateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, expiry + 1)).code).toBe('EXPIRED');
+    const inGrace = await validateLicense(env.DB, settings(15), { key: k.key, deviceFingerprint: fp }, expiry + 5 * DAY_MS);
+    expect(inGrace.code).toBe('VALID');
+    expect(inGrace.detail).toContain('grace period ends on');
+    expect(inGrace.license!.status).toBe('expired');
+    expect((await validateLicense(env.DB, settings(15), { key: k.key, deviceFingerprint: fp }, expiry + 15 * DAY_MS + 1)).code).toBe('EXPIRED');
+    // Through the API (real clock: 40 days after purchase, no grace): expired.
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'EXPIRED', license: { status: 'expired' } });
+  });
+
+  it('writes lastUsed at most every few minutes', async () => {
+    const k = await fixture({ status: 'used' });
+    const fp = device();
+    const t0 = Date.now();
+    await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, t0);
+    const lastUsed = async () => (await db().select().from(activations).where(eq(activations.keyId, k.id)).get())!.lastUsed!.getTime();
+    expect(await lastUsed()).toBe(t0);
+    await validateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, t0 + 60_000);
+    expect(await lastUsed()).toBe(t0);
+    await validateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, t0 + LAST_USED_WRITE_MS);
+    expect(await lastUsed()).toBe(t0 + LAST_USED_WRITE_MS);
+  });
+});
+
+describe('signed answers', () => {
+  it('serves the public key without the private part', async () => {
+    const { jwk, pem } = await publicKey();
+    expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
+    expect(jwk).not.toHaveProperty('d');
+    expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/);
+  });
+
+  it('signs the exact body bytes, errors included', async () => {
+    const k = await fixture();
+    for (const [path, body] of [
+      ['activate', { key: k.key, deviceFingerprint: device() }],
+      ['validate', { key: 'UNKNOWN-KEY', deviceFingerprint: device() }],
+      ['validate', { key: k.key, deviceFingerprint: 'short' }],
+    ] as const) {
+      const res = await call(path, body);
+      const text = JSON.stringify(res.body);
+      const signature = res.headers.get('x-signature')!;
+      expect(signature).toMatch(/^[A-Za-z0-9+/]+=*$/);
+      expect(await verifySignature(text, signature)).toBe(true);
+      expect(await verifySignature(text.replace('"valid":', '"valid" :').replace('"code":"', '"code":"X'), signature)).toBe(false);
+    }
+  });
+
+  it('gives a VALID answer an offline token that verifies with the public key and expires', async () => {
+    const k = await fixture({ status: 'used', duration: 3 });
+    const fp = device();
+    const res = await call('activate', { key: k.key, deviceFingerprint: fp });
+    const { jwk } = await publicKey();
+    const key = await importJWK(jwk, 'EdDSA');
+    const { payload, protectedHeader } = await jwtVerify(res.body.license.token, key, { algorithms: ['EdDSA'], issuer: LICENSE_TOKEN_ISSUER });
+    expect(protectedHeader.alg).toBe('EdDSA');
+    expect(payload).toMatchObject({ sub: k.key, fp, product: k.keyTag, iss: 'keypanel' });
+    // The key expires in 3 days, before the 7-day offline window.
+    expect(payload.exp).toBe(Math.floor(new Date(res.body.license.expiresAt).getTime() / 1000));
+
+    const longKey = await fixture({ status: 'used', duration: 365 });
+    const long = await call('activate', { key: longKey.key, deviceFingerprint: fp });
+    const longPayload = (await jwtVerify(long.body.license.token, key)).payload;
+    expect(longPayload.exp! - longPayload.iat!).toBe(7 * 24 * 3600);
+
+    const old = await signOfflineToken(env, { key: k.key, fingerprint: fp, keyTag: k.keyTag, expiresAt: null }, Date.now() - 8 * DAY_MS);
+    await expect(jwtVerify(old, key)).rejects.toThrow(/exp/);
+  });
+});
+
+describe('input and throttling', () => {
+  it.each([
+    [{ deviceFingerprint: 'abcdefgh' }, 'key is required'],
+    [{ key: 'K', deviceFingerprint: 'short' }, 'deviceFingerprint must be at least 8 characters'],
+    [{ key: 'K', deviceFingerprint: 'x'.repeat(257) }, 'deviceFingerprint must be at most 256 characters'],
+    [{ key: 'K', deviceFingerprint: 'tab\there-ok' }, 'deviceFingerprint must contain printable characters only'],
+    [{ key: 'K', deviceFingerprint: 'abcdefgh', nonce: 5 }, 'nonce must be a string'],
+  ])('refuses %o with 400', async (body, message) => {
+    const res = await call('validate', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
+  });
+
+  it('refuses unknown deviceInfo fields', async () => {
+    const k = await fixture();
+    const res = await call('activate', { key: k.key, deviceFingerprint: device(), deviceInfo: { os: 'x' } });
+    expect(res.status).toBe(400);
+  });
+
+  it('limits guessing per IP with 429 and Retry-After', async () => {
+    const ip = freshIp();
+    const results = await Promise.all(Array.from({ length: 35 }, (_, i) => call('validate', { key: `GUESS-${i}`, deviceFingerprint: 'guessing-device' }, ip)));
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].headers.get('retry-after')).toBe('60');
+    expect(limited[0].body.code).toBe('RATE_LIMITED');
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(30);
+    // Another address is not affected.
+    expect((await call('validate', { key: 'GUESS-X', deviceFingerprint: 'guessing-device' })).status).toBe(200);
+  });
+
+  it('limits one key, not the address it comes from', async () => {
+    const k = await fixture({ status: 'used' });
+    const fp = device();
+    await call('activate', { key: k.key, deviceFingerprint: fp });
+    const results = await Promise.all(Array.from({ length: 130 }, () => call('validate', { key: k.key, deviceFingerprint: fp })));
+    expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(120);
+    const other = await fixture({ status: 'used' });
+    await call('activate', { key: other.key, deviceFingerprint: fp });
+    expect((await call('validate', { key: other.key, deviceFingerprint: fp })).status).toBe(200);
+  });
+});
