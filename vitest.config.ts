@@ -21,6 +21,7 @@ export default defineConfig(async () => {
                   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
                   APP_URL: 'http://localhost:8787',
                   LICENSE_SIGNING_KEY: generateLicenseSigningKey(),
+                  TOTP_ENCRYPTION_KEY: 'test-totp-encryption-key-long-enough-0123456789',
                 },
               },
             }),

@@ -21,6 +21,7 @@ const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 const GENERATED_SECRETS: Record<string, () => string> = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
   LICENSE_SIGNING_KEY: generateLicenseSigningKey,
+  TOTP_ENCRYPTION_KEY: () => randomBytes(32).toString('base64url'),
 };
 
 /** A fresh Ed25519 private key as a one-line JWK, for signing licensing answers. */

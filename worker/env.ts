@@ -11,4 +11,15 @@ export interface Env {
   LICENSE_SIGNING_KEY: string;
   LICENSE_KEY_LIMITER: RateLimit;
   LICENSE_IP_LIMITER: RateLimit;
+  /** AES-GCM key material (32+ characters) that encrypts two-factor secrets at rest. */
+  TOTP_ENCRYPTION_KEY: string;
+  /** Google sign-in; without both, Google answers 501 NOT_CONFIGURED. */
+  GOOGLE_CLIENT_ID?: string;
+  GOOGLE_CLIENT_SECRET?: string;
+  /** An HTTP email API (POST JSON {from, to, subject, text} with a bearer key); unset: the local outbox. */
+  MAIL_API_URL?: string;
+  MAIL_API_KEY?: string;
+  MAIL_FROM?: string;
+  /** Comma-separated addresses exempt from the per-IP limit on sign-in calls (e.g. a test runner). */
+  THROTTLE_EXEMPT_IPS?: string;
 }

@@ -11,6 +11,13 @@ declare global {
       LICENSE_SIGNING_KEY: string;
       LICENSE_KEY_LIMITER: RateLimit;
       LICENSE_IP_LIMITER: RateLimit;
+      TOTP_ENCRYPTION_KEY: string;
+      GOOGLE_CLIENT_ID?: string;
+      GOOGLE_CLIENT_SECRET?: string;
+      MAIL_API_URL?: string;
+      MAIL_API_KEY?: string;
+      MAIL_FROM?: string;
+      THROTTLE_EXEMPT_IPS?: string;
       TEST_MIGRATIONS: D1Migration[];
     }
     interface GlobalProps {
