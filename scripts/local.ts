@@ -1,7 +1,7 @@
 // The local embedded default: everything `npm start` and the browser tests need to run KeyPanel
 // in workerd with local D1 and KV on disk. Shared so the tests start the product the same way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { eq } from 'drizzle-orm';
 import { createDb } from '../worker/db/client';
 import { users } from '../worker/db/schema';
 import { createUser } from '../worker/domain/users';
+import { generateLicenseSigningKey } from './secrets';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DEFAULT_STATE_DIR = path.join(ROOT, '.wrangler', 'state');
@@ -21,15 +22,7 @@ const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 const GENERATED_SECRETS: Record<string, () => string> = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
   LICENSE_SIGNING_KEY: generateLicenseSigningKey,
-  TOTP_ENCRYPTION_KEY: () => randomBytes(32).toString('base64url'),
 };
-
-/** A fresh Ed25519 private key as a one-line JWK, for signing licensing answers. */
-export function generateLicenseSigningKey(): string {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  return JSON.stringify({ ...jwk, kid: randomBytes(6).toString('hex') });
-}
 
 export function ensureDevVars(file = path.join(ROOT, '.dev.vars')): string[] {
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';

@@ -1,0 +1,76 @@
+import { env } from 'cloudflare:test';
+import { eq, inArray } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { activations, auditLog, licenseKeys, products } from '../db/schema';
+import { DAY_MS } from '../domain/licensing';
+import { runScheduledJobs } from '../domain/scheduled';
+import { newId } from '../lib/ids';
+import { clearSettingsCache, saveSettings } from '../lib/settings';
+import { DEFAULT_SETTINGS } from '../schemas/settings';
+import { db } from './helpers';
+
+async function productWithKeys(expiries: Array<number | null>, status: 'used' | 'available' = 'used') {
+  const productId = newId();
+  const keyTag = `SC${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+  await db().insert(products).values({ id: productId, name: 'Scheduled', keyTag, baseCreditCost: 1, createdAt: new Date() });
+  const ids: string[] = [];
+  for (const expiresAt of expiries) {
+    const id = newId();
+    ids.push(id);
+    await db().insert(licenseKeys).values({ id, key: `${keyTag}-${id.toUpperCase()}`, status, productId, productName: 'Scheduled', productKeyTag: keyTag, productType: 'software', duration: 30, maxActivations: 1, expiresAt: expiresAt === null ? null : new Date(expiresAt), createdAt: new Date() });
+    await db().insert(activations).values({ id: newId(), keyId: id, deviceFingerprint: `fp-${id}`, activatedAt: new Date() });
+  }
+  await db().update(products).set({ totalActivations: expiries.length }).where(eq(products.id, productId));
+  return { productId, ids };
+}
+
+const statuses = async (ids: string[]) => (await db().select({ id: licenseKeys.id, status: licenseKeys.status }).from(licenseKeys).where(inArray(licenseKeys.id, ids)).all()).map((r) => [ids.indexOf(r.id), r.status]).sort();
+
+describe('scheduled jobs', () => {
+  it('expires used keys past expiry plus grace, and running twice changes nothing more', async () => {
+    const now = Date.now() + 1000 * DAY_MS; // far ahead, so only this test's keys are affected by its numbers
+    const { ids } = await productWithKeys([now - 1, now - 3 * DAY_MS, now + DAY_MS]);
+    const unactivated = await productWithKeys([null], 'available');
+    clearSettingsCache();
+    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, keyExpiryGracePeriod: 2 });
+    try {
+      await runScheduledJobs(env, now);
+      expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
+      const second = await runScheduledJobs(env, now);
+      expect(second.expired).toBe(0);
+      expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
+      expect(await statuses(unactivated.ids)).toEqual([[0, 'available']]);
+    } finally {
+      await saveSettings(env.KV, DEFAULT_SETTINGS);
+    }
+  });
+
+  it('deletes keys expired over 30 days only with autoCleanupExpiredKeys, audited and idempotent', async () => {
+    const now = Date.now() + 2000 * DAY_MS;
+    const { productId, ids } = await productWithKeys([now - 31 * DAY_MS, now - 29 * DAY_MS, now + DAY_MS]);
+    clearSettingsCache();
+    await saveSettings(env.KV, DEFAULT_SETTINGS);
+    await runScheduledJobs(env, now);
+    expect(await statuses(ids)).toEqual([[0, 'expired'], [1, 'expired'], [2, 'used']]);
+
+    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, autoCleanupExpiredKeys: true });
+    try {
+      const first = await runScheduledJobs(env, now);
+      expect(first.deleted).toBeGreaterThanOrEqual(1);
+      expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
+      expect(await db().select().from(activations).where(eq(activations.keyId, ids[0])).all()).toHaveLength(0);
+      const product = await db().select().from(products).where(eq(products.id, productId)).get();
+      expect(product!.totalActivations).toBe(2);
+      const audits = await db().select().from(auditLog).where(eq(auditLog.action, 'keys.auto_cleanup')).all();
+      expect(audits.some((a) => (a.details as { keys: string[] }).keys.some((k) => k.endsWith(ids[0].toUpperCase())))).toBe(true);
+
+      const auditCount = audits.length;
+      const second = await runScheduledJobs(env, now);
+      expect(second.deleted).toBe(0);
+      expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
+      expect(await db().select().from(auditLog).where(eq(auditLog.action, 'keys.auto_cleanup')).all()).toHaveLength(auditCount);
+    } finally {
+      await saveSettings(env.KV, DEFAULT_SETTINGS);
+    }
+  });
+});
