@@ -7,6 +7,7 @@ import { createDb } from './db/client';
 import { AppError, errorResponse } from './lib/errors';
 import { auth } from './routes/auth';
 import { licenses } from './routes/licenses';
+import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
 
@@ -58,6 +59,7 @@ app.get('/api/health', (c) => c.json({ ok: true }, 200));
 const routes = app
   .route('/api/auth', auth)
   .route('/api/users', usersRoutes)
+  .route('/api/users', securityRoutes)
   .route('/api/settings', settingsRoutes)
   .route('/api/v1/licenses', licenses);
 

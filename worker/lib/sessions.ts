@@ -103,6 +103,12 @@ export async function touchSession(kv: KVNamespace, session: SessionRecord, now 
   await putSession(kv, { ...session, lastActive: now }, now);
 }
 
+/** The live session record with this id, or null (ended or expired). */
+export async function findSession(kv: KVNamespace, userId: string, sessionId: string, now = Date.now()): Promise<SessionRecord | null> {
+  const session = await kv.get<SessionRecord>(sessionKey(userId, sessionId), 'json');
+  return session && session.expiresAt > now ? session : null;
+}
+
 export async function endSession(kv: KVNamespace, userId: string, sessionId: string) {
   await kv.delete(sessionKey(userId, sessionId));
 }

@@ -2,22 +2,31 @@ import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { users } from '../db/schema';
+import { resetPassword, sendPasswordReset } from '../domain/password-reset';
+import { spendRecoveryToken } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
-import { createUser, findUserByEmail, toUserJson } from '../domain/users';
+import { accountDisabled, afterFirstFactor, openSession } from '../domain/sign-in';
+import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
+import { readChallenge, spendTwoFactorCode } from '../domain/two-factor';
+import { createUser, findUserByEmail, findUserById, toUserJson } from '../domain/users';
 import { AppError } from '../lib/errors';
 import { verifyPassword } from '../lib/password';
 import { inBackground, requestOrigin } from '../lib/request';
-import { createSession, endSession } from '../lib/sessions';
+import { createSession, endAllSessions, endSession } from '../lib/sessions';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
+import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
+import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
+import { appUrl, googleRoutes } from './google';
 
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has expired. Please sign in again.');
 
 export const auth = new Hono<AppEnv>()
-  .post('/register', jsonBody(registerSchema), async (c) => {
+  .post('/register', limitPerIp, jsonBody(registerSchema), async (c) => {
     const settings = await getSettings(c.env.KV);
     if (!settings.registrationEnabled) {
       throw new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');
@@ -33,25 +42,75 @@ export const auth = new Hono<AppEnv>()
       201,
     );
   })
-  .post('/login', jsonBody(loginSchema), async (c) => {
+  .post('/login', limitPerIp, jsonBody(loginSchema), async (c) => {
     const { email, password, rememberMe } = c.req.valid('json');
     const origin = requestOrigin(c);
+    // Counted before the check, so concurrent guesses cannot all pass under the limit.
+    const attempt = await passwordAttempt(c.var.db, email, origin.ipAddress);
     const user = await findUserByEmail(c.var.db, email);
     const ok = await verifyPassword(password, user?.passwordHash ?? null);
     if (!user || !ok) {
       if (user) await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'login_failed', origin));
       throw invalidCredentials();
     }
-    if (!user.isActive) throw new AppError('ACCOUNT_DISABLED', 'This account has been deactivated. Please contact support.');
-    const { token } = await createSession(c.env, user.id, origin, rememberMe);
-    const lastLogin = new Date();
-    await c.var.db.update(users).set({ lastLogin }).where(eq(users.id, user.id));
-    await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'login', origin));
-    return c.json({ token, user: toUserJson({ ...user, lastLogin }) }, 200);
+    await refund(c.var.db, attempt);
+    // With two-factor on, the answer is a challenge for POST /login/2fa, never a session token.
+    return c.json(await afterFirstFactor(c.env, c.var.db, user, origin, rememberMe), 200);
+  })
+  .post('/login/2fa', limitPerIp, jsonBody(loginTwoFactorSchema), async (c) => {
+    const { challenge, code, recoveryToken } = c.req.valid('json');
+    const claim = await readChallenge(c.env.JWT_SECRET, challenge);
+    if (!claim) throw challengeExpired();
+    const user = await findUserById(c.var.db, claim.userId);
+    if (!user || !user.twoFactorEnabled) throw challengeExpired();
+    if (!user.isActive) throw accountDisabled();
+    const origin = requestOrigin(c);
+    const attempts = await secondFactorAttempt(c.var.db, user.id);
+    if (code !== undefined) {
+      const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
+      if (check !== 'ok') {
+        await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
+        throw new AppError(
+          'INVALID_CREDENTIALS',
+          check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
+        );
+      }
+    } else if (!(await spendRecoveryToken(c.var.db, user.id, recoveryToken!))) {
+      await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
+      throw new AppError('INVALID_CREDENTIALS', 'Invalid or already used recovery token');
+    } else {
+      await recordSecurityEvent(c.var.db, user.id, 'recovery_token_used', origin);
+    }
+    await Promise.all(attempts.map((a) => refund(c.var.db, a)));
+    return c.json(await openSession(c.env, c.var.db, user, origin, claim.rememberMe), 200);
+  })
+  .post('/forgot-password', limitPerIp, jsonBody(forgotPasswordSchema), async (c) => {
+    const { email } = c.req.valid('json');
+    // Per address whether or not it has an account, so the limit itself reveals nothing.
+    await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');
+    const link = appUrl(c);
+    const origin = requestOrigin(c);
+    // After the response, so an existing account does not answer more slowly than a missing one.
+    await inBackground(
+      c,
+      sendPasswordReset(c.env, c.var.db, email, link)
+        .then((userId) => (userId ? recordSecurityEvent(c.var.db, userId, 'password_reset_requested', origin) : undefined))
+        .catch((err) => console.error('Password reset email failed', err)),
+    );
+    return c.json({ success: true, message: 'If an account exists for that email, a link to reset the password is on its way.' }, 200);
+  })
+  .post('/reset-password', limitPerIp, jsonBody(resetPasswordSchema), async (c) => {
+    const { token, password } = c.req.valid('json');
+    const userId = await resetPassword(c.var.db, token, password);
+    // Every session ends; two-factor stays on, so the next sign-in still asks for a code.
+    await endAllSessions(c.env.KV, userId);
+    await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
+    return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
   })
   .post('/logout', requireAuth, async (c) => {
     const { session, user } = c.var;
     await endSession(c.env.KV, user.id, session.id);
     await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'logout', requestOrigin(c)));
     return c.json({ success: true, message: 'Logged out' }, 200);
-  });
+  })
+  .route('/google', googleRoutes);

@@ -1,0 +1,78 @@
+// Forgotten passwords: a single-use link, valid one hour, whose token is stored only as a hash.
+// The link carries the token after '#', so it never reaches a server log or a Referer header.
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { passwordResetTokens, users } from '../db/schema';
+import type { Env } from '../env';
+import { AppError } from '../lib/errors';
+import { newId, randomToken, sha256Hex } from '../lib/ids';
+import { sendMail } from '../lib/mail';
+import { hashPassword } from '../lib/password';
+import { findUserByEmail } from './users';
+
+export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+export const resetLinkInvalid = () =>
+  new AppError('VALIDATION_ERROR', 'This reset link is invalid, has expired or was already used. Please request a new one.');
+
+type ResetEnv = Pick<Env, 'KV' | 'MAIL_API_URL' | 'MAIL_API_KEY' | 'MAIL_FROM' | 'APP_NAME'>;
+
+/**
+ * Emails a reset link when an active account has this address (returning its id), and does nothing
+ * otherwise; the caller answers the same either way and runs this after the response, so timing
+ * tells nothing.
+ */
+export async function sendPasswordReset(env: ResetEnv, db: DB, email: string, appUrl: string, now = Date.now()): Promise<string | null> {
+  const user = await findUserByEmail(db, email);
+  if (!user || !user.isActive) return null;
+  const token = randomToken(32);
+  await db.insert(passwordResetTokens).values({
+    id: newId(now),
+    userId: user.id,
+    tokenHash: await sha256Hex(token),
+    expiresAt: new Date(now + RESET_TOKEN_TTL_MS),
+    createdAt: new Date(now),
+  });
+  const app = env.APP_NAME || 'KeyPanel';
+  const link = `${appUrl.replace(/\/$/, '')}/reset-password#token=${token}`;
+  await sendMail(env, {
+    to: user.email,
+    subject: `Reset your ${app} password`,
+    text: [
+      `Hello ${user.username},`,
+      '',
+      `Someone (hopefully you) asked to reset the password of your ${app} account.`,
+      'Open this link within one hour to choose a new password:',
+      '',
+      link,
+      '',
+      'If you did not ask for this, ignore this email: your password stays as it is.',
+    ].join('\n'),
+  });
+  return user.id;
+}
+
+/**
+ * Sets a new password with a reset token. The password change and the spending of the token are
+ * one batch (one transaction): the UPDATE of the password only applies while the token is unused
+ * and unexpired, and the next statement spends it with every other open link of the account, so
+ * of two concurrent resets with one token exactly one succeeds. Returns the account id.
+ */
+export async function resetPassword(db: DB, token: string, password: string, now = Date.now()): Promise<string> {
+  const hash = await sha256Hex(token);
+  const row = await db.select().from(passwordResetTokens).where(eq(passwordResetTokens.tokenHash, hash)).get();
+  if (!row || row.usedAt || row.expiresAt.getTime() <= now) throw resetLinkInvalid();
+  const passwordHash = await hashPassword(password);
+  const at = new Date(now);
+  const tokenStillGood = sql`EXISTS (SELECT 1 FROM ${passwordResetTokens} WHERE ${passwordResetTokens.id} = ${row.id} AND ${passwordResetTokens.usedAt} IS NULL AND ${passwordResetTokens.expiresAt} > ${now})`;
+  const [, spent] = await db.batch([
+    db.update(users).set({ passwordHash, passwordChangedAt: at }).where(and(eq(users.id, row.userId), tokenStillGood)),
+    db
+      .update(passwordResetTokens)
+      .set({ usedAt: at })
+      .where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, at)))
+      .returning({ id: passwordResetTokens.id }),
+  ]);
+  if (!spent.some((t) => t.id === row.id)) throw resetLinkInvalid();
+  return row.userId;
+}

@@ -1,0 +1,147 @@
+// Google sign-in and connect (mounted at /api/auth/google). The flow's state and PKCE verifier
+// wait in a short-lived signed HttpOnly cookie; the callback leaves its outcome (a session token,
+// a two-factor challenge, or an error) in another such cookie and sends the browser to the app's
+// /login/google page, which collects it with POST /complete. The token never appears in a URL.
+import { generateCodeVerifier, generateState } from 'arctic';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
+import { z } from 'zod';
+import type { AppEnv } from '../context';
+import { accountForGoogle, connectGoogle, GOOGLE_SCOPES, googleClient, googleProfile } from '../domain/google';
+import { recordSecurityEvent } from '../domain/security-log';
+import { afterFirstFactor } from '../domain/sign-in';
+import { findUserById, toUserJson } from '../domain/users';
+import { AppError, type ErrorCode } from '../lib/errors';
+import { timingSafeEqual } from '../lib/password';
+import { requestOrigin } from '../lib/request';
+import { findSession, readSession } from '../lib/sessions';
+import { getSettings } from '../lib/settings';
+import { queryParams } from '../lib/validate';
+import { limitPerIp } from '../middleware/throttle';
+
+const FLOW_COOKIE = 'kp_google_flow';
+const RESULT_COOKIE = 'kp_google_result';
+const COOKIE_PATH = '/api/auth/google';
+const FLOW_TTL_S = 10 * 60;
+const RESULT_TTL_S = 2 * 60;
+/** Where the browser lands after Google: the app's page that collects the outcome. */
+export const GOOGLE_RETURN_PAGE = '/login/google';
+
+type Intent = 'signin' | 'connect';
+type Flow = { state: string; verifier: string; intent: Intent; rememberMe: boolean; userId?: string; sessionId?: string };
+type Outcome =
+  | { kind: 'session'; token: string }
+  | { kind: '2fa'; challenge: string }
+  | { kind: 'connected' }
+  | { kind: 'error'; code: ErrorCode; message: string; intent: Intent };
+
+const cookieSecret = (c: Context<AppEnv>) => `${c.env.JWT_SECRET}:google-cookies`;
+const cookieOptions = (c: Context<AppEnv>, maxAge: number) => ({
+  path: COOKIE_PATH,
+  httpOnly: true,
+  secure: new URL(c.req.url).protocol === 'https:',
+  // Lax: the callback is a top-level navigation from Google's site, which Strict would not carry.
+  sameSite: 'Lax' as const,
+  maxAge,
+});
+
+/** The public origin: APP_URL when set (production), else the request's own. */
+export const appUrl = (c: Context<AppEnv>) => (c.env.APP_URL || new URL(c.req.url).origin).replace(/\/$/, '');
+
+/** Sets the flow cookie and returns Google's authorization address. */
+export async function startGoogleFlow(c: Context<AppEnv>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
+  const google = googleClient(c.env, appUrl(c));
+  const state = generateState();
+  const verifier = generateCodeVerifier();
+  const url = google.createAuthorizationURL(state, verifier, GOOGLE_SCOPES);
+  url.searchParams.set('prompt', 'select_account');
+  await setSignedCookie(c, FLOW_COOKIE, JSON.stringify({ ...flow, state, verifier } satisfies Flow), cookieSecret(c), cookieOptions(c, FLOW_TTL_S));
+  return url.toString();
+}
+
+async function readCookie<T>(c: Context<AppEnv>, name: string): Promise<T | null> {
+  const raw = await getSignedCookie(c, cookieSecret(c), name);
+  deleteCookie(c, name, cookieOptions(c, 0));
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return null;
+  }
+}
+
+const sameText = (a: string, b: string) => timingSafeEqual(new TextEncoder().encode(a), new TextEncoder().encode(b));
+const refused = (message: string) => new AppError('UNAUTHORIZED', message);
+
+/** Everything the callback decides, as an outcome for the app to collect. */
+async function finishGoogleFlow(c: Context<AppEnv>): Promise<Outcome> {
+  const flow = await readCookie<Flow>(c, FLOW_COOKIE);
+  const intent: Intent = flow?.intent ?? 'signin';
+  try {
+    const { code, state, error } = c.req.query();
+    if (!flow) throw refused('Your Google sign-in expired or was started in another browser. Please try again.');
+    // The state ties this callback to the browser that started the flow (no login CSRF).
+    if (!state || !sameText(state, flow.state)) throw refused('Google sign-in could not be verified (state mismatch). Please try again.');
+    if (error) throw refused('Google sign-in was cancelled.');
+    if (!code) throw refused('Google did not send a sign-in code. Please try again.');
+    const google = googleClient(c.env, appUrl(c));
+    const tokens = await google.validateAuthorizationCode(code, flow.verifier).catch(() => {
+      throw refused('Google did not confirm the sign-in. Please try again.');
+    });
+    const profile = googleProfile(tokens, c.env.GOOGLE_CLIENT_ID!);
+    const origin = requestOrigin(c);
+    const db = c.var.db;
+
+    if (flow.intent === 'connect') {
+      // The session that asked must still be live: a terminated session cannot finish connecting.
+      if (!flow.userId || !flow.sessionId || !(await findSession(c.env.KV, flow.userId, flow.sessionId))) {
+        throw refused('Your session has ended. Please sign in and connect Google again.');
+      }
+      await connectGoogle(db, flow.userId, profile);
+      await recordSecurityEvent(db, flow.userId, 'google_connected', origin);
+      return { kind: 'connected' };
+    }
+
+    const { registrationEnabled } = await getSettings(c.env.KV);
+    const { user, created } = await accountForGoogle(db, profile, registrationEnabled);
+    if (created) await recordSecurityEvent(db, user.id, 'register', origin);
+    const answer = await afterFirstFactor(c.env, db, user, origin, flow.rememberMe);
+    return 'token' in answer ? { kind: 'session', token: answer.token } : { kind: '2fa', challenge: answer.challenge };
+  } catch (err) {
+    if (err instanceof AppError) return { kind: 'error', code: err.code, message: err.message, intent };
+    throw err;
+  }
+}
+
+export const googleRoutes = new Hono<AppEnv>()
+  // The spec's client navigates here: straight on to Google.
+  .get('/', limitPerIp, async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302))
+  // The app asks first, so it can show why when Google is not configured (501) before leaving.
+  .get('/url', limitPerIp, queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })), async (c) => {
+    const { rememberMe } = c.req.valid('query');
+    return c.json({ url: await startGoogleFlow(c, { intent: 'signin', rememberMe: rememberMe === 'true' }) }, 200);
+  })
+  .get('/callback', async (c) => {
+    const outcome = await finishGoogleFlow(c);
+    await setSignedCookie(c, RESULT_COOKIE, JSON.stringify(outcome), cookieSecret(c), cookieOptions(c, RESULT_TTL_S));
+    return c.redirect(GOOGLE_RETURN_PAGE, 302);
+  })
+  .post('/complete', async (c) => {
+    const outcome = await readCookie<Outcome>(c, RESULT_COOKIE);
+    if (!outcome) throw new AppError('VALIDATION_ERROR', 'No Google sign-in is waiting here. Please start again.');
+    switch (outcome.kind) {
+      case 'session': {
+        const session = await readSession(c.env, outcome.token);
+        const user = session ? await findUserById(c.var.db, session.userId) : undefined;
+        if (!user) throw refused('Your Google sign-in expired. Please try again.');
+        return c.json({ token: outcome.token, user: toUserJson(user) }, 200);
+      }
+      case '2fa':
+        return c.json({ requires2FA: true as const, challenge: outcome.challenge }, 200);
+      case 'connected':
+        return c.json({ connected: true as const, message: 'Google account connected' }, 200);
+      case 'error':
+        throw new AppError(outcome.code, outcome.message, { details: { intent: outcome.intent } });
+    }
+  });

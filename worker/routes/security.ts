@@ -1,0 +1,152 @@
+// The signed-in user's own account security (mounted at /api/users beside the profile routes).
+import { desc, eq } from 'drizzle-orm';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { AppEnv } from '../context';
+import { securityLog, users } from '../db/schema';
+import { disconnectGoogle, googleConfigured } from '../domain/google';
+import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
+import { recordSecurityEvent } from '../domain/security-log';
+import { passwordAttempt, refund } from '../domain/throttle';
+import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor, spendTwoFactorCode } from '../domain/two-factor';
+import { findUserById } from '../domain/users';
+import { AppError, notFound } from '../lib/errors';
+import { hashPassword, verifyPassword } from '../lib/password';
+import { requestOrigin } from '../lib/request';
+import { endAllSessions, endSession, findSession, listSessions } from '../lib/sessions';
+import { describeUserAgent } from '../lib/user-agent';
+import { jsonBody, pathParams } from '../lib/validate';
+import { requireAuth } from '../middleware/auth';
+import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../schemas/entities';
+import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, verifyTwoFactorSchema } from '../schemas/security';
+import { startGoogleFlow } from './google';
+
+const SECURITY_LOG_LIMIT = 100;
+
+async function currentUser(c: Context<AppEnv>) {
+  const user = await findUserById(c.var.db, c.var.user.id);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+/** Checks the signed-in user's password, counting failures like sign-in does (5 a minute). */
+async function confirmPassword(c: Context<AppEnv>, passwordHash: string | null, password: string) {
+  const origin = requestOrigin(c);
+  const attempt = await passwordAttempt(c.var.db, c.var.user.email, origin.ipAddress);
+  if (!(await verifyPassword(password, passwordHash))) return false;
+  await refund(c.var.db, attempt);
+  return true;
+}
+
+export const securityRoutes = new Hono<AppEnv>()
+  .use(requireAuth)
+  .get('/security', async (c) => {
+    const user = await currentUser(c);
+    const info: SecurityInfo = {
+      twoFactorEnabled: user.twoFactorEnabled,
+      googleConnected: user.googleId !== null,
+      recoveryTokens: user.twoFactorEnabled ? await countRecoveryTokens(c.var.db, user.id) : 0,
+      googleEmail: user.googleEmail,
+      hasPassword: user.passwordHash !== null,
+      googleAvailable: googleConfigured(c.env),
+    };
+    return c.json(info, 200);
+  })
+  .put('/change-password', jsonBody(changePasswordSchema), async (c) => {
+    const { currentPassword, newPassword } = c.req.valid('json');
+    const user = await currentUser(c);
+    if (!user.passwordHash) {
+      throw new AppError('VALIDATION_ERROR', 'This account has no password yet. Use "Forgot password" on the sign-in page to set one.');
+    }
+    if (!(await confirmPassword(c, user.passwordHash, currentPassword))) {
+      throw new AppError('VALIDATION_ERROR', 'Current password is incorrect');
+    }
+    if (currentPassword === newPassword) throw new AppError('VALIDATION_ERROR', 'New password must be different from the current password');
+    await c.var.db
+      .update(users)
+      .set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() })
+      .where(eq(users.id, user.id));
+    // Whoever else was signed in with the old password is signed out; this device stays in.
+    await endAllSessions(c.env.KV, user.id, c.var.session.id);
+    await recordSecurityEvent(c.var.db, user.id, 'password_changed', requestOrigin(c));
+    return c.json({ success: true, message: 'Password changed successfully. Other sessions have been signed out.' }, 200);
+  })
+  .post('/setup-2fa', async (c) => c.json(await beginTwoFactorSetup(c.env, c.var.db, await currentUser(c)), 200))
+  .post('/verify-2fa', jsonBody(verifyTwoFactorSchema), async (c) => {
+    const user = await currentUser(c);
+    await enableTwoFactor(c.env, c.var.db, user, c.req.valid('json').code);
+    await recordSecurityEvent(c.var.db, user.id, '2fa_enabled', requestOrigin(c));
+    return c.json({ success: true, message: 'Two-factor authentication enabled' }, 200);
+  })
+  // Extends the spec's call: a current code or the password must come with it (README).
+  .delete('/disable-2fa', jsonBody(disableTwoFactorSchema), async (c) => {
+    const { code, password } = c.req.valid('json');
+    const user = await currentUser(c);
+    if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is not enabled');
+    if (code !== undefined) {
+      const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
+      if (check !== 'ok') {
+        throw new AppError('VALIDATION_ERROR', check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
+      }
+    } else if (!(await confirmPassword(c, user.passwordHash, password!))) {
+      throw new AppError('VALIDATION_ERROR', 'Password is incorrect');
+    }
+    await disableTwoFactor(c.var.db, user.id);
+    await recordSecurityEvent(c.var.db, user.id, '2fa_disabled', requestOrigin(c));
+    return c.json({ success: true, message: 'Two-factor authentication disabled' }, 200);
+  })
+  .post('/recovery-tokens', async (c) => {
+    const user = await currentUser(c);
+    if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Turn on two-factor authentication before generating recovery tokens');
+    const tokens = await replaceRecoveryTokens(c.var.db, user.id);
+    await recordSecurityEvent(c.var.db, user.id, 'recovery_tokens_generated', requestOrigin(c));
+    return c.json({ tokens }, 200);
+  })
+  .get('/sessions', async (c) => {
+    const records = await listSessions(c.env.KV, c.var.user.id);
+    const sessions: SessionInfo[] = records
+      .sort((a, b) => b.lastActive - a.lastActive)
+      .map((s) => ({
+        id: s.id,
+        ...describeUserAgent(s.userAgent),
+        location: s.location,
+        ipAddress: s.ipAddress,
+        lastActive: new Date(s.lastActive).toISOString(),
+        createdAt: new Date(s.createdAt).toISOString(),
+        current: s.id === c.var.session.id,
+      }));
+    return c.json({ sessions }, 200);
+  })
+  .delete('/sessions/:id', pathParams(sessionIdSchema), async (c) => {
+    const { id } = c.req.valid('param');
+    const userId = c.var.user.id;
+    // The key holds the user id, so nobody can name another account's session.
+    if (!(await findSession(c.env.KV, userId, id))) throw notFound('Session');
+    await endSession(c.env.KV, userId, id);
+    await recordSecurityEvent(c.var.db, userId, 'session_terminated', requestOrigin(c));
+    return c.json({ success: true, message: id === c.var.session.id ? 'Signed out of this device' : 'Session terminated' }, 200);
+  })
+  .get('/security-log', async (c) => {
+    const rows = await c.var.db
+      .select({ id: securityLog.id, event: securityLog.event, ipAddress: securityLog.ipAddress, createdAt: securityLog.createdAt })
+      .from(securityLog)
+      .where(eq(securityLog.userId, c.var.user.id))
+      .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
+      .limit(SECURITY_LOG_LIMIT)
+      .all();
+    const logs: SecurityLogEntry[] = rows.map((r) => ({ _id: r.id, event: r.event, ipAddress: r.ipAddress, timestamp: r.createdAt.toISOString() }));
+    return c.json({ logs }, 200);
+  })
+  // A plain navigation carries no bearer token, so the app asks here and then goes to the address.
+  .post('/connect-google', async (c) => {
+    const user = await currentUser(c);
+    if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
+    const url = await startGoogleFlow(c, { intent: 'connect', rememberMe: false, userId: user.id, sessionId: c.var.session.id });
+    return c.json({ url }, 200);
+  })
+  .delete('/disconnect-google', async (c) => {
+    const user = await currentUser(c);
+    await disconnectGoogle(c.var.db, user);
+    await recordSecurityEvent(c.var.db, user.id, 'google_disconnected', requestOrigin(c));
+    return c.json({ success: true, message: 'Google account disconnected' }, 200);
+  });

@@ -1,0 +1,67 @@
+// Account security inputs (SPEC sections 5 and 7), shared by the API and the web forms.
+import { z } from 'zod';
+import { emailSchema, PASSWORD_MAX, PASSWORD_MIN } from './auth';
+
+export const TWO_FACTOR_DIGITS = 6;
+export const RECOVERY_TOKEN_COUNT = 10;
+export const STRONG_PASSWORD_MESSAGE = 'Password must contain an uppercase letter, a lowercase letter and a number';
+export const PASSWORD_HINT = `At least ${PASSWORD_MIN} characters, with an uppercase letter, a lowercase letter and a number.`;
+
+/** A new password: the spec's minimum plus the rule its hint states (enforced here, on the server). */
+export const strongPasswordSchema = z
+  .string({ error: 'Password is required' })
+  .min(1, 'Password is required')
+  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
+  .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`)
+  .refine((v) => /[A-Z]/.test(v) && /[a-z]/.test(v) && /[0-9]/.test(v), STRONG_PASSWORD_MESSAGE);
+
+export const changePasswordSchema = z.object({
+  currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(PASSWORD_MAX, 'Current password is incorrect'),
+  newPassword: strongPasswordSchema,
+});
+
+/** Exactly six digits; spaces an authenticator app shows ("123 456") are ignored. */
+export const twoFactorCodeSchema = z
+  .string({ error: 'Enter the 6-digit code from your authenticator app' })
+  .transform((v) => v.replace(/\s+/g, ''))
+  .pipe(z.string().regex(/^\d{6}$/, 'Enter the 6-digit code from your authenticator app'));
+
+export const recoveryTokenSchema = z
+  .string({ error: 'Enter a recovery token' })
+  .trim()
+  .min(1, 'Enter a recovery token')
+  .max(64, 'That is not a recovery token');
+
+export const verifyTwoFactorSchema = z.object({ code: twoFactorCodeSchema });
+
+/** Turning two-factor off needs proof beyond the session: a current code or the password. */
+export const disableTwoFactorSchema = z
+  .object({
+    code: twoFactorCodeSchema.optional(),
+    password: z.string().min(1, 'Password is required').max(PASSWORD_MAX, 'Password is incorrect').optional(),
+  })
+  .refine((v) => (v.code === undefined) !== (v.password === undefined), {
+    message: 'Enter a code from your authenticator app or your password',
+  });
+
+export const loginTwoFactorSchema = z
+  .object({
+    challenge: z.string({ error: 'The sign-in has expired. Please sign in again.' }).min(1).max(4096),
+    code: twoFactorCodeSchema.optional(),
+    recoveryToken: recoveryTokenSchema.optional(),
+  })
+  .refine((v) => (v.code === undefined) !== (v.recoveryToken === undefined), {
+    message: 'Enter the 6-digit code from your authenticator app or a recovery token',
+  });
+
+export const forgotPasswordSchema = z.object({ email: emailSchema });
+
+export const resetPasswordSchema = z.object({
+  token: z.string({ error: 'This reset link is invalid' }).min(16, 'This reset link is invalid').max(200, 'This reset link is invalid'),
+  password: strongPasswordSchema,
+});
+
+export const sessionIdSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Session not found') });
+
+export type ChangePasswordInput = z.input<typeof changePasswordSchema>;
+export type LoginTwoFactorInput = z.input<typeof loginTwoFactorSchema>;

@@ -1,0 +1,37 @@
+// Helpers for the account security tests: an authenticator app, two-factor set up through the API,
+// and the local mail outbox.
+import { decodeBase32IgnorePadding } from '@oslojs/encoding';
+import { generateHOTP } from '@oslojs/otp';
+import { env } from 'cloudflare:test';
+import { expect } from 'vitest';
+import { readOutbox, type OutboxMail } from '../lib/mail';
+import { api } from './helpers';
+
+export const STEP_MS = 30_000;
+export const stepOf = (now = Date.now()) => Math.floor(now / STEP_MS);
+
+/** What an authenticator app shows for the secret, `offset` steps from now. */
+export function codeFor(secret: string, offset = 0, now = Date.now()): string {
+  return generateHOTP(decodeBase32IgnorePadding(secret), BigInt(stepOf(now) + offset), 6);
+}
+
+/** Sets up and enables two-factor for the signed-in user; returns the secret (base32). */
+export async function enableTwoFactor(token: string): Promise<string> {
+  const setup = await api('POST', '/api/users/setup-2fa', { token });
+  expect(setup.status).toBe(200);
+  const verify = await api('POST', '/api/users/verify-2fa', { token, body: { code: codeFor(setup.body.secret) } });
+  expect(verify.status).toBe(200);
+  return setup.body.secret as string;
+}
+
+/** Waits for mail sent after a response (the Worker sends it in the background). */
+export async function waitForMail(to: string, count = 1, timeoutMs = 5000): Promise<OutboxMail[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const mails = await readOutbox(env.KV, to);
+    if (mails.length >= count || Date.now() > deadline) return mails;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const resetTokenFrom = (mail: OutboxMail) => mail.text.match(/\/reset-password#token=([A-Za-z0-9_-]+)/)?.[1] ?? null;
