@@ -6,7 +6,10 @@ import type { AppEnv } from './context';
 import { createDb } from './db/client';
 import { AppError, errorResponse } from './lib/errors';
 import { auth } from './routes/auth';
+import { creditsRoutes } from './routes/credits';
+import { keysRoutes } from './routes/keys';
 import { licenses } from './routes/licenses';
+import { productsRoutes } from './routes/products';
 import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
@@ -61,6 +64,9 @@ const routes = app
   .route('/api/users', usersRoutes)
   .route('/api/users', securityRoutes)
   .route('/api/settings', settingsRoutes)
+  .route('/api/products', productsRoutes)
+  .route('/api/keys', keysRoutes)
+  .route('/api/credits', creditsRoutes)
   .route('/api/v1/licenses', licenses);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));

@@ -26,6 +26,10 @@ export type DashboardStats = {
   expiredKeys: number;
   revokedKeys: number;
   totalProducts: number;
+  /** Active keys that expire within 7 days. */
+  expiringSoonKeys: number;
+  /** Credits this user has paid for keys. */
+  creditsSpent: number;
 };
 
 // Account security (SPEC sections 3 and 7).
@@ -45,3 +49,79 @@ export type TwoFactorSetupResponse = { qrCodeUrl: string; secret: string; otpaut
 export type RecoveryTokensResponse = { tokens: string[] };
 /** What the Google sign-in hands the app after its redirect (POST /api/auth/google/complete). */
 export type GoogleCompletion = LoginResponse | { connected: true; message: string };
+
+// The shop (issue 3): products, license keys, purchases and the exchange.
+export type ProductType = 'software' | 'game' | 'service' | 'other';
+
+export type Product = {
+  _id: string;
+  name: string;
+  description: string;
+  productType: ProductType;
+  keyTag: string;
+  baseCreditCost: number;
+  creditsPerDay: number;
+  minDays: number;
+  maxDays: number;
+  maxActivations: number;
+  isActive: boolean;
+  features: string[];
+  /** Counted by the server: every key made (generated or bought), keys sold, credits earned. */
+  stats: { totalGenerated: number; totalSold: number; revenue: number; totalActivations: number };
+  createdAt: string;
+  updatedAt: string | null;
+};
+
+export type KeyStatus = 'available' | 'used' | 'revoked' | 'expired';
+
+/** A user a key points at; `username` reads 'Deleted user' once the account is gone. */
+export type KeyUserRef = { _id: string; username: string };
+
+export type Activation = {
+  _id: string;
+  activatedAt: string;
+  lastUsed: string | null;
+  deviceFingerprint: string;
+  deviceInfo: { manufacturer?: string; model?: string; device?: string; cpuAbi?: string; fingerprint?: string } | null;
+};
+
+export type LicenseKey = {
+  _id: string;
+  key: string;
+  /** 'expired' as soon as expiresAt has passed, even before the cron job marks the row. */
+  status: KeyStatus;
+  product: { _id: string; name: string; keyTag: string; productType: ProductType; duration: number; maxActivations: number };
+  purchasedAt: string | null;
+  purchasedBy: KeyUserRef | null;
+  createdBy: KeyUserRef | null;
+  duration: number;
+  purchasePrice: number;
+  revokeReason: string | null;
+  firstUsedAt: string | null;
+  createdAt: string;
+  /** Null while a generated key is unactivated: its clock starts at the first activation. */
+  expiresAt: string | null;
+  metadata: { generationMethod: 'automatic' | 'purchase' | 'reseller' | 'direct' };
+  maxActivations: number;
+  activations: Activation[];
+};
+
+/** The receipt a purchase answers with: `product` is the product's name, as the success card shows it. */
+export type PurchaseReceipt = {
+  _id: string;
+  key: string;
+  product: string;
+  productId: string;
+  duration: number;
+  expiryDate: string;
+  cost: number;
+};
+
+export type PurchaseResponse = { licenseKey: PurchaseReceipt; remainingCredits: number };
+
+export type PurchaseShortfall = { requiredCredits: number; availableCredits: number; baseCost: number; durationCost: number; days: number };
+
+export type MyKeysResponse = { keys: LicenseKey[]; totalPages: number; total: number };
+
+export type ExchangeRateResponse = { rate: number };
+export type ExchangeResponse = { user: User; balances: { usd: number; credits: number } };

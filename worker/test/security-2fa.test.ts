@@ -4,7 +4,7 @@ import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rateLimits, recoveryTokens, securityLog, users } from '../db/schema';
-import { createChallenge, matchingStep, readChallenge, timeStep } from '../domain/two-factor';
+import { createChallenge, matchingStep, readChallenge, spendTwoFactorCode, timeStep } from '../domain/two-factor';
 import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
@@ -135,6 +135,15 @@ describe('sign-in with two-factor', () => {
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
     expect(await eventsOf(user.id)).toContain('2fa_failed');
+  });
+
+  it('spends a code once when checks race with the same view of the account', async () => {
+    const { token, user } = await signedInUser();
+    const secret = await enableTwoFactor(token);
+    const row = (await db().select().from(users).where(eq(users.id, user.id)).get())!;
+    const code = codeFor(secret, 1);
+    const checks = await Promise.all([1, 2, 3].map(() => spendTwoFactorCode(env, db(), row, code)));
+    expect(checks.sort()).toEqual(['ok', 'reused', 'reused']);
   });
 
   it('refuses a wrong code, a forged or expired challenge, and a challenge for an account without two-factor', async () => {
