@@ -16,6 +16,9 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: './wrangler.toml' },
               miniflare: {
+                // A database of its own for tests that need the whole table to themselves (the
+                // last owner, exact totals), while the other files share DB.
+                d1Databases: ['ISOLATED_DB'],
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',

@@ -5,6 +5,9 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './context';
 import { createDb } from './db/client';
 import { AppError, errorResponse } from './lib/errors';
+import { maintenanceMode } from './middleware/maintenance';
+import { adminStatsRoutes } from './routes/admin-stats';
+import { adminUsersRoutes } from './routes/admin-users';
 import { auth } from './routes/auth';
 import { creditsRoutes } from './routes/credits';
 import { keysRoutes } from './routes/keys';
@@ -56,6 +59,9 @@ app.use(
   },
 );
 
+// Before every route: while maintenance mode is on, only owners (and licensed apps) are served.
+app.use('/api/*', maintenanceMode);
+
 app.get('/api/health', (c) => c.json({ ok: true }, 200));
 
 // One line per resource, so each mount reads (and merges) on its own.
@@ -67,6 +73,8 @@ const routes = app
   .route('/api/products', productsRoutes)
   .route('/api/keys', keysRoutes)
   .route('/api/credits', creditsRoutes)
+  .route('/api/admin/users', adminUsersRoutes)
+  .route('/api/admin', adminStatsRoutes)
   .route('/api/v1/licenses', licenses);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { DB } from '../db/client';
 import { ledger, users } from '../db/schema';
 import { AppError } from '../lib/errors';
@@ -45,7 +46,13 @@ export type NewUser = {
  * Creates a user; opening balances are recorded in the ledger in the same batch, so the
  * ledger reconciles from the first row. Duplicate email or username is a 409.
  */
-export async function createUser(db: DB, input: NewUser, actorId: string | null = null): Promise<UserRow> {
+export async function createUser(
+  db: DB,
+  input: NewUser,
+  actorId: string | null = null,
+  /** Statements that must commit with the new user (an admin's audit row). */
+  alsoRun: (userId: string) => BatchItem<'sqlite'>[] = () => [],
+): Promise<UserRow> {
   const now = new Date();
   const id = newId(now.getTime());
   const row = {
@@ -77,7 +84,7 @@ export async function createUser(db: DB, input: NewUser, actorId: string | null 
         ]
       : [];
   try {
-    await db.batch([db.insert(users).values(row), ...openingBalance]);
+    await db.batch([db.insert(users).values(row), ...openingBalance, ...alsoRun(id)]);
   } catch (err) {
     // Two registrations racing for the same name: the unique index decides.
     if (String((err as Error)?.message).includes('UNIQUE')) await assertUnique(db, row.email, row.username);

@@ -125,3 +125,63 @@ export type MyKeysResponse = { keys: LicenseKey[]; totalPages: number; total: nu
 
 export type ExchangeRateResponse = { rate: number };
 export type ExchangeResponse = { user: User; balances: { usd: number; credits: number } };
+
+// Administration (issue 4): user management, the audit log and the admin stats.
+/** What a reseller may see of a user, to pick a customer. */
+export type UserSummary = Pick<User, '_id' | 'username' | 'email' | 'role'>;
+export type AdminUsersResponse<T = User> = { users: T[]; totalPages: number; total: number };
+export type AdminUserResponse = { user: User; message?: string };
+
+export type AuditEntry = {
+  _id: string;
+  action: string;
+  /** Null for the system; `username` null once the actor's account is deleted. */
+  actor: { _id: string; username: string | null } | null;
+  targetType: string | null;
+  targetId: string | null;
+  details: Record<string, unknown> | null;
+  ipAddress: string | null;
+  createdAt: string;
+};
+export type AuditLogResponse = { entries: AuditEntry[]; totalPages: number; total: number };
+
+/** A key as the Overview's Recent License Keys shows it; `product.name` is the snapshot at creation. */
+export type RecentKey = {
+  _id: string;
+  key: string;
+  status: 'available' | 'used' | 'revoked' | 'expired';
+  product: { _id: string; name: string; keyTag: string };
+  purchasedBy: { _id: string; username: string } | null;
+  createdBy: { _id: string; username: string } | null;
+  createdAt: string;
+};
+export type RecentUser = Pick<User, '_id' | 'username' | 'email' | 'role' | 'createdAt'>;
+
+export type AdminStats = {
+  totalUsers: number;
+  totalKeys: number;
+  totalProducts: number;
+  /** Credits. */
+  totalRevenue: number;
+  usersByRole: Record<Role, number>;
+  keysByStatus: Record<'available' | 'used' | 'revoked' | 'expired', number>;
+  recentActivity: { users: RecentUser[]; keys: RecentKey[] };
+};
+
+// Account security (SPEC sections 3 and 7).
+export type SecurityInfo = {
+  twoFactorEnabled: boolean;
+  googleConnected: boolean;
+  /** How many unused recovery tokens are left; the tokens themselves are shown only once. */
+  recoveryTokens: number;
+  googleEmail: string | null;
+  /** False for an account made through Google that has not set a password yet. */
+  hasPassword: boolean;
+  googleAvailable: boolean;
+};
+export type SessionInfo = { id: string; device: string; browser: string; location: string | null; ipAddress: string | null; lastActive: string; createdAt: string; current: boolean };
+export type SecurityLogEntry = { _id: string; event: string; ipAddress: string | null; timestamp: string };
+export type TwoFactorSetupResponse = { qrCodeUrl: string; secret: string; otpauthUrl: string };
+export type RecoveryTokensResponse = { tokens: string[] };
+/** What the Google sign-in hands the app after its redirect (POST /api/auth/google/complete). */
+export type GoogleCompletion = LoginResponse | { connected: true; message: string };

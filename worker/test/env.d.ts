@@ -19,6 +19,8 @@ declare global {
       MAIL_FROM?: string;
       THROTTLE_EXEMPT_IPS?: string;
       TEST_MIGRATIONS: D1Migration[];
+      /** A database for the one test file that needs whole tables to itself (see sandbox.ts). */
+      ISOLATED_DB: D1Database;
     }
     interface GlobalProps {
       mainModule: typeof import('../index');

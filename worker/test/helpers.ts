@@ -16,7 +16,15 @@ export const freshIp = () => `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) &
 export async function api<T = any>(
   method: string,
   path: string,
-  options: { body?: unknown; token?: string; headers?: Record<string, string>; rawBody?: string; ip?: string } = {},
+  options: {
+    body?: unknown;
+    token?: string;
+    headers?: Record<string, string>;
+    rawBody?: string;
+    ip?: string;
+    /** Another way to reach the Worker (a test's own bindings); the Worker's own fetch by default. */
+    fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  } = {},
 ): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { 'cf-connecting-ip': options.ip ?? freshIp(), ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -27,7 +35,8 @@ export async function api<T = any>(
   } else if (body !== undefined) {
     headers['content-type'] ??= 'application/json';
   }
-  const res = await exports.default.fetch(`http://localhost${path}`, { method, headers, body });
+  const url = `http://localhost${path}`;
+  const res = options.fetch ? await options.fetch(url, { method, headers, body }) : await exports.default.fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: any = text;
   try {

@@ -1,0 +1,136 @@
+// The admin Overview's figures (SPEC section 3, "Admin stats"), each one an aggregate served by an
+// index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
+// they created and the customers they sold them to.
+import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
+import type { SessionUser } from '../lib/sessions';
+import type { AdminStats, RecentKey, RecentUser } from '../schemas/entities';
+
+export const RECENT_ITEMS = 5;
+const DELETED_USER = 'Deleted user';
+
+/**
+ * A key's status at `now`: a used or available key whose expiry has passed is expired, even before
+ * the scheduled job marks the row (the same rule as every key list).
+ */
+const statusAt = (now: number) =>
+  sql<KeyStatus>`CASE WHEN ${licenseKeys.status} IN ('used', 'available') AND ${licenseKeys.expiresAt} <= ${now} THEN 'expired' ELSE ${licenseKeys.status} END`;
+
+export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()): Promise<AdminStats> {
+  const isOwner = viewer.role === 'owner';
+  // The reseller's keys: license_keys_creator_idx (created_by, created_at).
+  const keyScope = isOwner ? undefined : eq(licenseKeys.createdBy, viewer.id);
+  // The reseller's customers: buyers of the keys they created, other than themselves.
+  const customerIds = db
+    .selectDistinct({ id: licenseKeys.purchasedBy })
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.createdBy, viewer.id), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, viewer.id)));
+  const userScope = isOwner ? undefined : inArray(users.id, customerIds);
+
+  const status = statusAt(now);
+  const [roleRows, statusRows, productRow, revenueRow, recentUsers, recentKeys] = await Promise.all([
+    // users_role_created_idx covers the owner's count.
+    db.select({ role: users.role, n: count() }).from(users).where(userScope).groupBy(users.role).all(),
+    // license_keys_expiry_idx (status, expires_at) covers the owner's count.
+    db.select({ status, n: count() }).from(licenseKeys).where(keyScope).groupBy(status).all(),
+    db
+      .select({ n: count() })
+      .from(products)
+      .where(isOwner ? undefined : eq(products.isActive, true))
+      .get(),
+    isOwner
+      ? // Each product counts the credits it earned; a few hundred rows at most.
+        db.select({ total: sum(products.revenue) }).from(products).get()
+      : db
+          .select({ total: sum(licenseKeys.purchasePrice) })
+          .from(licenseKeys)
+          .where(and(eq(licenseKeys.createdBy, viewer.id), ne(licenseKeys.purchasedBy, viewer.id)))
+          .get(),
+    isOwner ? recentUsersOf(db) : recentCustomersOf(db, viewer.id),
+    recentKeysOf(db, keyScope, now),
+  ]);
+
+  const usersByRole: Record<Role, number> = { user: 0, reseller: 0, owner: 0 };
+  for (const row of roleRows) usersByRole[row.role] = row.n;
+  const keysByStatus: Record<KeyStatus, number> = { available: 0, used: 0, revoked: 0, expired: 0 };
+  for (const row of statusRows) keysByStatus[row.status] += row.n;
+
+  return {
+    totalUsers: roleRows.reduce((total, r) => total + r.n, 0),
+    totalKeys: statusRows.reduce((total, r) => total + r.n, 0),
+    totalProducts: productRow?.n ?? 0,
+    totalRevenue: Number(revenueRow?.total ?? 0),
+    usersByRole,
+    keysByStatus,
+    recentActivity: { users: recentUsers, keys: recentKeys },
+  };
+}
+
+const toRecentUser = (u: { id: string; username: string; email: string; role: Role; createdAt: Date }): RecentUser => ({
+  _id: u.id,
+  username: u.username,
+  email: u.email,
+  role: u.role,
+  createdAt: u.createdAt.toISOString(),
+});
+
+const recentUserFields = { id: users.id, username: users.username, email: users.email, role: users.role, createdAt: users.createdAt };
+
+async function recentUsersOf(db: DB): Promise<RecentUser[]> {
+  // users_created_idx.
+  const rows = await db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS).all();
+  return rows.map(toRecentUser);
+}
+
+/** A reseller's customers, the latest sale first. */
+async function recentCustomersOf(db: DB, resellerId: string): Promise<RecentUser[]> {
+  const latest = await db
+    .select({ id: licenseKeys.purchasedBy, last: sql<number>`max(${licenseKeys.createdAt})` })
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.createdBy, resellerId), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, resellerId)))
+    .groupBy(licenseKeys.purchasedBy)
+    .orderBy(desc(sql`max(${licenseKeys.createdAt})`))
+    .limit(RECENT_ITEMS)
+    .all();
+  const ids = latest.map((r) => r.id!);
+  if (ids.length === 0) return [];
+  const rows = await db.select(recentUserFields).from(users).where(inArray(users.id, ids)).all();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => (byId.has(id) ? [toRecentUser(byId.get(id)!)] : []));
+}
+
+async function recentKeysOf(db: DB, scope: ReturnType<typeof eq> | undefined, now: number): Promise<RecentKey[]> {
+  // license_keys_created_idx, or license_keys_creator_idx for a reseller.
+  const rows = await db
+    .select({
+      id: licenseKeys.id,
+      key: licenseKeys.key,
+      status: statusAt(now),
+      productId: licenseKeys.productId,
+      productName: licenseKeys.productName,
+      productKeyTag: licenseKeys.productKeyTag,
+      purchasedBy: licenseKeys.purchasedBy,
+      createdBy: licenseKeys.createdBy,
+      createdAt: licenseKeys.createdAt,
+    })
+    .from(licenseKeys)
+    .where(scope)
+    .orderBy(desc(licenseKeys.createdAt))
+    .limit(RECENT_ITEMS)
+    .all();
+  const ids = [...new Set(rows.flatMap((r) => [r.purchasedBy, r.createdBy]).filter((id): id is string => id !== null))];
+  const names = new Map(
+    ids.length ? (await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)).all()).map((u) => [u.id, u.username]) : [],
+  );
+  const ref = (id: string | null) => (id ? { _id: id, username: names.get(id) ?? DELETED_USER } : null);
+  return rows.map((r) => ({
+    _id: r.id,
+    key: r.key,
+    status: r.status,
+    product: { _id: r.productId, name: r.productName, keyTag: r.productKeyTag },
+    purchasedBy: ref(r.purchasedBy),
+    createdBy: ref(r.createdBy),
+    createdAt: new Date(r.createdAt).toISOString(),
+  }));
+}

@@ -1,0 +1,204 @@
+// User management by the owner (SPEC sections 5 and 7). Each write is one D1 batch holding the
+// change, its ledger row when money moves, and its audit row, all under the same guard.
+import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { ledger, users } from '../db/schema';
+import { AppError, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { endAllSessions, type SessionUser } from '../lib/sessions';
+import { toCents, type AddFundsInput, type ListUsersQuery } from '../schemas/admin-users';
+import type { User, UserSummary } from '../schemas/entities';
+import { auditStatement } from './audit';
+import { recordSecurityEvent } from './security-log';
+import { assertUnique, createUser, findUserById, toUserJson, type UserRow } from './users';
+
+/** Who is acting, and from where: every admin write is recorded with both. */
+export type AdminContext = { db: DB; kv: KVNamespace; actor: SessionUser; ip: string | null };
+
+export const LAST_OWNER_MESSAGE = 'The last owner cannot be demoted, deactivated or deleted';
+
+// Above every code point, so `>= p AND < p || END` is exactly "starts with p" as an index range.
+const PREFIX_END = '\u{10FFFF}';
+const startsWith = (column: SQL, prefix: string) => sql`(${column} >= ${prefix} AND ${column} < ${prefix + PREFIX_END})`;
+
+/**
+ * One page of users, newest first. Search is a case-insensitive prefix of the username or the
+ * email, each answered by its unique index. Resellers get active accounts' names, emails and
+ * roles only: enough to pick a customer.
+ */
+export async function listUsers(db: DB, query: ListUsersQuery, view: 'full' | 'summary'): Promise<{ users: (User | UserSummary)[]; totalPages: number; total: number }> {
+  const prefix = query.search?.toLowerCase();
+  const where = and(
+    prefix ? or(startsWith(sql`lower(${users.username})`, prefix), startsWith(sql`${users.email}`, prefix)) : undefined,
+    query.role ? eq(users.role, query.role) : undefined,
+    view === 'summary' ? eq(users.isActive, true) : undefined,
+  );
+  const [rows, totalRow] = await Promise.all([
+    db
+      .select()
+      .from(users)
+      .where(where)
+      .orderBy(desc(users.createdAt), desc(users.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all(),
+    db.select({ n: count() }).from(users).where(where).get(),
+  ]);
+  const total = totalRow?.n ?? 0;
+  const list = view === 'full' ? rows.map(toUserJson) : rows.map((u) => ({ _id: u.id, username: u.username, email: u.email, role: u.role }));
+  return { users: list, totalPages: Math.ceil(total / query.limit), total };
+}
+
+export async function getUser(db: DB, id: string): Promise<UserRow> {
+  const user = await findUserById(db, id);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+export type CreateUserParsed = {
+  username: string;
+  email: string;
+  password: string;
+  role: UserRow['role'];
+  balance: number;
+  credits: number;
+  isActive: boolean;
+};
+
+export async function createUserAsAdmin(admin: AdminContext, input: CreateUserParsed): Promise<UserRow> {
+  const { db, actor, ip } = admin;
+  const balanceCents = toCents(input.balance);
+  return createUser(
+    db,
+    { username: input.username, email: input.email, password: input.password, role: input.role, balanceCents, credits: input.credits, isActive: input.isActive },
+    actor.id,
+    (id) => [
+      auditStatement(db, actor, 'user.create', { type: 'user', id }, { username: input.username, email: input.email, role: input.role, balance: input.balance, credits: input.credits, isActive: input.isActive }, ip),
+    ],
+  );
+}
+
+/**
+ * True for a row that is not an active owner, or when another active owner remains. SQLite runs a
+ * batch's statements one at a time, so two owners demoting each other cannot both pass.
+ */
+const leavesAnOwner = sql`(NOT (${users.role} = 'owner' AND ${users.isActive} = 1)
+  OR EXISTS (SELECT 1 FROM ${users} AS other WHERE other.role = 'owner' AND other.is_active = 1 AND other.id != ${users.id}))`;
+
+export type UpdateUserParsed = Partial<{ username: string; email: string; role: UserRow['role']; balance: number; credits: number; isActive: boolean }>;
+
+/**
+ * Applies the owner's edit. Balance and credits are absolute: the ledger row's delta is computed
+ * inside the batch from the row as it stands then, so a purchase that lands between the form's
+ * load and this save is still accounted for.
+ */
+export async function updateUser(admin: AdminContext, id: string, input: UpdateUserParsed): Promise<UserRow> {
+  const { db, actor, ip } = admin;
+  const before = await getUser(db, id);
+  if (input.username !== undefined || input.email !== undefined) {
+    await assertUnique(db, input.email ?? before.email, input.username ?? before.username, id);
+  }
+  const removesAnOwner = (input.role !== undefined && input.role !== 'owner') || input.isActive === false;
+  const guard = and(eq(users.id, id), removesAnOwner ? leavesAnOwner : undefined)!;
+  const cents = input.balance === undefined ? undefined : toCents(input.balance);
+
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  const note = (field: string, from: unknown, to: unknown) => {
+    if (to !== undefined && from !== to) changes[field] = { from, to };
+  };
+  note('username', before.username, input.username);
+  note('email', before.email, input.email);
+  note('role', before.role, input.role);
+  note('isActive', before.isActive, input.isActive);
+  // The balances as read just before the write; the ledger row holds the exact delta.
+  note('balance', before.balanceCents / 100, input.balance);
+  note('credits', before.credits, input.credits);
+
+  const moneyMoves = cents !== undefined || input.credits !== undefined;
+  const creditsDelta = input.credits === undefined ? sql`0` : sql`${input.credits} - ${users.credits}`;
+  const centsDelta = cents === undefined ? sql`0` : sql`${cents} - ${users.balanceCents}`;
+  const now = Date.now();
+  const adjustment = db.insert(ledger).select(
+    // Every ledger column, in the table's order.
+    sql`SELECT ${newId(now)}, ${users.id}, ${actor.id}, 'admin_adjustment', ${creditsDelta}, ${centsDelta}, NULL, 'Set by an owner', ${now}
+          FROM ${users} WHERE ${guard} AND (${creditsDelta} != 0 OR ${centsDelta} != 0)`,
+  );
+  const audit = auditStatement(db, actor, 'user.update', { type: 'user', id }, { username: before.username, changes }, ip, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`);
+  const update = db
+    .update(users)
+    .set({
+      username: input.username,
+      email: input.email,
+      role: input.role,
+      isActive: input.isActive,
+      credits: input.credits,
+      balanceCents: cents,
+    })
+    .where(guard);
+
+  let results: unknown[];
+  try {
+    // The ledger and audit rows read the row before the update changes it.
+    results = moneyMoves ? await db.batch([adjustment, audit, update]) : await db.batch([audit, update]);
+  } catch (err) {
+    // Another edit took the name or email a moment ago: the unique index decides.
+    if (String((err as Error)?.message).includes('UNIQUE')) await assertUnique(db, input.email ?? before.email, input.username ?? before.username, id);
+    throw err;
+  }
+  const updated = (results[results.length - 1] as D1Result).meta.changes;
+  if (updated === 0) {
+    if (!(await findUserById(db, id))) throw notFound('User');
+    throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
+  }
+  if (input.isActive === false && before.isActive) {
+    await endAllSessions(admin.kv, id);
+    await recordSecurityEvent(db, id, 'account_deactivated', { ipAddress: ip, userAgent: null });
+  }
+  return getUser(db, id);
+}
+
+/** Adds USD or credits to an account (SPEC: Add Balance or Credits), with its ledger row. */
+export async function addFunds(admin: AdminContext, id: string, input: AddFundsInput): Promise<UserRow> {
+  const { db, actor, ip } = admin;
+  const credits = input.type === 'credits' ? input.amount : 0;
+  const cents = input.type === 'balance' ? toCents(input.amount) : 0;
+  const now = new Date();
+  const exists = eq(users.id, id);
+  const topUp = db.insert(ledger).select(
+    sql`SELECT ${newId(now.getTime())}, ${users.id}, ${actor.id}, 'admin_top_up', ${credits}, ${cents}, NULL, 'Added by an owner', ${now.getTime()}
+          FROM ${users} WHERE ${exists}`,
+  );
+  const audit = auditStatement(db, actor, 'user.add_funds', { type: 'user', id }, { type: input.type, amount: input.amount }, ip, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${exists})`);
+  const update = db
+    .update(users)
+    .set({ credits: sql`${users.credits} + ${credits}`, balanceCents: sql`${users.balanceCents} + ${cents}` })
+    .where(exists);
+  const [, , result] = await db.batch([topUp, audit, update]);
+  if ((result as D1Result).meta.changes === 0) throw notFound('User');
+  return getUser(db, id);
+}
+
+/**
+ * Deletes an account and ends its sessions. Its keys and ledger rows stay (they name the user by
+ * id only, and screens show a deleted user); recovery tokens and API tokens go with it.
+ */
+export async function deleteUser(admin: AdminContext, id: string): Promise<void> {
+  const { db, actor, ip } = admin;
+  const before = await getUser(db, id);
+  const guard = and(eq(users.id, id), leavesAnOwner)!;
+  const audit = auditStatement(
+    db,
+    actor,
+    'user.delete',
+    { type: 'user', id },
+    { username: before.username, email: before.email, role: before.role, balance: before.balanceCents / 100, credits: before.credits },
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`,
+  );
+  const [, result] = await db.batch([audit, db.delete(users).where(guard)]);
+  if ((result as D1Result).meta.changes === 0) {
+    if (!(await findUserById(db, id))) throw notFound('User');
+    throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
+  }
+  await endAllSessions(admin.kv, id);
+}

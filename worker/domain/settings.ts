@@ -1,0 +1,53 @@
+// The owner's changes to the settings document, each one audited, and the rules other features
+// take from the settings.
+import type { DB } from '../db/client';
+import { AppError } from '../lib/errors';
+import type { SessionUser } from '../lib/sessions';
+import { clearSettingsCache, getSettings, saveSettings } from '../lib/settings';
+import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
+import { recordAudit } from './audit';
+
+type SettingsContext = { db: DB; kv: KVNamespace; actor: SessionUser; ip: string | null };
+
+function changedFields(before: Settings, after: Settings) {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of Object.keys(after) as (keyof Settings)[]) {
+    if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
+  }
+  return changes;
+}
+
+/**
+ * Replaces the whole document. KV and D1 cannot share a transaction: the document is stored
+ * first, then the audit row, so the log never records a change that did not happen.
+ */
+export async function replaceSettings(ctx: SettingsContext, next: Settings): Promise<Settings> {
+  // The stored document, not this isolate's few-seconds-old copy, for an exact audit diff.
+  clearSettingsCache();
+  const before = await getSettings(ctx.kv);
+  const saved = await saveSettings(ctx.kv, next);
+  await recordAudit(ctx.db, ctx.actor, 'settings.update', { type: 'settings', id: null }, { changes: changedFields(before, saved) }, ctx.ip);
+  return saved;
+}
+
+export async function resetSettings(ctx: SettingsContext): Promise<Settings> {
+  clearSettingsCache();
+  const before = await getSettings(ctx.kv);
+  const saved = await saveSettings(ctx.kv, DEFAULT_SETTINGS);
+  await recordAudit(ctx.db, ctx.actor, 'settings.reset', { type: 'settings', id: null }, { changes: changedFields(before, saved) }, ctx.ip);
+  return saved;
+}
+
+/**
+ * `maxActivationsPerKey` bounds every product's `maxActivations` (SPEC section 5). Product create
+ * and edit call this with the current settings; a product saved before the bound was lowered keeps
+ * its value until it is next edited.
+ */
+export function assertWithinActivationLimit(settings: Pick<Settings, 'maxActivationsPerKey'>, maxActivations: number): void {
+  if (maxActivations > settings.maxActivationsPerKey) {
+    throw new AppError('VALIDATION_ERROR', activationLimitMessage(settings.maxActivationsPerKey), { details: { field: 'maxActivations' } });
+  }
+}
+
+export const activationLimitMessage = (limit: number) =>
+  `Max activations must be at most ${limit} (the maximum activations per key in the settings)`;

@@ -1,0 +1,60 @@
+// Maintenance mode (SPEC section 4: "blocks all user access"): while it is on, every API call of
+// anyone but an owner answers 503 MAINTENANCE. Owners keep working, and licensed software keeps
+// being served by the licensing API.
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../context';
+import { AppError } from '../lib/errors';
+import { endSession, readSession } from '../lib/sessions';
+import { getSettings } from '../lib/settings';
+import { requireAuth } from './auth';
+
+export const MAINTENANCE_MESSAGE = 'KeyPanel is under maintenance. Please try again later.';
+
+/** Served whatever the mode: licensed apps in the field, and the health check. */
+const ALWAYS_SERVED = ['/api/v1/licenses/', '/api/health'];
+/**
+ * Sign-in checks the credentials first, so an owner can still sign in; the session it gives a
+ * non-owner is ended at once (below). Signing out only takes access away, so it stays allowed.
+ */
+const SIGN_IN_PREFIX = '/api/auth/login';
+const SIGN_OUT = '/api/auth/logout';
+
+const underMaintenance = () => new AppError('MAINTENANCE', MAINTENANCE_MESSAGE);
+
+export const maintenanceMode = createMiddleware<AppEnv>(async (c, next) => {
+  const path = c.req.path;
+  if (ALWAYS_SERVED.some((p) => path === p || path.startsWith(p)) || path === SIGN_OUT) return next();
+  if (!(await getSettings(c.env.KV)).maintenanceMode) return next();
+  if (path === SIGN_IN_PREFIX || path.startsWith(`${SIGN_IN_PREFIX}/`)) return signInDuringMaintenance(c, next);
+  if ((await callerRole(c)) !== 'owner') throw underMaintenance();
+  return next();
+});
+
+/** The caller's role from their session; null for a guest or a session that is no longer valid. */
+async function callerRole(c: Context<AppEnv>) {
+  if (!c.req.header('authorization')) return null;
+  try {
+    // The same check every route makes, so a token that passes here passes there.
+    await requireAuth(c, async () => {});
+    return c.var.user.role;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) return null;
+    throw err;
+  }
+}
+
+/**
+ * Lets any sign-in step check the credentials (wrong ones still get their honest answer), then
+ * turns a session issued to a non-owner into the maintenance answer and ends that session.
+ */
+async function signInDuringMaintenance(c: Context<AppEnv>, next: () => Promise<void>) {
+  await next();
+  if (c.res.status !== 200) return;
+  const body = (await c.res.clone().json().catch(() => null)) as { token?: unknown; user?: { role?: unknown } } | null;
+  if (typeof body?.token !== 'string' || body.user?.role === 'owner') return;
+  const session = await readSession(c.env, body.token);
+  if (session) await endSession(c.env.KV, session.userId, session.id);
+  const error = underMaintenance();
+  c.res = c.json(error.body, error.status);
+}

@@ -1,0 +1,42 @@
+// /api/admin/users: the owner's user management; resellers may list users to pick a customer.
+import { Hono } from 'hono';
+import type { AppEnv } from '../context';
+import { addFunds, createUserAsAdmin, deleteUser, getUser, listUsers, updateUser, type AdminContext } from '../domain/admin-users';
+import { toUserJson } from '../domain/users';
+import { clientIp } from '../lib/request';
+import { jsonBody, pathParams, queryParams } from '../lib/validate';
+import { requireAuth, requireRole } from '../middleware/auth';
+import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
+import type { Context } from 'hono';
+
+const owner = requireRole('owner');
+const admin = (c: Context<AppEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.user, ip: clientIp(c) });
+
+export const adminUsersRoutes = new Hono<AppEnv>()
+  .use(requireAuth)
+  .get('/', requireRole('reseller'), queryParams(listUsersQuery), async (c) => {
+    const view = c.var.user.role === 'owner' ? 'full' : 'summary';
+    return c.json(await listUsers(c.var.db, c.req.valid('query'), view), 200);
+  })
+  .post('/', owner, jsonBody(createUserSchema), async (c) => {
+    const user = await createUserAsAdmin(admin(c), c.req.valid('json'));
+    return c.json({ user: toUserJson(user), message: 'User created successfully' }, 201);
+  })
+  .get('/:id', owner, pathParams(userIdParam), async (c) => {
+    const user = await getUser(c.var.db, c.req.valid('param').id);
+    return c.json({ user: toUserJson(user) }, 200);
+  })
+  .put('/:id', owner, pathParams(userIdParam), jsonBody(updateUserSchema), async (c) => {
+    const user = await updateUser(admin(c), c.req.valid('param').id, c.req.valid('json'));
+    return c.json({ user: toUserJson(user), message: 'User updated successfully' }, 200);
+  })
+  .post('/:id/balance', owner, pathParams(userIdParam), jsonBody(addFundsSchema), async (c) => {
+    const input = c.req.valid('json');
+    const user = await addFunds(admin(c), c.req.valid('param').id, input);
+    const message = input.type === 'credits' ? `Added ${input.amount} credits` : `Added $${input.amount.toFixed(2)} to the balance`;
+    return c.json({ user: toUserJson(user), message }, 200);
+  })
+  .delete('/:id', owner, pathParams(userIdParam), async (c) => {
+    await deleteUser(admin(c), c.req.valid('param').id);
+    return c.json({ success: true, message: 'User deleted successfully' }, 200);
+  });

@@ -1,0 +1,61 @@
+// One role matrix for every admin route (SPEC section 6): each caller (guest, user, reseller,
+// owner) gets exactly the answer the spec allows, and a refusal changes nothing.
+import { describe, expect, it } from 'vitest';
+import type { Role } from '../db/schema';
+import { api, signedInUser, type ApiResult } from './helpers';
+
+export type Caller = 'guest' | Role;
+export const CALLERS: Caller[] = ['guest', 'user', 'reseller', 'owner'];
+
+/** 'allowed' means a 2xx answer; 401 and 403 are refusals. */
+export type Outcome = 'allowed' | 401 | 403;
+export type Outcomes = Record<Caller, Outcome>;
+
+export const OWNER_ONLY: Outcomes = { guest: 401, user: 403, reseller: 403, owner: 'allowed' };
+export const RESELLER_AND_OWNER: Outcomes = { guest: 401, user: 403, reseller: 'allowed', owner: 'allowed' };
+
+export type MatrixRequest = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown };
+
+export type MatrixCase = {
+  /** A fresh request for one caller, so each caller acts on its own target. */
+  request: (caller: Caller) => Promise<MatrixRequest> | MatrixRequest;
+  /** Everything the request could change; read before and after a refusal, and compared. */
+  state: (request: MatrixRequest) => Promise<unknown>;
+  /** Signs a caller in elsewhere (a sandbox with its own database). */
+  tokenFor?: (role: Role) => Promise<string>;
+  /** Further checks of an allowed answer. */
+  allowed?: (res: ApiResult, caller: Caller, request: MatrixRequest) => Promise<void> | void;
+  /** Another way to call the Worker (a sandbox's `api`). */
+  call?: (method: string, path: string, options: { body?: unknown; token?: string }) => Promise<ApiResult>;
+};
+
+const sessions = new Map<Role, Promise<string>>();
+/** One signed-in account per role for the whole file (in the shared database). */
+export function tokenFor(role: Role): Promise<string> {
+  if (!sessions.has(role)) sessions.set(role, signedInUser(role).then((u) => u.token));
+  return sessions.get(role)!;
+}
+
+export function roleMatrix(name: string, testCase: MatrixCase, outcomes: Outcomes) {
+  describe(`role matrix: ${name}`, () => {
+    for (const caller of CALLERS) {
+      const outcome = outcomes[caller];
+      it(`${caller}: ${outcome === 'allowed' ? '2xx' : outcome}`, async () => {
+        const request = await testCase.request(caller);
+        const token = caller === 'guest' ? undefined : await (testCase.tokenFor ?? tokenFor)(caller);
+        const before = await testCase.state(request);
+        const call = testCase.call ?? api;
+        const res = await call(request.method, request.path, { body: request.body, token });
+        if (outcome === 'allowed') {
+          expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(200);
+          expect(res.status).toBeLessThan(300);
+          await testCase.allowed?.(res, caller, request);
+        } else {
+          expect(res.status).toBe(outcome);
+          expect(res.body.code).toBe(outcome === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
+          expect(await testCase.state(request)).toEqual(before);
+        }
+      });
+    }
+  });
+}
