@@ -32,24 +32,6 @@ export type DashboardStats = {
   creditsSpent: number;
 };
 
-// Account security (SPEC sections 3 and 7).
-export type SecurityInfo = {
-  twoFactorEnabled: boolean;
-  googleConnected: boolean;
-  /** How many unused recovery tokens are left; the tokens themselves are shown only once. */
-  recoveryTokens: number;
-  googleEmail: string | null;
-  /** False for an account made through Google that has not set a password yet. */
-  hasPassword: boolean;
-  googleAvailable: boolean;
-};
-export type SessionInfo = { id: string; device: string; browser: string; location: string | null; ipAddress: string | null; lastActive: string; createdAt: string; current: boolean };
-export type SecurityLogEntry = { _id: string; event: string; ipAddress: string | null; timestamp: string };
-export type TwoFactorSetupResponse = { qrCodeUrl: string; secret: string; otpauthUrl: string };
-export type RecoveryTokensResponse = { tokens: string[] };
-/** What the Google sign-in hands the app after its redirect (POST /api/auth/google/complete). */
-export type GoogleCompletion = LoginResponse | { connected: true; message: string };
-
 // The shop (issue 3): products, license keys, purchases and the exchange.
 export type ProductType = 'software' | 'game' | 'service' | 'other';
 
