@@ -1,25 +1,39 @@
-import { count, eq, or } from 'drizzle-orm';
+import { and, count, eq, gt, lte, or, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { licenseKeys, products } from '../db/schema';
+import { ledger, licenseKeys, products } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
+
+const EXPIRY_WARNING_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The dashboard's figures for the signed-in user: a customer's own purchased keys, a reseller's
  * keys (created or bought), every key for the owner; products the user may buy (all for the owner).
  */
-export async function dashboardStats(db: DB, user: SessionUser) {
+export async function dashboardStats(db: DB, user: SessionUser, now = Date.now()) {
   const scope =
     user.role === 'owner'
       ? undefined
       : user.role === 'reseller'
         ? or(eq(licenseKeys.createdBy, user.id), eq(licenseKeys.purchasedBy, user.id))
         : eq(licenseKeys.purchasedBy, user.id);
-  const [byStatus, productCount] = await Promise.all([
+  const [byStatus, productCount, expiring, spent] = await Promise.all([
     db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status).all(),
     db
       .select({ n: count() })
       .from(products)
       .where(user.role === 'owner' ? undefined : eq(products.isActive, true))
+      .get(),
+    // Active keys whose expiry falls within the spec's 7-day warning.
+    db
+      .select({ n: count() })
+      .from(licenseKeys)
+      .where(and(scope, eq(licenseKeys.status, 'used'), gt(licenseKeys.expiresAt, new Date(now)), lte(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS))))
+      .get(),
+    // Credits this user paid for keys, from the ledger.
+    db
+      .select({ n: sql<number>`COALESCE(-SUM(${ledger.creditsDelta}), 0)` })
+      .from(ledger)
+      .where(and(eq(ledger.userId, user.id), eq(ledger.kind, 'purchase')))
       .get(),
   ]);
   const keysByStatus = { available: 0, used: 0, expired: 0, revoked: 0 };
@@ -31,6 +45,8 @@ export async function dashboardStats(db: DB, user: SessionUser) {
     expiredKeys: keysByStatus.expired,
     revokedKeys: keysByStatus.revoked,
     totalProducts: productCount?.n ?? 0,
+    expiringSoonKeys: expiring?.n ?? 0,
+    creditsSpent: spent?.n ?? 0,
   };
 }
 

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
+import { listOwnKeys } from '../domain/my-keys';
 import { dashboardStats } from '../domain/stats';
 import { findUserById, toUserJson } from '../domain/users';
 import { notFound } from '../lib/errors';
+import { queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
+import { myKeysQuerySchema } from '../schemas/keys';
 
 export const usersRoutes = new Hono<AppEnv>()
   .use(requireAuth)
@@ -12,4 +15,5 @@ export const usersRoutes = new Hono<AppEnv>()
     if (!user) throw notFound('User');
     return c.json(toUserJson(user), 200);
   })
-  .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.user), 200));
+  .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.user), 200))
+  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) => c.json(await listOwnKeys(c.var.db, c.var.user.id, c.req.valid('query')), 200));

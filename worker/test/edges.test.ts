@@ -166,7 +166,7 @@ describe('GET /api/users/stats', () => {
     const res = await api('GET', '/api/users/stats', { token });
     expect(res.status).toBe(200);
     const activeProducts = await env.DB.prepare('SELECT count(*) AS n FROM products WHERE is_active = 1').first<{ n: number }>();
-    expect(res.body).toEqual({ totalKeys: 0, availableKeys: 0, usedKeys: 0, expiredKeys: 0, revokedKeys: 0, totalProducts: activeProducts!.n });
+    expect(res.body).toEqual({ totalKeys: 0, availableKeys: 0, usedKeys: 0, expiredKeys: 0, revokedKeys: 0, totalProducts: activeProducts!.n, expiringSoonKeys: 0, creditsSpent: 0 });
   });
 });
 

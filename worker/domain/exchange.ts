@@ -1,0 +1,101 @@
+// USD to credits at the owner's rate. Final and irreversible: there is no way back to USD.
+// One D1 batch moves both balances and writes the ledger row; the balance cannot go below zero
+// (CHECK on users.balance_cents), so racing exchanges can never spend the same cent twice.
+import { eq, sql } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { ledger, users } from '../db/schema';
+import { failedConstraint } from '../lib/db-errors';
+import { AppError, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import type { ExchangeResponse } from '../schemas/entities';
+import { creditsForCents, INSUFFICIENT_USD_MESSAGE } from '../schemas/exchange';
+import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
+import { findUserById, toUserJson } from './users';
+
+export type ExchangeOrder = {
+  userId: string;
+  cents: number;
+  /** Credits per USD, from the settings. */
+  rate: number;
+  /** The credits the customer's screen showed; more than the server's figure means the rate fell. */
+  promisedCredits?: number;
+  idempotency?: IdempotencyClaim;
+  now?: number;
+};
+
+export const EXCHANGE_STATUS = 200;
+
+const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+function insufficientBalance(cents: number, availableCents: number) {
+  return new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_USD_MESSAGE, {
+    details: { requiredUsd: cents / 100, availableUsd: availableCents / 100 },
+  });
+}
+
+export async function exchangeUsdForCredits(db: DB, order: ExchangeOrder): Promise<{ body: ExchangeResponse; replayed: boolean }> {
+  const { userId, cents, rate, idempotency } = order;
+  if (idempotency) {
+    const replay = await findReplay<ExchangeResponse>(db, idempotency);
+    if (replay) return { body: replay.body, replayed: true };
+  }
+  const credits = creditsForCents(cents, rate);
+  if (credits < 1) {
+    throw new AppError('VALIDATION_ERROR', `${dollars(cents)} buys no credits at the current rate of ${rate} credits per USD`, { details: { field: 'usdAmount' } });
+  }
+  if (order.promisedCredits !== undefined && order.promisedCredits > credits) {
+    throw new AppError(
+      'RATE_CHANGED',
+      `The exchange rate has changed to ${rate} credits per USD: ${dollars(cents)} now buys ${credits} credits, not ${order.promisedCredits}. Please check the new amount and try again.`,
+      { details: { rate, creditsToAdd: credits } },
+    );
+  }
+  const before = await findUserById(db, userId);
+  if (!before) throw notFound('User');
+  if (before.balanceCents < cents) throw insufficientBalance(cents, before.balanceCents);
+
+  const now = new Date(order.now ?? Date.now());
+  const debit = db
+    .update(users)
+    .set({ balanceCents: sql`${users.balanceCents} - ${cents}`, credits: sql`${users.credits} + ${credits}` })
+    .where(eq(users.id, userId))
+    .returning();
+  const record = db.insert(ledger).values({
+    id: newId(now.getTime()),
+    // NULL (and so a failed batch) when the account was deleted since it was read.
+    userId: sql`(SELECT ${users.id} FROM ${users} WHERE ${users.id} = ${userId})`,
+    actorId: userId,
+    kind: 'exchange',
+    creditsDelta: credits,
+    usdCentsDelta: -cents,
+    note: `${dollars(cents)} at ${rate} credits per USD`,
+    createdAt: now,
+  });
+  try {
+    if (!idempotency) {
+      const [after] = await db.batch([debit, record]);
+      return { body: answer(toUserJson(after[0])), replayed: false };
+    }
+    // The stored answer takes its balances from inside the batch, after the move.
+    const template = JSON.stringify(answer(toUserJson(before)));
+    const balance = sql`(SELECT ${users.balanceCents} / 100.0 FROM ${users} WHERE ${users.id} = ${userId})`;
+    const creditsNow = sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${userId})`;
+    const stored = sql`json_set(${template}, '$.user.balance', ${balance}, '$.user.credits', ${creditsNow}, '$.balances.usd', ${balance}, '$.balances.credits', ${creditsNow})`;
+    const [after] = await db.batch([debit, record, claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now)]);
+    return { body: answer(toUserJson(after[0])), replayed: false };
+  } catch (err) {
+    if (failedConstraint(err, 'CHECK', 'users_balance_check')) {
+      throw insufficientBalance(cents, (await findUserById(db, userId))?.balanceCents ?? 0);
+    }
+    if (failedConstraint(err, 'NOT NULL', 'ledger.user_id')) throw notFound('User');
+    if (idempotency && lostIdempotencyRace(err)) {
+      const replay = await findReplay<ExchangeResponse>(db, idempotency);
+      if (replay) return { body: replay.body, replayed: true };
+    }
+    throw err;
+  }
+}
+
+function answer(user: ExchangeResponse['user']): ExchangeResponse {
+  return { user, balances: { usd: user.balance, credits: user.credits } };
+}

@@ -1,0 +1,148 @@
+// License keys: how a key string is made, what a key's status is at a given moment, and the one
+// JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
+import { and, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { activations, licenseKeys, users } from '../db/schema';
+import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
+
+export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
+export type ActivationRow = typeof activations.$inferSelect;
+
+/** Digits and capitals without 0/O, 1/I/L and U/V look-alikes: a key read aloud or retyped survives. */
+export const KEY_ALPHABET = '23456789ABCDEFGHJKMNPQRSTWXYZ';
+export const KEY_GROUPS = 4;
+export const KEY_GROUP_LENGTH = 5;
+/** log2(29) x 20 characters = 97 bits of randomness, above the 80 the design asks for. */
+export const KEY_RANDOM_BITS = Math.log2(KEY_ALPHABET.length) * KEY_GROUPS * KEY_GROUP_LENGTH;
+
+/** Uniform characters from crypto.getRandomValues: bytes past the last whole multiple are redrawn. */
+function randomCharacters(count: number): string {
+  const n = KEY_ALPHABET.length;
+  const limit = 256 - (256 % n);
+  let out = '';
+  while (out.length < count) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(count * 2))) {
+      if (byte < limit && out.length < count) out += KEY_ALPHABET[byte % n];
+    }
+  }
+  return out;
+}
+
+/** `TAG-XXXXX-XXXXX-XXXXX-XXXXX`, prefixed with the product's keyTag. */
+export function generateLicenseKey(keyTag: string): string {
+  const chars = randomCharacters(KEY_GROUPS * KEY_GROUP_LENGTH);
+  const groups = Array.from({ length: KEY_GROUPS }, (_, i) => chars.slice(i * KEY_GROUP_LENGTH, (i + 1) * KEY_GROUP_LENGTH));
+  return [keyTag, ...groups].join('-');
+}
+
+/**
+ * The status a key has now. The cron job marks keys expired every few minutes; until it has,
+ * a key whose expiry has passed is already expired for every screen and every check.
+ */
+export function effectiveStatus(row: Pick<LicenseKeyRow, 'status' | 'expiresAt'>, now = Date.now()): KeyStatus {
+  if ((row.status === 'used' || row.status === 'available') && row.expiresAt && row.expiresAt.getTime() <= now) return 'expired';
+  return row.status;
+}
+
+/** The SQL filter for keys whose effective status is `status`, matching `effectiveStatus`. */
+export function effectiveStatusIs(status: KeyStatus, now = Date.now()): SQL {
+  const at = new Date(now);
+  const live = or(isNull(licenseKeys.expiresAt), gt(licenseKeys.expiresAt, at));
+  switch (status) {
+    case 'used':
+    case 'available':
+      return and(eq(licenseKeys.status, status), live)!;
+    case 'revoked':
+      return eq(licenseKeys.status, 'revoked');
+    case 'expired':
+      return or(
+        eq(licenseKeys.status, 'expired'),
+        and(inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, at)),
+      )!;
+  }
+}
+
+/** `%` and `_` typed by a person are letters, not wildcards. */
+export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+export const likeEscape = sql.raw(`ESCAPE '\\'`);
+
+export const DELETED_USER = 'Deleted user';
+
+export type KeyRelations = {
+  usernames: Map<string, string>;
+  activationsByKey: Map<string, ActivationRow[]>;
+};
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function userRef(id: string | null, usernames: Map<string, string>): KeyUserRef | null {
+  if (!id) return null;
+  return { _id: id, username: usernames.get(id) ?? DELETED_USER };
+}
+
+/** The one JSON shape of a license key (SPEC section 3, ARCHITECTURE.md). */
+export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, now = Date.now()): LicenseKey {
+  return {
+    _id: row.id,
+    key: row.key,
+    status: effectiveStatus(row, now),
+    product: {
+      _id: row.productId,
+      name: row.productName,
+      keyTag: row.productKeyTag,
+      productType: row.productType,
+      duration: row.duration,
+      maxActivations: row.maxActivations,
+    },
+    purchasedAt: iso(row.purchasedAt),
+    purchasedBy: userRef(row.purchasedBy, relations.usernames),
+    createdBy: userRef(row.createdBy, relations.usernames),
+    duration: row.duration,
+    purchasePrice: row.purchasePrice,
+    revokeReason: row.revokeReason,
+    firstUsedAt: iso(row.firstUsedAt),
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: iso(row.expiresAt),
+    metadata: { generationMethod: row.generationMethod },
+    maxActivations: row.maxActivations,
+    activations: (relations.activationsByKey.get(row.id) ?? []).map((a) => ({
+      _id: a.id,
+      activatedAt: a.activatedAt.toISOString(),
+      lastUsed: iso(a.lastUsed),
+      deviceFingerprint: a.deviceFingerprint,
+      deviceInfo: a.deviceInfo ?? null,
+    })),
+  };
+}
+
+// D1 binds at most 100 parameters per statement.
+const CHUNK = 90;
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** Usernames and activations for a page of keys, in a few queries whatever the page size. */
+export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<KeyRelations> {
+  const userIds = [...new Set(rows.flatMap((r) => [r.purchasedBy, r.createdBy]).filter((id): id is string => !!id))];
+  const keyIds = rows.map((r) => r.id);
+  const [userRows, activationRows] = await Promise.all([
+    Promise.all(chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)).all())),
+    Promise.all(chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt).all())),
+  ]);
+  const usernames = new Map(userRows.flat().map((u) => [u.id, u.username]));
+  const activationsByKey = new Map<string, ActivationRow[]>();
+  for (const a of activationRows.flat()) {
+    const list = activationsByKey.get(a.keyId) ?? [];
+    list.push(a);
+    activationsByKey.set(a.keyId, list);
+  }
+  return { usernames, activationsByKey };
+}
+
+/** A page of key rows as JSON, with their users and activations. */
+export async function licenseKeysJson(db: DB, rows: LicenseKeyRow[], now = Date.now()): Promise<LicenseKey[]> {
+  const relations = await loadKeyRelations(db, rows);
+  return rows.map((row) => toLicenseKeyJson(row, relations, now));
+}

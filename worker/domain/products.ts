@@ -1,0 +1,116 @@
+// Products: the owner's catalogue. Stats are counted by the writes that change them (purchases,
+// generation, activations), never taken from a client.
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { licenseKeys, products } from '../db/schema';
+import { failedConstraint } from '../lib/db-errors';
+import { AppError, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import type { Product } from '../schemas/entities';
+import type { ProductInput } from '../schemas/products';
+
+export type ProductRow = typeof products.$inferSelect;
+
+export function toProductJson(p: ProductRow): Product {
+  return {
+    _id: p.id,
+    name: p.name,
+    description: p.description,
+    productType: p.productType,
+    keyTag: p.keyTag,
+    baseCreditCost: p.baseCreditCost,
+    creditsPerDay: p.creditsPerDay,
+    minDays: p.minDays,
+    maxDays: p.maxDays,
+    maxActivations: p.maxActivations,
+    isActive: p.isActive,
+    features: p.features,
+    stats: { totalGenerated: p.totalGenerated, totalSold: p.totalSold, revenue: p.revenue, totalActivations: p.totalActivations },
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt ? p.updatedAt.toISOString() : null,
+  };
+}
+
+/** Active products by name; with `includeInactive` (the owner) every product. */
+export function listProducts(db: DB, { includeInactive }: { includeInactive: boolean }) {
+  return db
+    .select()
+    .from(products)
+    .where(includeInactive ? undefined : eq(products.isActive, true))
+    .orderBy(asc(products.name), asc(products.id))
+    .all();
+}
+
+export const findProduct = (db: DB, id: string) => db.select().from(products).where(eq(products.id, id)).get();
+
+/** A product a customer may buy now: it exists and is active (an inactive one reads as unknown). */
+export async function findPurchasableProduct(db: DB, id: string): Promise<ProductRow> {
+  const product = await findProduct(db, id);
+  if (!product || !product.isActive) throw notFound('Product');
+  return product;
+}
+
+const keyTagTaken = (keyTag: string) => new AppError('CONFLICT', `Another product already uses the key tag ${keyTag}`, { details: { field: 'keyTag' } });
+
+async function assertKeyTagFree(db: DB, keyTag: string, exceptId?: string) {
+  const clash = await db
+    .select({ id: products.id })
+    .from(products)
+    .where(exceptId ? and(eq(products.keyTag, keyTag), ne(products.id, exceptId)) : eq(products.keyTag, keyTag))
+    .get();
+  if (clash) throw keyTagTaken(keyTag);
+}
+
+/** Runs a write, turning the unique key tag index's refusal (two owners racing) into a 409. */
+async function withKeyTagGuard<T>(keyTag: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (failedConstraint(err, 'UNIQUE', 'products.key_tag')) throw keyTagTaken(keyTag);
+    throw err;
+  }
+}
+
+export async function createProduct(db: DB, input: ProductInput): Promise<ProductRow> {
+  await assertKeyTagFree(db, input.keyTag);
+  const now = new Date();
+  const row = { id: newId(now.getTime()), ...input, createdAt: now };
+  await withKeyTagGuard(input.keyTag, () => db.insert(products).values(row).run());
+  return (await findProduct(db, row.id))!;
+}
+
+/** Replaces the product's fields (PUT); stats and creation time stay as counted. */
+export async function updateProduct(db: DB, id: string, input: ProductInput): Promise<ProductRow> {
+  if (!(await findProduct(db, id))) throw notFound('Product');
+  await assertKeyTagFree(db, input.keyTag, id);
+  const updated = await withKeyTagGuard(input.keyTag, () =>
+    db
+      .update(products)
+      .set({ ...input, updatedAt: new Date() })
+      .where(eq(products.id, id))
+      .returning()
+      .get(),
+  );
+  if (!updated) throw notFound('Product');
+  return updated;
+}
+
+export type ProductRemoval = { deleted: true } | { deleted: false; deactivated: true; product: ProductRow };
+
+/**
+ * Deletes a product that never had a key. A product with keys (sold or generated) is deactivated
+ * instead: its keys keep working and pointing at it, and its sales history stays whole.
+ */
+export async function removeProduct(db: DB, id: string): Promise<ProductRemoval> {
+  if (!(await findProduct(db, id))) throw notFound('Product');
+  // One statement decides, so a key bought while this runs cannot be left pointing at nothing.
+  const deleted = await db
+    .delete(products)
+    .where(and(eq(products.id, id), sql`NOT EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${licenseKeys.productId} = ${id})`))
+    .returning({ id: products.id })
+    .all();
+  if (deleted.length) return { deleted: true };
+  const product = await db.update(products).set({ isActive: false, updatedAt: new Date() }).where(eq(products.id, id)).returning().get();
+  if (!product) throw notFound('Product');
+  return { deleted: false, deactivated: true, product };
+}

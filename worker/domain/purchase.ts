@@ -1,0 +1,167 @@
+// Buying a license key with credits: the customer's own purchase, and (through the admin routes) a
+// reseller's purchase for a customer and the owner's direct purchase. One D1 batch does it all:
+// the debit, the key, the ledger row, the product's stats and the idempotency claim. The debit
+// cannot go below zero (CHECK on users.credits), so racing purchases can never overspend: the
+// batch that would fails whole and changes nothing.
+import { eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { DB } from '../db/client';
+import { ledger, licenseKeys, products, users } from '../db/schema';
+import { failedConstraint } from '../lib/db-errors';
+import { AppError, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import type { PurchaseReceipt, PurchaseShortfall } from '../schemas/entities';
+import { isOfferedDuration, quote, type Quote } from '../schemas/products';
+import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
+import { generateLicenseKey } from './license-keys';
+import { findPurchasableProduct } from './products';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type PurchaseOrder = {
+  /** Must name an active product; an inactive or unknown one is a 404. */
+  productId: string;
+  days: number;
+  /** The account the key belongs to (`purchasedBy`). */
+  buyerId: string;
+  /** The account whose credits pay; null when nobody pays (the owner's free direct purchase). */
+  payerId: string | null;
+  /** Who asked for it: the key's `createdBy` and the ledger row's actor. */
+  actorId: string;
+  generationMethod: 'purchase' | 'reseller' | 'direct';
+  /** Credits charged; the list price unless given, and 0 when nobody pays. */
+  price?: number;
+  idempotency?: IdempotencyClaim;
+  now?: number;
+};
+
+/** What a purchase answers, and what a replay of it answers again. */
+export type PurchaseResult = {
+  licenseKey: PurchaseReceipt;
+  /** The payer's credits right after the purchase (null when nobody paid). */
+  payerCredits: number | null;
+};
+
+export const PURCHASE_STATUS = 201;
+
+export function insufficientCredits(q: Quote, required: number, available: number): AppError {
+  const details: PurchaseShortfall = { requiredCredits: required, availableCredits: available, baseCost: q.baseCost, durationCost: q.durationCost, days: q.days };
+  return new AppError('INSUFFICIENT_CREDITS', `Insufficient credits: this key costs ${required} credits and ${available} are available`, { details });
+}
+
+async function creditsOf(db: DB, userId: string): Promise<number> {
+  const row = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)).get();
+  if (!row) throw notFound('User');
+  return row.credits;
+}
+
+export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<PurchaseResult & { replayed: boolean }> {
+  const { days, payerId, idempotency } = order;
+  // A retry answers as the first time did, even if the product has been withdrawn since.
+  if (idempotency) {
+    const replay = await findReplay<PurchaseResult>(db, idempotency);
+    if (replay) return { ...replay.body, replayed: true };
+  }
+  const product = await findPurchasableProduct(db, order.productId);
+  if (!isOfferedDuration(product, days)) {
+    throw new AppError('VALIDATION_ERROR', `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`, {
+      details: { field: 'duration' },
+    });
+  }
+  const q = quote(product, days);
+  const price = payerId === null ? 0 : (order.price ?? q.total);
+  if (!Number.isInteger(price) || price < 0) throw new Error(`purchaseKey: price must be a whole number of credits, got ${price}`);
+
+  // A clear answer before any write; the batch's CHECK is what makes it exact under concurrency.
+  if (payerId !== null) {
+    const available = await creditsOf(db, payerId);
+    if (available < price) throw insufficientCredits(q, price, available);
+  }
+
+  const now = new Date(order.now ?? Date.now());
+  const keyId = newId(now.getTime());
+  const receipt: PurchaseReceipt = {
+    _id: keyId,
+    key: generateLicenseKey(product.keyTag),
+    product: product.name,
+    productId: product.id,
+    duration: days,
+    expiryDate: new Date(now.getTime() + days * DAY_MS).toISOString(),
+    cost: price,
+  };
+
+  const statements: BatchItem<'sqlite'>[] = [];
+  if (payerId !== null) {
+    statements.push(db.update(users).set({ credits: sql`${users.credits} - ${price}` }).where(eq(users.id, payerId)));
+  }
+  statements.push(
+    db.insert(licenseKeys).values({
+      id: keyId,
+      key: receipt.key,
+      status: 'used',
+      // NULL (and so a failed batch) when the product was deactivated or deleted since it was read.
+      productId: sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1)`,
+      productName: product.name,
+      productKeyTag: product.keyTag,
+      productType: product.productType,
+      duration: days,
+      maxActivations: product.maxActivations,
+      purchasedAt: now,
+      purchasedBy: order.buyerId,
+      createdBy: order.actorId,
+      purchasePrice: price,
+      expiresAt: new Date(receipt.expiryDate),
+      generationMethod: order.generationMethod,
+      createdAt: now,
+    }),
+  );
+  if (payerId !== null) {
+    statements.push(
+      db.insert(ledger).values({
+        id: newId(now.getTime()),
+        // NULL (and so a failed batch) when the payer's account was deleted since it was read.
+        userId: sql`(SELECT ${users.id} FROM ${users} WHERE ${users.id} = ${payerId})`,
+        actorId: order.actorId,
+        kind: 'purchase',
+        creditsDelta: -price,
+        reference: keyId,
+        note: `${product.name}, ${days} days${order.buyerId !== payerId ? ` (for ${order.buyerId})` : ''}`,
+        createdAt: now,
+      }),
+    );
+  }
+  // Every key made counts as generated; a bought one is also sold.
+  statements.push(
+    db
+      .update(products)
+      .set({
+        totalGenerated: sql`${products.totalGenerated} + 1`,
+        totalSold: sql`${products.totalSold} + 1`,
+        revenue: sql`${products.revenue} + ${price}`,
+      })
+      .where(eq(products.id, product.id)),
+  );
+  const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
+  if (idempotency) {
+    const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
+    statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, now));
+  }
+  const readPayer = payerId === null ? null : db.select({ credits: users.credits }).from(users).where(eq(users.id, payerId));
+
+  try {
+    const results = await db.batch([...statements, ...(readPayer ? [readPayer] : [])] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    if (readPayer) answer.payerCredits = (results[results.length - 1] as Array<{ credits: number }>)[0].credits;
+    return { ...answer, replayed: false };
+  } catch (err) {
+    if (failedConstraint(err, 'CHECK', 'users_credits_check') && payerId !== null) {
+      throw insufficientCredits(q, price, await creditsOf(db, payerId));
+    }
+    if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw notFound('Product');
+    if (failedConstraint(err, 'NOT NULL', 'ledger.user_id')) throw notFound('User');
+    if (idempotency && lostIdempotencyRace(err)) {
+      const replay = await findReplay<PurchaseResult>(db, idempotency);
+      if (replay) return { ...replay.body, replayed: true };
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,40 @@
+// /api/products: customers see the active catalogue; the owner sees and manages all of it.
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../context';
+import { createProduct, listProducts, removeProduct, toProductJson, updateProduct } from '../domain/products';
+import { jsonBody, pathParams } from '../lib/validate';
+import { isAtLeast, requireAuth, requireRole } from '../middleware/auth';
+import { idSchema } from '../schemas/keys';
+import { productInputSchema } from '../schemas/products';
+
+const productId = z.object({ id: idSchema('Product id') });
+
+export const productsRoutes = new Hono<AppEnv>()
+  .use(requireAuth)
+  .get('/', async (c) => {
+    const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.user.role, 'owner') });
+    return c.json(rows.map(toProductJson), 200);
+  })
+  .post('/', requireRole('owner'), jsonBody(productInputSchema), async (c) => {
+    const product = await createProduct(c.var.db, c.req.valid('json'));
+    return c.json(toProductJson(product), 201);
+  })
+  .put('/:id', requireRole('owner'), pathParams(productId), jsonBody(productInputSchema), async (c) => {
+    const product = await updateProduct(c.var.db, c.req.valid('param').id, c.req.valid('json'));
+    return c.json(toProductJson(product), 200);
+  })
+  .delete('/:id', requireRole('owner'), pathParams(productId), async (c) => {
+    const outcome = await removeProduct(c.var.db, c.req.valid('param').id);
+    if (outcome.deleted) return c.json({ success: true, deleted: true, message: 'Product deleted' }, 200);
+    return c.json(
+      {
+        success: true,
+        deleted: false,
+        deactivated: true,
+        message: 'This product has license keys, so it was deactivated instead of deleted: its keys and sales history are kept.',
+        product: toProductJson(outcome.product),
+      },
+      200,
+    );
+  });

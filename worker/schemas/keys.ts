@@ -1,0 +1,64 @@
+// License key requests: a purchase, and the customer's own key list (SPEC sections 5 and 7).
+import { z } from 'zod';
+
+export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+export const idSchema = (what: string) =>
+  z
+    .string({ error: `${what} is required` })
+    .trim()
+    .min(1, `${what} is required`)
+    .max(64, `${what} is not valid`);
+
+export const purchaseSchema = z.object({
+  productId: idSchema('Product'),
+  duration: z
+    .number({ error: 'Duration must be a number of days' })
+    .int('Duration must be a whole number of days')
+    .min(1, 'Duration must be at least 1 day'),
+});
+
+export type PurchaseInput = z.input<typeof purchaseSchema>;
+
+/** Query strings arrive as text; an empty value means "not given", as the spec's client sends them. */
+const emptyAsUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+
+export const pageQuery = (defaultLimit: number) => ({
+  page: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page is too large').default(1),
+  ),
+  limit: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
+      .default(defaultLimit),
+  ),
+});
+
+export const keyStatusFilter = z.preprocess(
+  (v) => (v === 'all' ? undefined : emptyAsUndefined(v)),
+  z.enum(KEY_STATUSES, { error: `status must be one of ${KEY_STATUSES.join(', ')}` }).optional(),
+);
+
+export const myKeysQuerySchema = z.object({
+  ...pageQuery(DEFAULT_PAGE_SIZE),
+  search: z.preprocess(emptyAsUndefined, z.string().trim().max(100, 'search must be at most 100 characters').optional()),
+  status: keyStatusFilter,
+});
+
+export type MyKeysQuery = z.output<typeof myKeysQuerySchema>;
+
+/** An Idempotency-Key header: what Stripe and the IETF draft accept, printable ASCII up to 255. */
+export const idempotencyKeySchema = z
+  .string()
+  .min(1, 'Idempotency-Key must not be empty')
+  .max(255, 'Idempotency-Key must be at most 255 characters')
+  .regex(/^[\x21-\x7e]+$/, 'Idempotency-Key must be printable ASCII without spaces');

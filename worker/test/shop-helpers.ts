@@ -1,0 +1,29 @@
+// Helpers for the shop's tests: products with unique key tags, straight through the domain.
+import { eq } from 'drizzle-orm';
+import { licenseKeys, products, users } from '../db/schema';
+import { createProduct } from '../domain/products';
+import { productInputSchema, type ProductInput } from '../schemas/products';
+import { db } from './helpers';
+
+/** A key tag no other test uses: 10 characters of [A-Z0-9]. */
+export function uniqueTag(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  return Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+export async function makeProduct(overrides: Partial<Record<keyof ProductInput, unknown>> = {}) {
+  const input = productInputSchema.parse({
+    name: `Product ${uniqueTag()}`,
+    description: 'A product for tests',
+    keyTag: uniqueTag(),
+    baseCreditCost: 100,
+    creditsPerDay: 10,
+    ...overrides,
+  });
+  return createProduct(db(), input);
+}
+
+export const productRow = (id: string) => db().select().from(products).where(eq(products.id, id)).get();
+export const userRow = (id: string) => db().select().from(users).where(eq(users.id, id)).get();
+export const keysOfProduct = (id: string) => db().select().from(licenseKeys).where(eq(licenseKeys.productId, id)).all();
+export const keysBoughtBy = (userId: string) => db().select().from(licenseKeys).where(eq(licenseKeys.purchasedBy, userId)).all();
