@@ -84,7 +84,7 @@ class Browser {
       { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), redirect: 'manual' },
       options.workerEnv ?? googleEnv,
     );
-    for (const cookie of res.headers.getSetCookie()) {
+    for (const cookie of res.headers.getAll('set-cookie')) {
       const [pair] = cookie.split(';');
       const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
       if (/max-age=0/i.test(cookie) || value === '') this.cookies.delete(name);
@@ -125,7 +125,7 @@ describe('starting Google sign-in', () => {
     expect(location.searchParams.get('redirect_uri')).toBe('http://localhost:8787/api/auth/google/callback');
     expect(location.searchParams.get('state')).toBeTruthy();
     expect(location.searchParams.get('code_challenge')).toBeTruthy();
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('kp_google_flow='))!;
+    const cookie = res.headers.getAll('set-cookie').find((c: string) => c.startsWith('kp_google_flow='))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\/api\/auth\/google/);

@@ -108,8 +108,8 @@ describe('apiRateLimit per IP per hour', () => {
   it('leaves addresses in THROTTLE_EXEMPT_IPS alone', () =>
     withApiRateLimit(10, async () => {
       const ip = ownIp();
-      const call = (workerEnv: typeof env) =>
-        app.request('http://localhost/api/auth/forgot-password', {
+      const call = async (workerEnv: typeof env) =>
+        await app.request('http://localhost/api/auth/forgot-password', {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip },
           body: JSON.stringify({ email: `${uniqueName('x')}@example.com` }),

@@ -1,0 +1,154 @@
+// /exchange: USD to credits at the owner's rate (SPEC sections 2, 5 and 8).
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
+import { creditsForCents, INSUFFICIENT_USD_MESSAGE, INVALID_AMOUNT_MESSAGE, toCents } from '@schemas/exchange';
+import { Card, StatCard } from '../../components/ui/card';
+import { Field } from '../../components/ui/field';
+import { Icon } from '../../components/ui/icons';
+import { toast } from '../../components/ui/toast';
+import { ApiError, errorMessage } from '../../lib/api';
+import { QUICK_EXCHANGE_AMOUNTS } from '../../lib/constants';
+import { formatCredits, formatUsd } from '../../lib/format';
+import { useIdempotencyKey } from '../../lib/idempotency';
+import { useCurrentUser } from '../auth/api';
+import { useExchange, useExchangeRate } from './api';
+
+const POPULAR_AMOUNTS = [1, 5, 10, 25, 50, 100];
+
+export function ExchangePage() {
+  const user = useCurrentUser()!;
+  const { rate, refetch: refetchRate } = useExchangeRate();
+  const exchange = useExchange();
+  const attempt = useIdempotencyKey();
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  const balanceCents = Math.round(user.balance * 100);
+  const cents = amount.trim() === '' ? null : toCents(amount);
+  const valid = cents !== null && cents > 0;
+  const credits = valid ? creditsForCents(cents, rate) : 0;
+  const overBalance = valid && cents > balanceCents;
+  const canSubmit = valid && credits > 0 && !overBalance && !exchange.isPending;
+
+  function pick(value: string) {
+    setAmount(value);
+    setError(null);
+  }
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!valid) return setError(INVALID_AMOUNT_MESSAGE);
+    if (overBalance) return setError(INSUFFICIENT_USD_MESSAGE);
+    if (!canSubmit) return;
+    setError(null);
+    try {
+      const usdAmount = cents / 100;
+      const answer = await exchange.mutateAsync({ usdAmount, creditsToAdd: credits, idempotencyKey: attempt.keyFor(`${cents}:${credits}`) });
+      attempt.done();
+      const received = answer.balances.credits - user.credits;
+      toast.success(`Exchanged ${formatUsd(usdAmount)} for ${formatCredits(received > 0 ? received : credits)} credits`);
+      setAmount('');
+    } catch (err) {
+      // The rate fell since the page loaded: show the new one before anything else is tried.
+      if (err instanceof ApiError && err.code === 'RATE_CHANGED') void refetchRate();
+      toast.error(errorMessage(err, 'Exchange failed'));
+    }
+  }
+
+  const live = valid ? (overBalance ? INSUFFICIENT_USD_MESSAGE : null) : amount.trim() !== '' ? INVALID_AMOUNT_MESSAGE : null;
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Exchange USD for Credits</h1>
+        <p className="muted">Credits buy license keys. No fees: you receive every credit shown.</p>
+      </header>
+      <section className="stat-grid" aria-label="Rate and balances">
+        <StatCard label="Current rate" value={<span className="rate-value" data-testid="exchange-rate">1 USD = {formatCredits(rate)} credits</span>} tone="purple" icon={<Icon name="swap" />} />
+        <StatCard label="USD balance" value={<span data-testid="exchange-usd">{formatUsd(user.balance)}</span>} tone="green" icon={<Icon name="dollar" />} />
+        <StatCard label="Credits" value={<span data-testid="exchange-credits">{formatCredits(user.credits)}</span>} tone="blue" icon={<Icon name="key" />} />
+      </section>
+      <div className="exchange-layout">
+        <Card title="Exchange">
+          <form onSubmit={onSubmit} noValidate>
+            <Field
+              label="USD amount"
+              type="number"
+              inputMode="decimal"
+              min={0.01}
+              step={0.01}
+              max={user.balance}
+              placeholder="0.00"
+              value={amount}
+              onChange={(e) => pick(e.target.value)}
+              error={error ?? live}
+              hint={`Up to ${formatUsd(user.balance)}`}
+            />
+            <div className="quick-amounts" role="group" aria-label="Quick amounts">
+              {QUICK_EXCHANGE_AMOUNTS.map((usd) => (
+                <button key={usd} type="button" className="btn btn-secondary btn-sm" disabled={usd * 100 > balanceCents || exchange.isPending} onClick={() => pick(usd.toFixed(2))}>
+                  ${usd}
+                </button>
+              ))}
+            </div>
+            <Field label="Credits to receive" type="text" readOnly value={formatCredits(credits)} hint="Rounded down to whole credits" />
+            <dl className="breakdown" aria-label="Exchange summary">
+              <div>
+                <dt>USD to exchange</dt>
+                <dd>{formatUsd(valid ? cents / 100 : 0)}</dd>
+              </div>
+              <div>
+                <dt>Credits to receive</dt>
+                <dd>{formatCredits(credits)}</dd>
+              </div>
+              <div>
+                <dt>New USD balance</dt>
+                <dd data-testid="new-usd">{formatUsd((balanceCents - (valid && !overBalance ? cents : 0)) / 100)}</dd>
+              </div>
+              <div>
+                <dt>New credits balance</dt>
+                <dd data-testid="new-credits">{formatCredits(user.credits + (overBalance ? 0 : credits))}</dd>
+              </div>
+            </dl>
+            <button type="submit" className="btn btn-primary btn-block" disabled={!canSubmit}>
+              {exchange.isPending ? 'Exchanging…' : 'Exchange'}
+            </button>
+          </form>
+        </Card>
+        <div className="exchange-side">
+          <Card title="Popular exchanges">
+            <div className="table-wrap">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">USD</th>
+                    <th scope="col">Credits</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {POPULAR_AMOUNTS.map((usd) => (
+                    <tr key={usd}>
+                      <td>{formatUsd(usd)}</td>
+                      <td>{formatCredits(creditsForCents(usd * 100, rate))}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </Card>
+          <Card title="Good to know">
+            <ul className="notes">
+              <li>Credits cannot be converted back to USD.</li>
+              <li>Exchanges are final and irreversible.</li>
+              <li>The exchange rate may change. If it changes before you confirm, nothing is exchanged and you are shown the new figure.</li>
+              <li>No fees are charged.</li>
+            </ul>
+            <p className="muted">
+              Need more USD? See <Link to="/add-balance">how to add balance</Link>.
+            </p>
+          </Card>
+        </div>
+      </div>
+    </div>
+  );
+}

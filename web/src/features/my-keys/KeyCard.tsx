@@ -1,0 +1,105 @@
+// One of the customer's keys (SPEC section 2, My License Keys).
+import type { KeyStatus, LicenseKey } from '@schemas/entities';
+import { Badge, type BadgeTone } from '../../components/ui/badge';
+import { CopyButton } from '../../components/ui/copy-button';
+import { DEVICES_SHOWN, EXPIRY_WARNING_DAYS, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
+import { daysUntil, formatCredits, formatDate, formatRelativeTime } from '../../lib/format';
+
+export const STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };
+const STATUS_TONES: Record<KeyStatus, BadgeTone> = { used: 'green', available: 'blue', expired: 'gray', revoked: 'red' };
+
+const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
+
+function lastUsed(key: LicenseKey): string | null {
+  const times = key.activations.map((a) => a.lastUsed ?? a.activatedAt);
+  return times.length ? times.reduce((a, b) => (a > b ? a : b)) : null;
+}
+
+export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const daysLeft = k.expiresAt ? daysUntil(k.expiresAt) : null;
+  const expired = k.status === 'expired';
+  const expiringSoon = k.status === 'used' && daysLeft !== null && daysLeft > 0 && daysLeft <= EXPIRY_WARNING_DAYS;
+  const devices = k.activations.slice(0, DEVICES_SHOWN);
+  const headingId = `key-${k._id}`;
+
+  return (
+    <article className="key-card card" aria-labelledby={headingId}>
+      <header className="key-card-header">
+        <div>
+          <h2 id={headingId} className="product-name">
+            {k.product.name}
+          </h2>
+          <span className="key-tag">{k.product.keyTag}</span>
+        </div>
+        <Badge tone={STATUS_TONES[k.status]}>{STATUS_LABELS[k.status]}</Badge>
+      </header>
+      <div className="key-box">
+        <code>{k.key}</code>
+        <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
+      </div>
+      {expiringSoon && (
+        <div className="notice notice-warning" role="status">
+          Expires in {daysLeft} {daysLeft === 1 ? 'day' : 'days'}
+        </div>
+      )}
+      {expired && (
+        <div className="notice notice-error" role="status">
+          This license has expired
+        </div>
+      )}
+      {k.status === 'revoked' && (
+        <div className="notice notice-error" role="status">
+          This license was revoked{k.revokeReason ? `: ${k.revokeReason}` : ''}
+        </div>
+      )}
+      <dl className="key-details">
+        <div>
+          <dt>Purchased</dt>
+          <dd>{formatDate(k.purchasedAt ?? k.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>
+            {k.duration} {k.duration === 1 ? 'day' : 'days'}
+          </dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>{k.expiresAt ? formatDate(k.expiresAt) : 'At first activation + duration'}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCredits(k.purchasePrice)} credits</dd>
+        </div>
+        <div>
+          <dt>Type</dt>
+          <dd className="capitalize">{k.product.productType}</dd>
+        </div>
+        <div>
+          <dt>Devices</dt>
+          <dd>
+            {k.activations.length} / {k.maxActivations}
+            {k.activations.length > 0 && <span className="muted"> · last used {formatRelativeTime(lastUsed(k))}</span>}
+          </dd>
+        </div>
+      </dl>
+      {devices.length > 0 && (
+        <ul className="device-list" aria-label="Activated devices">
+          {devices.map((a) => (
+            <li key={a._id}>
+              <code title="Device fingerprint">{fingerprint(a.deviceFingerprint)}</code>
+              {a.deviceInfo?.model && (
+                <span className="muted">
+                  {' '}
+                  {[a.deviceInfo.manufacturer, a.deviceInfo.model].filter(Boolean).join(' ')}
+                </span>
+              )}
+              <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
+            </li>
+          ))}
+          {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
+        </ul>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,140 @@
+// /my-keys: the customer's keys with search, status filter, paging and automatic refresh.
+import { useEffect, useId, useState } from 'react';
+import { Link } from 'react-router-dom';
+import type { KeyStatus } from '@schemas/entities';
+import { EmptyState } from '../../components/ui/card';
+import { Icon } from '../../components/ui/icons';
+import { Pagination } from '../../components/ui/pagination';
+import { PageSpinner } from '../../components/ui/spinner';
+import { toast } from '../../components/ui/toast';
+import { useMyKeys } from './api';
+import { KeyCard, STATUS_LABELS } from './KeyCard';
+
+const STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
+const SEARCH_DELAY_MS = 300;
+
+export function MyKeysPage() {
+  const searchId = useId();
+  const statusId = useId();
+  const [searchText, setSearchText] = useState('');
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState<KeyStatus | ''>('');
+  const [page, setPage] = useState(1);
+  const keys = useMyKeys({ page, search, status });
+
+  // Search as the customer types, without a request per keystroke.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setSearch(searchText);
+      setPage(1);
+    }, SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [searchText]);
+
+  useEffect(() => {
+    if (keys.isError) toast.error('Failed to load your license keys');
+  }, [keys.isError]);
+
+  // A page that emptied (keys filtered away elsewhere) falls back to the last one.
+  const totalPages = keys.data?.totalPages ?? 0;
+  useEffect(() => {
+    if (totalPages > 0 && page > totalPages) setPage(totalPages);
+  }, [page, totalPages]);
+
+  const filtered = search.trim() !== '' || status !== '';
+  function clearFilters() {
+    setSearchText('');
+    setSearch('');
+    setStatus('');
+    setPage(1);
+  }
+
+  async function refresh() {
+    const result = await keys.refetch();
+    if (!result.isError) toast.success('License keys refreshed', 2000);
+  }
+
+  return (
+    <div className="page">
+      <header className="page-header-row">
+        <div className="page-header">
+          <h1>My License Keys</h1>
+          <p className="muted">Every key you bought, with its devices and expiry.</p>
+        </div>
+        <button type="button" className="btn btn-secondary" onClick={refresh} disabled={keys.isFetching}>
+          <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
+          Refresh Keys
+        </button>
+      </header>
+      <section className="filters card" aria-label="Filters">
+        <div className="field">
+          <label htmlFor={searchId}>Search keys</label>
+          <input id={searchId} type="search" placeholder="Key, product name or tag" value={searchText} onChange={(e) => setSearchText(e.target.value)} maxLength={100} />
+        </div>
+        <div className="field">
+          <label htmlFor={statusId}>Status</label>
+          <select
+            id={statusId}
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value as KeyStatus | '');
+              setPage(1);
+            }}
+          >
+            <option value="">All statuses</option>
+            {STATUS_OPTIONS.map((s) => (
+              <option key={s} value={s}>
+                {STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" className="btn btn-secondary filters-clear" onClick={clearFilters} disabled={!filtered && searchText === ''}>
+          Clear Filters
+        </button>
+      </section>
+      {keys.isPending ? (
+        <PageSpinner label="Loading your license keys…" />
+      ) : keys.isError && !keys.data ? (
+        <div className="notice notice-error" role="alert">
+          Failed to load your license keys.{' '}
+          <button type="button" className="btn btn-secondary btn-sm" onClick={() => keys.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : keys.data.keys.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No keys match your filters" icon="🔍">
+            <button type="button" className="btn btn-secondary" onClick={clearFilters}>
+              Clear Filters
+            </button>
+          </EmptyState>
+        ) : (
+          <EmptyState title="No license keys yet" icon="🔑">
+            <p className="muted">Keys you buy appear here.</p>
+            <div className="empty-actions">
+              <Link to="/products" className="btn btn-primary">
+                Browse Products
+              </Link>
+              <Link to="/purchase" className="btn btn-secondary">
+                Purchase Keys
+              </Link>
+            </div>
+          </EmptyState>
+        )
+      ) : (
+        <div className="key-results">
+          <p className="muted" aria-live="polite">
+            {keys.data.total} {keys.data.total === 1 ? 'key' : 'keys'}
+          </p>
+          <div className="key-grid">
+            {keys.data.keys.map((k) => (
+              <KeyCard key={k._id} licenseKey={k} />
+            ))}
+          </div>
+          <Pagination page={page} totalPages={totalPages} onChange={setPage} disabled={keys.isFetching} />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+// What other features may use from the products feature.
+export { productsKey, useProducts } from './api';
+export { ProductTypeBadge } from './ProductTypeBadge';

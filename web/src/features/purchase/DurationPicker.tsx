@@ -1,0 +1,66 @@
+// The duration of a key: a slider over the product's day range and a box for an exact number.
+import { useEffect, useId, useState } from 'react';
+import type { Product } from '@schemas/entities';
+
+const plural = (n: number) => `${n} ${n === 1 ? 'day' : 'days'}`;
+
+export function DurationPicker({ product, days, onChange, disabled = false }: { product: Product; days: number; onChange: (days: number) => void; disabled?: boolean }) {
+  const rangeId = useId();
+  const numberId = useId();
+  // The box may hold a half-typed number; the chosen duration changes only with a valid one.
+  const [typed, setTyped] = useState(String(days));
+  useEffect(() => setTyped(String(days)), [days]);
+
+  const clamp = (n: number) => Math.min(product.maxDays, Math.max(product.minDays, Math.round(n)));
+
+  return (
+    <div className="duration-picker">
+      <div className="field">
+        <label htmlFor={rangeId}>Duration (days)</label>
+        <input
+          id={rangeId}
+          type="range"
+          min={product.minDays}
+          max={product.maxDays}
+          step={1}
+          value={days}
+          disabled={disabled}
+          aria-valuetext={plural(days)}
+          onChange={(e) => onChange(clamp(Number(e.target.value)))}
+        />
+        <div className="range-scale" aria-hidden="true">
+          <span>{plural(product.minDays)}</span>
+          <strong>{plural(days)}</strong>
+          <span>{plural(product.maxDays)}</span>
+        </div>
+      </div>
+      <div className="field duration-number">
+        <label htmlFor={numberId}>Number of days</label>
+        <input
+          id={numberId}
+          type="number"
+          inputMode="numeric"
+          min={product.minDays}
+          max={product.maxDays}
+          step={1}
+          value={typed}
+          disabled={disabled}
+          onChange={(e) => {
+            setTyped(e.target.value);
+            const n = Number(e.target.value);
+            if (e.target.value !== '' && Number.isInteger(n) && n >= product.minDays && n <= product.maxDays) onChange(n);
+          }}
+          onBlur={() => {
+            const n = Number(typed);
+            const next = typed === '' || !Number.isFinite(n) ? days : clamp(n);
+            setTyped(String(next));
+            onChange(next);
+          }}
+        />
+        <div className="field-hint">
+          {product.minDays === product.maxDays ? `Sold for ${plural(product.minDays)} only` : `From ${product.minDays} to ${product.maxDays} days`}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+// The product card's purchase dialog: pick a duration, see the cost, buy.
+import { useState } from 'react';
+import type { Product } from '@schemas/entities';
+import { quote } from '@schemas/products';
+import { Modal } from '../../components/ui/modal';
+import { toast } from '../../components/ui/toast';
+import { TOAST_PURCHASE_MS } from '../../lib/constants';
+import { useIdempotencyKey } from '../../lib/idempotency';
+import { useCurrentUser } from '../auth/api';
+import { purchaseErrorMessage, usePurchase } from './api';
+import { DurationPicker } from './DurationPicker';
+import { PriceBreakdown } from './PriceBreakdown';
+
+/** Rendered while a product is chosen (keyed by it, so each product opens at its own minimum). */
+export function PurchaseModal({ product, onClose }: { product: Product; onClose: () => void }) {
+  const user = useCurrentUser();
+  const purchase = usePurchase();
+  const attempt = useIdempotencyKey();
+  const [days, setDays] = useState(product.minDays);
+
+  const credits = user?.credits ?? 0;
+  const total = quote(product, days).total;
+  const short = credits < total;
+
+  async function onPurchase() {
+    if (!user || short) return;
+    try {
+      const answer = await purchase.mutateAsync({ productId: product._id, duration: days, idempotencyKey: attempt.keyFor(`${product._id}:${days}`) });
+      attempt.done();
+      toast.success(`License key purchased: ${answer.licenseKey.key}. You will find it in My Keys.`, TOAST_PURCHASE_MS);
+      setDays(product.minDays);
+      onClose();
+    } catch (err) {
+      toast.error(purchaseErrorMessage(err, 'Purchase failed'), TOAST_PURCHASE_MS);
+    }
+  }
+
+  return (
+    <Modal
+      open
+      title="Purchase License"
+      onClose={onClose}
+      busy={purchase.isPending}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={purchase.isPending}>
+            Cancel
+          </button>
+          <button type="button" className="btn btn-primary" onClick={onPurchase} disabled={!user || short || purchase.isPending}>
+            {purchase.isPending ? 'Purchasing…' : 'Purchase'}
+          </button>
+        </>
+      }
+    >
+      <p className="purchase-product">
+        <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span>
+      </p>
+      <DurationPicker product={product} days={days} onChange={setDays} disabled={purchase.isPending} />
+      <PriceBreakdown product={product} days={days} credits={credits} />
+      {short && (
+        <div className="notice notice-warning" role="status">
+          You need {total - credits} more credits for this duration. Choose fewer days or exchange USD for credits.
+        </div>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,182 @@
+// /purchase: choose a product and a duration, buy, and get the key on a success card.
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
+import type { Product, PurchaseReceipt } from '@schemas/entities';
+import { isOfferedDuration, quote } from '@schemas/products';
+import { Card, EmptyState } from '../../components/ui/card';
+import { CopyButton } from '../../components/ui/copy-button';
+import { Spinner } from '../../components/ui/spinner';
+import { toast } from '../../components/ui/toast';
+import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
+import { formatCredits, formatDateTime } from '../../lib/format';
+import { useIdempotencyKey } from '../../lib/idempotency';
+import { useCurrentUser } from '../auth/api';
+import { useProducts } from '../products';
+import { purchaseErrorMessage, usePurchase } from './api';
+import { DurationPicker } from './DurationPicker';
+import { PriceBreakdown } from './PriceBreakdown';
+
+const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
+
+export function PurchasePage() {
+  const user = useCurrentUser()!;
+  const products = useProducts();
+  const purchase = usePurchase();
+  const attempt = useIdempotencyKey();
+  const selectId = useId();
+  const [productId, setProductId] = useState('');
+  const [days, setDays] = useState(1);
+  const [receipt, setReceipt] = useState<PurchaseReceipt | null>(null);
+
+  useEffect(() => {
+    // The spec has this list's failures logged only; the page also says so, rather than look empty.
+    if (products.isError) console.error('Failed to load products', products.error);
+  }, [products.isError, products.error]);
+
+  const product = products.data?.find((p) => p._id === productId) ?? null;
+  const total = product ? quote(product, days).total : 0;
+  const short = product !== null && user.credits < total;
+
+  function choose(id: string) {
+    setProductId(id);
+    const next = products.data?.find((p) => p._id === id);
+    // Choosing a product sets the duration to its minimum.
+    if (next) setDays(next.minDays);
+  }
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!product || short || purchase.isPending) return;
+    try {
+      const answer = await purchase.mutateAsync({ productId: product._id, duration: days, idempotencyKey: attempt.keyFor(`${product._id}:${days}`) });
+      attempt.done();
+      setReceipt(answer.licenseKey);
+      setDays(product.minDays);
+      toast.success('License key purchased successfully!', TOAST_PURCHASE_MS);
+    } catch (err) {
+      toast.error(purchaseErrorMessage(err, 'Failed to purchase license key'), TOAST_PURCHASE_MS);
+    }
+  }
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Purchase License Keys</h1>
+        <p className="muted">Buy a key with your credits. You have {formatCredits(user.credits)} credits.</p>
+      </header>
+      <div className="purchase-layout">
+        <div className="purchase-main">
+          {receipt && <PurchaseSuccess receipt={receipt} onDismiss={() => setReceipt(null)} />}
+          <Card title="New purchase">
+            {products.isPending ? (
+              <Spinner label="Loading products…" />
+            ) : (
+              <form onSubmit={onSubmit} noValidate>
+                <div className="field">
+                  <label htmlFor={selectId}>Product</label>
+                  <select id={selectId} value={productId} onChange={(e) => choose(e.target.value)} disabled={purchase.isPending || !products.data?.length}>
+                    <option value="">{products.data?.length ? 'Select a product' : 'No products available'}</option>
+                    {products.data?.map((p) => (
+                      <option key={p._id} value={p._id}>
+                        {productLabel(p)}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+                {product && (
+                  <>
+                    <DurationPicker product={product} days={days} onChange={setDays} disabled={purchase.isPending} />
+                    <h3 className="section-title">Purchase summary</h3>
+                    <p className="purchase-product">
+                      <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span> for {days} {days === 1 ? 'day' : 'days'}
+                    </p>
+                    <PriceBreakdown product={product} days={days} credits={user.credits} />
+                    {short && (
+                      <div className="notice notice-warning" role="status">
+                        You need {formatCredits(total - user.credits)} more credits. <Link to="/exchange">Exchange USD for credits</Link>
+                      </div>
+                    )}
+                  </>
+                )}
+                <button type="submit" className="btn btn-primary btn-block" disabled={!product || short || purchase.isPending}>
+                  {purchase.isPending ? 'Purchasing…' : product ? `Purchase for ${formatCredits(total)} credits` : 'Purchase License Key'}
+                </button>
+              </form>
+            )}
+          </Card>
+        </div>
+        <aside className="purchase-side" aria-labelledby="side-products">
+          <Card title={<span id="side-products">Available products</span>}>
+            {products.isError ? (
+              <div className="notice notice-error" role="alert">
+                Products could not be loaded.{' '}
+                <button type="button" className="btn btn-secondary btn-sm" onClick={() => products.refetch()}>
+                  Try again
+                </button>
+              </div>
+            ) : products.data?.length === 0 ? (
+              <EmptyState title="No Products Available" />
+            ) : (
+              <ul className="side-products">
+                {products.data?.map((p) => (
+                  <li key={p._id} className={p._id === productId ? 'selected' : ''}>
+                    <button type="button" className="side-product" onClick={() => choose(p._id)} aria-pressed={p._id === productId} disabled={purchase.isPending}>
+                      <span className="side-product-name">
+                        {p.name} <span className="key-tag">{p.keyTag}</span>
+                      </span>
+                      <span className="side-product-costs">
+                        {SAMPLE_DAYS.map((d) => (
+                          <span key={d}>
+                            {d}d: {isOfferedDuration(p, d) ? formatCredits(quote(p, d).total) : 'n/a'}
+                          </span>
+                        ))}
+                      </span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Card>
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+function PurchaseSuccess({ receipt, onDismiss }: { receipt: PurchaseReceipt; onDismiss: () => void }) {
+  return (
+    <section className="card success-card" aria-labelledby="purchase-success" role="status">
+      <h2 id="purchase-success">Purchase successful!</h2>
+      <dl className="receipt">
+        <div>
+          <dt>Product</dt>
+          <dd>{receipt.product}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>
+            {receipt.duration} {receipt.duration === 1 ? 'day' : 'days'}
+          </dd>
+        </div>
+        <div>
+          <dt>Expiry date</dt>
+          <dd>{formatDateTime(receipt.expiryDate)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCredits(receipt.cost)} credits</dd>
+        </div>
+      </dl>
+      <div className="key-box">
+        <code data-testid="purchased-key">{receipt.key}</code>
+        <CopyButton text={receipt.key} label="Copy license key" copiedMessage="License key copied to clipboard" />
+      </div>
+      <p className="muted">
+        This key is also saved in <Link to="/my-keys">My Keys</Link>.
+      </p>
+      <button type="button" className="btn btn-secondary btn-sm" onClick={onDismiss}>
+        Buy another key
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,3 @@
+// What other features may use from the purchase feature.
+export { KEY_PURCHASED_EVENT } from './events';
+export { PurchaseModal } from './PurchaseModal';
