@@ -22,6 +22,8 @@ const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 const GENERATED_SECRETS: Record<string, () => string> = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
   LICENSE_SIGNING_KEY: generateLicenseSigningKey,
+  // Encrypts two-factor secrets at rest (worker/lib/secret-box.ts).
+  TOTP_ENCRYPTION_KEY: () => randomBytes(32).toString('base64url'),
 };
 
 export function ensureDevVars(file = path.join(ROOT, '.dev.vars')): string[] {
