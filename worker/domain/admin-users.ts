@@ -160,6 +160,8 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
 /** Adds USD or credits to an account (SPEC: Add Balance or Credits), with its ledger row. */
 export async function addFunds(admin: AdminContext, id: string, input: AddFundsInput): Promise<UserRow> {
   const { db, actor, ip } = admin;
+  // The name goes into the audit row, which outlives the account.
+  const target = await getUser(db, id);
   const credits = input.type === 'credits' ? input.amount : 0;
   const cents = input.type === 'balance' ? toCents(input.amount) : 0;
   const now = new Date();
@@ -168,7 +170,7 @@ export async function addFunds(admin: AdminContext, id: string, input: AddFundsI
     sql`SELECT ${newId(now.getTime())}, ${users.id}, ${actor.id}, 'admin_top_up', ${credits}, ${cents}, NULL, 'Added by an owner', ${now.getTime()}
           FROM ${users} WHERE ${exists}`,
   );
-  const audit = auditStatement(db, actor, 'user.add_funds', { type: 'user', id }, { type: input.type, amount: input.amount }, ip, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${exists})`);
+  const audit = auditStatement(db, actor, 'user.add_funds', { type: 'user', id }, { username: target.username, type: input.type, amount: input.amount }, ip, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${exists})`);
   const update = db
     .update(users)
     .set({ credits: sql`${users.credits} + ${credits}`, balanceCents: sql`${users.balanceCents} + ${cents}` })

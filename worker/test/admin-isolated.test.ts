@@ -237,7 +237,7 @@ describe('GET /api/admin/audit-log', () => {
         actor: { _id: a.user.id, username: a.username },
         targetType: 'user',
         targetId: target.user.id,
-        details: { type: 'credits', amount: 5 },
+        details: { username: target.username, type: 'credits', amount: 5 },
         ipAddress: '198.51.100.1',
         createdAt: expect.any(String),
       },

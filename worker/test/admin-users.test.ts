@@ -398,8 +398,8 @@ describe('POST /api/admin/users/{id}/balance', () => {
       [15, 0],
     ]);
     expect(auditRows.map((a) => [a.action, a.details]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
-      ['user.add_funds', { type: 'balance', amount: 2.5 }],
-      ['user.add_funds', { type: 'credits', amount: 15 }],
+      ['user.add_funds', { username: target.username, type: 'balance', amount: 2.5 }],
+      ['user.add_funds', { username: target.username, type: 'credits', amount: 15 }],
     ]);
   });
 

@@ -6,6 +6,7 @@ import { Badge } from '../components/ui/badge';
 import { Icon } from '../components/ui/icons';
 import { toast } from '../components/ui/toast';
 import { useCurrentUser, useLogout, useProfile } from '../features/auth/api';
+import { SiteNotices } from '../features/site-status/SiteNotices';
 import { TOAST_SMALL_MS } from '../lib/constants';
 import { formatCredits, formatUsd } from '../lib/format';
 import { adminNavItem, MAIN_NAV } from './nav';
@@ -108,6 +109,7 @@ export function Layout() {
           )}
         </header>
         <main id="main" className="content" tabIndex={-1}>
+          {user && <SiteNotices user={user} />}
           <Outlet />
         </main>
       </div>

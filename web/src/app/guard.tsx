@@ -5,19 +5,24 @@ import { Navigate, useLocation } from 'react-router-dom';
 import type { Role } from '@schemas/entities';
 import { PageSpinner } from '../components/ui/spinner';
 import { useProfile } from '../features/auth/api';
+import { MaintenanceScreen } from '../features/site-status/MaintenanceScreen';
+import { maintenanceAtom } from '../lib/maintenance';
 import { clearSession, tokenAtom } from '../lib/session';
 
 export function RequireAuth({ roles, children }: { roles?: Role[]; children: ReactNode }) {
   const token = useAtomValue(tokenAtom);
   const location = useLocation();
   const profile = useProfile();
-  const failedAtStartup = profile.isError && !profile.data;
+  const maintenance = useAtomValue(maintenanceAtom);
+  // Maintenance answers every call with 503: that is no reason to sign the user out.
+  const failedAtStartup = profile.isError && !profile.data && !maintenance;
 
   // A stored token whose profile cannot be fetched signs the user out (SPEC section 4).
   useEffect(() => {
     if (token && failedAtStartup) clearSession();
   }, [token, failedAtStartup]);
 
+  if (token && maintenance) return <MaintenanceScreen message={maintenance} />;
   if (!token || failedAtStartup) return <Navigate to="/login" state={{ from: { pathname: location.pathname, search: location.search } }} replace />;
   if (!profile.data) return <PageSpinner label="Checking your session…" />;
   if (roles && !roles.includes(profile.data.role)) return <Navigate to="/dashboard" replace />;

@@ -50,10 +50,10 @@ export function createRouter() {
         { path: 'exchange', lazy: async () => ({ Component: (await import('../features/exchange/ExchangePage')).ExchangePage }) },
         { path: 'add-balance', lazy: async () => ({ Component: (await import('../features/exchange/AddBalancePage')).AddBalancePage }) },
         { path: 'settings/security', lazy: pending('Security') },
-        restricted(ADMIN_ROLES, [{ path: 'admin', lazy: pending('Admin Panel') }]),
+        restricted(ADMIN_ROLES, [{ path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) }]),
         restricted(OWNER_ONLY, [
           { path: 'manage-products', lazy: pending('Manage Products') },
-          { path: 'user-management', lazy: pending('User Management') },
+          { path: 'user-management', element: <Navigate to="/admin?tab=users" replace /> },
           { path: 'system-analytics', lazy: pending('System Analytics') },
         ]),
       ],

@@ -1,6 +1,7 @@
 // The one API client of the web app: JSON, bearer header, 30 s timeout, the server's message
 // surfaced, and SPEC section 4's rule for a 401.
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
+import { noteMaintenance } from './maintenance';
 import { appStore, clearSession, tokenAtom } from './session';
 
 export class ApiError extends Error {
@@ -69,9 +70,12 @@ export async function apiRequest<T>(
   if (!response.ok) {
     const body = (data ?? {}) as { message?: string; code?: string; details?: Record<string, unknown> };
     if (response.status === 401 && !AUTH_CALLS.includes(url.pathname)) handleUnauthorized();
+    if (response.status === 503 && body.code === 'MAINTENANCE') noteMaintenance(body.message ?? 'KeyPanel is under maintenance.');
     const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
     throw new ApiError(body.message ?? '', response.status, body.code, body.details, retryAfter);
   }
+  // Any answer that got through means maintenance is over (or does not concern this user).
+  noteMaintenance(null);
   return data as T;
 }
 

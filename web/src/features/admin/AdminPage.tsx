@@ -1,0 +1,91 @@
+// /admin: the owner's Admin Panel and the reseller's panel, one tab at a time, the tab in `?tab=`.
+import { lazy, Suspense, useRef, type ComponentType, type KeyboardEvent } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import type { User } from '@schemas/entities';
+import { Icon } from '../../components/ui/icons';
+import { PageSpinner } from '../../components/ui/spinner';
+import { useCurrentUser } from '../auth/api';
+import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
+
+export type TabProps = { user: User; selectTab: (tab: TabId) => void };
+
+// Each tab loads on demand, so opening the panel does not fetch every screen's code.
+const panels: Record<TabId, ComponentType<TabProps>> = {
+  overview: lazy(() => import('./OverviewTab').then((m) => ({ default: m.OverviewTab }))),
+  users: lazy(() => import('./UsersTab').then((m) => ({ default: m.UsersTab }))),
+  products: lazy(() => import('./PlaceholderTabs').then((m) => ({ default: m.ProductsTab }))),
+  keys: lazy(() => import('./PlaceholderTabs').then((m) => ({ default: m.LicenseKeysTab }))),
+  generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
+  purchase: lazy(() => import('./PlaceholderTabs').then((m) => ({ default: m.DirectPurchaseTab }))),
+  settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
+};
+
+/** Owner-only tabs whose screen says so itself when reached by URL (SPEC's texts for non-owners). */
+const EXPLAINS_ITS_REFUSAL: TabId[] = ['generate', 'settings'];
+
+export function AdminPage() {
+  const user = useCurrentUser()!;
+  const [params, setParams] = useSearchParams();
+  const tabs = tabsFor(user.role);
+  const requested = params.get('tab');
+  const refused = isTabId(requested) && !tabs.includes(requested) && EXPLAINS_ITS_REFUSAL.includes(requested) ? requested : null;
+  const selected: TabId = isTabId(requested) && tabs.includes(requested) ? requested : 'overview';
+  const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
+
+  const selectTab = (tab: TabId) => setParams({ tab });
+
+  // Arrow keys, Home and End move between tabs (WAI-ARIA tabs pattern, automatic activation).
+  function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
+    const index = tabs.indexOf(selected);
+    const next =
+      e.key === 'ArrowRight' ? tabs[(index + 1) % tabs.length]
+      : e.key === 'ArrowLeft' ? tabs[(index - 1 + tabs.length) % tabs.length]
+      : e.key === 'Home' ? tabs[0]
+      : e.key === 'End' ? tabs[tabs.length - 1]
+      : null;
+    if (!next) return;
+    e.preventDefault();
+    selectTab(next);
+    tabRefs.current[next]?.focus();
+  }
+
+  const shown = refused ?? selected;
+  const Panel = panels[shown];
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>{user.role === 'owner' ? 'Admin Panel' : 'Reseller Panel'}</h1>
+        <p className="muted">{user.role === 'owner' ? 'Run the shop: users, products, keys and settings.' : 'Sell keys to your customers and follow your sales.'}</p>
+      </header>
+      <div className="tabs" role="tablist" aria-label="Admin sections" onKeyDown={onKeyDown}>
+        {tabs.map((tab) => (
+          <button
+            key={tab}
+            ref={(node) => {
+              tabRefs.current[tab] = node;
+            }}
+            type="button"
+            role="tab"
+            id={`admin-tab-${tab}`}
+            aria-selected={!refused && tab === selected}
+            aria-controls={`admin-panel-${tab}`}
+            tabIndex={tab === selected ? 0 : -1}
+            className="tab"
+            onClick={() => selectTab(tab)}
+          >
+            <Icon name={TAB_ICONS[tab]} size={16} />
+            {TAB_LABELS[tab]}
+          </button>
+        ))}
+      </div>
+      <div
+        className="tab-panel"
+        {...(refused ? { role: 'region', 'aria-label': TAB_LABELS[refused] } : { role: 'tabpanel', id: `admin-panel-${selected}`, 'aria-labelledby': `admin-tab-${selected}` })}
+      >
+        <Suspense fallback={<PageSpinner label="Loading…" />}>
+          <Panel key={shown} user={user} selectTab={selectTab} />
+        </Suspense>
+      </div>
+    </div>
+  );
+}

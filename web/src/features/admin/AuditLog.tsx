@@ -1,0 +1,132 @@
+// The audit log in the owner's Overview: who did what, to whom, when and from where; filterable
+// by action and by the actor's username.
+import { useState } from 'react';
+import { AUDIT_ACTIONS } from '@schemas/audit';
+import type { AuditEntry } from '@schemas/entities';
+import { Card } from '../../components/ui/card';
+import { Pagination } from '../../components/ui/pagination';
+import { Spinner } from '../../components/ui/spinner';
+import { formatDateTime } from '../../lib/format';
+import { useAuditLog } from './api';
+import { useDebounced } from './useDebounced';
+
+export const AUDIT_ACTION_LABELS: Record<(typeof AUDIT_ACTIONS)[number], string> = {
+  'user.create': 'User created',
+  'user.update': 'User edited',
+  'user.add_funds': 'Funds added',
+  'user.delete': 'User deleted',
+  'settings.update': 'Settings saved',
+  'settings.reset': 'Settings reset',
+  'keys.auto_cleanup': 'Expired keys cleaned up',
+};
+
+const actionLabel = (action: string) => AUDIT_ACTION_LABELS[action as keyof typeof AUDIT_ACTION_LABELS] ?? action;
+
+/** A short human reading of what changed. */
+export function describeDetails(entry: AuditEntry): string {
+  const d = entry.details ?? {};
+  const changes = d.changes as Record<string, { from: unknown; to: unknown }> | undefined;
+  const who = typeof d.username === 'string' ? d.username : null;
+  if (entry.action === 'user.add_funds') return d.type === 'credits' ? `${d.amount} credits` : `$${Number(d.amount).toFixed(2)}`;
+  if (changes) {
+    const list = Object.entries(changes).map(([field, c]) => `${field}: ${String(c.from)} → ${String(c.to)}`);
+    return list.length ? list.join(', ') : 'No change';
+  }
+  if (entry.action === 'keys.auto_cleanup') return `${d.count ?? 0} keys`;
+  return who ?? '';
+}
+
+function targetOf(entry: AuditEntry): string {
+  const username = typeof entry.details?.username === 'string' ? entry.details.username : null;
+  if (entry.targetType === 'user') return username ? `User ${username}` : 'User';
+  if (entry.targetType === 'settings') return 'Settings';
+  return entry.targetType ?? '—';
+}
+
+export function AuditLog() {
+  const [page, setPage] = useState(1);
+  const [action, setAction] = useState('');
+  const [actor, setActor] = useState('');
+  const debouncedActor = useDebounced(actor);
+  const log = useAuditLog({ page, action, actor: debouncedActor });
+
+  return (
+    <Card title="Audit Log" className="audit-log">
+      <div className="filters">
+        <div className="field">
+          <label htmlFor="audit-action">Action</label>
+          <select
+            id="audit-action"
+            value={action}
+            onChange={(e) => {
+              setAction(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">All actions</option>
+            {AUDIT_ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {actionLabel(a)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-actor">Actor (username)</label>
+          <input
+            id="audit-actor"
+            type="search"
+            value={actor}
+            placeholder="Any actor"
+            onChange={(e) => {
+              setActor(e.target.value);
+              setPage(1);
+            }}
+          />
+        </div>
+      </div>
+      {log.isPending ? (
+        <div className="panel-loading">
+          <Spinner label="Loading the audit log…" />
+        </div>
+      ) : log.isError ? (
+        <div className="notice notice-error" role="alert">
+          Failed to load the audit log.{' '}
+          <button type="button" className="link-button" onClick={() => log.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : log.data.entries.length === 0 ? (
+        <p className="muted">No audit entries match these filters.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-busy={log.isFetching}>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Details</th>
+                <th scope="col">IP address</th>
+              </tr>
+            </thead>
+            <tbody>
+              {log.data.entries.map((entry) => (
+                <tr key={entry._id}>
+                  <td className="nowrap">{formatDateTime(entry.createdAt)}</td>
+                  <td>{entry.actor ? (entry.actor.username ?? 'Deleted user') : 'System'}</td>
+                  <td className="nowrap">{actionLabel(entry.action)}</td>
+                  <td>{targetOf(entry)}</td>
+                  <td className="audit-details">{describeDetails(entry)}</td>
+                  <td className="mono small">{entry.ipAddress ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {log.data && <Pagination page={page} totalPages={log.data.totalPages} onChange={setPage} disabled={log.isFetching} />}
+    </Card>
+  );
+}

@@ -1,0 +1,293 @@
+// User Management's dialogs. Each form is checked with the API's own schema before it is sent,
+// so the messages are the server's.
+import { useState, type FormEvent } from 'react';
+import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
+import type { Role, User } from '@schemas/entities';
+import { Field } from '../../components/ui/field';
+import { Modal } from '../../components/ui/modal';
+import { toast } from '../../components/ui/toast';
+import { errorMessage } from '../../lib/api';
+import { formatCredits, formatUsd } from '../../lib/format';
+import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
+
+type Errors = Record<string, string>;
+
+/** The first message for each field of a failed parse. */
+function fieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Errors {
+  const errors: Errors = {};
+  for (const issue of issues) errors[String(issue.path[0] ?? 'form')] ??= issue.message;
+  return errors;
+}
+
+const without = (errors: Errors, field: string) => {
+  const { [field]: _, ...rest } = errors;
+  return rest;
+};
+
+/** SPEC section 5: balance is parsed as a decimal and credits as an integer, each 0 when empty. */
+const parseBalance = (text: string) => (text.trim() === '' ? 0 : Number.parseFloat(text));
+const parseCredits = (text: string) => (text.trim() === '' ? 0 : Number.parseInt(text, 10));
+
+function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Role</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value as Role)}>
+        <option value="user">User</option>
+        <option value="reseller">Reseller</option>
+        <option value="owner">Owner</option>
+      </select>
+    </div>
+  );
+}
+
+const EMPTY_NEW_USER = { username: '', email: '', password: '', role: 'user' as Role, balance: '', credits: '' };
+
+export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [form, setForm] = useState(EMPTY_NEW_USER);
+  const [errors, setErrors] = useState<Errors>({});
+  const create = useCreateUser();
+  const set = (field: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => {
+    setForm((f) => ({ ...f, [field]: e.target.value }));
+    setErrors((errs) => without(errs, field));
+  };
+
+  function close() {
+    setForm(EMPTY_NEW_USER);
+    setErrors({});
+    onClose();
+  }
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = createUserSchema.safeParse({ ...form, balance: parseBalance(form.balance), credits: parseCredits(form.credits) });
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
+    setErrors({});
+    try {
+      const answer = await create.mutateAsync(parsed.data);
+      toast.success(answer.message ?? 'User created successfully');
+      close();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to create user'));
+    }
+  }
+
+  return (
+    <Modal
+      open={open}
+      title="Create User"
+      onClose={close}
+      busy={create.isPending}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={close} disabled={create.isPending}>
+            Cancel
+          </button>
+          <button type="submit" form="create-user-form" className="btn btn-primary" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create User'}
+          </button>
+        </>
+      }
+    >
+      <form id="create-user-form" onSubmit={onSubmit} noValidate>
+        <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} required />
+        <Field label="Email" name="email" type="email" autoComplete="off" value={form.email} onChange={set('email')} error={errors.email} required />
+        <Field label="Password" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={errors.password} hint="At least 6 characters" required />
+        <RoleSelect id="create-role" value={form.role} onChange={(role) => setForm((f) => ({ ...f, role }))} />
+        <div className="form-grid">
+          <Field label="Balance (USD)" name="balance" type="number" min={0} step={0.01} inputMode="decimal" placeholder="0.00" value={form.balance} onChange={set('balance')} error={errors.balance} />
+          <Field label="Credits" name="credits" type="number" min={0} step={1} inputMode="numeric" placeholder="0" value={form.credits} onChange={set('credits')} error={errors.credits} />
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+export function EditUserModal({ user, onClose }: { user: User; onClose: () => void }) {
+  const [form, setForm] = useState({
+    username: user.username,
+    email: user.email,
+    role: user.role,
+    balance: user.balance.toFixed(2),
+    credits: String(user.credits),
+    isActive: user.isActive,
+  });
+  const [errors, setErrors] = useState<Errors>({});
+  const update = useUpdateUser();
+  const set = (field: 'username' | 'email' | 'balance' | 'credits') => (e: React.ChangeEvent<HTMLInputElement>) => {
+    setForm((f) => ({ ...f, [field]: e.target.value }));
+    setErrors((errs) => without(errs, field));
+  };
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    // Only what the owner changed is sent, so a balance that moved since the form opened (a
+    // purchase, a top-up) is not overwritten by the value shown when it was loaded.
+    const balance = parseBalance(form.balance);
+    const credits = parseCredits(form.credits);
+    const changes = {
+      username: form.username.trim() !== user.username ? form.username : undefined,
+      email: form.email.trim().toLowerCase() !== user.email ? form.email : undefined,
+      role: form.role !== user.role ? form.role : undefined,
+      balance: balance !== user.balance ? balance : undefined,
+      credits: credits !== user.credits ? credits : undefined,
+      isActive: form.isActive !== user.isActive ? form.isActive : undefined,
+    };
+    if (Object.values(changes).every((v) => v === undefined)) {
+      toast.info('Nothing to update', 2000);
+      return onClose();
+    }
+    const parsed = updateUserSchema.safeParse(changes);
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
+    setErrors({});
+    try {
+      const answer = await update.mutateAsync({ id: user._id, changes: parsed.data });
+      toast.success(answer.message ?? 'User updated successfully');
+      onClose();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to update user'));
+    }
+  }
+
+  return (
+    <Modal
+      open
+      title={`Edit ${user.username}`}
+      onClose={onClose}
+      busy={update.isPending}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={update.isPending}>
+            Cancel
+          </button>
+          <button type="submit" form="edit-user-form" className="btn btn-primary" disabled={update.isPending}>
+            {update.isPending ? 'Saving…' : 'Save Changes'}
+          </button>
+        </>
+      }
+    >
+      <form id="edit-user-form" onSubmit={onSubmit} noValidate>
+        <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} />
+        <Field label="Email" name="email" type="email" autoComplete="off" value={form.email} onChange={set('email')} error={errors.email} />
+        <RoleSelect id="edit-role" value={form.role} onChange={(role) => setForm((f) => ({ ...f, role }))} />
+        <div className="form-grid">
+          <Field label="Balance (USD)" name="balance" type="number" min={0} step={0.01} inputMode="decimal" value={form.balance} onChange={set('balance')} error={errors.balance} />
+          <Field label="Credits" name="credits" type="number" min={0} step={1} inputMode="numeric" value={form.credits} onChange={set('credits')} error={errors.credits} />
+        </div>
+        <p className="field-hint">Balance and credits are set to the values above; the change is recorded in the ledger.</p>
+        <label className="checkbox">
+          <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Account Active
+        </label>
+        {!form.isActive && user.isActive && <p className="field-hint">Deactivating signs this account out everywhere.</p>}
+      </form>
+    </Modal>
+  );
+}
+
+export function AddFundsModal({ user, onClose }: { user: User; onClose: () => void }) {
+  const [type, setType] = useState<FundType>('balance');
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const addFunds = useAddFunds();
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = addFundsSchema.safeParse({ type, amount: amount.trim() === '' ? undefined : Number(amount) });
+    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    setError(null);
+    try {
+      const answer = await addFunds.mutateAsync({ id: user._id, body: parsed.data });
+      toast.success(answer.message ?? 'Funds added');
+      onClose();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to add balance'));
+    }
+  }
+
+  return (
+    <Modal
+      open
+      size="sm"
+      title="Add Balance or Credits"
+      onClose={onClose}
+      busy={addFunds.isPending}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={addFunds.isPending}>
+            Cancel
+          </button>
+          <button type="submit" form="add-funds-form" className="btn btn-primary" disabled={addFunds.isPending}>
+            {addFunds.isPending ? 'Adding…' : type === 'credits' ? 'Add Credits' : 'Add Balance'}
+          </button>
+        </>
+      }
+    >
+      <form id="add-funds-form" onSubmit={onSubmit} noValidate>
+        <p className="muted">
+          {user.username} has {formatUsd(user.balance)} and {formatCredits(user.credits)} credits.
+        </p>
+        <div className="field">
+          <label htmlFor="funds-type">Add to</label>
+          <select id="funds-type" value={type} onChange={(e) => setType(e.target.value as FundType)}>
+            <option value="balance">USD Balance</option>
+            <option value="credits">Credits</option>
+          </select>
+        </div>
+        <Field
+          label={type === 'credits' ? 'Amount (credits)' : 'Amount (USD)'}
+          name="amount"
+          type="number"
+          min={type === 'credits' ? 1 : 0.01}
+          step={type === 'credits' ? 1 : 0.01}
+          inputMode={type === 'credits' ? 'numeric' : 'decimal'}
+          value={amount}
+          onChange={(e) => {
+            setAmount(e.target.value);
+            setError(null);
+          }}
+          error={error}
+          required
+        />
+      </form>
+    </Modal>
+  );
+}
+
+export function DeleteUserModal({ user, onClose }: { user: User; onClose: () => void }) {
+  const remove = useDeleteUser();
+
+  async function confirm() {
+    try {
+      const answer = await remove.mutateAsync(user._id);
+      toast.success(answer.message ?? 'User deleted successfully');
+      onClose();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to delete user'));
+    }
+  }
+
+  return (
+    <Modal
+      open
+      size="sm"
+      title="Delete User"
+      onClose={onClose}
+      busy={remove.isPending}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={remove.isPending}>
+            Cancel
+          </button>
+          <button type="button" className="btn btn-danger" onClick={confirm} disabled={remove.isPending}>
+            {remove.isPending ? 'Deleting…' : 'Delete User'}
+          </button>
+        </>
+      }
+    >
+      <p>
+        Delete <strong>{user.username}</strong> ({user.email})? This cannot be undone.
+      </p>
+      <p className="muted">They are signed out at once. Their license keys and their ledger history are kept.</p>
+    </Modal>
+  );
+}

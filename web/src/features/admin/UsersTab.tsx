@@ -1,0 +1,159 @@
+// The Users tab (SPEC section 2, Admin User Management): search, role filter, user cards,
+// pagination, and the create, edit, add-funds and delete dialogs.
+import { useEffect, useState } from 'react';
+import type { User } from '@schemas/entities';
+import { Badge } from '../../components/ui/badge';
+import { EmptyState } from '../../components/ui/card';
+import { Icon } from '../../components/ui/icons';
+import { Pagination } from '../../components/ui/pagination';
+import { Spinner } from '../../components/ui/spinner';
+import { toast } from '../../components/ui/toast';
+import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../lib/format';
+import type { TabProps } from './AdminPage';
+import { useAdminUsers } from './api';
+import { ROLE_TONES } from './OverviewTab';
+import { useDebounced } from './useDebounced';
+import { AddFundsModal, CreateUserModal, DeleteUserModal, EditUserModal } from './UserModals';
+
+type Dialog = { kind: 'create' } | { kind: 'edit' | 'funds' | 'delete'; user: User } | null;
+
+function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (dialog: Dialog) => void }) {
+  return (
+    <li className="user-card card">
+      <div className="user-card-head">
+        <div className="user-card-title">
+          <h3>
+            {user.username}
+            {isSelf && <span className="muted small"> (you)</span>}
+          </h3>
+          <div className="user-card-badges">
+            <Badge tone={ROLE_TONES[user.role]}>{user.role}</Badge>
+            <Badge tone={user.isActive ? 'green' : 'red'}>{user.isActive ? 'Active' : 'Inactive'}</Badge>
+          </div>
+        </div>
+        <div className="muted small user-email">{user.email}</div>
+      </div>
+      <dl className="user-card-figures">
+        <div>
+          <dt>Balance</dt>
+          <dd>{formatUsd(user.balance)}</dd>
+        </div>
+        <div>
+          <dt>Credits</dt>
+          <dd>{formatCredits(user.credits)}</dd>
+        </div>
+        <div>
+          <dt>Joined</dt>
+          <dd>{formatDate(user.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Last login</dt>
+          <dd>{formatRelativeTime(user.lastLogin)}</dd>
+        </div>
+      </dl>
+      <div className="user-card-actions">
+        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Edit ${user.username}`} onClick={() => open({ kind: 'edit', user })}>
+          Edit
+        </button>
+        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Add balance or credits to ${user.username}`} onClick={() => open({ kind: 'funds', user })}>
+          <Icon name="dollar" size={14} />
+          Add Funds
+        </button>
+        <button type="button" className="btn btn-danger btn-sm" aria-label={`Delete ${user.username}`} onClick={() => open({ kind: 'delete', user })}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
+
+export function UsersTab({ user: me }: TabProps) {
+  const [search, setSearch] = useState('');
+  const [role, setRole] = useState('');
+  const [page, setPage] = useState(1);
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const debouncedSearch = useDebounced(search);
+  const users = useAdminUsers({ page, search: debouncedSearch, role });
+
+  useEffect(() => {
+    if (users.isError) toast.error('Failed to load users');
+  }, [users.isError]);
+
+  const close = () => setDialog(null);
+  const list = users.data?.users ?? [];
+
+  return (
+    <section aria-labelledby="users-title" className="admin-section">
+      <div className="section-head">
+        <div>
+          <h2 id="users-title">User Management</h2>
+          <p className="muted">{users.data ? `${formatCredits(users.data.total)} ${users.data.total === 1 ? 'account' : 'accounts'}` : 'Accounts, roles and balances'}</p>
+        </div>
+        <button type="button" className="btn btn-primary" onClick={() => setDialog({ kind: 'create' })}>
+          <Icon name="plus" size={16} />
+          Create User
+        </button>
+      </div>
+
+      <div className="filters">
+        <div className="field grow">
+          <label htmlFor="user-search">Search users</label>
+          <input
+            id="user-search"
+            type="search"
+            placeholder="Username or email starts with…"
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setPage(1);
+            }}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="user-role-filter">Role</label>
+          <select
+            id="user-role-filter"
+            value={role}
+            onChange={(e) => {
+              setRole(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">All roles</option>
+            <option value="user">User</option>
+            <option value="reseller">Reseller</option>
+            <option value="owner">Owner</option>
+          </select>
+        </div>
+      </div>
+
+      {users.isPending ? (
+        <div className="panel-loading">
+          <Spinner label="Loading users…" />
+        </div>
+      ) : users.isError && !users.data ? (
+        <EmptyState title="Failed to load users" icon="⚠">
+          <button type="button" className="btn btn-secondary" onClick={() => users.refetch()}>
+            Try again
+          </button>
+        </EmptyState>
+      ) : list.length === 0 ? (
+        <EmptyState title="No users found">
+          <p className="muted">{search || role ? 'No account matches these filters.' : 'There are no accounts yet.'}</p>
+        </EmptyState>
+      ) : (
+        <ul className="user-grid" aria-busy={users.isFetching}>
+          {list.map((u) => (
+            <UserCard key={u._id} user={u} isSelf={u._id === me._id} open={setDialog} />
+          ))}
+        </ul>
+      )}
+      {users.data && <Pagination page={page} totalPages={users.data.totalPages} onChange={setPage} disabled={users.isFetching} />}
+
+      <CreateUserModal open={dialog?.kind === 'create'} onClose={close} />
+      {dialog && dialog.kind === 'edit' && <EditUserModal user={dialog.user} onClose={close} />}
+      {dialog && dialog.kind === 'funds' && <AddFundsModal user={dialog.user} onClose={close} />}
+      {dialog && dialog.kind === 'delete' && <DeleteUserModal user={dialog.user} onClose={close} />}
+    </section>
+  );
+}

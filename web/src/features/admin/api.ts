@@ -1,0 +1,94 @@
+// The admin panel's server state: stats, users, the audit log and the settings document.
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '@schemas/admin-users';
+import type { AdminStats, AdminUserResponse, AdminUsersResponse, AuditLogResponse } from '@schemas/entities';
+import type { Settings } from '@schemas/settings';
+import { api } from '../../lib/api';
+import { profileKey } from '../auth/api';
+
+export const adminKeys = {
+  stats: ['admin', 'stats'] as const,
+  users: (query: UsersQuery) => ['admin', 'users', query] as const,
+  allUsers: ['admin', 'users'] as const,
+  auditLog: (query: AuditQuery) => ['admin', 'audit-log', query] as const,
+  allAuditLog: ['admin', 'audit-log'] as const,
+  settings: ['settings', 'admin'] as const,
+};
+
+export function useAdminStats() {
+  return useQuery({
+    queryKey: adminKeys.stats,
+    queryFn: ({ signal }) => api.get<AdminStats>('/api/admin/stats', undefined, signal),
+  });
+}
+
+export type UsersQuery = { page: number; search: string; role: string };
+
+export function useAdminUsers(query: UsersQuery) {
+  return useQuery({
+    queryKey: adminKeys.users(query),
+    queryFn: ({ signal }) => api.get<AdminUsersResponse>('/api/admin/users', { page: query.page, search: query.search.trim(), role: query.role }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export type AuditQuery = { page: number; action: string; actor: string };
+
+export function useAuditLog(query: AuditQuery) {
+  return useQuery({
+    queryKey: adminKeys.auditLog(query),
+    queryFn: ({ signal }) => api.get<AuditLogResponse>('/api/admin/audit-log', { page: query.page, action: query.action, actor: query.actor.trim() }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** After any change to accounts: the lists, the figures, the log, and our own balances. */
+function useAfterUserChange() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: adminKeys.allUsers }),
+      queryClient.invalidateQueries({ queryKey: adminKeys.stats }),
+      queryClient.invalidateQueries({ queryKey: adminKeys.allAuditLog }),
+      queryClient.invalidateQueries({ queryKey: profileKey }),
+    ]);
+}
+
+export function useCreateUser() {
+  const after = useAfterUserChange();
+  return useMutation({ mutationFn: (body: CreateUserInput) => api.post<AdminUserResponse>('/api/admin/users', body), onSuccess: after });
+}
+
+export function useUpdateUser() {
+  const after = useAfterUserChange();
+  return useMutation({
+    mutationFn: ({ id, changes }: { id: string; changes: UpdateUserInput }) => api.put<AdminUserResponse>(`/api/admin/users/${id}`, changes),
+    onSuccess: after,
+  });
+}
+
+export function useAddFunds() {
+  const after = useAfterUserChange();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: AddFundsInput }) => api.post<AdminUserResponse>(`/api/admin/users/${id}/balance`, body),
+    onSuccess: after,
+  });
+}
+
+export function useDeleteUser() {
+  const after = useAfterUserChange();
+  return useMutation({ mutationFn: (id: string) => api.delete<{ success: boolean; message: string }>(`/api/admin/users/${id}`), onSuccess: after });
+}
+
+export function useSettings(enabled: boolean) {
+  return useQuery({
+    queryKey: adminKeys.settings,
+    queryFn: ({ signal }) => api.get<Settings>('/api/settings', undefined, signal),
+    enabled,
+    // The form is the editing copy: refetching under the owner's hands would undo their edits.
+    refetchOnWindowFocus: false,
+  });
+}
+
+export const saveSettings = (settings: Settings) => api.put<Settings>('/api/settings', settings);
+export const resetSettings = () => api.post<Settings>('/api/settings/reset');

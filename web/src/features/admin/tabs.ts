@@ -1,0 +1,34 @@
+// The admin panel's tabs (SPEC sections 2 and 6): which exist, and which each role sees.
+import type { Role } from '@schemas/entities';
+import type { IconName } from '../../components/ui/icons';
+
+export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'settings'] as const;
+export type TabId = (typeof TAB_IDS)[number];
+
+export const TAB_LABELS: Record<TabId, string> = {
+  overview: 'Overview',
+  users: 'Users',
+  products: 'Products',
+  keys: 'License Keys',
+  generate: 'Generate Keys',
+  purchase: 'Direct Purchase',
+  settings: 'Settings',
+};
+
+export const TAB_ICONS: Record<TabId, IconName> = {
+  overview: 'chart',
+  users: 'users',
+  products: 'box',
+  keys: 'key',
+  generate: 'plus',
+  purchase: 'dollar',
+  settings: 'gear',
+};
+
+export function tabsFor(role: Role): TabId[] {
+  if (role === 'owner') return [...TAB_IDS];
+  if (role === 'reseller') return ['overview', 'keys', 'purchase'];
+  return [];
+}
+
+export const isTabId = (value: string | null): value is TabId => TAB_IDS.includes(value as TabId);
