@@ -23,7 +23,9 @@ export default async function setup(project: TestProject) {
   applyMigrations(stateDir);
   await ensureOwner(stateDir, OWNER);
   const port = await freePort();
-  const server = await startServer({ port, stateDir, assetsDir });
+  // Every browser test signs in from 127.0.0.1; the per-IP sign-in limit (tested in the Worker
+  // suite) would otherwise count the whole run against one address.
+  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' } });
   project.provide('baseURL', `http://127.0.0.1:${port}`);
   project.provide('owner', OWNER);
   return () => {

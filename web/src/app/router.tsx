@@ -29,7 +29,10 @@ export function createRouter() {
   return createBrowserRouter([
     { path: '/login', element: <LoginPage />, errorElement: <ErrorPage /> },
     { path: '/register', element: <RegisterPage />, errorElement: <ErrorPage /> },
-    { path: '/forgot-password', lazy: pending('Forgot password'), errorElement: <ErrorPage /> },
+    { path: '/forgot-password', lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }), errorElement: <ErrorPage /> },
+    { path: '/reset-password', lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }), errorElement: <ErrorPage /> },
+    { path: '/login/2fa', lazy: async () => ({ Component: (await import('../features/auth/TwoFactorLoginPage')).TwoFactorLoginPage }), errorElement: <ErrorPage /> },
+    { path: '/login/google', lazy: async () => ({ Component: (await import('../features/auth/GoogleReturnPage')).GoogleReturnPage }), errorElement: <ErrorPage /> },
     {
       path: '/',
       element: (
@@ -49,7 +52,7 @@ export function createRouter() {
         { path: 'purchase', lazy: async () => ({ Component: (await import('../features/purchase/PurchasePage')).PurchasePage }) },
         { path: 'exchange', lazy: async () => ({ Component: (await import('../features/exchange/ExchangePage')).ExchangePage }) },
         { path: 'add-balance', lazy: async () => ({ Component: (await import('../features/exchange/AddBalancePage')).AddBalancePage }) },
-        { path: 'settings/security', lazy: pending('Security') },
+        { path: 'settings/security', lazy: async () => ({ Component: (await import('../features/security/SecurityPage')).SecurityPage }) },
         restricted(ADMIN_ROLES, [{ path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) }]),
         restricted(OWNER_ONLY, [
           { path: 'manage-products', lazy: pending('Manage Products') },

@@ -23,7 +23,8 @@ export function errorMessage(err: unknown, fallback: string): string {
   return fallback;
 }
 
-const AUTH_CALLS = ['/api/auth/login', '/api/auth/register', '/api/auth/login/2fa'];
+// Their 401 means wrong credentials or an expired sign-in step, not an ended session.
+const AUTH_CALLS = ['/api/auth/login', '/api/auth/register', '/api/auth/login/2fa', '/api/auth/google/complete'];
 const PUBLIC_PAGES = ['/login', '/register', '/forgot-password', '/reset-password'];
 
 let redirectScheduled = false;

@@ -6,7 +6,7 @@ import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { tokenAtom } from '../../lib/session';
-import { loginRequest, SignInError, useCompleteSignIn } from './api';
+import { googleSignInUrl, loginRequest, SignInError, TWO_FACTOR_LOGIN_PATH, useCompleteSignIn, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
 
 type FromState = { from?: { pathname: string; search?: string } } | null;
@@ -22,6 +22,7 @@ export function LoginPage() {
   const [rememberMe, setRememberMe] = useState(false);
   const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
   const [submitting, setSubmitting] = useState(false);
+  const [leavingForGoogle, setLeavingForGoogle] = useState(false);
 
   const from = (location.state as FromState)?.from;
   const destination = from ? `${from.pathname}${from.search ?? ''}` : '/dashboard';
@@ -41,7 +42,7 @@ export function LoginPage() {
     try {
       const answer = await loginRequest({ email: trimmed, password, rememberMe });
       if ('requires2FA' in answer) {
-        navigate('/login/2fa', { state: { challenge: answer.challenge, from, rememberMe } });
+        navigate(TWO_FACTOR_LOGIN_PATH, { state: { challenge: answer.challenge, from, rememberMe } satisfies TwoFactorLoginState });
         return;
       }
       completeSignIn(answer);
@@ -50,6 +51,18 @@ export function LoginPage() {
     } catch (err) {
       toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Login failed. Please check your credentials.'));
       setSubmitting(false);
+    }
+  }
+
+  // The app asks for Google's address first, so a server without Google says so here (501).
+  async function signInWithGoogle() {
+    setLeavingForGoogle(true);
+    try {
+      const { url } = await googleSignInUrl(rememberMe);
+      window.location.assign(url);
+    } catch (err) {
+      toast.error(errorMessage(err, 'Google sign-in failed. Please try again.'));
+      setLeavingForGoogle(false);
     }
   }
 
@@ -76,11 +89,11 @@ export function LoginPage() {
       <div className="divider">
         <span>or</span>
       </div>
-      <button type="button" className="btn btn-secondary btn-block" onClick={() => window.location.assign('/api/auth/google')}>
+      <button type="button" className="btn btn-secondary btn-block" onClick={signInWithGoogle} disabled={leavingForGoogle}>
         <span aria-hidden="true" className="google-mark">
           G
         </span>{' '}
-        Sign in with Google
+        {leavingForGoogle ? 'Opening Google…' : 'Sign in with Google'}
       </button>
       <p className="auth-switch">
         Don't have an account? <Link to="/register">Create one</Link>

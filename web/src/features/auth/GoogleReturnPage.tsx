@@ -1,0 +1,40 @@
+// Where the browser lands after Google (/login/google): collects the outcome the server kept in a
+// short-lived HttpOnly cookie, so no token ever travels in a URL.
+import { useEffect, useRef } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { PageSpinner } from '../../components/ui/spinner';
+import { toast } from '../../components/ui/toast';
+import { ApiError, errorMessage } from '../../lib/api';
+import { completeGoogleRequest, SignInError, TWO_FACTOR_LOGIN_PATH, useCompleteSignIn } from './api';
+
+export function GoogleReturnPage() {
+  const navigate = useNavigate();
+  const completeSignIn = useCompleteSignIn();
+  // The outcome can be collected once; StrictMode's second effect must not ask again.
+  const asked = useRef(false);
+
+  useEffect(() => {
+    if (asked.current) return;
+    asked.current = true;
+    completeGoogleRequest()
+      .then((answer) => {
+        if ('connected' in answer) {
+          toast.success(answer.message);
+          navigate('/settings/security', { replace: true });
+        } else if ('requires2FA' in answer) {
+          navigate(TWO_FACTOR_LOGIN_PATH, { replace: true, state: { challenge: answer.challenge } });
+        } else {
+          completeSignIn(answer);
+          toast.success('Successfully logged in!');
+          navigate('/dashboard', { replace: true });
+        }
+      })
+      .catch((err) => {
+        const connecting = err instanceof ApiError && err.details?.intent === 'connect';
+        toast.error(err instanceof SignInError ? err.message : errorMessage(err, connecting ? 'Failed to connect Google account' : 'Google sign-in failed'));
+        navigate(connecting ? '/settings/security' : '/login', { replace: true });
+      });
+  }, [navigate, completeSignIn]);
+
+  return <PageSpinner label="Finishing Google sign-in…" />;
+}

@@ -1,0 +1,81 @@
+// The second step of sign-in when two-factor is on: a code from the app, or a recovery token.
+import { useAtomValue } from 'jotai';
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
+import { Field } from '../../components/ui/field';
+import { toast } from '../../components/ui/toast';
+import { ApiError, errorMessage } from '../../lib/api';
+import { tokenAtom } from '../../lib/session';
+import { loginTwoFactorRequest, SignInError, useCompleteSignIn, type TwoFactorLoginState } from './api';
+import { AuthLayout } from './AuthLayout';
+
+export function TwoFactorLoginPage() {
+  const token = useAtomValue(tokenAtom);
+  const location = useLocation();
+  const navigate = useNavigate();
+  const completeSignIn = useCompleteSignIn();
+  const state = location.state as TwoFactorLoginState | null;
+  const [useRecovery, setUseRecovery] = useState(false);
+  const [code, setCode] = useState('');
+  const [recoveryToken, setRecoveryToken] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+
+  const from = state?.from;
+  const destination = from ? `${from.pathname}${from.search ?? ''}` : '/dashboard';
+  if (token && !submitting) return <Navigate to={destination} replace />;
+  // Reached without a password step (a reload, a bookmark): start over.
+  if (!state?.challenge) return <Navigate to="/login" replace />;
+
+  const ready = useRecovery ? recoveryToken.trim().length > 0 : isCompleteCode(code);
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!ready || !state) return;
+    setSubmitting(true);
+    try {
+      const answer = await loginTwoFactorRequest(
+        useRecovery ? { challenge: state.challenge, recoveryToken: recoveryToken.trim() } : { challenge: state.challenge, code },
+      );
+      completeSignIn(answer);
+      toast.success('Successfully logged in!');
+      navigate(destination, { replace: true });
+    } catch (err) {
+      setSubmitting(false);
+      if (err instanceof ApiError && err.code === 'UNAUTHORIZED') {
+        // The five-minute challenge ran out: back to the password step.
+        toast.error(err.message || 'This sign-in has expired. Please sign in again.');
+        navigate('/login', { replace: true, state: from ? { from } : null });
+        return;
+      }
+      toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Failed to verify two-factor code'));
+      setCode('');
+    }
+  }
+
+  return (
+    <AuthLayout
+      title="Two-factor authentication"
+      subtitle={useRecovery ? 'Enter one of your recovery tokens. Each works once.' : 'Enter the 6-digit code from your authenticator app.'}
+    >
+      <form onSubmit={onSubmit} noValidate>
+        {useRecovery ? (
+          <Field label="Recovery token" name="recoveryToken" autoComplete="off" spellCheck={false} className="mono" value={recoveryToken} onChange={(e) => setRecoveryToken(e.target.value)} placeholder="XXXX-XXXX-XXXX-XXXX" autoFocus />
+        ) : (
+          <CodeInput label="Authentication code" value={code} onChange={setCode} autoFocus />
+        )}
+        <button type="submit" className="btn btn-primary btn-block" disabled={!ready || submitting}>
+          {submitting ? 'Verifying…' : 'Verify'}
+        </button>
+      </form>
+      <p className="auth-switch">
+        <button type="button" className="link-button" onClick={() => setUseRecovery(!useRecovery)}>
+          {useRecovery ? 'Use a code from your authenticator app' : 'Use a recovery token instead'}
+        </button>
+      </p>
+      <p className="auth-switch">
+        <Link to="/login">Back to sign in</Link>
+      </p>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,77 @@
+// Turning two-factor off asks for proof beyond the session: a current code or the password.
+import { useState, type FormEvent } from 'react';
+import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
+import { Field } from '../../components/ui/field';
+import { Modal } from '../../components/ui/modal';
+import { toast } from '../../components/ui/toast';
+import { errorMessage } from '../../lib/api';
+import { useDisableTwoFactor } from './api';
+
+type Proof = 'code' | 'password';
+
+export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: boolean; onClose: () => void; hasPassword: boolean }) {
+  const [proof, setProof] = useState<Proof>('code');
+  const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
+  const disable = useDisableTwoFactor();
+  const ready = proof === 'code' ? isCompleteCode(code) : password.length > 0;
+
+  function close() {
+    setCode('');
+    setPassword('');
+    setProof('code');
+    onClose();
+  }
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!ready) return;
+    try {
+      await disable.mutateAsync(proof === 'code' ? { code } : { password });
+      toast.success('Two-factor authentication disabled');
+      close();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to disable two-factor authentication'));
+    }
+  }
+
+  return (
+    <Modal
+      open={open}
+      title="Disable two-factor authentication"
+      onClose={close}
+      busy={disable.isPending}
+      size="sm"
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={close} disabled={disable.isPending}>
+            Cancel
+          </button>
+          <button type="submit" form="two-factor-disable" className="btn btn-danger" disabled={!ready || disable.isPending}>
+            {disable.isPending ? 'Disabling…' : 'Disable'}
+          </button>
+        </>
+      }
+    >
+      <form id="two-factor-disable" onSubmit={onSubmit} noValidate>
+        <p className="muted">Your account will be protected by your password alone, and your recovery tokens stop working.</p>
+        {hasPassword && (
+          <fieldset className="segmented">
+            <legend className="visually-hidden">Confirm with</legend>
+            <label className={proof === 'code' ? 'active' : ''}>
+              <input type="radio" name="proof" checked={proof === 'code'} onChange={() => setProof('code')} /> Authenticator code
+            </label>
+            <label className={proof === 'password' ? 'active' : ''}>
+              <input type="radio" name="proof" checked={proof === 'password'} onChange={() => setProof('password')} /> Password
+            </label>
+          </fieldset>
+        )}
+        {proof === 'code' ? (
+          <CodeInput label="Current code from your authenticator app" value={code} onChange={setCode} autoFocus />
+        ) : (
+          <Field label="Your password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
+        )}
+      </form>
+    </Modal>
+  );
+}

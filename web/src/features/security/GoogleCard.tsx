@@ -1,0 +1,62 @@
+import type { SecurityInfo } from '@schemas/entities';
+import { Badge } from '../../components/ui/badge';
+import { Card } from '../../components/ui/card';
+import { toast } from '../../components/ui/toast';
+import { errorMessage } from '../../lib/api';
+import { useConnectGoogle, useDisconnectGoogle } from './api';
+
+export function GoogleCard({ info }: { info: SecurityInfo }) {
+  const connect = useConnectGoogle();
+  const disconnect = useDisconnectGoogle();
+
+  async function onConnect() {
+    try {
+      await connect.mutateAsync();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to connect Google account'));
+    }
+  }
+
+  async function onDisconnect() {
+    try {
+      await disconnect.mutateAsync();
+      toast.success('Google account disconnected');
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to disconnect Google account'));
+    }
+  }
+
+  return (
+    <Card title="Google account" actions={<Badge tone={info.googleConnected ? 'green' : 'gray'}>{info.googleConnected ? 'Connected' : 'Not connected'}</Badge>}>
+      {info.googleConnected ? (
+        <>
+          <p>
+            Connected as <strong>{info.googleEmail ?? 'your Google account'}</strong>. You can sign in with Google.
+          </p>
+          {!info.hasPassword && (
+            <p className="field-hint">Google is the only way into this account: set a password before disconnecting it.</p>
+          )}
+          <button type="button" className="btn btn-secondary" onClick={onDisconnect} disabled={disconnect.isPending || !info.hasPassword}>
+            {disconnect.isPending ? 'Disconnecting…' : 'Disconnect Google'}
+          </button>
+        </>
+      ) : (
+        <>
+          <p className="muted">Connect your Google account to sign in with one click.</p>
+          {!info.googleAvailable && (
+            <p className="notice notice-info" role="note">
+              Sign in with Google is not available on this server.
+            </p>
+          )}
+          {/* While connecting, the browser is leaving for Google: keep the button busy. */}
+          <button type="button" className="btn btn-secondary" onClick={onConnect} disabled={connect.isPending || connect.isSuccess || !info.googleAvailable}>
+            <span aria-hidden="true" className="google-mark">
+              G
+            </span>{' '}
+            {connect.isPending || connect.isSuccess ? 'Opening Google…' : 'Connect Google'}
+          </button>
+        </>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,53 @@
+// /settings/security (SPEC section 2): password, two-factor and recovery tokens, Google, sessions, the log.
+import { useEffect } from 'react';
+import { PageSpinner } from '../../components/ui/spinner';
+import { toast } from '../../components/ui/toast';
+import { useSecurityInfo } from './api';
+import { GoogleCard } from './GoogleCard';
+import { PasswordCard } from './PasswordCard';
+import { RecoveryTokensCard } from './RecoveryTokensCard';
+import { SecurityLogCard } from './SecurityLogCard';
+import { SessionsCard } from './SessionsCard';
+import { TwoFactorCard } from './TwoFactorCard';
+
+export function SecurityPage() {
+  const info = useSecurityInfo();
+
+  useEffect(() => {
+    if (info.isError) toast.error('Failed to load security information');
+  }, [info.isError]);
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Security settings</h1>
+        <p className="muted">Keep your account safe: your password, a second sign-in step, and where you are signed in.</p>
+      </header>
+      {info.isPending ? (
+        <PageSpinner label="Loading security settings…" />
+      ) : info.isError ? (
+        <div className="notice notice-error" role="alert">
+          Failed to load security information.{' '}
+          <button type="button" className="link-button" onClick={() => info.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : (
+        <div className="security-grid">
+          <PasswordCard hasPassword={info.data.hasPassword} />
+          <div className="security-column">
+            <TwoFactorCard enabled={info.data.twoFactorEnabled} hasPassword={info.data.hasPassword} />
+            {info.data.twoFactorEnabled && <RecoveryTokensCard remaining={info.data.recoveryTokens} />}
+            <GoogleCard info={info.data} />
+          </div>
+          <div className="security-wide">
+            <SessionsCard />
+          </div>
+          <div className="security-wide">
+            <SecurityLogCard />
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+// Server state of the security page: status, sessions and the log, and the calls that change them.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RecoveryTokensResponse, SecurityInfo, SecurityLogEntry, SessionInfo, TwoFactorSetupResponse } from '@schemas/entities';
+import { api } from '../../lib/api';
+import { profileKey } from '../auth/api';
+
+export const securityKey = ['security'] as const;
+export const sessionsKey = ['security', 'sessions'] as const;
+export const securityLogKey = ['security', 'log'] as const;
+
+type Message = { success: boolean; message: string };
+
+export function useSecurityInfo() {
+  return useQuery({ queryKey: securityKey, queryFn: ({ signal }) => api.get<SecurityInfo>('/api/users/security', undefined, signal) });
+}
+
+export function useSessions() {
+  return useQuery({
+    queryKey: sessionsKey,
+    queryFn: ({ signal }) => api.get<{ sessions: SessionInfo[] }>('/api/users/sessions', undefined, signal),
+    select: (data) => data.sessions,
+  });
+}
+
+export function useSecurityLog() {
+  return useQuery({
+    queryKey: securityLogKey,
+    queryFn: ({ signal }) => api.get<{ logs: SecurityLogEntry[] }>('/api/users/security-log', undefined, signal),
+    select: (data) => data.logs,
+  });
+}
+
+/** After anything on this page: the status, the log (a new entry) and the profile (2FA/Google flags). */
+function useRefreshSecurity() {
+  const queryClient = useQueryClient();
+  return () => Promise.all([queryClient.invalidateQueries({ queryKey: ['security'] }), queryClient.invalidateQueries({ queryKey: profileKey })]);
+}
+
+export function useChangePassword() {
+  const refresh = useRefreshSecurity();
+  return useMutation({
+    mutationFn: (body: { currentPassword: string; newPassword: string }) => api.put<Message>('/api/users/change-password', body),
+    onSuccess: refresh,
+  });
+}
+
+export function useSetupTwoFactor() {
+  return useMutation({ mutationFn: () => api.post<TwoFactorSetupResponse>('/api/users/setup-2fa') });
+}
+
+export function useVerifyTwoFactor() {
+  const refresh = useRefreshSecurity();
+  return useMutation({ mutationFn: (code: string) => api.post<Message>('/api/users/verify-2fa', { code }), onSuccess: refresh });
+}
+
+export function useDisableTwoFactor() {
+  const refresh = useRefreshSecurity();
+  return useMutation({
+    mutationFn: (proof: { code: string } | { password: string }) => api.delete<Message>('/api/users/disable-2fa', proof),
+    onSuccess: refresh,
+  });
+}
+
+export function useGenerateRecoveryTokens() {
+  const refresh = useRefreshSecurity();
+  return useMutation({ mutationFn: () => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens'), onSuccess: refresh });
+}
+
+export function useTerminateSession() {
+  const refresh = useRefreshSecurity();
+  return useMutation({ mutationFn: (id: string) => api.delete<Message>(`/api/users/sessions/${encodeURIComponent(id)}`), onSuccess: refresh });
+}
+
+/** A plain navigation carries no bearer token: ask for Google's address, then go there. */
+export function useConnectGoogle() {
+  return useMutation({
+    mutationFn: () => api.post<{ url: string }>('/api/users/connect-google'),
+    onSuccess: ({ url }) => window.location.assign(url),
+  });
+}
+
+export function useDisconnectGoogle() {
+  const refresh = useRefreshSecurity();
+  return useMutation({ mutationFn: () => api.delete<Message>('/api/users/disconnect-google'), onSuccess: refresh });
+}
