@@ -1,18 +1,18 @@
 // The admin Overview's figures (SPEC section 3, "Admin stats"), each one an aggregate served by an
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
-import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum, type SQL } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
-import type { AdminStats, RecentKey, RecentUser } from '../schemas/entities';
+import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
+import { licenseKeysJson } from './license-keys';
 
 export const RECENT_ITEMS = 5;
-const DELETED_USER = 'Deleted user';
 
 /**
  * A key's status at `now`: a used or available key whose expiry has passed is expired, even before
- * the scheduled job marks the row (the same rule as every key list).
+ * the scheduled job marks the row (`effectiveStatus` in license-keys.ts, as SQL for a GROUP BY).
  */
 const statusAt = (now: number) =>
   sql<KeyStatus>`CASE WHEN ${licenseKeys.status} IN ('used', 'available') AND ${licenseKeys.expiresAt} <= ${now} THEN 'expired' ELSE ${licenseKeys.status} END`;
@@ -100,37 +100,8 @@ async function recentCustomersOf(db: DB, resellerId: string): Promise<RecentUser
   return ids.flatMap((id) => (byId.has(id) ? [toRecentUser(byId.get(id)!)] : []));
 }
 
-async function recentKeysOf(db: DB, scope: ReturnType<typeof eq> | undefined, now: number): Promise<RecentKey[]> {
+async function recentKeysOf(db: DB, scope: SQL | undefined, now: number): Promise<LicenseKey[]> {
   // license_keys_created_idx, or license_keys_creator_idx for a reseller.
-  const rows = await db
-    .select({
-      id: licenseKeys.id,
-      key: licenseKeys.key,
-      status: statusAt(now),
-      productId: licenseKeys.productId,
-      productName: licenseKeys.productName,
-      productKeyTag: licenseKeys.productKeyTag,
-      purchasedBy: licenseKeys.purchasedBy,
-      createdBy: licenseKeys.createdBy,
-      createdAt: licenseKeys.createdAt,
-    })
-    .from(licenseKeys)
-    .where(scope)
-    .orderBy(desc(licenseKeys.createdAt))
-    .limit(RECENT_ITEMS)
-    .all();
-  const ids = [...new Set(rows.flatMap((r) => [r.purchasedBy, r.createdBy]).filter((id): id is string => id !== null))];
-  const names = new Map(
-    ids.length ? (await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)).all()).map((u) => [u.id, u.username]) : [],
-  );
-  const ref = (id: string | null) => (id ? { _id: id, username: names.get(id) ?? DELETED_USER } : null);
-  return rows.map((r) => ({
-    _id: r.id,
-    key: r.key,
-    status: r.status,
-    product: { _id: r.productId, name: r.productName, keyTag: r.productKeyTag },
-    purchasedBy: ref(r.purchasedBy),
-    createdBy: ref(r.createdBy),
-    createdAt: new Date(r.createdAt).toISOString(),
-  }));
+  const rows = await db.select().from(licenseKeys).where(scope).orderBy(desc(licenseKeys.createdAt)).limit(RECENT_ITEMS).all();
+  return licenseKeysJson(db, rows, now);
 }

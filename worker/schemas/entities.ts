@@ -127,16 +127,6 @@ export type AuditEntry = {
 };
 export type AuditLogResponse = { entries: AuditEntry[]; totalPages: number; total: number };
 
-/** A key as the Overview's Recent License Keys shows it; `product.name` is the snapshot at creation. */
-export type RecentKey = {
-  _id: string;
-  key: string;
-  status: 'available' | 'used' | 'revoked' | 'expired';
-  product: { _id: string; name: string; keyTag: string };
-  purchasedBy: { _id: string; username: string } | null;
-  createdBy: { _id: string; username: string } | null;
-  createdAt: string;
-};
 export type RecentUser = Pick<User, '_id' | 'username' | 'email' | 'role' | 'createdAt'>;
 
 export type AdminStats = {
@@ -147,7 +137,7 @@ export type AdminStats = {
   totalRevenue: number;
   usersByRole: Record<Role, number>;
   keysByStatus: Record<'available' | 'used' | 'revoked' | 'expired', number>;
-  recentActivity: { users: RecentUser[]; keys: RecentKey[] };
+  recentActivity: { users: RecentUser[]; keys: LicenseKey[] };
 };
 
 // Account security (SPEC sections 3 and 7).

@@ -10,7 +10,8 @@ import { formatDateTime } from '../../lib/format';
 import { useAuditLog } from './api';
 import { useDebounced } from './useDebounced';
 
-export const AUDIT_ACTION_LABELS: Record<(typeof AUDIT_ACTIONS)[number], string> = {
+/** How the log names each action; one without a label here shows as the API names it. */
+export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'user.create': 'User created',
   'user.update': 'User edited',
   'user.add_funds': 'Funds added',
@@ -18,9 +19,15 @@ export const AUDIT_ACTION_LABELS: Record<(typeof AUDIT_ACTIONS)[number], string>
   'settings.update': 'Settings saved',
   'settings.reset': 'Settings reset',
   'keys.auto_cleanup': 'Expired keys cleaned up',
+  'keys.generate': 'Keys generated',
+  'key.revoke': 'Key revoked',
+  'key.delete': 'Key deleted',
+  'keys.bulk_delete': 'Keys deleted',
+  'key.remove_activation': 'Activation removed',
+  'key.purchase_for_user': 'Key bought for a user',
 };
 
-const actionLabel = (action: string) => AUDIT_ACTION_LABELS[action as keyof typeof AUDIT_ACTION_LABELS] ?? action;
+const actionLabel = (action: string) => AUDIT_ACTION_LABELS[action] ?? action;
 
 /** A short human reading of what changed. */
 export function describeDetails(entry: AuditEntry): string {
