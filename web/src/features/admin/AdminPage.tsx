@@ -1,5 +1,5 @@
 // /admin: the owner's Admin Panel and the reseller's panel, one tab at a time, the tab in `?tab=`.
-import { lazy, Suspense, useRef, type ComponentType, type KeyboardEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, type ComponentType, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { User } from '@schemas/entities';
 import { Icon } from '../../components/ui/icons';
@@ -33,6 +33,11 @@ export function AdminPage() {
   const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
 
   const selectTab = (tab: TabId) => setParams({ tab });
+
+  // Where the tab row scrolls sideways, the selected tab is kept in view.
+  useEffect(() => {
+    tabRefs.current[selected]?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [selected]);
 
   // Arrow keys, Home and End move between tabs (WAI-ARIA tabs pattern, automatic activation).
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
