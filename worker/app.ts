@@ -6,10 +6,14 @@ import type { AppEnv } from './context';
 import { createDb } from './db/client';
 import { AppError, errorResponse } from './lib/errors';
 import { maintenanceMode } from './middleware/maintenance';
+import { adminKeysRoutes } from './routes/admin-keys';
+import { adminPurchaseRoutes } from './routes/admin-purchase';
 import { adminStatsRoutes } from './routes/admin-stats';
 import { adminUsersRoutes } from './routes/admin-users';
+import { analyticsRoutes } from './routes/analytics';
 import { auth } from './routes/auth';
 import { creditsRoutes } from './routes/credits';
+import { keyManagementRoutes } from './routes/key-management';
 import { keysRoutes } from './routes/keys';
 import { licenses } from './routes/licenses';
 import { productsRoutes } from './routes/products';
@@ -72,8 +76,12 @@ const routes = app
   .route('/api/settings', settingsRoutes)
   .route('/api/products', productsRoutes)
   .route('/api/keys', keysRoutes)
+  .route('/api/keys', keyManagementRoutes)
   .route('/api/credits', creditsRoutes)
   .route('/api/admin/users', adminUsersRoutes)
+  .route('/api/admin/users', adminPurchaseRoutes)
+  .route('/api/admin/keys', adminKeysRoutes)
+  .route('/api/admin/analytics', analyticsRoutes)
   .route('/api/admin', adminStatsRoutes)
   .route('/api/v1/licenses', licenses);
 

@@ -14,7 +14,7 @@ import type { PurchaseReceipt, PurchaseShortfall } from '../schemas/entities';
 import { isOfferedDuration, quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
-import { findPurchasableProduct } from './products';
+import { findPurchasableProduct, type ProductRow } from './products';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -29,8 +29,10 @@ export type PurchaseOrder = {
   /** Who asked for it: the key's `createdBy` and the ledger row's actor. */
   actorId: string;
   generationMethod: 'purchase' | 'reseller' | 'direct';
-  /** Credits charged; the list price unless given, and 0 when nobody pays. */
-  price?: number;
+  /** How the price is worked out: the list price (`quote`) unless given; 0 is charged when nobody pays. */
+  pricing?: (product: ProductRow, days: number) => Quote;
+  /** Statements that must commit with the purchase (an admin's audit row). */
+  alsoRun?: (receipt: PurchaseReceipt) => BatchItem<'sqlite'>[];
   idempotency?: IdempotencyClaim;
   now?: number;
 };
@@ -68,8 +70,8 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
       details: { field: 'duration' },
     });
   }
-  const q = quote(product, days);
-  const price = payerId === null ? 0 : (order.price ?? q.total);
+  const q = order.pricing ? order.pricing(product, days) : quote(product, days);
+  const price = payerId === null ? 0 : q.total;
   if (!Number.isInteger(price) || price < 0) throw new Error(`purchaseKey: price must be a whole number of credits, got ${price}`);
 
   // A clear answer before any write; the batch's CHECK is what makes it exact under concurrency.
@@ -141,6 +143,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
       })
       .where(eq(products.id, product.id)),
   );
+  if (order.alsoRun) statements.push(...order.alsoRun(receipt));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;

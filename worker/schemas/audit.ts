@@ -14,6 +14,13 @@ export const AUDIT_ACTIONS = [
   'settings.reset',
   // Written by the scheduled job (domain/key-lifecycle.ts), with no actor.
   'keys.auto_cleanup',
+  // Key management (domain/admin-keys.ts, key-generation.ts, purchase-for-user.ts).
+  'keys.generate',
+  'key.revoke',
+  'key.delete',
+  'keys.bulk_delete',
+  'key.remove_activation',
+  'key.purchase_for_user',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -39,6 +39,7 @@ describe('the error envelope', () => {
       FORBIDDEN: 403,
       ACCOUNT_DISABLED: 403,
       REGISTRATION_DISABLED: 403,
+      PURCHASES_DISABLED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       CONFLICT: 409,

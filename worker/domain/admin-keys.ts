@@ -1,0 +1,205 @@
+// The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
+// and the owner's revocation, deletion and device removal. Every change is audited in the same
+// batch as the write it records (device removal right after it: licensing.ts owns that batch).
+import { and, count, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { DB } from '../db/client';
+import { activations, licenseKeys, products, users } from '../db/schema';
+import { toD1Statement } from '../lib/d1-statement';
+import { AppError, notFound } from '../lib/errors';
+import type { SessionUser } from '../lib/sessions';
+import type { AdminKeysQuery } from '../schemas/admin-keys';
+import type { LicenseKey } from '../schemas/entities';
+import { auditStatement, recordAudit } from './audit';
+import { recountProductActivations } from './key-lifecycle';
+import { effectiveStatus, effectiveStatusIs, licenseKeysJson, likeContains, likeEscape } from './license-keys';
+import { removeActivation } from './licensing';
+
+/** Who is acting, and from where: every admin write is recorded with both. */
+export type KeyAdmin = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
+
+// Above every code point, so `>= p AND < p || END` is exactly "starts with p" as an index range.
+const PREFIX_END = '\u{10FFFF}';
+const startsWith = (column: SQL | typeof licenseKeys.key, prefix: string) => sql`(${column} >= ${prefix} AND ${column} < ${prefix + PREFIX_END})`;
+
+/**
+ * The keys a search names, each form served by an index (ARCHITECTURE.md): a key by prefix (keys
+ * are uppercase; a range on the unique index), a product by name or keyTag (the few products are
+ * matched first, then license_keys_product_idx), a buyer or creator by username prefix (the
+ * lower(username) index, then the buyer and creator indexes). Wrapped as `id IN (...)` so SQLite
+ * answers it as a union of index lookups, instead of walking every key in date order.
+ */
+function searchMatches(db: DB, search: string): SQL {
+  const keyPrefix = search.toUpperCase();
+  const namePrefix = search.toLowerCase();
+  const namedUsers = db.select({ id: users.id }).from(users).where(startsWith(sql`lower(${users.username})`, namePrefix));
+  const namedProducts = db
+    .select({ id: products.id })
+    .from(products)
+    .where(or(sql`${products.name} LIKE ${likeContains(search)} ${likeEscape}`, eq(products.keyTag, keyPrefix)));
+  const matching = db
+    .select({ id: licenseKeys.id })
+    .from(licenseKeys)
+    .where(
+      or(
+        startsWith(licenseKeys.key, keyPrefix),
+        inArray(licenseKeys.productId, namedProducts),
+        inArray(licenseKeys.purchasedBy, namedUsers),
+        inArray(licenseKeys.createdBy, namedUsers),
+      ),
+    );
+  return inArray(licenseKeys.id, matching);
+}
+
+/**
+ * Which keys a viewer may manage. The owner: all of them. A reseller: the keys they created, which
+ * are the keys they bought for customers (and their own purchases); never anyone else's.
+ */
+const visibleTo = (viewer: Pick<SessionUser, 'id' | 'role'>) => (viewer.role === 'owner' ? undefined : eq(licenseKeys.createdBy, viewer.id));
+
+function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now: number) {
+  return and(
+    visibleTo(viewer),
+    query.status ? effectiveStatusIs(query.status, now) : undefined,
+    query.product ? eq(licenseKeys.productId, query.product) : undefined,
+    query.search ? searchMatches(db, query.search) : undefined,
+  );
+}
+
+/** The page query, unexecuted: the list runs it, and a test asks SQLite how it would. */
+export function adminKeysPageQuery(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()) {
+  return db
+    .select()
+    .from(licenseKeys)
+    .where(listWhere(db, viewer, query, now))
+    .orderBy(desc(licenseKeys.createdAt), desc(licenseKeys.id))
+    .limit(query.limit)
+    .offset((query.page - 1) * query.limit);
+}
+
+export async function listAdminKeys(
+  db: DB,
+  viewer: Pick<SessionUser, 'id' | 'role'>,
+  query: AdminKeysQuery,
+  now = Date.now(),
+): Promise<{ keys: LicenseKey[]; totalPages: number; total: number }> {
+  const [rows, totals] = await Promise.all([
+    adminKeysPageQuery(db, viewer, query, now).all(),
+    db.select({ n: count() }).from(licenseKeys).where(listWhere(db, viewer, query, now)).get(),
+  ]);
+  const total = totals?.n ?? 0;
+  return { keys: await licenseKeysJson(db, rows, now), totalPages: Math.ceil(total / query.limit), total };
+}
+
+const findKey = (db: DB, id: string) => db.select().from(licenseKeys).where(eq(licenseKeys.id, id)).get();
+
+async function requireKey(db: DB, id: string) {
+  const row = await findKey(db, id);
+  if (!row) throw notFound('License key');
+  return row;
+}
+
+const alreadyRevoked = () => new AppError('CONFLICT', 'This license key is already revoked');
+
+/** Revokes a key with the owner's reason; its devices stop validating at once. */
+export async function revokeKey(admin: KeyAdmin, id: string, reason: string, now = Date.now()): Promise<LicenseKey> {
+  const { db, actor, ip } = admin;
+  const before = await requireKey(db, id);
+  if (before.status === 'revoked') throw alreadyRevoked();
+  const guard = and(eq(licenseKeys.id, id), ne(licenseKeys.status, 'revoked'))!;
+  const audit = auditStatement(
+    db,
+    actor,
+    'key.revoke',
+    { type: 'license_key', id },
+    { key: before.key, product: before.productName, previousStatus: effectiveStatus(before, now), reason },
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${guard})`,
+  );
+  const revoke = db.update(licenseKeys).set({ status: 'revoked', revokeReason: reason, revokedAt: new Date(now) }).where(guard);
+  const [, result] = await db.batch([audit, revoke]);
+  if ((result as D1Result).meta.changes === 0) {
+    // Revoked or deleted by another request a moment ago.
+    if (!(await findKey(db, id))) throw notFound('License key');
+    throw alreadyRevoked();
+  }
+  const [json] = await licenseKeysJson(db, [(await findKey(db, id))!], now);
+  return json;
+}
+
+type DeletedKey = Pick<typeof licenseKeys.$inferSelect, 'id' | 'key' | 'productId' | 'productName' | 'status' | 'purchasedBy'>;
+
+const describeDeleted = (k: DeletedKey) => ({ id: k.id, key: k.key, product: k.productName, status: k.status, purchasedBy: k.purchasedBy });
+
+// D1 binds at most 100 parameters per statement.
+const IDS_PER_STATEMENT = 90;
+
+/**
+ * Deletes keys for good, with their activations (ON DELETE CASCADE), in one batch with the audit
+ * row and the recount of their products' activations, so the product cards stay right.
+ */
+async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnType<typeof auditStatement>): Promise<number> {
+  const { d1 } = admin;
+  const deletes: D1PreparedStatement[] = [];
+  for (let i = 0; i < keys.length; i += IDS_PER_STATEMENT) {
+    const chunk = keys.slice(i, i + IDS_PER_STATEMENT);
+    // RETURNING counts the keys alone: D1's `changes` also counts the activations the cascade removed.
+    const marks = chunk.map((_, j) => `?${j + 1}`).join(', ');
+    deletes.push(d1.prepare(`DELETE FROM license_keys WHERE id IN (${marks}) RETURNING id`).bind(...chunk.map((k) => k.id)));
+  }
+  const results = await d1.batch([toD1Statement(d1, audit), ...deletes, ...recountProductActivations(d1, keys.map((k) => k.productId))]);
+  return results.slice(1, 1 + deletes.length).reduce((n, r) => n + r.results.length, 0);
+}
+
+export async function deleteKey(admin: KeyAdmin, id: string): Promise<void> {
+  const { db, actor, ip } = admin;
+  const key = await requireKey(db, id);
+  const audit = auditStatement(db, actor, 'key.delete', { type: 'license_key', id }, describeDeleted(key), ip, sql`EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${licenseKeys.id} = ${id})`);
+  if ((await deleteKeyRows(admin, [key], audit)) === 0) throw notFound('License key');
+}
+
+/**
+ * Deletes the chosen keys that still exist, with one audit row naming each of them and the reason.
+ * Ids that name no key are reported back, not an error, unless none of them names a key.
+ */
+export async function bulkDeleteKeys(admin: KeyAdmin, ids: string[], reason: string): Promise<{ deleted: number; notFound: string[] }> {
+  const { db, actor, ip } = admin;
+  const found: DeletedKey[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+    const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
+    found.push(
+      ...(await db
+        .select({ id: licenseKeys.id, key: licenseKeys.key, productId: licenseKeys.productId, productName: licenseKeys.productName, status: licenseKeys.status, purchasedBy: licenseKeys.purchasedBy })
+        .from(licenseKeys)
+        .where(inArray(licenseKeys.id, chunk))
+        .all()),
+    );
+  }
+  const foundIds = new Set(found.map((k) => k.id));
+  const missing = ids.filter((id) => !foundIds.has(id));
+  if (found.length === 0) throw notFound('License keys');
+  const audit = auditStatement(db, actor, 'keys.bulk_delete', { type: 'license_key', id: null }, { reason, count: found.length, keys: found.map(describeDeleted) }, ip);
+  const deleted = await deleteKeyRows(admin, found, audit);
+  return { deleted, notFound: missing };
+}
+
+/** The owner frees one device slot of a key (the details modal's remove button). */
+export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activationId: string): Promise<LicenseKey> {
+  const { db, d1, actor, ip } = admin;
+  const key = await requireKey(db, keyId);
+  const activation = await db
+    .select()
+    .from(activations)
+    .where(and(eq(activations.id, activationId), eq(activations.keyId, keyId)))
+    .get();
+  if (!activation || !(await removeActivation(d1, keyId, key.productId, activationId))) throw notFound('Activation');
+  await recordAudit(
+    db,
+    actor,
+    'key.remove_activation',
+    { type: 'license_key', id: keyId },
+    { key: key.key, activationId, deviceFingerprint: activation.deviceFingerprint, deviceInfo: activation.deviceInfo ?? null },
+    ip,
+  );
+  const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key]);
+  return json;
+}

@@ -1,0 +1,57 @@
+// System analytics (owner): the shop day by day over the last 7, 30 or 90 days. Each figure is one
+// aggregate over an indexed time range, so the cost follows the period's rows, not the tables':
+// revenue from the ledger (ledger_kind_created_idx), keys sold and sales by product from the keys
+// (license_keys_created_idx; a bought key's purchasedAt is its createdAt), new users
+// (users_created_idx) and activations (activations_activated_idx). Days are UTC days.
+import type { Analytics, AnalyticsDay, ProductSales } from '../schemas/analytics';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+type DayCount = { day: number; n: number };
+
+const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** Each figure over [?1, ?2), in milliseconds. Exported so a test can check how SQLite answers each. */
+export const ANALYTICS_SQL = {
+  // Purchase rows carry the price as a debit; the free direct purchases have none.
+  revenue: `SELECT created_at / ${DAY_MS} AS day, -SUM(credits_delta) AS n FROM ledger WHERE kind = 'purchase' AND created_at >= ?1 AND created_at < ?2 GROUP BY day`,
+  keysSold: `SELECT created_at / ${DAY_MS} AS day, count(*) AS n FROM license_keys WHERE created_at >= ?1 AND created_at < ?2 AND purchased_at IS NOT NULL GROUP BY day`,
+  salesByProduct: `SELECT product_id AS productId, max(product_name) AS name, max(product_key_tag) AS keyTag, count(*) AS keysSold, SUM(purchase_price) AS revenue
+      FROM license_keys WHERE created_at >= ?1 AND created_at < ?2 AND purchased_at IS NOT NULL
+     GROUP BY product_id ORDER BY keysSold DESC, revenue DESC, name`,
+  newUsers: `SELECT created_at / ${DAY_MS} AS day, count(*) AS n FROM users WHERE created_at >= ?1 AND created_at < ?2 GROUP BY day`,
+  activations: `SELECT activated_at / ${DAY_MS} AS day, count(*) AS n FROM activations WHERE activated_at >= ?1 AND activated_at < ?2 GROUP BY day`,
+};
+
+export async function systemAnalytics(d1: D1Database, days: number, now = Date.now()): Promise<Analytics> {
+  const lastDay = Math.floor(now / DAY_MS);
+  const firstDay = lastDay - days + 1;
+  const from = firstDay * DAY_MS;
+  const to = (lastDay + 1) * DAY_MS;
+
+  const [revenue, sold, byProduct, newUsers, activated] = await d1.batch(
+    [ANALYTICS_SQL.revenue, ANALYTICS_SQL.keysSold, ANALYTICS_SQL.salesByProduct, ANALYTICS_SQL.newUsers, ANALYTICS_SQL.activations].map((q) => d1.prepare(q).bind(from, to)),
+  );
+
+  const byDay = (rows: unknown[]) => new Map((rows as DayCount[]).map((r) => [r.day, r.n]));
+  const series = { revenue: byDay(revenue.results), keysSold: byDay(sold.results), newUsers: byDay(newUsers.results), activations: byDay(activated.results) };
+  const daily: AnalyticsDay[] = Array.from({ length: days }, (_, i) => {
+    const day = firstDay + i;
+    return {
+      date: isoDay(day),
+      revenue: series.revenue.get(day) ?? 0,
+      keysSold: series.keysSold.get(day) ?? 0,
+      newUsers: series.newUsers.get(day) ?? 0,
+      activations: series.activations.get(day) ?? 0,
+    };
+  });
+  const sum = (field: keyof Omit<AnalyticsDay, 'date'>) => daily.reduce((total, d) => total + d[field], 0);
+  return {
+    days,
+    from: isoDay(firstDay),
+    to: isoDay(lastDay),
+    daily,
+    salesByProduct: (byProduct.results as ProductSales[]).map((p) => ({ ...p, revenue: p.revenue ?? 0 })),
+    totals: { revenue: sum('revenue'), keysSold: sum('keysSold'), newUsers: sum('newUsers'), activations: sum('activations') },
+  };
+}

@@ -1,0 +1,118 @@
+// The owner's free key generation (SPEC sections 2 and 5): up to `maxKeysPerGeneration` available
+// keys of an active product in one request. The keys go in as many-row inserts, each within D1's
+// 100 bound parameters, all in one batch with the product's counter and the audit row, so a
+// thousand keys take one round trip and either all exist or none does.
+import type { DB } from '../db/client';
+import { failedConstraint } from '../lib/db-errors';
+import { toD1Statement } from '../lib/d1-statement';
+import { AppError, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import type { SessionUser } from '../lib/sessions';
+import { generationLimitMessage } from '../schemas/admin-keys';
+import type { LicenseKey } from '../schemas/entities';
+import type { Settings } from '../schemas/settings';
+import { isOfferedDuration } from '../schemas/products';
+import { auditStatement } from './audit';
+import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
+import { findProduct, type ProductRow } from './products';
+
+export type Generator = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
+
+const MAX_PARAMS = 100;
+/** ?1..?8 are the same for every key of a generation; each key adds its id and its string. */
+const SHARED_PARAMS = 8;
+export const KEYS_PER_INSERT = Math.floor((MAX_PARAMS - SHARED_PARAMS) / 2);
+/** A clash among 97-bit keys is all but impossible; if one happens, the batch fails whole and is redone. */
+const ATTEMPTS = 3;
+
+export const inactiveProduct = () => new AppError('CONFLICT', 'Keys can only be generated for active products');
+
+function insertStatement(d1: D1Database, product: ProductRow, days: number, actorId: string, now: number, keys: Array<{ id: string; key: string }>) {
+  const values = keys.map((_, i) => `(?${SHARED_PARAMS + 2 * i + 1}, ?${SHARED_PARAMS + 2 * i + 2})`).join(', ');
+  return d1
+    .prepare(
+      `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
+                                 created_by, purchase_price, generation_method, created_at)
+       SELECT v.column1, v.column2, 'available',
+              -- NULL (and so a failed batch) when the product was deactivated or deleted since it was read.
+              (SELECT id FROM products WHERE id = ?1 AND is_active = 1),
+              ?2, ?3, ?4, ?5, ?6, ?7, 0, 'automatic', ?8
+         FROM (VALUES ${values}) AS v`,
+    )
+    .bind(product.id, product.name, product.keyTag, product.productType, days, product.maxActivations, actorId, now, ...keys.flatMap((k) => [k.id, k.key]));
+}
+
+export async function generateKeys(
+  gen: Generator,
+  settings: Pick<Settings, 'maxKeysPerGeneration'>,
+  input: { productId: string; quantity: number; duration?: number },
+  now = Date.now(),
+): Promise<{ keys: LicenseKey[]; generated: number }> {
+  const { db, d1, actor, ip } = gen;
+  if (input.quantity > settings.maxKeysPerGeneration) {
+    throw new AppError('VALIDATION_ERROR', generationLimitMessage(settings.maxKeysPerGeneration), { details: { field: 'quantity' } });
+  }
+  const product = await findProduct(db, input.productId);
+  if (!product) throw notFound('Product');
+  if (!product.isActive) throw inactiveProduct();
+  const days = input.duration ?? product.minDays;
+  if (!isOfferedDuration(product, days)) {
+    throw new AppError('VALIDATION_ERROR', `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`, {
+      details: { field: 'duration' },
+    });
+  }
+
+  for (let attempt = 1; ; attempt++) {
+    const keys = Array.from({ length: input.quantity }, () => ({ id: newId(now), key: generateLicenseKey(product.keyTag) }));
+    const inserts: D1PreparedStatement[] = [];
+    for (let i = 0; i < keys.length; i += KEYS_PER_INSERT) inserts.push(insertStatement(d1, product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT)));
+    const audit = auditStatement(
+      db,
+      actor,
+      'keys.generate',
+      { type: 'product', id: product.id },
+      { product: product.name, keyTag: product.keyTag, quantity: keys.length, duration: days },
+      ip,
+    );
+    try {
+      await d1.batch([
+        ...inserts,
+        d1.prepare('UPDATE products SET total_generated = total_generated + ?2 WHERE id = ?1').bind(product.id, keys.length),
+        toD1Statement(d1, audit),
+      ]);
+    } catch (err) {
+      if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw inactiveProduct();
+      if (failedConstraint(err, 'UNIQUE', 'license_keys.key') && attempt < ATTEMPTS) continue;
+      throw err;
+    }
+    const rows: LicenseKeyRow[] = keys.map((k) => generatedRow(product, days, actor.id, now, k));
+    const relations = { usernames: new Map([[actor.id, actor.username]]), activationsByKey: new Map() };
+    return { keys: rows.map((row) => toLicenseKeyJson(row, relations, now)), generated: rows.length };
+  }
+}
+
+/** The row as the insert above writes it, so the answer needs no read back. */
+function generatedRow(product: ProductRow, days: number, actorId: string, now: number, k: { id: string; key: string }): LicenseKeyRow {
+  return {
+    id: k.id,
+    key: k.key,
+    status: 'available',
+    productId: product.id,
+    productName: product.name,
+    productKeyTag: product.keyTag,
+    productType: product.productType,
+    duration: days,
+    maxActivations: product.maxActivations,
+    purchasedAt: null,
+    purchasedBy: null,
+    createdBy: actorId,
+    purchasePrice: 0,
+    revokeReason: null,
+    revokedAt: null,
+    firstUsedAt: null,
+    expiresAt: null,
+    generationMethod: 'automatic',
+    lastDeviceRemovalAt: null,
+    createdAt: new Date(now),
+  };
+}

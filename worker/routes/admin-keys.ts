@@ -1,0 +1,31 @@
+// /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
+// created), and the owner's deletions and device removal.
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../context';
+import { bulkDeleteKeys, deleteKey, listAdminKeys, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
+import { clientIp } from '../lib/request';
+import { jsonBody, pathParams, queryParams } from '../lib/validate';
+import { requireAuth, requireRole } from '../middleware/auth';
+import { activationParams, adminKeysQuery, bulkDeleteSchema, keyIdParam } from '../schemas/admin-keys';
+
+const owner = requireRole('owner');
+export const keyAdmin = (c: Context<AppEnv>): KeyAdmin => ({ db: c.var.db, d1: c.env.DB, actor: c.var.user, ip: clientIp(c) });
+
+export const adminKeysRoutes = new Hono<AppEnv>()
+  .use(requireAuth)
+  .get('/', requireRole('reseller'), queryParams(adminKeysQuery), async (c) => c.json(await listAdminKeys(c.var.db, c.var.user, c.req.valid('query')), 200))
+  // Before '/:id', so 'bulk' is never read as a key id.
+  .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {
+    const { keyIds, reason } = c.req.valid('json');
+    const { deleted, notFound } = await bulkDeleteKeys(keyAdmin(c), keyIds, reason);
+    return c.json({ success: true, deleted, notFound, message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted` }, 200);
+  })
+  .delete('/:id', owner, pathParams(keyIdParam), async (c) => {
+    await deleteKey(keyAdmin(c), c.req.valid('param').id);
+    return c.json({ success: true, message: 'License key deleted' }, 200);
+  })
+  .delete('/:id/activations/:activationId', owner, pathParams(activationParams), async (c) => {
+    const { id, activationId } = c.req.valid('param');
+    const licenseKey = await removeKeyActivation(keyAdmin(c), id, activationId);
+    return c.json({ success: true, message: 'Device removed from this license key', licenseKey }, 200);
+  });

@@ -1,0 +1,22 @@
+// /api/keys (owner): revoking a key and generating keys. Mounted beside the customer's purchase
+// route (routes/keys.ts), which shares the path.
+import { Hono } from 'hono';
+import type { AppEnv } from '../context';
+import { revokeKey } from '../domain/admin-keys';
+import { generateKeys } from '../domain/key-generation';
+import { getSettings } from '../lib/settings';
+import { jsonBody, pathParams } from '../lib/validate';
+import { requireAuth, requireRole } from '../middleware/auth';
+import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
+import { keyAdmin } from './admin-keys';
+
+export const keyManagementRoutes = new Hono<AppEnv>()
+  .use(requireAuth)
+  .put('/:id/revoke', requireRole('owner'), pathParams(keyIdParam), jsonBody(revokeKeySchema), async (c) => {
+    const licenseKey = await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason);
+    return c.json({ success: true, message: 'License key revoked', licenseKey }, 200);
+  })
+  .post('/generate', requireRole('owner'), jsonBody(generateKeysSchema), async (c) => {
+    const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));
+    return c.json({ ...result, message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}` }, 201);
+  });
