@@ -79,10 +79,10 @@ const routes = app
   .route('/api/keys', keyManagementRoutes)
   .route('/api/credits', creditsRoutes)
   .route('/api/admin/users', adminUsersRoutes)
-  .route('/api/admin/users', adminPurchaseRoutes)
   .route('/api/admin/keys', adminKeysRoutes)
   .route('/api/admin/analytics', analyticsRoutes)
   .route('/api/admin', adminStatsRoutes)
+  .route('/api/admin', adminPurchaseRoutes)
   .route('/api/v1/licenses', licenses);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));

@@ -1,5 +1,6 @@
 // /api/admin/users/{userId}/purchase/{productId}: a reseller's purchase for a customer, or the
-// owner's direct purchase. Mounted beside the user management routes, which share the path.
+// owner's direct purchase; /api/admin/purchase-terms: what the purchase screen needs to show the
+// price. Mounted at /api/admin, which other admin apps share: middleware is per route.
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { idempotencyClaim } from '../domain/idempotency';
@@ -9,11 +10,17 @@ import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
-import { purchaseForUserParams, purchaseForUserSchema } from '../schemas/admin-keys';
+import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms } from '../schemas/admin-keys';
+
+const reseller = [requireAuth, requireRole('reseller')] as const;
 
 export const adminPurchaseRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
-  .post('/:userId/purchase/:productId', requireRole('reseller'), pathParams(purchaseForUserParams), jsonBody(purchaseForUserSchema), async (c) => {
+  .get('/purchase-terms', ...reseller, async (c) => {
+    const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
+    const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
+    return c.json(terms, 200);
+  })
+  .post('/users/:userId/purchase/:productId', ...reseller, pathParams(purchaseForUserParams), jsonBody(purchaseForUserSchema), async (c) => {
     const { userId, productId } = c.req.valid('param');
     const { duration, bypassBalance } = c.req.valid('json');
     const actor = c.var.user;

@@ -78,6 +78,9 @@ export const purchaseForUserSchema = z.object({
 });
 export type PurchaseForUserInput = z.input<typeof purchaseForUserSchema>;
 
+/** What the direct purchase screen needs from the settings (GET /api/admin/purchase-terms). */
+export type PurchaseTerms = { defaultDailyDiscount: number; enableDirectPurchases: boolean; enableResellerPurchases: boolean };
+
 export type ResellerQuote = { days: number; baseCost: number; durationCost: number; total: number; discountPercent: number };
 
 /**

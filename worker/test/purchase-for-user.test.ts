@@ -54,6 +54,25 @@ roleMatrix(
   RESELLER_AND_OWNER,
 );
 
+roleMatrix(
+  'GET /api/admin/purchase-terms',
+  {
+    request: () => ({ method: 'GET', path: '/api/admin/purchase-terms' }),
+    state: async () => null,
+    allowed: (res) => expect(Object.keys(res.body).sort()).toEqual(['defaultDailyDiscount', 'enableDirectPurchases', 'enableResellerPurchases']),
+  },
+  RESELLER_AND_OWNER,
+);
+
+describe('GET /api/admin/purchase-terms', () => {
+  it('gives the purchase screen the discount and the switches as the owner set them', async () => {
+    const box = await sandbox({ settings: { defaultDailyDiscount: 40, enableDirectPurchases: false } });
+    const reseller = await box.signedInUser('reseller');
+    const res = await box.api('GET', '/api/admin/purchase-terms', { token: reseller.token });
+    expect(res.body).toEqual({ defaultDailyDiscount: 40, enableDirectPurchases: false, enableResellerPurchases: true });
+  });
+});
+
 describe('a reseller buying for a customer', () => {
   it('pays the reseller price with their own credits; the key is the customer’s and the reseller created it', async () => {
     const product = await makeProduct({ baseCreditCost: 100, creditsPerDay: 10, maxActivations: 2 });
