@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
+import { removeOwnDevice } from '../domain/devices';
 import { listOwnKeys } from '../domain/my-keys';
 import { dashboardStats } from '../domain/stats';
 import { findUserById, toUserJson } from '../domain/users';
 import { notFound } from '../lib/errors';
-import { queryParams } from '../lib/validate';
+import { pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
-import { myKeysQuerySchema } from '../schemas/keys';
+import { myKeysQuerySchema, ownDeviceParams } from '../schemas/keys';
 
 export const usersRoutes = new Hono<AppEnv>()
   .use(requireAuth)
@@ -16,4 +17,9 @@ export const usersRoutes = new Hono<AppEnv>()
     return c.json(toUserJson(user), 200);
   })
   .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.user), 200))
-  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) => c.json(await listOwnKeys(c.var.db, c.var.user.id, c.req.valid('query')), 200));
+  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) => c.json(await listOwnKeys(c.var.db, c.var.user.id, c.req.valid('query')), 200))
+  .delete('/my-keys/:keyId/activations/:activationId', pathParams(ownDeviceParams), async (c) => {
+    const { keyId, activationId } = c.req.valid('param');
+    await removeOwnDevice(c.env.DB, c.var.user.id, keyId, activationId);
+    return c.json({ success: true, message: 'Device removed. Its slot is free for another device.' }, 200);
+  });

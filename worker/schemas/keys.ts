@@ -62,3 +62,5 @@ export const idempotencyKeySchema = z
   .min(1, 'Idempotency-Key must not be empty')
   .max(255, 'Idempotency-Key must be at most 255 characters')
   .regex(/^[\x21-\x7e]+$/, 'Idempotency-Key must be printable ASCII without spaces');
+
+export const ownDeviceParams = z.object({ keyId: idSchema('Key id'), activationId: idSchema('Activation id') });

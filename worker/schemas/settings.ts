@@ -56,7 +56,7 @@ export const DEFAULT_SETTINGS: Settings = {
 /** What any signed-in user's app needs to know (GET /api/settings/public). */
 export type PublicSettings = Pick<
   Settings,
-  'usdToCreditRate' | 'registrationEnabled' | 'maintenanceMode' | 'notifyLowBalance' | 'lowBalanceThreshold'
+  'usdToCreditRate' | 'registrationEnabled' | 'maintenanceMode' | 'notifyLowBalance' | 'lowBalanceThreshold' | 'keyExpiryGracePeriod'
 >;
 
 export function publicSettings(s: Settings): PublicSettings {
@@ -66,5 +66,7 @@ export function publicSettings(s: Settings): PublicSettings {
     maintenanceMode: s.maintenanceMode,
     notifyLowBalance: s.notifyLowBalance,
     lowBalanceThreshold: s.lowBalanceThreshold,
+    // Screens show an expired key's grace end (the licensing API still accepts it until then).
+    keyExpiryGracePeriod: s.keyExpiryGracePeriod,
   };
 }

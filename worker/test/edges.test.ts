@@ -155,7 +155,7 @@ describe('the settings document', () => {
     const { token } = await signedInUser();
     const res = await api('GET', '/api/settings/public', { token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ usdToCreditRate: 12, registrationEnabled: true, maintenanceMode: false, notifyLowBalance: true, lowBalanceThreshold: 10 });
+    expect(res.body).toEqual({ usdToCreditRate: 12, registrationEnabled: true, maintenanceMode: false, notifyLowBalance: true, lowBalanceThreshold: 10, keyExpiryGracePeriod: 0 });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
     await saveSettings(env.KV, DEFAULT_SETTINGS);
   });

@@ -2,13 +2,13 @@
 import type { KeyStatus, LicenseKey } from '@schemas/entities';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { CopyButton } from '../../components/ui/copy-button';
-import { DEVICES_SHOWN, EXPIRY_WARNING_DAYS, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
-import { daysUntil, formatCredits, formatDate, formatRelativeTime } from '../../lib/format';
+import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
+import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
+import { usePublicSettings } from '../site-status/api';
+import { DeviceList } from './DeviceList';
 
 export const STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };
 const STATUS_TONES: Record<KeyStatus, BadgeTone> = { used: 'green', available: 'blue', expired: 'gray', revoked: 'red' };
-
-const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
 
 function lastUsed(key: LicenseKey): string | null {
   const times = key.activations.map((a) => a.lastUsed ?? a.activatedAt);
@@ -18,8 +18,9 @@ function lastUsed(key: LicenseKey): string | null {
 export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const daysLeft = k.expiresAt ? daysUntil(k.expiresAt) : null;
   const expired = k.status === 'expired';
+  const graceDays = usePublicSettings().data?.keyExpiryGracePeriod ?? 0;
+  const graceEnd = k.expiresAt && graceDays > 0 ? new Date(k.expiresAt).getTime() + graceDays * 86_400_000 : null;
   const expiringSoon = k.status === 'used' && daysLeft !== null && daysLeft > 0 && daysLeft <= EXPIRY_WARNING_DAYS;
-  const devices = k.activations.slice(0, DEVICES_SHOWN);
   const headingId = `key-${k._id}`;
 
   return (
@@ -45,6 +46,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       {expired && (
         <div className="notice notice-error" role="status">
           This license has expired
+          {graceEnd !== null && graceEnd > Date.now() && <> · it keeps working until {formatDateTime(graceEnd)} (grace period)</>}
         </div>
       )}
       {k.status === 'revoked' && (
@@ -83,23 +85,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
           </dd>
         </div>
       </dl>
-      {devices.length > 0 && (
-        <ul className="device-list" aria-label="Activated devices">
-          {devices.map((a) => (
-            <li key={a._id}>
-              <code title="Device fingerprint">{fingerprint(a.deviceFingerprint)}</code>
-              {a.deviceInfo?.model && (
-                <span className="muted">
-                  {' '}
-                  {[a.deviceInfo.manufacturer, a.deviceInfo.model].filter(Boolean).join(' ')}
-                </span>
-              )}
-              <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
-            </li>
-          ))}
-          {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
-        </ul>
-      )}
+      <DeviceList licenseKey={k} />
     </article>
   );
 }

@@ -1,6 +1,6 @@
 // The customer's own keys: paged, filtered, refreshed every 30 s while the tab is visible and
 // whenever a purchase anywhere in the app fires `keyPurchased`.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { KeyStatus, MyKeysResponse } from '@schemas/entities';
 import { api } from '../../lib/api';
@@ -28,4 +28,14 @@ export function useMyKeys(filters: MyKeysFilters) {
     return () => window.removeEventListener(KEY_PURCHASED_EVENT, onPurchase);
   }, [refetch]);
   return query;
+}
+
+/** Removes a device from one of the customer's keys (once a day per key, the server decides). */
+export function useRemoveDevice() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
+      api.delete<{ success: boolean; message: string }>(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKey }),
+  });
 }

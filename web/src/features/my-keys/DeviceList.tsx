@@ -1,0 +1,75 @@
+// The devices a key is activated on, each removable by the key's owner (once a day per key).
+import { useState } from 'react';
+import type { LicenseKey } from '@schemas/entities';
+import { Modal } from '../../components/ui/modal';
+import { toast } from '../../components/ui/toast';
+import { errorMessage } from '../../lib/api';
+import { DEVICES_SHOWN, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
+import { formatRelativeTime } from '../../lib/format';
+import { useRemoveDevice } from './api';
+
+type Device = LicenseKey['activations'][number];
+
+export const shortFingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
+const deviceName = (d: Device) => [d.deviceInfo?.manufacturer, d.deviceInfo?.model].filter(Boolean).join(' ');
+
+export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const [removing, setRemoving] = useState<Device | null>(null);
+  const remove = useRemoveDevice();
+  const devices = k.activations.slice(0, DEVICES_SHOWN);
+  if (devices.length === 0) return null;
+
+  async function confirmRemove() {
+    if (!removing) return;
+    try {
+      const answer = await remove.mutateAsync({ keyId: k._id, activationId: removing._id });
+      toast.success(answer.message);
+    } catch (err) {
+      toast.error(errorMessage(err, 'Failed to remove the device'));
+    } finally {
+      setRemoving(null);
+    }
+  }
+
+  return (
+    <>
+      <ul className="device-list" aria-label="Activated devices">
+        {devices.map((a) => (
+          <li key={a._id}>
+            <span>
+              <code title="Device fingerprint">{shortFingerprint(a.deviceFingerprint)}</code>
+              {deviceName(a) && <span className="muted"> {deviceName(a)}</span>}
+              <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
+            </span>
+            <button type="button" className="btn btn-secondary btn-sm" onClick={() => setRemoving(a)} aria-label={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+        {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
+      </ul>
+      <Modal
+        open={removing !== null}
+        title="Remove this device?"
+        onClose={() => setRemoving(null)}
+        busy={remove.isPending}
+        size="sm"
+        footer={
+          <>
+            <button type="button" className="btn btn-secondary" onClick={() => setRemoving(null)} disabled={remove.isPending}>
+              Cancel
+            </button>
+            <button type="button" className="btn btn-danger" onClick={confirmRemove} disabled={remove.isPending}>
+              {remove.isPending ? 'Removing…' : 'Remove device'}
+            </button>
+          </>
+        }
+      >
+        <p>
+          <code>{removing ? shortFingerprint(removing.deviceFingerprint) : ''}</code> will stop working with this key and its slot becomes free for another
+          device. You can remove one device from a key each day.
+        </p>
+      </Modal>
+    </>
+  );
+}
