@@ -1,0 +1,114 @@
+// The benchmark's database: the scale of the issue (10,000 users, 200 products, 200,000 keys,
+// 100,000 activations), plus what each scenario draws from: keys with their devices, fresh keys,
+// customers with credits to spend, a customer with 500 keys, and signed-in sessions.
+import { createSession } from '../worker/lib/sessions';
+import type { Runtime } from './runtime';
+import { DAY_MS, generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from './shop-generator';
+
+export const SCALE = { users: 10_000, products: 200, keys: 200_000, activations: 100_000 } as const;
+export const COLLECTOR_KEYS = 500;
+const RESELLERS = 50;
+/** Customers who buy during the run: each has credits for far more than the run can spend. */
+const SHOPPERS = 2_000;
+const SHOPPER_CREDITS = 10_000_000;
+/** Sessions per account that many connections share, far below the per-session call limit (600 a minute). */
+const SESSIONS_PER_ACCOUNT = 100;
+/** A validation writes `lastUsed` when the device's last one is older than this (LAST_USED_WRITE_MS). */
+const STALE_LAST_USED_MS = 60 * 60 * 1000;
+
+export type DevicePair = { key: string; device: string; activationId: string };
+
+export type BenchData = {
+  shop: Shop;
+  seededAt: number;
+  /** Any key, for the floor. */
+  anyKeys: string[];
+  /** Valid keys with a device that checked in at seed time: validating them reads only. */
+  recentDevices: DevicePair[];
+  /** Valid keys with a device last seen an hour ago: validating them also writes `lastUsed`. */
+  staleDevices: DevicePair[];
+  /** Generated keys of active products, never activated: each activation run takes new ones. */
+  freshKeys: KeyRow[];
+  activeProducts: ProductRow[];
+  shopperTokens: string[];
+  collector: UserRow;
+  collectorTokens: string[];
+  ownerTokens: string[];
+  customers: UserRow[];
+};
+
+export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
+  const seededAt = Date.now();
+  const accounts = [
+    { username: 'bench-owner', email: 'owner@bench.test', role: 'owner' as const, passwordHash: null, credits: 0, balanceCents: 0 },
+    { username: 'bench-collector', email: 'collector@bench.test', role: 'user' as const, passwordHash: null, credits: 1_000, balanceCents: 0, keys: COLLECTOR_KEYS },
+  ];
+  const shop = generateShop({
+    now: seededAt,
+    historyDays: 90,
+    seed: 20_260_401,
+    products: SCALE.products,
+    resellers: RESELLERS,
+    customers: SCALE.users - RESELLERS - accounts.length,
+    keys: SCALE.keys,
+    activations: SCALE.activations,
+    accounts,
+    // Nobody signs in with a password during the run; sessions are made directly (below).
+    passwordHash: null,
+    availableShare: 0.3,
+    activatedGeneratedShare: 0.05,
+    revokedShare: 0.03,
+    customerCredits: (i, random) => (i <= SHOPPERS ? SHOPPER_CREDITS : Math.floor(random * 5_000)),
+    usernames: (i) => `customer${String(i).padStart(5, '0')}`,
+  });
+
+  // When each valid device last checked in: half at seed time, half one hour before.
+  const keyById = new Map(shop.keys.map((k) => [k.id, k]));
+  const recentDevices: DevicePair[] = [];
+  const staleDevices: DevicePair[] = [];
+  for (const a of shop.activations) {
+    const key = keyById.get(a.key_id)!;
+    if (key.status !== 'used' || key.expires_at === null || key.expires_at < seededAt + DAY_MS) continue;
+    const pair = { key: key.key, device: a.device_fingerprint, activationId: a.id };
+    if (recentDevices.length <= staleDevices.length) {
+      a.last_used = seededAt;
+      recentDevices.push(pair);
+    } else {
+      a.last_used = seededAt - STALE_LAST_USED_MS;
+      staleDevices.push(pair);
+    }
+  }
+  await writeShop(runtime.db, shop);
+
+  const activeProducts = shop.products.filter((p) => p.is_active === 1);
+  const activeIds = new Set(activeProducts.map((p) => p.id));
+  const owner = shop.byUsername.get('bench-owner')!;
+  const collector = shop.byUsername.get('bench-collector')!;
+  const customers = shop.users.filter((u) => u.role === 'user');
+  const shoppers = customers.filter((u) => u.credits === SHOPPER_CREDITS);
+  const sessionsFor = async (users: UserRow[]) => {
+    const tokens: string[] = [];
+    // A few at a time: each is a KV write through Miniflare's proxy.
+    for (let i = 0; i < users.length; i += 50) {
+      const made = await Promise.all(
+        users.slice(i, i + 50).map((u) => createSession({ KV: runtime.kv, JWT_SECRET: runtime.secrets.JWT_SECRET }, u.id, { ipAddress: '127.0.0.1', userAgent: 'keypanel-bench', location: null })),
+      );
+      tokens.push(...made.map((m) => m.token));
+    }
+    return tokens;
+  };
+  return {
+    shop,
+    seededAt,
+    anyKeys: shop.keys.map((k) => k.key),
+    recentDevices,
+    staleDevices,
+    freshKeys: shop.keys.filter((k) => k.status === 'available' && activeIds.has(k.product_id)),
+    activeProducts,
+    shopperTokens: await sessionsFor(shoppers),
+    collector,
+    collectorTokens: await sessionsFor(Array(SESSIONS_PER_ACCOUNT).fill(collector)),
+    ownerTokens: await sessionsFor(Array(SESSIONS_PER_ACCOUNT).fill(owner)),
+    customers,
+  };
+}

@@ -1,0 +1,80 @@
+// Load over loopback with autocannon: a fixed number of connections for a fixed time, each request
+// built on the fly by the scenario (a random key, a fresh key, another customer), each answer checked.
+import autocannon from 'autocannon';
+
+export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
+
+export type Expectation = {
+  /** The statuses a correct answer has; anything else counts as an error. */
+  statuses: number[];
+  /** A check of the answer's body; a false counts as an error. Kept cheap: it runs on every answer. */
+  check?: (body: string) => boolean;
+  /** Called with every correct answer's body (e.g. to count activations that took a slot). */
+  record?: (body: string) => void;
+};
+
+export type Measurement = {
+  connections: number;
+  seconds: number;
+  requests: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Connection errors, timeouts, unexpected statuses and answers that failed their check. */
+  errors: number;
+  statuses: Record<string, number>;
+  /** One wrong answer, to show what went wrong. */
+  firstError: string | null;
+};
+
+export async function measure(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number): Promise<Measurement> {
+  let wrong = 0;
+  let firstError: string | null = null;
+  const result = await autocannon({
+    url: url.origin,
+    connections,
+    duration: seconds,
+    // A stuck request is an error, not a long wait.
+    timeout: 10,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = next();
+          req.method = r.method;
+          req.path = r.path;
+          req.headers = {
+            ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
+          };
+          req.body = r.body === undefined ? undefined : JSON.stringify(r.body);
+          return req;
+        },
+        onResponse: (status, body) => {
+          if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) {
+            wrong++;
+            firstError ??= `${status} ${body.slice(0, 300)}`;
+            return;
+          }
+          expect.record?.(body);
+        },
+      },
+    ],
+  });
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
+  const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
+  return {
+    connections,
+    seconds: result.duration,
+    requests,
+    rps: requests / result.duration,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors + result.timeouts + wrong,
+    statuses,
+    firstError,
+  };
+}

@@ -1,0 +1,117 @@
+// `npm run bench`: the Worker as deployed, in local workerd, against a database seeded at scale,
+// measured beside the floor (the least a Worker can do in this runtime) under the same load.
+// Options: --seconds N (each measurement, default 10), --only name,name (floor always runs),
+// --connections 10,50.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { applyMigrations, ROOT } from '../scripts/local';
+import { SCALE, seedBenchDatabase } from './dataset';
+import { measure, type Measurement } from './load';
+import { evaluate, printReport, type ScenarioResult } from './report';
+import { buildFloorWorker, buildWorker, startRuntime } from './runtime';
+import { SCENARIOS, type Check } from './scenarios';
+
+const WARMUP_SECONDS = 2;
+const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10,50' },
+    only: { type: 'string' },
+  },
+});
+const seconds = Number(args.seconds);
+const connectionCounts = args.connections.split(',').map(Number);
+if (!(seconds >= 1) || connectionCounts.some((c) => !Number.isInteger(c) || c < 1)) {
+  console.error('Usage: npm run bench -- [--seconds N] [--connections 10,50] [--only name,name]');
+  process.exit(2);
+}
+const only = args.only?.split(',').map((s) => s.trim());
+const scenarios = SCENARIOS.filter((s) => s.name === 'floor' || !only || only.includes(s.name));
+
+const started = Date.now();
+const step = (text: string) => console.log(`\u25B8 ${text} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+const load = () => os.loadavg().map((l) => Number(l.toFixed(2)));
+
+const loadBefore = load();
+if (loadBefore[0] > os.cpus().length / 2) {
+  console.warn(`\u26A0 The machine is busy (load ${loadBefore[0]} on ${os.cpus().length} cores): the figures will measure CPU contention, not KeyPanel.`);
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'keypanel-bench-'));
+const stateDir = path.join(work, 'state');
+let exitCode = 1;
+let runtime: Awaited<ReturnType<typeof startRuntime>> | undefined;
+try {
+  step('Building the Worker as deployed (wrangler deploy --dry-run) and the floor Worker');
+  const workerScript = buildWorker(path.join(work, 'worker'));
+  const floorScript = await buildFloorWorker(path.join(work, 'floor'));
+  step('Applying migrations');
+  applyMigrations(stateDir);
+  runtime = await startRuntime({ stateDir, workerScript, floorScript });
+  step(`Seeding ${SCALE.users.toLocaleString('en-US')} users, ${SCALE.products} products, ${SCALE.keys.toLocaleString('en-US')} keys, ${SCALE.activations.toLocaleString('en-US')} activations`);
+  const seedStart = Date.now();
+  const data = await seedBenchDatabase(runtime);
+  const seedSeconds = (Date.now() - seedStart) / 1000;
+  step(`Seeded in ${seedSeconds.toFixed(1)} s; Worker at ${runtime.url.origin}`);
+
+  const results: ScenarioResult[] = [];
+  for (const scenario of scenarios) {
+    const prepared = scenario.prepare(data);
+    // One request first: an endpoint not built yet answers the JSON 404 of unknown API routes.
+    const probe = prepared.next();
+    const res = await fetch(new URL(probe.path, runtime.url), {
+      method: probe.method,
+      headers: { ...(probe.body ? { 'content-type': 'application/json' } : {}), ...(probe.token ? { authorization: `Bearer ${probe.token}` } : {}) },
+      body: probe.body ? JSON.stringify(probe.body) : undefined,
+    });
+    const text = await res.text();
+    if (res.status === 404 && text.includes('No API route')) {
+      step(`${scenario.name}: ${scenario.endpoint} does not exist yet; skipped`);
+      results.push({ scenario, missing: true, measurements: [], checks: [] });
+      continue;
+    }
+    step(`${scenario.name}: ${scenario.endpoint}`);
+    await measure(runtime.url, prepared.next, prepared.expect, connectionCounts[0], WARMUP_SECONDS);
+    const measurements: Measurement[] = [];
+    for (const connections of connectionCounts) {
+      measurements.push(await measure(runtime.url, prepared.next, prepared.expect, connections, seconds));
+    }
+    const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db) : [];
+    results.push({ scenario, missing: false, measurements, checks });
+  }
+
+  const loadAfter = load();
+  const verdicts = evaluate(results);
+  printReport(results, verdicts);
+  const report = {
+    at: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadBefore, loadAfter },
+    settings: { secondsPerMeasurement: seconds, connections: connectionCounts, warmupSeconds: WARMUP_SECONDS },
+    dataset: { ...SCALE, seedSeconds },
+    results: results.map((r) => ({
+      name: r.scenario.name,
+      endpoint: r.scenario.endpoint,
+      drives: r.scenario.drives,
+      missing: r.missing,
+      measurements: r.measurements,
+      checks: r.checks,
+    })),
+    targets: verdicts,
+    passed: verdicts.every((v) => v.pass),
+    totalSeconds: (Date.now() - started) / 1000,
+  };
+  writeFileSync(RESULTS_FILE, JSON.stringify(report, null, 2) + '\n');
+  console.log(`\nLoad average before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}. Figures in ${path.relative(process.cwd(), RESULTS_FILE)}.`);
+  exitCode = report.passed ? 0 : 1;
+  console.log(report.passed ? 'Every target met.' : 'Some targets were missed (above).');
+} catch (err) {
+  console.error(err);
+} finally {
+  await runtime?.mf.dispose();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(exitCode);

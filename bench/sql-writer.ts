@@ -1,0 +1,68 @@
+// Bulk rows into D1, fast: multi-row INSERTs with the values written out as SQL literals (no bound
+// parameters, so no per-statement parameter cap), many statements per exec() call, which is one
+// round trip. From Node every D1 call crosses Miniflare's proxy, so few large calls are what make
+// 200,000 keys take seconds, not minutes.
+
+export type SqlValue = string | number | boolean | null;
+
+/** What the writer needs of a D1 binding: Miniflare's, wrangler's platform proxy, or the Worker's. */
+export type BatchDb = Pick<D1Database, 'prepare' | 'batch' | 'exec'>;
+
+/** Past this many rows, a table's indexes are built after its rows rather than row by row. */
+export const DEFER_INDEXES_FROM = 5_000;
+
+/** D1 refuses statements over 100 KB (SQLITE_MAX_SQL_LENGTH); each INSERT stays under it. */
+const MAX_STATEMENT_CHARS = 90_000;
+const STATEMENTS_PER_BATCH = 25;
+
+export function sqlLiteral(value: SqlValue): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`Not a finite number: ${value}`);
+    return String(value);
+  }
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** Inserts `rows` (values in `columns` order) into `table`; returns the number of rows written. */
+export async function insertRows(d1: BatchDb, table: string, columns: readonly string[], rows: readonly SqlValue[][]): Promise<number> {
+  const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+  const statements: string[] = [];
+  let values: string[] = [];
+  let length = head.length;
+  for (const row of rows) {
+    if (row.length !== columns.length) throw new Error(`${table}: a row has ${row.length} values for ${columns.length} columns`);
+    const tuple = `(${row.map(sqlLiteral).join(',')})`;
+    if (values.length > 0 && length + tuple.length + 1 > MAX_STATEMENT_CHARS) {
+      statements.push(head + values.join(','));
+      values = [];
+      length = head.length;
+    }
+    values.push(tuple);
+    length += tuple.length + 1;
+  }
+  if (values.length > 0) statements.push(head + values.join(','));
+  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) {
+    // exec() sends every line as one statement, all in one round trip and one transaction.
+    await d1.exec(statements.slice(i, i + STATEMENTS_PER_BATCH).join('\n'));
+  }
+  return rows.length;
+}
+
+/**
+ * Runs `write` with the table's secondary indexes dropped, then builds them again from their own
+ * definitions: one sort per index instead of 200,000 random insertions into each (ten times faster).
+ */
+export async function withIndexesDeferred<T>(d1: BatchDb, table: string, write: () => Promise<T>): Promise<T> {
+  const { results } = await d1
+    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
+    .bind(table)
+    .all<{ name: string; sql: string }>();
+  if (results.length) await d1.batch(results.map((i) => d1.prepare(`DROP INDEX "${i.name}"`)));
+  try {
+    return await write();
+  } finally {
+    if (results.length) await d1.batch(results.map((i) => d1.prepare(i.sql)));
+  }
+}
