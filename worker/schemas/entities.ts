@@ -157,3 +157,17 @@ export type TwoFactorSetupResponse = { qrCodeUrl: string; secret: string; otpaut
 export type RecoveryTokensResponse = { tokens: string[] };
 /** What the Google sign-in hands the app after its redirect (POST /api/auth/google/complete). */
 export type GoogleCompletion = LoginResponse | { connected: true; message: string };
+
+// Key management (issue 4, second half): the admin key list, generation and purchases for a customer.
+export type AdminKeysResponse = { keys: LicenseKey[]; totalPages: number; total: number };
+export type KeyChangeResponse = { success: true; message: string; licenseKey: LicenseKey };
+export type BulkDeleteResponse = { success: true; deleted: number; notFound: string[]; message: string };
+export type GenerateKeysResponse = { keys: LicenseKey[]; generated: number; message: string };
+export type PurchaseForUserResponse = {
+  licenseKey: PurchaseReceipt & { purchasedBy: KeyUserRef };
+  /** The caller's own credits after the purchase. */
+  resellerCredits: number;
+  /** What is left to whoever paid; null for the owner's free purchase. */
+  remainingCredits: number | null;
+  message: string;
+};

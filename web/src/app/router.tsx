@@ -55,9 +55,9 @@ export function createRouter() {
         { path: 'settings/security', lazy: async () => ({ Component: (await import('../features/security/SecurityPage')).SecurityPage }) },
         restricted(ADMIN_ROLES, [{ path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) }]),
         restricted(OWNER_ONLY, [
-          { path: 'manage-products', lazy: pending('Manage Products') },
+          { path: 'manage-products', element: <Navigate to="/admin?tab=products" replace /> },
           { path: 'user-management', element: <Navigate to="/admin?tab=users" replace /> },
-          { path: 'system-analytics', lazy: pending('System Analytics') },
+          { path: 'system-analytics', lazy: async () => ({ Component: (await import('../features/analytics/AnalyticsPage')).AnalyticsPage }) },
         ]),
       ],
     },

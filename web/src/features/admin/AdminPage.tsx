@@ -13,10 +13,10 @@ export type TabProps = { user: User; selectTab: (tab: TabId) => void };
 const panels: Record<TabId, ComponentType<TabProps>> = {
   overview: lazy(() => import('./OverviewTab').then((m) => ({ default: m.OverviewTab }))),
   users: lazy(() => import('./UsersTab').then((m) => ({ default: m.UsersTab }))),
-  products: lazy(() => import('./PlaceholderTabs').then((m) => ({ default: m.ProductsTab }))),
-  keys: lazy(() => import('./PlaceholderTabs').then((m) => ({ default: m.LicenseKeysTab }))),
+  products: lazy(() => import('./ProductsTab').then((m) => ({ default: m.ProductsTab }))),
+  keys: lazy(() => import('./KeysTab').then((m) => ({ default: m.KeysTab }))),
   generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
-  purchase: lazy(() => import('./PlaceholderTabs').then((m) => ({ default: m.DirectPurchaseTab }))),
+  purchase: lazy(() => import('./DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 

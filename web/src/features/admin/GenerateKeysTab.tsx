@@ -1,6 +1,6 @@
 // Generate Keys: owners only. Everyone else reads SPEC section 2's refusal.
-import { EmptyState } from '../../components/ui/card';
 import type { TabProps } from './AdminPage';
+import { GenerateKeysForm } from './GenerateTab';
 
 export const GENERATE_ACCESS_DENIED = 'Access Denied - Only owners can generate license keys. This feature is restricted to system administrators.';
 
@@ -14,10 +14,13 @@ export function GenerateKeysTab({ user }: TabProps) {
   }
   return (
     <section aria-label="Generate License Keys" className="admin-section">
-      <h2>Generate License Keys</h2>
-      <EmptyState title="Not available yet" icon="⌛">
-        <p className="muted">Generating keys for a product arrives here with the shop’s admin tools.</p>
-      </EmptyState>
+      <div className="section-head">
+        <div>
+          <h2>Generate License Keys</h2>
+          <p className="muted">Free keys for a product, available until their first activation.</p>
+        </div>
+      </div>
+      <GenerateKeysForm />
     </section>
   );
 }

@@ -1,0 +1,237 @@
+// The License Keys tab (SPEC section 2): the owner's License Key Management and the reseller's
+// My License Keys. Search, status filter, select-all, cards, details, revoke, delete, bulk delete,
+// pagination; only the owner sees the actions that change keys.
+import { useEffect, useState } from 'react';
+import type { KeyStatus, LicenseKey } from '@schemas/entities';
+import { Badge } from '../../components/ui/badge';
+import { EmptyState } from '../../components/ui/card';
+import { CopyButton } from '../../components/ui/copy-button';
+import { Icon } from '../../components/ui/icons';
+import { Pagination } from '../../components/ui/pagination';
+import { Spinner } from '../../components/ui/spinner';
+import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
+import { formatDate, formatCredits } from '../../lib/format';
+import type { TabProps } from './AdminPage';
+import { daysLeft, KEY_STATUS_LABELS, KEY_STATUS_OPTIONS, KEY_STATUS_TONES, shownStatus } from './key-status';
+import { BulkDeleteModal, DeleteKeyModal, KeyDetailsModal, RevokeKeyModal } from './KeyModals';
+import { useAdminKeys } from './keys-api';
+import { useDebounced } from './useDebounced';
+
+type Dialog = { kind: 'details' | 'revoke' | 'delete'; key: LicenseKey } | { kind: 'bulk' } | null;
+
+function KeyCard({ licenseKey: k, isOwner, selected, onSelect, open }: { licenseKey: LicenseKey; isOwner: boolean; selected: boolean; onSelect: (on: boolean) => void; open: (d: Dialog) => void }) {
+  const status = shownStatus(k);
+  const left = daysLeft(k);
+  const productName = k.product.name || 'Unknown Product';
+  const headingId = `admin-key-${k._id}`;
+  return (
+    <li className={`card admin-key-card${selected ? ' selected' : ''}`}>
+      <div className="admin-key-head">
+        {isOwner && (
+          <input type="checkbox" className="admin-key-select" checked={selected} onChange={(e) => onSelect(e.target.checked)} aria-label={`Select ${k.key}`} />
+        )}
+        <div className="admin-key-title">
+          <h3 id={headingId} className="product-name">
+            {productName}
+          </h3>
+          <span className="key-tag">{k.product.keyTag}</span>
+        </div>
+        <div className="user-card-badges">
+          {left !== null && left <= EXPIRY_WARNING_DAYS && (
+            <Badge tone="orange" title={`Expires in ${left} ${left === 1 ? 'day' : 'days'}`}>
+              {left}d left
+            </Badge>
+          )}
+          <Badge tone={KEY_STATUS_TONES[status]}>{KEY_STATUS_LABELS[status]}</Badge>
+        </div>
+      </div>
+      <div className="key-box">
+        <code>{k.key}</code>
+        <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
+      </div>
+      <dl className="key-details">
+        <div>
+          <dt>Owner</dt>
+          <dd>{k.purchasedBy?.username ?? <span className="muted">Unsold</span>}</dd>
+        </div>
+        <div>
+          <dt>Created by</dt>
+          <dd>{k.createdBy?.username ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDate(k.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>{k.expiresAt ? formatDate(k.expiresAt) : `${k.duration}d after activation`}</dd>
+        </div>
+        <div>
+          <dt>Price</dt>
+          <dd>{formatCredits(k.purchasePrice)} credits</dd>
+        </div>
+        <div>
+          <dt>Devices</dt>
+          <dd>
+            {k.activations.length} / {k.maxActivations}
+          </dd>
+        </div>
+      </dl>
+      <div className="user-card-actions">
+        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Details of ${k.key}`} onClick={() => open({ kind: 'details', key: k })}>
+          Details
+        </button>
+        {isOwner && k.status !== 'revoked' && (
+          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Revoke ${k.key}`} onClick={() => open({ kind: 'revoke', key: k })}>
+            Revoke
+          </button>
+        )}
+        {isOwner && (
+          <button type="button" className="btn btn-danger btn-sm" aria-label={`Delete ${k.key}`} onClick={() => open({ kind: 'delete', key: k })}>
+            Delete
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export function KeysTab({ user }: TabProps) {
+  const isOwner = user.role === 'owner';
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState<KeyStatus | ''>('');
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const debouncedSearch = useDebounced(search);
+  const keys = useAdminKeys({ page, search: debouncedSearch, status });
+
+  // SPEC section 8: a failed load of the admin key list is logged, not toasted.
+  useEffect(() => {
+    if (keys.error) console.error('Failed to load license keys', keys.error);
+  }, [keys.error]);
+
+  // A page emptied by deletions falls back to the last page there is.
+  const totalPages = keys.data?.totalPages ?? 0;
+  useEffect(() => {
+    if (totalPages > 0 && page > totalPages) setPage(totalPages);
+  }, [page, totalPages]);
+
+  const list = keys.data?.keys ?? [];
+  const allSelected = list.length > 0 && list.every((k) => selected.has(k._id));
+  const title = isOwner ? 'License Key Management' : 'My License Keys';
+
+  function toggle(id: string, on: boolean) {
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }
+  function toggleAll(on: boolean) {
+    setSelected((s) => {
+      const next = new Set(s);
+      for (const k of list) {
+        if (on) next.add(k._id);
+        else next.delete(k._id);
+      }
+      return next;
+    });
+  }
+  const filtersChanged = (apply: () => void) => {
+    apply();
+    setPage(1);
+    setSelected(new Set());
+  };
+
+  return (
+    <section aria-labelledby="keys-title" className="admin-section">
+      <div className="section-head">
+        <div>
+          <h2 id="keys-title">{title}</h2>
+          <p className="muted">
+            {keys.data ? `${formatCredits(keys.data.total)} ${keys.data.total === 1 ? 'key' : 'keys'}` : isOwner ? 'Every license key in the shop' : 'The keys you created and sold'}
+          </p>
+        </div>
+        <div className="button-row">
+          <button type="button" className="btn btn-secondary" onClick={() => keys.refetch()} disabled={keys.isFetching}>
+            <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
+            Refresh
+          </button>
+          {isOwner && (
+            <button type="button" className="btn btn-danger" onClick={() => setDialog({ kind: 'bulk' })} disabled={selected.size === 0}>
+              Delete Selected ({selected.size})
+            </button>
+          )}
+        </div>
+      </div>
+
+      <div className="filters">
+        <div className="field grow">
+          <label htmlFor="key-search">Search keys</label>
+          <input
+            id="key-search"
+            type="search"
+            placeholder="Key, product name or tag, username"
+            value={search}
+            maxLength={100}
+            onChange={(e) => filtersChanged(() => setSearch(e.target.value))}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="key-status-filter">Status</label>
+          <select id="key-status-filter" value={status} onChange={(e) => filtersChanged(() => setStatus(e.target.value as KeyStatus | ''))}>
+            <option value="">All statuses</option>
+            {KEY_STATUS_OPTIONS.map((s) => (
+              <option key={s} value={s}>
+                {KEY_STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+
+      <label className="checkbox select-all">
+        <input type="checkbox" checked={allSelected} disabled={!isOwner || list.length === 0} onChange={(e) => toggleAll(e.target.checked)} />
+        Select all on this page
+      </label>
+
+      {keys.isPending ? (
+        <div className="panel-loading">
+          <Spinner label="Loading license keys…" />
+        </div>
+      ) : keys.isError && !keys.data ? (
+        <EmptyState title="Failed to load data" icon="⚠">
+          <button type="button" className="btn btn-secondary" onClick={() => keys.refetch()}>
+            Try again
+          </button>
+        </EmptyState>
+      ) : list.length === 0 ? (
+        <EmptyState title="No license keys found" icon="🔑">
+          <p className="muted">{search || status ? 'No key matches these filters.' : isOwner ? 'Generate keys or sell some, and they appear here.' : 'Keys you buy for your customers appear here.'}</p>
+        </EmptyState>
+      ) : (
+        <ul className="admin-key-grid" aria-busy={keys.isFetching}>
+          {list.map((k) => (
+            <KeyCard key={k._id} licenseKey={k} isOwner={isOwner} selected={selected.has(k._id)} onSelect={(on) => toggle(k._id, on)} open={setDialog} />
+          ))}
+        </ul>
+      )}
+      {keys.data && <Pagination page={page} totalPages={keys.data.totalPages} onChange={setPage} disabled={keys.isFetching} />}
+
+      {dialog?.kind === 'details' && <KeyDetailsModal licenseKey={dialog.key} canManage={isOwner} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'revoke' && <RevokeKeyModal licenseKey={dialog.key} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'delete' && (
+        <DeleteKeyModal
+          licenseKey={dialog.key}
+          onClose={() => {
+            toggle(dialog.key._id, false);
+            setDialog(null);
+          }}
+        />
+      )}
+      {dialog?.kind === 'bulk' && <BulkDeleteModal keyIds={[...selected]} onClose={() => setDialog(null)} onDeleted={() => setSelected(new Set())} />}
+    </section>
+  );
+}

@@ -1,0 +1,137 @@
+// Server state of the key management tabs: the admin key list and its changes, generation, the
+// purchase for a customer, and the owner's product catalogue.
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { BulkDeleteInput, GenerateKeysInput, PurchaseForUserInput, PurchaseTerms } from '@schemas/admin-keys';
+import type {
+  AdminKeysResponse,
+  BulkDeleteResponse,
+  GenerateKeysResponse,
+  KeyChangeResponse,
+  KeyStatus,
+  Product,
+  PurchaseForUserResponse,
+  User,
+} from '@schemas/entities';
+import type { ProductInput } from '@schemas/products';
+import { api } from '../../lib/api';
+import { ADMIN_KEYS_PAGE_SIZE } from '../../lib/constants';
+import { profileKey } from '../auth/api';
+import { productsKey } from '../products';
+import { KEY_PURCHASED_EVENT } from '../purchase';
+import { adminKeys } from './api';
+
+export const adminKeyListKey = ['admin', 'keys'] as const;
+
+export type AdminKeysFilters = { page: number; search: string; status: KeyStatus | '' };
+
+export function useAdminKeys(filters: AdminKeysFilters) {
+  return useQuery({
+    queryKey: [...adminKeyListKey, filters],
+    queryFn: ({ signal }) =>
+      api.get<AdminKeysResponse>('/api/admin/keys', { page: filters.page, limit: ADMIN_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** After any change to keys: the lists, the overview's figures, the product stats. */
+function useAfterKeyChange() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: adminKeyListKey }),
+      queryClient.invalidateQueries({ queryKey: adminKeys.stats }),
+      queryClient.invalidateQueries({ queryKey: adminKeys.allAuditLog }),
+      queryClient.invalidateQueries({ queryKey: productsKey }),
+    ]);
+}
+
+export function useRevokeKey() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ id, reason }: { id: string; reason: string }) => api.put<KeyChangeResponse>(`/api/keys/${id}/revoke`, { reason }),
+    onSuccess: after,
+  });
+}
+
+export function useDeleteKey() {
+  const after = useAfterKeyChange();
+  return useMutation({ mutationFn: (id: string) => api.delete<{ success: true; message: string }>(`/api/admin/keys/${id}`), onSuccess: after });
+}
+
+export function useBulkDeleteKeys() {
+  const after = useAfterKeyChange();
+  return useMutation({ mutationFn: (body: BulkDeleteInput) => api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', body), onSuccess: after });
+}
+
+export function useRemoveActivation() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
+      api.delete<KeyChangeResponse>(`/api/admin/keys/${keyId}/activations/${activationId}`),
+    onSuccess: after,
+  });
+}
+
+export function useGenerateKeys() {
+  const after = useAfterKeyChange();
+  return useMutation({ mutationFn: (body: GenerateKeysInput) => api.post<GenerateKeysResponse>('/api/keys/generate', body), onSuccess: after });
+}
+
+export function usePurchaseTerms() {
+  return useQuery({ queryKey: ['admin', 'purchase-terms'], queryFn: ({ signal }) => api.get<PurchaseTerms>('/api/admin/purchase-terms', undefined, signal) });
+}
+
+/** Users to pick a customer from: the first 100 matching the search (SPEC section 7). */
+export function useCustomerChoices(search: string) {
+  return useQuery({
+    queryKey: [...adminKeys.allUsers, 'choices', search],
+    queryFn: ({ signal }) => api.get<{ users: Array<Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>> }>('/api/admin/users', { limit: 100, search: search.trim() }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export type PurchaseForUserRequest = { userId: string; productId: string; body: PurchaseForUserInput; idempotencyKey: string };
+
+export function usePurchaseForUser() {
+  const queryClient = useQueryClient();
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ userId, productId, body, idempotencyKey }: PurchaseForUserRequest) =>
+      api.post<PurchaseForUserResponse>(`/api/admin/users/${userId}/purchase/${productId}`, body, { 'Idempotency-Key': idempotencyKey }),
+    onSuccess: async (answer) => {
+      queryClient.setQueryData<User>(profileKey, (user) => (user ? { ...user, credits: answer.resellerCredits } : user));
+      window.dispatchEvent(new Event(KEY_PURCHASED_EVENT));
+      await Promise.all([after(), queryClient.invalidateQueries({ queryKey: profileKey }), queryClient.invalidateQueries({ queryKey: adminKeys.allUsers })]);
+    },
+  });
+}
+
+/** Every product, inactive ones included (the owner's answer), sharing the catalogue's cache. */
+export function useAllProducts() {
+  return useQuery({ queryKey: productsKey, queryFn: ({ signal }) => api.get<Product[]>('/api/products', undefined, signal) });
+}
+
+function useAfterProductChange() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: productsKey }),
+      queryClient.invalidateQueries({ queryKey: adminKeys.stats }),
+    ]);
+}
+
+export function useSaveProduct() {
+  const after = useAfterProductChange();
+  return useMutation({
+    mutationFn: ({ id, product }: { id: string | null; product: ProductInput }) =>
+      id ? api.put<Product>(`/api/products/${id}`, product) : api.post<Product>('/api/products', product),
+    onSuccess: after,
+  });
+}
+
+export type ProductRemoval = { success: true; deleted: boolean; deactivated?: boolean; message: string };
+
+export function useDeleteProduct() {
+  const after = useAfterProductChange();
+  return useMutation({ mutationFn: (id: string) => api.delete<ProductRemoval>(`/api/products/${id}`), onSuccess: after });
+}

@@ -1,0 +1,185 @@
+// Charts drawn as plain SVG: a bar per day, and a bar per product. Each is a figure whose SVG is an
+// image named by the chart's title and described by a one-line summary, with the numbers behind
+// it in a data table for anyone who cannot (or would rather not) read the picture.
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+
+export type Point = { label: string; value: number; /** Said after the value (a product's revenue). */ note?: string };
+
+const DEFAULT_WIDTH = 640;
+const HEIGHT = 240;
+
+/** The chart's width in CSS pixels, so the SVG is drawn at 1:1 and its text stays readable on a phone. */
+function useWidth() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(DEFAULT_WIDTH);
+  useEffect(() => {
+    const node = ref.current;
+    if (!node) return;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.max(240, Math.round(entry.contentRect.width))));
+    observer.observe(node);
+    return () => observer.disconnect();
+  }, []);
+  return { ref, width };
+}
+const PAD = { top: 12, right: 12, bottom: 28, left: 48 };
+
+/** A round axis maximum at or above the largest value: 1, 2 or 5 times a power of ten. */
+export function niceMax(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+const short = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${+(n / 1000).toFixed(1)}k` : n.toLocaleString('en-US'));
+
+function DataTable({ caption, columns, rows }: { caption: string; columns: [string, string]; rows: Array<[string, string]> }) {
+  return (
+    <details className="chart-data">
+      <summary>Data table</summary>
+      <div className="table-wrap">
+        <table className="table">
+          <caption className="visually-hidden">{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{columns[0]}</th>
+              <th scope="col">{columns[1]}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(([a, b], i) => (
+              <tr key={`${i}-${a}`}>
+                <th scope="row">{a}</th>
+                <td>{b}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+}
+
+type Frame = { title: string; desc: string; width: number };
+
+function ChartFrame({ title, summary, children, table }: { title: string; summary: string; children: (frame: Frame) => ReactNode; table: ReactNode }) {
+  const id = useId();
+  const { ref, width } = useWidth();
+  const frame = { title: `${id}-title`, desc: `${id}-desc`, width };
+  return (
+    <figure className="card chart">
+      <figcaption>
+        <h2 id={frame.title} className="card-title">
+          {title}
+        </h2>
+        <p id={frame.desc} className="muted small">
+          {summary}
+        </p>
+      </figcaption>
+      <div ref={ref} className="chart-area">
+        {children(frame)}
+      </div>
+      {table}
+    </figure>
+  );
+}
+
+/** One bar per day. `format` writes a value for the summary, the tooltips and the table. */
+export function DailyBarChart({ title, points, format, tone = 'primary', valueLabel }: { title: string; points: Point[]; format: (n: number) => string; tone?: 'primary' | 'green' | 'blue' | 'orange' | 'purple'; valueLabel: string }) {
+  const total = points.reduce((sum, p) => sum + p.value, 0);
+  const peak = points.reduce<Point | null>((best, p) => (best === null || p.value > best.value ? p : best), null);
+  const max = niceMax(peak?.value ?? 0);
+  const summary =
+    total === 0 ? `No ${valueLabel.toLowerCase()} in these ${points.length} days.` : `${format(total)} over ${points.length} days; the most on ${peak!.label} (${format(peak!.value)}).`;
+
+  return (
+    <ChartFrame
+      title={title}
+      summary={summary}
+      table={<DataTable caption={title} columns={['Day', valueLabel]} rows={points.map((p) => [p.label, format(p.value)])} />}
+    >
+      {({ title: titleId, desc, width }) => {
+        const plotW = width - PAD.left - PAD.right;
+        const plotH = HEIGHT - PAD.top - PAD.bottom;
+        const slot = plotW / Math.max(points.length, 1);
+        const barW = Math.max(1, slot * 0.7);
+        // A date label every 60 pixels or so, whatever the period and the screen.
+        const labelEvery = Math.max(1, Math.ceil(points.length / Math.max(1, Math.floor(plotW / 60))));
+        return (
+          <svg className={`chart-svg chart-${tone}`} viewBox={`0 0 ${width} ${HEIGHT}`} width={width} height={HEIGHT} role="img" aria-labelledby={titleId} aria-describedby={desc}>
+            <title>{title}</title>
+            {[0, 0.5, 1].map((f) => {
+              const y = PAD.top + plotH * (1 - f);
+              return (
+                <g key={f} className="chart-gridline">
+                  <line x1={PAD.left} x2={width - PAD.right} y1={y} y2={y} />
+                  <text x={PAD.left - 6} y={y + 4} textAnchor="end">
+                    {short(max * f)}
+                  </text>
+                </g>
+              );
+            })}
+            {points.map((p, i) => {
+              const h = (p.value / max) * plotH;
+              const x = PAD.left + i * slot + (slot - barW) / 2;
+              return (
+                <rect key={p.label} className="chart-bar" x={x} y={PAD.top + plotH - h} width={barW} height={Math.max(h, p.value > 0 ? 1 : 0)} rx={Math.min(3, barW / 3)}>
+                  <title>{`${p.label}: ${format(p.value)}`}</title>
+                </rect>
+              );
+            })}
+            {points.map((p, i) =>
+              i % labelEvery === 0 ? (
+                <text key={`label-${p.label}`} className="chart-axis" x={PAD.left + i * slot + slot / 2} y={HEIGHT - 8} textAnchor="middle">
+                  {p.label}
+                </text>
+              ) : null,
+            )}
+          </svg>
+        );
+      }}
+    </ChartFrame>
+  );
+}
+
+/** One horizontal bar per item (sales by product), longest first. */
+export function RankedBarChart({ title, points, format, valueLabel, itemLabel }: { title: string; points: Point[]; format: (n: number) => string; valueLabel: string; itemLabel: string }) {
+  const rowH = 30;
+  const height = Math.max(points.length, 1) * rowH + 8;
+  const max = niceMax(points.reduce((m, p) => Math.max(m, p.value), 0));
+  const withNote = (p: Point) => (p.note ? `${format(p.value)} · ${p.note}` : format(p.value));
+  const summary = points.length === 0 ? 'No sales in this period.' : `${points.length} ${points.length === 1 ? 'product' : 'products'} sold; the most: ${points[0].label} (${format(points[0].value)}).`;
+
+  return (
+    <ChartFrame title={title} summary={summary} table={<DataTable caption={title} columns={[itemLabel, valueLabel]} rows={points.map((p) => [p.label, withNote(p)])} />}>
+      {({ title: titleId, desc, width }) => {
+        if (points.length === 0) return <p className="chart-empty muted">Nothing sold yet in this period.</p>;
+        const labelW = Math.min(170, Math.round(width * 0.35));
+        const barSpace = width - labelW - 150;
+        const clip = (text: string) => (text.length * 7 > labelW - 12 ? `${text.slice(0, Math.max(4, Math.floor((labelW - 12) / 7) - 1))}…` : text);
+        return (
+          <svg className="chart-svg chart-purple" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby={titleId} aria-describedby={desc}>
+            <title>{title}</title>
+            {points.map((p, i) => {
+              const y = 4 + i * rowH;
+              const w = (p.value / max) * barSpace;
+              return (
+                <g key={`${i}-${p.label}`}>
+                  <text className="chart-axis" x={labelW - 8} y={y + rowH / 2 + 4} textAnchor="end">
+                    {clip(p.label)}
+                  </text>
+                  <rect className="chart-bar" x={labelW} y={y + 5} width={Math.max(w, p.value > 0 ? 2 : 0)} height={rowH - 10} rx={3}>
+                    <title>{`${p.label}: ${withNote(p)}`}</title>
+                  </rect>
+                  <text className="chart-value" x={labelW + w + 6} y={y + rowH / 2 + 4}>
+                    {withNote(p)}
+                  </text>
+                </g>
+              );
+            })}
+          </svg>
+        );
+      }}
+    </ChartFrame>
+  );
+}
