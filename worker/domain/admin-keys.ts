@@ -59,7 +59,8 @@ const visibleTo = (viewer: Pick<SessionUser, 'id' | 'role'>) => (viewer.role ===
 function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now: number) {
   return and(
     visibleTo(viewer),
-    query.status ? effectiveStatusIs(query.status, now) : undefined,
+    // A reseller's keys and a search's matches are few: the status filters them, it does not drive.
+    query.status ? effectiveStatusIs(query.status, now, { narrowed: viewer.role !== 'owner' || !!query.search }) : undefined,
     query.product ? eq(licenseKeys.productId, query.product) : undefined,
     query.search ? searchMatches(db, query.search) : undefined,
   );

@@ -12,7 +12,7 @@ export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, no
   const pattern = search ? likeContains(search) : null;
   const where = and(
     eq(licenseKeys.purchasedBy, userId),
-    status ? effectiveStatusIs(status, now) : undefined,
+    status ? effectiveStatusIs(status, now, { narrowed: true }) : undefined,
     pattern
       ? or(
           sql`${licenseKeys.key} LIKE ${pattern} ${likeEscape}`,

@@ -1,0 +1,197 @@
+// How SQLite answers every statement of the hot path (licensing) and of the list endpoints (My Keys,
+// the admin key list, the admin stats). The statements are the real ones: the domain functions run
+// against a D1 binding that records what they prepare, and each is then explained with its own
+// parameters. A full scan of license_keys, activations or users fails the test.
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { createDb } from '../db/client';
+import { activations, licenseKeys, products } from '../db/schema';
+import { listAdminKeys } from '../domain/admin-keys';
+import { adminStats } from '../domain/admin-stats';
+import { activateLicense, validateLicense } from '../domain/licensing';
+import { listOwnKeys } from '../domain/my-keys';
+import { createUser } from '../domain/users';
+import { newId } from '../lib/ids';
+import type { SessionUser } from '../lib/sessions';
+import { DEFAULT_SETTINGS } from '../schemas/settings';
+import { db, uniqueName } from './helpers';
+
+type Recorded = { sql: string; params: unknown[] };
+
+/** A D1 binding that runs everything as usual and keeps each statement with its parameters. */
+function recordingD1(real: D1Database, log: Recorded[]): D1Database {
+  const record = (statement: D1PreparedStatement, entry: Recorded): D1PreparedStatement => {
+    const bind = statement.bind.bind(statement);
+    statement.bind = (...params: unknown[]) => {
+      entry.params = params;
+      return bind(...params);
+    };
+    return statement;
+  };
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (sql: string) => {
+          const entry = { sql, params: [] };
+          log.push(entry);
+          return record(target.prepare(sql), entry);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Runs `work` against a recording binding and returns the statements it made. */
+async function statementsOf(work: (d1: D1Database) => Promise<unknown>): Promise<Recorded[]> {
+  const log: Recorded[] = [];
+  await work(recordingD1(env.DB, log));
+  expect(log.length).toBeGreaterThan(0);
+  return log;
+}
+
+const WATCHED = ['license_keys', 'activations', 'users'];
+const NOT_ALIASES = new Set(['where', 'on', 'left', 'inner', 'join', 'set', 'group', 'order', 'limit', 'using', 'values', 'as', 'select', 'union', 'and', 'or', 'natural', 'cross']);
+
+/** The names SQLite may use for the watched tables in a plan: the table itself or its alias. */
+function watchedNames(sql: string): Map<string, string> {
+  const names = new Map(WATCHED.map((t) => [t, t]));
+  const pattern = /["`]?(license_keys|activations|users)["`]?\s+(?:as\s+)?["`]?([a-z_][a-z0-9_]*)["`]?/gi;
+  for (const [, table, alias] of sql.matchAll(pattern)) {
+    if (!NOT_ALIASES.has(alias.toLowerCase())) names.set(alias, table);
+  }
+  return names;
+}
+
+type Plan = { sql: string; steps: string[]; fullScans: string[] };
+
+async function explain({ sql, params }: Recorded): Promise<Plan> {
+  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...params)
+    .all<{ detail: string }>();
+  const steps = results.map((r) => r.detail);
+  const names = watchedNames(sql);
+  // "SCAN t" walks the whole table; "SCAN t USING INDEX i" walks an index in order (stopping at
+  // the page's LIMIT) and "USING COVERING INDEX" counts from the index alone.
+  const fullScans = steps.filter((step) => {
+    const match = step.match(/^SCAN (\S+)$/);
+    return match !== null && names.has(match[1]);
+  });
+  return { sql, steps, fullScans };
+}
+
+async function expectNoFullScans(statements: Recorded[]) {
+  const plans = await Promise.all(statements.filter((s) => /^\s*(select|insert|update|delete|with)\b/i.test(s.sql)).map(explain));
+  expect(plans.length).toBeGreaterThan(0);
+  for (const plan of plans) {
+    expect(plan.fullScans, `${plan.sql}\n  ${plan.steps.join('\n  ')}`).toEqual([]);
+  }
+  return plans;
+}
+
+/** The status indexes serve a list of one status over all keys, never a list already narrowed. */
+function expectNotDrivenByStatus(plans: Plan[]) {
+  for (const plan of plans) {
+    expect(plan.steps.filter((step) => /license_keys_(status|expiry)_idx/.test(step)), `${plan.sql}\n  ${plan.steps.join('\n  ')}`).toEqual([]);
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A small shop: a product, an owner, a reseller, a customer with keys in each status, a device. */
+async function shop() {
+  const d = db();
+  const [owner, reseller, customer] = await Promise.all(
+    (['owner', 'reseller', 'user'] as const).map((role) => {
+      const username = uniqueName(`plan${role}`);
+      return createUser(d, { username, email: `${username}@example.com`, password: null, role });
+    }),
+  );
+  const tag = `QP${Date.now().toString(36).slice(-6).toUpperCase()}`;
+  const product = { id: newId(), name: `Plan Product ${tag}`, keyTag: tag, baseCreditCost: 10, createdAt: new Date() };
+  await d.insert(products).values(product);
+  const now = Date.now();
+  const key = (i: number, fields: Partial<typeof licenseKeys.$inferInsert>) => ({
+    id: newId(),
+    key: `${tag}-AAAAA-BBBBB-CCCCC-${String(i).padStart(5, '2')}`,
+    status: 'used' as const,
+    productId: product.id,
+    productName: product.name,
+    productKeyTag: tag,
+    productType: 'software' as const,
+    duration: 30,
+    maxActivations: 2,
+    createdAt: new Date(now - i * 1000),
+    ...fields,
+  });
+  const bought = { purchasedBy: customer.id, createdBy: customer.id, purchasedAt: new Date(now), expiresAt: new Date(now + 30 * DAY_MS), generationMethod: 'purchase' as const };
+  const keys = [
+    key(1, bought),
+    key(2, { ...bought, status: 'revoked', revokeReason: 'test' }),
+    key(3, { ...bought, expiresAt: new Date(now - DAY_MS) }),
+    key(4, { status: 'available', createdBy: reseller.id, generationMethod: 'reseller' }),
+    key(5, { status: 'available', createdBy: owner.id }),
+  ];
+  await d.insert(licenseKeys).values(keys);
+  const device = 'plan-device-1';
+  await d.insert(activations).values({ id: newId(), keyId: keys[0].id, deviceFingerprint: device, activatedAt: new Date(now - DAY_MS), lastUsed: new Date(now - DAY_MS) });
+  const viewer = (u: typeof owner): SessionUser => ({ id: u.id, username: u.username, email: u.email, role: u.role });
+  return { owner: viewer(owner), reseller: viewer(reseller), customer: viewer(customer), product, keys, device };
+}
+
+describe('query plans', () => {
+  it('the licensing hot path reads and writes through indexes only', async () => {
+    const s = await shop();
+    const validate = await statementsOf((d1) => validateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[0].key, deviceFingerprint: s.device }));
+    // The device was last seen a day ago, so this validation also rewrites its lastUsed.
+    expect(validate.some((r) => /^UPDATE activations/.test(r.sql))).toBe(true);
+    const activate = await statementsOf((d1) => activateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[4].key, deviceFingerprint: 'plan-device-2' }));
+    expect(activate.some((r) => /INSERT INTO activations/.test(r.sql))).toBe(true);
+    const plans = await expectNoFullScans([...validate, ...activate]);
+    // The key is found by its unique index, its device and device count by the activation index.
+    const keyRead = plans.find((p) => p.sql.includes('WHERE k.key = ?2'))!;
+    expect(keyRead.steps.join('\n')).toMatch(/SEARCH k USING INDEX license_keys_key_unique \(key=\?\)/);
+    expect(keyRead.steps.join('\n')).toMatch(/activations_key_device_unique/);
+  });
+
+  it('My Keys, with and without a search or a status, narrows by the buyer index', async () => {
+    const s = await shop();
+    const d = (d1: D1Database) => createDb(d1);
+    const queries = [
+      { page: 1, limit: 10 },
+      { page: 2, limit: 10, search: 'BBBBB' },
+      { page: 1, limit: 10, status: 'used' as const },
+      { page: 1, limit: 10, status: 'expired' as const, search: s.product.name.slice(0, 6) },
+    ];
+    for (const query of queries) {
+      const plans = await expectNoFullScans(await statementsOf((d1) => listOwnKeys(d(d1), s.customer.id, query)));
+      const keyQueries = plans.filter((p) => /from "license_keys"/i.test(p.sql));
+      expect(keyQueries.length).toBeGreaterThan(0);
+      for (const p of keyQueries) expect(p.steps.join('\n'), p.sql).toContain('license_keys_buyer_idx');
+      expectNotDrivenByStatus(plans);
+    }
+  });
+
+  it('the admin key list, for each search form and status, and for a reseller', async () => {
+    const s = await shop();
+    const forms = [s.keys[0].key.slice(0, 9), s.product.name, s.product.keyTag, s.customer.username.slice(0, 8)];
+    for (const viewer of [s.owner, s.reseller]) {
+      for (const search of [undefined, ...forms]) {
+        for (const status of [undefined, 'available', 'used', 'revoked', 'expired'] as const) {
+          const plans = await expectNoFullScans(await statementsOf((d1) => listAdminKeys(createDb(d1), viewer, { page: 1, limit: 15, search, status })));
+          // A reseller's keys and a search's matches are few; walking every key of a status instead
+          // would read a quarter of the table or more.
+          if (viewer.role === 'reseller' || search) expectNotDrivenByStatus(plans);
+        }
+      }
+    }
+  });
+
+  it('the admin stats, for the owner and for a reseller', async () => {
+    const s = await shop();
+    for (const viewer of [s.owner, s.reseller]) {
+      await expectNoFullScans(await statementsOf((d1) => adminStats(createDb(d1), viewer)));
+    }
+  });
+});
