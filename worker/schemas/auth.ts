@@ -1,14 +1,17 @@
 // Sign-in and registration rules (SPEC section 5), shared by the API and the web forms.
 import { z } from 'zod';
+import {
+  EMAIL_REQUIRED_MESSAGE,
+  looksLikeToken,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  PASSWORD_REQUIRED_MESSAGE,
+  TOKEN_AS_EMAIL_MESSAGE,
+  USERNAME_MAX,
+  USERNAME_MIN,
+} from './auth-rules';
 
-export const USERNAME_MIN = 3;
-export const USERNAME_MAX = 30;
-export const PASSWORD_MIN = 6;
-export const PASSWORD_MAX = 128;
-
-// A pasted session token (a JWT starts with eyJ) is not an email address.
-export const looksLikeToken = (value: string) => value.startsWith('eyJ') && value.includes('.');
-export const TOKEN_AS_EMAIL_MESSAGE = 'Invalid email format. Please enter a valid email address.';
+export * from './auth-rules';
 
 export const usernameSchema = z
   .string({ error: 'Username is required' })
@@ -19,9 +22,9 @@ export const usernameSchema = z
   .regex(/^[A-Za-z0-9_.-]+$/, 'Username may contain only letters, numbers, dots, dashes and underscores');
 
 export const emailSchema = z
-  .string({ error: 'Email is required' })
+  .string({ error: EMAIL_REQUIRED_MESSAGE })
   .trim()
-  .min(1, 'Email is required')
+  .min(1, EMAIL_REQUIRED_MESSAGE)
   .max(254, 'Email is too long')
   .refine((v) => !looksLikeToken(v), TOKEN_AS_EMAIL_MESSAGE)
   // The HTML5 rule, as browsers apply it to type=email inputs (it allows hosts like localhost).
@@ -29,8 +32,8 @@ export const emailSchema = z
   .transform((v) => v.toLowerCase());
 
 export const newPasswordSchema = z
-  .string({ error: 'Password is required' })
-  .min(1, 'Password is required')
+  .string({ error: PASSWORD_REQUIRED_MESSAGE })
+  .min(1, PASSWORD_REQUIRED_MESSAGE)
   .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
   .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
 
@@ -48,7 +51,7 @@ export const registerSchema = z
 
 export const loginSchema = z.object({
   email: emailSchema,
-  password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(PASSWORD_MAX, 'Invalid email or password'),
+  password: z.string({ error: PASSWORD_REQUIRED_MESSAGE }).min(1, PASSWORD_REQUIRED_MESSAGE).max(PASSWORD_MAX, 'Invalid email or password'),
   rememberMe: z.boolean().optional().default(false),
 });
 

@@ -1,11 +1,14 @@
 // Every route of SPEC section 2. Screens behind sign-in load on demand, so the sign-in page stays small.
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
 import type { Role } from '@schemas/entities';
+import { PageSpinner } from '../components/ui/spinner';
 import { LoginPage } from '../features/auth/LoginPage';
-import { RegisterPage } from '../features/auth/RegisterPage';
 import { ErrorPage } from './ErrorPage';
 import { RequireAuth } from './guard';
-import { Layout } from './Layout';
+
+// The signed-in shell (sidebar, header, notices) is not part of the sign-in page's bundle either.
+const Layout = lazy(async () => ({ default: (await import('./Layout')).Layout }));
 
 const pending = (title: string) => async () => {
   const { PendingPage } = await import('../features/pending/PendingPage');
@@ -28,7 +31,8 @@ const restricted = (roles: Role[], children: RouteObject[]): RouteObject => ({
 export function createRouter() {
   return createBrowserRouter([
     { path: '/login', element: <LoginPage />, errorElement: <ErrorPage /> },
-    { path: '/register', element: <RegisterPage />, errorElement: <ErrorPage /> },
+    // On demand: registration's checks bring zod, which the sign-in page does without.
+    { path: '/register', lazy: async () => ({ Component: (await import('../features/auth/RegisterPage')).RegisterPage }), errorElement: <ErrorPage /> },
     { path: '/forgot-password', lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }), errorElement: <ErrorPage /> },
     { path: '/reset-password', lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }), errorElement: <ErrorPage /> },
     { path: '/login/2fa', lazy: async () => ({ Component: (await import('../features/auth/TwoFactorLoginPage')).TwoFactorLoginPage }), errorElement: <ErrorPage /> },
@@ -37,7 +41,9 @@ export function createRouter() {
       path: '/',
       element: (
         <RequireAuth>
-          <Layout />
+          <Suspense fallback={<PageSpinner />}>
+            <Layout />
+          </Suspense>
         </RequireAuth>
       ),
       errorElement: <ErrorPage />,

@@ -1,7 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
-import { looksLikeToken, TOKEN_AS_EMAIL_MESSAGE } from '@schemas/auth';
+// The zod-free rules: zod stays out of the sign-in page's bundle.
+import { signInFormErrors, TOKEN_AS_EMAIL_MESSAGE } from '@schemas/auth-rules';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -30,11 +31,8 @@ export function LoginPage() {
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    const found: typeof errors = {};
+    const found = signInFormErrors({ email, password });
     const trimmed = email.trim();
-    if (!trimmed) found.email = 'Email is required';
-    else if (looksLikeToken(trimmed)) found.email = TOKEN_AS_EMAIL_MESSAGE;
-    if (!password) found.password = 'Password is required';
     setErrors(found);
     if (found.email === TOKEN_AS_EMAIL_MESSAGE) toast.error(TOKEN_AS_EMAIL_MESSAGE);
     if (Object.keys(found).length) return;
