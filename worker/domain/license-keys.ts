@@ -53,7 +53,7 @@ export function effectiveStatus(row: Pick<LicenseKeyRow, 'status' | 'expiresAt'>
  */
 export function effectiveStatusIs(status: KeyStatus, now = Date.now(), { narrowed = false } = {}): SQL {
   const at = new Date(now);
-  const column = narrowed ? sql`+${licenseKeys.status}` : licenseKeys.status;
+  const column = narrowed ? sql`+${licenseKeys.status}` : sql`${licenseKeys.status}`;
   const live = or(isNull(licenseKeys.expiresAt), gt(licenseKeys.expiresAt, at));
   switch (status) {
     case 'used':
