@@ -36,6 +36,10 @@ export default defineConfig(async () => {
           },
         },
         {
+          // Node-side checks of the build output (bundle sizes); the benchmark itself is `npm run bench`.
+          test: { name: 'budgets', include: ['bench/**/*.test.ts'], environment: 'node', testTimeout: 300_000 },
+        },
+        {
           test: {
             name: 'e2e',
             include: ['e2e/**/*.test.ts'],
