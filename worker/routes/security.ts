@@ -7,7 +7,7 @@ import { securityLog, users } from '../db/schema';
 import { disconnectGoogle, googleConfigured } from '../domain/google';
 import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
-import { passwordAttempt, refund } from '../domain/throttle';
+import { passwordAttempt, refund, secondFactorAttempt } from '../domain/throttle';
 import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor, spendTwoFactorCode } from '../domain/two-factor';
 import { findUserById } from '../domain/users';
 import { AppError, notFound } from '../lib/errors';
@@ -84,10 +84,13 @@ export const securityRoutes = new Hono<AppEnv>()
     const user = await currentUser(c);
     if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is not enabled');
     if (code !== undefined) {
+      // Limited like the sign-in step: a stolen session must not be able to guess its way out of 2FA.
+      const attempts = await secondFactorAttempt(c.var.db, user.id);
       const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
       if (check !== 'ok') {
         throw new AppError('VALIDATION_ERROR', check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
       }
+      await Promise.all(attempts.map((a) => refund(c.var.db, a)));
     } else if (!(await confirmPassword(c, user.passwordHash, password!))) {
       throw new AppError('VALIDATION_ERROR', 'Password is incorrect');
     }

@@ -292,6 +292,16 @@ describe('turning two-factor off', () => {
     expect((await api('DELETE', '/api/users/disable-2fa', { token, body: { password: TEST_PASSWORD } })).status).toBe(409);
   });
 
+  it('limits wrong codes like the sign-in step', async () => {
+    const { token, user } = await signedInUser();
+    const secret = await enableTwoFactor(token);
+    const wrong = (i: number) => String((Number(codeFor(secret, 1)) + 13 + i) % 1_000_000).padStart(6, '0');
+    const tries = await Promise.all(Array.from({ length: 7 }, (_, i) => api('DELETE', '/api/users/disable-2fa', { token, body: { code: wrong(i) } })));
+    expect(tries.filter((t) => t.status === 400)).toHaveLength(5);
+    expect(tries.filter((t) => t.status === 429)).toHaveLength(2);
+    expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.twoFactorEnabled).toBe(true);
+  });
+
   it('works with the password', async () => {
     const { token } = await signedInUser();
     await enableTwoFactor(token);
