@@ -34,15 +34,16 @@ function KeyCard({ licenseKey: k, isOwner, selected, onSelect, open }: { license
           <h3 id={headingId} className="product-name">
             {productName}
           </h3>
-          <span className="key-tag">{k.product.keyTag}</span>
-        </div>
-        <div className="user-card-badges">
-          {left !== null && left <= EXPIRY_WARNING_DAYS && (
-            <Badge tone="orange" title={`Expires in ${left} ${left === 1 ? 'day' : 'days'}`}>
-              {left}d left
-            </Badge>
-          )}
-          <Badge tone={KEY_STATUS_TONES[status]}>{KEY_STATUS_LABELS[status]}</Badge>
+          <div className="user-card-badges">
+            <span className="key-tag">{k.product.keyTag}</span>
+            <Badge tone={KEY_STATUS_TONES[status]}>{KEY_STATUS_LABELS[status]}</Badge>
+            {left !== null && left <= EXPIRY_WARNING_DAYS && (
+              // Spelled as the spec has it ('3d left'), so not through Badge, which capitalises.
+              <span className="badge badge-orange badge-as-written" title={`Expires in ${left} ${left === 1 ? 'day' : 'days'}`}>
+                {left}d left
+              </span>
+            )}
+          </div>
         </div>
       </div>
       <div className="key-box">
@@ -157,7 +158,7 @@ export function KeysTab({ user }: TabProps) {
         <div className="button-row">
           <button type="button" className="btn btn-secondary" onClick={() => keys.refetch()} disabled={keys.isFetching}>
             <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
-            Refresh
+            Refresh Keys
           </button>
           {isOwner && (
             <button type="button" className="btn btn-danger" onClick={() => setDialog({ kind: 'bulk' })} disabled={selected.size === 0}>

@@ -23,11 +23,14 @@ function useWidth() {
 }
 const PAD = { top: 12, right: 12, bottom: 28, left: 48 };
 
-/** A round axis maximum at or above the largest value: 1, 2 or 5 times a power of ten. */
+/**
+ * A round axis maximum at or above the largest value, even so that the middle gridline is a whole
+ * number too: 2, 4, 6, 8 or 10 times a power of ten (2 at the least).
+ */
 export function niceMax(value: number): number {
-  if (value <= 0) return 1;
+  if (value <= 2) return 2;
   const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  for (const step of [1, 2, 4, 6, 8, 10]) if (step * power >= value && (step * power) % 2 === 0) return step * power;
   return 10 * power;
 }
 
