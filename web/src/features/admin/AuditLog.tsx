@@ -8,6 +8,7 @@ import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { formatDateTime } from '../../lib/format';
 import { useAuditLog } from './api';
+import { describeKeyAction, keyTargetOf } from './key-audit';
 import { useDebounced } from './useDebounced';
 
 /** How the log names each action; one without a label here shows as the API names it. */
@@ -40,14 +41,14 @@ export function describeDetails(entry: AuditEntry): string {
     return list.length ? list.join(', ') : 'No change';
   }
   if (entry.action === 'keys.auto_cleanup') return `${d.count ?? 0} keys`;
-  return who ?? '';
+  return describeKeyAction(entry) ?? who ?? '';
 }
 
 function targetOf(entry: AuditEntry): string {
   const username = typeof entry.details?.username === 'string' ? entry.details.username : null;
   if (entry.targetType === 'user') return username ? `User ${username}` : 'User';
   if (entry.targetType === 'settings') return 'Settings';
-  return entry.targetType ?? '—';
+  return keyTargetOf(entry) ?? entry.targetType ?? '—';
 }
 
 export function AuditLog() {
