@@ -29,7 +29,7 @@ export function describeKeyAction(entry: AuditEntry): string | null {
 
 /** What a key action was done to. */
 export function keyTargetOf(entry: AuditEntry): string | null {
-  if (entry.targetType === 'license_key') return entry.action === 'keys.bulk_delete' ? 'License keys' : 'License key';
+  if (entry.targetType === 'license_key') return entry.action.startsWith('keys.') ? 'License keys' : 'License key';
   if (entry.targetType === 'product') return 'Product';
   return null;
 }
