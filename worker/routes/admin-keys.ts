@@ -7,18 +7,23 @@ import { clientIp } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, keyIdParam } from '../schemas/admin-keys';
+import type { AdminKeysResponse, BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 
 const owner = requireRole('owner');
 export const keyAdmin = (c: Context<AppEnv>): KeyAdmin => ({ db: c.var.db, d1: c.env.DB, actor: c.var.user, ip: clientIp(c) });
 
 export const adminKeysRoutes = new Hono<AppEnv>()
   .use(requireAuth)
-  .get('/', requireRole('reseller'), queryParams(adminKeysQuery), async (c) => c.json(await listAdminKeys(c.var.db, c.var.user, c.req.valid('query')), 200))
+  .get('/', requireRole('reseller'), queryParams(adminKeysQuery), async (c) => {
+    const body: AdminKeysResponse = await listAdminKeys(c.var.db, c.var.user, c.req.valid('query'));
+    return c.json(body, 200);
+  })
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {
     const { keyIds, reason } = c.req.valid('json');
     const { deleted, notFound } = await bulkDeleteKeys(keyAdmin(c), keyIds, reason);
-    return c.json({ success: true, deleted, notFound, message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted` }, 200);
+    const body: BulkDeleteResponse = { success: true, deleted, notFound, message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted` };
+    return c.json(body, 200);
   })
   .delete('/:id', owner, pathParams(keyIdParam), async (c) => {
     await deleteKey(keyAdmin(c), c.req.valid('param').id);
@@ -26,6 +31,6 @@ export const adminKeysRoutes = new Hono<AppEnv>()
   })
   .delete('/:id/activations/:activationId', owner, pathParams(activationParams), async (c) => {
     const { id, activationId } = c.req.valid('param');
-    const licenseKey = await removeKeyActivation(keyAdmin(c), id, activationId);
-    return c.json({ success: true, message: 'Device removed from this license key', licenseKey }, 200);
+    const body: KeyChangeResponse = { success: true, message: 'Device removed from this license key', licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId) };
+    return c.json(body, 200);
   });

@@ -11,6 +11,7 @@ import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms } from '../schemas/admin-keys';
+import type { PurchaseForUserResponse } from '../schemas/entities';
 
 const reseller = [requireAuth, requireRole('reseller')] as const;
 
@@ -32,5 +33,6 @@ export const adminPurchaseRoutes = new Hono<AppEnv>()
       idempotency,
     );
     if (replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json({ ...body, message: `License key purchased for ${body.licenseKey.purchasedBy.username}` }, PURCHASE_STATUS);
+    const answer: PurchaseForUserResponse = { ...body, message: `License key purchased for ${body.licenseKey.purchasedBy.username}` };
+    return c.json(answer, PURCHASE_STATUS);
   });

@@ -8,15 +8,17 @@ import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
+import type { GenerateKeysResponse, KeyChangeResponse } from '../schemas/entities';
 import { keyAdmin } from './admin-keys';
 
 export const keyManagementRoutes = new Hono<AppEnv>()
   .use(requireAuth)
   .put('/:id/revoke', requireRole('owner'), pathParams(keyIdParam), jsonBody(revokeKeySchema), async (c) => {
-    const licenseKey = await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason);
-    return c.json({ success: true, message: 'License key revoked', licenseKey }, 200);
+    const body: KeyChangeResponse = { success: true, message: 'License key revoked', licenseKey: await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason) };
+    return c.json(body, 200);
   })
   .post('/generate', requireRole('owner'), jsonBody(generateKeysSchema), async (c) => {
     const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));
-    return c.json({ ...result, message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}` }, 201);
+    const body: GenerateKeysResponse = { ...result, message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}` };
+    return c.json(body, 201);
   });
