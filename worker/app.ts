@@ -11,6 +11,7 @@ import { adminPurchaseRoutes } from './routes/admin-purchase';
 import { adminStatsRoutes } from './routes/admin-stats';
 import { adminUsersRoutes } from './routes/admin-users';
 import { analyticsRoutes } from './routes/analytics';
+import { apiTokensRoutes } from './routes/api-tokens';
 import { auth } from './routes/auth';
 import { creditsRoutes } from './routes/credits';
 import { keyManagementRoutes } from './routes/key-management';
@@ -73,6 +74,7 @@ const routes = app
   .route('/api/auth', auth)
   .route('/api/users', usersRoutes)
   .route('/api/users', securityRoutes)
+  .route('/api/users', apiTokensRoutes)
   .route('/api/settings', settingsRoutes)
   .route('/api/products', productsRoutes)
   .route('/api/keys', keysRoutes)

@@ -1,5 +1,6 @@
 // The Hono environment every route shares: typed bindings, the drizzle instance, the signed-in user.
 import type { DB } from './db/client';
+import type { ApiTokenGrant } from './domain/api-tokens';
 import type { Env } from './env';
 import type { SessionUser, SessionRecord } from './lib/sessions';
 
@@ -9,5 +10,7 @@ export type AppEnv = {
     db: DB;
     user: SessionUser;
     session: SessionRecord;
+    /** Set instead of `session` when the caller used an API token (no session exists then). */
+    apiToken: ApiTokenGrant | undefined;
   };
 };

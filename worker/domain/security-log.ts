@@ -20,6 +20,8 @@ export const SECURITY_EVENTS = [
   'google_disconnected',
   'session_terminated',
   'account_deactivated',
+  'api_token_created',
+  'api_token_revoked',
 ] as const;
 export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
 

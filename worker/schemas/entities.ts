@@ -171,3 +171,7 @@ export type PurchaseForUserResponse = {
   remainingCredits: number | null;
   message: string;
 };
+
+// API tokens (issue 7): the secret itself is in `CreatedApiToken.token`, shown once.
+export type ApiToken = { _id: string; name: string; role: Role; readOnly: boolean; createdAt: string; lastUsedAt: string | null };
+export type CreatedApiToken = { token: string; apiToken: ApiToken; message: string };
