@@ -191,7 +191,12 @@ describe('query plans', () => {
   it('the admin stats, for the owner and for a reseller', async () => {
     const s = await shop();
     for (const viewer of [s.owner, s.reseller]) {
-      await expectNoFullScans(await statementsOf((d1) => adminStats(createDb(d1), viewer)));
+      const plans = await expectNoFullScans(await statementsOf((d1) => adminStats(createDb(d1), viewer)));
+      // A count over every key walks an index in its own order: a temporary B-tree per key would
+      // cost ten times more at 200,000 keys.
+      for (const plan of plans.filter((p) => p.steps.some((step) => /^SCAN license_keys/.test(step)))) {
+        expect(plan.steps, plan.sql).not.toContain('USE TEMP B-TREE FOR GROUP BY');
+      }
     }
   });
 });
