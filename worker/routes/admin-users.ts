@@ -1,5 +1,5 @@
 // /api/admin/users: the owner's user management; resellers may list users to pick a customer.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../context';
 import { addFunds, createUserAsAdmin, deleteUser, getUser, listUsers, updateUser, type AdminContext } from '../domain/admin-users';
 import { toUserJson } from '../domain/users';
@@ -7,7 +7,6 @@ import { clientIp } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
-import type { Context } from 'hono';
 
 const owner = requireRole('owner');
 const admin = (c: Context<AppEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.user, ip: clientIp(c) });
