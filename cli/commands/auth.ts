@@ -1,0 +1,180 @@
+// Signing in and out, who am I, and API tokens for scripts.
+import type { Command } from 'commander';
+import { createApiTokenSchema } from '../../worker/schemas/api-tokens';
+import { emailSchema } from '../../worker/schemas/auth';
+import type { ApiToken, CreatedApiToken, LoginResponse, User } from '../../worker/schemas/entities';
+import { configPath, DEFAULT_URL, parseBaseUrl, readConfig, writeConfig } from '../lib/config';
+import { contextOf } from '../lib/context';
+import { ApiError, UsageError } from '../lib/errors';
+import { createClient } from '../lib/http';
+import { printRecord, rowWriter, shortDate, success, warn, type Column } from '../lib/output';
+import { ask, askSecret, closeInput } from '../lib/prompts';
+import { oneOf, parseWith } from '../lib/validate';
+
+const ROLES = ['user', 'reseller', 'owner'] as const;
+
+export function registerAuthCommands(program: Command) {
+  program
+    .command('login')
+    .description('Sign in and keep the session in ~/.config/keypanel/config.json (mode 0600)')
+    .option('--url <url>', `KeyPanel address (default: KEYPANEL_URL, the last one used, or ${DEFAULT_URL})`)
+    .option('--email <email>', 'account email (asked for when missing)')
+    .option('--code <code>', 'two-factor code or recovery token, when the account asks for one (asked for when missing)')
+    .addHelpText(
+      'after',
+      `
+The password is asked for without echo. In a script, pipe it in instead (one line; with
+two-factor on, the code or a recovery token on the next line).
+
+Examples:
+  $ keypanel login --url https://keys.example.com --email owner@example.com
+  $ printf '%s\\n' "$PASSWORD" | keypanel login --email owner@example.com
+`,
+    )
+    .action(async (options: { url?: string; email?: string; code?: string }, command: Command) => {
+      contextOf(command);
+      const config = readConfig();
+      const url = parseBaseUrl(options.url ?? process.env.KEYPANEL_URL ?? config.url ?? DEFAULT_URL, '--url');
+      const email = parseWith(emailSchema, options.email ?? (await ask('Email: ', 'the email')), options.email ? '--email: ' : '');
+      const password = await askSecret('Password: ', 'the password');
+      if (!password) throw new UsageError('Password is required');
+      const client = createClient({ url, token: undefined, tokenSource: undefined }, 'public');
+      let answer = await client.post<LoginResponse>('/api/auth/login', { email, password, rememberMe: true });
+      if ('requires2FA' in answer) {
+        const second = (options.code ?? (await ask('Two-factor code (or a recovery token): ', 'a two-factor code'))).trim();
+        if (!second) throw new UsageError('A two-factor code or a recovery token is required for this account');
+        const proof = /^[\d ]+$/.test(second) ? { code: second } : { recoveryToken: second };
+        answer = await client.post<LoginResponse>('/api/auth/login/2fa', { challenge: answer.challenge, ...proof });
+      }
+      closeInput();
+      if ('requires2FA' in answer) throw new ApiError('The server asked for a second sign-in step again', 401, undefined);
+      const { user } = answer;
+      writeConfig({ ...config, url, token: answer.token, user: { username: user.username, email: user.email, role: user.role } });
+      success(`Signed in to ${url} as ${user.username} (${user.role}). Session saved in ${configPath()}.`);
+      if (process.env.KEYPANEL_TOKEN) warn('KEYPANEL_TOKEN is set, and it takes precedence over this session until you unset it.');
+    });
+
+  program
+    .command('logout')
+    .description('End the stored session, on the server and in the config file')
+    .addHelpText('after', '\nExample:\n  $ keypanel logout\n')
+    .action(async (_options: unknown, command: Command) => {
+      contextOf(command);
+      const config = readConfig();
+      if (!config.token) {
+        success('You were not signed in.');
+        return;
+      }
+      const url = parseBaseUrl(config.url ?? DEFAULT_URL, 'The configured URL');
+      try {
+        await createClient({ url, token: config.token, tokenSource: 'config' }, 'signedIn').post('/api/auth/logout');
+      } catch (err) {
+        // An expired session is already over; anything else is worth a word, but the local sign-out still happens.
+        if (!(err instanceof ApiError && err.status === 401)) warn(`The server could not end the session (${(err as Error).message}); it ends on its own when it expires.`);
+      }
+      const { token: _token, user: _user, ...rest } = config;
+      writeConfig(rest);
+      success(`Signed out of ${url}.`);
+    });
+
+  program
+    .command('whoami')
+    .description('Show the account the CLI acts as')
+    .addHelpText('after', '\nExamples:\n  $ keypanel whoami\n  $ KEYPANEL_TOKEN=kp_... keypanel whoami --format json\n')
+    .action(async (_options: unknown, command: Command) => {
+      const ctx = contextOf(command);
+      const api = ctx.api();
+      const user = await api.get<User>('/api/users/profile');
+      await printRecord(
+        ctx.format,
+        [
+          ['url', api.url],
+          ['username', user.username],
+          ['email', user.email],
+          ['role', user.role],
+          ['credits', user.credits],
+          ['balance', user.balance.toFixed(2)],
+          ['twoFactorEnabled', user.twoFactorEnabled],
+        ],
+        { url: api.url, user },
+      );
+    });
+
+  const token = program
+    .command('token')
+    .description('API tokens for scripts (owners and resellers; managed from a signed-in session)')
+    .addHelpText(
+      'after',
+      `
+A token is shown once. Give it to a script as KEYPANEL_TOKEN; it acts with its role (at most
+yours), and a read-only token may only read.
+
+Examples:
+  $ keypanel token create --name nightly-export --role reseller --read-only
+  $ export KEYPANEL_TOKEN=$(keypanel token create --name ci --role owner --format json | jq -r .token)
+  $ keypanel token list
+  $ keypanel token revoke 6650f1c2a1b2c3d4e5f60718
+`,
+    );
+
+  token
+    .command('create')
+    .description('Create an API token and print it (shown only once)')
+    .requiredOption('--name <name>', 'what the token is for')
+    .requiredOption('--role <role>', `role the token acts with, at most yours (${ROLES.join(', ')})`, oneOf('--role', ROLES))
+    .option('--read-only', 'the token may only read (GET requests)', false)
+    .addHelpText('after', '\nExample:\n  $ keypanel token create --name nightly-export --role reseller --read-only\n')
+    .action(async (options: { name: string; role: (typeof ROLES)[number]; readOnly: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const body = parseWith(createApiTokenSchema, { name: options.name, role: options.role, readOnly: options.readOnly });
+      const created = await ctx.api().post<CreatedApiToken>('/api/users/api-tokens', body);
+      if (ctx.format === 'table') {
+        await printRecord('table', [
+          ['token', created.token],
+          ['id', created.apiToken._id],
+          ['name', created.apiToken.name],
+          ['role', created.apiToken.role],
+          ['readOnly', created.apiToken.readOnly],
+        ]);
+      } else {
+        await printRecord(ctx.format, [['token', created.token], ...tokenColumns.map((c): [string, ReturnType<typeof c.value>] => [c.header, c.value(created.apiToken)])], {
+          token: created.token,
+          apiToken: created.apiToken,
+        });
+      }
+      success('API token created. Copy it now: it is shown only once.');
+    });
+
+  token
+    .command('list')
+    .description('List your API tokens with their last use')
+    .addHelpText('after', '\nExample:\n  $ keypanel token list --format csv\n')
+    .action(async (_options: unknown, command: Command) => {
+      const ctx = contextOf(command);
+      const { tokens } = await ctx.api().get<{ tokens: ApiToken[] }>('/api/users/api-tokens');
+      const out = rowWriter(ctx.format, tokenColumns);
+      for (const t of tokens) await out.write(t);
+      await out.end();
+    });
+
+  token
+    .command('revoke')
+    .description('Revoke an API token: it stops working at once')
+    .argument('<id>', 'the token id (from `keypanel token list`)')
+    .addHelpText('after', '\nExample:\n  $ keypanel token revoke 6650f1c2a1b2c3d4e5f60718\n')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const ctx = contextOf(command);
+      if (!/^[0-9a-f]{24}$/.test(id)) throw new UsageError(`"${id}" is not an API token id (24 hexadecimal characters, from \`keypanel token list\`)`);
+      const answer = await ctx.api().delete<{ message: string }>(`/api/users/api-tokens/${id}`);
+      success(answer.message);
+    });
+}
+
+const tokenColumns: Column<ApiToken>[] = [
+  { header: 'id', value: (t) => t._id, width: 24 },
+  { header: 'name', value: (t) => t.name, width: 24 },
+  { header: 'role', value: (t) => t.role, width: 8 },
+  { header: 'readOnly', value: (t) => t.readOnly, width: 8 },
+  { header: 'createdAt', value: (t) => t.createdAt, width: 16, display: shortDate },
+  { header: 'lastUsedAt', value: (t) => t.lastUsedAt, width: 16, display: (v) => (v ? shortDate(v) : 'never') },
+];

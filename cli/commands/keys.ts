@@ -1,0 +1,245 @@
+// License keys: generation (split into the server's per-request limit), the full list and export
+// (every page, streamed), revocation and deletion.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { Option, type Command } from 'commander';
+import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
+import type { AdminKeysResponse, BulkDeleteResponse, GenerateKeysResponse, KeyChangeResponse, LicenseKey, MyKeysResponse } from '../../worker/schemas/entities';
+import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
+import type { Settings } from '../../worker/schemas/settings';
+import { contextOf, type CommandContext } from '../lib/context';
+import { CliError, UsageError } from '../lib/errors';
+import type { Client } from '../lib/http';
+import { findKey, findProduct } from '../lib/lookup';
+import { notice, rowWriter, shortDate, success, type Column, type Format } from '../lib/output';
+import { progressBar } from '../lib/progress';
+import { parseWith, wholeNumber } from '../lib/validate';
+
+/** Beyond this a single command is more likely a typo than a plan (a million keys is 1,000 requests at the largest limit). */
+const MAX_QUANTITY = 1_000_000;
+
+const STATUS_COLOURS = { available: 'green', used: 'blue', revoked: 'red', expired: 'yellow' } as const;
+
+export const keyColumns: Column<LicenseKey>[] = [
+  { header: 'id', value: (k) => k._id, width: 24 },
+  { header: 'key', value: (k) => k.key, width: 29 },
+  { header: 'status', value: (k) => k.status, width: 9, colour: (v) => STATUS_COLOURS[v as keyof typeof STATUS_COLOURS] },
+  { header: 'keyTag', value: (k) => k.product.keyTag, width: 8 },
+  { header: 'product', value: (k) => k.product.name, width: 18 },
+  { header: 'duration', value: (k) => k.duration, width: 8, align: 'right' },
+  { header: 'activations', value: (k) => `${k.activations.length}/${k.maxActivations}`, width: 11, align: 'right' },
+  { header: 'purchasedBy', value: (k) => k.purchasedBy?.username ?? '', width: 14 },
+  { header: 'createdBy', value: (k) => k.createdBy?.username ?? '', width: 14 },
+  { header: 'createdAt', value: (k) => k.createdAt, width: 16, display: shortDate },
+  { header: 'expiresAt', value: (k) => k.expiresAt, width: 16, display: shortDate },
+  { header: 'revokeReason', value: (k) => k.revokeReason ?? '', width: 20 },
+];
+
+type ListOptions = { status?: string; search?: string; product?: string; mine?: boolean; output?: string };
+
+export function registerKeysCommands(program: Command) {
+  const keys = program
+    .command('keys')
+    .description('Generate, list, export, revoke and delete license keys')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ keypanel keys generate --product APP --quantity 2500 --duration 30 --format csv > new-keys.csv
+  $ keypanel keys list --status available
+  $ keypanel keys export --product APP --output keys.csv
+  $ keypanel keys revoke APP-XXXX-XXXX-XXXX --reason "Refunded"
+  $ keypanel keys delete 6650f1c2a1b2c3d4e5f60718 APP-YYYY-YYYY-YYYY --reason "Test keys"
+`,
+    );
+
+  keys
+    .command('generate')
+    .description('Generate available keys for a product (owner); large quantities go in several requests')
+    .requiredOption('--product <id|keyTag>', 'the product, by id or key tag')
+    .requiredOption('--quantity <n>', 'how many keys', wholeNumber('--quantity', 1, MAX_QUANTITY))
+    .option('--duration <days>', "days each key runs once activated (default: the product's minimum)", wholeNumber('--duration', 1, 3650))
+    .addHelpText(
+      'after',
+      `
+The server generates at most maxKeysPerGeneration keys per request (a setting); a larger
+quantity is split into several requests, with progress on stderr. The keys are printed as
+each request returns.
+
+Examples:
+  $ keypanel keys generate --product APP --quantity 250 --format csv > keys.csv
+  $ keypanel keys generate --product 6650f1c2a1b2c3d4e5f60718 --quantity 10 --duration 90
+`,
+    )
+    .action(async (options: { product: string; quantity: number; duration?: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const api = ctx.api();
+      const [product, settings] = await Promise.all([findProduct(api, options.product), api.get<Settings>('/api/settings')]);
+      const perRequest = settings.maxKeysPerGeneration;
+      const batches = Math.ceil(options.quantity / perRequest);
+      if (batches > 1) notice(`Generating ${options.quantity} keys for ${product.name} in ${batches} requests of at most ${perRequest}.`);
+      const out = rowWriter(ctx.format, keyColumns);
+      const progress = progressBar('Generating keys', options.quantity, 'keys');
+      let generated = 0;
+      try {
+        while (generated < options.quantity) {
+          const quantity = Math.min(perRequest, options.quantity - generated);
+          const answer = await api.post<GenerateKeysResponse>('/api/keys/generate', { productId: product._id, quantity, duration: options.duration });
+          for (const key of answer.keys) await out.write(key);
+          generated += answer.generated;
+          progress.advance(answer.generated);
+        }
+      } catch (err) {
+        await out.end();
+        progress.done();
+        if (generated > 0 && err instanceof CliError) err.message += ` (${generated} of ${options.quantity} keys were generated and printed before this error)`;
+        throw err;
+      }
+      await out.end();
+      progress.done();
+      success(`Generated ${generated} license ${generated === 1 ? 'key' : 'keys'} for ${product.name}.`);
+    });
+
+  const listOptions = (cmd: Command) =>
+    cmd
+      .addOption(new Option('--status <status>', 'only keys with this status').choices(KEY_STATUSES))
+      .option('--search <text>', 'a key prefix, a product name or key tag, or a buyer or creator username prefix')
+      .option('--product <id|keyTag>', 'only keys of this product')
+      .option('--mine', 'your own keys (the ones you bought), instead of the keys you manage');
+
+  listOptions(
+    keys
+      .command('list')
+      .description('List every key you manage (owner: all keys; reseller: the keys you created), page after page'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ keypanel keys list --status available
+  $ keypanel keys list --search APP --format csv > app-keys.csv
+  $ keypanel keys list --mine
+`,
+    )
+    .action(async (options: ListOptions, command: Command) => {
+      const ctx = contextOf(command);
+      await listKeys(ctx, ctx.format, options);
+    });
+
+  listOptions(
+    keys
+      .command('export')
+      .description('Export every key you manage, as CSV unless --format says otherwise')
+      .option('--output <file>', 'write to this file instead of stdout'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ keypanel keys export --output keys.csv
+  $ keypanel keys export --status used --format json > used-keys.json
+  $ KEYPANEL_TOKEN=kp_... keypanel keys export --product APP | gzip > app-keys.csv.gz
+`,
+    )
+    .action(async (options: ListOptions, command: Command) => {
+      const ctx = contextOf(command, 'csv');
+      await listKeys(ctx, ctx.format, options);
+    });
+
+  keys
+    .command('revoke')
+    .description('Revoke a key (owner): its devices stop validating at once')
+    .argument('<key|id>', 'the license key or its id')
+    .requiredOption('--reason <text>', 'why (kept with the key and in the audit log)')
+    .addHelpText('after', '\nExample:\n  $ keypanel keys revoke APP-XXXX-XXXX-XXXX --reason "Chargeback"\n')
+    .action(async (ref: string, options: { reason: string }, command: Command) => {
+      const ctx = contextOf(command);
+      const { reason } = parseWith(revokeKeySchema, { reason: options.reason }, '--reason: ');
+      const api = ctx.api();
+      const { _id } = await findKey(api, ref);
+      const answer = await api.put<KeyChangeResponse>(`/api/keys/${_id}/revoke`, { reason });
+      const out = rowWriter(ctx.format, keyColumns);
+      await out.write(answer.licenseKey);
+      await out.end();
+      success(`Revoked ${answer.licenseKey.key}.`);
+    });
+
+  keys
+    .command('delete')
+    .description('Delete keys for good (owner)')
+    .argument('<key|id...>', 'license keys or their ids')
+    .requiredOption('--reason <text>', 'why (kept in the audit log)')
+    .addHelpText('after', '\nExample:\n  $ keypanel keys delete APP-XXXX-XXXX-XXXX 6650f1c2a1b2c3d4e5f60718 --reason "Issued by mistake"\n')
+    .action(async (refs: string[], options: { reason: string }, command: Command) => {
+      const ctx = contextOf(command);
+      const { reason } = parseWith(revokeKeySchema, { reason: options.reason }, '--reason: ');
+      const api = ctx.api();
+      const ids: string[] = [];
+      for (const ref of refs) ids.push((await findKey(api, ref))._id);
+      const unique = [...new Set(ids)];
+      let deleted = 0;
+      const notFound: string[] = [];
+      for (let i = 0; i < unique.length; i += MAX_BULK_DELETE) {
+        const answer = await api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', { keyIds: unique.slice(i, i + MAX_BULK_DELETE), reason });
+        deleted += answer.deleted;
+        notFound.push(...answer.notFound);
+      }
+      const out = rowWriter<{ id: string; deleted: boolean }>(
+        ctx.format,
+        [
+          { header: 'id', value: (r) => r.id, width: 24 },
+          { header: 'deleted', value: (r) => r.deleted, width: 7 },
+        ],
+      );
+      for (const id of unique) await out.write({ id, deleted: !notFound.includes(id) });
+      await out.end();
+      success(`Deleted ${deleted} license ${deleted === 1 ? 'key' : 'keys'}${notFound.length ? `; ${notFound.length} not found` : ''}.`);
+      if (notFound.length) throw new CliError(`${notFound.length} of the keys were not found (already deleted?).`);
+    });
+}
+
+/**
+ * Every page (100 keys each), written as it arrives. Keys created during the export shift later
+ * pages by their number, so a key seen twice is written once.
+ */
+async function listKeys(ctx: CommandContext, format: Format, options: ListOptions) {
+  const api = ctx.api();
+  if (options.mine && options.product) throw new UsageError('--product cannot be combined with --mine');
+  const productId = options.product ? (await findProduct(api, options.product))._id : undefined;
+  const query = { status: options.status, search: options.search?.trim() || undefined, product: productId, limit: MAX_PAGE_SIZE };
+  if (query.search && query.search.length > 100) throw new UsageError('--search must be at most 100 characters');
+  const stream = options.output ? createWriteStream(options.output, { flags: 'w' }) : undefined;
+  if (stream) await once(stream, 'open');
+  const out = rowWriter(format, keyColumns, { stream });
+  const progress = progressBar(options.mine ? 'Fetching your keys' : 'Fetching keys', null, 'keys');
+  const seen = new Set<string>();
+  try {
+    for (let page = 1, totalPages = 1; page <= totalPages; page++) {
+      const answer = await fetchPage(api, options.mine === true, { ...query, page });
+      totalPages = answer.totalPages;
+      progress.setTotal(answer.total);
+      for (const key of answer.keys) {
+        if (seen.has(key._id)) continue;
+        seen.add(key._id);
+        await out.write(key);
+      }
+      progress.advance(answer.keys.length);
+    }
+  } finally {
+    const count = await out.end();
+    progress.done();
+    if (stream) {
+      stream.end();
+      await once(stream, 'close');
+      notice(`Wrote ${count} ${count === 1 ? 'key' : 'keys'} to ${options.output}.`);
+    }
+  }
+}
+
+function fetchPage(api: Client, mine: boolean, query: Record<string, string | number | undefined>) {
+  if (mine) {
+    const { product: _product, ...own } = query;
+    return api.get<MyKeysResponse>('/api/users/my-keys', own);
+  }
+  return api.get<AdminKeysResponse>('/api/admin/keys', query);
+}

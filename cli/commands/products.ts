@@ -1,0 +1,151 @@
+// Products: the catalogue (owner: every product; others: the active ones), and the owner's
+// creation and updates, validated by the same schema as the product form.
+import { Option, type Command } from 'commander';
+import type { Product } from '../../worker/schemas/entities';
+import { PRODUCT_TYPES, productInputSchema } from '../../worker/schemas/products';
+import { contextOf } from '../lib/context';
+import { UsageError } from '../lib/errors';
+import { findProduct } from '../lib/lookup';
+import { printRecord, rowWriter, success, type Column } from '../lib/output';
+import { parseWith, wholeNumber } from '../lib/validate';
+
+const productColumns: Column<Product>[] = [
+  { header: 'id', value: (p) => p._id, width: 24 },
+  { header: 'keyTag', value: (p) => p.keyTag, width: 10 },
+  { header: 'name', value: (p) => p.name, width: 22 },
+  { header: 'type', value: (p) => p.productType, width: 8 },
+  { header: 'baseCreditCost', value: (p) => p.baseCreditCost, width: 14, align: 'right' },
+  { header: 'creditsPerDay', value: (p) => p.creditsPerDay, width: 13, align: 'right' },
+  { header: 'minDays', value: (p) => p.minDays, width: 7, align: 'right' },
+  { header: 'maxDays', value: (p) => p.maxDays, width: 7, align: 'right' },
+  { header: 'maxActivations', value: (p) => p.maxActivations, width: 14, align: 'right' },
+  { header: 'active', value: (p) => p.isActive, width: 6, colour: (v) => (v ? 'green' : 'red') },
+  { header: 'totalGenerated', value: (p) => p.stats.totalGenerated, width: 14, align: 'right' },
+  { header: 'totalSold', value: (p) => p.stats.totalSold, width: 9, align: 'right' },
+  { header: 'revenue', value: (p) => p.stats.revenue, width: 9, align: 'right' },
+  { header: 'features', value: (p) => p.features.join(', '), width: 30 },
+];
+
+const productRecord = (p: Product) => productColumns.map((c): [string, ReturnType<typeof c.value>] => [c.header, c.value(p)]);
+
+type ProductOptions = {
+  name?: string;
+  description?: string;
+  keyTag?: string;
+  type?: string;
+  baseCost?: number;
+  perDay?: number;
+  minDays?: number;
+  maxDays?: number;
+  maxActivations?: number;
+  features?: string;
+  active?: boolean;
+};
+
+function productOptions(command: Command, required: boolean) {
+  const name = required ? command.requiredOption.bind(command) : command.option.bind(command);
+  name('--name <name>', 'product name');
+  name('--description <text>', 'description');
+  name('--key-tag <tag>', 'key tag: 2-10 letters or digits, the prefix of every key');
+  name('--base-cost <credits>', 'base price in credits', wholeNumber('--base-cost', 0));
+  return command
+    .addOption(new Option('--type <type>', 'product type').choices(PRODUCT_TYPES))
+    .option('--per-day <credits>', 'price per day in credits (default 10)', wholeNumber('--per-day', 0))
+    .option('--min-days <days>', 'shortest duration (default 1)', wholeNumber('--min-days', 1))
+    .option('--max-days <days>', 'longest duration (default 365)', wholeNumber('--max-days', 1))
+    .option('--max-activations <n>', 'devices per key (default 1)', wholeNumber('--max-activations', 1))
+    .option('--features <list>', 'comma-separated features')
+    .option('--active', 'offer the product (the default for a new one)')
+    .option('--inactive', 'stop offering the product');
+}
+
+/** The options as the API's product body; only the ones given, so an update keeps the rest. */
+function productFields(options: ProductOptions & { inactive?: boolean }) {
+  if (options.active && options.inactive) throw new UsageError('Give --active or --inactive, not both');
+  const fields: Record<string, unknown> = {
+    name: options.name,
+    description: options.description,
+    keyTag: options.keyTag,
+    productType: options.type,
+    baseCreditCost: options.baseCost,
+    creditsPerDay: options.perDay,
+    minDays: options.minDays,
+    maxDays: options.maxDays,
+    maxActivations: options.maxActivations,
+    features: options.features,
+    isActive: options.active ? true : options.inactive ? false : undefined,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+export function registerProductsCommands(program: Command) {
+  const products = program
+    .command('products')
+    .description('List, create and update products')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ keypanel products list
+  $ keypanel products create --name "Photo Pro" --description "Photo editor" --key-tag PHOTO --base-cost 50 --per-day 5
+  $ keypanel products update PHOTO --max-activations 3 --features "Export,Layers,RAW"
+  $ keypanel products update PHOTO --inactive
+`,
+    );
+
+  products
+    .command('list')
+    .description('List products (owner: all of them; others: the active ones)')
+    .addHelpText('after', '\nExample:\n  $ keypanel products list --format csv\n')
+    .action(async (_options: unknown, command: Command) => {
+      const ctx = contextOf(command);
+      const list = await ctx.api().get<Product[]>('/api/products');
+      const out = rowWriter(ctx.format, productColumns);
+      for (const product of list) await out.write(product);
+      await out.end();
+    });
+
+  productOptions(products.command('create').description('Create a product (owner)'), true)
+    .addHelpText('after', '\nExample:\n  $ keypanel products create --name "Photo Pro" --description "Photo editor" --key-tag PHOTO --base-cost 50 --per-day 5 --max-days 365\n')
+    .action(async (options: ProductOptions & { inactive?: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const body = parseWith(productInputSchema, productFields(options));
+      const product = await ctx.api().post<Product>('/api/products', body);
+      await printRecord(ctx.format, productRecord(product), product);
+      success(`Created ${product.name} (${product.keyTag}).`);
+    });
+
+  productOptions(
+    products
+      .command('update')
+      .description('Change a product (owner); options not given keep their values')
+      .argument('<id|keyTag>', 'the product'),
+    false,
+  )
+    .addHelpText('after', '\nExamples:\n  $ keypanel products update PHOTO --per-day 4\n  $ keypanel products update 6650f1c2a1b2c3d4e5f60718 --inactive\n')
+    .action(async (ref: string, options: ProductOptions & { inactive?: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const changes = productFields(options);
+      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to update: give at least one option, such as --name or --inactive');
+      const api = ctx.api();
+      const current = await findProduct(api, ref);
+      // The API replaces the whole product, so the current values fill in what was not given.
+      const body = parseWith(productInputSchema, {
+        name: current.name,
+        description: current.description,
+        keyTag: current.keyTag,
+        productType: current.productType,
+        baseCreditCost: current.baseCreditCost,
+        creditsPerDay: current.creditsPerDay,
+        minDays: current.minDays,
+        maxDays: current.maxDays,
+        maxActivations: current.maxActivations,
+        isActive: current.isActive,
+        features: current.features,
+        ...changes,
+      });
+      const product = await api.put<Product>(`/api/products/${current._id}`, body);
+      await printRecord(ctx.format, productRecord(product), product);
+      success(`Updated ${product.name} (${product.keyTag}).`);
+    });
+}

@@ -1,0 +1,92 @@
+// The CLI's one HTTP client: JSON, the bearer token, a 30 s timeout, the API's own error message,
+// and a patient retry when the server says to slow down (429 with Retry-After).
+import { version } from '../../package.json';
+import type { Connection } from './config';
+import { ApiError, CliError, LOGIN_HINT } from './errors';
+import { notice } from './output';
+
+export const HTTP_TIMEOUT_MS = 30_000;
+const MAX_RETRIES = 3;
+const MAX_RETRY_WAIT_S = 60;
+
+type Query = Record<string, string | number | boolean | undefined>;
+type Options = { query?: Query; body?: unknown; headers?: Record<string, string> };
+
+export type Client = {
+  readonly url: string;
+  get<T>(path: string, query?: Query): Promise<T>;
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  put<T>(path: string, body?: unknown): Promise<T>;
+  delete<T>(path: string, body?: unknown): Promise<T>;
+};
+
+/**
+ * A client for the signed-in API (`signedIn`: a missing token fails before any request, with the
+ * login hint) or for the public licensing API and sign-in (no token sent).
+ */
+export function createClient(connection: Connection, mode: 'signedIn' | 'public'): Client {
+  const { url, token } = connection;
+  if (mode === 'signedIn' && !token) throw new CliError('You are not signed in.', `${LOGIN_HINT} Scripts can set KEYPANEL_TOKEN to an API token instead.`);
+  const rejectedHint =
+    connection.tokenSource === 'KEYPANEL_TOKEN' ? 'Check KEYPANEL_TOKEN (it may have been revoked), or unset it and run `keypanel login`.' : 'Run `keypanel login` to sign in again.';
+
+  async function request<T>(method: string, path: string, options: Options = {}): Promise<T> {
+    const target = new URL(url + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined && value !== '') target.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `keypanel-cli/${version}`, ...options.headers };
+    if (mode === 'signedIn') headers.authorization = `Bearer ${token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(target, { method, headers, body, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
+      } catch (err) {
+        const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : networkReason(err);
+        throw new CliError(`Could not reach KeyPanel at ${url}: ${reason}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
+      }
+      const text = await response.text();
+      const data = parseJson(text);
+      if (response.ok) return data as T;
+      const retryAfter = Number(response.headers.get('retry-after'));
+      // A 429 is answered before the request does anything, so sending it again is always safe.
+      if (response.status === 429 && attempt < MAX_RETRIES && retryAfter > 0 && retryAfter <= MAX_RETRY_WAIT_S) {
+        notice(`Rate limited by the server; retrying in ${retryAfter} s.`);
+        await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+        continue;
+      }
+      const error = (data ?? {}) as { message?: unknown; code?: unknown };
+      const message = typeof error.message === 'string' && error.message ? error.message : `The server answered ${response.status} ${response.statusText}`.trim();
+      const code = typeof error.code === 'string' ? error.code : undefined;
+      throw new ApiError(message, response.status, code, response.status === 401 && mode === 'signedIn' ? rejectedHint : undefined);
+    }
+  }
+
+  return {
+    url,
+    get: (path, query) => request('GET', path, { query }),
+    post: (path, body, headers) => request('POST', path, { body, headers }),
+    put: (path, body) => request('PUT', path, { body }),
+    delete: (path, body) => request('DELETE', path, { body }),
+  };
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Node's fetch hides the socket error in `cause`: ECONNREFUSED reads better than "fetch failed". */
+function networkReason(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === 'ECONNREFUSED') return 'connection refused';
+  if (cause?.code === 'ENOTFOUND') return 'host not found';
+  return cause?.code ?? cause?.message ?? (err as Error).message ?? 'network error';
+}

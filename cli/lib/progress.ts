@@ -1,0 +1,53 @@
+// Progress on stderr, never on stdout. On a terminal, one line redrawn in place; in a log file or a
+// pipe, a plain line at most once a second and a last one at the end.
+import { isQuiet } from './output';
+
+const BAR_WIDTH = 24;
+const LINE_INTERVAL_MS = 1000;
+
+export type Progress = { advance(by: number): void; done(): void };
+
+/** `total` null when it is not known yet (the first page of a list tells it): `setTotal` then. */
+export function progressBar(label: string, total: number | null, unit: string): Progress & { setTotal(total: number): void } {
+  const stream = process.stderr;
+  const live = stream.isTTY === true;
+  let current = 0;
+  let lastLine = 0;
+  let finished = false;
+
+  const text = () => {
+    if (total === null || total === 0) return `${label}: ${current} ${unit}`;
+    const share = Math.min(1, current / total);
+    const filled = Math.round(share * BAR_WIDTH);
+    const bar = live ? ` [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}]` : '';
+    return `${label}${bar} ${current}/${total} ${unit} (${Math.floor(share * 100)}%)`;
+  };
+
+  function draw(final: boolean) {
+    if (isQuiet()) return;
+    if (live) {
+      stream.write(`\r\u001b[2K${text()}${final ? '\n' : ''}`);
+      return;
+    }
+    const now = Date.now();
+    if (final || now - lastLine >= LINE_INTERVAL_MS) {
+      lastLine = now;
+      stream.write(`${text()}\n`);
+    }
+  }
+
+  return {
+    setTotal(value) {
+      total = value;
+    },
+    advance(by) {
+      current += by;
+      draw(false);
+    },
+    done() {
+      if (finished) return;
+      finished = true;
+      draw(true);
+    },
+  };
+}
