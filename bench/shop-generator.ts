@@ -211,8 +211,9 @@ export function generateShop(plan: ShopPlan): Shop {
   // Products: each type in turn, mostly active, prices in round numbers.
   const products: ProductRow[] = [];
   for (let i = 0; i < plan.products; i++) {
+    // Every adjective with every noun once (20 x 20 names), then numbered rounds.
     const adjective = ADJECTIVES[i % ADJECTIVES.length];
-    const noun = NOUNS[Math.floor(i / ADJECTIVES.length) % NOUNS.length];
+    const noun = NOUNS[(i + Math.floor(i / ADJECTIVES.length)) % NOUNS.length];
     const round = Math.floor(i / (ADJECTIVES.length * NOUNS.length));
     const name = `${adjective} ${noun}${round ? ` ${round + 1}` : ''}`;
     const minDays = pick([1, 1, 1, 7, 30]);
@@ -365,9 +366,10 @@ export function generateShop(plan: ShopPlan): Shop {
   // Activations: every activated generated key has one; then purchased keys, up to each key's limit.
   const activations: ActivationRow[] = [];
   const activate = (key: KeyRow) => {
-    const start = key.purchased_at ?? key.created_at + between(0, 3) * DAY_MS;
+    // Within two days of purchase (or of generation), and never after the key stopped working.
+    const start = key.purchased_at ?? key.created_at;
     const end = Math.min(now, key.expires_at ?? now, key.revoked_at ?? now);
-    const activatedAt = Math.min(end, start + Math.floor(rng() * Math.max(1, Math.min(end - start, 2 * DAY_MS))));
+    const activatedAt = start + Math.floor(rng() * Math.max(1, Math.min(end - start, 2 * DAY_MS)));
     activations.push({
       id: newId(activatedAt),
       key_id: key.id,
