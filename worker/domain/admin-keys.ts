@@ -6,20 +6,18 @@ import type { DB } from '../db/client';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
+import { startsWith } from '../lib/sql-prefix';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { LicenseKey } from '../schemas/entities';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { effectiveStatus, effectiveStatusIs, licenseKeysJson, likeContains, likeEscape } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, licenseKeysJson, likeContains, likeEscape } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type KeyAdmin = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
 
-// Above every code point, so `>= p AND < p || END` is exactly "starts with p" as an index range.
-const PREFIX_END = '\u{10FFFF}';
-const startsWith = (column: SQL | typeof licenseKeys.key, prefix: string) => sql`(${column} >= ${prefix} AND ${column} < ${prefix + PREFIX_END})`;
 
 /**
  * The keys a search names, each form served by an index (ARCHITECTURE.md): a key by prefix (keys
@@ -131,22 +129,16 @@ type DeletedKey = Pick<typeof licenseKeys.$inferSelect, 'id' | 'key' | 'productI
 
 const describeDeleted = (k: DeletedKey) => ({ id: k.id, key: k.key, product: k.productName, status: k.status, purchasedBy: k.purchasedBy });
 
-// D1 binds at most 100 parameters per statement.
-const IDS_PER_STATEMENT = 90;
-
 /**
  * Deletes keys for good, with their activations (ON DELETE CASCADE), in one batch with the audit
  * row and the recount of their products' activations, so the product cards stay right.
  */
 async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnType<typeof auditStatement>): Promise<number> {
   const { d1 } = admin;
-  const deletes: D1PreparedStatement[] = [];
-  for (let i = 0; i < keys.length; i += IDS_PER_STATEMENT) {
-    const chunk = keys.slice(i, i + IDS_PER_STATEMENT);
-    // RETURNING counts the keys alone: D1's `changes` also counts the activations the cascade removed.
-    const marks = chunk.map((_, j) => `?${j + 1}`).join(', ');
-    deletes.push(d1.prepare(`DELETE FROM license_keys WHERE id IN (${marks}) RETURNING id`).bind(...chunk.map((k) => k.id)));
-  }
+  // RETURNING counts the keys alone: D1's `changes` also counts the activations the cascade removed.
+  const deletes = chunks(keys).map((chunk) =>
+    d1.prepare(`DELETE FROM license_keys WHERE id IN (${chunk.map((_, j) => `?${j + 1}`).join(', ')}) RETURNING id`).bind(...chunk.map((k) => k.id)),
+  );
   const results = await d1.batch([toD1Statement(d1, audit), ...deletes, ...recountProductActivations(d1, keys.map((k) => k.productId))]);
   return results.slice(1, 1 + deletes.length).reduce((n, r) => n + r.results.length, 0);
 }
@@ -164,17 +156,8 @@ export async function deleteKey(admin: KeyAdmin, id: string): Promise<void> {
  */
 export async function bulkDeleteKeys(admin: KeyAdmin, ids: string[], reason: string): Promise<{ deleted: number; notFound: string[] }> {
   const { db, actor, ip } = admin;
-  const found: DeletedKey[] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-    const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
-    found.push(
-      ...(await db
-        .select({ id: licenseKeys.id, key: licenseKeys.key, productId: licenseKeys.productId, productName: licenseKeys.productName, status: licenseKeys.status, purchasedBy: licenseKeys.purchasedBy })
-        .from(licenseKeys)
-        .where(inArray(licenseKeys.id, chunk))
-        .all()),
-    );
-  }
+  const fields = { id: licenseKeys.id, key: licenseKeys.key, productId: licenseKeys.productId, productName: licenseKeys.productName, status: licenseKeys.status, purchasedBy: licenseKeys.purchasedBy };
+  const found: DeletedKey[] = (await Promise.all(chunks(ids).map((chunk) => db.select(fields).from(licenseKeys).where(inArray(licenseKeys.id, chunk)).all()))).flat();
   const foundIds = new Set(found.map((k) => k.id));
   const missing = ids.filter((id) => !foundIds.has(id));
   if (found.length === 0) throw notFound('License keys');

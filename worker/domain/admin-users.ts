@@ -1,9 +1,10 @@
 // User management by the owner (SPEC sections 5 and 7). Each write is one D1 batch holding the
 // change, its ledger row when money moves, and its audit row, all under the same guard.
-import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { ledger, users } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
+import { startsWith } from '../lib/sql-prefix';
 import { newId } from '../lib/ids';
 import { endAllSessions, type SessionUser } from '../lib/sessions';
 import { toCents, type AddFundsInput, type ListUsersQuery } from '../schemas/admin-users';
@@ -17,9 +18,6 @@ export type AdminContext = { db: DB; kv: KVNamespace; actor: SessionUser; ip: st
 
 export const LAST_OWNER_MESSAGE = 'The last owner cannot be demoted, deactivated or deleted';
 
-// Above every code point, so `>= p AND < p || END` is exactly "starts with p" as an index range.
-const PREFIX_END = '\u{10FFFF}';
-const startsWith = (column: SQL, prefix: string) => sql`(${column} >= ${prefix} AND ${column} < ${prefix + PREFIX_END})`;
 
 /**
  * One page of users, newest first. Search is a case-insensitive prefix of the username or the

@@ -4,8 +4,7 @@
 // (license_keys_created_idx; a bought key's purchasedAt is its createdAt), new users
 // (users_created_idx) and activations (activations_activated_idx). Days are UTC days.
 import type { Analytics, AnalyticsDay, ProductSales } from '../schemas/analytics';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS } from './licensing';
 
 type DayCount = { day: number; n: number };
 

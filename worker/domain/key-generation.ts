@@ -11,10 +11,9 @@ import type { SessionUser } from '../lib/sessions';
 import { generationLimitMessage } from '../schemas/admin-keys';
 import type { LicenseKey } from '../schemas/entities';
 import type { Settings } from '../schemas/settings';
-import { isOfferedDuration } from '../schemas/products';
 import { auditStatement } from './audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
-import { findProduct, type ProductRow } from './products';
+import { assertOfferedDuration, findProduct, type ProductRow } from './products';
 
 export type Generator = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
 
@@ -56,11 +55,7 @@ export async function generateKeys(
   if (!product) throw notFound('Product');
   if (!product.isActive) throw inactiveProduct();
   const days = input.duration ?? product.minDays;
-  if (!isOfferedDuration(product, days)) {
-    throw new AppError('VALIDATION_ERROR', `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`, {
-      details: { field: 'duration' },
-    });
-  }
+  assertOfferedDuration(product, days);
 
   for (let attempt = 1; ; attempt++) {
     const keys = Array.from({ length: input.quantity }, () => ({ id: newId(now), key: generateLicenseKey(product.keyTag) }));

@@ -120,8 +120,9 @@ export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, no
 }
 
 // D1 binds at most 100 parameters per statement.
-const CHUNK = 90;
-function chunks<T>(items: T[]): T[][] {
+export const CHUNK = 90;
+/** A list in pieces of CHUNK, one statement's worth of bound ids each. */
+export function chunks<T>(items: T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
   return out;

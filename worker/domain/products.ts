@@ -7,7 +7,7 @@ import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Product } from '../schemas/entities';
-import type { ProductInput } from '../schemas/products';
+import { isOfferedDuration, type ProductInput } from '../schemas/products';
 
 export type ProductRow = typeof products.$inferSelect;
 
@@ -48,6 +48,15 @@ export async function findPurchasableProduct(db: DB, id: string): Promise<Produc
   const product = await findProduct(db, id);
   if (!product || !product.isActive) throw notFound('Product');
   return product;
+}
+
+/** A duration the product is sold for (a purchase) or runs for (generated keys), or a 400 saying which. */
+export function assertOfferedDuration(product: Pick<ProductRow, 'minDays' | 'maxDays' | 'name'>, days: number): void {
+  if (!isOfferedDuration(product, days)) {
+    throw new AppError('VALIDATION_ERROR', `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`, {
+      details: { field: 'duration' },
+    });
+  }
 }
 
 const keyTagTaken = (keyTag: string) => new AppError('CONFLICT', `Another product already uses the key tag ${keyTag}`, { details: { field: 'keyTag' } });

@@ -11,10 +11,10 @@ import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { PurchaseReceipt, PurchaseShortfall } from '../schemas/entities';
-import { isOfferedDuration, quote, type Quote } from '../schemas/products';
+import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
-import { findPurchasableProduct, type ProductRow } from './products';
+import { assertOfferedDuration, findPurchasableProduct, type ProductRow } from './products';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -65,11 +65,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
     if (replay) return { ...replay.body, replayed: true };
   }
   const product = await findPurchasableProduct(db, order.productId);
-  if (!isOfferedDuration(product, days)) {
-    throw new AppError('VALIDATION_ERROR', `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`, {
-      details: { field: 'duration' },
-    });
-  }
+  assertOfferedDuration(product, days);
   const q = order.pricing ? order.pricing(product, days) : quote(product, days);
   const price = payerId === null ? 0 : q.total;
   if (!Number.isInteger(price) || price < 0) throw new Error(`purchaseKey: price must be a whole number of credits, got ${price}`);
