@@ -50,6 +50,17 @@ export default defineConfig(async () => {
             hookTimeout: 180_000,
           },
         },
+        {
+          // The real `keypanel` CLI, built fresh and run as a child process against a local Worker.
+          test: {
+            name: 'cli',
+            include: ['cli/test/**/*.test.ts'],
+            environment: 'node',
+            globalSetup: ['cli/test/global-setup.ts'],
+            testTimeout: 60_000,
+            hookTimeout: 180_000,
+          },
+        },
       ],
     },
   };

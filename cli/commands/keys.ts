@@ -90,8 +90,8 @@ Examples:
           progress.advance(answer.generated);
         }
       } catch (err) {
-        await out.end();
-        progress.done();
+        await out.abort();
+        progress.stop();
         if (generated > 0 && err instanceof CliError) err.message += ` (${generated} of ${options.quantity} keys were generated and printed before this error)`;
         throw err;
       }
@@ -203,16 +203,17 @@ Examples:
  * pages by their number, so a key seen twice is written once.
  */
 async function listKeys(ctx: CommandContext, format: Format, options: ListOptions) {
-  const api = ctx.api();
   if (options.mine && options.product) throw new UsageError('--product cannot be combined with --mine');
+  const search = options.search?.trim() || undefined;
+  if (search && search.length > 100) throw new UsageError('--search must be at most 100 characters');
+  const api = ctx.api();
   const productId = options.product ? (await findProduct(api, options.product))._id : undefined;
-  const query = { status: options.status, search: options.search?.trim() || undefined, product: productId, limit: MAX_PAGE_SIZE };
-  if (query.search && query.search.length > 100) throw new UsageError('--search must be at most 100 characters');
-  const stream = options.output ? createWriteStream(options.output, { flags: 'w' }) : undefined;
-  if (stream) await once(stream, 'open');
+  const query = { status: options.status, search, product: productId, limit: MAX_PAGE_SIZE };
+  const stream = options.output ? await openOutput(options.output) : undefined;
   const out = rowWriter(format, keyColumns, { stream });
   const progress = progressBar(options.mine ? 'Fetching your keys' : 'Fetching keys', null, 'keys');
   const seen = new Set<string>();
+  let count = 0;
   try {
     for (let page = 1, totalPages = 1; page <= totalPages; page++) {
       const answer = await fetchPage(api, options.mine === true, { ...query, page });
@@ -225,15 +226,29 @@ async function listKeys(ctx: CommandContext, format: Format, options: ListOption
       }
       progress.advance(answer.keys.length);
     }
-  } finally {
-    const count = await out.end();
+    count = await out.end();
     progress.done();
+  } catch (err) {
+    await out.abort();
+    progress.stop();
+    throw err;
+  } finally {
     if (stream) {
       stream.end();
       await once(stream, 'close');
-      notice(`Wrote ${count} ${count === 1 ? 'key' : 'keys'} to ${options.output}.`);
     }
   }
+  if (options.output) notice(`Wrote ${count} ${count === 1 ? 'key' : 'keys'} to ${options.output}.`);
+}
+
+async function openOutput(file: string) {
+  const stream = createWriteStream(file, { flags: 'w' });
+  try {
+    await once(stream, 'open');
+  } catch (err) {
+    throw new UsageError(`Cannot write --output ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return stream;
 }
 
 function fetchPage(api: Client, mine: boolean, query: Record<string, string | number | undefined>) {

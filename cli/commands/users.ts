@@ -77,9 +77,12 @@ Examples:
           for (const user of answer.users) await out.write(user);
           progress.advance(answer.users.length);
         }
-      } finally {
         await out.end();
         progress.done();
+      } catch (err) {
+        await out.abort();
+        progress.stop();
+        throw err;
       }
     });
 

@@ -81,7 +81,8 @@ export const csvLine = (cells: Cell[]) => `${cells.map(csvField).join(',')}\r\n`
 const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`);
 const pad = (text: string, width: number, align: 'left' | 'right' = 'left') => (align === 'right' ? text.padStart(width) : text.padEnd(width));
 
-export type RowWriter<T> = { write(row: T): Promise<void>; end(): Promise<number> };
+/** `end` completes the output (an empty list still gets its header); `abort`, after an error, closes only what was started. */
+export type RowWriter<T> = { write(row: T): Promise<void>; end(): Promise<number>; abort(): Promise<void> };
 
 /**
  * Streams rows in the chosen format. The table has fixed column widths so it can print each row
@@ -119,6 +120,10 @@ export function rowWriter<T>(format: Format, columns: Column<T>[], options: { js
       if (count === 0) await start();
       if (format === 'json') await writeOut(count === 0 ? ']\n' : '\n]\n', stream);
       return count;
+    },
+    async abort() {
+      // The rows already written stay usable: a JSON array is closed, so it still parses.
+      if (count > 0 && format === 'json') await writeOut('\n]\n', stream);
     },
   };
 }

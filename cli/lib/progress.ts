@@ -5,7 +5,8 @@ import { isQuiet } from './output';
 const BAR_WIDTH = 24;
 const LINE_INTERVAL_MS = 1000;
 
-export type Progress = { advance(by: number): void; done(): void };
+/** `done` draws the final state; `stop`, after an error, only ends a line already drawn. */
+export type Progress = { advance(by: number): void; done(): void; stop(): void };
 
 /** `total` null when it is not known yet (the first page of a list tells it): `setTotal` then. */
 export function progressBar(label: string, total: number | null, unit: string): Progress & { setTotal(total: number): void } {
@@ -14,6 +15,7 @@ export function progressBar(label: string, total: number | null, unit: string): 
   let current = 0;
   let lastLine = 0;
   let finished = false;
+  let drawn = false;
 
   const text = () => {
     if (total === null || total === 0) return `${label}: ${current} ${unit}`;
@@ -25,6 +27,7 @@ export function progressBar(label: string, total: number | null, unit: string): 
 
   function draw(final: boolean) {
     if (isQuiet()) return;
+    drawn = true;
     if (live) {
       stream.write(`\r\u001b[2K${text()}${final ? '\n' : ''}`);
       return;
@@ -48,6 +51,11 @@ export function progressBar(label: string, total: number | null, unit: string): 
       if (finished) return;
       finished = true;
       draw(true);
+    },
+    stop() {
+      if (finished) return;
+      finished = true;
+      if (drawn && live) stream.write('\n');
     },
   };
 }

@@ -1,0 +1,132 @@
+// Administration from a terminal: users, products, purchases for customers, settings and stats.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, createProduct, createUser, csvRecords, keypanel, ownerSession, signedInHome, unique } from './helpers';
+
+let home: string;
+beforeAll(async () => {
+  home = signedInHome(await ownerSession());
+});
+
+const json = (stdout: string) => JSON.parse(stdout);
+
+describe('keypanel users', () => {
+  it('creates a user with the password piped in, credits them, finds them and deactivates them', async () => {
+    const username = unique('cliuser');
+    const email = `${username}@cli.test`;
+    const created = await keypanel(['users', 'create', '--username', username, '--email', email, '--role', 'reseller', '--credits', '10', '--format', 'json'], {
+      home,
+      input: 'Customer123\n',
+    });
+    expect(created.code, created.stderr).toBe(0);
+    const user = json(created.stdout);
+    expect(user).toMatchObject({ username, email, role: 'reseller', credits: 10, balance: 0, isActive: true });
+    expect((await apiCall('POST', '/api/auth/login', { body: { email, password: 'Customer123' } })).status).toBe(200);
+
+    const credits = await keypanel(['users', 'credit', email, '--credits', '250', '--format', 'json'], { home });
+    expect(credits.code, credits.stderr).toBe(0);
+    expect(json(credits.stdout)).toMatchObject({ _id: user._id, credits: 260 });
+    expect(credits.stderr).toContain('Added 250 credits');
+    const balance = await keypanel(['users', 'credit', username, '--balance', '19.99', '--format', 'json'], { home });
+    expect(json(balance.stdout)).toMatchObject({ balance: 19.99, credits: 260 });
+
+    const listed = await keypanel(['users', 'list', '--search', username, '--format', 'csv'], { home });
+    expect(csvRecords(listed.stdout)).toEqual([expect.objectContaining({ id: user._id, username, email, role: 'reseller', credits: '260', balance: '19.99', active: 'true' })]);
+
+    const deactivated = await keypanel(['users', 'deactivate', user._id, '--format', 'json'], { home });
+    expect(deactivated.code, deactivated.stderr).toBe(0);
+    expect(json(deactivated.stdout).isActive).toBe(false);
+    expect((await apiCall('POST', '/api/auth/login', { body: { email, password: 'Customer123' } })).status).toBe(403);
+  });
+
+  it('lists every page of users', async () => {
+    const result = await keypanel(['users', 'list', '--format', 'json'], { home });
+    const all = json(result.stdout) as Array<{ _id: string }>;
+    const total = (await apiCall('GET', '/api/admin/users?limit=1', { token: await ownerSession() })).body.total;
+    expect(all.length).toBeGreaterThanOrEqual(total);
+    expect(new Set(all.map((u) => u._id)).size).toBe(all.length);
+  });
+
+  it('refuses an unknown user, and a duplicate with the API message', async () => {
+    const missing = await keypanel(['users', 'credit', 'nobody-here@cli.test', '--credits', '5'], { home });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No user with the email or username "nobody-here@cli.test".');
+    const existing = await createUser('user');
+    const duplicate = await keypanel(['users', 'create', '--username', unique('dup'), '--email', existing.email], { home, input: 'Another123\n' });
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toMatch(/Error: .*(email|Email)/);
+  });
+});
+
+describe('keypanel products', () => {
+  it('creates, updates and lists a product', async () => {
+    const keyTag = unique('P').toUpperCase().replace(/[^A-Z0-9]/g, '').slice(-10);
+    const created = await keypanel(
+      ['products', 'create', '--name', 'CLI, "Deluxe"', '--description', 'Made from the CLI', '--key-tag', keyTag.toLowerCase(), '--base-cost', '20', '--per-day', '2', '--features', 'Export, Sync ,', '--format', 'json'],
+      { home },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const product = json(created.stdout);
+    expect(product).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, baseCreditCost: 20, creditsPerDay: 2, minDays: 1, maxDays: 365, isActive: true, features: ['Export', 'Sync'] });
+
+    const updated = await keypanel(['products', 'update', keyTag, '--max-activations', '3', '--inactive', '--format', 'json'], { home });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(json(updated.stdout)).toMatchObject({ _id: product._id, maxActivations: 3, isActive: false, baseCreditCost: 20, features: ['Export', 'Sync'], description: 'Made from the CLI' });
+
+    const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
+    const row = csvRecords(listed.stdout).find((r) => r.id === product._id);
+    expect(row).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, active: 'false', maxActivations: '3', features: 'Export, Sync' });
+
+    const clash = await keypanel(['products', 'create', '--name', 'Other', '--description', 'x', '--key-tag', keyTag, '--base-cost', '1'], { home });
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain('Error:');
+  });
+});
+
+describe('keypanel purchase', () => {
+  it("charges the customer, or nobody with --free, and prints the key", async () => {
+    const customer = await createUser('user', { credits: 100 });
+    const product = await createProduct({ baseCreditCost: 10, creditsPerDay: 2 });
+    const paid = await keypanel(['purchase', '--user', customer.username, '--product', product.keyTag, '--days', '5', '--format', 'json'], { home });
+    expect(paid.code, paid.stderr).toBe(0);
+    const answer = json(paid.stdout);
+    expect(answer.licenseKey).toMatchObject({ product: product.name, duration: 5, cost: 20, purchasedBy: { username: customer.username } });
+    expect(answer.remainingCredits).toBe(80);
+    const free = await keypanel(['purchase', '--user', customer.email, '--product', product._id, '--days', '5', '--free', '--format', 'json'], { home });
+    expect(json(free.stdout).remainingCredits).toBeNull();
+    const profile = await apiCall('GET', `/api/admin/users/${customer.id}`, { token: await ownerSession() });
+    expect(profile.body.user.credits).toBe(80);
+    const tooLong = await keypanel(['purchase', '--user', customer.email, '--product', product.keyTag, '--days', '400'], { home });
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toContain('Error:');
+  });
+});
+
+describe('keypanel settings and stats', () => {
+  it('reads one setting bare, changes two, and keeps the rest', async () => {
+    const before = json((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
+    const rate = await keypanel(['settings', 'get', 'usdToCreditRate'], { home });
+    expect(rate.stdout).toBe(`${before.usdToCreditRate}\n`);
+    const set = await keypanel(['settings', 'set', 'defaultDailyDiscount=20', 'notifyLowBalance=false', '--format', 'json'], { home });
+    expect(set.code, set.stderr).toBe(0);
+    expect(json(set.stdout)).toEqual({ ...before, defaultDailyDiscount: 20, notifyLowBalance: false });
+    const restore = await keypanel(['settings', 'set', `defaultDailyDiscount=${before.defaultDailyDiscount}`, `notifyLowBalance=${before.notifyLowBalance}`], { home });
+    expect(restore.code).toBe(0);
+  });
+
+  it('shows the admin figures, and a plain user their own', async () => {
+    const stats = await keypanel(['stats', '--format', 'json'], { home });
+    expect(stats.code, stats.stderr).toBe(0);
+    const figures = json(stats.stdout);
+    expect(figures.totalUsers).toBeGreaterThan(0);
+    expect(Object.keys(figures.keysByStatus).sort()).toEqual(['available', 'expired', 'revoked', 'used']);
+    const table = await keypanel(['stats', '--format', 'table'], { home });
+    expect(table.stdout).toMatch(/^totalUsers\s+\d+$/m);
+    expect(table.stdout).toMatch(/^users\.owner\s+\d+$/m);
+
+    const user = await createUser('user');
+    const login = await apiCall('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
+    const own = await keypanel(['stats', '--format', 'json'], { home: signedInHome(login.body.token) });
+    expect(own.code, own.stderr).toBe(0);
+    expect(json(own.stdout)).toMatchObject({ totalKeys: 0 });
+  });
+});

@@ -1,0 +1,41 @@
+// The CLI tests run the real, freshly built CLI as a child process against a real local Worker,
+// started the way `npm start` does it (scripts/local.ts) on a free port with a throwaway state
+// folder. No web build: the CLI only needs the API.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { buildCli } from '../../scripts/build-cli';
+import { applyMigrations, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../../scripts/local';
+
+export const OWNER = { email: 'owner@cli.test', password: 'OwnerPass123' };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cliBaseURL: string;
+    cliOwner: { email: string; password: string };
+    cliPath: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  ensureDevVars();
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'keypanel-cli-'));
+  const assetsDir = path.join(stateDir, 'client');
+  mkdirSync(assetsDir);
+  writeFileSync(path.join(assetsDir, 'index.html'), '<!doctype html><title>KeyPanel</title>');
+  const cliPath = path.join(stateDir, 'keypanel.js');
+  await buildCli(cliPath);
+  applyMigrations(stateDir);
+  await ensureOwner(stateDir, OWNER);
+  const port = await freePort();
+  // Every test signs in from 127.0.0.1; the per-IP sign-in limit is tested in the Worker suite.
+  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' } });
+  project.provide('cliBaseURL', `http://127.0.0.1:${port}`);
+  project.provide('cliOwner', OWNER);
+  project.provide('cliPath', cliPath);
+  return () => {
+    stopServer(server);
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,71 @@
+// The licensing API as a developer exercises it from a terminal, down to the offline token
+// checked with the public key alone.
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseURL, createProduct, keypanel, ownerSession, signedInHome, unique } from './helpers';
+
+let home: string;
+beforeAll(async () => {
+  home = signedInHome(await ownerSession());
+});
+
+const json = (stdout: string) => JSON.parse(stdout);
+
+describe('keypanel license', () => {
+  it('activates, validates and deactivates a key, and verifies the offline token with the public key', async () => {
+    const product = await createProduct({ maxActivations: 1 });
+    const [key] = json((await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout);
+    const fingerprint = `device-${unique('fp')}`;
+    // The licensing API needs no sign-in: no config, no token.
+    const activate = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', fingerprint, '--nonce', 'n-1', '--format', 'json']);
+    expect(activate.code, activate.stderr).toBe(0);
+    const answer = json(activate.stdout);
+    expect(answer).toMatchObject({ valid: true, code: 'VALID', nonce: 'n-1', license: { key: key.key, status: 'used', activationCount: 1, maxActivations: 1 } });
+    const token = answer.license.token as string;
+
+    const second = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', `${fingerprint}-other`, '--format', 'json']);
+    expect(second.code).toBe(1);
+    expect(json(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
+    expect(second.stderr).toContain('Error: DEVICE_LIMIT_REACHED');
+
+    const home2 = mkdtempSync(path.join(tmpdir(), 'keypanel-license-'));
+    const verified = await keypanel(['license', 'verify-token', token, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(json(verified.stdout)).toMatchObject({ valid: true, key: key.key, fingerprint, product: product.keyTag });
+    // Fetched once and kept per server: the kept copy is what the next check uses.
+    const configFile = path.join(home2, 'keypanel', 'config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8'));
+    const pem = config.publicKeys[baseURL()] as string;
+    expect(pem).toContain('BEGIN PUBLIC KEY');
+    const stranger = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    writeFileSync(configFile, JSON.stringify({ ...config, publicKeys: { [baseURL()]: stranger } }));
+    const withStranger = await keypanel(['license', 'verify-token', token], { home: home2 });
+    expect(withStranger.code).toBe(1);
+    expect(withStranger.stderr).toContain('the signature does not match this public key');
+    const pemFile = path.join(home2, 'public.pem');
+    writeFileSync(pemFile, pem);
+    const fromFile = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--format', 'json'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(json(fromFile.stdout).valid).toBe(true);
+
+    const wrongDevice = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--fingerprint', 'someone-else'], {});
+    expect(wrongDevice.code).toBe(1);
+    expect(wrongDevice.stderr).toContain('The token is not valid: it was issued for another device fingerprint.');
+    const [head, body, signature] = token.split('.');
+    const tampered = `${head}.${body}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    const forged = await keypanel(['license', 'verify-token', tampered, '--public-key', pemFile]);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toContain('The token is not valid: the signature does not match this public key.');
+
+    const validate = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json']);
+    expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID' });
+    const deactivate = await keypanel(['license', 'deactivate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json']);
+    expect(deactivate.code, deactivate.stderr).toBe(0);
+    expect(json(deactivate.stdout).code).toBe('DEACTIVATED');
+    const after = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint]);
+    expect(after.code).toBe(1);
+  });
+});
