@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { bulkDeleteSchema, revokeKeySchema } from '@schemas/admin-keys';
 import type { LicenseKey } from '@schemas/entities';
 import { Badge } from '../../components/ui/badge';
+import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { CopyButton } from '../../components/ui/copy-button';
 import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
@@ -218,28 +219,12 @@ export function DeleteKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
     }
   }
   return (
-    <Modal
-      open
-      title="Delete License Key"
-      size="sm"
-      onClose={onClose}
-      busy={remove.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={remove.isPending}>
-            Cancel
-          </button>
-          <button type="button" className="btn btn-danger" onClick={onConfirm} disabled={remove.isPending}>
-            {remove.isPending ? 'Deleting…' : 'Delete Key'}
-          </button>
-        </>
-      }
-    >
+    <ConfirmModal title="Delete License Key" confirmLabel="Delete Key" busyLabel="Deleting…" busy={remove.isPending} onConfirm={onConfirm} onClose={onClose}>
       <p>
         Delete <code>{licenseKey.key}</code> ({licenseKey.product.name || 'Unknown Product'}) for good, with its {plural(licenseKey.activations.length, 'device')}?
       </p>
       <p className="muted">The deletion is permanent and recorded in the audit log.</p>
-    </Modal>
+    </ConfirmModal>
   );
 }
 

@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { PRODUCT_TYPES, productInputSchema } from '@schemas/products';
+import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
 import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
@@ -223,27 +224,11 @@ export function DeleteProductModal({ product, onClose }: { product: Product; onC
     }
   }
   return (
-    <Modal
-      open
-      title="Delete Product"
-      size="sm"
-      onClose={onClose}
-      busy={remove.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={remove.isPending}>
-            Cancel
-          </button>
-          <button type="button" className="btn btn-danger" onClick={onConfirm} disabled={remove.isPending}>
-            {remove.isPending ? 'Deleting…' : 'Delete Product'}
-          </button>
-        </>
-      }
-    >
+    <ConfirmModal title="Delete Product" confirmLabel="Delete Product" busyLabel="Deleting…" busy={remove.isPending} onConfirm={onConfirm} onClose={onClose}>
       <p>
         Delete <strong>{product.name}</strong>?
       </p>
       <p className="muted">A product that already has license keys is deactivated instead, so its keys and sales history stay.</p>
-    </Modal>
+    </ConfirmModal>
   );
 }
