@@ -10,7 +10,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { ADMIN_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { ProductTypeBadge } from '../products';
+import { FeatureList, ProductTypeBadge } from '../products';
 import { useAllProducts } from './keys-api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 
@@ -26,8 +26,6 @@ function Stat({ label, value }: { label: string; value: number }) {
 }
 
 function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog) => void }) {
-  const shown = p.features.slice(0, ADMIN_CARD_FEATURES);
-  const hidden = p.features.length - shown.length;
   return (
     <li className="card product-card admin-product-card">
       <div className="product-card-header">
@@ -48,16 +46,7 @@ function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog)
         </div>
       </div>
       <p className="product-description">{p.description}</p>
-      {shown.length > 0 && (
-        <ul className="feature-list">
-          {shown.map((f, i) => (
-            <li key={`${i}-${f}`}>
-              <Icon name="check" size={14} /> {f}
-            </li>
-          ))}
-          {hidden > 0 && <li className="muted">+{hidden} more</li>}
-        </ul>
-      )}
+      <FeatureList features={p.features} shown={ADMIN_CARD_FEATURES} />
       <dl className="product-costs">
         <div>
           <dt>Base cost</dt>

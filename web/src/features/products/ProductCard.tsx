@@ -3,16 +3,14 @@
 import { Link } from 'react-router-dom';
 import type { Product } from '@schemas/entities';
 import { cheapestPrice, isOfferedDuration, quote } from '@schemas/products';
-import { Icon } from '../../components/ui/icons';
 import { PRODUCT_CARD_SAMPLE_DAYS, USER_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
+import { FeatureList } from './FeatureList';
 import { ProductTypeBadge } from './ProductTypeBadge';
 
 type Props = { product: Product; credits: number | null; onPurchase: (product: Product) => void };
 
 export function ProductCard({ product, credits, onPurchase }: Props) {
-  const shown = product.features.slice(0, USER_CARD_FEATURES);
-  const hidden = product.features.length - shown.length;
   // A buyer who cannot pay for the shortest key cannot buy any.
   const affordable = credits !== null && credits >= cheapestPrice(product);
   const headingId = `product-${product._id}`;
@@ -34,16 +32,7 @@ export function ProductCard({ product, credits, onPurchase }: Props) {
         </span>
       </div>
       <p className="product-description">{product.description}</p>
-      {shown.length > 0 && (
-        <ul className="feature-list">
-          {shown.map((f, i) => (
-            <li key={`${i}-${f}`}>
-              <Icon name="check" size={14} /> {f}
-            </li>
-          ))}
-          {hidden > 0 && <li className="muted">+{hidden} more</li>}
-        </ul>
-      )}
+      <FeatureList features={product.features} shown={USER_CARD_FEATURES} />
       <dl className="product-costs">
         <div>
           <dt>Base cost</dt>
