@@ -6,15 +6,13 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { resellerQuote } from '@schemas/admin-keys';
 import type { Product, PurchaseForUserResponse, User } from '@schemas/entities';
 import { quote } from '@schemas/products';
-import { Card } from '../../components/ui/card';
-import { CopyButton } from '../../components/ui/copy-button';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
-import { formatCredits, formatDateTime } from '../../lib/format';
+import { formatCredits } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useProducts } from '../products';
-import { DurationPicker, purchaseErrorMessage } from '../purchase';
+import { DurationPicker, purchaseErrorMessage, ReceiptCard } from '../purchase';
 import type { TabProps } from './AdminPage';
 import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys-api';
 import { useDebounced } from './useDebounced';
@@ -23,42 +21,6 @@ type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User
 
 const credits = (n: number) => `${formatCredits(n)} ${n === 1 ? 'credit' : 'credits'}`;
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
-
-function Receipt({ answer, onDismiss }: { answer: PurchaseForUserResponse; onDismiss: () => void }) {
-  const k = answer.licenseKey;
-  return (
-    <Card className="success-card" title={`Key purchased for ${k.purchasedBy.username}`}>
-      <dl className="receipt">
-        <div>
-          <dt>Product</dt>
-          <dd>{k.product}</dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>
-            {k.duration} {k.duration === 1 ? 'day' : 'days'}
-          </dd>
-        </div>
-        <div>
-          <dt>Expires</dt>
-          <dd>{formatDateTime(k.expiryDate)}</dd>
-        </div>
-        <div>
-          <dt>Cost</dt>
-          <dd>{credits(k.cost)}</dd>
-        </div>
-      </dl>
-      <div className="key-box">
-        <code data-testid="purchased-key">{k.key}</code>
-        <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
-      </div>
-      <p className="muted">The key is also in {k.purchasedBy.username}’s My Keys.</p>
-      <button type="button" className="btn btn-secondary" onClick={onDismiss}>
-        New purchase
-      </button>
-    </Card>
-  );
-}
 
 function CostBreakdown({ product, days, isOwner, discount, bypass, payerCredits, payer }: {
   product: Product;
@@ -185,7 +147,15 @@ export function DirectPurchaseTab({ user }: TabProps) {
           {isOwner ? 'Direct purchases are turned off in the settings.' : 'Reseller purchases are turned off in the settings.'}
         </div>
       )}
-      {answer && <Receipt answer={answer} onDismiss={() => setAnswer(null)} />}
+      {answer && (
+        <ReceiptCard
+          receipt={answer.licenseKey}
+          title={`Key purchased for ${answer.licenseKey.purchasedBy.username}`}
+          note={`The key is also in ${answer.licenseKey.purchasedBy.username}’s My Keys.`}
+          dismissLabel="New purchase"
+          onDismiss={() => setAnswer(null)}
+        />
+      )}
       <form className="card direct-purchase-form" onSubmit={onSubmit} noValidate aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}>
         <div className="form-grid">
           <div className="field">

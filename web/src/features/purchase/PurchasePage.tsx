@@ -4,17 +4,17 @@ import { Link } from 'react-router-dom';
 import type { Product, PurchaseReceipt } from '@schemas/entities';
 import { isOfferedDuration, quote } from '@schemas/products';
 import { Card, EmptyState } from '../../components/ui/card';
-import { CopyButton } from '../../components/ui/copy-button';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
-import { formatCredits, formatDateTime } from '../../lib/format';
+import { formatCredits } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../auth/api';
 import { useProducts } from '../products';
 import { purchaseErrorMessage, usePurchase } from './api';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';
+import { ReceiptCard } from './ReceiptCard';
 
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 
@@ -66,7 +66,19 @@ export function PurchasePage() {
       </header>
       <div className="purchase-layout">
         <div className="purchase-main">
-          {receipt && <PurchaseSuccess receipt={receipt} onDismiss={() => setReceipt(null)} />}
+          {receipt && (
+            <ReceiptCard
+              receipt={receipt}
+              title="Purchase successful!"
+              note={
+                <>
+                  This key is also saved in <Link to="/my-keys">My Keys</Link>.
+                </>
+              }
+              dismissLabel="Buy another key"
+              onDismiss={() => setReceipt(null)}
+            />
+          )}
           <Card title="New purchase">
             {products.isPending ? (
               <Spinner label="Loading products…" />
@@ -140,43 +152,5 @@ export function PurchasePage() {
         </aside>
       </div>
     </div>
-  );
-}
-
-function PurchaseSuccess({ receipt, onDismiss }: { receipt: PurchaseReceipt; onDismiss: () => void }) {
-  return (
-    <section className="card success-card" aria-labelledby="purchase-success" role="status">
-      <h2 id="purchase-success">Purchase successful!</h2>
-      <dl className="receipt">
-        <div>
-          <dt>Product</dt>
-          <dd>{receipt.product}</dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>
-            {receipt.duration} {receipt.duration === 1 ? 'day' : 'days'}
-          </dd>
-        </div>
-        <div>
-          <dt>Expiry date</dt>
-          <dd>{formatDateTime(receipt.expiryDate)}</dd>
-        </div>
-        <div>
-          <dt>Cost</dt>
-          <dd>{formatCredits(receipt.cost)} credits</dd>
-        </div>
-      </dl>
-      <div className="key-box">
-        <code data-testid="purchased-key">{receipt.key}</code>
-        <CopyButton text={receipt.key} label="Copy license key" copiedMessage="License key copied to clipboard" />
-      </div>
-      <p className="muted">
-        This key is also saved in <Link to="/my-keys">My Keys</Link>.
-      </p>
-      <button type="button" className="btn btn-secondary btn-sm" onClick={onDismiss}>
-        Buy another key
-      </button>
-    </section>
   );
 }

@@ -3,3 +3,4 @@ export { KEY_PURCHASED_EVENT } from './events';
 export { PurchaseModal } from './PurchaseModal';
 export { DurationPicker } from './DurationPicker';
 export { purchaseErrorMessage } from './api';
+export { ReceiptCard } from './ReceiptCard';
