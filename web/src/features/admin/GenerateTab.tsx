@@ -163,7 +163,7 @@ export function GenerateKeysForm() {
           ))}
         </div>
         <button type="submit" className="btn btn-primary" disabled={!product || !validCount || generate.isPending}>
-          {generate.isPending ? 'Generating…' : `Generate ${validCount ? count : ''} ${count === 1 ? 'Key' : 'Keys'}`.replace(/\s+/g, ' ')}
+          {generate.isPending ? 'Generating…' : validCount ? `Generate ${count} ${count === 1 ? 'Key' : 'Keys'}` : 'Generate Keys'}
         </button>
       </form>
       {result && <GeneratedKeys result={result} />}
