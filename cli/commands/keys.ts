@@ -22,7 +22,8 @@ const STATUS_COLOURS = { available: 'green', used: 'blue', revoked: 'red', expir
 
 export const keyColumns: Column<LicenseKey>[] = [
   { header: 'id', value: (k) => k._id, width: 24 },
-  { header: 'key', value: (k) => k.key, width: 29 },
+  // A key is its keyTag (up to 10) and four groups of five: never cut.
+  { header: 'key', value: (k) => k.key, width: 34 },
   { header: 'status', value: (k) => k.status, width: 9, colour: (v) => STATUS_COLOURS[v as keyof typeof STATUS_COLOURS] },
   { header: 'keyTag', value: (k) => k.product.keyTag, width: 8 },
   { header: 'product', value: (k) => k.product.name, width: 18 },

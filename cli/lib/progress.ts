@@ -1,5 +1,6 @@
-// Progress on stderr, never on stdout. On a terminal, one line redrawn in place; in a log file or a
-// pipe, a plain line at most once a second and a last one at the end.
+// Progress on stderr, never on stdout. On a terminal, one line redrawn in place (unless the data is
+// printed to that terminal too); in a log file or a pipe, a plain line at most once a second and a
+// last one at the end.
 import { isQuiet } from './output';
 
 const BAR_WIDTH = 24;
@@ -11,7 +12,11 @@ export type Progress = { advance(by: number): void; done(): void; stop(): void }
 /** `total` null when it is not known yet (the first page of a list tells it): `setTotal` then. */
 export function progressBar(label: string, total: number | null, unit: string): Progress & { setTotal(total: number): void } {
   const stream = process.stderr;
-  const live = stream.isTTY === true;
+  // When the data itself goes to the same terminal, its rows show the progress: a bar redrawn
+  // between them would garble both. Then only non-terminal stderr (a log) gets progress lines.
+  const dataOnTerminal = process.stdout.isTTY === true;
+  const live = stream.isTTY === true && !dataOnTerminal;
+  const silent = stream.isTTY === true && dataOnTerminal;
   let current = 0;
   let lastLine = 0;
   let finished = false;
@@ -26,7 +31,7 @@ export function progressBar(label: string, total: number | null, unit: string): 
   };
 
   function draw(final: boolean) {
-    if (isQuiet()) return;
+    if (isQuiet() || silent) return;
     drawn = true;
     if (live) {
       stream.write(`\r\u001b[2K${text()}${final ? '\n' : ''}`);

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { useSecurityInfo } from './api';
+import { ApiTokensSection } from './ApiTokensSection';
 import { GoogleCard } from './GoogleCard';
 import { PasswordCard } from './PasswordCard';
 import { RecoveryTokensCard } from './RecoveryTokensCard';
@@ -40,6 +41,7 @@ export function SecurityPage() {
             {info.data.twoFactorEnabled && <RecoveryTokensCard remaining={info.data.recoveryTokens} />}
             <GoogleCard info={info.data} />
           </div>
+          <ApiTokensSection />
           <div className="security-wide">
             <SessionsCard />
           </div>

@@ -1,0 +1,31 @@
+// Server state of the API tokens section: the list, creating one (its secret shown once) and revoking.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ApiToken, CreatedApiToken } from '@schemas/entities';
+import type { CreateApiTokenInput } from '@schemas/api-tokens';
+import { api } from '../../lib/api';
+
+export const apiTokensKey = ['security', 'api-tokens'] as const;
+
+export function useApiTokens() {
+  return useQuery({
+    queryKey: apiTokensKey,
+    queryFn: ({ signal }) => api.get<{ tokens: ApiToken[] }>('/api/users/api-tokens', undefined, signal),
+    select: (data) => data.tokens,
+  });
+}
+
+/** The security log gains an entry with each change, so the whole security state is refreshed. */
+function useRefresh() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: ['security'] });
+}
+
+export function useCreateApiToken() {
+  const refresh = useRefresh();
+  return useMutation({ mutationFn: (body: CreateApiTokenInput) => api.post<CreatedApiToken>('/api/users/api-tokens', body), onSuccess: refresh });
+}
+
+export function useRevokeApiToken() {
+  const refresh = useRefresh();
+  return useMutation({ mutationFn: (id: string) => api.delete<{ message: string }>(`/api/users/api-tokens/${encodeURIComponent(id)}`), onSuccess: refresh });
+}
