@@ -1,26 +1,31 @@
 // `npm run bench`: the Worker as deployed, in local workerd, against a database seeded at scale,
 // measured beside the floor (the least a Worker can do in this runtime) under the same load.
 // Options: --seconds N (each measurement, default 10), --only name,name (floor always runs),
-// --connections 10,50.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// --connections 10,50, --profile name,name (a CPU profile of the Worker during an extra run of each;
+// on Node 20 with NODE_OPTIONS=--experimental-websocket).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { applyMigrations, ROOT } from '../scripts/local';
+import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALE, seedBenchDatabase } from './dataset';
 import { measure, type Measurement } from './load';
 import { evaluate, printReport, type ScenarioResult } from './report';
-import { buildFloorWorker, buildWorker, startRuntime } from './runtime';
+import { profile, saveProfile, topFunctions } from './profile';
+import { buildFloorWorker, buildWorker, startRuntime, WORKER_NAME, type Runtime } from './runtime';
 import { SCENARIOS, type Check } from './scenarios';
 
 const WARMUP_SECONDS = 2;
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
+const PROFILES_DIR = path.join(ROOT, 'bench', 'profiles');
+const inspectorPort = (runtime: Runtime) => runtime.inspectorPort!;
 
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10,50' },
     only: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const seconds = Number(args.seconds);
@@ -30,6 +35,7 @@ if (!(seconds >= 1) || connectionCounts.some((c) => !Number.isInteger(c) || c < 
   process.exit(2);
 }
 const only = args.only?.split(',').map((s) => s.trim());
+const profiled = new Set(args.profile?.split(',').map((s) => s.trim()) ?? []);
 const scenarios = SCENARIOS.filter((s) => s.name === 'floor' || !only || only.includes(s.name));
 
 const started = Date.now();
@@ -44,14 +50,14 @@ if (loadBefore[0] > os.cpus().length / 2) {
 const work = mkdtempSync(path.join(os.tmpdir(), 'keypanel-bench-'));
 const stateDir = path.join(work, 'state');
 let exitCode = 1;
-let runtime: Awaited<ReturnType<typeof startRuntime>> | undefined;
+let runtime: Runtime | undefined;
 try {
   step('Building the Worker as deployed (wrangler deploy --dry-run) and the floor Worker');
   const workerScript = buildWorker(path.join(work, 'worker'));
   const floorScript = await buildFloorWorker(path.join(work, 'floor'));
   step('Applying migrations');
   applyMigrations(stateDir);
-  runtime = await startRuntime({ stateDir, workerScript, floorScript });
+  runtime = await startRuntime({ stateDir, workerScript, floorScript, inspectorPort: profiled.size ? await freePort() : undefined });
   step(`Seeding ${SCALE.users.toLocaleString('en-US')} users, ${SCALE.products} products, ${SCALE.keys.toLocaleString('en-US')} keys, ${SCALE.activations.toLocaleString('en-US')} activations`);
   const seedStart = Date.now();
   const data = await seedBenchDatabase(runtime);
@@ -79,6 +85,18 @@ try {
     const measurements: Measurement[] = [];
     for (const connections of connectionCounts) {
       measurements.push(await measure(runtime.url, prepared.next, prepared.expect, connections, seconds));
+    }
+    if (profiled.has(scenario.name)) {
+      // An extra run, so the profiler's own cost is not in the figures above.
+      const url = runtime.url;
+      const cpu = await profile(inspectorPort(runtime), `core:user:${WORKER_NAME}`, async () => {
+        await measure(url, prepared.next, prepared.expect, connectionCounts[0], seconds);
+      });
+      const file = path.join(PROFILES_DIR, `${scenario.name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`);
+      mkdirSync(PROFILES_DIR, { recursive: true });
+      saveProfile(file, cpu);
+      console.log(`  CPU profile of the Worker's isolate in ${path.relative(process.cwd(), file)} (open it in Chrome DevTools); most self time:`);
+      for (const f of topFunctions(cpu, 15)) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}`);
     }
     const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db) : [];
     results.push({ scenario, missing: false, measurements, checks });

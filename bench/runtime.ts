@@ -12,6 +12,8 @@ import { generateLicenseSigningKey } from '../scripts/secrets';
 import { offlineEnv, ROOT } from '../scripts/local';
 
 export const FLOOR_PATH = '/__floor/key';
+/** Miniflare names each worker's isolate `core:user:<name>` (the inspector's path to it). */
+export const WORKER_NAME = 'keypanel';
 /** Far above anything a run sends, so the licensing limiters are never what is measured. */
 const UNLIMITED = 1_000_000_000;
 
@@ -39,6 +41,7 @@ export type Runtime = {
   db: D1Database;
   kv: KVNamespace;
   secrets: { JWT_SECRET: string; LICENSE_SIGNING_KEY: string; TOTP_ENCRYPTION_KEY: string };
+  inspectorPort?: number;
 };
 
 /** What the runtime takes from wrangler.toml. */
@@ -53,7 +56,7 @@ type WranglerConfig = {
 };
 
 /** The same folder layout as `wrangler ... --persist-to stateDir`, so migrations applied by wrangler are found. */
-export async function startRuntime(options: { stateDir: string; workerScript: string; floorScript?: string }): Promise<Runtime> {
+export async function startRuntime(options: { stateDir: string; workerScript: string; floorScript?: string; inspectorPort?: number }): Promise<Runtime> {
   const config: WranglerConfig = unstable_readConfig({ config: path.join(ROOT, 'wrangler.toml') });
   const d1 = config.d1_databases.find((d) => d.binding === 'DB');
   const kv = config.kv_namespaces.find((k) => k.binding === 'KV');
@@ -68,11 +71,12 @@ export async function startRuntime(options: { stateDir: string; workerScript: st
   const mf = new Miniflare({
     host: '127.0.0.1',
     port: 0,
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     d1Persist: path.join(options.stateDir, 'v3', 'd1'),
     kvPersist: path.join(options.stateDir, 'v3', 'kv'),
     workers: [
       {
-        name: config.name ?? 'keypanel',
+        name: WORKER_NAME,
         modules: true,
         scriptPath: options.workerScript,
         modulesRoot: path.dirname(options.workerScript),
@@ -90,5 +94,5 @@ export async function startRuntime(options: { stateDir: string; workerScript: st
     ],
   });
   const url = await mf.ready;
-  return { mf, url, db: await mf.getD1Database('DB'), kv: (await mf.getKVNamespace('KV')) as unknown as KVNamespace, secrets };
+  return { mf, url, db: await mf.getD1Database('DB'), kv: (await mf.getKVNamespace('KV')) as unknown as KVNamespace, secrets, inspectorPort: options.inspectorPort };
 }
