@@ -67,8 +67,8 @@ async function main() {
     await program.parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Commander has printed its message (or the help) already.
-      process.exit(err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT_OK : EXIT_USAGE);
+      // Commander has printed its message (or the help) already; asked-for help and --version exit 0.
+      process.exit(err.exitCode === 0 ? EXIT_OK : EXIT_USAGE);
     }
     if (err instanceof UsageError) fail(err.message, '(run with --help for usage)', EXIT_USAGE);
     if (err instanceof CliError) fail(err.message, err.hint, EXIT_ERROR);

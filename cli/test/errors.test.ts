@@ -29,6 +29,7 @@ describe('bad usage exits 2', () => {
     [['keys', 'list', '--format', 'xml'], "argument 'xml' is invalid. Allowed choices are table, csv, json."],
     [['keys', 'frobnicate'], "unknown command 'frobnicate'"],
     [['keys', 'list', '--colour'], "unknown option '--colour'"],
+    [['keys', 'list', 'extra'], "too many arguments for 'list'"],
     [['users', 'credit', 'alice', '--credits', '5', '--balance', '5'], 'Give exactly one of --credits N or --balance USD'],
     [['users', 'credit', 'alice', '--balance', '1.234'], 'amount: Amount must have at most two decimals'],
     [['settings', 'set', 'maxKeysPerGeneration'], 'Expected name=value, got "maxKeysPerGeneration"'],
@@ -64,6 +65,9 @@ describe('bad usage exits 2', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: keypanel keys export [options]');
     expect(help.stdout).toContain('Examples:');
+    const helpCommand = await keypanel(['help', 'keys']);
+    expect(helpCommand.code).toBe(0);
+    expect(helpCommand.stdout).toContain('Usage: keypanel keys [options] [command]');
     const version = await keypanel(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
   });

@@ -50,6 +50,9 @@ describe('keypanel license', () => {
     const fromFile = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--format', 'json'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(json(fromFile.stdout).valid).toBe(true);
+    const fromStdin = await keypanel(['license', 'verify-token', '-', '--public-key', pemFile, '--key', key.key.toLowerCase(), '--format', 'csv'], { input: `${token}\n` });
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(fromStdin.stdout.split('\r\n')[1].startsWith(`true,${key.key},${fingerprint},${product.keyTag},`)).toBe(true);
 
     const wrongDevice = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--fingerprint', 'someone-else'], {});
     expect(wrongDevice.code).toBe(1);
