@@ -128,20 +128,18 @@ Examples:
       const ctx = contextOf(command);
       const body = parseWith(createApiTokenSchema, { name: options.name, role: options.role, readOnly: options.readOnly });
       const created = await ctx.api().post<CreatedApiToken>('/api/users/api-tokens', body);
-      if (ctx.format === 'table') {
-        await printRecord('table', [
+      const { apiToken } = created;
+      await printRecord(
+        ctx.format,
+        [
           ['token', created.token],
-          ['id', created.apiToken._id],
-          ['name', created.apiToken.name],
-          ['role', created.apiToken.role],
-          ['readOnly', created.apiToken.readOnly],
-        ]);
-      } else {
-        await printRecord(ctx.format, [['token', created.token], ...tokenColumns.map((c): [string, ReturnType<typeof c.value>] => [c.header, c.value(created.apiToken)])], {
-          token: created.token,
-          apiToken: created.apiToken,
-        });
-      }
+          ['id', apiToken._id],
+          ['name', apiToken.name],
+          ['role', apiToken.role],
+          ['readOnly', apiToken.readOnly],
+        ],
+        { token: created.token, apiToken },
+      );
       success('API token created. Copy it now: it is shown only once.');
     });
 

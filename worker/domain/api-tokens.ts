@@ -63,7 +63,7 @@ export async function listApiTokens(db: DB, userId: string): Promise<ApiToken[]>
   return rows.map(toApiTokenJson);
 }
 
-/** Deletes one of the user's own tokens; false when there is no such token of theirs. */
+/** Deletes one of the user's own tokens; null when they have no token with that id. */
 export async function revokeApiToken(db: DB, userId: string, id: string): Promise<{ name: string } | null> {
   const [row] = await db
     .delete(apiTokens)
