@@ -3,6 +3,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../context';
 import { createProduct, listProducts, removeProduct, toProductJson, updateProduct } from '../domain/products';
+import { assertWithinActivationLimit } from '../domain/settings';
+import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
 import { isAtLeast, requireAuth, requireRole } from '../middleware/auth';
 import { idSchema } from '../schemas/keys';
@@ -17,11 +19,15 @@ export const productsRoutes = new Hono<AppEnv>()
     return c.json(rows.map(toProductJson), 200);
   })
   .post('/', requireRole('owner'), jsonBody(productInputSchema), async (c) => {
-    const product = await createProduct(c.var.db, c.req.valid('json'));
+    const input = c.req.valid('json');
+    assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
+    const product = await createProduct(c.var.db, input);
     return c.json(toProductJson(product), 201);
   })
   .put('/:id', requireRole('owner'), pathParams(productId), jsonBody(productInputSchema), async (c) => {
-    const product = await updateProduct(c.var.db, c.req.valid('param').id, c.req.valid('json'));
+    const input = c.req.valid('json');
+    assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
+    const product = await updateProduct(c.var.db, c.req.valid('param').id, input);
     return c.json(toProductJson(product), 200);
   })
   .delete('/:id', requireRole('owner'), pathParams(productId), async (c) => {

@@ -4,8 +4,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { securityLog, users } from '../db/schema';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
+import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 
 const newAccount = () => {
   const username = uniqueName('reg');
@@ -67,13 +66,13 @@ describe('POST /api/auth/register', () => {
   });
 
   it('is closed when registration is disabled', async () => {
-    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, registrationEnabled: false });
+    await saveSettings(env.KV, { ...TEST_SETTINGS, registrationEnabled: false });
     try {
       const res = await api('POST', '/api/auth/register', { body: newAccount() });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('REGISTRATION_DISABLED');
     } finally {
-      await saveSettings(env.KV, DEFAULT_SETTINGS);
+      await saveSettings(env.KV, TEST_SETTINGS);
       clearSettingsCache();
     }
   });

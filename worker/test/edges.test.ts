@@ -4,7 +4,7 @@ import { codeToStatus } from '../lib/errors';
 import { hashPassword, parsePasswordHash, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from '../lib/password';
 import { clearSettingsCache, getSettings, saveSettings, SETTINGS_KV_KEY } from '../lib/settings';
 import { DEFAULT_SETTINGS, settingsSchema } from '../schemas/settings';
-import { api, signedInUser, unreconciledUsers } from './helpers';
+import { TEST_SETTINGS, api, signedInUser, unreconciledUsers } from './helpers';
 
 describe('the error envelope', () => {
   it('answers malformed JSON with 400 INVALID_JSON', async () => {
@@ -139,25 +139,27 @@ describe('the settings document', () => {
   });
 
   it('reads defaults from an empty store and caches per isolate', async () => {
+    // A store of its own: the shared KV's document belongs to every test file running beside this one.
+    const store = new Map<string, string>();
+    const kv = { get: async (key: string) => (store.has(key) ? JSON.parse(store.get(key)!) : null) } as unknown as KVNamespace;
     clearSettingsCache();
-    await env.KV.delete(SETTINGS_KV_KEY);
-    expect(await getSettings(env.KV)).toEqual(DEFAULT_SETTINGS);
-    await env.KV.put(SETTINGS_KV_KEY, JSON.stringify({ ...DEFAULT_SETTINGS, usdToCreditRate: 7 }));
+    expect(await getSettings(kv)).toEqual(DEFAULT_SETTINGS);
+    store.set(SETTINGS_KV_KEY, JSON.stringify({ ...DEFAULT_SETTINGS, usdToCreditRate: 7 }));
     // Still cached: a write from elsewhere shows after the cache's few seconds.
-    expect((await getSettings(env.KV)).usdToCreditRate).toBe(10);
-    expect((await getSettings(env.KV, Date.now() + 10_000)).usdToCreditRate).toBe(7);
-    await saveSettings(env.KV, DEFAULT_SETTINGS);
+    expect((await getSettings(kv)).usdToCreditRate).toBe(10);
+    expect((await getSettings(kv, Date.now() + 10_000)).usdToCreditRate).toBe(7);
+    clearSettingsCache();
   });
 
   it('serves the public part to any signed-in user', async () => {
     clearSettingsCache();
-    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, usdToCreditRate: 12 });
+    await saveSettings(env.KV, { ...TEST_SETTINGS, usdToCreditRate: 12 });
     const { token } = await signedInUser();
     const res = await api('GET', '/api/settings/public', { token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ usdToCreditRate: 12, registrationEnabled: true, maintenanceMode: false, notifyLowBalance: true, lowBalanceThreshold: 10, keyExpiryGracePeriod: 0 });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
-    await saveSettings(env.KV, DEFAULT_SETTINGS);
+    await saveSettings(env.KV, TEST_SETTINGS);
   });
 });
 

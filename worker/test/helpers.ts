@@ -4,6 +4,7 @@ import { exports } from 'cloudflare:workers';
 import { createDb } from '../db/client';
 import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
+import { DEFAULT_SETTINGS } from '../schemas/settings';
 
 export const db = () => createDb(env.DB);
 
@@ -76,3 +77,10 @@ export async function unreconciledUsers(): Promise<Array<{ id: string; credits: 
   ).all<{ id: string; credits: number; balanceCents: number; ledgerCredits: number; ledgerCents: number }>();
   return results;
 }
+
+/**
+ * The settings the shared test KV holds: the defaults, except that products may allow up to 100
+ * devices per key (the default bound of 1 would refuse the multi-device products many tests make).
+ * Tests that change a setting in the shared KV restore this, never the bare defaults.
+ */
+export const TEST_SETTINGS = { ...DEFAULT_SETTINGS, maxActivationsPerKey: 100 };

@@ -6,8 +6,7 @@ import { DAY_MS } from '../domain/licensing';
 import { runScheduledJobs } from '../domain/scheduled';
 import { newId } from '../lib/ids';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { db } from './helpers';
+import { TEST_SETTINGS, db } from './helpers';
 
 async function productWithKeys(expiries: Array<number | null>, status: 'used' | 'available' = 'used') {
   const productId = newId();
@@ -32,7 +31,7 @@ describe('scheduled jobs', () => {
     const { ids } = await productWithKeys([now - 1, now - 3 * DAY_MS, now + DAY_MS]);
     const unactivated = await productWithKeys([null], 'available');
     clearSettingsCache();
-    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, keyExpiryGracePeriod: 2 });
+    await saveSettings(env.KV, { ...TEST_SETTINGS, keyExpiryGracePeriod: 2 });
     try {
       await runScheduledJobs(env, now);
       expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
@@ -41,7 +40,7 @@ describe('scheduled jobs', () => {
       expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
       expect(await statuses(unactivated.ids)).toEqual([[0, 'available']]);
     } finally {
-      await saveSettings(env.KV, DEFAULT_SETTINGS);
+      await saveSettings(env.KV, TEST_SETTINGS);
     }
   });
 
@@ -49,11 +48,11 @@ describe('scheduled jobs', () => {
     const now = Date.now() + 2000 * DAY_MS;
     const { productId, ids } = await productWithKeys([now - 31 * DAY_MS, now - 29 * DAY_MS, now + DAY_MS]);
     clearSettingsCache();
-    await saveSettings(env.KV, DEFAULT_SETTINGS);
+    await saveSettings(env.KV, TEST_SETTINGS);
     await runScheduledJobs(env, now);
     expect(await statuses(ids)).toEqual([[0, 'expired'], [1, 'expired'], [2, 'used']]);
 
-    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, autoCleanupExpiredKeys: true });
+    await saveSettings(env.KV, { ...TEST_SETTINGS, autoCleanupExpiredKeys: true });
     try {
       const first = await runScheduledJobs(env, now);
       expect(first.deleted).toBeGreaterThanOrEqual(1);
@@ -70,7 +69,7 @@ describe('scheduled jobs', () => {
       expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
       expect(await db().select().from(auditLog).where(eq(auditLog.action, 'keys.auto_cleanup')).all()).toHaveLength(auditCount);
     } finally {
-      await saveSettings(env.KV, DEFAULT_SETTINGS);
+      await saveSettings(env.KV, TEST_SETTINGS);
     }
   });
 });

@@ -8,8 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../app';
 import { securityLog, users } from '../db/schema';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { api, db, freshIp, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
+import { TEST_PASSWORD, TEST_SETTINGS, api, db, freshIp, signedInUser, uniqueName } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
 const CLIENT_ID = 'keypanel-test.apps.googleusercontent.com';
@@ -248,7 +247,7 @@ describe('signing in with Google', () => {
   });
 
   it('creates no account while registration is closed', async () => {
-    await saveSettings(env.KV, { ...DEFAULT_SETTINGS, registrationEnabled: false });
+    await saveSettings(env.KV, { ...TEST_SETTINGS, registrationEnabled: false });
     try {
       const claims = person();
       const done = await new Browser().signInWithGoogle(claims);
@@ -256,7 +255,7 @@ describe('signing in with Google', () => {
       expect(done.body.code).toBe('REGISTRATION_DISABLED');
       expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
     } finally {
-      await saveSettings(env.KV, DEFAULT_SETTINGS);
+      await saveSettings(env.KV, TEST_SETTINGS);
       clearSettingsCache();
     }
   });

@@ -5,8 +5,7 @@ import { app } from '../app';
 import { rateLimits } from '../db/schema';
 import { consume, enforce, passwordAttempt, refund, retryAfterSeconds, RULES, windowStartOf } from '../domain/throttle';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
+import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 
 const bucketRows = (bucket: string) => db().select().from(rateLimits).where(eq(rateLimits.bucket, bucket)).all();
 const newAccount = () => {
@@ -18,11 +17,11 @@ const ownIp = () => `198.18.${Math.floor(Math.random() * 200)}.${ipCounter++ % 2
 
 /** Runs with a low apiRateLimit, then puts the defaults back. */
 async function withApiRateLimit(limit: number, work: () => Promise<void>) {
-  await saveSettings(env.KV, { ...DEFAULT_SETTINGS, apiRateLimit: limit });
+  await saveSettings(env.KV, { ...TEST_SETTINGS, apiRateLimit: limit });
   try {
     await work();
   } finally {
-    await saveSettings(env.KV, DEFAULT_SETTINGS);
+    await saveSettings(env.KV, TEST_SETTINGS);
     clearSettingsCache();
   }
 }
