@@ -68,13 +68,19 @@ describe('keypanel products', () => {
     const product = json(created.stdout);
     expect(product).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, baseCreditCost: 20, creditsPerDay: 2, minDays: 1, maxDays: 365, isActive: true, features: ['Export', 'Sync'] });
 
-    const updated = await keypanel(['products', 'update', keyTag, '--max-activations', '3', '--inactive', '--format', 'json'], { home });
+    const updated = await keypanel(['products', 'update', keyTag, '--per-day', '4', '--inactive', '--format', 'json'], { home });
     expect(updated.code, updated.stderr).toBe(0);
-    expect(json(updated.stdout)).toMatchObject({ _id: product._id, maxActivations: 3, isActive: false, baseCreditCost: 20, features: ['Export', 'Sync'], description: 'Made from the CLI' });
+    expect(json(updated.stdout)).toMatchObject({ _id: product._id, creditsPerDay: 4, isActive: false, baseCreditCost: 20, features: ['Export', 'Sync'], description: 'Made from the CLI' });
 
     const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
     const row = csvRecords(listed.stdout).find((r) => r.id === product._id);
-    expect(row).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, active: 'false', maxActivations: '3', features: 'Export, Sync' });
+    expect(row).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, active: 'false', creditsPerDay: '4', features: 'Export, Sync' });
+
+    // The server's own rules come back as its message: more devices than the settings allow.
+    const { maxActivationsPerKey } = json((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
+    const tooMany = await keypanel(['products', 'update', keyTag, '--max-activations', String(maxActivationsPerKey + 1)], { home });
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain(`Error: Max activations must be at most ${maxActivationsPerKey}`);
 
     const clash = await keypanel(['products', 'create', '--name', 'Other', '--description', 'x', '--key-tag', keyTag, '--base-cost', '1'], { home });
     expect(clash.code).toBe(1);

@@ -60,6 +60,23 @@ describe('bad usage exits 2', () => {
     expect(result.stderr).toContain('Usage: keypanel [options] [command]');
   });
 
+  it('every command has --help with examples', async () => {
+    const commands = [
+      'login', 'logout', 'whoami', 'token', 'token create', 'token list', 'token revoke',
+      'keys', 'keys generate', 'keys list', 'keys export', 'keys revoke', 'keys delete',
+      'users', 'users list', 'users create', 'users credit', 'users deactivate',
+      'products', 'products list', 'products create', 'products update', 'purchase',
+      'settings', 'settings get', 'settings set', 'stats',
+      'license', 'license activate', 'license validate', 'license deactivate', 'license verify-token',
+    ];
+    const results = await Promise.all(commands.map((c) => keypanel([...c.split(' '), '--help'])));
+    results.forEach((result, i) => {
+      expect(result.code, commands[i]).toBe(0);
+      expect(result.stdout, commands[i]).toContain(`Usage: keypanel ${commands[i]}`);
+      expect(result.stdout, commands[i]).toMatch(/Examples?:\n {2}\$ keypanel /);
+    });
+  });
+
   it('--help and --version succeed, on stdout', async () => {
     const help = await keypanel(['keys', 'export', '--help']);
     expect(help.code).toBe(0);
