@@ -18,7 +18,7 @@ export default defineConfig(async () => {
               miniflare: {
                 // A database of its own for tests that need the whole table to themselves (the
                 // last owner, exact totals), while the other files share DB.
-                d1Databases: ['ISOLATED_DB'],
+                d1Databases: ['ISOLATED_DB', 'STATS_DB'],
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',

@@ -21,6 +21,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** A database for the one test file that needs whole tables to itself (see sandbox.ts). */
       ISOLATED_DB: D1Database;
+      /** A database of its own for admin-stats-scale.test.ts, which fills it past 10,000 keys. */
+      STATS_DB: D1Database;
     }
     interface GlobalProps {
       mainModule: typeof import('../index');

@@ -1,0 +1,75 @@
+// The owner's key counts at scale: a small shop is counted on every request (exact right after any
+// change); past 10,000 keys each isolate reuses the counts for a few seconds, and concurrent
+// requests share one count. Runs on a database of its own (STATS_DB), filled past the threshold.
+import { applyD1Migrations, env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../db/client';
+import { adminStats, KEY_COUNTS_REUSE_FROM, KEY_COUNTS_REUSE_MS } from '../domain/admin-stats';
+import type { SessionUser } from '../lib/sessions';
+
+const d1 = env.STATS_DB;
+const owner: SessionUser = { id: 'stats-owner', username: 'stats-owner', email: 'stats-owner@example.com', role: 'owner' };
+let batch = 0;
+
+/** `count` keys with `status`, made by SQLite itself in one statement. */
+async function addKeys(count: number, status: 'available' | 'used' | 'revoked') {
+  const prefix = `S${batch++}`;
+  await d1
+    .prepare(
+      `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?1)
+       INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations, created_at)
+       SELECT printf('%s-%07d', ?2, n), printf('TAG-%s-%07d', ?2, n), ?3, 'product', 'Product', 'TAG', 'software', 30, 1, ?4 FROM seq`,
+    )
+    .bind(count, prefix, status, Date.now())
+    .run();
+}
+
+/** A D1 binding that counts the statements that count keys by status. */
+function countingD1() {
+  let counts = 0;
+  const binding = new Proxy(d1, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (sql: string) => {
+          if (/group by "license_keys"\."status"/.test(sql) && !/expires_at/.test(sql)) counts++;
+          return target.prepare(sql);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { binding, counted: () => counts };
+}
+
+beforeAll(async () => {
+  await applyD1Migrations(d1, env.TEST_MIGRATIONS);
+  await d1.prepare('DELETE FROM license_keys').run();
+});
+
+describe("the owner's key counts", () => {
+  it('are exact on every request in a small shop', async () => {
+    const db = createDb(d1);
+    await addKeys(3, 'available');
+    const now = Date.now();
+    expect((await adminStats(db, owner, now)).keysByStatus).toEqual({ available: 3, used: 0, revoked: 0, expired: 0 });
+    await addKeys(2, 'revoked');
+    expect((await adminStats(db, owner, now + 1)).keysByStatus).toEqual({ available: 3, used: 0, revoked: 2, expired: 0 });
+  });
+
+  it(`past ${KEY_COUNTS_REUSE_FROM.toLocaleString('en-US')} keys, are reused for ${KEY_COUNTS_REUSE_MS / 1000} s and shared by concurrent requests`, async () => {
+    await addKeys(KEY_COUNTS_REUSE_FROM, 'used');
+    const { binding, counted } = countingD1();
+    const db = createDb(binding);
+    const now = Date.now() + 60_000;
+    const first = await Promise.all([adminStats(db, owner, now), adminStats(db, owner, now), adminStats(db, owner, now)]);
+    expect(counted()).toBe(1);
+    for (const stats of first) expect(stats.totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
+
+    await addKeys(1, 'used');
+    expect((await adminStats(db, owner, now + KEY_COUNTS_REUSE_MS - 1)).totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
+    expect(counted()).toBe(1);
+    expect((await adminStats(db, owner, now + KEY_COUNTS_REUSE_MS)).keysByStatus).toEqual({ available: 3, used: KEY_COUNTS_REUSE_FROM + 1, revoked: 2, expired: 0 });
+    expect(counted()).toBe(2);
+  });
+});
