@@ -43,9 +43,8 @@ export function listProducts(db: DB, { includeInactive }: { includeInactive: boo
 
 export const findProduct = (db: DB, id: string) => db.select().from(products).where(eq(products.id, id)).get();
 
-/** A product a customer may buy now: it exists and is active (an inactive one reads as unknown). */
-export async function findPurchasableProduct(db: DB, id: string): Promise<ProductRow> {
-  const product = await findProduct(db, id);
+/** A product a customer may buy now: it exists and is active (an inactive one reads as unknown, 404). */
+export function purchasable(product: ProductRow | undefined): ProductRow {
   if (!product || !product.isActive) throw notFound('Product');
   return product;
 }

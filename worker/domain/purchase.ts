@@ -14,7 +14,7 @@ import type { PurchaseReceipt, PurchaseShortfall } from '../schemas/entities';
 import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
-import { assertOfferedDuration, findPurchasableProduct, type ProductRow } from './products';
+import { assertOfferedDuration, purchasable, type ProductRow } from './products';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -57,6 +57,14 @@ async function creditsOf(db: DB, userId: string): Promise<number> {
   return row.credits;
 }
 
+/** The product (it must be purchasable) and the payer's credits, in one D1 round trip. */
+async function readOrder(db: DB, productId: string, payerId: string | null): Promise<{ product: ProductRow; available: number | null }> {
+  const productQuery = db.select().from(products).where(eq(products.id, productId));
+  if (payerId === null) return { product: purchasable((await productQuery)[0]), available: null };
+  const [productRows, payerRows] = await db.batch([productQuery, db.select({ credits: users.credits }).from(users).where(eq(users.id, payerId))]);
+  return { product: purchasable(productRows[0]), available: payerRows[0]?.credits ?? null };
+}
+
 export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<PurchaseResult & { replayed: boolean }> {
   const { days, payerId, idempotency } = order;
   // A retry answers as the first time did, even if the product has been withdrawn since.
@@ -64,7 +72,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
     const replay = await findReplay<PurchaseResult>(db, idempotency);
     if (replay) return { ...replay.body, replayed: true };
   }
-  const product = await findPurchasableProduct(db, order.productId);
+  const { product, available } = await readOrder(db, order.productId, payerId);
   assertOfferedDuration(product, days);
   const q = order.pricing ? order.pricing(product, days) : quote(product, days);
   const price = payerId === null ? 0 : q.total;
@@ -72,7 +80,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
 
   // A clear answer before any write; the batch's CHECK is what makes it exact under concurrency.
   if (payerId !== null) {
-    const available = await creditsOf(db, payerId);
+    if (available === null) throw notFound('User');
     if (available < price) throw insufficientCredits(q, price, available);
   }
 
