@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, uniqueUser, visible } from './browser';
+import { allowDevicesPerKey, apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, uniqueUser, visible } from './browser';
 
 let browser: Browser;
 let ownerToken: string;
 beforeAll(async () => {
   browser = await launchBrowser();
   ownerToken = await apiLogin(ownerCredentials());
+  await allowDevicesPerKey(ownerToken, 2);
 });
 afterAll(async () => {
   await browser?.close();

@@ -88,3 +88,11 @@ export async function textOf(locator: import('playwright-core').Locator): Promis
   await visible(locator);
   return (await locator.first().textContent())?.trim() ?? '';
 }
+
+/** Raises the settings' devices-per-key bound (default 1) so a test can make multi-device products. */
+export async function allowDevicesPerKey(ownerToken: string, devices: number) {
+  const settings = (await apiCall('GET', '/api/settings', undefined, ownerToken)).body;
+  if (settings.maxActivationsPerKey >= devices) return;
+  const saved = await apiCall('PUT', '/api/settings', { ...settings, maxActivationsPerKey: devices }, ownerToken);
+  if (saved.status !== 200) throw new Error(`settings not saved: ${JSON.stringify(saved.body)}`);
+}

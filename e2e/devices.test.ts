@@ -1,7 +1,7 @@
 // A customer sees the devices their key runs on and frees a slot, once a day per key.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, register, screenshot, textOf, visible } from './browser';
+import { allowDevicesPerKey, apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, register, screenshot, textOf, visible } from './browser';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -14,9 +14,7 @@ afterAll(async () => {
 describe('devices in My Keys', () => {
   it('lists the activated devices and removes one, then refuses a second removal the same day', async () => {
     const ownerToken = await apiLogin(ownerCredentials());
-    // Three devices per key need the settings' bound to allow them (the default allows one).
-    const settings = (await apiCall('GET', '/api/settings', undefined, ownerToken)).body;
-    if (settings.maxActivationsPerKey < 3) expect((await apiCall('PUT', '/api/settings', { ...settings, maxActivationsPerKey: 3 }, ownerToken)).status).toBe(200);
+    await allowDevicesPerKey(ownerToken, 3);
     const keyTag = `DV${Date.now().toString(36).toUpperCase().slice(-6)}`;
     const product = await apiCall('POST', '/api/products', { name: `Device App ${keyTag}`, description: 'Licensed per device', keyTag, baseCreditCost: 10, creditsPerDay: 1, minDays: 1, maxDays: 30, maxActivations: 3 }, ownerToken);
     expect(product.status).toBe(201);
