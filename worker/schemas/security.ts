@@ -65,3 +65,26 @@ export const sessionIdSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1
 
 export type ChangePasswordInput = z.input<typeof changePasswordSchema>;
 export type LoginTwoFactorInput = z.input<typeof loginTwoFactorSchema>;
+
+/** Every event of the security log; the web app has a label for each. */
+export const SECURITY_EVENTS = [
+  'login',
+  'login_failed',
+  'logout',
+  'register',
+  'password_changed',
+  'password_reset_requested',
+  'password_reset',
+  '2fa_enabled',
+  '2fa_disabled',
+  '2fa_failed',
+  'recovery_token_used',
+  'recovery_tokens_generated',
+  'google_connected',
+  'google_disconnected',
+  'session_terminated',
+  'account_deactivated',
+  'api_token_created',
+  'api_token_revoked',
+] as const;
+export type SecurityEvent = (typeof SECURITY_EVENTS)[number];

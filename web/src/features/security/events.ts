@@ -1,5 +1,6 @@
+import type { SecurityEvent } from '@schemas/security';
 // The security log's event codes in words a person reads.
-const EVENT_LABELS: Record<string, string> = {
+const EVENT_LABELS: Record<SecurityEvent, string> = {
   login: 'Signed in',
   login_failed: 'Failed sign-in attempt',
   logout: 'Signed out',
@@ -16,9 +17,11 @@ const EVENT_LABELS: Record<string, string> = {
   google_disconnected: 'Google account disconnected',
   session_terminated: 'Session terminated',
   account_deactivated: 'Account deactivated',
+  api_token_created: 'API token created',
+  api_token_revoked: 'API token revoked',
 };
 
 /** Events that deserve a second look (shown in a warning colour). */
 export const WARNING_EVENTS = new Set(['login_failed', '2fa_failed', 'password_reset_requested', 'account_deactivated']);
 
-export const eventLabel = (event: string) => EVENT_LABELS[event] ?? event.replace(/_/g, ' ');
+export const eventLabel = (event: string) => EVENT_LABELS[event as SecurityEvent] ?? event.replace(/_/g, ' ');
