@@ -38,8 +38,10 @@ const KEY_QUERY = `
     LEFT JOIN activations a ON a.key_id = k.id AND a.device_fingerprint = ?1
    WHERE k.key = ?2`;
 
+const keyStatement = (d1: D1Database, key: string, fingerprint: string) => d1.prepare(KEY_QUERY).bind(fingerprint, key);
+
 function readKey(d1: D1Database, key: string, fingerprint: string) {
-  return d1.prepare(KEY_QUERY).bind(fingerprint, key).first<KeyRow>();
+  return keyStatement(d1, key, fingerprint).first<KeyRow>();
 }
 
 export type LicenseResult = {
@@ -115,7 +117,7 @@ export async function activateLicense(
   const activationId = newId(now);
   const firstExpiry = now + row.duration * DAY_MS;
   const inserted = `EXISTS (SELECT 1 FROM activations WHERE id = ?1)`;
-  const [insert] = await d1.batch([
+  const [insert, , , reread] = await d1.batch([
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     d1
       .prepare(
@@ -136,15 +138,15 @@ export async function activateLicense(
       )
       .bind(activationId, now, firstExpiry, row.id),
     d1.prepare(`UPDATE products SET total_activations = total_activations + 1 WHERE id = ?2 AND ${inserted}`).bind(activationId, row.product_id),
+    // The key as the batch left it, in the same round trip: the answer needs no second read.
+    keyStatement(d1, input.key, input.deviceFingerprint),
   ]);
+  const again = (reread.results[0] as KeyRow | undefined) ?? null;
 
   if (insert.meta.changes === 1) {
-    const after = await readKey(d1, input.key, input.deviceFingerprint);
-    const license = describe(after ?? row, now);
-    return { valid: true, code: 'VALID', detail: validDetail(s, 'Device activated'), license };
+    return { valid: true, code: 'VALID', detail: validDetail(s, 'Device activated'), license: describe(again ?? row, now) };
   }
   // Not inserted: the limit was reached, or the same device won a race with itself.
-  const again = await readKey(d1, input.key, input.deviceFingerprint);
   if (again?.activation_id) return { valid: true, code: 'VALID', detail: validDetail(s, 'Device already activated'), license: describe(again, now) };
   return {
     valid: false,
