@@ -1,6 +1,7 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
 import { and, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { DB } from '../db/client';
 import { activations, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
@@ -128,17 +129,19 @@ export function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
-/** Usernames and activations for a page of keys, in a few queries whatever the page size. */
+/** Usernames and activations for a page of keys: a few queries whatever the page size, in one D1 round trip. */
 export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<KeyRelations> {
   const userIds = [...new Set(rows.flatMap((r) => [r.purchasedBy, r.createdBy]).filter((id): id is string => !!id))];
   const keyIds = rows.map((r) => r.id);
-  const [userRows, activationRows] = await Promise.all([
-    Promise.all(chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)).all())),
-    Promise.all(chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt).all())),
-  ]);
-  const usernames = new Map(userRows.flat().map((u) => [u.id, u.username]));
+  const userQueries = chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)));
+  const activationQueries = chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt));
+  const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries];
+  const results = (queries.length ? await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]) : []) as unknown[][];
+  const userRows = results.slice(0, userQueries.length).flat() as { id: string; username: string }[];
+  const activationRows = results.slice(userQueries.length).flat() as ActivationRow[];
+  const usernames = new Map(userRows.map((u) => [u.id, u.username]));
   const activationsByKey = new Map<string, ActivationRow[]>();
-  for (const a of activationRows.flat()) {
+  for (const a of activationRows) {
     const list = activationsByKey.get(a.keyId) ?? [];
     list.push(a);
     activationsByKey.set(a.keyId, list);

@@ -21,17 +21,17 @@ export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, no
         )
       : undefined,
   );
-  const [rows, totals] = await Promise.all([
+  // The page and the total in one D1 round trip.
+  const [rows, totals] = await db.batch([
     db
       .select()
       .from(licenseKeys)
       .where(where)
       .orderBy(desc(licenseKeys.createdAt), desc(licenseKeys.id))
       .limit(limit)
-      .offset((page - 1) * limit)
-      .all(),
-    db.select({ n: count() }).from(licenseKeys).where(where).get(),
+      .offset((page - 1) * limit),
+    db.select({ n: count() }).from(licenseKeys).where(where),
   ]);
-  const total = totals?.n ?? 0;
+  const total = totals[0]?.n ?? 0;
   return { keys: await licenseKeysJson(db, rows, now), totalPages: Math.ceil(total / limit), total };
 }
