@@ -5,7 +5,7 @@ import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL }
 import type { DB } from '../db/client';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
-import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
+import type { AdminStats, RecentUser } from '../schemas/entities';
 import { licenseKeysJson } from './license-keys';
 
 export const RECENT_ITEMS = 5;
@@ -19,16 +19,15 @@ type KeyCounts = Record<KeyStatus, number>;
  * B-tree and costs ten times more at 200,000 keys.
  */
 async function countKeysByStatus(db: DB, scope: SQL | undefined, now: number): Promise<KeyCounts> {
-  const [stored, lapsed] = await Promise.all([
+  const [stored, lapsed] = await db.batch([
     // license_keys_status_idx (status, created_at) for the owner; license_keys_creator_idx for a reseller.
-    db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status).all(),
+    db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status),
     // A short range of license_keys_expiry_idx (status, expires_at).
     db
       .select({ status: licenseKeys.status, n: count() })
       .from(licenseKeys)
       .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))))
-      .groupBy(licenseKeys.status)
-      .all(),
+      .groupBy(licenseKeys.status),
   ]);
   const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
   for (const row of stored) counts[row.status] += row.n;
@@ -75,26 +74,35 @@ export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()):
     .where(and(eq(licenseKeys.createdBy, viewer.id), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, viewer.id)));
   const userScope = isOwner ? undefined : inArray(users.id, customerIds);
 
-  const [roleRows, keysByStatus, productRow, revenueRow, recentUsers, recentKeys] = await Promise.all([
+  const revenue = isOwner
+    ? // Each product counts the credits it earned; a few hundred rows at most.
+      db.select({ total: sum(products.revenue) }).from(products)
+    : db
+        .select({ total: sum(licenseKeys.purchasePrice) })
+        .from(licenseKeys)
+        .where(and(eq(licenseKeys.createdBy, viewer.id), ne(licenseKeys.purchasedBy, viewer.id)));
+  // The owner's newest accounts (users_created_idx); a reseller's customers, latest sale first.
+  const recentPeople = isOwner ? db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS) : latestCustomers(db, viewer.id);
+  // Every figure but the key counts in one D1 round trip.
+  const [roleRows, productRows, revenueRows, peopleRows, keyRows] = await db.batch([
     // users_role_created_idx covers the owner's count.
-    db.select({ role: users.role, n: count() }).from(users).where(userScope).groupBy(users.role).all(),
-    isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
+    db.select({ role: users.role, n: count() }).from(users).where(userScope).groupBy(users.role),
     db
       .select({ n: count() })
       .from(products)
-      .where(isOwner ? undefined : eq(products.isActive, true))
-      .get(),
-    isOwner
-      ? // Each product counts the credits it earned; a few hundred rows at most.
-        db.select({ total: sum(products.revenue) }).from(products).get()
-      : db
-          .select({ total: sum(licenseKeys.purchasePrice) })
-          .from(licenseKeys)
-          .where(and(eq(licenseKeys.createdBy, viewer.id), ne(licenseKeys.purchasedBy, viewer.id)))
-          .get(),
-    isOwner ? recentUsersOf(db) : recentCustomersOf(db, viewer.id),
-    recentKeysOf(db, keyScope, now),
+      .where(isOwner ? undefined : eq(products.isActive, true)),
+    revenue,
+    recentPeople,
+    // license_keys_created_idx, or license_keys_creator_idx for a reseller.
+    db.select().from(licenseKeys).where(keyScope).orderBy(desc(licenseKeys.createdAt)).limit(RECENT_ITEMS),
   ]);
+  const [keysByStatus, recentUsers, recentKeys] = await Promise.all([
+    isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
+    isOwner ? (peopleRows as RecentUserRow[]).map(toRecentUser) : customersInOrder(db, (peopleRows as { id: string | null }[]).map((r) => r.id!)),
+    licenseKeysJson(db, keyRows, now),
+  ]);
+  const productRow = productRows[0];
+  const revenueRow = revenueRows[0];
 
   const usersByRole: Record<Role, number> = { user: 0, reseller: 0, owner: 0 };
   for (const row of roleRows) usersByRole[row.role] = row.n;
@@ -110,7 +118,9 @@ export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()):
   };
 }
 
-const toRecentUser = (u: { id: string; username: string; email: string; role: Role; createdAt: Date }): RecentUser => ({
+type RecentUserRow = { id: string; username: string; email: string; role: Role; createdAt: Date };
+
+const toRecentUser = (u: RecentUserRow): RecentUser => ({
   _id: u.id,
   username: u.username,
   email: u.email,
@@ -120,31 +130,21 @@ const toRecentUser = (u: { id: string; username: string; email: string; role: Ro
 
 const recentUserFields = { id: users.id, username: users.username, email: users.email, role: users.role, createdAt: users.createdAt };
 
-async function recentUsersOf(db: DB): Promise<RecentUser[]> {
-  // users_created_idx.
-  const rows = await db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS).all();
-  return rows.map(toRecentUser);
-}
-
-/** A reseller's customers, the latest sale first. */
-async function recentCustomersOf(db: DB, resellerId: string): Promise<RecentUser[]> {
-  const latest = await db
+/** A reseller's latest customers: buyers of the keys they created, other than themselves, latest sale first. */
+function latestCustomers(db: DB, resellerId: string) {
+  return db
     .select({ id: licenseKeys.purchasedBy, last: sql<number>`max(${licenseKeys.createdAt})` })
     .from(licenseKeys)
     .where(and(eq(licenseKeys.createdBy, resellerId), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, resellerId)))
     .groupBy(licenseKeys.purchasedBy)
     .orderBy(desc(sql`max(${licenseKeys.createdAt})`))
-    .limit(RECENT_ITEMS)
-    .all();
-  const ids = latest.map((r) => r.id!);
+    .limit(RECENT_ITEMS);
+}
+
+/** The accounts of these customers, in the given order (a deleted one is left out). */
+async function customersInOrder(db: DB, ids: string[]): Promise<RecentUser[]> {
   if (ids.length === 0) return [];
   const rows = await db.select(recentUserFields).from(users).where(inArray(users.id, ids)).all();
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => (byId.has(id) ? [toRecentUser(byId.get(id)!)] : []));
-}
-
-async function recentKeysOf(db: DB, scope: SQL | undefined, now: number): Promise<LicenseKey[]> {
-  // license_keys_created_idx, or license_keys_creator_idx for a reseller.
-  const rows = await db.select().from(licenseKeys).where(scope).orderBy(desc(licenseKeys.createdAt)).limit(RECENT_ITEMS).all();
-  return licenseKeysJson(db, rows, now);
 }

@@ -24,7 +24,7 @@ async function addKeys(count: number, status: 'available' | 'used' | 'revoked') 
     .run();
 }
 
-/** A D1 binding that counts the statements that count keys by status. */
+/** A D1 binding that counts how often the statement that counts keys by status is prepared. */
 function countingD1() {
   let counts = 0;
   const binding = new Proxy(d1, {
@@ -62,14 +62,20 @@ describe("the owner's key counts", () => {
     const { binding, counted } = countingD1();
     const db = createDb(binding);
     const now = Date.now() + 60_000;
+    // What one count costs (drizzle may prepare a batched statement more than once), on a binding of its own.
+    const solo = countingD1();
+    expect((await adminStats(createDb(solo.binding), owner, now)).totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
+    const oneCount = solo.counted();
+    expect(oneCount).toBeGreaterThan(0);
+
     const first = await Promise.all([adminStats(db, owner, now), adminStats(db, owner, now), adminStats(db, owner, now)]);
-    expect(counted()).toBe(1);
+    expect(counted()).toBe(oneCount);
     for (const stats of first) expect(stats.totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
 
     await addKeys(1, 'used');
     expect((await adminStats(db, owner, now + KEY_COUNTS_REUSE_MS - 1)).totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
-    expect(counted()).toBe(1);
+    expect(counted()).toBe(oneCount);
     expect((await adminStats(db, owner, now + KEY_COUNTS_REUSE_MS)).keysByStatus).toEqual({ available: 3, used: KEY_COUNTS_REUSE_FROM + 1, revoked: 2, expired: 0 });
-    expect(counted()).toBe(2);
+    expect(counted()).toBe(2 * oneCount);
   });
 });
