@@ -10,7 +10,7 @@ import { licenseKeysJson } from './license-keys';
 
 export const RECENT_ITEMS = 5;
 
-type KeyCounts = Record<KeyStatus, number>;
+export type KeyCounts = Record<KeyStatus, number>;
 
 /**
  * Keys by status at `now` (`effectiveStatus` in license-keys.ts): the stored statuses counted in
@@ -49,7 +49,7 @@ let ownerCounts: { d1: D1Database; at: number; counts: Promise<KeyCounts> } | nu
  * a shop past 10,000 keys reuses it for up to 5 s in this isolate; a smaller shop is counted on every
  * request, so its figures are exact right after any change.
  */
-function ownerKeyCounts(db: DB, now: number): Promise<KeyCounts> {
+export function ownerKeyCounts(db: DB, now: number): Promise<KeyCounts> {
   const d1 = db.$client;
   if (ownerCounts && ownerCounts.d1 === d1 && now - ownerCounts.at < KEY_COUNTS_REUSE_MS) return ownerCounts.counts;
   const entry = { d1, at: now, counts: countKeysByStatus(db, undefined, now) };
@@ -57,11 +57,11 @@ function ownerKeyCounts(db: DB, now: number): Promise<KeyCounts> {
   const forget = () => {
     if (ownerCounts === entry) ownerCounts = null;
   };
-  entry.counts.then((c) => (totalOf(c) < KEY_COUNTS_REUSE_FROM ? forget() : undefined), forget);
+  entry.counts.then((c) => (keyCountsTotal(c) < KEY_COUNTS_REUSE_FROM ? forget() : undefined), forget);
   return entry.counts;
 }
 
-const totalOf = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
+export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 
 export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()): Promise<AdminStats> {
   const isOwner = viewer.role === 'owner';
@@ -109,7 +109,7 @@ export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()):
 
   return {
     totalUsers: roleRows.reduce((total, r) => total + r.n, 0),
-    totalKeys: totalOf(keysByStatus),
+    totalKeys: keyCountsTotal(keysByStatus),
     totalProducts: productRow?.n ?? 0,
     totalRevenue: Number(revenueRow?.total ?? 0),
     usersByRole,
