@@ -213,7 +213,8 @@ export const SCENARIOS: Scenario[] = [
         () => random(data.anyKeys).slice(0, 11),
         () => random(data.activeProducts).name,
         () => random(data.activeProducts).key_tag,
-        () => random(data.customers).username.slice(0, 11),
+        // A prefix that names about ten customers (customer0123…).
+        () => random(data.customers).username.slice(0, 12),
       ];
       return {
         next: () => {
