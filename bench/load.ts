@@ -27,10 +27,14 @@ export type Measurement = {
   statuses: Record<string, number>;
   /** One wrong answer, to show what went wrong. */
   firstError: string | null;
+  /** Requests sent whose answer never came back (in flight when the run stopped). */
+  unanswered: number;
 };
 
 export async function measure(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number): Promise<Measurement> {
   let wrong = 0;
+  let sent = 0;
+  let answered = 0;
   let firstError: string | null = null;
   const options: autocannon.Options = {
     url: url.origin,
@@ -42,6 +46,7 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
       {
         setupRequest: (req) => {
           const r = next();
+          sent++;
           req.method = r.method;
           req.path = r.path;
           req.headers = {
@@ -52,6 +57,7 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
           return req;
         },
         onResponse: (status, body) => {
+          answered++;
           if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) {
             wrong++;
             firstError ??= `${status} ${body.slice(0, 300)}`;
@@ -84,5 +90,6 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
     errors: result.errors + result.timeouts + wrong,
     statuses,
     firstError,
+    unanswered: sent - answered,
   };
 }

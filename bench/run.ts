@@ -11,7 +11,7 @@ import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALE, seedBenchDatabase } from './dataset';
 import { measure, type Measurement } from './load';
 import { evaluate, printReport, type ScenarioResult } from './report';
-import { profile, saveProfile, topFunctions } from './profile';
+import { busyMs, profile, saveProfile, topFunctions } from './profile';
 import { buildFloorWorker, buildWorker, startRuntime, WORKER_NAME, type Runtime } from './runtime';
 import { SCENARIOS, type Check } from './scenarios';
 
@@ -19,6 +19,8 @@ const WARMUP_SECONDS = 2;
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
 const PROFILES_DIR = path.join(ROOT, 'bench', 'profiles');
 const inspectorPort = (runtime: Runtime) => runtime.inspectorPort!;
+/** The Worker's isolate and the one that runs local D1 (Miniflare's names for them). */
+const PROFILED_ISOLATES = [`core:user:${WORKER_NAME}`, 'd1:db'];
 
 const { values: args } = parseArgs({
   options: {
@@ -75,30 +77,41 @@ try {
       body: probe.body ? JSON.stringify(probe.body) : undefined,
     });
     const text = await res.text();
+    // The probe is a request like the others: its answer counts toward the scenario's checks.
+    if (prepared.expect.statuses.includes(res.status) && (!prepared.expect.check || prepared.expect.check(text))) prepared.expect.record?.(text);
     if (res.status === 404 && text.includes('No API route')) {
       step(`${scenario.name}: ${scenario.endpoint} does not exist yet; skipped`);
       results.push({ scenario, missing: true, measurements: [], checks: [] });
       continue;
     }
     step(`${scenario.name}: ${scenario.endpoint}`);
-    await measure(runtime.url, prepared.next, prepared.expect, connectionCounts[0], WARMUP_SECONDS);
+    const warmup = await measure(runtime.url, prepared.next, prepared.expect, connectionCounts[0], WARMUP_SECONDS);
+    let unanswered = warmup.unanswered;
     const measurements: Measurement[] = [];
     for (const connections of connectionCounts) {
-      measurements.push(await measure(runtime.url, prepared.next, prepared.expect, connections, seconds));
+      const m = await measure(runtime.url, prepared.next, prepared.expect, connections, seconds);
+      unanswered += m.unanswered;
+      measurements.push(m);
     }
     if (profiled.has(scenario.name)) {
       // An extra run, so the profiler's own cost is not in the figures above.
       const url = runtime.url;
-      const cpu = await profile(inspectorPort(runtime), `core:user:${WORKER_NAME}`, async () => {
-        await measure(url, prepared.next, prepared.expect, connectionCounts[0], seconds);
+      let answered = 0;
+      const profiles = await profile(inspectorPort(runtime), PROFILED_ISOLATES, async () => {
+        const m = await measure(url, prepared.next, prepared.expect, connectionCounts[0], seconds);
+        answered = m.requests;
+        unanswered += m.unanswered;
       });
-      const file = path.join(PROFILES_DIR, `${scenario.name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`);
       mkdirSync(PROFILES_DIR, { recursive: true });
-      saveProfile(file, cpu);
-      console.log(`  CPU profile of the Worker's isolate in ${path.relative(process.cwd(), file)} (open it in Chrome DevTools); most self time:`);
-      for (const f of topFunctions(cpu, 15)) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}`);
+      for (const [isolate, cpu] of profiles) {
+        const file = path.join(PROFILES_DIR, `${scenario.name.replace(/[^a-z0-9]+/gi, '-')}.${isolate.split(':').slice(0, 2).join('-')}.cpuprofile`);
+        saveProfile(file, cpu);
+        const perRequest = (busyMs(cpu) * 1000) / Math.max(1, answered);
+        console.log(`  ${isolate}: ${perRequest.toFixed(0)} \u00b5s of CPU per request; ${path.relative(process.cwd(), file)} (Chrome DevTools); most self time:`);
+        for (const f of topFunctions(cpu, 12)) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}`);
+      }
     }
-    const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db) : [];
+    const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db, unanswered) : [];
     results.push({ scenario, missing: false, measurements, checks });
   }
 
