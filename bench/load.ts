@@ -87,9 +87,10 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
     p90: percentile(0.9),
     p99: percentile(0.99),
     max: times.at(-1) ?? 0,
-    errors: result.errors + result.timeouts + wrong,
+    // autocannon counts a timeout as an error too.
+    errors: result.errors + wrong,
     statuses,
-    firstError,
+    firstError: firstError ?? (result.errors || result.timeouts ? `${result.timeouts} timeouts (no answer within 10 s), ${result.errors - result.timeouts} connection errors` : null),
     unanswered: sent - answered,
   };
 }

@@ -2,7 +2,8 @@
 // measured beside the floor (the least a Worker can do in this runtime) under the same load.
 // Options: --seconds N (each measurement, default 10), --only name,name (floor always runs),
 // --connections 10,50, --profile name,name (a CPU profile of the Worker during an extra run of each;
-// on Node 20 with NODE_OPTIONS=--experimental-websocket).
+// on Node 20 with NODE_OPTIONS=--experimental-websocket). BENCH_TMPDIR: where the database lives
+// (default: the system's temporary folder).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,7 +50,7 @@ if (loadBefore[0] > os.cpus().length / 2) {
   console.warn(`\u26A0 The machine is busy (load ${loadBefore[0]} on ${os.cpus().length} cores): the figures will measure CPU contention, not KeyPanel.`);
 }
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'keypanel-bench-'));
+const work = mkdtempSync(path.join(process.env.BENCH_TMPDIR ?? os.tmpdir(), 'keypanel-bench-'));
 const stateDir = path.join(work, 'state');
 let exitCode = 1;
 let runtime: Runtime | undefined;
