@@ -1,6 +1,6 @@
-// A CPU profile of the Worker's isolate while a scenario runs, through workerd's inspector (the
-// Chrome DevTools protocol). It says where the Worker's own time goes: routing, validation,
-// drizzle, signatures; the D1 and KV services run in other isolates and are not in it.
+// CPU profiles of the isolates in workerd while a scenario runs, through workerd's inspector (the
+// Chrome DevTools protocol): the Worker's own (routing, validation, drizzle, signatures) and the one
+// that runs local D1 (SQLite in a Durable Object, with Miniflare's JSON protocol around it).
 import { writeFileSync } from 'node:fs';
 
 type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
@@ -8,8 +8,27 @@ export type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: 
 
 type Ws = { send(data: string): void; close(): void; addEventListener(type: string, listener: (event: { data?: unknown }) => void): void };
 
-/** Profiles `service` (Miniflare names a worker's isolate `core:user:<name>`) during `work`. */
-export async function profile(inspectorPort: number, service: string, work: () => Promise<void>): Promise<CpuProfile> {
+/** Profiles each isolate in `services` (by the inspector's target names) during `work`. */
+export async function profile(inspectorPort: number, services: string[], work: () => Promise<void>): Promise<Map<string, CpuProfile>> {
+  const sessions = await Promise.all(services.map((service) => connect(inspectorPort, service)));
+  for (const s of sessions) {
+    await s.call('Profiler.enable');
+    await s.call('Profiler.setSamplingInterval', { interval: 200 });
+    await s.call('Profiler.start');
+  }
+  const profiles = new Map<string, CpuProfile>();
+  try {
+    await work();
+  } finally {
+    for (const [i, s] of sessions.entries()) {
+      profiles.set(services[i], ((await s.call('Profiler.stop')) as { profile: CpuProfile }).profile);
+      s.close();
+    }
+  }
+  return profiles;
+}
+
+async function connect(inspectorPort: number, service: string) {
   const WebSocketClass = (globalThis as { WebSocket?: new (url: string) => Ws }).WebSocket;
   if (!WebSocketClass) throw new Error('Profiling needs a WebSocket client: run with NODE_OPTIONS=--experimental-websocket on Node 20');
   const socket = new WebSocketClass(`ws://127.0.0.1:${inspectorPort}/${service}`);
@@ -18,7 +37,6 @@ export async function profile(inspectorPort: number, service: string, work: () =
     socket.addEventListener('error', () => reject(new Error(`Cannot reach the inspector of ${service}`)));
   });
   let next = 0;
-  let profiled: CpuProfile;
   const pending = new Map<number, (result: unknown) => void>();
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
@@ -30,17 +48,13 @@ export async function profile(inspectorPort: number, service: string, work: () =
       pending.set(id, resolve);
       socket.send(JSON.stringify({ id, method, params }));
     });
-  await call('Profiler.enable');
-  await call('Profiler.setSamplingInterval', { interval: 200 });
-  await call('Profiler.start');
-  try {
-    await work();
-  } finally {
-    const stopped = (await call('Profiler.stop')) as { profile: CpuProfile };
-    socket.close();
-    profiled = stopped.profile;
-  }
-  return profiled;
+  return { call, close: () => socket.close() };
+}
+
+/** Milliseconds the isolate was busy (not idle) in the profile. */
+export function busyMs(p: CpuProfile): number {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  return p.samples.reduce((total, id, i) => (byId.get(id)!.callFrame.functionName === '(idle)' ? total : total + (p.timeDeltas[i] ?? 0)), 0) / 1000;
 }
 
 /** The functions with the most self time, with their share of the samples that were not idle. */
