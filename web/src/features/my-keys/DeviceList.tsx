@@ -1,7 +1,7 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
 import type { LicenseKey } from '@schemas/entities';
-import { Modal } from '../../components/ui/modal';
+import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { DEVICES_SHOWN, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
@@ -48,28 +48,14 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
         ))}
         {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
       </ul>
-      <Modal
-        open={removing !== null}
-        title="Remove this device?"
-        onClose={() => setRemoving(null)}
-        busy={remove.isPending}
-        size="sm"
-        footer={
-          <>
-            <button type="button" className="btn btn-secondary" onClick={() => setRemoving(null)} disabled={remove.isPending}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-danger" onClick={confirmRemove} disabled={remove.isPending}>
-              {remove.isPending ? 'Removing…' : 'Remove device'}
-            </button>
-          </>
-        }
-      >
-        <p>
-          <code>{removing ? shortFingerprint(removing.deviceFingerprint) : ''}</code> will stop working with this key and its slot becomes free for another
-          device. You can remove one device from a key each day.
-        </p>
-      </Modal>
+      {removing && (
+        <ConfirmModal title="Remove this device?" confirmLabel="Remove device" busyLabel="Removing…" busy={remove.isPending} onConfirm={confirmRemove} onClose={() => setRemoving(null)}>
+          <p>
+            <code>{shortFingerprint(removing.deviceFingerprint)}</code> will stop working with this key and its slot becomes free for another device. You can
+            remove one device from a key each day.
+          </p>
+        </ConfirmModal>
+      )}
     </>
   );
 }

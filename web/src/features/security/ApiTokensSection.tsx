@@ -7,7 +7,7 @@ import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
 import { CopyButton } from '../../components/ui/copy-button';
 import { Field } from '../../components/ui/field';
-import { Modal } from '../../components/ui/modal';
+import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -176,26 +176,10 @@ function RevokeModal({ token, onClose }: { token: ApiToken; onClose: () => void 
     }
   }
   return (
-    <Modal
-      open
-      title="Revoke this API token?"
-      size="sm"
-      onClose={onClose}
-      busy={revoke.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={revoke.isPending}>
-            Cancel
-          </button>
-          <button type="button" className="btn btn-danger" onClick={onRevoke} disabled={revoke.isPending}>
-            {revoke.isPending ? 'Revoking…' : 'Revoke token'}
-          </button>
-        </>
-      }
-    >
+    <ConfirmModal title="Revoke this API token?" confirmLabel="Revoke token" busyLabel="Revoking…" busy={revoke.isPending} onConfirm={onRevoke} onClose={onClose}>
       <p>
         Scripts using “{token.name}” stop working at once. This cannot be undone.
       </p>
-    </Modal>
+    </ConfirmModal>
   );
 }
