@@ -38,8 +38,8 @@ export function ensureDevVars(file = path.join(ROOT, '.dev.vars')): string[] {
   return added;
 }
 
-function run(command: string, args: string[], label: string) {
-  const result = spawnSync(command, args, { cwd: ROOT, env: offlineEnv, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+function run(command: string, args: string[], label: string, env: NodeJS.ProcessEnv = offlineEnv) {
+  const result = spawnSync(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (result.status !== 0) {
     process.stderr.write(result.stdout + result.stderr);
     throw new Error(`${label} failed (exit ${result.status})`);
@@ -49,7 +49,8 @@ function run(command: string, args: string[], label: string) {
 
 /** Builds the web app into dist/client, or into `outDir` (tests build their own copy, so runs can overlap). */
 export function buildWeb(outDir?: string) {
-  run(bin('vite'), ['build', '--logLevel', 'warn', ...(outDir ? ['--outDir', outDir, '--emptyOutDir'] : [])], 'Building the web app');
+  // The build as users get it, even when a test runner has set NODE_ENV=test (React's development build otherwise).
+  run(bin('vite'), ['build', '--logLevel', 'warn', ...(outDir ? ['--outDir', outDir, '--emptyOutDir'] : [])], 'Building the web app', { ...offlineEnv, NODE_ENV: 'production' });
 }
 
 export function applyMigrations(stateDir = DEFAULT_STATE_DIR) {
