@@ -6,6 +6,7 @@ import type { LicenseKey } from '@schemas/entities';
 import { Badge } from '../../components/ui/badge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { CopyButton } from '../../components/ui/copy-button';
+import { FormModal } from '../../components/ui/form-modal';
 import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -181,21 +182,15 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
   }
 
   return (
-    <Modal
+    <FormModal
       open
       title="Revoke License Key"
       onClose={onClose}
       busy={revoke.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={revoke.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="revoke-key-form" className="btn btn-danger" disabled={revoke.isPending}>
-            {revoke.isPending ? 'Revoking…' : 'Revoke Key'}
-          </button>
-        </>
-      }
+      formId="revoke-key-form"
+      submitLabel="Revoke Key"
+      busyLabel="Revoking…"
+      tone="danger"
     >
       <form id="revoke-key-form" onSubmit={onSubmit} noValidate>
         <p>
@@ -203,7 +198,7 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
         </p>
         <ReasonField id={reasonId} label="Reason for revoking" value={reason} onChange={setReason} error={error} />
       </form>
-    </Modal>
+    </FormModal>
   );
 }
 
@@ -250,21 +245,16 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
   }
 
   return (
-    <Modal
+    <FormModal
       open
       title="Delete Selected Keys"
       onClose={onClose}
       busy={bulk.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={bulk.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="bulk-delete-form" className="btn btn-danger" disabled={bulk.isPending || keyIds.length === 0}>
-            {bulk.isPending ? 'Deleting…' : `Delete ${plural(keyIds.length, 'Key')}`}
-          </button>
-        </>
-      }
+      formId="bulk-delete-form"
+      submitLabel={`Delete ${plural(keyIds.length, 'Key')}`}
+      busyLabel="Deleting…"
+      tone="danger"
+      submitDisabled={keyIds.length === 0}
     >
       <form id="bulk-delete-form" onSubmit={onSubmit} noValidate>
         <p>
@@ -272,6 +262,6 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
         </p>
         <ReasonField id={reasonId} label="Reason for deleting" value={reason} onChange={setReason} error={error} />
       </form>
-    </Modal>
+    </FormModal>
   );
 }

@@ -5,7 +5,7 @@ import type { Product, ProductType } from '@schemas/entities';
 import { PRODUCT_TYPES, productInputSchema } from '@schemas/products';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
-import { Modal } from '../../components/ui/modal';
+import { FormModal } from '../../components/ui/form-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../lib/constants';
@@ -120,22 +120,15 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
 
   const formId = editing ? 'edit-product-form' : 'create-product-form';
   return (
-    <Modal
+    <FormModal
       open
       title={editing ? `Edit ${product.name}` : 'Create Product'}
       onClose={onClose}
       busy={save.isPending}
       size="lg"
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={save.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form={formId} className="btn btn-primary" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : editing ? 'Save Changes' : 'Create Product'}
-          </button>
-        </>
-      }
+      formId={formId}
+      submitLabel={editing ? 'Save Changes' : 'Create Product'}
+      busyLabel="Saving…"
     >
       <form id={formId} onSubmit={onSubmit} noValidate>
         <div className="form-grid">
@@ -206,7 +199,7 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
           <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Active (offered for purchase and generation)
         </label>
       </form>
-    </Modal>
+    </FormModal>
   );
 }
 

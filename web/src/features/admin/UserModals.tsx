@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
 import type { Role, User } from '@schemas/entities';
 import { Field } from '../../components/ui/field';
+import { FormModal } from '../../components/ui/form-modal';
 import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -73,21 +74,14 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
   }
 
   return (
-    <Modal
+    <FormModal
       open={open}
       title="Create User"
       onClose={close}
       busy={create.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={close} disabled={create.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="create-user-form" className="btn btn-primary" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create User'}
-          </button>
-        </>
-      }
+      formId="create-user-form"
+      submitLabel="Create User"
+      busyLabel="Creating…"
     >
       <form id="create-user-form" onSubmit={onSubmit} noValidate>
         <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} required />
@@ -99,7 +93,7 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
           <Field label="Credits" name="credits" type="number" min={0} step={1} inputMode="numeric" placeholder="0" value={form.credits} onChange={set('credits')} error={errors.credits} />
         </div>
       </form>
-    </Modal>
+    </FormModal>
   );
 }
 
@@ -150,21 +144,14 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
   }
 
   return (
-    <Modal
+    <FormModal
       open
       title={`Edit ${user.username}`}
       onClose={onClose}
       busy={update.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={update.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="edit-user-form" className="btn btn-primary" disabled={update.isPending}>
-            {update.isPending ? 'Saving…' : 'Save Changes'}
-          </button>
-        </>
-      }
+      formId="edit-user-form"
+      submitLabel="Save Changes"
+      busyLabel="Saving…"
     >
       <form id="edit-user-form" onSubmit={onSubmit} noValidate>
         <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} />
@@ -180,7 +167,7 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
         </label>
         {!form.isActive && user.isActive && <p className="field-hint">Deactivating signs this account out everywhere.</p>}
       </form>
-    </Modal>
+    </FormModal>
   );
 }
 
@@ -205,22 +192,15 @@ export function AddFundsModal({ user, onClose }: { user: User; onClose: () => vo
   }
 
   return (
-    <Modal
+    <FormModal
       open
       size="sm"
       title="Add Balance or Credits"
       onClose={onClose}
       busy={addFunds.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={addFunds.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="add-funds-form" className="btn btn-primary" disabled={addFunds.isPending}>
-            {addFunds.isPending ? 'Adding…' : type === 'credits' ? 'Add Credits' : 'Add Balance'}
-          </button>
-        </>
-      }
+      formId="add-funds-form"
+      submitLabel={type === 'credits' ? 'Add Credits' : 'Add Balance'}
+      busyLabel="Adding…"
     >
       <form id="add-funds-form" onSubmit={onSubmit} noValidate>
         <p className="muted">
@@ -249,7 +229,7 @@ export function AddFundsModal({ user, onClose }: { user: User; onClose: () => vo
           required
         />
       </form>
-    </Modal>
+    </FormModal>
   );
 }
 

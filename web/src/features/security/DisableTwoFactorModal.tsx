@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
 import { Field } from '../../components/ui/field';
-import { Modal } from '../../components/ui/modal';
+import { FormModal } from '../../components/ui/form-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { useDisableTwoFactor } from './api';
@@ -36,22 +36,17 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
   }
 
   return (
-    <Modal
+    <FormModal
       open={open}
       title="Disable two-factor authentication"
       onClose={close}
       busy={disable.isPending}
       size="sm"
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={close} disabled={disable.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="two-factor-disable" className="btn btn-danger" disabled={!ready || disable.isPending}>
-            {disable.isPending ? 'Disabling…' : 'Disable'}
-          </button>
-        </>
-      }
+      formId="two-factor-disable"
+      submitLabel="Disable"
+      busyLabel="Disabling…"
+      tone="danger"
+      submitDisabled={!ready}
     >
       <form id="two-factor-disable" onSubmit={onSubmit} noValidate>
         <p className="muted">Your account will be protected by your password alone, and your recovery tokens stop working.</p>
@@ -72,6 +67,6 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
           <Field label="Your password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
         )}
       </form>
-    </Modal>
+    </FormModal>
   );
 }

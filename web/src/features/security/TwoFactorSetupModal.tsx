@@ -2,7 +2,7 @@
 // the authenticator app has it (verify stays disabled until exactly six digits are entered).
 import { useState, type FormEvent } from 'react';
 import type { TwoFactorSetupResponse } from '@schemas/entities';
-import { Modal } from '../../components/ui/modal';
+import { FormModal } from '../../components/ui/form-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { TWO_FACTOR_CODE_LENGTH } from '../../lib/constants';
@@ -35,21 +35,15 @@ export function TwoFactorSetupModal({ setup, onClose, onEnabled }: { setup: TwoF
   }
 
   return (
-    <Modal
+    <FormModal
       open={setup !== null}
       title="Set up two-factor authentication"
       onClose={close}
       busy={verify.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={close} disabled={verify.isPending}>
-            Cancel
-          </button>
-          <button type="submit" form="two-factor-setup" className="btn btn-primary" disabled={!isCompleteCode(code) || verify.isPending}>
-            {verify.isPending ? 'Verifying…' : 'Verify and enable'}
-          </button>
-        </>
-      }
+      formId="two-factor-setup"
+      submitLabel="Verify and enable"
+      busyLabel="Verifying…"
+      submitDisabled={!isCompleteCode(code)}
     >
       {setup && (
         <form id="two-factor-setup" onSubmit={onSubmit} noValidate className="two-factor-setup">
@@ -69,6 +63,6 @@ export function TwoFactorSetupModal({ setup, onClose, onEnabled }: { setup: TwoF
           <CodeInput label="Verification code" value={code} onChange={setCode} autoFocus />
         </form>
       )}
-    </Modal>
+    </FormModal>
   );
 }
