@@ -57,6 +57,28 @@ async function creditsOf(db: DB, userId: string): Promise<number> {
   return row.credits;
 }
 
+/**
+ * Products this isolate has sold recently. A purchase priced from a remembered product skips the
+ * read before its batch; the batch's key insert then requires the product to still be active with
+ * every field the purchase used unchanged, so an edit, a deactivation or a deletion since (from any
+ * isolate) fails the batch whole and the purchase is carried out again from a fresh read.
+ */
+const recentProducts = new Map<string, { product: ProductRow; until: number }>();
+const RECENT_PRODUCT_MS = 60_000;
+const RECENT_PRODUCTS_MAX = 1_000;
+
+function recentProduct(id: string, now: number): ProductRow | null {
+  const hit = recentProducts.get(id);
+  if (hit && hit.until > now) return hit.product;
+  recentProducts.delete(id);
+  return null;
+}
+
+function rememberProduct(product: ProductRow, now: number) {
+  if (recentProducts.size >= RECENT_PRODUCTS_MAX) recentProducts.clear();
+  recentProducts.set(product.id, { product, until: now + RECENT_PRODUCT_MS });
+}
+
 /** The product (it must be purchasable) and the payer's credits, in one D1 round trip. */
 async function readOrder(db: DB, productId: string, payerId: string | null): Promise<{ product: ProductRow; available: number | null }> {
   const productQuery = db.select().from(products).where(eq(products.id, productId));
@@ -65,23 +87,49 @@ async function readOrder(db: DB, productId: string, payerId: string | null): Pro
   return { product: purchasable(productRows[0]), available: payerRows[0]?.credits ?? null };
 }
 
+/** The batch found the remembered product changed (or its price beyond the payer): read it afresh. */
+class StaleProduct extends Error {}
+
 export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<PurchaseResult & { replayed: boolean }> {
-  const { days, payerId, idempotency } = order;
+  const { payerId, idempotency } = order;
   // A retry answers as the first time did, even if the product has been withdrawn since.
   if (idempotency) {
     const replay = await findReplay<PurchaseResult>(db, idempotency);
     if (replay) return { ...replay.body, replayed: true };
   }
+  const now = order.now ?? Date.now();
+  const remembered = recentProduct(order.productId, now);
+  if (remembered) {
+    try {
+      return await commitPurchase(db, order, remembered, { remembered: true, available: null });
+    } catch (err) {
+      if (!(err instanceof StaleProduct)) throw err;
+      recentProducts.delete(order.productId);
+    }
+  }
   const { product, available } = await readOrder(db, order.productId, payerId);
+  rememberProduct(product, now);
+  return commitPurchase(db, order, product, { remembered: false, available });
+}
+
+/**
+ * Prices the key from `product` and runs the purchase batch. `available`: the payer's credits when
+ * just read (a clear answer before any write); the batch's CHECK is what makes it exact.
+ */
+async function commitPurchase(
+  db: DB,
+  order: PurchaseOrder,
+  product: ProductRow,
+  read: { remembered: boolean; available: number | null },
+): Promise<PurchaseResult & { replayed: boolean }> {
+  const { days, payerId, idempotency } = order;
   assertOfferedDuration(product, days);
   const q = order.pricing ? order.pricing(product, days) : quote(product, days);
   const price = payerId === null ? 0 : q.total;
   if (!Number.isInteger(price) || price < 0) throw new Error(`purchaseKey: price must be a whole number of credits, got ${price}`);
-
-  // A clear answer before any write; the batch's CHECK is what makes it exact under concurrency.
-  if (payerId !== null) {
-    if (available === null) throw notFound('User');
-    if (available < price) throw insufficientCredits(q, price, available);
+  if (payerId !== null && !read.remembered) {
+    if (read.available === null) throw notFound('User');
+    if (read.available < price) throw insufficientCredits(q, price, read.available);
   }
 
   const now = new Date(order.now ?? Date.now());
@@ -98,15 +146,17 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
 
   const statements: BatchItem<'sqlite'>[] = [];
   if (payerId !== null) {
-    statements.push(db.update(users).set({ credits: sql`${users.credits} - ${price}` }).where(eq(users.id, payerId)));
+    // RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
+    statements.push(db.update(users).set({ credits: sql`${users.credits} - ${price}` }).where(eq(users.id, payerId)).returning({ credits: users.credits }));
   }
   statements.push(
     db.insert(licenseKeys).values({
       id: keyId,
       key: receipt.key,
       status: 'used',
-      // NULL (and so a failed batch) when the product was deactivated or deleted since it was read.
-      productId: sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1)`,
+      // NULL (and so a failed batch) when the product was deactivated or deleted since it was read,
+      // or, for a remembered product, changed in anything this purchase used.
+      productId: read.remembered ? unchangedProductId(product) : sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1)`,
       productName: product.name,
       productKeyTag: product.keyTag,
       productType: product.productType,
@@ -153,17 +203,17 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
     statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, now));
   }
-  const readPayer = payerId === null ? null : db.select({ credits: users.credits }).from(users).where(eq(users.id, payerId));
-
   try {
-    const results = await db.batch([...statements, ...(readPayer ? [readPayer] : [])] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    if (readPayer) answer.payerCredits = (results[results.length - 1] as Array<{ credits: number }>)[0].credits;
+    const results = await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {
-    if (failedConstraint(err, 'CHECK', 'users_credits_check') && payerId !== null) {
-      throw insufficientCredits(q, price, await creditsOf(db, payerId));
-    }
-    if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw notFound('Product');
+    const productGone = failedConstraint(err, 'NOT NULL', 'license_keys.product_id');
+    const shortOfCredits = failedConstraint(err, 'CHECK', 'users_credits_check') && payerId !== null;
+    // The remembered product may be what is wrong (a new price, a withdrawal): decide on a fresh read.
+    if (read.remembered && (productGone || shortOfCredits)) throw new StaleProduct();
+    if (shortOfCredits) throw insufficientCredits(q, price, await creditsOf(db, payerId));
+    if (productGone) throw notFound('Product');
     if (failedConstraint(err, 'NOT NULL', 'ledger.user_id')) throw notFound('User');
     if (idempotency && lostIdempotencyRace(err)) {
       const replay = await findReplay<PurchaseResult>(db, idempotency);
@@ -171,4 +221,12 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
     }
     throw err;
   }
+}
+
+/** The product's id when it is active and still exactly as `product` (what the price and the key's snapshot came from). */
+function unchangedProductId(product: ProductRow) {
+  return sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1
+    AND ${products.name} = ${product.name} AND ${products.keyTag} = ${product.keyTag} AND ${products.productType} = ${product.productType}
+    AND ${products.baseCreditCost} = ${product.baseCreditCost} AND ${products.creditsPerDay} = ${product.creditsPerDay}
+    AND ${products.minDays} = ${product.minDays} AND ${products.maxDays} = ${product.maxDays} AND ${products.maxActivations} = ${product.maxActivations})`;
 }

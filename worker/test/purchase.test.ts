@@ -345,3 +345,62 @@ describe('license key strings', () => {
     for (const c of KEY_ALPHABET) expect(seen.has(c)).toBe(true);
   });
 });
+
+// A Worker remembers the products it has sold for a minute and skips reading them again; these
+// change a product behind its back (straight in D1, as another isolate's edit would) between sales.
+describe('purchases of a product changed since this Worker last sold it', () => {
+  const change = (id: string, set: Partial<typeof products.$inferInsert>) => db().update(products).set(set).where(eq(products.id, id)).run();
+
+  async function soldOnce(credits: number) {
+    const product = await makeProduct({ baseCreditCost: 100, creditsPerDay: 10, minDays: 1, maxDays: 60 });
+    const { user, token } = await signedInUser('user', { credits });
+    const first = await buy(token, { productId: product.id, duration: 10 });
+    expect(first.status).toBe(201);
+    expect(first.body.licenseKey.cost).toBe(200);
+    return { product, user, token };
+  }
+
+  it('charges the new price and snapshots the new name', async () => {
+    const { product, user, token } = await soldOnce(10_000);
+    await change(product.id, { baseCreditCost: 300, creditsPerDay: 20, name: `${product.name} 2`, maxActivations: 3 });
+    const res = await buy(token, { productId: product.id, duration: 10 });
+    expect(res.status).toBe(201);
+    expect(res.body.licenseKey).toMatchObject({ cost: 500, product: `${product.name} 2` });
+    expect(res.body.remainingCredits).toBe(10_000 - 200 - 500);
+    const keys = await keysBoughtBy(user.id);
+    expect(keys.find((k) => k.id === res.body.licenseKey._id)).toMatchObject({ purchasePrice: 500, productName: `${product.name} 2`, maxActivations: 3 });
+    expect(await productRow(product.id)).toMatchObject({ totalSold: 2, revenue: 700 });
+    expect(await unreconciledUsers()).toEqual([]);
+  });
+
+  it('refuses a product withdrawn since (404) and charges nothing', async () => {
+    const { product, user, token } = await soldOnce(10_000);
+    await change(product.id, { isActive: false });
+    const res = await buy(token, { productId: product.id, duration: 10 });
+    expect(res.status).toBe(404);
+    expect((await userRow(user.id))!.credits).toBe(9_800);
+    expect(await keysBoughtBy(user.id)).toHaveLength(1);
+  });
+
+  it('refuses a duration the product no longer offers (400)', async () => {
+    const { product, token } = await soldOnce(10_000);
+    await change(product.id, { maxDays: 5 });
+    const res = await buy(token, { productId: product.id, duration: 10 });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('between 1 and 5');
+  });
+
+  it('answers 402 with the new price when the payer cannot afford it, and 201 when a cut makes it affordable', async () => {
+    const { product, user, token } = await soldOnce(500);
+    await change(product.id, { baseCreditCost: 400 });
+    const refused = await buy(token, { productId: product.id, duration: 10 });
+    expect(refused.status).toBe(402);
+    expect(refused.body.details).toEqual({ requiredCredits: 500, availableCredits: 300, baseCost: 400, durationCost: 100, days: 10 });
+    await change(product.id, { baseCreditCost: 0, creditsPerDay: 30 });
+    const bought = await buy(token, { productId: product.id, duration: 10 });
+    expect(bought.status).toBe(201);
+    expect(bought.body).toMatchObject({ licenseKey: { cost: 300 }, remainingCredits: 0 });
+    expect((await userRow(user.id))!.credits).toBe(0);
+    expect(await unreconciledUsers()).toEqual([]);
+  });
+});
