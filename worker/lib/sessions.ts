@@ -31,10 +31,20 @@ export type SessionUser = {
 };
 
 const sessionKey = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
-const secretKey = (secret: string) => {
+/**
+ * The HMAC key for JWT_SECRET, imported once per isolate: importing it for every request costs
+ * more than the signature check itself.
+ */
+const secretKeys = new Map<string, Promise<CryptoKey>>();
+function secretKey(secret: string): Promise<CryptoKey> {
   if (!secret || secret.length < 32) throw new Error('JWT_SECRET must be set to at least 32 characters');
-  return new TextEncoder().encode(secret);
-};
+  let key = secretKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    secretKeys.set(secret, key);
+  }
+  return key;
+}
 
 export type SessionOrigin = { ipAddress: string | null; userAgent: string | null; location: string | null };
 
@@ -62,7 +72,7 @@ export async function createSession(
     .setSubject(userId)
     .setIssuedAt(Math.floor(now / 1000))
     .setExpirationTime(Math.floor(session.expiresAt / 1000))
-    .sign(secretKey(env.JWT_SECRET));
+    .sign(await secretKey(env.JWT_SECRET));
   return { token, session };
 }
 
@@ -83,7 +93,7 @@ export async function readSession(
 ): Promise<SessionRecord | null> {
   let claims: { sub?: string; sid?: unknown };
   try {
-    ({ payload: claims } = await jwtVerify(token, secretKey(env.JWT_SECRET), {
+    ({ payload: claims } = await jwtVerify(token, await secretKey(env.JWT_SECRET), {
       algorithms: ['HS256'],
       currentDate: new Date(now),
     }));
