@@ -37,7 +37,10 @@ export async function buildFloorWorker(outDir: string): Promise<string> {
 
 export type Runtime = {
   mf: Miniflare;
+  /** Where KeyPanel answers. */
   url: URL;
+  /** Where the floor Worker answers (its path, FLOOR_PATH, is the same either way). */
+  floorUrl: URL;
   db: D1Database;
   kv: KVNamespace;
   secrets: { JWT_SECRET: string; LICENSE_SIGNING_KEY: string; TOTP_ENCRYPTION_KEY: string };
@@ -56,7 +59,9 @@ type WranglerConfig = {
 };
 
 /** The same folder layout as `wrangler ... --persist-to stateDir`, so migrations applied by wrangler are found. */
-export async function startRuntime(options: { stateDir: string; workerScript: string; floorScript?: string; inspectorPort?: number }): Promise<Runtime> {
+export type Via = 'direct' | 'entry';
+
+export async function startRuntime(options: { stateDir: string; workerScript: string; floorScript?: string; inspectorPort?: number; via?: Via }): Promise<Runtime> {
   const config: WranglerConfig = unstable_readConfig({ config: path.join(ROOT, 'wrangler.toml') });
   const d1 = config.d1_databases.find((d) => d.binding === 'DB');
   const kv = config.kv_namespaces.find((k) => k.binding === 'KV');
@@ -67,6 +72,10 @@ export async function startRuntime(options: { stateDir: string; workerScript: st
     LICENSE_SIGNING_KEY: generateLicenseSigningKey(),
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
   };
+  // 'direct': each Worker on a socket of its own that Miniflare opens in workerd, with nothing in
+  // front; 'entry': behind Miniflare's entry Worker (its development layer: request logging, pretty
+  // error pages, live reload), which routes the floor's path to the floor Worker.
+  const direct = options.via === 'entry' ? {} : { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] };
   const compat = { compatibilityDate: config.compatibility_date, compatibilityFlags: config.compatibility_flags };
   const mf = new Miniflare({
     host: '127.0.0.1',
@@ -87,12 +96,15 @@ export async function startRuntime(options: { stateDir: string; workerScript: st
         bindings: { ...(config.vars as Record<string, string>), ...secrets },
         // The benchmark calls the API only; anything else would be the web app's files.
         serviceBindings: { ASSETS: () => new Response('Not found', { status: 404 }) },
+        ...direct,
       },
       ...(options.floorScript
-        ? [{ name: 'floor', modules: true, scriptPath: options.floorScript, modulesRoot: path.dirname(options.floorScript), ...compat, routes: [`*${path.posix.dirname(FLOOR_PATH)}/*`], d1Databases: { DB: dbId } }]
+        ? [{ name: 'floor', modules: true, scriptPath: options.floorScript, modulesRoot: path.dirname(options.floorScript), ...compat, routes: [`*${path.posix.dirname(FLOOR_PATH)}/*`], d1Databases: { DB: dbId }, ...direct }]
         : []),
     ],
   });
-  const url = await mf.ready;
-  return { mf, url, db: await mf.getD1Database('DB'), kv: (await mf.getKVNamespace('KV')) as unknown as KVNamespace, secrets, inspectorPort: options.inspectorPort };
+  const entryUrl = await mf.ready;
+  const url = options.via === 'entry' ? entryUrl : await mf.unsafeGetDirectURL(WORKER_NAME);
+  const floorUrl = options.via === 'entry' || !options.floorScript ? entryUrl : await mf.unsafeGetDirectURL('floor');
+  return { mf, url, floorUrl, db: await mf.getD1Database('DB'), kv: (await mf.getKVNamespace('KV')) as unknown as KVNamespace, secrets, inspectorPort: options.inspectorPort };
 }
