@@ -2,6 +2,7 @@
 import type { DB } from './db/client';
 import type { ApiTokenGrant } from './domain/api-tokens';
 import type { Env } from './env';
+import type { BatchAuth } from './middleware/auth';
 import type { SessionUser, SessionRecord } from './lib/sessions';
 
 export type AppEnv = {
@@ -12,5 +13,7 @@ export type AppEnv = {
     session: SessionRecord;
     /** Set instead of `session` when the caller used an API token (no session exists then). */
     apiToken: ApiTokenGrant | undefined;
+    /** Set by requireAuthInBatch: the session's checks, to ride in the route's batch. */
+    batchAuth: BatchAuth | undefined;
   };
 };

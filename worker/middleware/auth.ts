@@ -1,13 +1,15 @@
 // Who is calling: the bearer token's live session and the user's current row.
-import { eq } from 'drizzle-orm';
+import { and, eq, gt, notExists, or, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context';
-import { users, type Role } from '../db/schema';
+import { rateLimits, users, type Role } from '../db/schema';
 import { apiTokenMayCall, findApiTokenCaller, mayHoldApiTokens, touchApiToken } from '../domain/api-tokens';
 import { countStatement, isOver, rateLimited, RULES, windowStartOf } from '../domain/throttle';
 import { AppError } from '../lib/errors';
-import { endSession, readSession, touchSession } from '../lib/sessions';
+import { failedConstraint } from '../lib/db-errors';
+import { endSession, readSession, touchSession, type SessionRecord, type SessionUser } from '../lib/sessions';
 import { inBackground } from '../lib/request';
 import { isApiTokenValue } from '../schemas/api-tokens';
 
@@ -23,34 +25,122 @@ const sessionExpired = () => new AppError('UNAUTHORIZED', 'Your session has expi
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   // Several sub-apps share /api/users; the first one's check covers the request.
   if (c.get('session') || c.get('apiToken')) return next();
+  const pending = c.get('batchAuth');
+  if (pending) {
+    await pending.check();
+    return next();
+  }
   const token = bearerToken(c.req.header('authorization'));
   if (!token) throw new AppError('UNAUTHORIZED', 'Please sign in to continue');
   if (isApiTokenValue(token)) return authenticateApiToken(c, token, next);
   const session = await readSession(c.env, token);
   if (!session) throw sessionExpired();
-  // The session's call count rides in the same D1 round trip as the user lookup, so the limit
-  // costs no extra latency; the counter is exact even when a client fires many calls at once.
-  const now = Date.now();
-  const db = c.var.db;
-  const [[counted], [user]] = await db.batch([
-    countStatement(db, `session:${session.id}`, windowStartOf(RULES.session, now)),
-    db
-      .select({ id: users.id, username: users.username, email: users.email, role: users.role, isActive: users.isActive })
-      .from(users)
-      .where(eq(users.id, session.userId)),
-  ]);
-  if (!user || !user.isActive) {
-    await endSession(c.env.KV, session.userId, session.id);
-    throw user ? new AppError('UNAUTHORIZED', 'This account has been deactivated') : sessionExpired();
-  }
-  if (isOver({ count: counted.count, rule: RULES.session })) {
-    throw rateLimited(RULES.session, now, 'Too many requests from this session.');
-  }
-  c.set('session', session);
-  c.set('user', { id: user.id, username: user.username, email: user.email, role: user.role });
-  await inBackground(c, touchSession(c.env.KV, session));
+  await new BatchAuth(c, session).check();
   await next();
 });
+
+/**
+ * requireAuth for a route whose writes are all one D1 batch (a purchase): the session's D1 checks
+ * open that batch instead of taking a round trip of their own. The route passes `c.var.batchAuth`
+ * to the code that builds the batch, and takes the caller's id from it. A guard statement fails the
+ * batch whole when the user is gone or deactivated or the session is over its call limit; the
+ * ordinary checks then give the answer (401, 429). A call that ends without that batch committing
+ * (invalid input, a replay, a refusal) gets the ordinary checks before its answer goes out, so
+ * every call is counted and checked exactly once, as with requireAuth.
+ */
+export const requireAuthInBatch = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearerToken(c.req.header('authorization'));
+  if (c.get('session') || c.get('apiToken') || !token || isApiTokenValue(token)) return requireAuth(c, next);
+  const session = await readSession(c.env, token);
+  if (!session) throw sessionExpired();
+  const auth = new BatchAuth(c, session);
+  c.set('batchAuth', auth);
+  await next();
+  // Thrown here, the refusal replaces whatever the route answered.
+  await auth.check();
+});
+
+/** The session's D1 checks for one call: counted in its window, and its user's current row. */
+export class BatchAuth {
+  private settled = false;
+  private readonly now = Date.now();
+  private readonly bucket: string;
+  private readonly windowStart: number;
+
+  constructor(
+    private readonly c: Context<AppEnv>,
+    private readonly session: SessionRecord,
+  ) {
+    this.bucket = `session:${session.id}`;
+    this.windowStart = windowStartOf(RULES.session, this.now);
+  }
+
+  get userId() {
+    return this.session.userId;
+  }
+
+  private countAndRead() {
+    const db = this.c.var.db;
+    return [
+      countStatement(db, this.bucket, this.windowStart),
+      db
+        .select({ id: users.id, username: users.username, email: users.email, role: users.role, isActive: users.isActive })
+        .from(users)
+        .where(eq(users.id, this.session.userId)),
+    ] as const;
+  }
+
+  /** In a round trip of its own; throws 401 or 429. Does nothing once the call was checked. */
+  async check(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    const [[counted], [user]] = await this.c.var.db.batch(this.countAndRead());
+    await this.admit(counted.count, user);
+  }
+
+  /**
+   * The statements that open the route's batch: the count, a guard that fails the batch when the
+   * call may not go ahead, and the user's row.
+   */
+  leadingStatements(): [BatchItem<'sqlite'>, BatchItem<'sqlite'>, BatchItem<'sqlite'>] {
+    const [count, user] = this.countAndRead();
+    const db = this.c.var.db;
+    // The counter row exists (the count just made it): blanking its bucket breaks NOT NULL, and so
+    // the batch, exactly when the user is not an active account or the count is over the limit.
+    const activeUser = db.select({ id: users.id }).from(users).where(and(eq(users.id, this.session.userId), eq(users.isActive, true)));
+    const guard = db
+      .update(rateLimits)
+      .set({ bucket: sql`NULL` })
+      .where(and(eq(rateLimits.bucket, this.bucket), eq(rateLimits.windowStart, this.windowStart), or(gt(rateLimits.count, RULES.session.limit), notExists(activeUser))));
+    return [count, guard, user];
+  }
+
+  /** True when the batch failed on the guard: run `check()` for the answer. */
+  refused(err: unknown): boolean {
+    return !this.settled && failedConstraint(err, 'NOT NULL', 'rate_limits.bucket');
+  }
+
+  /** After the batch committed, with the results of `leadingStatements()`. */
+  async committed(results: readonly unknown[]): Promise<void> {
+    this.settled = true;
+    const [[counted], , [user]] = results as [[{ count: number }], unknown, [SessionUser & { isActive: boolean }]];
+    await this.admit(counted.count, user);
+  }
+
+  private async admit(count: number, user: (SessionUser & { isActive: boolean }) | undefined) {
+    const { c, session, now } = this;
+    if (!user || !user.isActive) {
+      await endSession(c.env.KV, session.userId, session.id);
+      throw user ? new AppError('UNAUTHORIZED', 'This account has been deactivated') : sessionExpired();
+    }
+    if (isOver({ count, rule: RULES.session })) {
+      throw rateLimited(RULES.session, now, 'Too many requests from this session.');
+    }
+    c.set('session', session);
+    c.set('user', { id: user.id, username: user.username, email: user.email, role: user.role });
+    await inBackground(c, touchSession(c.env.KV, session));
+  }
+}
 
 /**
  * The API-token path, apart from the session path above: the token and its owner in one D1 round

@@ -1,0 +1,106 @@
+// A purchase carries the session's D1 checks (the call counted, the account active) in its own
+// batch (requireAuthInBatch). These hold it to everything requireAuth promises: refusals change
+// nothing, and every call is counted exactly once, whether or not its batch ran.
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { rateLimits, users } from '../db/schema';
+import { RULES, windowStartOf } from '../domain/throttle';
+import { api, db, signedInUser, unreconciledUsers } from './helpers';
+import { keysBoughtBy, makeProduct, userRow } from './shop-helpers';
+
+const buy = (token: string, body: unknown) => api('POST', '/api/keys/purchase', { token, body });
+const rule = RULES.session;
+
+async function sessionBucket(token: string) {
+  const [mine] = (await api('GET', '/api/users/sessions', { token })).body.sessions.filter((s: { current: boolean }) => s.current);
+  return `session:${mine.id}`;
+}
+const callsCounted = async (bucket: string) => (await db().select().from(rateLimits).where(eq(rateLimits.bucket, bucket)).all()).reduce((n, r) => n + r.count, 0);
+
+async function setCount(bucket: string, count: number) {
+  const windowStart = windowStartOf(rule, Date.now());
+  await db().insert(rateLimits).values({ bucket, windowStart, count }).onConflictDoUpdate({ target: [rateLimits.bucket, rateLimits.windowStart], set: { count } });
+  return windowStart;
+}
+
+describe('a purchase checks the session inside its batch', () => {
+  it('refuses a deactivated account whose session is still stored, charges nothing and ends the session', async () => {
+    const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+    const { user, token } = await signedInUser('user', { credits: 1000 });
+    // The product is remembered from a first sale, so the refused purchase is a single batch.
+    expect((await buy(token, { productId: product.id, duration: 5 })).status).toBe(201);
+    await db().update(users).set({ isActive: false }).where(eq(users.id, user.id)).run();
+    const res = await buy(token, { productId: product.id, duration: 5 });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('This account has been deactivated');
+    expect((await userRow(user.id))!.credits).toBe(985);
+    expect(await keysBoughtBy(user.id)).toHaveLength(1);
+    await db().update(users).set({ isActive: true }).where(eq(users.id, user.id)).run();
+    expect((await api('GET', '/api/users/profile', { token })).status).toBe(401);
+  });
+
+  it('refuses a deleted account with an expired session and writes nothing', async () => {
+    const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+    const { user, token } = await signedInUser('user', { credits: 1000 });
+    expect((await buy(token, { productId: product.id, duration: 5 })).status).toBe(201);
+    await db().delete(users).where(eq(users.id, user.id)).run();
+    const res = await buy(token, { productId: product.id, duration: 5 });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('Your session has expired. Please sign in again.');
+    expect(await keysBoughtBy(user.id)).toHaveLength(1);
+  });
+
+  it('holds the per-session limit exactly when purchases race at it', async () => {
+    const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+    const { user, token } = await signedInUser('user', { credits: 10_000 });
+    expect((await buy(token, { productId: product.id, duration: 5 })).status).toBe(201);
+    const windowStart = await setCount(await sessionBucket(token), rule.limit - 3);
+    const results = await Promise.all(Array.from({ length: 10 }, () => buy(token, { productId: product.id, duration: 5 })));
+    const bought = results.filter((r) => r.status === 201);
+    // A window boundary during the test would reset the counter; that would show as more purchases.
+    if (windowStartOf(rule, Date.now()) === windowStart) {
+      expect(bought).toHaveLength(3);
+      const limited = results.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(7);
+      expect(limited[0].body.message).toMatch(/^Too many requests from this session\./);
+      expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Whatever the window did, only the purchases answered 201 were made and paid for.
+    expect(await keysBoughtBy(user.id)).toHaveLength(1 + bought.length);
+    expect((await userRow(user.id))!.credits).toBe(10_000 - 15 * (1 + bought.length));
+    expect(await unreconciledUsers()).toEqual([]);
+  });
+
+  it('counts every call once: bought, replayed, refused for credits, unknown product, invalid', async () => {
+    const product = await makeProduct({ baseCreditCost: 100, creditsPerDay: 0 });
+    const { token } = await signedInUser('user', { credits: 250 });
+    const bucket = await sessionBucket(token);
+    const counted = async (call: () => Promise<{ status: number; headers: Headers }>, status: number) => {
+      const before = await callsCounted(bucket);
+      const res = await call();
+      expect(res.status).toBe(status);
+      expect((await callsCounted(bucket)) - before).toBe(1);
+      return res;
+    };
+    const order = { productId: product.id, duration: 5 };
+    const headers = { 'Idempotency-Key': `once-${crypto.randomUUID()}` };
+    await counted(() => buy(token, order), 201);
+    await counted(() => api('POST', '/api/keys/purchase', { token, body: order, headers }), 201);
+    const replay = await counted(() => api('POST', '/api/keys/purchase', { token, body: order, headers }), 201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    await counted(() => buy(token, order), 402);
+    await counted(() => buy(token, { productId: 'no-such-product', duration: 5 }), 404);
+    await counted(() => buy(token, { productId: product.id, duration: 'five' }), 400);
+  });
+
+  it('answers 429 over the limit even when the request itself is invalid or the product unknown', async () => {
+    const { token } = await signedInUser('user', { credits: 150 });
+    const windowStart = await setCount(await sessionBucket(token), rule.limit);
+    const invalid = await buy(token, { productId: 42 });
+    const unknown = await buy(token, { productId: 'no-such-product', duration: 5 });
+    if (windowStartOf(rule, Date.now()) === windowStart) {
+      expect(invalid.status).toBe(429);
+      expect(unknown.status).toBe(429);
+    }
+  });
+});
