@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALE, seedBenchDatabase } from './dataset';
+import { findRuntimePid } from './cpu';
 import { measure, type Measurement } from './load';
 import { evaluate, printReport, type ScenarioResult } from './report';
 import { busyMs, profile, saveProfile, topFunctions } from './profile';
@@ -70,6 +71,7 @@ try {
   step(`Seeding ${SCALE.users.toLocaleString('en-US')} users, ${SCALE.products} products, ${SCALE.keys.toLocaleString('en-US')} keys, ${SCALE.activations.toLocaleString('en-US')} activations`);
   const seedStart = Date.now();
   const data = await seedBenchDatabase(runtime);
+  const runtimePid = findRuntimePid();
   const seedSeconds = (Date.now() - seedStart) / 1000;
   step(`Seeded in ${seedSeconds.toFixed(1)} s; Worker at ${runtime.url.origin}`);
 
@@ -97,7 +99,7 @@ try {
     let unanswered = warmup.unanswered;
     const measurements: Measurement[] = [];
     for (const connections of connectionCounts) {
-      const m = await measure(url, prepared.next, prepared.expect, connections, seconds);
+      const m = await measure(url, prepared.next, prepared.expect, connections, seconds, runtimePid);
       unanswered += m.unanswered;
       measurements.push(m);
     }

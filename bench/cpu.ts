@@ -1,0 +1,37 @@
+// CPU time the runtime spent, read from Linux's /proc: workerd runs both Workers and local D1 on one
+// thread, so its CPU time per answered request is the cost of a request, steadier than requests per
+// second when other programs share the machine. Elsewhere (no /proc) it reads as unknown.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100;
+
+/** The workerd process Miniflare started for this benchmark (a child of this process). */
+export function findRuntimePid(): number | null {
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = readStat(Number(entry));
+      if (stat && stat.comm === 'workerd' && stat.ppid === process.pid) return Number(entry);
+    }
+  } catch {
+    // No /proc here.
+  }
+  return null;
+}
+
+function readStat(pid: number): { comm: string; ppid: number; cpuMs: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The name is in parentheses and may hold spaces; the fields after it are space-separated.
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    // After the name: state(0) ppid(1) ... utime(11) stime(12), in clock ticks.
+    return { comm, ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+  } catch {
+    return null;
+  }
+}
+
+/** Milliseconds of CPU the process has used so far, or null when unknown. */
+export const cpuMsOf = (pid: number | null) => (pid === null ? null : (readStat(pid)?.cpuMs ?? null));
