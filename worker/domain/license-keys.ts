@@ -1,6 +1,6 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
-import { and, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { DB } from '../db/client';
 import { activations, licenseKeys, users } from '../db/schema';
@@ -137,8 +137,10 @@ export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<K
   const activationQueries = chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt));
   const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries];
   const results = (queries.length ? await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]) : []) as unknown[][];
-  const userRows = results.slice(0, userQueries.length).flat() as { id: string; username: string }[];
-  const activationRows = results.slice(userQueries.length).flat() as ActivationRow[];
+  return relationsFrom(results.slice(0, userQueries.length).flat() as { id: string; username: string }[], results.slice(userQueries.length).flat() as ActivationRow[]);
+}
+
+function relationsFrom(userRows: { id: string; username: string }[], activationRows: ActivationRow[]): KeyRelations {
   const usernames = new Map(userRows.map((u) => [u.id, u.username]));
   const activationsByKey = new Map<string, ActivationRow[]>();
   for (const a of activationRows) {
@@ -147,6 +149,42 @@ export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<K
     activationsByKey.set(a.keyId, list);
   }
   return { usernames, activationsByKey };
+}
+
+/** How a page is read: the D1 batch runner of the request (`batchRunner`), or the plain one. */
+export type RunBatch = (items: BatchItem<'sqlite'>[]) => Promise<unknown[]>;
+
+/**
+ * A page of keys with its total, usernames and activations, all in one D1 batch: the related rows
+ * are found through the page query itself (its ids as a subquery), not from the page once it is
+ * back, which would take a second round trip. The page's order (newest first, then id) is total,
+ * and a batch reads one state of the database, so the subqueries see the very same page. SQLite
+ * finds the page once per subquery: right for a narrow list (one customer's keys), not for pages
+ * deep in all keys of a status (admin-keys.ts reads those, then their related rows).
+ */
+export async function keysPageJson(
+  db: DB,
+  run: RunBatch,
+  page: { where: SQL | undefined; limit: number; offset: number; orderBy: SQL[] },
+  now = Date.now(),
+): Promise<{ keys: LicenseKey[]; total: number }> {
+  const pageIds = db.select({ id: licenseKeys.id }).from(licenseKeys).where(page.where).orderBy(...page.orderBy).limit(page.limit).offset(page.offset);
+  const [rows, totals, userRows, activationRows] = (await run([
+    db.select().from(licenseKeys).where(page.where).orderBy(...page.orderBy).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(licenseKeys).where(page.where),
+    db
+      .select({ id: users.id, username: users.username })
+      .from(users)
+      .where(
+        or(
+          inArray(users.id, db.select({ id: licenseKeys.purchasedBy }).from(licenseKeys).where(inArray(licenseKeys.id, pageIds))),
+          inArray(users.id, db.select({ id: licenseKeys.createdBy }).from(licenseKeys).where(inArray(licenseKeys.id, pageIds))),
+        ),
+      ),
+    db.select().from(activations).where(inArray(activations.keyId, pageIds)).orderBy(activations.activatedAt),
+  ])) as [LicenseKeyRow[], { n: number }[], { id: string; username: string }[], ActivationRow[]];
+  const relations = relationsFrom(userRows, activationRows);
+  return { keys: rows.map((row) => toLicenseKeyJson(row, relations, now)), total: totals[0]?.n ?? 0 };
 }
 
 /** A page of key rows as JSON, with their users and activations. */

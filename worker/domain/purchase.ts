@@ -15,7 +15,8 @@ import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
 import { assertOfferedDuration, purchasable, type ProductRow } from './products';
-import type { BatchAuth } from '../middleware/auth';
+
+type Batch = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,8 +36,8 @@ export type PurchaseOrder = {
   /** Statements that must commit with the purchase (an admin's audit row). */
   alsoRun?: (receipt: PurchaseReceipt) => BatchItem<'sqlite'>[];
   idempotency?: IdempotencyClaim;
-  /** The caller's session checks, to open the purchase's batch (requireAuthInBatch). */
-  auth?: BatchAuth;
+  /** Runs the purchase's batch: the request's runner (requireAuthInBatch puts the session's checks in front). */
+  runBatch?: (items: BatchItem<'sqlite'>[]) => Promise<unknown[]>;
   now?: number;
 };
 
@@ -206,18 +207,12 @@ async function commitPurchase(
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
     statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, now));
   }
-  const lead = order.auth?.leadingStatements() ?? [];
+  const run = order.runBatch ?? ((items) => db.batch(items as Batch));
   try {
-    const results = await db.batch([...lead, ...statements] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    await order.auth?.committed(results);
-    if (payerId !== null) answer.payerCredits = (results[lead.length] as Array<{ credits: number }>)[0].credits;
+    const results = await run(statements);
+    if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {
-    if (order.auth?.refused(err)) {
-      // 401 or 429 from the ordinary checks; should they pass now (a new window), buy without the guard.
-      await order.auth.check();
-      return commitPurchase(db, { ...order, auth: undefined }, product, read);
-    }
     const productGone = failedConstraint(err, 'NOT NULL', 'license_keys.product_id');
     const shortOfCredits = failedConstraint(err, 'CHECK', 'users_credits_check') && payerId !== null;
     // The remembered product may be what is wrong (a new price, a withdrawal): decide on a fresh read.

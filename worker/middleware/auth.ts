@@ -13,6 +13,9 @@ import { endSession, readSession, touchSession, type SessionRecord, type Session
 import { inBackground } from '../lib/request';
 import { isApiTokenValue } from '../schemas/api-tokens';
 
+/** What `db.batch` takes: at least one statement. */
+type Batch = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+
 const ROLE_RANK: Record<Role, number> = { user: 0, reseller: 1, owner: 2 };
 
 export function bearerToken(header: string | undefined): string | null {
@@ -40,9 +43,9 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * requireAuth for a route whose writes are all one D1 batch (a purchase): the session's D1 checks
- * open that batch instead of taking a round trip of their own. The route passes `c.var.batchAuth`
- * to the code that builds the batch, and takes the caller's id from it. A guard statement fails the
+ * requireAuth for a route whose D1 work is one batch (a purchase, a page of My Keys): the session's
+ * D1 checks open that batch instead of taking a round trip of their own. The route runs its batch
+ * with `batchRunner(c)` and takes the caller's id from `callerId(c)`. A guard statement fails the
  * batch whole when the user is gone or deactivated or the session is over its call limit; the
  * ordinary checks then give the answer (401, 429). A call that ends without that batch committing
  * (invalid input, a replay, a refusal) gets the ordinary checks before its answer goes out, so
@@ -59,6 +62,15 @@ export const requireAuthInBatch = createMiddleware<AppEnv>(async (c, next) => {
   // Thrown here, the refusal replaces whatever the route answered.
   await auth.check();
 });
+
+/** The request's way to run its one D1 batch: with the session's checks in front when they wait for it. */
+export function batchRunner(c: Context<AppEnv>): (items: BatchItem<'sqlite'>[]) => Promise<unknown[]> {
+  const pending = c.var.batchAuth;
+  return pending ? (items) => pending.run(items) : (items) => c.var.db.batch(items as Batch);
+}
+
+/** The signed-in caller's id, known from the session even before its checks have run. */
+export const callerId = (c: Context<AppEnv>) => c.var.batchAuth?.userId ?? c.var.user.id;
 
 /** The session's D1 checks for one call: counted in its window, and its user's current row. */
 export class BatchAuth {
@@ -102,7 +114,7 @@ export class BatchAuth {
    * The statements that open the route's batch: the count, a guard that fails the batch when the
    * call may not go ahead, and the user's row.
    */
-  leadingStatements(): [BatchItem<'sqlite'>, BatchItem<'sqlite'>, BatchItem<'sqlite'>] {
+  private leadingStatements(): [BatchItem<'sqlite'>, BatchItem<'sqlite'>, BatchItem<'sqlite'>] {
     const [count, user] = this.countAndRead();
     const db = this.c.var.db;
     // The counter row exists (the count just made it): blanking its bucket breaks NOT NULL, and so
@@ -115,16 +127,27 @@ export class BatchAuth {
     return [count, guard, user];
   }
 
-  /** True when the batch failed on the guard: run `check()` for the answer. */
-  refused(err: unknown): boolean {
-    return !this.settled && failedConstraint(err, 'NOT NULL', 'rate_limits.bucket');
-  }
-
-  /** After the batch committed, with the results of `leadingStatements()`. */
-  async committed(results: readonly unknown[]): Promise<void> {
+  /**
+   * Runs the route's batch with the session's checks in front and gives the route's results, as
+   * `db.batch` would. Refused by the guard, it answers what the ordinary checks answer (401, 429);
+   * should those pass by then (a new window began), the batch runs on its own.
+   */
+  async run(items: BatchItem<'sqlite'>[]): Promise<unknown[]> {
+    const db = this.c.var.db;
+    if (this.settled) return db.batch(items as Batch);
+    const lead = this.leadingStatements();
+    let results: unknown[];
+    try {
+      results = await db.batch([...lead, ...items] as Batch);
+    } catch (err) {
+      if (!failedConstraint(err, 'NOT NULL', 'rate_limits.bucket')) throw err;
+      await this.check();
+      return db.batch(items as Batch);
+    }
     this.settled = true;
     const [[counted], , [user]] = results as [[{ count: number }], unknown, [SessionUser & { isActive: boolean }]];
     await this.admit(counted.count, user);
+    return results.slice(lead.length);
   }
 
   private async admit(count: number, user: (SessionUser & { isActive: boolean }) | undefined) {

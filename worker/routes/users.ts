@@ -6,10 +6,14 @@ import { dashboardStats } from '../domain/stats';
 import { findUserById, toUserJson } from '../domain/users';
 import { notFound } from '../lib/errors';
 import { pathParams, queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
+import { batchRunner, callerId, requireAuth, requireAuthInBatch } from '../middleware/auth';
 import { myKeysQuerySchema, ownDeviceParams } from '../schemas/keys';
 
 export const usersRoutes = new Hono<AppEnv>()
+  // Before requireAuth below: the session's checks ride in the page's own batch.
+  .get('/my-keys', requireAuthInBatch, queryParams(myKeysQuerySchema), async (c) =>
+    c.json(await listOwnKeys(c.var.db, callerId(c), c.req.valid('query'), batchRunner(c)), 200),
+  )
   .use(requireAuth)
   .get('/profile', async (c) => {
     const user = await findUserById(c.var.db, c.var.user.id);
@@ -17,7 +21,6 @@ export const usersRoutes = new Hono<AppEnv>()
     return c.json(toUserJson(user), 200);
   })
   .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.user), 200))
-  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) => c.json(await listOwnKeys(c.var.db, c.var.user.id, c.req.valid('query')), 200))
   .delete('/my-keys/:keyId/activations/:activationId', pathParams(ownDeviceParams), async (c) => {
     const { keyId, activationId } = c.req.valid('param');
     await removeOwnDevice(c.env.DB, c.var.user.id, keyId, activationId);

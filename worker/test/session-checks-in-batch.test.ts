@@ -1,6 +1,6 @@
-// A purchase carries the session's D1 checks (the call counted, the account active) in its own
-// batch (requireAuthInBatch). These hold it to everything requireAuth promises: refusals change
-// nothing, and every call is counted exactly once, whether or not its batch ran.
+// A purchase and a page of My Keys carry the session's D1 checks (the call counted, the account
+// active) in their own batch (requireAuthInBatch). These hold them to what requireAuth promises:
+// refusals change nothing, and every call is counted exactly once, whether or not its batch ran.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rateLimits, users } from '../db/schema';
@@ -102,5 +102,43 @@ describe('a purchase checks the session inside its batch', () => {
       expect(invalid.status).toBe(429);
       expect(unknown.status).toBe(429);
     }
+  });
+});
+
+describe('a page of My Keys checks the session inside its batch', () => {
+  const myKeys = (token: string, query = '') => api('GET', `/api/users/my-keys${query}`, { token });
+
+  it('answers the page, with related rows, counting the call once', async () => {
+    const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+    const { user, token } = await signedInUser('user', { credits: 1000 });
+    for (let i = 0; i < 3; i++) expect((await buy(token, { productId: product.id, duration: 5 })).status).toBe(201);
+    const bucket = await sessionBucket(token);
+    const before = await callsCounted(bucket);
+    const res = await myKeys(token, '?limit=2&page=2');
+    expect(res.status).toBe(200);
+    expect((await callsCounted(bucket)) - before).toBe(1);
+    expect(res.body).toMatchObject({ total: 3, totalPages: 2 });
+    expect(res.body.keys).toHaveLength(1);
+    expect(res.body.keys[0]).toMatchObject({ purchasedBy: { _id: user.id, username: user.username }, createdBy: { _id: user.id, username: user.username }, activations: [] });
+  });
+
+  it('refuses a deactivated account (401) and counts an invalid query', async () => {
+    const { user, token } = await signedInUser('user');
+    const bucket = await sessionBucket(token);
+    const before = await callsCounted(bucket);
+    expect((await myKeys(token, '?limit=0')).status).toBe(400);
+    expect((await callsCounted(bucket)) - before).toBe(1);
+    await db().update(users).set({ isActive: false }).where(eq(users.id, user.id)).run();
+    const res = await myKeys(token);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('This account has been deactivated');
+    expect(res.body.keys).toBeUndefined();
+  });
+
+  it('answers 429 over the per-session limit', async () => {
+    const { token } = await signedInUser('user');
+    const windowStart = await setCount(await sessionBucket(token), rule.limit);
+    const res = await myKeys(token);
+    if (windowStartOf(rule, Date.now()) === windowStart) expect(res.status).toBe(429);
   });
 });
