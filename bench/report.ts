@@ -2,17 +2,18 @@
 import type { Measurement } from './load';
 import { P99_LIMIT_CONNECTIONS, P99_LIMIT_MS, type Check, type Scenario } from './scenarios';
 
-export type ScenarioResult = { scenario: Scenario; missing: boolean; measurements: Measurement[]; checks: Check[] };
+/** `floor`: the floor measured just before each of the scenario's measurements, which its ratios use. */
+export type ScenarioResult = { scenario: Scenario; missing: boolean; measurements: Measurement[]; checks: Check[]; floor?: Measurement[] };
 export type Verdict = { scenario: string; target: string; pass: boolean; detail: string };
 
-const floorOf = (results: ScenarioResult[], connections: number) =>
-  results.find((r) => r.scenario.name === 'floor')?.measurements.find((m) => m.connections === connections);
+const floorOf = (results: ScenarioResult[], connections: number, paired?: Measurement[]) =>
+  (paired ?? results.find((r) => r.scenario.name === 'floor')?.measurements)?.find((m) => m.connections === connections);
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export function evaluate(results: ScenarioResult[]): Verdict[] {
   const verdicts: Verdict[] = [];
-  for (const { scenario, missing, measurements, checks } of results) {
+  for (const { scenario, missing, measurements, checks, floor: paired } of results) {
     const add = (target: string, pass: boolean, detail: string) => verdicts.push({ scenario: scenario.name, target, pass, detail });
     if (missing) {
       add('exists', false, `${scenario.endpoint} is not built yet`);
@@ -26,7 +27,7 @@ export function evaluate(results: ScenarioResult[]): Verdict[] {
     const at10 = measurements.find((m) => m.connections === P99_LIMIT_CONNECTIONS);
     if (at10?.requests) add(`p99 < ${P99_LIMIT_MS} ms at ${P99_LIMIT_CONNECTIONS} connections`, at10.p99 < P99_LIMIT_MS, `${fmt(at10.p99, 1)} ms`);
     for (const m of measurements) {
-      const floor = floorOf(results, m.connections);
+      const floor = floorOf(results, m.connections, paired);
       if (!floor) continue;
       const { minRatio, maxP99VsFloor } = scenario.targets;
       if (minRatio !== undefined) {
@@ -43,15 +44,15 @@ export function evaluate(results: ScenarioResult[]): Verdict[] {
 }
 
 export function printReport(results: ScenarioResult[], verdicts: Verdict[]) {
-  const rows: string[][] = [['endpoint', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x floor', 'cpu \u00b5s/req']];
-  for (const { scenario, missing, measurements } of results) {
+  const rows: string[][] = [['endpoint', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x floor', 'floor req/s', 'cpu \u00b5s/req']];
+  for (const { scenario, missing, measurements, floor: paired } of results) {
     if (missing) {
-      rows.push([scenario.name, '-', 'not built', '', '', '', '', '']);
+      rows.push([scenario.name, '-', 'not built', '', '', '', '', '', '']);
       continue;
     }
     for (const m of measurements) {
-      const floor = floorOf(results, m.connections);
-      rows.push([scenario.name, String(m.connections), fmt(m.rps), fmt(m.p50, 1), fmt(m.p99, 1), fmt(m.errors), floor ? fmt(m.rps / floor.rps, 2) : '', m.cpuUsPerRequest === null ? '?' : fmt(m.cpuUsPerRequest)]);
+      const floor = floorOf(results, m.connections, paired);
+      rows.push([scenario.name, String(m.connections), fmt(m.rps), fmt(m.p50, 1), fmt(m.p99, 1), fmt(m.errors), floor ? fmt(m.rps / floor.rps, 2) : '', floor ? fmt(floor.rps) : '', m.cpuUsPerRequest === null ? '?' : fmt(m.cpuUsPerRequest)]);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

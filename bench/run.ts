@@ -16,7 +16,7 @@ import { measure, type Measurement } from './load';
 import { evaluate, printReport, type ScenarioResult } from './report';
 import { busyMs, profile, saveProfile, topFunctions } from './profile';
 import { buildFloorWorker, buildWorker, startRuntime, WORKER_NAME, type Runtime, type Via } from './runtime';
-import { SCENARIOS, type Check } from './scenarios';
+import { SCENARIOS, type Check, type Prepared } from './scenarios';
 
 const WARMUP_SECONDS = 2;
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
@@ -76,6 +76,7 @@ try {
   step(`Seeded in ${seedSeconds.toFixed(1)} s; Worker at ${runtime.url.origin}`);
 
   const results: ScenarioResult[] = [];
+  let floorRun: Prepared | undefined;
   for (const scenario of scenarios) {
     const prepared = scenario.prepare(data);
     const url = scenario.name === 'floor' ? runtime.floorUrl : runtime.url;
@@ -98,7 +99,11 @@ try {
     const warmup = await measure(url, prepared.next, prepared.expect, connectionCounts[0], WARMUP_SECONDS);
     let unanswered = warmup.unanswered;
     const measurements: Measurement[] = [];
+    const pairedFloor: Measurement[] = [];
     for (const connections of connectionCounts) {
+      // The floor again just before, so both see the machine as it is then (its speed drifts by a
+      // third or more over a run when other machines share the host).
+      if (floorRun && scenario.name !== 'floor') pairedFloor.push(await measure(runtime.floorUrl, floorRun.next, floorRun.expect, connections, seconds, runtimePid));
       const m = await measure(url, prepared.next, prepared.expect, connections, seconds, runtimePid);
       unanswered += m.unanswered;
       measurements.push(m);
@@ -121,7 +126,8 @@ try {
       }
     }
     const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db, unanswered) : [];
-    results.push({ scenario, missing: false, measurements, checks });
+    results.push({ scenario, missing: false, measurements, checks, ...(pairedFloor.length ? { floor: pairedFloor } : {}) });
+    if (scenario.name === 'floor') floorRun = prepared;
   }
 
   const loadAfter = load();
@@ -138,6 +144,7 @@ try {
       drives: r.scenario.drives,
       missing: r.missing,
       measurements: r.measurements,
+      ...(r.floor ? { floorJustBefore: r.floor } : {}),
       checks: r.checks,
     })),
     targets: verdicts,
