@@ -1,5 +1,5 @@
 // Device activation and validation for licensed software: the product's hot path.
-// One indexed read answers a validation; an activation adds one atomic batch whose conditional
+// One indexed read answers a validation; an activation is one atomic batch whose conditional
 // insert holds the device limit under any concurrency.
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
@@ -97,13 +97,60 @@ function validDetail(s: Extract<Standing, { code: 'OK' }>, base: string): string
   return `${base}; the license expired on ${new Date(s.expiry!).toISOString()} and works until the grace period ends on ${new Date(s.graceEndsAt).toISOString()}`;
 }
 
+/**
+ * Whether a key may take a new device now: the SQL twin of `standing` (not revoked, not past its
+ * expiry and grace) and of the inactive-product rule for unused keys. The activation's insert uses
+ * it, so the one batch that reads the key also takes the slot; `activateLicense` answers from the
+ * key as it was, with `standing`, and a test holds the two to the same verdicts.
+ */
+const MAY_TAKE_DEVICE = `
+  k.status NOT IN ('revoked', 'expired')
+  AND (k.status != 'available' OR p.is_active = 1)
+  AND (COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END) IS NULL
+       OR ?5 <= COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END) + ?6)`;
+
 export async function activateLicense(
   d1: D1Database,
   settings: Settings,
   input: { key: string; deviceFingerprint: string; deviceInfo?: DeviceInfo },
   now = Date.now(),
 ): Promise<LicenseResult> {
-  const row = await readKey(d1, input.key, input.deviceFingerprint);
+  const activationId = newId(now);
+  const graceMs = settings.keyExpiryGracePeriod * DAY_MS;
+  const inserted = `EXISTS (SELECT 1 FROM activations WHERE id = ?1)`;
+  // One round trip: the key as it was, the activation (if it may have one), the key's clock and
+  // the product's count when it was made, and the key as the batch left it.
+  const [before, insert, , , after] = await d1.batch([
+    keyStatement(d1, input.key, input.deviceFingerprint),
+    // The limit and the insert are one statement, so concurrent activations can never exceed it.
+    d1
+      .prepare(
+        `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used)
+         SELECT ?1, k.id, ?3, ?4, ?5, ?5
+           FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
+          WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE}
+            AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id) < k.max_activations
+         ON CONFLICT (key_id, device_fingerprint) DO NOTHING`,
+      )
+      .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs),
+    // A generated key starts its clock at its first activation.
+    d1
+      .prepare(
+        `UPDATE license_keys
+            SET first_used_at = COALESCE(first_used_at, ?2),
+                expires_at = CASE WHEN status = 'available' THEN ?2 + duration * ${DAY_MS} ELSE expires_at END,
+                status = CASE WHEN status = 'available' THEN 'used' ELSE status END
+          WHERE id = (SELECT key_id FROM activations WHERE id = ?1)`,
+      )
+      .bind(activationId, now),
+    d1
+      .prepare(`UPDATE products SET total_activations = total_activations + 1 WHERE id = (SELECT k.product_id FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?1) AND ${inserted}`)
+      .bind(activationId),
+    keyStatement(d1, input.key, input.deviceFingerprint),
+  ]);
+  const row = (before.results[0] as KeyRow | undefined) ?? null;
+  const again = (after.results[0] as KeyRow | undefined) ?? null;
+  const made = insert.meta.changes === 1;
   if (!row) return notFound();
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
@@ -113,37 +160,7 @@ export async function activateLicense(
   if (row.status === 'available' && row.product_active !== 1) {
     return { valid: false, code: 'PRODUCT_INACTIVE', detail: 'This product is no longer available for activation', license: describe(row, now) };
   }
-
-  const activationId = newId(now);
-  const firstExpiry = now + row.duration * DAY_MS;
-  const inserted = `EXISTS (SELECT 1 FROM activations WHERE id = ?1)`;
-  const [insert, , , reread] = await d1.batch([
-    // The limit and the insert are one statement, so concurrent activations can never exceed it.
-    d1
-      .prepare(
-        `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?5
-          WHERE (SELECT count(*) FROM activations WHERE key_id = ?2) < (SELECT max_activations FROM license_keys WHERE id = ?2)
-         ON CONFLICT (key_id, device_fingerprint) DO NOTHING`,
-      )
-      .bind(activationId, row.id, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now),
-    // A generated key starts its clock at its first activation.
-    d1
-      .prepare(
-        `UPDATE license_keys
-            SET first_used_at = COALESCE(first_used_at, ?2),
-                expires_at = CASE WHEN status = 'available' THEN ?3 ELSE expires_at END,
-                status = CASE WHEN status = 'available' THEN 'used' ELSE status END
-          WHERE id = ?4 AND ${inserted}`,
-      )
-      .bind(activationId, now, firstExpiry, row.id),
-    d1.prepare(`UPDATE products SET total_activations = total_activations + 1 WHERE id = ?2 AND ${inserted}`).bind(activationId, row.product_id),
-    // The key as the batch left it, in the same round trip: the answer needs no second read.
-    keyStatement(d1, input.key, input.deviceFingerprint),
-  ]);
-  const again = (reread.results[0] as KeyRow | undefined) ?? null;
-
-  if (insert.meta.changes === 1) {
+  if (made) {
     return { valid: true, code: 'VALID', detail: validDetail(s, 'Device activated'), license: describe(again ?? row, now) };
   }
   // Not inserted: the limit was reached, or the same device won a race with itself.

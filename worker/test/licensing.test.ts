@@ -125,6 +125,34 @@ describe('activation', () => {
   });
 });
 
+describe('activation: which keys may take a new device', () => {
+  // The batch's SQL decides whether the device is inserted; the answer comes from `standing` in
+  // TypeScript. Every kind of key, each side of its expiry and grace: the row exists exactly when the
+  // answer says the device was activated.
+  const cases: { name: string; setup: Parameters<typeof fixture>[0]; change?: Partial<typeof licenseKeys.$inferInsert>; grace?: number; code: string }[] = [
+    { name: 'a generated key', setup: {}, code: 'VALID' },
+    { name: 'a generated key of an inactive product', setup: { productActive: false }, code: 'PRODUCT_INACTIVE' },
+    { name: 'a bought key of an inactive product', setup: { status: 'used', productActive: false }, code: 'VALID' },
+    { name: 'a revoked key', setup: { status: 'revoked' }, code: 'REVOKED' },
+    { name: 'a key marked expired', setup: { status: 'used' }, change: { status: 'expired' }, code: 'EXPIRED' },
+    { name: 'a key past its expiry, no grace', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS }, code: 'EXPIRED' },
+    { name: 'a key past its expiry, within the grace period', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS }, grace: 3, code: 'VALID' },
+    { name: 'a key past its expiry and its grace period', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 5 * DAY_MS }, grace: 3, code: 'EXPIRED' },
+    { name: 'a bought key without a stored expiry, past purchase + duration', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS }, change: { expiresAt: null }, code: 'EXPIRED' },
+    { name: 'a bought key without a stored expiry, within it', setup: { status: 'used', duration: 10, purchasedAt: Date.now() - 2 * DAY_MS }, change: { expiresAt: null }, code: 'VALID' },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${c.code}`, async () => {
+      const { id, key } = await fixture(c.setup);
+      if (c.change) await db().update(licenseKeys).set(c.change).where(eq(licenseKeys.id, id)).run();
+      const result = await activateLicense(env.DB, settings(c.grace ?? 0), { key, deviceFingerprint: device() });
+      expect(result.code).toBe(c.code);
+      const rows = await db().select().from(activations).where(eq(activations.keyId, id)).all();
+      expect(rows).toHaveLength(c.code === 'VALID' ? 1 : 0);
+    });
+  }
+});
+
 describe('validation', () => {
   it('answers each code', async () => {
     const k = await fixture({ status: 'used' });
