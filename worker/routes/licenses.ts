@@ -39,13 +39,17 @@ async function answer(c: Context<AppEnv>, result: LicenseResult, input: { key: s
     ts: new Date(now).toISOString(),
     license: license ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token } : null,
   };
-  return c.json(body, 200);
+  // Signed here, from the bytes as they are made; the middleware below signs only what arrives unsigned (errors).
+  const bytes = new TextEncoder().encode(JSON.stringify(body)) as Uint8Array<ArrayBuffer>;
+  c.header('X-Signature', await signBytes(c.env, bytes));
+  return c.body(bytes, 200, { 'Content-Type': 'application/json' });
 }
 
 export const licenses = new Hono<AppEnv>()
   .use(async (c, next) => {
     await next();
     // Sign the exact bytes that leave, errors included, so an app can trust every answer.
+    if (c.res.headers.has('X-Signature')) return;
     const bytes = new Uint8Array(await c.res.arrayBuffer());
     const signed = new Response(bytes, c.res);
     signed.headers.set('X-Signature', await signBytes(c.env, bytes));
