@@ -2,7 +2,7 @@
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
 import { and, count, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { DB } from '../db/client';
+import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { activations, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
 
@@ -136,7 +136,7 @@ export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<K
   const userQueries = chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)));
   const activationQueries = chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt));
   const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries];
-  const results = (queries.length ? await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]) : []) as unknown[][];
+  const results = (queries.length ? await plainBatch(db)(queries) : []) as unknown[][];
   return relationsFrom(results.slice(0, userQueries.length).flat() as { id: string; username: string }[], results.slice(userQueries.length).flat() as ActivationRow[]);
 }
 
@@ -150,9 +150,6 @@ function relationsFrom(userRows: { id: string; username: string }[], activationR
   }
   return { usernames, activationsByKey };
 }
-
-/** How a page is read: the D1 batch runner of the request (`batchRunner`), or the plain one. */
-export type RunBatch = (items: BatchItem<'sqlite'>[]) => Promise<unknown[]>;
 
 /**
  * A page of keys with its total, usernames and activations, all in one D1 batch: the related rows

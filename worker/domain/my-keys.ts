@@ -2,13 +2,13 @@
 // keys (hundreds at most), so the substring search over key, product name and keyTag stays cheap.
 // The page, its total and its related rows are one D1 batch, which the session's checks can open.
 import { and, desc, eq, or, sql } from 'drizzle-orm';
-import type { DB } from '../db/client';
+import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { licenseKeys } from '../db/schema';
 import type { MyKeysResponse } from '../schemas/entities';
 import type { MyKeysQuery } from '../schemas/keys';
-import { effectiveStatusIs, keysPageJson, likeContains, likeEscape, type RunBatch } from './license-keys';
+import { effectiveStatusIs, keysPageJson, likeContains, likeEscape } from './license-keys';
 
-export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = (items) => db.batch(items as never), now = Date.now()): Promise<MyKeysResponse> {
+export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<MyKeysResponse> {
   const { page, limit, search, status } = query;
   const pattern = search ? likeContains(search) : null;
   const where = and(

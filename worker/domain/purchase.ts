@@ -5,7 +5,7 @@
 // batch that would fails whole and changes nothing.
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { DB } from '../db/client';
+import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { ledger, licenseKeys, products, users } from '../db/schema';
 import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
@@ -15,8 +15,6 @@ import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
 import { assertOfferedDuration, purchasable, type ProductRow } from './products';
-
-type Batch = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -37,7 +35,7 @@ export type PurchaseOrder = {
   alsoRun?: (receipt: PurchaseReceipt) => BatchItem<'sqlite'>[];
   idempotency?: IdempotencyClaim;
   /** Runs the purchase's batch: the request's runner (requireAuthInBatch puts the session's checks in front). */
-  runBatch?: (items: BatchItem<'sqlite'>[]) => Promise<unknown[]>;
+  runBatch?: RunBatch;
   now?: number;
 };
 
@@ -105,7 +103,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
   const remembered = recentProduct(order.productId, now);
   if (remembered) {
     try {
-      return await commitPurchase(db, order, remembered, { remembered: true, available: null });
+      return await commitPurchase(db, order, remembered, { remembered: true, available: null }, now);
     } catch (err) {
       if (!(err instanceof StaleProduct)) throw err;
       recentProducts.delete(order.productId);
@@ -113,7 +111,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
   }
   const { product, available } = await readOrder(db, order.productId, payerId);
   rememberProduct(product, now);
-  return commitPurchase(db, order, product, { remembered: false, available });
+  return commitPurchase(db, order, product, { remembered: false, available }, now);
 }
 
 /**
@@ -125,6 +123,7 @@ async function commitPurchase(
   order: PurchaseOrder,
   product: ProductRow,
   read: { remembered: boolean; available: number | null },
+  at: number,
 ): Promise<PurchaseResult & { replayed: boolean }> {
   const { days, payerId, idempotency } = order;
   assertOfferedDuration(product, days);
@@ -136,7 +135,7 @@ async function commitPurchase(
     if (read.available < price) throw insufficientCredits(q, price, read.available);
   }
 
-  const now = new Date(order.now ?? Date.now());
+  const now = new Date(at);
   const keyId = newId(now.getTime());
   const receipt: PurchaseReceipt = {
     _id: keyId,
@@ -207,7 +206,7 @@ async function commitPurchase(
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
     statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, now));
   }
-  const run = order.runBatch ?? ((items) => db.batch(items as Batch));
+  const run = order.runBatch ?? plainBatch(db);
   try {
     const results = await run(statements);
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;

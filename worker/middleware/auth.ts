@@ -4,6 +4,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context';
+import { plainBatch, type RunBatch } from '../db/client';
 import { rateLimits, users, type Role } from '../db/schema';
 import { apiTokenMayCall, findApiTokenCaller, mayHoldApiTokens, touchApiToken } from '../domain/api-tokens';
 import { countStatement, isOver, rateLimited, RULES, windowStartOf } from '../domain/throttle';
@@ -12,9 +13,6 @@ import { failedConstraint } from '../lib/db-errors';
 import { endSession, readSession, touchSession, type SessionRecord, type SessionUser } from '../lib/sessions';
 import { inBackground } from '../lib/request';
 import { isApiTokenValue } from '../schemas/api-tokens';
-
-/** What `db.batch` takes: at least one statement. */
-type Batch = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 
 const ROLE_RANK: Record<Role, number> = { user: 0, reseller: 1, owner: 2 };
 
@@ -64,9 +62,9 @@ export const requireAuthInBatch = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /** The request's way to run its one D1 batch: with the session's checks in front when they wait for it. */
-export function batchRunner(c: Context<AppEnv>): (items: BatchItem<'sqlite'>[]) => Promise<unknown[]> {
+export function batchRunner(c: Context<AppEnv>): RunBatch {
   const pending = c.var.batchAuth;
-  return pending ? (items) => pending.run(items) : (items) => c.var.db.batch(items as Batch);
+  return pending ? (items) => pending.run(items) : plainBatch(c.var.db);
 }
 
 /** The signed-in caller's id, known from the session even before its checks have run. */
@@ -133,16 +131,16 @@ export class BatchAuth {
    * should those pass by then (a new window began), the batch runs on its own.
    */
   async run(items: BatchItem<'sqlite'>[]): Promise<unknown[]> {
-    const db = this.c.var.db;
-    if (this.settled) return db.batch(items as Batch);
+    const alone = plainBatch(this.c.var.db);
+    if (this.settled) return alone(items);
     const lead = this.leadingStatements();
     let results: unknown[];
     try {
-      results = await db.batch([...lead, ...items] as Batch);
+      results = await alone([...lead, ...items]);
     } catch (err) {
       if (!failedConstraint(err, 'NOT NULL', 'rate_limits.bucket')) throw err;
       await this.check();
-      return db.batch(items as Batch);
+      return alone(items);
     }
     this.settled = true;
     const [[counted], , [user]] = results as [[{ count: number }], unknown, [SessionUser & { isActive: boolean }]];
