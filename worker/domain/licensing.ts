@@ -103,11 +103,11 @@ function validDetail(s: Extract<Standing, { code: 'OK' }>, base: string): string
  * it, so the one batch that reads the key also takes the slot; `activateLicense` answers from the
  * key as it was, with `standing`, and a test holds the two to the same verdicts.
  */
+const KEY_EXPIRY = `COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END)`;
 const MAY_TAKE_DEVICE = `
   k.status NOT IN ('revoked', 'expired')
   AND (k.status != 'available' OR p.is_active = 1)
-  AND (COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END) IS NULL
-       OR ?5 <= COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END) + ?6)`;
+  AND (${KEY_EXPIRY} IS NULL OR ?5 <= ${KEY_EXPIRY} + ?6)`;
 
 export async function activateLicense(
   d1: D1Database,
@@ -117,7 +117,6 @@ export async function activateLicense(
 ): Promise<LicenseResult> {
   const activationId = newId(now);
   const graceMs = settings.keyExpiryGracePeriod * DAY_MS;
-  const inserted = `EXISTS (SELECT 1 FROM activations WHERE id = ?1)`;
   // One round trip: the key as it was, the activation (if it may have one), the key's clock and
   // the product's count when it was made, and the key as the batch left it.
   const [before, insert, , , after] = await d1.batch([
@@ -144,7 +143,7 @@ export async function activateLicense(
       )
       .bind(activationId, now),
     d1
-      .prepare(`UPDATE products SET total_activations = total_activations + 1 WHERE id = (SELECT k.product_id FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?1) AND ${inserted}`)
+      .prepare(`UPDATE products SET total_activations = total_activations + 1 WHERE id = (SELECT k.product_id FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?1)`)
       .bind(activationId),
     keyStatement(d1, input.key, input.deviceFingerprint),
   ]);
