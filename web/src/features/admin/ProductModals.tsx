@@ -2,7 +2,8 @@
 // the delete confirmation. The form is checked with the API's own product schema.
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
-import { PRODUCT_TYPES, productInputSchema } from '@schemas/products';
+import { productInputSchema } from '@schemas/products';
+import { ProductTypeOptions } from '../products';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
 import { FormModal } from '../../components/ui/form-modal';
@@ -168,11 +169,7 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
           <div className="field">
             <label htmlFor={`${formId}-type`}>Product type</label>
             <select id={`${formId}-type`} value={form.productType} onChange={set('productType')}>
-              {PRODUCT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t[0].toUpperCase() + t.slice(1)}
-                </option>
-              ))}
+              <ProductTypeOptions />
             </select>
           </div>
           <Field label="Base cost (credits)" name="baseCreditCost" type="number" min={1} step={1} inputMode="numeric" value={form.baseCreditCost} onChange={set('baseCreditCost')} error={errors.baseCreditCost} required />

@@ -2,7 +2,6 @@
 // status filters, product cards with their stats, and the create, edit and delete dialogs.
 import { useEffect, useMemo, useState } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
-import { PRODUCT_TYPES } from '@schemas/products';
 import { Badge } from '../../components/ui/badge';
 import { EmptyState } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
@@ -10,7 +9,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { ADMIN_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { FeatureList, ProductTypeBadge } from '../products';
+import { FeatureList, ProductTypeBadge, ProductTypeOptions } from '../products';
 import { useAllProducts } from './keys-api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 
@@ -124,11 +123,7 @@ export function ProductsTab() {
           <label htmlFor="product-type-filter">Type</label>
           <select id="product-type-filter" value={type} onChange={(e) => setType(e.target.value as ProductType | '')}>
             <option value="">All types</option>
-            {PRODUCT_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t[0].toUpperCase() + t.slice(1)}
-              </option>
-            ))}
+            <ProductTypeOptions />
           </select>
         </div>
         <div className="field">
