@@ -107,11 +107,13 @@ export const licenseKeys = sqliteTable(
   },
   (t) => [
     uniqueIndex('license_keys_key_unique').on(t.key),
-    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt),
-    index('license_keys_creator_idx').on(t.createdBy, t.createdAt),
+    // Lists run newest first with the id as the tie-break; with the id in the index, a page's ids
+    // come from the index alone and only the page's own rows are read.
+    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id),
+    index('license_keys_creator_idx').on(t.createdBy, t.createdAt, t.id),
     index('license_keys_product_idx').on(t.productId, t.status),
-    index('license_keys_status_idx').on(t.status, t.createdAt),
-    index('license_keys_created_idx').on(t.createdAt),
+    index('license_keys_status_idx').on(t.status, t.createdAt, t.id),
+    index('license_keys_created_idx').on(t.createdAt, t.id),
     index('license_keys_expiry_idx').on(t.status, t.expiresAt),
     index('license_keys_tag_idx').on(t.productKeyTag, t.createdAt),
     index('license_keys_name_idx').on(t.productName, t.createdAt),

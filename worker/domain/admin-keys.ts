@@ -1,7 +1,7 @@
 // The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
-import { and, count, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
@@ -9,11 +9,12 @@ import { AppError, notFound } from '../lib/errors';
 import { startsWith } from '../lib/sql-prefix';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
-import type { LicenseKey } from '../schemas/entities';
+import type { JsonText } from '../lib/request';
+import type { AdminKeysResponse, LicenseKey } from '../schemas/entities';
 import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, licenseKeysJson, likeContains, likeEscape } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
@@ -69,38 +70,35 @@ function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: Admi
   );
 }
 
-/** The page query, unexecuted: the list runs it, and a test asks SQLite how it would. */
+/** The page's key ids, unexecuted: the list's JSON statement reads through it, and a test asks SQLite how it would find them. */
 export function adminKeysPageQuery(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()) {
   return db
-    .select()
+    .select({ id: licenseKeys.id })
     .from(licenseKeys)
     .where(listWhere(db, viewer, query, now, { forPage: true }))
-    .orderBy(desc(licenseKeys.createdAt), desc(licenseKeys.id))
+    .orderBy(...NEWEST_FIRST)
     .limit(query.limit)
     .offset((query.page - 1) * query.limit);
 }
 
-export async function listAdminKeys(
-  db: DB,
-  viewer: Pick<SessionUser, 'id' | 'role'>,
-  query: AdminKeysQuery,
-  now = Date.now(),
-): Promise<{ keys: LicenseKey[]; totalPages: number; total: number }> {
-  let rows: (typeof licenseKeys.$inferSelect)[];
+/** A page of the admin key list as JSON (SQLite writes the keys, license-keys.ts), with its total. */
+export async function listAdminKeys(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()): Promise<JsonText<AdminKeysResponse>> {
+  const page = keysJsonStatement(db, adminKeysPageQuery(db, viewer, query, now), now);
+  let json: string;
   let total: number;
   if (viewer.role === 'owner' && !query.search && !query.product) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
     // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [page, counts] = await Promise.all([adminKeysPageQuery(db, viewer, query, now).all(), ownerKeyCounts(db, now)]);
-    rows = page;
+    const [[rows], counts] = await Promise.all([page.all(), ownerKeyCounts(db, now)]);
+    json = rows.json;
     total = query.status ? counts[query.status] : keyCountsTotal(counts);
   } else {
     // The page and the total in one D1 round trip.
-    const [page, totals] = await db.batch([adminKeysPageQuery(db, viewer, query, now), db.select({ n: count() }).from(licenseKeys).where(listWhere(db, viewer, query, now))]);
-    rows = page;
-    total = totals[0]?.n ?? 0;
+    const [[rows], [totals]] = await db.batch([page, db.select({ n: count() }).from(licenseKeys).where(listWhere(db, viewer, query, now))]);
+    json = rows.json;
+    total = totals?.n ?? 0;
   }
-  return { keys: await licenseKeysJson(db, rows, now), totalPages: Math.ceil(total / query.limit), total };
+  return keyListJson(json, total, query.limit);
 }
 
 const findKey = (db: DB, id: string) => db.select().from(licenseKeys).where(eq(licenseKeys.id, id)).get();

@@ -1,14 +1,15 @@
 // The keys a customer bought (GET /api/users/my-keys). The buyer index narrows to this customer's
 // keys (hundreds at most), so the substring search over key, product name and keyTag stays cheap.
 // The page, its total and its related rows are one D1 batch, which the session's checks can open.
-import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { licenseKeys } from '../db/schema';
+import type { JsonText } from '../lib/request';
 import type { MyKeysResponse } from '../schemas/entities';
 import type { MyKeysQuery } from '../schemas/keys';
-import { effectiveStatusIs, keysPageJson, likeContains, likeEscape } from './license-keys';
+import { effectiveStatusIs, keyListJson, keysPageJson, likeContains, likeEscape } from './license-keys';
 
-export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<MyKeysResponse> {
+export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<JsonText<MyKeysResponse>> {
   const { page, limit, search, status } = query;
   const pattern = search ? likeContains(search) : null;
   const where = and(
@@ -22,6 +23,6 @@ export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, ru
         )
       : undefined,
   );
-  const { keys, total } = await keysPageJson(db, run, { where, limit, offset: (page - 1) * limit, orderBy: [desc(licenseKeys.createdAt), desc(licenseKeys.id)] }, now);
-  return { keys, totalPages: Math.ceil(total / limit), total };
+  const { keysJson, total } = await keysPageJson(db, run, { where, limit, offset: (page - 1) * limit }, now);
+  return keyListJson(keysJson, total, limit);
 }

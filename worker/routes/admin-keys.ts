@@ -3,11 +3,11 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../context';
 import { bulkDeleteKeys, deleteKey, listAdminKeys, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
-import { clientIp } from '../lib/request';
+import { clientIp, jsonText } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, keyIdParam } from '../schemas/admin-keys';
-import type { AdminKeysResponse, BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
+import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 
 const owner = requireRole('owner');
 export const keyAdmin = (c: Context<AppEnv>): KeyAdmin => ({ db: c.var.db, d1: c.env.DB, actor: c.var.user, ip: clientIp(c) });
@@ -15,8 +15,7 @@ export const keyAdmin = (c: Context<AppEnv>): KeyAdmin => ({ db: c.var.db, d1: c
 export const adminKeysRoutes = new Hono<AppEnv>()
   .use(requireAuth)
   .get('/', requireRole('reseller'), queryParams(adminKeysQuery), async (c) => {
-    const body: AdminKeysResponse = await listAdminKeys(c.var.db, c.var.user, c.req.valid('query'));
-    return c.json(body, 200);
+    return jsonText(c, await listAdminKeys(c.var.db, c.var.user, c.req.valid('query')));
   })
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {

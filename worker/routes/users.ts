@@ -5,6 +5,7 @@ import { listOwnKeys } from '../domain/my-keys';
 import { dashboardStats } from '../domain/stats';
 import { findUserById, toUserJson } from '../domain/users';
 import { notFound } from '../lib/errors';
+import { jsonText } from '../lib/request';
 import { pathParams, queryParams } from '../lib/validate';
 import { batchRunner, callerId, requireAuth, requireAuthInBatch } from '../middleware/auth';
 import { myKeysQuerySchema, ownDeviceParams } from '../schemas/keys';
@@ -12,7 +13,7 @@ import { myKeysQuerySchema, ownDeviceParams } from '../schemas/keys';
 export const usersRoutes = new Hono<AppEnv>()
   // Before requireAuth below: the session's checks ride in the page's own batch.
   .get('/my-keys', requireAuthInBatch, queryParams(myKeysQuerySchema), async (c) =>
-    c.json(await listOwnKeys(c.var.db, callerId(c), c.req.valid('query'), batchRunner(c)), 200),
+    jsonText(c, await listOwnKeys(c.var.db, callerId(c), c.req.valid('query'), batchRunner(c))),
   )
   .use(requireAuth)
   .get('/profile', async (c) => {

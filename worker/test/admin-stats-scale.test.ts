@@ -1,10 +1,11 @@
-// The owner's key counts at scale: a small shop is counted on every request (exact right after any
-// change); past 10,000 keys each isolate reuses the counts for a few seconds, and concurrent
-// requests share one count. Runs on a database of its own (STATS_DB), filled past the threshold.
+// The owner's whole-shop counts at scale (keys by status, users by role): a small shop is counted on
+// every request (exact right after any change); past 10,000 rows each isolate reuses a count for a
+// few seconds, and concurrent requests share one count. Runs on a database of its own (STATS_DB),
+// filled past the threshold.
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../db/client';
-import { adminStats, KEY_COUNTS_REUSE_FROM, KEY_COUNTS_REUSE_MS } from '../domain/admin-stats';
+import { adminStats, COUNTS_REUSE_FROM, COUNTS_REUSE_MS } from '../domain/admin-stats';
 import type { SessionUser } from '../lib/sessions';
 
 const d1 = env.STATS_DB;
@@ -24,14 +25,27 @@ async function addKeys(count: number, status: 'available' | 'used' | 'revoked') 
     .run();
 }
 
-/** A D1 binding that counts how often the statement that counts keys by status is prepared. */
-function countingD1() {
+/** `count` customer accounts, made by SQLite itself in one statement. */
+async function addUsers(count: number) {
+  const prefix = `U${batch++}`;
+  await d1
+    .prepare(
+      `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?1)
+       INSERT INTO users (id, username, email, role, created_at)
+       SELECT printf('%s-%07d', ?2, n), printf('%s-%07d', ?2, n), printf('%s-%07d@example.com', ?2, n), 'user', ?3 FROM seq`,
+    )
+    .bind(count, prefix, Date.now())
+    .run();
+}
+
+/** A D1 binding that counts how often a statement matching `pattern` is prepared (keys by status by default). */
+function countingD1(pattern = /group by "license_keys"\."status"/) {
   let counts = 0;
   const binding = new Proxy(d1, {
     get(target, prop) {
       if (prop === 'prepare') {
         return (sql: string) => {
-          if (/group by "license_keys"\."status"/.test(sql) && !/expires_at/.test(sql)) counts++;
+          if (pattern.test(sql) && !/expires_at/.test(sql)) counts++;
           return target.prepare(sql);
         };
       }
@@ -45,6 +59,7 @@ function countingD1() {
 beforeAll(async () => {
   await applyD1Migrations(d1, env.TEST_MIGRATIONS);
   await d1.prepare('DELETE FROM license_keys').run();
+  await d1.prepare('DELETE FROM users').run();
 });
 
 describe("the owner's key counts", () => {
@@ -57,25 +72,54 @@ describe("the owner's key counts", () => {
     expect((await adminStats(db, owner, now + 1)).keysByStatus).toEqual({ available: 3, used: 0, revoked: 2, expired: 0 });
   });
 
-  it(`past ${KEY_COUNTS_REUSE_FROM.toLocaleString('en-US')} keys, are reused for ${KEY_COUNTS_REUSE_MS / 1000} s and shared by concurrent requests`, async () => {
-    await addKeys(KEY_COUNTS_REUSE_FROM, 'used');
+  it(`past ${COUNTS_REUSE_FROM.toLocaleString('en-US')} keys, are reused for ${COUNTS_REUSE_MS / 1000} s and shared by concurrent requests`, async () => {
+    await addKeys(COUNTS_REUSE_FROM, 'used');
     const { binding, counted } = countingD1();
     const db = createDb(binding);
     const now = Date.now() + 60_000;
     // What one count costs (drizzle may prepare a batched statement more than once), on a binding of its own.
     const solo = countingD1();
-    expect((await adminStats(createDb(solo.binding), owner, now)).totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
+    expect((await adminStats(createDb(solo.binding), owner, now)).totalKeys).toBe(COUNTS_REUSE_FROM + 5);
     const oneCount = solo.counted();
     expect(oneCount).toBeGreaterThan(0);
 
     const first = await Promise.all([adminStats(db, owner, now), adminStats(db, owner, now), adminStats(db, owner, now)]);
     expect(counted()).toBe(oneCount);
-    for (const stats of first) expect(stats.totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
+    for (const stats of first) expect(stats.totalKeys).toBe(COUNTS_REUSE_FROM + 5);
 
     await addKeys(1, 'used');
-    expect((await adminStats(db, owner, now + KEY_COUNTS_REUSE_MS - 1)).totalKeys).toBe(KEY_COUNTS_REUSE_FROM + 5);
+    expect((await adminStats(db, owner, now + COUNTS_REUSE_MS - 1)).totalKeys).toBe(COUNTS_REUSE_FROM + 5);
     expect(counted()).toBe(oneCount);
-    expect((await adminStats(db, owner, now + KEY_COUNTS_REUSE_MS)).keysByStatus).toEqual({ available: 3, used: KEY_COUNTS_REUSE_FROM + 1, revoked: 2, expired: 0 });
+    expect((await adminStats(db, owner, now + COUNTS_REUSE_MS)).keysByStatus).toEqual({ available: 3, used: COUNTS_REUSE_FROM + 1, revoked: 2, expired: 0 });
     expect(counted()).toBe(2 * oneCount);
+  });
+});
+
+describe("the owner's user counts", () => {
+  const byRole = /group by "users"\."role"/;
+
+  it(`are exact on every request below ${COUNTS_REUSE_FROM.toLocaleString('en-US')} accounts, then reused for ${COUNTS_REUSE_MS / 1000} s`, async () => {
+    const now = Date.now() + 3_600_000;
+    await addUsers(3);
+    const small = countingD1(byRole);
+    const db = createDb(small.binding);
+    const before = await adminStats(db, owner, now);
+    await addUsers(2);
+    const after = await adminStats(db, owner, now);
+    expect(after.usersByRole.user).toBe(before.usersByRole.user + 2);
+    expect(small.counted()).toBe(2);
+
+    await addUsers(COUNTS_REUSE_FROM);
+    const large = countingD1(byRole);
+    const db2 = createDb(large.binding);
+    const later = now + 60_000;
+    const first = await Promise.all([adminStats(db2, owner, later), adminStats(db2, owner, later)]);
+    expect(large.counted()).toBe(1);
+    for (const stats of first) expect(stats.totalUsers).toBe(after.totalUsers + COUNTS_REUSE_FROM);
+    await addUsers(1);
+    expect((await adminStats(db2, owner, later + COUNTS_REUSE_MS - 1)).totalUsers).toBe(after.totalUsers + COUNTS_REUSE_FROM);
+    expect(large.counted()).toBe(1);
+    expect((await adminStats(db2, owner, later + COUNTS_REUSE_MS)).usersByRole.user).toBe(after.usersByRole.user + COUNTS_REUSE_FROM + 1);
+    expect(large.counted()).toBe(2);
   });
 });

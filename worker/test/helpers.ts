@@ -84,3 +84,12 @@ export async function unreconciledUsers(): Promise<Array<{ id: string; credits: 
  * Tests that change a setting in the shared KV restore this, never the bare defaults.
  */
 export const TEST_SETTINGS = { ...DEFAULT_SETTINGS, maxActivationsPerKey: 100 };
+
+/**
+ * Waits for the next minute when the current one is nearly over, so that a test counting calls in
+ * per-minute windows (sign-in failures, calls per session) never sees its window roll over midway.
+ */
+export async function clearOfMinuteEdge(marginMs = 5_000) {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}

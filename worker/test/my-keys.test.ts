@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activations, licenseKeys, users } from '../db/schema';
-import { DELETED_USER, effectiveStatus, licenseKeysJson } from '../domain/license-keys';
+import { DELETED_USER, effectiveStatus, keysJsonStatement, licenseKeysJson } from '../domain/license-keys';
 import { purchaseKey } from '../domain/purchase';
 import { newId } from '../lib/ids';
 import { api, db, signedInUser } from './helpers';
@@ -166,6 +166,62 @@ describe('the key serializer', () => {
     expect(effectiveStatus({ status: 'used', expiresAt: new Date(now + 1) }, now)).toBe('used');
     expect(effectiveStatus({ status: 'available', expiresAt: null }, now)).toBe('available');
     expect(effectiveStatus({ status: 'revoked', expiresAt: new Date(now - 1) }, now)).toBe('revoked');
+  });
+
+  it('writes the same JSON in SQL as in TypeScript, for keys of every kind', async () => {
+    // Lists answer with the JSON SQLite writes (keysJsonStatement); single keys, generation and the
+    // CLI's shapes come from toLicenseKeyJson. Every field of every kind of key must agree.
+    const product = await makeProduct({ name: `Odd "Name" \\ ü ${Date.now()}`, productType: 'game', maxActivations: 5 });
+    const buyer = await signedInUser('user');
+    const gone = await signedInUser('user');
+    const now = Date.now();
+    const at = (ms: number) => new Date(ms);
+    const kinds: Partial<typeof licenseKeys.$inferInsert>[] = [
+      { status: 'available' },
+      { status: 'available', expiresAt: at(now - 1) },
+      { status: 'available', expiresAt: at(now) },
+      { status: 'available', expiresAt: at(now + 1) },
+      { status: 'used', expiresAt: at(now - DAY_MS), firstUsedAt: at(now - 9 * DAY_MS), purchasedBy: buyer.user.id, purchasedAt: at(now - 10 * DAY_MS + 7) },
+      { status: 'used', expiresAt: at(now + 1), firstUsedAt: at(1), purchasedBy: gone.user.id, createdBy: gone.user.id, purchasePrice: 1234, generationMethod: 'purchase' },
+      { status: 'revoked', expiresAt: at(now - DAY_MS), revokeReason: 'Chargeback: "fraud"\nline two\t✓', revokedAt: at(now), createdBy: buyer.user.id, generationMethod: 'direct' },
+      { status: 'expired', expiresAt: at(now + DAY_MS), generationMethod: 'reseller', createdBy: 'never-existed' },
+      { status: 'used', expiresAt: at(253402300799999), purchasedAt: at(999), createdAt: at(86_400_123) },
+    ];
+    const rows = kinds.map((fields, i) => ({
+      id: newId(),
+      key: `${product.keyTag}-SQLJS-${i}-${newId()}`,
+      status: 'available' as const,
+      productId: product.id,
+      productName: product.name,
+      productKeyTag: product.keyTag,
+      productType: product.productType,
+      duration: 30 + i,
+      maxActivations: 1 + i,
+      createdAt: at(now - i * 1000 + (i % 3)),
+      ...fields,
+    }));
+    await db().insert(licenseKeys).values(rows.slice(0, 5));
+    await db().insert(licenseKeys).values(rows.slice(5));
+    await db().insert(activations).values([
+      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-a', deviceInfo: { manufacturer: 'Acme', model: 'X "1"' }, activatedAt: at(now - 5 * DAY_MS), lastUsed: at(now - 1) },
+      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-b', deviceInfo: null, activatedAt: at(now - 6 * DAY_MS), lastUsed: null },
+      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-c', activatedAt: at(now - 6 * DAY_MS) },
+      { id: newId(), keyId: rows[5].id, deviceFingerprint: 'fp-d', deviceInfo: {}, activatedAt: at(now - 123_456) },
+    ]);
+    await db().delete(users).where(eq(users.id, gone.user.id));
+
+    const ids = rows.map((r) => r.id);
+    const stored = await db().select().from(licenseKeys).where(inArray(licenseKeys.id, ids)).all();
+    const fromTs = await licenseKeysJson(db(), stored, now);
+    const [{ json }] = await keysJsonStatement(db(), db().select({ id: licenseKeys.id }).from(licenseKeys).where(inArray(licenseKeys.id, ids)), now).all();
+    const fromSql = JSON.parse(json) as typeof fromTs;
+    const byCreation = [...fromTs].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || (b._id < a._id ? -1 : 1));
+    expect(fromSql.map((k) => k._id)).toEqual(byCreation.map((k) => k._id));
+    expect(fromSql).toEqual(byCreation);
+    // The kinds really differ where they should: each status, a deleted buyer, devices in order.
+    expect(new Set(fromSql.map((k) => k.status))).toEqual(new Set(['available', 'used', 'revoked', 'expired']));
+    expect(fromSql.find((k) => k._id === rows[5].id)?.purchasedBy).toEqual({ _id: gone.user.id, username: DELETED_USER });
+    expect(fromSql.find((k) => k._id === rows[4].id)?.activations.map((a) => a.deviceFingerprint)).toEqual(['fp-b', 'fp-c', 'fp-a'].sort((a, b) => (a === 'fp-a' ? 1 : b === 'fp-a' ? -1 : 0)));
   });
 
   it('loads relations for pages larger than D1’s parameter limit', async () => {

@@ -1,11 +1,14 @@
 import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../app';
 import { rateLimits } from '../db/schema';
 import { consume, enforce, passwordAttempt, refund, retryAfterSeconds, RULES, windowStartOf } from '../domain/throttle';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
+import { TEST_PASSWORD, TEST_SETTINGS, api, clearOfMinuteEdge, db, signedInUser, uniqueName } from './helpers';
+
+// Most limits here count per minute, against the real clock.
+beforeEach(() => clearOfMinuteEdge());
 
 const bucketRows = (bucket: string) => db().select().from(rateLimits).where(eq(rateLimits.bucket, bucket)).all();
 const newAccount = () => {
