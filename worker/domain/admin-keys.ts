@@ -25,8 +25,10 @@ export type KeyAdmin = { db: DB; d1: D1Database; actor: SessionUser; ip: string 
  * The keys a search names, each form served by an index (ARCHITECTURE.md): a key by prefix (keys
  * are uppercase; a range on the unique index), a product by name or keyTag (the few products are
  * matched first, then license_keys_product_idx), a buyer or creator by username prefix (the
- * lower(username) index, then the buyer and creator indexes). Wrapped as `id IN (...)` so SQLite
- * answers it as a union of index lookups, instead of walking every key in date order.
+ * lower(username) index, then the buyer and creator indexes). Wrapped as `rowid IN (...)` so SQLite
+ * answers it as a union of index lookups, instead of walking every key in date order; by rowid, the
+ * lookups never read the table (every index holds the rowid, none holds the key's id) and each
+ * match is then read once, straight from the table's own B-tree.
  */
 function searchMatches(db: DB, search: string): SQL {
   const keyPrefix = search.toUpperCase();
@@ -37,7 +39,7 @@ function searchMatches(db: DB, search: string): SQL {
     .from(products)
     .where(or(sql`${products.name} LIKE ${likeContains(search)} ${likeEscape}`, eq(products.keyTag, keyPrefix)));
   const matching = db
-    .select({ id: licenseKeys.id })
+    .select({ rowid: sql`rowid` })
     .from(licenseKeys)
     .where(
       or(
@@ -47,7 +49,7 @@ function searchMatches(db: DB, search: string): SQL {
         inArray(licenseKeys.createdBy, namedUsers),
       ),
     );
-  return inArray(licenseKeys.id, matching);
+  return inArray(sql`${licenseKeys}.rowid`, matching);
 }
 
 /**
