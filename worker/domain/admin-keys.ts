@@ -1,7 +1,7 @@
 // The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
-import { and, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
@@ -14,7 +14,7 @@ import type { AdminKeysResponse, LicenseKey } from '../schemas/entities';
 import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, keysPageAndTotalStatement, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
@@ -85,20 +85,19 @@ export function adminKeysPageQuery(db: DB, viewer: Pick<SessionUser, 'id' | 'rol
 
 /** A page of the admin key list as JSON (SQLite writes the keys, license-keys.ts), with its total. */
 export async function listAdminKeys(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()): Promise<JsonText<AdminKeysResponse>> {
-  const page = keysJsonStatement(db, adminKeysPageQuery(db, viewer, query, now), now);
   let json: string;
   let total: number;
   if (viewer.role === 'owner' && !query.search && !query.product) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
     // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [[rows], counts] = await Promise.all([page.all(), ownerKeyCounts(db, now)]);
+    const [[rows], counts] = await Promise.all([keysJsonStatement(db, adminKeysPageQuery(db, viewer, query, now), now).all(), ownerKeyCounts(db, now)]);
     json = rows.json;
     total = query.status ? counts[query.status] : keyCountsTotal(counts);
   } else {
-    // The page and the total in one D1 round trip.
-    const [[rows], [totals]] = await db.batch([page, db.select({ n: count() }).from(licenseKeys).where(listWhere(db, viewer, query, now))]);
-    json = rows.json;
-    total = totals?.n ?? 0;
+    // A search's matches or a reseller's keys: the page and the total from one pass over them.
+    const [row] = await keysPageAndTotalStatement(db, { where: listWhere(db, viewer, query, now), limit: query.limit, offset: (query.page - 1) * query.limit }, now).all();
+    json = row.json;
+    total = row.total;
   }
   return keyListJson(json, total, query.limit);
 }

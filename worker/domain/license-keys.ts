@@ -212,18 +212,35 @@ export function keysJsonStatement(db: DB, pageIds: SQLWrapper, now: number) {
 export const keyListJson = (keysJson: string, total: number, limit: number) => `{"keys":${keysJson},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
 
 /**
- * A page of keys as JSON with its total, in one D1 batch (which the session's checks can open):
- * the page's ids from the index, then that page's JSON and the count.
+ * A page of keys as JSON and the total, in one statement: the matches are found once (rowid,
+ * creation, id: from the index when it holds them, else one read of each row), then counted, and
+ * the page is taken from them. Two statements would find every match twice, which for a search
+ * means reading each matching row twice.
  */
+export function keysPageAndTotalStatement(db: DB, page: { where: SQL | undefined; limit: number; offset: number }, now: number) {
+  // Used twice below, so SQLite materializes it once.
+  const matches = db
+    .$with('matches')
+    .as(db.select({ r: sql<number>`${licenseKeys}.rowid`.as('r'), c: sql<number>`${licenseKeys.createdAt}`.as('c'), i: sql<string>`${licenseKeys.id}`.as('i') }).from(licenseKeys).where(page.where));
+  const pageRowids = db.select({ r: matches.r }).from(matches).orderBy(desc(matches.c), desc(matches.i)).limit(page.limit).offset(page.offset);
+  return db
+    .with(matches)
+    .select({
+      json: sql<string>`(SELECT json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC) FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN ${pageRowids})`,
+      total: sql<number>`(SELECT count(*) FROM ${matches})`,
+    })
+    .from(sql`(SELECT 1)`);
+}
+
+/** A page of keys as JSON with its total, in one D1 batch (which the session's checks can open). */
 export async function keysPageJson(
   db: DB,
   run: RunBatch,
   page: { where: SQL | undefined; limit: number; offset: number },
   now = Date.now(),
 ): Promise<{ keysJson: string; total: number }> {
-  const pageIds = db.select({ id: licenseKeys.id }).from(licenseKeys).where(page.where).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset);
-  const [[json], [totals]] = (await run([keysJsonStatement(db, pageIds, now), db.select({ n: count() }).from(licenseKeys).where(page.where)])) as [[{ json: string }], [{ n: number }]];
-  return { keysJson: json.json, total: totals?.n ?? 0 };
+  const [[row]] = (await run([keysPageAndTotalStatement(db, page, now)])) as [[{ json: string; total: number }]];
+  return { keysJson: row.json, total: row.total };
 }
 
 /** A page of key rows as JSON, with their users and activations. */

@@ -221,7 +221,12 @@ describe('the key serializer', () => {
     // The kinds really differ where they should: each status, a deleted buyer, devices in order.
     expect(new Set(fromSql.map((k) => k.status))).toEqual(new Set(['available', 'used', 'revoked', 'expired']));
     expect(fromSql.find((k) => k._id === rows[5].id)?.purchasedBy).toEqual({ _id: gone.user.id, username: DELETED_USER });
-    expect(fromSql.find((k) => k._id === rows[4].id)?.activations.map((a) => a.deviceFingerprint)).toEqual(['fp-b', 'fp-c', 'fp-a'].sort((a, b) => (a === 'fp-a' ? 1 : b === 'fp-a' ? -1 : 0)));
+    const devices = fromSql.find((k) => k._id === rows[4].id)!.activations;
+    expect(devices.map((a) => a.deviceFingerprint).sort()).toEqual(['fp-a', 'fp-b', 'fp-c']);
+    // Oldest first, and two activated at the same moment in the order of their ids.
+    expect(devices.map((a) => a.activatedAt)).toEqual(devices.map((a) => a.activatedAt).sort());
+    expect(devices[2].deviceFingerprint).toBe('fp-a');
+    expect(devices[0]._id < devices[1]._id).toBe(true);
   });
 
   it('loads relations for pages larger than D1’s parameter limit', async () => {
