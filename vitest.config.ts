@@ -32,6 +32,8 @@ export default defineConfig(async () => {
           test: {
             name: 'worker',
             include: ['worker/test/**/*.test.ts'],
+            // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
+            testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
           },
         },

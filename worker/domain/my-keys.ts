@@ -1,6 +1,6 @@
 // The keys a customer bought (GET /api/users/my-keys). The buyer index narrows to this customer's
 // keys (hundreds at most), so the substring search over key, product name and keyTag stays cheap.
-// The page, its total and its related rows are one D1 batch, which the session's checks can open.
+// The page and its total are one statement (SQLite writes the JSON), in a batch the session's checks can open.
 import { and, eq, or, sql } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { licenseKeys } from '../db/schema';
