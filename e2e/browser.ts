@@ -77,8 +77,12 @@ export async function apiLogin(credentials: { email: string; password: string })
   return res.body.token;
 }
 
-/** Waits until the element is visible (a test fails on the timeout when it never is). */
-export async function visible(locator: import('playwright-core').Locator, timeout = 10_000): Promise<true> {
+/**
+ * Waits until the element is visible (a test fails on the timeout when it never is). 20 s: in CI
+ * the browser tests share two cores with the Worker tests and the size budgets' builds, and a first
+ * visit to a lazily loaded screen has taken over 10 s there.
+ */
+export async function visible(locator: import('playwright-core').Locator, timeout = 20_000): Promise<true> {
   await locator.first().waitFor({ state: 'visible', timeout });
   return true;
 }
