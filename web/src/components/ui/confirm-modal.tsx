@@ -1,6 +1,6 @@
 // A dialog that asks before something that cannot be undone: Cancel, and one (danger) button.
 import type { ReactNode } from 'react';
-import { Modal } from './modal';
+import { Modal, ModalActions } from './modal';
 
 type ConfirmModalProps = {
   title: string;
@@ -21,16 +21,7 @@ export function ConfirmModal({ title, confirmLabel, busyLabel, busy, onConfirm, 
       title={title}
       onClose={onClose}
       busy={busy}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
-            Cancel
-          </button>
-          <button type="button" className="btn btn-danger" onClick={onConfirm} disabled={busy}>
-            {busy ? busyLabel : confirmLabel}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={onClose} busy={busy} label={confirmLabel} busyLabel={busyLabel} tone="danger" onAct={onConfirm} />}
     >
       {children}
     </Modal>

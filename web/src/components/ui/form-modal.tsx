@@ -1,6 +1,6 @@
 // A dialog around a form: Cancel, and a submit button for the form (by id) that shows its busy label.
 import type { ComponentProps, ReactNode } from 'react';
-import { Modal } from './modal';
+import { Modal, ModalActions } from './modal';
 
 type FormModalProps = Omit<ComponentProps<typeof Modal>, 'footer' | 'busy' | 'open' | 'children'> & {
   open?: boolean;
@@ -22,16 +22,7 @@ export function FormModal({ open = true, formId, submitLabel, busyLabel, busy, s
       open={open}
       onClose={onClose}
       busy={busy}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
-            Cancel
-          </button>
-          <button type="submit" form={formId} className={`btn btn-${tone}`} disabled={busy || submitDisabled}>
-            {busy ? busyLabel : submitLabel}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={onClose} busy={busy} label={submitLabel} busyLabel={busyLabel} tone={tone} disabled={submitDisabled} formId={formId} />}
     >
       {children}
     </Modal>

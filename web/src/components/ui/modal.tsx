@@ -71,3 +71,28 @@ export function Modal({ open, title, onClose, children, footer, size = 'md', bus
     </div>
   );
 }
+
+type ModalActionsProps = {
+  onCancel: () => void;
+  busy: boolean;
+  label: ReactNode;
+  /** The action's text while the request runs ("Saving…", "Deleting…"). */
+  busyLabel: string;
+  tone: 'primary' | 'danger';
+  /** Beyond `busy`: the action is not ready. */
+  disabled?: boolean;
+} & ({ formId: string; onAct?: never } | { onAct: () => void; formId?: never });
+
+/** A dialog's footer: Cancel, and the one action (a form's submit button, or a plain button). */
+export function ModalActions({ onCancel, busy, label, busyLabel, tone, disabled = false, formId, onAct }: ModalActionsProps) {
+  return (
+    <>
+      <button type="button" className="btn btn-secondary" onClick={onCancel} disabled={busy}>
+        Cancel
+      </button>
+      <button type={formId ? 'submit' : 'button'} form={formId} onClick={onAct} className={`btn btn-${tone}`} disabled={busy || disabled}>
+        {busy ? busyLabel : label}
+      </button>
+    </>
+  );
+}

@@ -5,7 +5,7 @@ import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { settingsSchema, type Settings } from '@schemas/settings';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
-import { Modal } from '../../components/ui/modal';
+import { Modal, ModalActions } from '../../components/ui/modal';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -270,16 +270,7 @@ export function SettingsTab({ user }: TabProps) {
         title="Reset to Defaults"
         onClose={() => setConfirmReset(false)}
         busy={busy === 'reset'}
-        footer={
-          <>
-            <button type="button" className="btn btn-secondary" onClick={() => setConfirmReset(false)} disabled={busy === 'reset'}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-danger" onClick={onReset} disabled={busy === 'reset'}>
-              {busy === 'reset' ? 'Resetting…' : 'Reset Settings'}
-            </button>
-          </>
-        }
+        footer={<ModalActions onCancel={() => setConfirmReset(false)} busy={busy === 'reset'} label="Reset Settings" busyLabel="Resetting…" tone="danger" onAct={onReset} />}
       >
         <p>Every setting returns to its default value, and takes effect at once.</p>
         <p>

@@ -4,8 +4,8 @@ import { useState, type FormEvent } from 'react';
 import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
 import type { Role, User } from '@schemas/entities';
 import { Field } from '../../components/ui/field';
+import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { FormModal } from '../../components/ui/form-modal';
-import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { formatCredits, formatUsd } from '../../lib/format';
@@ -247,27 +247,11 @@ export function DeleteUserModal({ user, onClose }: { user: User; onClose: () => 
   }
 
   return (
-    <Modal
-      open
-      size="sm"
-      title="Delete User"
-      onClose={onClose}
-      busy={remove.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={remove.isPending}>
-            Cancel
-          </button>
-          <button type="button" className="btn btn-danger" onClick={confirm} disabled={remove.isPending}>
-            {remove.isPending ? 'Deleting…' : 'Delete User'}
-          </button>
-        </>
-      }
-    >
+    <ConfirmModal title="Delete User" confirmLabel="Delete User" busyLabel="Deleting…" busy={remove.isPending} onConfirm={confirm} onClose={onClose}>
       <p>
         Delete <strong>{user.username}</strong> ({user.email})? This cannot be undone.
       </p>
       <p className="muted">They are signed out at once. Their license keys and their ledger history are kept.</p>
-    </Modal>
+    </ConfirmModal>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { Product } from '@schemas/entities';
 import { quote } from '@schemas/products';
-import { Modal } from '../../components/ui/modal';
+import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
 import { useIdempotencyKey } from '../../lib/idempotency';
@@ -41,16 +41,7 @@ export function PurchaseModal({ product, onClose }: { product: Product; onClose:
       title="Purchase License"
       onClose={onClose}
       busy={purchase.isPending}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={purchase.isPending}>
-            Cancel
-          </button>
-          <button type="button" className="btn btn-primary" onClick={onPurchase} disabled={!user || short || purchase.isPending}>
-            {purchase.isPending ? 'Purchasing…' : 'Purchase'}
-          </button>
-        </>
-      }
+      footer={<ModalActions onCancel={onClose} busy={purchase.isPending} label="Purchase" busyLabel="Purchasing…" tone="primary" disabled={!user || short} onAct={onPurchase} />}
     >
       <p className="purchase-product">
         <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span>

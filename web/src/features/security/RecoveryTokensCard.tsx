@@ -1,7 +1,7 @@
 // Recovery tokens are shown once, right after they are generated; afterwards only how many are left.
 import { useState } from 'react';
 import { Card } from '../../components/ui/card';
-import { Modal } from '../../components/ui/modal';
+import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { TOAST_SMALL_MS } from '../../lib/constants';
@@ -87,16 +87,7 @@ export function RecoveryTokensCard({ remaining }: { remaining: number }) {
         size="sm"
         onClose={() => setConfirming(false)}
         busy={generate.isPending}
-        footer={
-          <>
-            <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)} disabled={generate.isPending}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-primary" onClick={onGenerate} disabled={generate.isPending}>
-              {generate.isPending ? 'Generating…' : 'Generate new tokens'}
-            </button>
-          </>
-        }
+        footer={<ModalActions onCancel={() => setConfirming(false)} busy={generate.isPending} label="Generate new tokens" busyLabel="Generating…" tone="primary" onAct={onGenerate} />}
       >
         <p>Your {remaining} remaining {remaining === 1 ? 'token stops' : 'tokens stop'} working and ten new ones replace them.</p>
       </Modal>
