@@ -2,7 +2,7 @@
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
-import type { DB } from '../db/client';
+import { plainBatch, type DB } from '../db/client';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
@@ -14,7 +14,7 @@ import type { AdminKeysResponse, LicenseKey } from '../schemas/entities';
 import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, keysPageAndTotalStatement, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, keysPageJson, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
@@ -95,9 +95,7 @@ export async function listAdminKeys(db: DB, viewer: Pick<SessionUser, 'id' | 'ro
     total = query.status ? counts[query.status] : keyCountsTotal(counts);
   } else {
     // A search's matches or a reseller's keys: the page and the total from one pass over them.
-    const [row] = await keysPageAndTotalStatement(db, { where: listWhere(db, viewer, query, now), limit: query.limit, offset: (query.page - 1) * query.limit }, now).all();
-    json = row.json;
-    total = row.total;
+    ({ keysJson: json, total } = await keysPageJson(db, plainBatch(db), { where: listWhere(db, viewer, query, now), limit: query.limit, offset: (query.page - 1) * query.limit }, now));
   }
   return keyListJson(json, total, query.limit);
 }

@@ -196,20 +196,23 @@ export const licenseKeyJsonSql = (now: number) => sql`json_object(
 /** The newest-first order of every key list: by creation, then by id so that the order is total. */
 export const NEWEST_FIRST = [desc(licenseKeys.createdAt), desc(licenseKeys.id)];
 
+/** The keys in scope as one JSON array, newest first. */
+const keysArraySql = (now: number) => sql<string>`json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC)`;
+
 /**
  * The statement that answers a page of keys as one JSON array (text), newest first. `pageIds`
  * picks the page: a query of license_keys ids with its own order, limit and offset, best served
  * from an index that holds (…, created_at, id), so that only the page's rows are read.
  */
 export function keysJsonStatement(db: DB, pageIds: SQLWrapper, now: number) {
-  return db
-    .select({ json: sql<string>`json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC)` })
-    .from(licenseKeys)
-    .where(inArray(licenseKeys.id, pageIds));
+  return db.select({ json: keysArraySql(now) }).from(licenseKeys).where(inArray(licenseKeys.id, pageIds));
 }
 
 /** A list's answer, written around the page's JSON array as SQLite made it. */
 export const keyListJson = (keysJson: string, total: number, limit: number) => `{"keys":${keysJson},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
+
+/** Which keys a list shows (`where`), and which page of them, newest first. */
+export type KeyPage = { where: SQL | undefined; limit: number; offset: number };
 
 /**
  * A page of keys as JSON and the total, in one statement: the matches are found once (rowid,
@@ -217,7 +220,7 @@ export const keyListJson = (keysJson: string, total: number, limit: number) => `
  * the page is taken from them. Two statements would find every match twice, which for a search
  * means reading each matching row twice.
  */
-export function keysPageAndTotalStatement(db: DB, page: { where: SQL | undefined; limit: number; offset: number }, now: number) {
+function keysPageAndTotalStatement(db: DB, page: KeyPage, now: number) {
   // Used twice below, so SQLite materializes it once.
   const matches = db
     .$with('matches')
@@ -226,7 +229,7 @@ export function keysPageAndTotalStatement(db: DB, page: { where: SQL | undefined
   return db
     .with(matches)
     .select({
-      json: sql<string>`(SELECT json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC) FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN ${pageRowids})`,
+      json: sql<string>`(SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN ${pageRowids})`,
       total: sql<number>`(SELECT count(*) FROM ${matches})`,
     })
     .from(sql`(SELECT 1)`);
@@ -236,7 +239,7 @@ export function keysPageAndTotalStatement(db: DB, page: { where: SQL | undefined
 export async function keysPageJson(
   db: DB,
   run: RunBatch,
-  page: { where: SQL | undefined; limit: number; offset: number },
+  page: KeyPage,
   now = Date.now(),
 ): Promise<{ keysJson: string; total: number }> {
   const [[row]] = (await run([keysPageAndTotalStatement(db, page, now)])) as [[{ json: string; total: number }]];

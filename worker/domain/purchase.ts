@@ -159,7 +159,7 @@ async function commitPurchase(
       status: 'used',
       // NULL (and so a failed batch) when the product was deactivated or deleted since it was read,
       // or, for a remembered product, changed in anything this purchase used.
-      productId: read.remembered ? unchangedProductId(product) : sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1)`,
+      productId: stillPurchasableId(product, { unchanged: read.remembered }),
       productName: product.name,
       productKeyTag: product.keyTag,
       productType: product.productType,
@@ -227,10 +227,15 @@ async function commitPurchase(
   }
 }
 
-/** The product's id when it is active and still exactly as `product` (what the price and the key's snapshot came from). */
-function unchangedProductId(product: ProductRow) {
-  return sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1
-    AND ${products.name} = ${product.name} AND ${products.keyTag} = ${product.keyTag} AND ${products.productType} = ${product.productType}
+/**
+ * The product's id while it is still active; with `unchanged`, only while it is also exactly as
+ * `product` in everything the price and the key's snapshot came from.
+ */
+function stillPurchasableId(product: ProductRow, { unchanged }: { unchanged: boolean }) {
+  const same = unchanged
+    ? sql` AND ${products.name} = ${product.name} AND ${products.keyTag} = ${product.keyTag} AND ${products.productType} = ${product.productType}
     AND ${products.baseCreditCost} = ${product.baseCreditCost} AND ${products.creditsPerDay} = ${product.creditsPerDay}
-    AND ${products.minDays} = ${product.minDays} AND ${products.maxDays} = ${product.maxDays} AND ${products.maxActivations} = ${product.maxActivations})`;
+    AND ${products.minDays} = ${product.minDays} AND ${products.maxDays} = ${product.maxDays} AND ${products.maxActivations} = ${product.maxActivations}`
+    : sql``;
+  return sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1${same})`;
 }
