@@ -51,12 +51,6 @@ async function connect(inspectorPort: number, service: string) {
   return { call, close: () => socket.close() };
 }
 
-/** Milliseconds the isolate was busy (not idle) in the profile. */
-export function busyMs(p: CpuProfile): number {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  return p.samples.reduce((total, id, i) => (byId.get(id)!.callFrame.functionName === '(idle)' ? total : total + (p.timeDeltas[i] ?? 0)), 0) / 1000;
-}
-
 /** The functions with the most self time, with their share of the samples that were not idle. */
 export function topFunctions(p: CpuProfile, count = 25): { share: number; ms: number; name: string }[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
