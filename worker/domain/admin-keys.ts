@@ -1,8 +1,8 @@
 // The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
-import { and, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
-import { plainBatch, type DB } from '../db/client';
+import { and, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
@@ -58,12 +58,9 @@ function searchMatches(db: DB, search: string): SQL {
  */
 const visibleTo = (viewer: Pick<SessionUser, 'id' | 'role'>) => (viewer.role === 'owner' ? undefined : eq(licenseKeys.createdBy, viewer.id));
 
-function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now: number, { forPage = false } = {}) {
+function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now: number) {
   // A reseller's keys and a search's matches are few: the status filters them, it does not drive.
-  // Expired keys (marked, or lapsed and not marked yet) come from two statuses, so no index gives
-  // them newest first; being a large share of a shop, a page of them is found soonest by walking
-  // all keys newest first (the count still reads them through the status index).
-  const narrowed = viewer.role !== 'owner' || !!query.search || (forPage && query.status === 'expired');
+  const narrowed = viewer.role !== 'owner' || !!query.search;
   return and(
     visibleTo(viewer),
     query.status ? effectiveStatusIs(query.status, now, { narrowed }) : undefined,
@@ -74,28 +71,66 @@ function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: Admi
 
 /** The page's key ids, unexecuted: the list's JSON statement reads through it, and a test asks SQLite how it would find them. */
 export function adminKeysPageQuery(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()) {
+  if (viewer.role === 'owner' && query.status === 'expired' && !query.search && !query.product) return expiredPageIds(db, query, now);
   return db
     .select({ id: licenseKeys.id })
     .from(licenseKeys)
-    .where(listWhere(db, viewer, query, now, { forPage: true }))
+    .where(listWhere(db, viewer, query, now))
     .orderBy(...NEWEST_FIRST)
     .limit(query.limit)
     .offset((query.page - 1) * query.limit);
 }
 
+/**
+ * A page of every expired key, newest first. Expired keys are the ones marked so and the used or
+ * available ones whose expiry has passed since the scheduled job last ran, so no one index holds
+ * them in date order, and walking all keys newest first reads thousands of rows to reach page 10
+ * (expired keys are the old ones). Instead: as many marked keys as the pages up to this one need,
+ * newest first from license_keys_status_idx alone, beside the few lapsed ones (a range of
+ * license_keys_expiry_idx), sorted together.
+ */
+function expiredPageIds(db: DB, query: AdminKeysQuery, now: number) {
+  const offset = (query.page - 1) * query.limit;
+  const marked = db
+    .select({ id: licenseKeys.id, createdAt: licenseKeys.createdAt })
+    .from(licenseKeys)
+    .where(eq(licenseKeys.status, 'expired'))
+    .orderBy(...NEWEST_FIRST)
+    .limit(offset + query.limit);
+  const lapsed = db
+    .select({ id: licenseKeys.id, createdAt: licenseKeys.createdAt })
+    .from(licenseKeys)
+    .where(and(inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))));
+  return db
+    .select({ id: sql<string>`"id"` })
+    .from(sql`(SELECT * FROM ${marked} UNION ALL SELECT * FROM ${lapsed})`)
+    .orderBy(sql`"created_at" DESC`, sql`"id" DESC`)
+    .limit(query.limit)
+    .offset(offset);
+}
+
 /** A page of the admin key list as JSON (SQLite writes the keys, license-keys.ts), with its total. */
-export async function listAdminKeys(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()): Promise<JsonText<AdminKeysResponse>> {
+export async function listAdminKeys(
+  db: DB,
+  viewer: Pick<SessionUser, 'id' | 'role'>,
+  query: AdminKeysQuery,
+  run: RunBatch = plainBatch(db),
+  now = Date.now(),
+): Promise<JsonText<AdminKeysResponse>> {
   let json: string;
   let total: number;
   if (viewer.role === 'owner' && !query.search && !query.product) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
     // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [[rows], counts] = await Promise.all([keysJsonStatement(db, adminKeysPageQuery(db, viewer, query, now), now).all(), ownerKeyCounts(db, now)]);
+    const [[[rows]], counts] = await Promise.all([
+      run([keysJsonStatement(db, adminKeysPageQuery(db, viewer, query, now), now)]) as Promise<[{ json: string }[]]>,
+      ownerKeyCounts(db, now),
+    ]);
     json = rows.json;
     total = query.status ? counts[query.status] : keyCountsTotal(counts);
   } else {
     // A search's matches or a reseller's keys: the page and the total from one pass over them.
-    ({ keysJson: json, total } = await keysPageJson(db, plainBatch(db), { where: listWhere(db, viewer, query, now), limit: query.limit, offset: (query.page - 1) * query.limit }, now));
+    ({ keysJson: json, total } = await keysPageJson(db, run, { where: listWhere(db, viewer, query, now), limit: query.limit, offset: (query.page - 1) * query.limit }, now));
   }
   return keyListJson(json, total, query.limit);
 }

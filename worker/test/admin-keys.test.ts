@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test';
 import { and, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, licenseKeys, products } from '../db/schema';
@@ -121,6 +122,46 @@ describe('GET /api/admin/keys', () => {
       activations: [expect.objectContaining({ _id: expect.any(String), deviceFingerprint: expect.stringMatching(/^test-device-/) })],
     });
     expect(shown.expiresAt).not.toBeNull();
+  });
+
+  it('pages through every expired key, marked or lapsed, newest first, from two index ranges', async () => {
+    const product = await makeProduct();
+    const keys = await generated(owner, product.id, 7);
+    const now = Date.now();
+    // The newest keys of the shop (made an hour ahead), alternating marked expired, lapsed (used, expiry
+    // passed, not marked yet) and one still live, which no expired page may show.
+    const kinds = ['expired', 'lapsed', 'expired', 'live', 'lapsed', 'lapsed', 'expired'] as const;
+    for (const [i, key] of keys.entries()) {
+      const kind = kinds[i];
+      await db()
+        .update(licenseKeys)
+        .set({
+          status: kind === 'expired' ? 'expired' : 'used',
+          expiresAt: new Date(kind === 'live' ? now + 86_400_000 : now - 1000 - i),
+          createdAt: new Date(now + 3_600_000 + i * 1000),
+        })
+        .where(eq(licenseKeys.id, key._id))
+        .run();
+    }
+    const expected = keys
+      .filter((_, i) => kinds[i] !== 'live')
+      .map((k) => k._id)
+      .reverse();
+    const page = async (n: number) => (await list(ownerToken, { status: 'expired', limit: 2, page: n })).body.keys.map((k: { _id: string; status: string }) => [k._id, k.status]);
+    const firstThree = [...(await page(1)), ...(await page(2)), ...(await page(3))];
+    expect(firstThree).toEqual(expected.map((id) => [id, 'expired']));
+    // Past the new keys, the pages go on with every other expired key in the shop, in the same order.
+    const { results: truth } = await env.DB.prepare(
+      `SELECT id FROM license_keys WHERE status = 'expired' OR (status IN ('used', 'available') AND expires_at <= ?1) ORDER BY created_at DESC, id DESC LIMIT 4 OFFSET 4`,
+    )
+      .bind(Date.now())
+      .all<{ id: string }>();
+    expect([...(await page(3)), ...(await page(4))].map(([id]: [string]) => id)).toEqual(truth.map((r) => r.id));
+
+    const plan = (await queryPlan(adminKeysPageQuery(db(), owner, adminKeysQuery.parse({ status: 'expired', page: 10 })))).join('\n');
+    expect(plan).not.toMatch(/SCAN license_keys\b/);
+    expect(plan).toContain('license_keys_status_idx');
+    expect(plan).toContain('license_keys_expiry_idx');
   });
 
   it('rejects a bad page, limit, status or search with a clear message', async () => {
