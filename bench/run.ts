@@ -4,7 +4,8 @@
 // --connections 10,50, --profile name,name (a CPU profile of the Worker during an extra run of each;
 // on Node 20 with NODE_OPTIONS=--experimental-websocket), --via direct|entry (how the load reaches
 // the Workers, runtime.ts). BENCH_TMPDIR: where the database lives (default: /dev/shm, in memory,
-// where there is one; else the system's temporary folder).
+// where there is one; else the system's temporary folder); BENCH_KEEP=1 keeps it afterwards, to
+// look at the seeded data and its query plans.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -158,6 +159,6 @@ try {
   console.error(err);
 } finally {
   await runtime?.mf.dispose();
-  rmSync(work, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 }
 process.exit(exitCode);

@@ -2,7 +2,7 @@
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL } from 'drizzle-orm';
-import type { DB } from '../db/client';
+import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
@@ -93,7 +93,8 @@ const ownerRoleCountsReuse = new ReusedCount<RoleCounts>((db) => countUsersByRol
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 
-export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()): Promise<AdminStats> {
+/** The Overview's figures; `run` runs its one batch (the request's runner, with the session's checks in front). */
+export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, now = Date.now(), run: RunBatch = plainBatch(db)): Promise<AdminStats> {
   const isOwner = viewer.role === 'owner';
   // The reseller's keys: license_keys_creator_idx (created_by, created_at).
   const keyScope = isOwner ? undefined : eq(licenseKeys.createdBy, viewer.id);
@@ -114,7 +115,7 @@ export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()):
   // The owner's newest accounts (users_created_idx); a reseller's customers, latest sale first.
   const recentPeople = isOwner ? db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS) : latestCustomers(db, viewer.id);
   // Every figure but the counts by status and by role in one D1 round trip.
-  const [productRows, revenueRows, peopleRows, keyRows] = await db.batch([
+  const [productRows, revenueRows, peopleRows, keyRows] = (await run([
     db
       .select({ n: count() })
       .from(products)
@@ -123,7 +124,7 @@ export async function adminStats(db: DB, viewer: SessionUser, now = Date.now()):
     recentPeople,
     // The newest keys as JSON, written by SQLite: license_keys_created_idx, or license_keys_creator_idx for a reseller.
     keysJsonStatement(db, db.select({ id: licenseKeys.id }).from(licenseKeys).where(keyScope).orderBy(...NEWEST_FIRST).limit(RECENT_ITEMS), now),
-  ]);
+  ])) as [{ n: number }[], { total: string | number | null }[], unknown[], { json: string }[]];
   const [keysByStatus, usersByRole, recentUsers] = await Promise.all([
     isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
     isOwner ? ownerRoleCountsReuse.get(db, now) : countUsersByRole(db, userScope),

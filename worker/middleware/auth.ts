@@ -50,16 +50,84 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
  * every call is counted and checked exactly once, as with requireAuth.
  */
 export const requireAuthInBatch = createMiddleware<AppEnv>(async (c, next) => {
-  const token = bearerToken(c.req.header('authorization'));
-  if (c.get('session') || c.get('apiToken') || !token || isApiTokenValue(token)) return requireAuth(c, next);
-  const session = await readSession(c.env, token);
-  if (!session) throw sessionExpired();
-  const auth = new BatchAuth(c, session);
+  const auth = await batchAuthFor(c);
+  if (!auth) return requireAuth(c, next);
   c.set('batchAuth', auth);
   await next();
   // Thrown here, the refusal replaces whatever the route answered.
   await auth.check();
 });
+
+/**
+ * requireAuth and requireRole(minimum) for a route whose statements depend on the caller's role (the
+ * admin key list, the Overview). When this isolate has admitted the user before with a role that
+ * suffices, the route is built for that role and the session's checks ride in its batch, their
+ * guard also requiring the role to be unchanged; the route gets its viewer and runner from
+ * `asViewer`. Otherwise (first call, or a role that does not suffice) the checks come first, as
+ * with requireAuth.
+ */
+export function requireRoleInBatch(minimum: Role) {
+  const byRole = requireRole(minimum);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const auth = await batchAuthFor(c);
+    const role = auth && knownRoles.get(auth.userId);
+    if (!auth || !role || !isAtLeast(role, minimum)) {
+      if (auth) await auth.check();
+      else await requireAuth(c, async () => {});
+      return byRole(c, next);
+    }
+    auth.assume(role, minimum);
+    c.set('batchAuth', auth);
+    await next();
+    await auth.check();
+  });
+}
+
+/** The session's checks, deferred to the route's batch; null when the call is not a session's (the ordinary path). */
+async function batchAuthFor(c: Context<AppEnv>): Promise<BatchAuth | null> {
+  const token = bearerToken(c.req.header('authorization'));
+  if (c.get('session') || c.get('apiToken') || !token || isApiTokenValue(token)) return null;
+  const session = await readSession(c.env, token);
+  if (!session) throw sessionExpired();
+  return new BatchAuth(c, session);
+}
+
+/** Who the route serves, and how it runs its batch (see requireRoleInBatch). */
+export type Viewer = { id: string; role: Role };
+
+/**
+ * Runs the route's work as the caller: with the remembered role and the checks in its batch, or,
+ * should the batch find the role changed, again with the role just read (and refused if it no longer
+ * suffices).
+ */
+export async function asViewer<T>(c: Context<AppEnv>, work: (viewer: Viewer, run: RunBatch) => Promise<T>): Promise<T> {
+  const auth = c.var.batchAuth;
+  const assumed = auth?.assumed;
+  if (auth && assumed) {
+    try {
+      return await work({ id: auth.userId, role: assumed.role }, (items) => auth.run(items));
+    } catch (err) {
+      if (!(err instanceof RoleChanged)) throw err;
+      if (!isAtLeast(c.var.user.role, assumed.minimum)) throw forbidden();
+    }
+  }
+  return work({ id: c.var.user.id, role: c.var.user.role }, plainBatch(c.var.db));
+}
+
+/** The batch's guard found the user's role changed since this isolate last saw it: the route's statements were built for the old one. */
+class RoleChanged extends Error {}
+
+/**
+ * The role each user last had when this isolate admitted them: only a hint for building a route's
+ * statements, which the batch's guard checks against the user's row.
+ */
+const knownRoles = new Map<string, Role>();
+const KNOWN_ROLES_MAX = 10_000;
+
+function rememberRole(userId: string, role: Role) {
+  if (knownRoles.size >= KNOWN_ROLES_MAX && !knownRoles.has(userId)) knownRoles.clear();
+  knownRoles.set(userId, role);
+}
 
 /** The request's way to run its one D1 batch: with the session's checks in front when they wait for it. */
 export function batchRunner(c: Context<AppEnv>): RunBatch {
@@ -73,6 +141,8 @@ export const callerId = (c: Context<AppEnv>) => c.var.batchAuth?.userId ?? c.var
 /** The session's D1 checks for one call: counted in its window, and its user's current row. */
 export class BatchAuth {
   private settled = false;
+  /** The role the route's statements were built for (requireRoleInBatch), and the least it needs. */
+  assumed: { role: Role; minimum: Role } | null = null;
   private readonly now = Date.now();
   private readonly bucket: string;
   private readonly windowStart: number;
@@ -87,6 +157,10 @@ export class BatchAuth {
 
   get userId() {
     return this.session.userId;
+  }
+
+  assume(role: Role, minimum: Role) {
+    this.assumed = { role, minimum };
   }
 
   private countAndRead() {
@@ -110,14 +184,17 @@ export class BatchAuth {
 
   /**
    * The statements that open the route's batch: the count, a guard that fails the batch when the
-   * call may not go ahead, and the user's row.
+   * call may not go ahead (or its role is not the one the route assumed), and the user's row.
    */
   private leadingStatements(): [BatchItem<'sqlite'>, BatchItem<'sqlite'>, BatchItem<'sqlite'>] {
     const [count, user] = this.countAndRead();
     const db = this.c.var.db;
     // The counter row exists (the count just made it): blanking its bucket breaks NOT NULL, and so
     // the batch, exactly when the user is not an active account or the count is over the limit.
-    const activeUser = db.select({ id: users.id }).from(users).where(and(eq(users.id, this.session.userId), eq(users.isActive, true)));
+    const activeUser = db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, this.session.userId), eq(users.isActive, true), this.assumed ? eq(users.role, this.assumed.role) : undefined));
     const guard = db
       .update(rateLimits)
       .set({ bucket: sql`NULL` })
@@ -140,6 +217,7 @@ export class BatchAuth {
     } catch (err) {
       if (!failedConstraint(err, 'NOT NULL', 'rate_limits.bucket')) throw err;
       await this.check();
+      if (this.assumed && this.c.var.user.role !== this.assumed.role) throw new RoleChanged();
       return alone(items);
     }
     this.settled = true;
@@ -159,6 +237,7 @@ export class BatchAuth {
     }
     c.set('session', session);
     c.set('user', { id: user.id, username: user.username, email: user.email, role: user.role });
+    rememberRole(user.id, user.role);
     await inBackground(c, touchSession(c.env.KV, session));
   }
 }
@@ -189,12 +268,12 @@ async function authenticateApiToken(c: Context<AppEnv>, token: string, next: Nex
   await next();
 }
 
+const forbidden = () => new AppError('FORBIDDEN', 'You do not have permission to do this');
+
 /** Allows the given role and every role above it (user < reseller < owner). */
 export function requireRole(minimum: Role) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (ROLE_RANK[c.var.user.role] < ROLE_RANK[minimum]) {
-      throw new AppError('FORBIDDEN', 'You do not have permission to do this');
-    }
+    if (!isAtLeast(c.var.user.role, minimum)) throw forbidden();
     await next();
   });
 }

@@ -5,7 +5,7 @@ import type { AppEnv } from '../context';
 import { bulkDeleteKeys, deleteKey, listAdminKeys, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
 import { clientIp, jsonText } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth, requireRole } from '../middleware/auth';
+import { asViewer, requireAuth, requireRole, requireRoleInBatch } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 
@@ -13,10 +13,11 @@ const owner = requireRole('owner');
 export const keyAdmin = (c: Context<AppEnv>): KeyAdmin => ({ db: c.var.db, d1: c.env.DB, actor: c.var.user, ip: clientIp(c) });
 
 export const adminKeysRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
-  .get('/', requireRole('reseller'), queryParams(adminKeysQuery), async (c) => {
-    return jsonText(c, await listAdminKeys(c.var.db, c.var.user, c.req.valid('query')));
+  // Before requireAuth below: the session's checks ride in the page's own batch.
+  .get('/', requireRoleInBatch('reseller'), queryParams(adminKeysQuery), async (c) => {
+    return jsonText(c, await asViewer(c, (viewer, run) => listAdminKeys(c.var.db, viewer, c.req.valid('query'), run)));
   })
+  .use(requireAuth)
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {
     const { keyIds, reason } = c.req.valid('json');

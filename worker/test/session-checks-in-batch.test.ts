@@ -1,11 +1,14 @@
-// A purchase and a page of My Keys carry the session's D1 checks (the call counted, the account
+// A purchase, a page of My Keys, and (once the caller's role is known) the admin key list and the
+// Overview carry the session's D1 checks (the call counted, the account
 // active) in their own batch (requireAuthInBatch). These hold them to what requireAuth promises:
 // refusals change nothing, and every call is counted exactly once, whether or not its batch ran.
+import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rateLimits, users } from '../db/schema';
 import { RULES, windowStartOf } from '../domain/throttle';
 import { api, clearOfMinuteEdge, db, signedInUser, unreconciledUsers } from './helpers';
+import { asActor, generated } from './key-admin-helpers';
 import { keysBoughtBy, makeProduct, userRow } from './shop-helpers';
 
 const buy = (token: string, body: unknown) => api('POST', '/api/keys/purchase', { token, body });
@@ -135,5 +138,92 @@ describe('a page of My Keys checks the session inside its batch', () => {
     const { token } = await signedInUser('user');
     await setCount(await sessionBucket(token), rule.limit);
     expect((await myKeys(token)).status).toBe(429);
+  });
+});
+
+describe('the admin key list and the Overview check the session inside their batch once the role is known', () => {
+  const adminKeys = (token: string, query = '') => api('GET', `/api/admin/keys${query}`, { token });
+  const overview = (token: string) => api('GET', '/api/admin/stats', { token });
+
+  /** The SQL of each D1 batch the Worker sends while `work` runs. */
+  async function batchesDuring(work: () => Promise<unknown>): Promise<string[][]> {
+    const d1 = env.DB as D1Database & { batch: D1Database['batch'] };
+    const batch = d1.batch;
+    const seen: string[][] = [];
+    d1.batch = function (this: D1Database, statements: D1PreparedStatement[]) {
+      seen.push(statements.map((s) => (s as unknown as { statement: string }).statement));
+      return batch.call(this, statements);
+    } as D1Database['batch'];
+    try {
+      await work();
+    } finally {
+      d1.batch = batch;
+    }
+    return seen;
+  }
+  const counting = (statements: string[]) => statements.some((s) => s.startsWith('insert into "rate_limits"'));
+
+  it('counts the call in the same batch as the page or the figures, once', async () => {
+    const { token } = await signedInUser('owner');
+    const bucket = await sessionBucket(token);
+    // The first call reads the role on its own; later ones know it.
+    expect((await overview(token)).status).toBe(200);
+    for (const [call, marker] of [
+      [() => overview(token), 'from "products"'],
+      [() => adminKeys(token, '?status=used'), 'json_group_array'],
+      [() => adminKeys(token, '?search=zz-nothing'), 'json_group_array'],
+    ] as const) {
+      const before = await callsCounted(bucket);
+      let status = 0;
+      const batches = await batchesDuring(async () => (status = (await call()).status));
+      expect(status).toBe(200);
+      const withCount = batches.filter(counting);
+      expect(withCount).toHaveLength(1);
+      expect(withCount[0].some((s) => s.includes(marker))).toBe(true);
+      expect((await callsCounted(bucket)) - before).toBe(1);
+    }
+  });
+
+  it('serves an owner made a reseller as a reseller at once: only the keys they created', async () => {
+    const { user, token } = await signedInUser('owner');
+    const bucket = await sessionBucket(token);
+    const product = await makeProduct();
+    await generated(asActor((await signedInUser('owner')).user), product.id, 2);
+    expect((await adminKeys(token, `?product=${product.id}`)).body.total).toBe(2);
+    expect((await overview(token)).body.totalProducts).toBeGreaterThan(0);
+    // Nothing in between tells this isolate of the change.
+    await db().update(users).set({ role: 'reseller' }).where(eq(users.id, user.id)).run();
+    const before = await callsCounted(bucket);
+    const res = await adminKeys(token, `?product=${product.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ keys: [], total: 0 });
+    const stats = await overview(token);
+    expect(stats.body).toMatchObject({ totalUsers: 0, totalKeys: 0, totalRevenue: 0 });
+    expect(stats.body.recentActivity.keys).toEqual([]);
+    // Each call counted once, though the first one's batch was refused for the changed role.
+    expect((await callsCounted(bucket)) - before).toBe(2);
+  });
+
+  it('refuses a reseller made a customer (403), a deactivated owner (401) and a session over its limit (429)', async () => {
+    const reseller = await signedInUser('reseller');
+    expect((await adminKeys(reseller.token)).status).toBe(200);
+    await db().update(users).set({ role: 'user' }).where(eq(users.id, reseller.user.id)).run();
+    for (const res of [await adminKeys(reseller.token), await overview(reseller.token)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.keys).toBeUndefined();
+    }
+
+    const owner = await signedInUser('owner');
+    expect((await overview(owner.token)).status).toBe(200);
+    await db().update(users).set({ isActive: false }).where(eq(users.id, owner.user.id)).run();
+    const refused = await adminKeys(owner.token);
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe('This account has been deactivated');
+
+    const busy = await signedInUser('owner');
+    expect((await overview(busy.token)).status).toBe(200);
+    await setCount(await sessionBucket(busy.token), rule.limit);
+    expect((await overview(busy.token)).status).toBe(429);
+    expect((await adminKeys(busy.token, '?status=revoked')).status).toBe(429);
   });
 });
