@@ -1,6 +1,7 @@
 // CPU time the runtime spent, read from Linux's /proc: workerd runs both Workers and local D1 on one
 // thread, so its CPU time per answered request is the cost of a request, steadier than requests per
 // second when other programs share the machine. Elsewhere (no /proc) it reads as unknown.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
@@ -35,3 +36,34 @@ function readStat(pid: number): { comm: string; ppid: number; cpuMs: number } | 
 
 /** Milliseconds of CPU the process has used so far, or null when unknown. */
 export const cpuMsOf = (pid: number | null) => (pid === null ? null : (readStat(pid)?.cpuMs ?? null));
+
+/**
+ * Counts the instructions the process runs from now until `stop()`, with Linux's `perf stat` where it
+ * is installed and the machine exposes the counter: unlike CPU time, the count for the same work
+ * hardly moves when other programs share the machine. `stop()` answers null where it cannot count.
+ */
+export function countInstructions(pid: number | null): { stop(): Promise<number | null> } {
+  if (pid === null) return { stop: async () => null };
+  let child: ChildProcess;
+  try {
+    child = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch {
+    return { stop: async () => null };
+  }
+  let output = '';
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => {
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+  return {
+    async stop() {
+      child.kill('SIGINT');
+      await exited;
+      // CSV: "<count>,<unit>,instructions,..."; "<not supported>" or "<not counted>" where it cannot count.
+      const line = output.split('\n').find((l) => l.includes(',instructions'));
+      const count = Number(line?.split(',')[0]);
+      return Number.isFinite(count) && count > 0 ? count : null;
+    },
+  };
+}

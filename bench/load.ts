@@ -1,7 +1,7 @@
 // Load over loopback with autocannon: a fixed number of connections for a fixed time, each request
 // built on the fly by the scenario (a random key, a fresh key, another customer), each answer checked.
 import autocannon from 'autocannon';
-import { cpuMsOf } from './cpu';
+import { countInstructions, cpuMsOf } from './cpu';
 
 export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
 
@@ -32,6 +32,8 @@ export type Measurement = {
   unanswered: number;
   /** The runtime's CPU time per answered request, in microseconds (null where it cannot be read). */
   cpuUsPerRequest: number | null;
+  /** The runtime's instructions per answered request, in thousands (null where perf cannot count them). */
+  kInstructionsPerRequest: number | null;
 };
 
 export async function measure(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number, runtimePid: number | null = null): Promise<Measurement> {
@@ -74,11 +76,13 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
   // autocannon's own percentiles are whole milliseconds; each response's time is kept here exactly.
   const times: number[] = [];
   const cpuBefore = cpuMsOf(runtimePid);
+  const instructions = countInstructions(runtimePid);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (err, r) => (err ? reject(err) : resolve(r)));
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
   const cpuAfter = cpuMsOf(runtimePid);
+  const instructionCount = await instructions.stop();
   times.sort((a, b) => a - b);
   const percentile = (p: number) => (times.length ? times[Math.min(times.length - 1, Math.floor(p * times.length))] : 0);
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
@@ -98,5 +102,6 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
     firstError: firstError ?? (result.errors || result.timeouts ? `${result.timeouts} timeouts (no answer within 10 s), ${result.errors - result.timeouts} connection errors` : null),
     unanswered: sent - answered,
     cpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
+    kInstructionsPerRequest: instructionCount !== null && requests > 0 ? instructionCount / requests / 1000 : null,
   };
 }

@@ -44,15 +44,15 @@ export function evaluate(results: ScenarioResult[]): Verdict[] {
 }
 
 export function printReport(results: ScenarioResult[], verdicts: Verdict[]) {
-  const rows: string[][] = [['endpoint', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x floor', 'floor req/s', 'cpu \u00b5s/req']];
+  const rows: string[][] = [['endpoint', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x floor', 'floor req/s', 'cpu \u00b5s/req', 'k instr/req']];
   for (const { scenario, missing, measurements, floor: paired } of results) {
     if (missing) {
-      rows.push([scenario.name, '-', 'not built', '', '', '', '', '', '']);
+      rows.push([scenario.name, '-', 'not built', '', '', '', '', '', '', '']);
       continue;
     }
     for (const m of measurements) {
       const floor = floorOf(results, m.connections, paired);
-      rows.push([scenario.name, String(m.connections), fmt(m.rps), fmt(m.p50, 1), fmt(m.p99, 1), fmt(m.errors), floor ? fmt(m.rps / floor.rps, 2) : '', floor ? fmt(floor.rps) : '', m.cpuUsPerRequest === null ? '?' : fmt(m.cpuUsPerRequest)]);
+      rows.push([scenario.name, String(m.connections), fmt(m.rps), fmt(m.p50, 1), fmt(m.p99, 1), fmt(m.errors), floor ? fmt(m.rps / floor.rps, 2) : '', floor ? fmt(floor.rps) : '', m.cpuUsPerRequest === null ? '?' : fmt(m.cpuUsPerRequest), m.kInstructionsPerRequest === null ? '?' : fmt(m.kInstructionsPerRequest)]);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
