@@ -5,8 +5,8 @@
 // batch that would fails whole and changes nothing.
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { plainBatch, type DB, type RunBatch } from '../db/client';
-import { ledger, licenseKeys, products, users } from '../db/schema';
+import { plainBatch, SqlStatement, type DB, type RunBatch, type Statement } from '../db/client';
+import { products, users } from '../db/schema';
 import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -147,59 +147,19 @@ async function commitPurchase(
     cost: price,
   };
 
-  const statements: BatchItem<'sqlite'>[] = [];
-  if (payerId !== null) {
-    // RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
-    statements.push(db.update(users).set({ credits: sql`${users.credits} - ${price}` }).where(eq(users.id, payerId)).returning({ credits: users.credits }));
-  }
+  const statements: Statement[] = [];
+  // RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
+  if (payerId !== null) statements.push(new SqlStatement(DEBIT, [payerId, price]));
   statements.push(
-    db.insert(licenseKeys).values({
-      id: keyId,
-      key: receipt.key,
-      status: 'used',
-      // NULL (and so a failed batch) when the product was deactivated or deleted since it was read,
-      // or, for a remembered product, changed in anything this purchase used.
-      productId: stillPurchasableId(product, { unchanged: read.remembered }),
-      productName: product.name,
-      productKeyTag: product.keyTag,
-      productType: product.productType,
-      duration: days,
-      maxActivations: product.maxActivations,
-      purchasedAt: now,
-      purchasedBy: order.buyerId,
-      createdBy: order.actorId,
-      purchasePrice: price,
-      expiresAt: new Date(receipt.expiryDate),
-      generationMethod: order.generationMethod,
-      createdAt: now,
-    }),
+    read.remembered
+      ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...keyValues(order, product, receipt, at), product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
+      : new SqlStatement(INSERT_KEY, keyValues(order, product, receipt, at)),
   );
   if (payerId !== null) {
-    statements.push(
-      db.insert(ledger).values({
-        id: newId(now.getTime()),
-        // NULL (and so a failed batch) when the payer's account was deleted since it was read.
-        userId: sql`(SELECT ${users.id} FROM ${users} WHERE ${users.id} = ${payerId})`,
-        actorId: order.actorId,
-        kind: 'purchase',
-        creditsDelta: -price,
-        reference: keyId,
-        note: `${product.name}, ${days} days${order.buyerId !== payerId ? ` (for ${order.buyerId})` : ''}`,
-        createdAt: now,
-      }),
-    );
+    const note = `${product.name}, ${days} days${order.buyerId !== payerId ? ` (for ${order.buyerId})` : ''}`;
+    statements.push(new SqlStatement(RECORD_DEBIT, [newId(at), payerId, order.actorId, -price, keyId, note, at]));
   }
-  // Every key made counts as generated; a bought one is also sold.
-  statements.push(
-    db
-      .update(products)
-      .set({
-        totalGenerated: sql`${products.totalGenerated} + 1`,
-        totalSold: sql`${products.totalSold} + 1`,
-        revenue: sql`${products.revenue} + ${price}`,
-      })
-      .where(eq(products.id, product.id)),
-  );
+  statements.push(new SqlStatement(COUNT_SALE, [product.id, price]));
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
@@ -227,15 +187,45 @@ async function commitPurchase(
   }
 }
 
+// The purchase's statements, written once (see SqlStatement).
+const DEBIT = `UPDATE users SET credits = credits - ?2 WHERE id = ?1 RETURNING credits`;
 /**
- * The product's id while it is still active; with `unchanged`, only while it is also exactly as
- * `product` in everything the price and the key's snapshot came from.
+ * The key, its product snapshot and its clock. Its product_id is NULL, and so the batch fails
+ * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
+ * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot (?4 to
+ * ?8) and the price and day range (?15 to ?18).
  */
-function stillPurchasableId(product: ProductRow, { unchanged }: { unchanged: boolean }) {
-  const same = unchanged
-    ? sql` AND ${products.name} = ${product.name} AND ${products.keyTag} = ${product.keyTag} AND ${products.productType} = ${product.productType}
-    AND ${products.baseCreditCost} = ${product.baseCreditCost} AND ${products.creditsPerDay} = ${product.creditsPerDay}
-    AND ${products.minDays} = ${product.minDays} AND ${products.maxDays} = ${product.maxDays} AND ${products.maxActivations} = ${product.maxActivations}`
-    : sql``;
-  return sql`(SELECT ${products.id} FROM ${products} WHERE ${products.id} = ${product.id} AND ${products.isActive} = 1${same})`;
+const KEY_COLUMNS = `id, key, status, product_id, product_name, product_key_tag, product_type, max_activations, duration,
+  purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, created_at`;
+const KEY_VALUES = (productGuard: string) =>
+  `VALUES (?1, ?2, 'used', (SELECT id FROM products WHERE id = ?3 AND is_active = 1${productGuard}), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?9)`;
+const INSERT_KEY = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY_VALUES('')}`;
+const INSERT_KEY_IF_UNCHANGED = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY_VALUES(
+  ` AND name = ?4 AND key_tag = ?5 AND product_type = ?6 AND max_activations = ?7
+    AND base_credit_cost = ?15 AND credits_per_day = ?16 AND min_days = ?17 AND max_days = ?18`,
+)}`;
+/** The ledger's debit; its user_id is NULL (a failed batch) when the payer's account was deleted since it was read. */
+const RECORD_DEBIT = `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, reference, note, created_at)
+  VALUES (?1, (SELECT id FROM users WHERE id = ?2), ?3, 'purchase', ?4, ?5, ?6, ?7)`;
+/** Every key made counts as generated; a bought one is also sold. */
+const COUNT_SALE = `UPDATE products SET total_generated = total_generated + 1, total_sold = total_sold + 1, revenue = revenue + ?2 WHERE id = ?1`;
+
+/** ?1 to ?14 of INSERT_KEY, in its columns' order. */
+function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number): unknown[] {
+  return [
+    receipt._id,
+    receipt.key,
+    product.id,
+    product.name,
+    product.keyTag,
+    product.productType,
+    product.maxActivations,
+    receipt.duration,
+    at,
+    order.buyerId,
+    order.actorId,
+    receipt.cost,
+    Date.parse(receipt.expiryDate),
+    order.generationMethod,
+  ];
 }

@@ -1,13 +1,11 @@
 // Who is calling: the bearer token's live session and the user's current row.
-import { and, eq, gt, notExists, or, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context';
-import { plainBatch, type RunBatch } from '../db/client';
-import { rateLimits, users, type Role } from '../db/schema';
+import { plainBatch, runBatch, SqlStatement, type RunBatch, type Statement } from '../db/client';
+import type { Role } from '../db/schema';
 import { apiTokenMayCall, findApiTokenCaller, mayHoldApiTokens, touchApiToken } from '../domain/api-tokens';
-import { countStatement, isOver, rateLimited, RULES, windowStartOf } from '../domain/throttle';
+import { isOver, rateLimited, RULES, windowStartOf } from '../domain/throttle';
 import { AppError } from '../lib/errors';
 import { failedConstraint } from '../lib/db-errors';
 import { endSession, readSession, touchSession, type SessionRecord, type SessionUser } from '../lib/sessions';
@@ -138,6 +136,27 @@ export function batchRunner(c: Context<AppEnv>): RunBatch {
 /** The signed-in caller's id, known from the session even before its checks have run. */
 export const callerId = (c: Context<AppEnv>) => c.var.batchAuth?.userId ?? c.var.user.id;
 
+/**
+ * One statement counts a session's call in its window and answers the count with the user's current
+ * row (as JSON; null when the user is gone). Guarded, it also fails when the call may not go ahead,
+ * breaking NOT NULL on the counter's bucket and so the whole batch it opens: when the user is not an
+ * active account (with the role the route assumed, ?5), or the count goes over the limit (?4). The
+ * new row's bucket is NULL then; an existing row's is set to NULL.
+ * ?1 bucket, ?2 window start, ?3 user id; guarded, also ?4 the limit and ?5 the assumed role or NULL.
+ */
+const MAY_GO_AHEAD = `EXISTS (SELECT 1 FROM users u WHERE u.id = ?3 AND u.is_active = 1 AND (?5 IS NULL OR u.role = ?5))`;
+const CALL_USER = `(SELECT json_object('id', u.id, 'username', u.username, 'email', u.email, 'role', u.role, 'isActive', u.is_active) FROM users u WHERE u.id = ?3) AS "user"`;
+const COUNT_CALL = `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1)
+  ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1
+  RETURNING count, ${CALL_USER}`;
+const COUNT_CALL_GUARDED = `INSERT INTO rate_limits (bucket, window_start, count) VALUES (CASE WHEN ${MAY_GO_AHEAD} THEN ?1 END, ?2, 1)
+  ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1,
+    bucket = CASE WHEN count + 1 > ?4 OR NOT ${MAY_GO_AHEAD} THEN NULL ELSE bucket END
+  RETURNING count, ${CALL_USER}`;
+
+/** What counting a session's call answers: the count, and the user's row as JSON (null when the user is gone). */
+type CountedCall = { count: number; user: string | null }[];
+
 /** The session's D1 checks for one call: counted in its window, and its user's current row. */
 export class BatchAuth {
   private settled = false;
@@ -163,43 +182,20 @@ export class BatchAuth {
     this.assumed = { role, minimum };
   }
 
-  private countAndRead() {
-    const db = this.c.var.db;
-    return [
-      countStatement(db, this.bucket, this.windowStart),
-      db
-        .select({ id: users.id, username: users.username, email: users.email, role: users.role, isActive: users.isActive })
-        .from(users)
-        .where(eq(users.id, this.session.userId)),
-    ] as const;
+  /** The statement that counts this call and reads its user, guarded or not (see COUNT_CALL). */
+  private countedCall(guarded: boolean) {
+    const { session, bucket, windowStart, assumed } = this;
+    return guarded
+      ? new SqlStatement(COUNT_CALL_GUARDED, [bucket, windowStart, session.userId, RULES.session.limit, assumed?.role ?? null])
+      : new SqlStatement(COUNT_CALL, [bucket, windowStart, session.userId]);
   }
 
   /** In a round trip of its own; throws 401 or 429. Does nothing once the call was checked. */
   async check(): Promise<void> {
     if (this.settled) return;
     this.settled = true;
-    const [[counted], [user]] = await this.c.var.db.batch(this.countAndRead());
-    await this.admit(counted.count, user);
-  }
-
-  /**
-   * The statements that open the route's batch: the count, a guard that fails the batch when the
-   * call may not go ahead (or its role is not the one the route assumed), and the user's row.
-   */
-  private leadingStatements(): [BatchItem<'sqlite'>, BatchItem<'sqlite'>, BatchItem<'sqlite'>] {
-    const [count, user] = this.countAndRead();
-    const db = this.c.var.db;
-    // The counter row exists (the count just made it): blanking its bucket breaks NOT NULL, and so
-    // the batch, exactly when the user is not an active account or the count is over the limit.
-    const activeUser = db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.id, this.session.userId), eq(users.isActive, true), this.assumed ? eq(users.role, this.assumed.role) : undefined));
-    const guard = db
-      .update(rateLimits)
-      .set({ bucket: sql`NULL` })
-      .where(and(eq(rateLimits.bucket, this.bucket), eq(rateLimits.windowStart, this.windowStart), or(gt(rateLimits.count, RULES.session.limit), notExists(activeUser))));
-    return [count, guard, user];
+    const [counted] = await runBatch(this.c.var.db, [this.countedCall(false)]);
+    await this.admit(counted as CountedCall);
   }
 
   /**
@@ -207,13 +203,12 @@ export class BatchAuth {
    * `db.batch` would. Refused by the guard, it answers what the ordinary checks answer (401, 429);
    * should those pass by then (a new window began), the batch runs on its own.
    */
-  async run(items: BatchItem<'sqlite'>[]): Promise<unknown[]> {
+  async run(items: Statement[]): Promise<unknown[]> {
     const alone = plainBatch(this.c.var.db);
     if (this.settled) return alone(items);
-    const lead = this.leadingStatements();
     let results: unknown[];
     try {
-      results = await alone([...lead, ...items]);
+      results = await alone([this.countedCall(true), ...items]);
     } catch (err) {
       if (!failedConstraint(err, 'NOT NULL', 'rate_limits.bucket')) throw err;
       await this.check();
@@ -221,13 +216,13 @@ export class BatchAuth {
       return alone(items);
     }
     this.settled = true;
-    const [[counted], , [user]] = results as [[{ count: number }], unknown, [SessionUser & { isActive: boolean }]];
-    await this.admit(counted.count, user);
-    return results.slice(lead.length);
+    await this.admit(results[0] as CountedCall);
+    return results.slice(1);
   }
 
-  private async admit(count: number, user: (SessionUser & { isActive: boolean }) | undefined) {
+  private async admit([{ count, user: userJson }]: CountedCall) {
     const { c, session, now } = this;
+    const user = userJson === null ? undefined : (JSON.parse(userJson) as SessionUser & { isActive: 0 | 1 });
     if (!user || !user.isActive) {
       await endSession(c.env.KV, session.userId, session.id);
       throw user ? new AppError('UNAUTHORIZED', 'This account has been deactivated') : sessionExpired();
