@@ -3,18 +3,19 @@
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
+import { compiledStatement, slot } from '../db/compiled';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
-import { startsWith } from '../lib/sql-prefix';
+import { inPrefixRange, prefixEnd } from '../lib/sql-prefix';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { JsonText } from '../lib/request';
-import type { AdminKeysResponse, LicenseKey } from '../schemas/entities';
+import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entities';
 import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, keysPageJson, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
@@ -28,22 +29,20 @@ export type KeyAdmin = { db: DB; d1: D1Database; actor: SessionUser; ip: string 
  * lower(username) index, then the buyer and creator indexes). Wrapped as `rowid IN (...)` so SQLite
  * answers it as a union of index lookups, instead of walking every key in date order; by rowid, the
  * lookups never read the table (every index holds the rowid, none holds the key's id) and each
- * match is then read once, straight from the table's own B-tree.
+ * match is then read once, straight from the table's own B-tree. Slots: see searchSlots.
  */
-function searchMatches(db: DB, search: string): SQL {
-  const keyPrefix = search.toUpperCase();
-  const namePrefix = search.toLowerCase();
-  const namedUsers = db.select({ id: users.id }).from(users).where(startsWith(sql`lower(${users.username})`, namePrefix));
+function searchMatches(db: DB): SQL {
+  const namedUsers = db.select({ id: users.id }).from(users).where(inPrefixRange(sql`lower(${users.username})`, slot('nameFrom'), slot('nameTo')));
   const namedProducts = db
     .select({ id: products.id })
     .from(products)
-    .where(or(sql`${products.name} LIKE ${likeContains(search)} ${likeEscape}`, eq(products.keyTag, keyPrefix)));
+    .where(or(sql`${products.name} LIKE ${slot('pattern')} ${likeEscape}`, eq(products.keyTag, slot('keyFrom'))));
   const matching = db
     .select({ rowid: sql`rowid` })
     .from(licenseKeys)
     .where(
       or(
-        startsWith(licenseKeys.key, keyPrefix),
+        inPrefixRange(licenseKeys.key, slot('keyFrom'), slot('keyTo')),
         inArray(licenseKeys.productId, namedProducts),
         inArray(licenseKeys.purchasedBy, namedUsers),
         inArray(licenseKeys.createdBy, namedUsers),
@@ -52,61 +51,86 @@ function searchMatches(db: DB, search: string): SQL {
   return inArray(sql`${licenseKeys}.rowid`, matching);
 }
 
-/**
- * Which keys a viewer may manage. The owner: all of them. A reseller: the keys they created, which
- * are the keys they bought for customers (and their own purchases); never anyone else's.
- */
-const visibleTo = (viewer: Pick<SessionUser, 'id' | 'role'>) => (viewer.role === 'owner' ? undefined : eq(licenseKeys.createdBy, viewer.id));
+const searchSlots = (search: string) => {
+  const keyPrefix = search.toUpperCase();
+  const namePrefix = search.toLowerCase();
+  return { keyFrom: keyPrefix, keyTo: prefixEnd(keyPrefix), nameFrom: namePrefix, nameTo: prefixEnd(namePrefix), pattern: likeContains(search) };
+};
 
-function listWhere(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now: number) {
+/** What a page of the admin key list is built from: structure only, never a caller's value. */
+type ListShape = { reseller: boolean; status: KeyStatus | null; product: boolean; search: boolean };
+
+/**
+ * Which keys a viewer may manage, and which of them the filters pick. The owner: all of them. A
+ * reseller: the keys they created (slot `viewer`), which are the keys they bought for customers
+ * (and their own purchases); never anyone else's.
+ */
+function listWhere(db: DB, shape: ListShape) {
   // A reseller's keys and a search's matches are few: the status filters them, it does not drive.
-  const narrowed = viewer.role !== 'owner' || !!query.search;
+  const narrowed = shape.reseller || shape.search;
   return and(
-    visibleTo(viewer),
-    query.status ? effectiveStatusIs(query.status, now, { narrowed }) : undefined,
-    query.product ? eq(licenseKeys.productId, query.product) : undefined,
-    query.search ? searchMatches(db, query.search) : undefined,
+    shape.reseller ? eq(licenseKeys.createdBy, slot('viewer')) : undefined,
+    shape.status ? effectiveStatusIs(shape.status, slot('now'), { narrowed }) : undefined,
+    shape.product ? eq(licenseKeys.productId, slot('product')) : undefined,
+    shape.search ? searchMatches(db) : undefined,
   );
 }
 
-/** The page's key ids, unexecuted: the list's JSON statement reads through it, and a test asks SQLite how it would find them. */
-export function adminKeysPageQuery(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()) {
-  if (viewer.role === 'owner' && query.status === 'expired' && !query.search && !query.product) return expiredPageIds(db, query, now);
-  return db
-    .select({ id: licenseKeys.id })
-    .from(licenseKeys)
-    .where(listWhere(db, viewer, query, now))
-    .orderBy(...NEWEST_FIRST)
-    .limit(query.limit)
-    .offset((query.page - 1) * query.limit);
-}
+/** A search's matches or a reseller's keys: the page and the total from one pass over them. */
+const matchesPage = compiledStatement((db: DB, shape: ListShape) => keysPageAndTotalQuery(db, listWhere(db, shape), slot('now')));
+
+/** The owner's page of all keys, or of all keys of one status: its total comes from the Overview's counts. */
+const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }) => {
+  const pageIds =
+    shape.status === 'expired'
+      ? expiredPageIds(db)
+      : db
+          .select({ id: licenseKeys.id })
+          .from(licenseKeys)
+          .where(listWhere(db, { reseller: false, status: shape.status, product: false, search: false }))
+          .orderBy(...NEWEST_FIRST)
+          .limit(slot('limit'))
+          .offset(slot('offset'));
+  return keysJsonStatement(db, pageIds, slot('now'));
+});
 
 /**
  * A page of every expired key, newest first. Expired keys are the ones marked so and the used or
  * available ones whose expiry has passed since the scheduled job last ran, so no one index holds
  * them in date order, and walking all keys newest first reads thousands of rows to reach page 10
- * (expired keys are the old ones). Instead: as many marked keys as the pages up to this one need,
- * newest first from license_keys_status_idx alone, beside the few lapsed ones (a range of
- * license_keys_expiry_idx), sorted together.
+ * (expired keys are the old ones). Instead: as many marked keys as the pages up to this one need
+ * (slot `upTo`), newest first from license_keys_status_idx alone, beside the few lapsed ones (a
+ * range of license_keys_expiry_idx), sorted together.
  */
-function expiredPageIds(db: DB, query: AdminKeysQuery, now: number) {
-  const offset = (query.page - 1) * query.limit;
+function expiredPageIds(db: DB) {
   const marked = db
     .select({ id: licenseKeys.id, createdAt: licenseKeys.createdAt })
     .from(licenseKeys)
     .where(eq(licenseKeys.status, 'expired'))
     .orderBy(...NEWEST_FIRST)
-    .limit(offset + query.limit);
+    .limit(slot('upTo'));
   const lapsed = db
     .select({ id: licenseKeys.id, createdAt: licenseKeys.createdAt })
     .from(licenseKeys)
-    .where(and(inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))));
+    .where(and(inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, slot('now'))));
   return db
     .select({ id: sql<string>`"id"` })
     .from(sql`(SELECT * FROM ${marked} UNION ALL SELECT * FROM ${lapsed})`)
     .orderBy(sql`"created_at" DESC`, sql`"id" DESC`)
-    .limit(query.limit)
-    .offset(offset);
+    .limit(slot('limit'))
+    .offset(slot('offset'));
+}
+
+/** Whether the owner's page takes its total from the Overview's key counts (no search, no product). */
+const countedByOverview = (viewer: Pick<SessionUser, 'role'>, query: AdminKeysQuery) => viewer.role === 'owner' && !query.search && !query.product;
+
+/** The statement that answers a page of the admin key list (the query-plan tests read it too). */
+export function adminKeysStatement(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()) {
+  const offset = (query.page - 1) * query.limit;
+  const values = { viewer: viewer.id, now, product: query.product ?? null, limit: query.limit, offset, upTo: offset + query.limit, ...(query.search ? searchSlots(query.search) : {}) };
+  const status = query.status ?? null;
+  if (countedByOverview(viewer, query)) return ownerPage(db, { status }, values);
+  return matchesPage(db, { reseller: viewer.role !== 'owner', status, product: !!query.product, search: !!query.search }, values);
 }
 
 /** A page of the admin key list as JSON (SQLite writes the keys, license-keys.ts), with its total. */
@@ -117,22 +141,15 @@ export async function listAdminKeys(
   run: RunBatch = plainBatch(db),
   now = Date.now(),
 ): Promise<JsonText<AdminKeysResponse>> {
-  let json: string;
-  let total: number;
-  if (viewer.role === 'owner' && !query.search && !query.product) {
+  const statement = adminKeysStatement(db, viewer, query, now);
+  if (countedByOverview(viewer, query)) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
     // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [[[rows]], counts] = await Promise.all([
-      run([keysJsonStatement(db, adminKeysPageQuery(db, viewer, query, now), now)]) as Promise<[{ json: string }[]]>,
-      ownerKeyCounts(db, now),
-    ]);
-    json = rows.json;
-    total = query.status ? counts[query.status] : keyCountsTotal(counts);
-  } else {
-    // A search's matches or a reseller's keys: the page and the total from one pass over them.
-    ({ keysJson: json, total } = await keysPageJson(db, run, { where: listWhere(db, viewer, query, now), limit: query.limit, offset: (query.page - 1) * query.limit }, now));
+    const [[[rows]], counts] = await Promise.all([run([statement]) as Promise<[{ json: string }[]]>, ownerKeyCounts(db, now)]);
+    return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
   }
-  return keyListJson(json, total, query.limit);
+  const { keysJson, total } = await keysPageJson(run, statement);
+  return keyListJson(keysJson, total, query.limit);
 }
 
 const findKey = (db: DB, id: string) => db.select().from(licenseKeys).where(eq(licenseKeys.id, id)).get();

@@ -1,8 +1,9 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
-import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { plainBatch, type DB, type RunBatch } from '../db/client';
+import { plainBatch, type DB, type RunBatch, type Statement } from '../db/client';
+import { slot } from '../db/compiled';
 import { activations, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
 
@@ -36,6 +37,9 @@ export function generateLicenseKey(keyTag: string): string {
   return [keyTag, ...groups].join('-');
 }
 
+/** A moment in milliseconds, or a compiled statement's slot for it (db/compiled.ts). */
+export type At = number | Placeholder;
+
 /**
  * The status a key has now. The cron job marks keys expired every few minutes; until it has,
  * a key whose expiry has passed is already expired for every screen and every check.
@@ -52,8 +56,8 @@ export function effectiveStatus(row: Pick<LicenseKeyRow, 'status' | 'expiresAt'>
  * `status = ?` for a selective term and would walk every key of that status instead; the unary +
  * keeps it off the status indexes.
  */
-export function effectiveStatusIs(status: KeyStatus, now = Date.now(), { narrowed = false } = {}): SQL {
-  const at = new Date(now);
+export function effectiveStatusIs(status: KeyStatus, now: At = Date.now(), { narrowed = false } = {}): SQL {
+  const at = typeof now === 'number' ? new Date(now) : now;
   const column = narrowed ? sql`+${licenseKeys.status}` : sql`${licenseKeys.status}`;
   const live = or(isNull(licenseKeys.expiresAt), gt(licenseKeys.expiresAt, at));
   switch (status) {
@@ -159,7 +163,7 @@ const userRefSql = (column: AnyColumn) =>
   sql`json(CASE WHEN ${column} IS NULL THEN NULL ELSE json_object('_id', ${column}, 'username', coalesce((SELECT ${users.username} FROM ${users} WHERE ${users.id} = ${column}), ${DELETED_USER})) END)`;
 
 /** `effectiveStatus` in SQL. */
-const effectiveStatusSql = (now: number) =>
+const effectiveStatusSql = (now: At) =>
   sql`CASE WHEN ${licenseKeys.status} IN ('used', 'available') AND ${licenseKeys.expiresAt} <= ${now} THEN 'expired' ELSE ${licenseKeys.status} END`;
 
 /**
@@ -168,7 +172,7 @@ const effectiveStatusSql = (now: number) =>
  * key, device and user crossing to the Worker to be mapped there (most of a list's CPU). A test
  * holds both to the same result for keys of every kind.
  */
-export const licenseKeyJsonSql = (now: number) => sql`json_object(
+export const licenseKeyJsonSql = (now: At) => sql`json_object(
   '_id', ${licenseKeys.id},
   'key', ${licenseKeys.key},
   'status', ${effectiveStatusSql(now)},
@@ -197,52 +201,44 @@ export const licenseKeyJsonSql = (now: number) => sql`json_object(
 export const NEWEST_FIRST = [desc(licenseKeys.createdAt), desc(licenseKeys.id)];
 
 /** The keys in scope as one JSON array, newest first. */
-const keysArraySql = (now: number) => sql<string>`json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC)`;
+const keysArraySql = (now: At) => sql<string>`json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC)`;
 
 /**
  * The statement that answers a page of keys as one JSON array (text), newest first. `pageIds`
  * picks the page: a query of license_keys ids with its own order, limit and offset, best served
  * from an index that holds (…, created_at, id), so that only the page's rows are read.
  */
-export function keysJsonStatement(db: DB, pageIds: SQLWrapper, now: number) {
-  return db.select({ json: keysArraySql(now) }).from(licenseKeys).where(inArray(licenseKeys.id, pageIds));
+export function keysJsonStatement(db: DB, pageIds: SQLWrapper, now: At) {
+  return db.select({ json: keysArraySql(now).as('json') }).from(licenseKeys).where(inArray(licenseKeys.id, pageIds));
 }
 
 /** A list's answer, written around the page's JSON array as SQLite made it. */
 export const keyListJson = (keysJson: string, total: number, limit: number) => `{"keys":${keysJson},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
 
-/** Which keys a list shows (`where`), and which page of them, newest first. */
-export type KeyPage = { where: SQL | undefined; limit: number; offset: number };
-
 /**
- * A page of keys as JSON and the total, in one statement: the matches are found once (rowid,
- * creation, id: from the index when it holds them, else one read of each row), then counted, and
- * the page is taken from them. Two statements would find every match twice, which for a search
- * means reading each matching row twice.
+ * A page of the keys `where` picks, as JSON, and their total, in one statement: the matches are found
+ * once (rowid, creation, id: from the index when it holds them, else one read of each row), then
+ * counted, and the page is taken from them (slots `limit` and `offset`). Two statements would find
+ * every match twice, which for a search means reading each matching row twice.
  */
-function keysPageAndTotalStatement(db: DB, page: KeyPage, now: number) {
+export function keysPageAndTotalQuery(db: DB, where: SQL | undefined, now: At) {
   // Used twice below, so SQLite materializes it once.
   const matches = db
     .$with('matches')
-    .as(db.select({ r: sql<number>`${licenseKeys}.rowid`.as('r'), c: sql<number>`${licenseKeys.createdAt}`.as('c'), i: sql<string>`${licenseKeys.id}`.as('i') }).from(licenseKeys).where(page.where));
-  const pageRowids = db.select({ r: matches.r }).from(matches).orderBy(desc(matches.c), desc(matches.i)).limit(page.limit).offset(page.offset);
+    .as(db.select({ r: sql<number>`${licenseKeys}.rowid`.as('r'), c: sql<number>`${licenseKeys.createdAt}`.as('c'), i: sql<string>`${licenseKeys.id}`.as('i') }).from(licenseKeys).where(where));
+  const pageRowids = db.select({ r: matches.r }).from(matches).orderBy(desc(matches.c), desc(matches.i)).limit(slot('limit')).offset(slot('offset'));
   return db
     .with(matches)
     .select({
-      json: sql<string>`(SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN ${pageRowids})`,
-      total: sql<number>`(SELECT count(*) FROM ${matches})`,
+      json: sql<string>`(SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN ${pageRowids})`.as('json'),
+      total: sql<number>`(SELECT count(*) FROM ${matches})`.as('total'),
     })
     .from(sql`(SELECT 1)`);
 }
 
-/** A page of keys as JSON with its total, in one D1 batch (which the session's checks can open). */
-export async function keysPageJson(
-  db: DB,
-  run: RunBatch,
-  page: KeyPage,
-  now = Date.now(),
-): Promise<{ keysJson: string; total: number }> {
-  const [[row]] = (await run([keysPageAndTotalStatement(db, page, now)])) as [[{ json: string; total: number }]];
+/** Runs a keysPageAndTotalQuery (compiled: db/compiled.ts) in the request's batch. */
+export async function keysPageJson(run: RunBatch, statement: Statement): Promise<{ keysJson: string; total: number }> {
+  const [[row]] = (await run([statement])) as [[{ json: string; total: number }]];
   return { keysJson: row.json, total: row.total };
 }
 

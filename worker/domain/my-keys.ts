@@ -1,21 +1,23 @@
 // The keys a customer bought (GET /api/users/my-keys). The buyer index narrows to this customer's
 // keys (hundreds at most), so the substring search over key, product name and keyTag stays cheap.
-// The page and its total are one statement (SQLite writes the JSON), in a batch the session's checks can open.
+// The page and its total are one statement (SQLite writes the JSON), compiled once per shape, in a
+// batch the session's checks can open.
 import { and, eq, or, sql } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
+import { compiledStatement, slot } from '../db/compiled';
 import { licenseKeys } from '../db/schema';
 import type { JsonText } from '../lib/request';
-import type { MyKeysResponse } from '../schemas/entities';
+import type { KeyStatus, MyKeysResponse } from '../schemas/entities';
 import type { MyKeysQuery } from '../schemas/keys';
-import { effectiveStatusIs, keyListJson, keysPageJson, likeContains, likeEscape } from './license-keys';
+import { effectiveStatusIs, keyListJson, keysPageAndTotalQuery, keysPageJson, likeContains, likeEscape } from './license-keys';
 
-export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<JsonText<MyKeysResponse>> {
-  const { page, limit, search, status } = query;
-  const pattern = search ? likeContains(search) : null;
+/** Slots: buyer, now, limit, offset, and pattern with a search. */
+const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null; search: boolean }) => {
+  const pattern = slot('pattern');
   const where = and(
-    eq(licenseKeys.purchasedBy, userId),
-    status ? effectiveStatusIs(status, now, { narrowed: true }) : undefined,
-    pattern
+    eq(licenseKeys.purchasedBy, slot('buyer')),
+    shape.status ? effectiveStatusIs(shape.status, slot('now'), { narrowed: true }) : undefined,
+    shape.search
       ? or(
           sql`${licenseKeys.key} LIKE ${pattern} ${likeEscape}`,
           sql`${licenseKeys.productName} LIKE ${pattern} ${likeEscape}`,
@@ -23,6 +25,16 @@ export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, ru
         )
       : undefined,
   );
-  const { keysJson, total } = await keysPageJson(db, run, { where, limit, offset: (page - 1) * limit }, now);
+  return keysPageAndTotalQuery(db, where, slot('now'));
+});
+
+export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<JsonText<MyKeysResponse>> {
+  const { page, limit, search, status } = query;
+  const statement = ownKeysPage(
+    db,
+    { status: status ?? null, search: !!search },
+    { buyer: userId, now, limit, offset: (page - 1) * limit, pattern: search ? likeContains(search) : null },
+  );
+  const { keysJson, total } = await keysPageJson(run, statement);
   return keyListJson(keysJson, total, limit);
 }

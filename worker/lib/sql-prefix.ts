@@ -4,4 +4,10 @@ import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 
 const PREFIX_END = '\u{10FFFF}';
 
-export const startsWith = (column: SQLWrapper, prefix: string): SQL => sql`(${column} >= ${prefix} AND ${column} < ${prefix + PREFIX_END})`;
+/** The first value past every string that starts with `prefix`. */
+export const prefixEnd = (prefix: string) => prefix + PREFIX_END;
+
+/** `from <= column < to`: with `to` = prefixEnd(from), the values that start with `from`. */
+export const inPrefixRange = (column: SQLWrapper, from: unknown, to: unknown): SQL => sql`(${column} >= ${from} AND ${column} < ${to})`;
+
+export const startsWith = (column: SQLWrapper, prefix: string): SQL => inPrefixRange(column, prefix, prefixEnd(prefix));

@@ -1,6 +1,7 @@
 // Fixtures for the key management tests: keys made through the domain functions themselves.
 import { env } from 'cloudflare:test';
 import { asc, eq } from 'drizzle-orm';
+import { SqlStatement } from '../db/client';
 import { activations, auditLog, licenseKeys } from '../db/schema';
 import { generateKeys } from '../domain/key-generation';
 import { activateLicense } from '../domain/licensing';
@@ -45,8 +46,8 @@ export const activationsOf = (keyId: string) => db().select().from(activations).
 export const auditOf = (targetId: string) => db().select().from(auditLog).where(eq(auditLog.targetId, targetId)).orderBy(asc(auditLog.id)).all();
 
 /** How SQLite would answer a query: one line per step ("SEARCH t USING INDEX ...", "SCAN t"). */
-export async function queryPlan(query: { toSQL(): { sql: string; params: unknown[] } } | { sql: string; params: unknown[] }): Promise<string[]> {
-  const { sql, params } = 'toSQL' in query ? query.toSQL() : query;
+export async function queryPlan(query: { toSQL(): { sql: string; params: unknown[] } } | { sql: string; params: unknown[] } | SqlStatement): Promise<string[]> {
+  const { sql, params } = query instanceof SqlStatement ? { sql: query.text, params: query.params } : 'toSQL' in query ? query.toSQL() : query;
   const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
     .bind(...params)
     .all<{ detail: string }>();

@@ -1,0 +1,49 @@
+// Statements drizzle writes once per shape. A list's SQL (the keys' JSON, a search's four index
+// lookups) is hundreds of parts, and drizzle walks them all to write the text on every call: most of
+// a list's own CPU. Here drizzle writes each shape once per isolate, with a placeholder for every
+// value that varies from call to call, and each call only fills the placeholders in.
+import { is, Param, Placeholder, sql } from 'drizzle-orm';
+import type { DB } from './client';
+import { SqlStatement } from './client';
+
+/** A value of the call, by name: `sql.placeholder(name)` in the builder, `values[name]` in the call. */
+export const slot = <Name extends string>(name: Name) => sql.placeholder(name);
+
+type Built = { toSQL(): { sql: string; params: unknown[] } };
+type ParamSlot = { name: string; encode?: (value: unknown) => unknown } | { constant: unknown };
+
+/**
+ * A statement builder compiled once per shape. `build` sees only the shape (which filters there are:
+ * structure, never a caller's value) and writes every value as a `slot`; the statement's result in a
+ * batch is its rows as SQLite names their columns, so `build` names each selected expression.
+ * Shapes are few (a list's filters present or not), so each builder keeps a handful of texts.
+ */
+export function compiledStatement<Shape>(build: (db: DB, shape: Shape) => Built) {
+  const texts = new Map<string, { text: string; slots: ParamSlot[] }>();
+  return (db: DB, shape: Shape, values: Record<string, unknown>): SqlStatement => {
+    const key = JSON.stringify(shape);
+    let compiled = texts.get(key);
+    if (!compiled) {
+      const { sql: text, params } = build(db, shape).toSQL();
+      compiled = { text, slots: params.map(toSlot) };
+      texts.set(key, compiled);
+    }
+    return new SqlStatement(compiled.text, compiled.slots.map((s) => fill(s, values)));
+  };
+}
+
+function toSlot(param: unknown): ParamSlot {
+  if (is(param, Placeholder)) return { name: param.name };
+  if (is(param, Param) && is(param.value, Placeholder)) {
+    const { encoder } = param;
+    return { name: param.value.name, encode: encoder ? (v) => encoder.mapToDriverValue(v) : undefined };
+  }
+  return { constant: param };
+}
+
+function fill(s: ParamSlot, values: Record<string, unknown>): unknown {
+  if ('constant' in s) return s.constant;
+  if (!(s.name in values)) throw new Error(`compiledStatement: no value for "${s.name}"`);
+  const value = values[s.name];
+  return s.encode ? s.encode(value) : value;
+}

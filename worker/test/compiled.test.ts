@@ -1,0 +1,69 @@
+// Statements compiled once per shape (db/compiled.ts): the text is written once, the values are the call's own.
+import { and, eq, gt } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { runBatch, SqlStatement } from '../db/client';
+import { compiledStatement, slot } from '../db/compiled';
+import { licenseKeys, users } from '../db/schema';
+import { listOwnKeys } from '../domain/my-keys';
+import { createUser } from '../domain/users';
+import { myKeysQuerySchema } from '../schemas/keys';
+import { db, uniqueName } from './helpers';
+import { sold } from './key-admin-helpers';
+import { makeProduct } from './shop-helpers';
+
+const newUser = (prefix: string, credits = 0) => {
+  const username = uniqueName(prefix);
+  return createUser(db(), { username, email: `${username}@example.com`, password: null, credits });
+};
+
+describe('compiledStatement', () => {
+  it('writes each shape once and fills every call with its own values', async () => {
+    let builds = 0;
+    const byName = compiledStatement((d, shape: { active: boolean }) => {
+      builds++;
+      return d
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.username, slot('name')), shape.active ? eq(users.isActive, true) : undefined));
+    });
+    const [a, b] = [await newUser('ca'), await newUser('cb')];
+    const first = byName(db(), { active: true }, { name: a.username });
+    const second = byName(db(), { active: true }, { name: b.username });
+    expect(first).toBeInstanceOf(SqlStatement);
+    expect(second.text).toBe(first.text);
+    expect(builds).toBe(1);
+    expect(first.params).toEqual([a.username, 1]);
+    expect(second.params).toEqual([b.username, 1]);
+    const [rowsA, rowsB] = (await runBatch(db(), [first, second])) as { id: string }[][];
+    expect(rowsA).toEqual([{ id: a.id }]);
+    expect(rowsB).toEqual([{ id: b.id }]);
+    // Another shape is another text.
+    expect(byName(db(), { active: false }, { name: a.username }).text).not.toBe(first.text);
+    expect(builds).toBe(2);
+  });
+
+  it('refuses a call that leaves a slot without a value', () => {
+    const after = compiledStatement((d) => d.select({ id: licenseKeys.id }).from(licenseKeys).where(gt(licenseKeys.createdAt, slot('since'))));
+    expect(() => after(db(), {}, {})).toThrow('no value for "since"');
+  });
+
+  it('mixes with drizzle queries in one batch, each result in its own form', async () => {
+    const user = await newUser('cm');
+    const [raw, mapped] = await runBatch(db(), [
+      new SqlStatement('SELECT id, is_active FROM users WHERE id = ?1', [user.id]),
+      db().select({ id: users.id, isActive: users.isActive }).from(users).where(eq(users.id, user.id)),
+    ]);
+    expect(raw).toEqual([{ id: user.id, is_active: 1 }]);
+    expect(mapped).toEqual([{ id: user.id, isActive: true }]);
+  });
+
+  it('keeps each customer to their own keys on lists compiled once (My Keys)', async () => {
+    const product = await makeProduct();
+    const [one, two] = [await newUser('k1', 10_000), await newUser('k2', 10_000)];
+    const [keyOne, keyTwo] = [await sold(product.id, one.id, one.id), await sold(product.id, two.id, two.id)];
+    const query = myKeysQuerySchema.parse({});
+    const list = async (userId: string) => (JSON.parse(await listOwnKeys(db(), userId, query)) as { keys: { _id: string }[] }).keys.map((k) => k._id);
+    expect(await list(one.id)).toEqual([keyOne._id]);
+    expect(await list(two.id)).toEqual([keyTwo._id]);
+  });
+});
