@@ -1,8 +1,9 @@
 // The admin Overview's figures (SPEC section 3, "Admin stats"), each one an aggregate served by an
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
-import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
+import { compiledStatement, slot } from '../db/compiled';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
@@ -93,6 +94,44 @@ const ownerRoleCountsReuse = new ReusedCount<RoleCounts>((db) => countUsersByRol
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 
+/**
+ * The Overview's statements but the counts, compiled once per role (db/compiled.ts); slots `viewer`
+ * (a reseller's id) and `now`. The owner: every product, the products' revenue, the newest accounts
+ * (users_created_idx) and keys (license_keys_created_idx). A reseller: the active products, the
+ * credits their customers' keys brought in, their latest customers and the newest keys they created
+ * (license_keys_creator_idx).
+ */
+const overviewProducts = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
+  db
+    .select({ n: count().as('n') })
+    .from(products)
+    .where(owner ? undefined : eq(products.isActive, true)),
+);
+const overviewRevenue = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
+  owner
+    ? // Each product counts the credits it earned; a few hundred rows at most.
+      db.select({ total: sum(products.revenue).as('total') }).from(products)
+    : db
+        .select({ total: sum(licenseKeys.purchasePrice).as('total') })
+        .from(licenseKeys)
+        .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer')))),
+);
+const overviewPeople = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
+  owner ? db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS) : latestCustomers(db, slot('viewer')),
+);
+const overviewKeys = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
+  keysJsonStatement(
+    db,
+    db
+      .select({ id: licenseKeys.id })
+      .from(licenseKeys)
+      .where(owner ? undefined : eq(licenseKeys.createdBy, slot('viewer')))
+      .orderBy(...NEWEST_FIRST)
+      .limit(RECENT_ITEMS),
+    slot('now'),
+  ),
+);
+
 /** The Overview's figures; `run` runs its one batch (the request's runner, with the session's checks in front). */
 export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, now = Date.now(), run: RunBatch = plainBatch(db)): Promise<AdminStats> {
   const isOwner = viewer.role === 'owner';
@@ -105,25 +144,14 @@ export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'
     .where(and(eq(licenseKeys.createdBy, viewer.id), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, viewer.id)));
   const userScope = isOwner ? undefined : inArray(users.id, customerIds);
 
-  const revenue = isOwner
-    ? // Each product counts the credits it earned; a few hundred rows at most.
-      db.select({ total: sum(products.revenue) }).from(products)
-    : db
-        .select({ total: sum(licenseKeys.purchasePrice) })
-        .from(licenseKeys)
-        .where(and(eq(licenseKeys.createdBy, viewer.id), ne(licenseKeys.purchasedBy, viewer.id)));
-  // The owner's newest accounts (users_created_idx); a reseller's customers, latest sale first.
-  const recentPeople = isOwner ? db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS) : latestCustomers(db, viewer.id);
   // Every figure but the counts by status and by role in one D1 round trip.
+  const shape = { owner: isOwner };
+  const values = { viewer: viewer.id, now };
   const [productRows, revenueRows, peopleRows, keyRows] = (await run([
-    db
-      .select({ n: count() })
-      .from(products)
-      .where(isOwner ? undefined : eq(products.isActive, true)),
-    revenue,
-    recentPeople,
-    // The newest keys as JSON, written by SQLite: license_keys_created_idx, or license_keys_creator_idx for a reseller.
-    keysJsonStatement(db, db.select({ id: licenseKeys.id }).from(licenseKeys).where(keyScope).orderBy(...NEWEST_FIRST).limit(RECENT_ITEMS), now),
+    overviewProducts(db, shape, values),
+    overviewRevenue(db, shape, values),
+    overviewPeople(db, shape, values),
+    overviewKeys(db, shape, values),
   ])) as [{ n: number }[], { total: string | number | null }[], unknown[], { json: string }[]];
   const [keysByStatus, usersByRole, recentUsers] = await Promise.all([
     isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
@@ -145,22 +173,30 @@ export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'
   };
 }
 
-type RecentUserRow = { id: string; username: string; email: string; role: Role; createdAt: Date };
+/** An account as recentUserFields reads it: the creation time in milliseconds. */
+type RecentUserRow = { id: string; username: string; email: string; role: Role; createdAt: number };
 
 const toRecentUser = (u: RecentUserRow): RecentUser => ({
   _id: u.id,
   username: u.username,
   email: u.email,
   role: u.role,
-  createdAt: u.createdAt.toISOString(),
+  createdAt: new Date(u.createdAt).toISOString(),
 });
 
-const recentUserFields = { id: users.id, username: users.username, email: users.email, role: users.role, createdAt: users.createdAt };
+// Named, as a compiled statement's rows come back under the names SQLite gives its columns.
+const recentUserFields = {
+  id: sql<string>`${users.id}`.as('id'),
+  username: sql<string>`${users.username}`.as('username'),
+  email: sql<string>`${users.email}`.as('email'),
+  role: sql<Role>`${users.role}`.as('role'),
+  createdAt: sql<number>`${users.createdAt}`.as('createdAt'),
+};
 
 /** A reseller's latest customers: buyers of the keys they created, other than themselves, latest sale first. */
-function latestCustomers(db: DB, resellerId: string) {
+function latestCustomers(db: DB, resellerId: SQLWrapper) {
   return db
-    .select({ id: licenseKeys.purchasedBy, last: sql<number>`max(${licenseKeys.createdAt})` })
+    .select({ id: sql<string | null>`${licenseKeys.purchasedBy}`.as('id'), last: sql<number>`max(${licenseKeys.createdAt})`.as('last') })
     .from(licenseKeys)
     .where(and(eq(licenseKeys.createdBy, resellerId), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, resellerId)))
     .groupBy(licenseKeys.purchasedBy)

@@ -85,23 +85,43 @@ async function putSession(kv: KVNamespace, session: SessionRecord, now: number) 
   });
 }
 
+type TokenClaims = { sub: string; sid: string; exp: number };
+
+/**
+ * Tokens this isolate has verified, with their claims: a signature checked once stays good until the
+ * token expires, so a client's later calls skip parsing and HMAC (most of the token's cost). Only the
+ * signature is remembered: the session record is still read from KV on every call.
+ */
+const verifiedTokens = new Map<string, Map<string, TokenClaims>>();
+const VERIFIED_TOKENS_MAX = 10_000;
+
+async function verifiedClaims(secret: string, token: string, now: number): Promise<TokenClaims | null> {
+  let verified = verifiedTokens.get(secret);
+  const known = verified?.get(token);
+  if (known) return known.exp * 1000 > now ? known : null;
+  let claims: { sub?: string; sid?: unknown; exp?: number };
+  try {
+    ({ payload: claims } = await jwtVerify(token, await secretKey(secret), { algorithms: ['HS256'], currentDate: new Date(now) }));
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError) return null;
+    throw err;
+  }
+  if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null;
+  const good: TokenClaims = { sub: claims.sub, sid: claims.sid, exp: claims.exp };
+  if (!verified) verifiedTokens.set(secret, (verified = new Map()));
+  if (verified.size >= VERIFIED_TOKENS_MAX) verified.clear();
+  verified.set(token, good);
+  return good;
+}
+
 /** Verifies the token and finds its live session; null for anything wrong, whatever it is. */
 export async function readSession(
   env: { KV: KVNamespace; JWT_SECRET: string },
   token: string,
   now = Date.now(),
 ): Promise<SessionRecord | null> {
-  let claims: { sub?: string; sid?: unknown };
-  try {
-    ({ payload: claims } = await jwtVerify(token, await secretKey(env.JWT_SECRET), {
-      algorithms: ['HS256'],
-      currentDate: new Date(now),
-    }));
-  } catch (err) {
-    if (err instanceof joseErrors.JOSEError) return null;
-    throw err;
-  }
-  if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null;
+  const claims = await verifiedClaims(env.JWT_SECRET, token, now);
+  if (!claims) return null;
   const session = await env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json');
   if (!session || session.expiresAt <= now || session.userId !== claims.sub) return null;
   return session;

@@ -137,7 +137,7 @@ describe('GET /api/admin/stats', () => {
       keysByStatus: { available: 2, used: 2, expired: 1, revoked: 1 },
     });
     expect(res.body.recentActivity.users.map((u: { username: string }) => u.username)).toEqual([u3.username, u2.username, u1.username, r2.username, expect.any(String)]);
-    expect(res.body.recentActivity.users[0]).toEqual({ _id: u3.user.id, username: u3.username, email: u3.email, role: 'user', createdAt: expect.any(String) });
+    expect(res.body.recentActivity.users[0]).toEqual({ _id: u3.user.id, username: u3.username, email: u3.email, role: 'user', createdAt: u3.user.createdAt.toISOString() });
     const keys = res.body.recentActivity.keys;
     expect(keys.map((k: { _id: string }) => k._id)).toEqual(rows.slice(1).reverse().map((r) => r.id));
     // The one key shape of every key list.
@@ -170,7 +170,7 @@ describe('GET /api/admin/stats', () => {
       // Sales to customers; their own purchase is not revenue.
       totalRevenue: 50,
     });
-    expect(res.body.recentActivity.users.map((u: { _id: string }) => u._id)).toEqual([u1.user.id]);
+    expect(res.body.recentActivity.users).toEqual([{ _id: u1.user.id, username: u1.username, email: u1.email, role: 'user', createdAt: u1.user.createdAt.toISOString() }]);
     const keys = res.body.recentActivity.keys;
     expect(keys.map((k: { _id: string }) => k._id)).toEqual([rows[4].id, rows[3].id, rows[2].id]);
     expect(keys[1].purchasedBy).toEqual({ _id: u2.user.id, username: 'Deleted user' });

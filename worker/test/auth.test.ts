@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { securityLog, users } from '../db/schema';
+import { readSession } from '../lib/sessions';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
 import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 
@@ -196,5 +197,15 @@ describe('sessions and tokens', () => {
       .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
       .sign(new TextEncoder().encode(env.JWT_SECRET));
     expect((await api('GET', '/api/users/profile', { token: expired })).status).toBe(401);
+  });
+
+  it('refuses a token this Worker accepted before, once it has expired or under another secret', async () => {
+    const { token } = await signedInUser();
+    const { exp } = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { exp: number };
+    // Accepted, and so remembered as verified.
+    expect(await readSession(env, token)).not.toBeNull();
+    expect(await readSession(env, token, exp * 1000 - 1)).not.toBeNull();
+    expect(await readSession(env, token, exp * 1000)).toBeNull();
+    expect(await readSession({ ...env, JWT_SECRET: 'another-secret-that-is-long-enough-0123456789' }, token)).toBeNull();
   });
 });
