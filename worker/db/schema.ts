@@ -115,8 +115,6 @@ export const licenseKeys = sqliteTable(
     index('license_keys_status_idx').on(t.status, t.createdAt, t.id),
     index('license_keys_created_idx').on(t.createdAt, t.id),
     index('license_keys_expiry_idx').on(t.status, t.expiresAt),
-    index('license_keys_tag_idx').on(t.productKeyTag, t.createdAt),
-    index('license_keys_name_idx').on(t.productName, t.createdAt),
     check('license_keys_status_check', sql`${t.status} IN ('available', 'used', 'revoked', 'expired')`),
     check('license_keys_method_check', sql`${t.generationMethod} IN ('automatic', 'purchase', 'reseller', 'direct')`),
     check('license_keys_duration_check', sql`${t.duration} >= 1 AND ${t.maxActivations} >= 1`),

@@ -199,4 +199,23 @@ describe('query plans', () => {
       }
     }
   });
+
+  it('every index of license_keys serves one of these statements: each one costs every key written', async () => {
+    const s = await shop();
+    const used = new Set<string>();
+    const note = (plans: Plan[]) => plans.forEach((p) => p.steps.forEach((step) => step.match(/INDEX (\w+)/g)?.forEach((m) => used.add(m.slice(6)))));
+    note(await expectNoFullScans(await statementsOf((d1) => validateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[0].key, deviceFingerprint: s.device }))));
+    note(await expectNoFullScans(await statementsOf((d1) => listOwnKeys(createDb(d1), s.customer.id, { page: 1, limit: 10 }))));
+    for (const viewer of [s.owner, s.reseller]) {
+      note(await expectNoFullScans(await statementsOf((d1) => adminStats(createDb(d1), viewer))));
+      for (const search of [undefined, s.product.name]) {
+        for (const status of [undefined, 'used', 'expired'] as const) {
+          note(await expectNoFullScans(await statementsOf((d1) => listAdminKeys(createDb(d1), viewer, { page: 1, limit: 15, search, status }))));
+        }
+      }
+    }
+    const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'license_keys' AND sql IS NOT NULL").all<{ name: string }>();
+    expect(results.length).toBeGreaterThan(5);
+    expect(results.map((r) => r.name).filter((name) => !used.has(name))).toEqual([]);
+  });
 });
