@@ -163,7 +163,6 @@ export const ledger = sqliteTable(
   },
   (t) => [
     index('ledger_user_idx').on(t.userId, t.createdAt),
-    index('ledger_created_idx').on(t.createdAt),
     index('ledger_kind_created_idx').on(t.kind, t.createdAt),
   ],
 );

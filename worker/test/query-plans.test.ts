@@ -8,8 +8,10 @@ import { createDb } from '../db/client';
 import { activations, licenseKeys, products } from '../db/schema';
 import { listAdminKeys } from '../domain/admin-keys';
 import { adminStats } from '../domain/admin-stats';
+import { systemAnalytics } from '../domain/analytics';
 import { activateLicense, validateLicense } from '../domain/licensing';
 import { listOwnKeys } from '../domain/my-keys';
+import { dashboardStats } from '../domain/stats';
 import { createUser } from '../domain/users';
 import { newId } from '../lib/ids';
 import type { SessionUser } from '../lib/sessions';
@@ -216,6 +218,21 @@ describe('query plans', () => {
     }
     const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'license_keys' AND sql IS NOT NULL").all<{ name: string }>();
     expect(results.length).toBeGreaterThan(5);
+    expect(results.map((r) => r.name).filter((name) => !used.has(name))).toEqual([]);
+  });
+
+  it('every index of the ledger serves one of its reads: each one costs every movement of money', async () => {
+    const s = await shop();
+    const used = new Set<string>();
+    const note = (plans: Plan[]) => plans.forEach((p) => p.steps.forEach((step) => step.match(/INDEX (\w+)/g)?.forEach((m) => used.add(m.slice(6)))));
+    note(await expectNoFullScans(await statementsOf((d1) => systemAnalytics(d1, 30))));
+    const dashboard = await expectNoFullScans(await statementsOf((d1) => dashboardStats(createDb(d1), s.customer)));
+    note(dashboard);
+    // A customer's spending is read from their own rows, never by walking every purchase in the shop.
+    const spent = dashboard.find((p) => /from "ledger"/i.test(p.sql))!;
+    expect(spent.steps.join('\n')).toMatch(/SEARCH ledger USING INDEX ledger_user_idx \(user_id=\?\)/);
+    const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ledger' AND sql IS NOT NULL").all<{ name: string }>();
+    expect(results.length).toBeGreaterThan(0);
     expect(results.map((r) => r.name).filter((name) => !used.has(name))).toEqual([]);
   });
 });
