@@ -109,7 +109,9 @@ export const licenseKeys = sqliteTable(
     uniqueIndex('license_keys_key_unique').on(t.key),
     // Lists run newest first with the id as the tie-break; with the id in the index, a page's ids
     // come from the index alone and only the page's own rows are read.
-    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id),
+    // With the key and the product's name and keyTag, a customer's search (My Keys) is answered
+    // from the index alone: no read of each of their keys' rows to match the text.
+    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id, t.key, t.productName, t.productKeyTag),
     index('license_keys_creator_idx').on(t.createdBy, t.createdAt, t.id),
     index('license_keys_product_idx').on(t.productId, t.status),
     index('license_keys_status_idx').on(t.status, t.createdAt, t.id),
