@@ -36,7 +36,78 @@ export type Measurement = {
   kInstructionsPerRequest: number | null;
 };
 
+/** One run's raw figures, which runs of the same load can be added up from (see `combine`). */
+type Run = {
+  connections: number;
+  seconds: number;
+  requests: number;
+  /** Every answer's latency, in milliseconds. */
+  times: number[];
+  errors: number;
+  statuses: Record<string, number>;
+  firstError: string | null;
+  unanswered: number;
+  cpuMs: number | null;
+  instructions: number | null;
+};
+
 export async function measure(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number, runtimePid: number | null = null): Promise<Measurement> {
+  return combine([await run(url, next, expect, connections, seconds, runtimePid)]);
+}
+
+/**
+ * Two loads measured in turns, `rounds` times `seconds / rounds` each (A, B, A, B, ...), each one's
+ * runs added up: when the machine's speed drifts (other machines share its host), both see the same
+ * stretches of it, so their ratio is steadier than from two measurements one after the other.
+ */
+export async function measurePaired(
+  a: { url: URL; next: () => BenchRequest; expect: Expectation },
+  b: { url: URL; next: () => BenchRequest; expect: Expectation },
+  connections: number,
+  seconds: number,
+  rounds: number,
+  runtimePid: number | null,
+): Promise<[Measurement, Measurement]> {
+  const runsA: Run[] = [];
+  const runsB: Run[] = [];
+  const each = seconds / rounds;
+  for (let i = 0; i < rounds; i++) {
+    runsA.push(await run(a.url, a.next, a.expect, connections, each, runtimePid));
+    runsB.push(await run(b.url, b.next, b.expect, connections, each, runtimePid));
+  }
+  return [combine(runsA), combine(runsB)];
+}
+
+function combine(runs: Run[]): Measurement {
+  const sum = (f: (r: Run) => number) => runs.reduce((n, r) => n + f(r), 0);
+  const known = (f: (r: Run) => number | null) => (runs.every((r) => f(r) !== null) ? sum((r) => f(r)!) : null);
+  const times = runs.flatMap((r) => r.times).sort((x, y) => x - y);
+  const percentile = (p: number) => (times.length ? times[Math.min(times.length - 1, Math.floor(p * times.length))] : 0);
+  const seconds = sum((r) => r.seconds);
+  const requests = sum((r) => r.requests);
+  const statuses: Record<string, number> = {};
+  for (const r of runs) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  const cpuMs = known((r) => r.cpuMs);
+  const instructions = known((r) => r.instructions);
+  return {
+    connections: runs[0].connections,
+    seconds,
+    requests,
+    rps: requests / seconds,
+    p50: percentile(0.5),
+    p90: percentile(0.9),
+    p99: percentile(0.99),
+    max: times.at(-1) ?? 0,
+    errors: sum((r) => r.errors),
+    statuses,
+    firstError: runs.find((r) => r.firstError)?.firstError ?? null,
+    unanswered: sum((r) => r.unanswered),
+    cpuUsPerRequest: cpuMs !== null && requests > 0 ? (cpuMs * 1000) / requests : null,
+    kInstructionsPerRequest: instructions !== null && requests > 0 ? instructions / requests / 1000 : null,
+  };
+}
+
+async function run(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number, runtimePid: number | null): Promise<Run> {
   let wrong = 0;
   let sent = 0;
   let answered = 0;
@@ -83,25 +154,18 @@ export async function measure(url: URL, next: () => BenchRequest, expect: Expect
   });
   const cpuAfter = cpuMsOf(runtimePid);
   const instructionCount = await instructions.stop();
-  times.sort((a, b) => a - b);
-  const percentile = (p: number) => (times.length ? times[Math.min(times.length - 1, Math.floor(p * times.length))] : 0);
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
-  const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
   return {
     connections,
     seconds: result.duration,
-    requests,
-    rps: requests / result.duration,
-    p50: percentile(0.5),
-    p90: percentile(0.9),
-    p99: percentile(0.99),
-    max: times.at(-1) ?? 0,
+    requests: Object.values(statuses).reduce((a, b) => a + b, 0),
+    times,
     // autocannon counts a timeout as an error too.
     errors: result.errors + wrong,
     statuses,
     firstError: firstError ?? (result.errors || result.timeouts ? `${result.timeouts} timeouts (no answer within 10 s), ${result.errors - result.timeouts} connection errors` : null),
     unanswered: sent - answered,
-    cpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
-    kInstructionsPerRequest: instructionCount !== null && requests > 0 ? instructionCount / requests / 1000 : null,
+    cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
+    instructions: instructionCount,
   };
 }

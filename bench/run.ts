@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALE, seedBenchDatabase } from './dataset';
 import { findRuntimePid } from './cpu';
-import { measure, type Measurement } from './load';
+import { measure, measurePaired, type Measurement } from './load';
 import { evaluate, printReport, type ScenarioResult } from './report';
 import { profile, saveProfile, topFunctions } from './profile';
 import { buildFloorWorker, buildWorker, startRuntime, WORKER_NAME, type Runtime, type Via } from './runtime';
@@ -36,6 +36,8 @@ const { values: args } = parseArgs({
   },
 });
 const seconds = Number(args.seconds);
+/** Turns of the floor and the endpoint within each measurement (measurePaired): 2-second turns by default. */
+const rounds = Math.max(1, Math.round(seconds / 2));
 const connectionCounts = args.connections.split(',').map(Number);
 const via = args.via as Via;
 if (!(seconds >= 1) || connectionCounts.some((c) => !Number.isInteger(c) || c < 1) || (via !== 'direct' && via !== 'entry')) {
@@ -102,10 +104,16 @@ try {
     const measurements: Measurement[] = [];
     const pairedFloor: Measurement[] = [];
     for (const connections of connectionCounts) {
-      // The floor again just before, so both see the machine as it is then (its speed drifts by a
-      // third or more over a run when other machines share the host).
-      if (floorRun && scenario.name !== 'floor') pairedFloor.push(await measure(runtime.floorUrl, floorRun.next, floorRun.expect, connections, seconds, runtimePid));
-      const m = await measure(url, prepared.next, prepared.expect, connections, seconds, runtimePid);
+      let m: Measurement;
+      if (floorRun && scenario.name !== 'floor') {
+        // The floor in turns with the endpoint, so both see the machine as it is then (its speed
+        // drifts by a third or more over a run when other machines share the host).
+        const [floor, endpoint] = await measurePaired({ url: runtime.floorUrl, ...floorRun }, { url, ...prepared }, connections, seconds, rounds, runtimePid);
+        pairedFloor.push(floor);
+        m = endpoint;
+      } else {
+        m = await measure(url, prepared.next, prepared.expect, connections, seconds, runtimePid);
+      }
       unanswered += m.unanswered;
       measurements.push(m);
     }
