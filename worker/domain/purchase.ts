@@ -192,8 +192,8 @@ const DEBIT = `UPDATE users SET credits = credits - ?2 WHERE id = ?1 RETURNING c
 /**
  * The key, its product snapshot and its clock. Its product_id is NULL, and so the batch fails
  * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
- * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot (?4 to
- * ?8) and the price and day range (?15 to ?18).
+ * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot's name,
+ * keyTag, type and device limit (?4 to ?7) and the price and day range (?15 to ?18).
  */
 const KEY_COLUMNS = `id, key, status, product_id, product_name, product_key_tag, product_type, max_activations, duration,
   purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, created_at`;
