@@ -92,13 +92,30 @@ async function readOrder(db: DB, productId: string, payerId: string | null): Pro
 /** The batch found the remembered product changed (or its price beyond the payer): read it afresh. */
 class StaleProduct extends Error {}
 
+/**
+ * With an Idempotency-Key, the claim rides at the end of the purchase's batch and nothing is read
+ * first: a retry of a purchase already made loses its batch on the claim's primary key (nothing it
+ * wrote stays) and answers what the first time stored. A retry refused before its batch (the credits
+ * spent by the first time, the product withdrawn since) answers the stored purchase too; a refusal
+ * is never stored, so a retry after a top-up buys. One D1 round trip fewer for every purchase the
+ * web app makes, which always sends a key.
+ */
+const PURCHASE_REFUSALS = new Set<string>(['INSUFFICIENT_CREDITS', 'NOT_FOUND', 'VALIDATION_ERROR']);
+
 export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<PurchaseResult & { replayed: boolean }> {
-  const { payerId, idempotency } = order;
-  // A retry answers as the first time did, even if the product has been withdrawn since.
-  if (idempotency) {
-    const replay = await findReplay<PurchaseResult>(db, idempotency);
+  try {
+    return await purchaseOnce(db, order);
+  } catch (err) {
+    // Only the purchase's own refusals: a refused session (401, 429) is never answered with a replay.
+    if (!order.idempotency || !(err instanceof AppError) || !PURCHASE_REFUSALS.has(err.code)) throw err;
+    // A retry answers as the first time did, even if the product has been withdrawn since.
+    const replay = await findReplay<PurchaseResult>(db, order.idempotency);
     if (replay) return { ...replay.body, replayed: true };
+    throw err;
   }
+}
+
+async function purchaseOnce(db: DB, order: PurchaseOrder): Promise<PurchaseResult & { replayed: boolean }> {
   const now = order.now ?? Date.now();
   const remembered = recentProduct(order.productId, now);
   if (remembered) {
@@ -109,7 +126,7 @@ export async function purchaseKey(db: DB, order: PurchaseOrder): Promise<Purchas
       recentProducts.delete(order.productId);
     }
   }
-  const { product, available } = await readOrder(db, order.productId, payerId);
+  const { product, available } = await readOrder(db, order.productId, order.payerId);
   rememberProduct(product, now);
   return commitPurchase(db, order, product, { remembered: false, available }, now);
 }

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../db/client';
 import { ledger, licenseKeys, products, users } from '../db/schema';
 import { generateLicenseKey, KEY_ALPHABET, KEY_RANDOM_BITS } from '../domain/license-keys';
 import { purchaseKey } from '../domain/purchase';
@@ -186,6 +187,31 @@ describe('Idempotency-Key', () => {
     // A new key is a new purchase.
     const second = await buy(token, { productId: product.id, duration: 5 }, { 'Idempotency-Key': `buy-${uniqueTag()}` });
     expect(second.body.remainingCredits).toBe(70);
+  });
+
+  it('reads nothing before the batch: a retry loses its batch on the stored claim and answers the first purchase', async () => {
+    const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 0 });
+    const { user } = await signedInUser('user', { credits: 100 });
+    const idempotency = { userId: user.id, key: `purchase:${uniqueTag()}`, fingerprint: `${product.id}:1` };
+    const order = { productId: product.id, days: 1, buyerId: user.id, payerId: user.id, actorId: user.id, generationMethod: 'purchase' as const, idempotency };
+    const first = await purchaseKey(db(), order);
+    const calls: string[] = [];
+    const d1 = env.DB;
+    const watched = new Proxy(d1, {
+      get(target, prop) {
+        if (prop === 'batch') return (statements: D1PreparedStatement[]) => (calls.push('batch'), target.batch(statements));
+        if (prop === 'prepare') return (text: string) => (calls.push(text.trim().split(/\s+/)[0].toLowerCase()), target.prepare(text));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const retry = await purchaseKey(createDb(watched), order);
+    expect(retry).toEqual({ ...first, replayed: true });
+    // The purchase's batch first (no read of the claim before it), then the stored answer.
+    expect(calls.indexOf('batch')).toBeGreaterThan(-1);
+    expect(calls.slice(0, calls.indexOf('batch')).filter((c) => c === 'select')).toEqual([]);
+    expect((await userRow(user.id))!.credits).toBe(90);
+    expect(await keysBoughtBy(user.id)).toHaveLength(1);
   });
 
   it('charges once when copies of one request race', async () => {

@@ -43,6 +43,24 @@ describe('a purchase checks the session inside its batch', () => {
     expect((await api('GET', '/api/users/profile', { token })).status).toBe(401);
   });
 
+  it('answers a refused session with the refusal, never with a stored purchase it retries', async () => {
+    const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+    const { user, token } = await signedInUser('user', { credits: 1000 });
+    const headers = { 'Idempotency-Key': `retry-${user.id}` };
+    const body = { productId: product.id, duration: 5 };
+    expect((await api('POST', '/api/keys/purchase', { token, body, headers })).status).toBe(201);
+    const bucket = await sessionBucket(token);
+    await setCount(bucket, rule.limit);
+    const overLimit = await api('POST', '/api/keys/purchase', { token, body, headers });
+    expect(overLimit.status).toBe(429);
+    expect(overLimit.body.licenseKey).toBeUndefined();
+    await db().update(users).set({ isActive: false }).where(eq(users.id, user.id)).run();
+    const deactivated = await api('POST', '/api/keys/purchase', { token, body, headers });
+    expect(deactivated.status).toBe(401);
+    expect(deactivated.body.licenseKey).toBeUndefined();
+    expect((await userRow(user.id))!.credits).toBe(985);
+  });
+
   it('refuses a deleted account with an expired session and writes nothing', async () => {
     const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
     const { user, token } = await signedInUser('user', { credits: 1000 });
