@@ -153,14 +153,15 @@ async function commitPurchase(
   }
 
   const now = new Date(at);
-  const keyId = newId(now.getTime());
+  const keyId = newId(at);
+  const expiresAt = at + days * DAY_MS;
   const receipt: PurchaseReceipt = {
     _id: keyId,
     key: generateLicenseKey(product.keyTag),
     product: product.name,
     productId: product.id,
     duration: days,
-    expiryDate: new Date(now.getTime() + days * DAY_MS).toISOString(),
+    expiryDate: new Date(expiresAt).toISOString(),
     cost: price,
   };
 
@@ -169,8 +170,8 @@ async function commitPurchase(
   if (payerId !== null) statements.push(new SqlStatement(DEBIT, [payerId, price]));
   statements.push(
     read.remembered
-      ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...keyValues(order, product, receipt, at), product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
-      : new SqlStatement(INSERT_KEY, keyValues(order, product, receipt, at)),
+      ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...keyValues(order, product, receipt, at, expiresAt), product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
+      : new SqlStatement(INSERT_KEY, keyValues(order, product, receipt, at, expiresAt)),
   );
   if (payerId !== null) {
     const note = `${product.name}, ${days} days${order.buyerId !== payerId ? ` (for ${order.buyerId})` : ''}`;
@@ -228,7 +229,7 @@ const RECORD_DEBIT = `INSERT INTO ledger (id, user_id, actor_id, kind, credits_d
 const COUNT_SALE = `UPDATE products SET total_generated = total_generated + 1, total_sold = total_sold + 1, revenue = revenue + ?2 WHERE id = ?1`;
 
 /** ?1 to ?14 of INSERT_KEY, in its columns' order. */
-function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number): unknown[] {
+function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number, expiresAt: number): unknown[] {
   return [
     receipt._id,
     receipt.key,
@@ -242,7 +243,7 @@ function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseR
     order.buyerId,
     order.actorId,
     receipt.cost,
-    Date.parse(receipt.expiryDate),
+    expiresAt,
     order.generationMethod,
   ];
 }
