@@ -46,8 +46,8 @@ export const activationsOf = (keyId: string) => db().select().from(activations).
 export const auditOf = (targetId: string) => db().select().from(auditLog).where(eq(auditLog.targetId, targetId)).orderBy(asc(auditLog.id)).all();
 
 /** How SQLite would answer a query: one line per step ("SEARCH t USING INDEX ...", "SCAN t"). */
-export async function queryPlan(query: { toSQL(): { sql: string; params: unknown[] } } | { sql: string; params: unknown[] } | SqlStatement): Promise<string[]> {
-  const { sql, params } = query instanceof SqlStatement ? { sql: query.text, params: query.params } : 'toSQL' in query ? query.toSQL() : query;
+export async function queryPlan(query: { sql: string; params: unknown[] } | SqlStatement): Promise<string[]> {
+  const { sql, params } = query instanceof SqlStatement ? { sql: query.text, params: query.params } : query;
   const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
     .bind(...params)
     .all<{ detail: string }>();
