@@ -70,11 +70,8 @@ export async function generateKeys(
       ip,
     );
     try {
-      await d1.batch([
-        ...inserts,
-        d1.prepare('UPDATE products SET total_generated = total_generated + ?2 WHERE id = ?1').bind(product.id, keys.length),
-        toD1Statement(d1, audit),
-      ]);
+      // Each key's insert counts it on its product (a trigger, migration 0005).
+      await d1.batch([...inserts, toD1Statement(d1, audit)]);
     } catch (err) {
       if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw inactiveProduct();
       if (failedConstraint(err, 'UNIQUE', 'license_keys.key') && attempt < ATTEMPTS) continue;

@@ -1,8 +1,9 @@
 // Buying a license key with credits: the customer's own purchase, and (through the admin routes) a
 // reseller's purchase for a customer and the owner's direct purchase. One D1 batch does it all:
-// the debit, the key, the ledger row, the product's stats and the idempotency claim. The debit
-// cannot go below zero (CHECK on users.credits), so racing purchases can never overspend: the
-// batch that would fails whole and changes nothing.
+// the key (whose insert counts it on its product), the ledger row (whose insert is the debit: both
+// are triggers, migration 0005) and the idempotency claim. The debit cannot go below zero (CHECK on
+// users.credits), so racing purchases can never overspend: the batch that would fails whole and
+// changes nothing.
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { plainBatch, SqlStatement, type DB, type RunBatch, type Statement } from '../db/client';
@@ -165,19 +166,15 @@ async function commitPurchase(
     cost: price,
   };
 
-  const statements: Statement[] = [];
-  // RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
-  if (payerId !== null) statements.push(new SqlStatement(DEBIT, [payerId, price]));
-  statements.push(
+  const statements: Statement[] = [
     read.remembered
       ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...keyValues(order, product, receipt, at, expiresAt), product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
       : new SqlStatement(INSERT_KEY, keyValues(order, product, receipt, at, expiresAt)),
-  );
+  ];
   if (payerId !== null) {
     const note = `${product.name}, ${days} days${order.buyerId !== payerId ? ` (for ${order.buyerId})` : ''}`;
-    statements.push(new SqlStatement(RECORD_DEBIT, [newId(at), payerId, order.actorId, -price, keyId, note, at]));
+    statements.push(new SqlStatement(DEBIT, [newId(at), payerId, order.actorId, -price, keyId, note, at]));
   }
-  statements.push(new SqlStatement(COUNT_SALE, [product.id, price]));
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
@@ -187,7 +184,7 @@ async function commitPurchase(
   const run = order.runBatch ?? plainBatch(db);
   try {
     const results = await run(statements);
-    if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
+    if (payerId !== null) answer.payerCredits = (results[DEBIT_AT] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {
     const productGone = failedConstraint(err, 'NOT NULL', 'license_keys.product_id');
@@ -206,7 +203,6 @@ async function commitPurchase(
 }
 
 // The purchase's statements, written once (see SqlStatement).
-const DEBIT = `UPDATE users SET credits = credits - ?2 WHERE id = ?1 RETURNING credits`;
 /**
  * The key, its product snapshot and its clock. Its product_id is NULL, and so the batch fails
  * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
@@ -222,11 +218,16 @@ const INSERT_KEY_IF_UNCHANGED = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY
   ` AND name = ?4 AND key_tag = ?5 AND product_type = ?6 AND max_activations = ?7
     AND base_credit_cost = ?15 AND credits_per_day = ?16 AND min_days = ?17 AND max_days = ?18`,
 )}`;
-/** The ledger's debit; its user_id is NULL (a failed batch) when the payer's account was deleted since it was read. */
-const RECORD_DEBIT = `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, reference, note, created_at)
-  VALUES (?1, (SELECT id FROM users WHERE id = ?2), ?3, 'purchase', ?4, ?5, ?6, ?7)`;
-/** Every key made counts as generated; a bought one is also sold. */
-const COUNT_SALE = `UPDATE products SET total_generated = total_generated + 1, total_sold = total_sold + 1, revenue = revenue + ?2 WHERE id = ?1`;
+/**
+ * The ledger's debit row, which takes the credits from the payer as it goes in (a trigger). Its
+ * user_id is NULL (a failed batch) when the payer's account was deleted since it was read.
+ * RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
+ */
+const DEBIT = `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, reference, note, created_at)
+  VALUES (?1, (SELECT id FROM users WHERE id = ?2), ?3, 'purchase', ?4, ?5, ?6, ?7)
+  RETURNING (SELECT credits FROM users WHERE id = ?2) AS credits`;
+/** Where the debit is in the batch: right after the key. */
+const DEBIT_AT = 1;
 
 /** ?1 to ?14 of INSERT_KEY, in its columns' order. */
 function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number, expiresAt: number): unknown[] {

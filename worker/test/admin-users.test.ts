@@ -300,11 +300,8 @@ describe('PUT /api/admin/users/{id}', () => {
     const token = await ownerToken();
     const loaded = (await api('GET', `/api/admin/users/${target.id}`, { token })).body.user;
     expect(loaded.credits).toBe(100);
-    // A purchase debits 30 credits after the form loaded.
-    await db().batch([
-      db().update(users).set({ credits: 70 }).where(eq(users.id, target.id)),
-      db().insert(ledger).values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -30, createdAt: new Date() }),
-    ]);
+    // A purchase debits 30 credits after the form loaded (its ledger row takes them as it goes in).
+    await db().insert(ledger).values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -30, createdAt: new Date() });
     // The owner saves the form with the credits set to 120, as loaded plus 20.
     const saved = await api('PUT', `/api/admin/users/${target.id}`, { token, body: { ...loaded, _id: undefined, createdAt: undefined, lastLogin: undefined, twoFactorEnabled: undefined, googleConnected: undefined, credits: 120 } });
     expect(saved.status).toBe(200);
@@ -318,11 +315,8 @@ describe('PUT /api/admin/users/{id}', () => {
   it('reconciles under many concurrent edits and debits', async () => {
     const target = await customer({ credits: 1000, balanceCents: 50_000 });
     const token = await ownerToken();
-    const debit = (n: number) =>
-      db().batch([
-        db().update(users).set({ credits: sql`${users.credits} - ${n}` }).where(eq(users.id, target.id)),
-        db().insert(ledger).values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -n, createdAt: new Date() }),
-      ]);
+    // A purchase's ledger row takes its credits as it goes in.
+    const debit = (n: number) => db().insert(ledger).values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -n, createdAt: new Date() });
     const edits = Array.from({ length: 10 }, (_, i) => api('PUT', `/api/admin/users/${target.id}`, { token, body: { credits: 500 + i, balance: 100 + i } }));
     const debits = Array.from({ length: 10 }, () => debit(1));
     const results = await Promise.all([...edits, ...debits.map((p) => p.then(() => null))]);

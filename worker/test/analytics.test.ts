@@ -63,7 +63,8 @@ describe('systemAnalytics', () => {
     await db()
       .insert(users)
       .values([
-        { id: buyer, username: `an${uniqueTag()}`, email: `${uniqueTag()}@a.example`, createdAt: day(0, 1) },
+        // Credits for the purchases' ledger rows below to take.
+        { id: buyer, username: `an${uniqueTag()}`, email: `${uniqueTag()}@a.example`, credits: 1000, createdAt: day(0, 1) },
         { id: newId(), username: `an${uniqueTag()}`, email: `${uniqueTag()}@a.example`, createdAt: day(0, 23) },
         { id: newId(), username: `an${uniqueTag()}`, email: `${uniqueTag()}@a.example`, createdAt: day(6) },
         // The day before the period starts.
