@@ -111,9 +111,13 @@ export const licenseKeys = sqliteTable(
     // come from the index alone and only the page's own rows are read.
     // With the key and the product's name and keyTag, a customer's search (My Keys) is answered
     // from the index alone: no read of each of their keys' rows to match the text.
-    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id, t.key, t.productName, t.productKeyTag),
-    index('license_keys_creator_idx').on(t.createdBy, t.createdAt, t.id),
-    index('license_keys_product_idx').on(t.productId, t.status),
+    // The buyer, creator and product indexes also hold the status and the expiry: a list of one
+    // customer's, one reseller's or one product's keys, and an admin search by product or by user,
+    // filters by status (the effective one: the expiry decides) and finds its page from the index
+    // alone, without reading each matching key's row.
+    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id, t.key, t.productName, t.productKeyTag, t.status, t.expiresAt),
+    index('license_keys_creator_idx').on(t.createdBy, t.createdAt, t.id, t.status, t.expiresAt),
+    index('license_keys_product_idx').on(t.productId, t.createdAt, t.id, t.status, t.expiresAt),
     index('license_keys_status_idx').on(t.status, t.createdAt, t.id),
     index('license_keys_created_idx').on(t.createdAt, t.id),
     index('license_keys_expiry_idx').on(t.status, t.expiresAt),

@@ -2,6 +2,7 @@
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { union } from 'drizzle-orm/sqlite-core';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
 import { compiledStatement, slot } from '../db/compiled';
 import { activations, licenseKeys, products, users } from '../db/schema';
@@ -15,7 +16,7 @@ import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entiti
 import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
@@ -23,32 +24,27 @@ export type KeyAdmin = { db: DB; d1: D1Database; actor: SessionUser; ip: string 
 
 
 /**
- * The keys a search names, each form served by an index (ARCHITECTURE.md): a key by prefix (keys
- * are uppercase; a range on the unique index), a product by name or keyTag (the few products are
- * matched first, then license_keys_product_idx), a buyer or creator by username prefix (the
- * lower(username) index, then the buyer and creator indexes). Wrapped as `rowid IN (...)` so SQLite
- * answers it as a union of index lookups, instead of walking every key in date order; by rowid, the
- * lookups never read the table (every index holds the rowid, none holds the key's id) and each
- * match is then read once, straight from the table's own B-tree. Slots: see searchSlots.
+ * The keys a search names, with the list's other filters (`filters`), each form served by an index
+ * (ARCHITECTURE.md): a key by prefix (keys are uppercase; a range on the unique index), a product
+ * by name or keyTag (the few products are matched first, then license_keys_product_idx), a buyer or
+ * creator by username prefix (the lower(username) index, then the buyer and creator indexes). One
+ * lookup per form, united: the product, buyer and creator indexes hold what the filters and the page
+ * need (status, expiry, creation, id), so a search that names a product's thousand keys finds them
+ * without reading one key's row. Slots: see searchSlots.
  */
-function searchMatches(db: DB): SQL {
+function searchMatches(db: DB, filters: SQL | undefined) {
   const namedUsers = db.select({ id: users.id }).from(users).where(inPrefixRange(sql`lower(${users.username})`, slot('nameFrom'), slot('nameTo')));
   const namedProducts = db
     .select({ id: products.id })
     .from(products)
     .where(or(sql`${products.name} LIKE ${slot('pattern')} ${likeEscape}`, eq(products.keyTag, slot('keyFrom'))));
-  const matching = db
-    .select({ rowid: sql`rowid` })
-    .from(licenseKeys)
-    .where(
-      or(
-        inPrefixRange(licenseKeys.key, slot('keyFrom'), slot('keyTo')),
-        inArray(licenseKeys.productId, namedProducts),
-        inArray(licenseKeys.purchasedBy, namedUsers),
-        inArray(licenseKeys.createdBy, namedUsers),
-      ),
-    );
-  return inArray(sql`${licenseKeys}.rowid`, matching);
+  const named = (match: SQL) => keyMatches(db, and(match, filters));
+  return union(
+    named(inPrefixRange(licenseKeys.key, slot('keyFrom'), slot('keyTo'))),
+    named(inArray(licenseKeys.productId, namedProducts)),
+    named(inArray(licenseKeys.purchasedBy, namedUsers)),
+    named(inArray(licenseKeys.createdBy, namedUsers)),
+  );
 }
 
 const searchSlots = (search: string) => {
@@ -61,23 +57,26 @@ const searchSlots = (search: string) => {
 type ListShape = { reseller: boolean; status: KeyStatus | null; product: boolean; search: boolean };
 
 /**
- * Which keys a viewer may manage, and which of them the filters pick. The owner: all of them. A
- * reseller: the keys they created (slot `viewer`), which are the keys they bought for customers
- * (and their own purchases); never anyone else's.
+ * Which keys a viewer may manage, and which of them the filters pick (all but the search). The
+ * owner: all of them. A reseller: the keys they created (slot `viewer`), which are the keys they
+ * bought for customers (and their own purchases); never anyone else's.
  */
-function listWhere(db: DB, shape: ListShape) {
+function listFilters(shape: ListShape) {
   // A reseller's keys and a search's matches are few: the status filters them, it does not drive.
   const narrowed = shape.reseller || shape.search;
   return and(
     shape.reseller ? eq(licenseKeys.createdBy, slot('viewer')) : undefined,
     shape.status ? effectiveStatusIs(shape.status, slot('now'), { narrowed }) : undefined,
     shape.product ? eq(licenseKeys.productId, slot('product')) : undefined,
-    shape.search ? searchMatches(db) : undefined,
   );
 }
 
 /** A search's matches or a reseller's keys: the page and the total from one pass over them. */
-const matchesPage = compiledStatement((db: DB, shape: ListShape) => keysPageAndTotalQuery(db, listWhere(db, shape), slot('now')));
+const matchesPage = compiledStatement((db: DB, shape: ListShape) =>
+  shape.search
+    ? keysPageAndTotalQuery(searchMatches(db, listFilters(shape)), slot('now'), { materialize: true })
+    : keysPageAndTotalQuery(keyMatches(db, listFilters(shape)), slot('now')),
+);
 
 /** The owner's page of all keys, or of all keys of one status: its total comes from the Overview's counts. */
 const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }) => {
@@ -87,7 +86,7 @@ const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }
       : db
           .select({ id: licenseKeys.id })
           .from(licenseKeys)
-          .where(listWhere(db, { reseller: false, status: shape.status, product: false, search: false }))
+          .where(listFilters({ reseller: false, status: shape.status, product: false, search: false }))
           .orderBy(...NEWEST_FIRST)
           .limit(slot('limit'))
           .offset(slot('offset'));

@@ -1,6 +1,6 @@
 // The owner's free key generation (SPEC sections 2 and 5): up to `maxKeysPerGeneration` available
 // keys of an active product in one request. The keys go in as many-row inserts, each within D1's
-// 100 bound parameters, all in one batch with the product's counter and the audit row, so a
+// 100 bound parameters, all in one batch with the audit row (each key counts itself on its product), so a
 // thousand keys take one round trip and either all exist or none does.
 import type { DB } from '../db/client';
 import { failedConstraint } from '../lib/db-errors';

@@ -2,6 +2,7 @@
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
 import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { plainBatch, type DB, type RunBatch, type Statement } from '../db/client';
 import { slot } from '../db/compiled';
 import { activations, licenseKeys, users } from '../db/schema';
@@ -215,25 +216,28 @@ export function keysJsonStatement(db: DB, pageIds: SQLWrapper, now: At) {
 /** A list's answer, written around the page's JSON array as SQLite made it. */
 export const keyListJson = (keysJson: string, total: number, limit: number) => `{"keys":${keysJson},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
 
+/** The keys `where` picks, as the rows (r: rowid, c: creation, i: id) keysPageAndTotalQuery pages and counts. */
+export const keyMatches = (db: DB, where: SQL | undefined) =>
+  db
+    .select({ r: sql<number>`${licenseKeys}.rowid`.as('r'), c: sql<number>`${licenseKeys.createdAt}`.as('c'), i: sql<string>`${licenseKeys.id}`.as('i') })
+    .from(licenseKeys)
+    .where(where);
+
+const dialect = new SQLiteAsyncDialect();
+
 /**
- * A page of the keys `where` picks, as JSON, and their total, in one statement: the matches are found
- * once (rowid, creation, id: from the index when it holds them, else one read of each row), then
- * counted, and the page is taken from them (slots `limit` and `offset`). Two statements would find
- * every match twice, which for a search means reading each matching row twice.
+ * A page of the `matches` (keyMatches, or a union of them) as JSON, and their total, in one
+ * statement: the page is taken from them (slots `limit` and `offset`) and they are counted. Found
+ * from one index in its own order (a customer's keys), the matches are best walked twice: the page
+ * stops after its rows and the count reads the index alone. A search's matches come from several
+ * lookups (`materialize`): SQLite then finds them once into a table of their own, instead of once
+ * for the page and again for the count.
  */
-export function keysPageAndTotalQuery(db: DB, where: SQL | undefined, now: At) {
-  // Used twice below, so SQLite materializes it once.
-  const matches = db
-    .$with('matches')
-    .as(db.select({ r: sql<number>`${licenseKeys}.rowid`.as('r'), c: sql<number>`${licenseKeys.createdAt}`.as('c'), i: sql<string>`${licenseKeys.id}`.as('i') }).from(licenseKeys).where(where));
-  const pageRowids = db.select({ r: matches.r }).from(matches).orderBy(desc(matches.c), desc(matches.i)).limit(slot('limit')).offset(slot('offset'));
-  return db
-    .with(matches)
-    .select({
-      json: sql<string>`(SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN ${pageRowids})`.as('json'),
-      total: sql<number>`(SELECT count(*) FROM ${matches})`.as('total'),
-    })
-    .from(sql`(SELECT 1)`);
+export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materialize = false } = {}) {
+  const query = sql`WITH "matches" AS ${sql.raw(materialize ? 'MATERIALIZED ' : '')}${matches}
+    SELECT (SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN (SELECT "r" FROM "matches" ORDER BY "c" DESC, "i" DESC LIMIT ${slot('limit')} OFFSET ${slot('offset')})) AS "json",
+      (SELECT count(*) FROM "matches") AS "total"`;
+  return { toSQL: () => dialect.sqlToQuery(query) };
 }
 
 /** Runs a keysPageAndTotalQuery (compiled: db/compiled.ts) in the request's batch. */

@@ -9,7 +9,7 @@ import { licenseKeys } from '../db/schema';
 import type { JsonText } from '../lib/request';
 import type { KeyStatus, MyKeysResponse } from '../schemas/entities';
 import type { MyKeysQuery } from '../schemas/keys';
-import { effectiveStatusIs, keyListJson, keysPageAndTotalQuery, keysPageJson, likeContains, likeEscape } from './license-keys';
+import { effectiveStatusIs, keyListJson, keyMatches, keysPageAndTotalQuery, keysPageJson, likeContains, likeEscape } from './license-keys';
 
 /** Slots: buyer, now, limit, offset, and pattern with a search. */
 const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null; search: boolean }) => {
@@ -25,7 +25,7 @@ const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null
         )
       : undefined,
   );
-  return keysPageAndTotalQuery(db, where, slot('now'));
+  return keysPageAndTotalQuery(keyMatches(db, where), slot('now'));
 });
 
 export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<JsonText<MyKeysResponse>> {
