@@ -60,6 +60,7 @@ export type KeyRow = {
   purchased_by: string | null;
   created_by: string | null;
   purchase_price: number;
+  paid_by: string | null;
   revoke_reason: string | null;
   revoked_at: number | null;
   first_used_at: number | null;
@@ -296,6 +297,7 @@ export function generateShop(plan: ShopPlan): Shop {
     purchased_by: null,
     created_by: null,
     purchase_price: 0,
+    paid_by: null,
     revoke_reason: null,
     revoked_at: null,
     first_used_at: null,
@@ -315,6 +317,7 @@ export function generateShop(plan: ShopPlan): Shop {
     key.created_by = method === 'purchase' ? customer.id : (payer ?? pick(owners.length ? owners : issuers)).id;
     key.generation_method = method;
     key.purchase_price = payer ? p.base_credit_cost + key.duration * p.credits_per_day : 0;
+    key.paid_by = payer?.id ?? null;
     key.expires_at = at + key.duration * DAY_MS;
     if (key.expires_at <= now) key.status = 'expired';
     if (payer) {

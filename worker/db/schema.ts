@@ -96,6 +96,12 @@ export const licenseKeys = sqliteTable(
     purchasedBy: text('purchased_by'),
     createdBy: text('created_by'),
     purchasePrice: integer('purchase_price').notNull().default(0),
+    /**
+     * The account whose credits paid for the key (the buyer, or the reseller who bought it for them);
+     * null for a generated key, a free direct purchase, and keys bought before migration 0007.
+     * Inserting a key with a payer writes the payer's debit in the ledger (a trigger, migration 0007).
+     */
+    paidBy: text('paid_by'),
     revokeReason: text('revoke_reason'),
     revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
     firstUsedAt: integer('first_used_at', { mode: 'timestamp_ms' }),

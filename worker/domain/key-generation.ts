@@ -99,6 +99,7 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     purchasedBy: null,
     createdBy: actorId,
     purchasePrice: 0,
+    paidBy: null,
     revokeReason: null,
     revokedAt: null,
     firstUsedAt: null,

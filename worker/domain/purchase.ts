@@ -1,9 +1,9 @@
 // Buying a license key with credits: the customer's own purchase, and (through the admin routes) a
 // reseller's purchase for a customer and the owner's direct purchase. One D1 batch does it all:
-// the key (whose insert counts it on its product), the ledger row (whose insert is the debit: both
-// are triggers, migration 0005) and the idempotency claim. The debit cannot go below zero (CHECK on
-// users.credits), so racing purchases can never overspend: the batch that would fails whole and
-// changes nothing.
+// the key, whose insert also writes its payer's ledger row, which is the debit, and counts the key on
+// its product (triggers, migrations 0005 and 0007), and the idempotency claim. The debit cannot go
+// below zero (CHECK on users.credits), so racing purchases can never overspend: the batch that would
+// fails whole and changes nothing.
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { plainBatch, SqlStatement, type DB, type RunBatch, type Statement } from '../db/client';
@@ -171,10 +171,6 @@ async function commitPurchase(
       ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...keyValues(order, product, receipt, at, expiresAt), product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
       : new SqlStatement(INSERT_KEY, keyValues(order, product, receipt, at, expiresAt)),
   ];
-  if (payerId !== null) {
-    const note = `${product.name}, ${days} days${order.buyerId !== payerId ? ` (for ${order.buyerId})` : ''}`;
-    statements.push(new SqlStatement(DEBIT, [newId(at), payerId, order.actorId, -price, keyId, note, at]));
-  }
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
@@ -184,7 +180,7 @@ async function commitPurchase(
   const run = order.runBatch ?? plainBatch(db);
   try {
     const results = await run(statements);
-    if (payerId !== null) answer.payerCredits = (results[DEBIT_AT] as Array<{ credits: number }>)[0].credits;
+    if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {
     const productGone = failedConstraint(err, 'NOT NULL', 'license_keys.product_id');
@@ -202,34 +198,28 @@ async function commitPurchase(
   }
 }
 
-// The purchase's statements, written once (see SqlStatement).
+// The purchase's statement, written once (see SqlStatement).
 /**
- * The key, its product snapshot and its clock. Its product_id is NULL, and so the batch fails
- * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
- * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot's name,
- * keyTag, type and device limit (?4 to ?7) and the price and day range (?15 to ?18).
+ * The key, its product snapshot, its clock and its payer (?15; NULL when nobody pays). Its product_id
+ * is NULL, and so the batch fails (NOT NULL), when the product was deactivated or deleted since it
+ * was read; for a remembered product (…IF_UNCHANGED), also when anything this purchase used has
+ * changed: the snapshot's name, keyTag, type and device limit (?4 to ?7) and the price and day range
+ * (?16 to ?19). The payer's ledger row goes in with it (trigger), and fails it when the credits are
+ * not there (CHECK users_credits_check) or the payer's account is gone (NOT NULL ledger.user_id).
+ * RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
  */
 const KEY_COLUMNS = `id, key, status, product_id, product_name, product_key_tag, product_type, max_activations, duration,
-  purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, created_at`;
+  purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, paid_by, created_at`;
 const KEY_VALUES = (productGuard: string) =>
-  `VALUES (?1, ?2, 'used', (SELECT id FROM products WHERE id = ?3 AND is_active = 1${productGuard}), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?9)`;
+  `VALUES (?1, ?2, 'used', (SELECT id FROM products WHERE id = ?3 AND is_active = 1${productGuard}), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?9)
+  RETURNING (SELECT credits FROM users WHERE id = paid_by) AS credits`;
 const INSERT_KEY = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY_VALUES('')}`;
 const INSERT_KEY_IF_UNCHANGED = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY_VALUES(
   ` AND name = ?4 AND key_tag = ?5 AND product_type = ?6 AND max_activations = ?7
-    AND base_credit_cost = ?15 AND credits_per_day = ?16 AND min_days = ?17 AND max_days = ?18`,
+    AND base_credit_cost = ?16 AND credits_per_day = ?17 AND min_days = ?18 AND max_days = ?19`,
 )}`;
-/**
- * The ledger's debit row, which takes the credits from the payer as it goes in (a trigger). Its
- * user_id is NULL (a failed batch) when the payer's account was deleted since it was read.
- * RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
- */
-const DEBIT = `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, reference, note, created_at)
-  VALUES (?1, (SELECT id FROM users WHERE id = ?2), ?3, 'purchase', ?4, ?5, ?6, ?7)
-  RETURNING (SELECT credits FROM users WHERE id = ?2) AS credits`;
-/** Where the debit is in the batch: right after the key. */
-const DEBIT_AT = 1;
 
-/** ?1 to ?14 of INSERT_KEY, in its columns' order. */
+/** ?1 to ?15 of INSERT_KEY, in its columns' order. */
 function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number, expiresAt: number): unknown[] {
   return [
     receipt._id,
@@ -246,5 +236,6 @@ function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseR
     receipt.cost,
     expiresAt,
     order.generationMethod,
+    order.payerId,
   ];
 }

@@ -141,7 +141,9 @@ export const callerId = (c: Context<AppEnv>) => c.var.batchAuth?.userId ?? c.var
  * row (as JSON; null when the user is gone). Guarded, it also fails when the call may not go ahead,
  * breaking NOT NULL on the counter's count and so the whole batch it opens: when the user is not an
  * active account (with the role the route assumed, ?5), or the count goes over the limit (?4). The
- * count, not the bucket, takes the NULL: it is in no index, so the guard costs no index write.
+ * count, not the bucket, takes the NULL: it is in no index, so the guard costs no index write. The
+ * user is checked once, in the row offered for insert: its count (excluded.count) is 1, or NULL when
+ * the call may not go ahead, and a window already counted adds it, so NULL stays NULL.
  * ?1 bucket, ?2 window start, ?3 user id; guarded, also ?4 the limit and ?5 the assumed role or NULL.
  */
 const MAY_GO_AHEAD = `EXISTS (SELECT 1 FROM users u WHERE u.id = ?3 AND u.is_active = 1 AND (?5 IS NULL OR u.role = ?5))`;
@@ -150,7 +152,7 @@ const COUNT_CALL = `INSERT INTO rate_limits (bucket, window_start, count) VALUES
   ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1
   RETURNING count, ${CALL_USER}`;
 const COUNT_CALL_GUARDED = `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, CASE WHEN ${MAY_GO_AHEAD} THEN 1 END)
-  ON CONFLICT (bucket, window_start) DO UPDATE SET count = CASE WHEN count + 1 > ?4 OR NOT ${MAY_GO_AHEAD} THEN NULL ELSE count + 1 END
+  ON CONFLICT (bucket, window_start) DO UPDATE SET count = CASE WHEN count + excluded.count <= ?4 THEN count + excluded.count END
   RETURNING count, ${CALL_USER}`;
 
 /** What counting a session's call answers: the count, and the user's row as JSON (null when the user is gone). */

@@ -1,5 +1,6 @@
-// The triggers of migration 0005: a purchase's ledger row is its debit, and every key made counts on
-// its product. The purchase and the bulk generation rely on them instead of statements of their own.
+// The triggers of migrations 0005 and 0007: a key bought with credits writes its payer's ledger row,
+// a purchase's ledger row is its debit, and every key made counts on its product. The purchase and
+// the bulk generation rely on them instead of statements of their own.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ledger, licenseKeys, products, users } from '../db/schema';
@@ -46,17 +47,60 @@ describe('a purchase ledger row', () => {
 });
 
 describe('a license key', () => {
-  it('counts on its product as it goes in: every key as generated, a bought one also as sold for its price', async () => {
+  async function product() {
     const productId = newId();
     const keyTag = uniqueTag();
     await db().insert(products).values({ id: productId, name: 'Triggered', keyTag, baseCreditCost: 1, createdAt: new Date() });
-    const buyer = await account(0);
-    const key = (purchasedBy: string | null, purchasePrice: number) => {
+    const key = (purchasedBy: string | null, purchasePrice: number, paidBy: string | null = null, createdBy = paidBy) => {
       const id = newId();
-      return { id, key: `${keyTag}-${id.toUpperCase()}`, status: purchasedBy ? ('used' as const) : ('available' as const), productId, productName: 'Triggered', productKeyTag: keyTag, productType: 'software' as const, duration: 30, maxActivations: 1, purchasedBy, purchasePrice, createdAt: new Date() };
+      return { id, key: `${keyTag}-${id.toUpperCase()}`, status: purchasedBy ? ('used' as const) : ('available' as const), productId, productName: 'Triggered', productKeyTag: keyTag, productType: 'software' as const, duration: 30, maxActivations: 1, purchasedBy, createdBy, paidBy, purchasePrice, createdAt: new Date(1_800_000_000_000) };
     };
+    const figures = () => db().select({ generated: products.totalGenerated, sold: products.totalSold, revenue: products.revenue }).from(products).where(eq(products.id, productId)).get();
+    return { key, figures };
+  }
+
+  it('counts on its product as it goes in: every key as generated, a bought one also as sold for its price', async () => {
+    const { key, figures } = await product();
+    const buyer = await account(0);
     await db().insert(licenseKeys).values([key(null, 0), key(null, 0), key(buyer, 40), key(buyer, 0)]);
-    const figures = await db().select({ generated: products.totalGenerated, sold: products.totalSold, revenue: products.revenue }).from(products).where(eq(products.id, productId)).get();
-    expect(figures).toEqual({ generated: 4, sold: 2, revenue: 40 });
+    expect(await figures()).toEqual({ generated: 4, sold: 2, revenue: 40 });
+  });
+
+  it('with a payer, writes the payer ledger row, which takes the credits', async () => {
+    const { key } = await product();
+    const [customer, reseller] = [await account(100), await account(500)];
+    const own = key(customer, 30, customer);
+    const forCustomer = key(customer, 45, reseller);
+    await db().insert(licenseKeys).values([own, forCustomer]);
+    expect([await creditsOf(customer), await creditsOf(reseller)]).toEqual([70, 455]);
+    const rows = await db().select().from(ledger).where(eq(ledger.reference, own.id)).all();
+    expect(rows).toEqual([
+      { id: expect.stringMatching(/^6b49d200[0-9a-f]{16}$/), userId: customer, actorId: customer, kind: 'purchase', creditsDelta: -30, usdCentsDelta: 0, reference: own.id, note: 'Triggered, 30 days', createdAt: own.createdAt },
+    ]);
+    const [resold] = await db().select().from(ledger).where(eq(ledger.reference, forCustomer.id)).all();
+    expect(resold).toMatchObject({ userId: reseller, actorId: reseller, creditsDelta: -45, note: `Triggered, 30 days (for ${customer})` });
+  });
+
+  it('with a payer short of credits or gone, goes in not at all: no key, no ledger row, no figures', async () => {
+    const { key, figures } = await product();
+    const poor = await account(10);
+    const short = key(poor, 11, poor);
+    expect(failedConstraint(await db().insert(licenseKeys).values(short).then(() => null, (err: unknown) => err), 'CHECK', 'users_credits_check')).toBe(true);
+    const gone = key(poor, 1, newId());
+    expect(failedConstraint(await db().insert(licenseKeys).values(gone).then(() => null, (err: unknown) => err), 'NOT NULL', 'ledger.user_id')).toBe(true);
+    expect(await db().select().from(licenseKeys).where(eq(licenseKeys.productId, short.productId)).all()).toEqual([]);
+    expect(await ledgerRowsOf(poor)).toBe(0);
+    expect(await creditsOf(poor)).toBe(10);
+    expect(await figures()).toEqual({ generated: 0, sold: 0, revenue: 0 });
+  });
+
+  it('without a payer (generated, or a free direct purchase), writes no ledger row', async () => {
+    const { key, figures } = await product();
+    const customer = await account(5);
+    const free = key(customer, 0, null);
+    await db().insert(licenseKeys).values([key(null, 0), free]);
+    expect(await db().select().from(ledger).where(eq(ledger.reference, free.id)).all()).toEqual([]);
+    expect(await creditsOf(customer)).toBe(5);
+    expect(await figures()).toEqual({ generated: 2, sold: 1, revenue: 0 });
   });
 });
