@@ -2,7 +2,8 @@
 // lookups) is hundreds of parts, and drizzle walks them all to write the text on every call: most of
 // a list's own CPU. Here drizzle writes each shape once per isolate, with a placeholder for every
 // value that varies from call to call, and each call only fills the placeholders in.
-import { is, Param, Placeholder, sql } from 'drizzle-orm';
+import { is, Param, Placeholder, sql, type SQL } from 'drizzle-orm';
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import type { DB } from './client';
 import { SqlStatement } from './client';
 
@@ -10,6 +11,11 @@ import { SqlStatement } from './client';
 export const slot = <Name extends string>(name: Name) => sql.placeholder(name);
 
 type Built = { toSQL(): { sql: string; params: unknown[] } };
+
+const dialect = new SQLiteAsyncDialect();
+
+/** A statement written with drizzle's `sql` template (what its query builders cannot say), for compiledStatement. */
+export const sqlStatement = (query: SQL): Built => ({ toSQL: () => dialect.sqlToQuery(query) });
 type ParamSlot = { name: string; encode?: (value: unknown) => unknown } | { constant: unknown };
 
 /**

@@ -3,7 +3,7 @@
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
-import { compiledStatement, slot } from '../db/compiled';
+import { compiledStatement, slot, sqlStatement } from '../db/compiled';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
@@ -95,32 +95,30 @@ const ownerRoleCountsReuse = new ReusedCount<RoleCounts>((db) => countUsersByRol
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 
 /**
- * The Overview's statements but the counts, compiled once per role (db/compiled.ts); slots `viewer`
- * (a reseller's id) and `now`. The owner: every product, the products' revenue, the newest accounts
- * (users_created_idx) and keys (license_keys_created_idx). A reseller: the active products, the
- * credits their customers' keys brought in, their latest customers and the newest keys they created
- * (license_keys_creator_idx).
+ * The Overview's figures but the counts, as one statement compiled once per role (db/compiled.ts),
+ * one row of four columns: a local D1 batch costs as much again for every statement in it as for
+ * what most of these do. Slots `viewer` (a reseller's id) and `now`. The owner: every product, the
+ * products' revenue, the newest accounts (users_created_idx) and keys (license_keys_created_idx). A
+ * reseller: the active products, the credits their customers' keys brought in, their latest
+ * customers and the newest keys they created (license_keys_creator_idx). The accounts and the keys
+ * come as JSON arrays, newest first.
  */
-const overviewProducts = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
-  db
-    .select({ n: count().as('n') })
+const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean }) => {
+  const productCount = db
+    .select({ n: count() })
     .from(products)
-    .where(owner ? undefined : eq(products.isActive, true)),
-);
-const overviewRevenue = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
-  owner
+    .where(owner ? undefined : eq(products.isActive, true));
+  const revenue = owner
     ? // Each product counts the credits it earned; a few hundred rows at most.
-      db.select({ total: sum(products.revenue).as('total') }).from(products)
+      db.select({ total: sum(products.revenue) }).from(products)
     : db
-        .select({ total: sum(licenseKeys.purchasePrice).as('total') })
+        .select({ total: sum(licenseKeys.purchasePrice) })
         .from(licenseKeys)
-        .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer')))),
-);
-const overviewPeople = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
-  owner ? db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS) : latestCustomers(db, slot('viewer')),
-);
-const overviewKeys = compiledStatement((db: DB, { owner }: { owner: boolean }) =>
-  keysJsonStatement(
+        .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer'))));
+  const people = owner
+    ? sql`(SELECT json_group_array(json_object('id', "id", 'username', "username", 'email', "email", 'role', "role", 'createdAt', "createdAt") ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS)})`
+    : sql`(SELECT json_group_array("id" ORDER BY "last" DESC) FROM ${latestCustomers(db, slot('viewer'))})`;
+  const keys = keysJsonStatement(
     db,
     db
       .select({ id: licenseKeys.id })
@@ -129,8 +127,11 @@ const overviewKeys = compiledStatement((db: DB, { owner }: { owner: boolean }) =
       .orderBy(...NEWEST_FIRST)
       .limit(RECENT_ITEMS),
     slot('now'),
-  ),
-);
+  );
+  return sqlStatement(sql`SELECT ${productCount} AS "n", ${revenue} AS "total", ${people} AS "people", ${keys} AS "keys"`);
+});
+
+type OverviewRow = { n: number; total: string | number | null; people: string; keys: string };
 
 /** The Overview's figures; `run` runs its one batch (the request's runner, with the session's checks in front). */
 export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, now = Date.now(), run: RunBatch = plainBatch(db)): Promise<AdminStats> {
@@ -147,26 +148,19 @@ export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'
   // Every figure but the counts by status and by role in one D1 round trip.
   const shape = { owner: isOwner };
   const values = { viewer: viewer.id, now };
-  const [productRows, revenueRows, peopleRows, keyRows] = (await run([
-    overviewProducts(db, shape, values),
-    overviewRevenue(db, shape, values),
-    overviewPeople(db, shape, values),
-    overviewKeys(db, shape, values),
-  ])) as [{ n: number }[], { total: string | number | null }[], unknown[], { json: string }[]];
+  const [[row]] = (await run([overviewStatement(db, shape, values)])) as [OverviewRow[]];
   const [keysByStatus, usersByRole, recentUsers] = await Promise.all([
     isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
     isOwner ? ownerRoleCountsReuse.get(db, now) : countUsersByRole(db, userScope),
-    isOwner ? (peopleRows as RecentUserRow[]).map(toRecentUser) : customersInOrder(db, (peopleRows as { id: string | null }[]).map((r) => r.id!)),
+    isOwner ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser) : customersInOrder(db, JSON.parse(row.people) as string[]),
   ]);
-  const recentKeys = JSON.parse(keyRows[0]!.json) as LicenseKey[];
-  const productRow = productRows[0];
-  const revenueRow = revenueRows[0];
+  const recentKeys = JSON.parse(row.keys) as LicenseKey[];
 
   return {
     totalUsers: roleCountsTotal(usersByRole),
     totalKeys: keyCountsTotal(keysByStatus),
-    totalProducts: productRow?.n ?? 0,
-    totalRevenue: Number(revenueRow?.total ?? 0),
+    totalProducts: row.n,
+    totalRevenue: Number(row.total ?? 0),
     usersByRole,
     keysByStatus,
     recentActivity: { users: recentUsers, keys: recentKeys },

@@ -2,9 +2,8 @@
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
 import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { plainBatch, type DB, type RunBatch, type Statement } from '../db/client';
-import { slot } from '../db/compiled';
+import { slot, sqlStatement } from '../db/compiled';
 import { activations, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
 
@@ -223,8 +222,6 @@ export const keyMatches = (db: DB, where: SQL | undefined) =>
     .from(licenseKeys)
     .where(where);
 
-const dialect = new SQLiteAsyncDialect();
-
 /**
  * A page of the `matches` (keyMatches, or a union of them) as JSON, and their total, in one
  * statement: the page is taken from them (slots `limit` and `offset`) and they are counted. Found
@@ -237,7 +234,7 @@ export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materializ
   const query = sql`WITH "matches" AS ${sql.raw(materialize ? 'MATERIALIZED ' : '')}${matches}
     SELECT (SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN (SELECT "r" FROM "matches" ORDER BY "c" DESC, "i" DESC LIMIT ${slot('limit')} OFFSET ${slot('offset')})) AS "json",
       (SELECT count(*) FROM "matches") AS "total"`;
-  return { toSQL: () => dialect.sqlToQuery(query) };
+  return sqlStatement(query);
 }
 
 /** Runs a keysPageAndTotalQuery (compiled: db/compiled.ts) in the request's batch. */
