@@ -172,11 +172,17 @@ export async function activateLicense(
   };
 }
 
+/**
+ * Checks a key on a device. A device last seen more than LAST_USED_WRITE_MS ago also has its lastUsed
+ * written: bookkeeping the answer does not wait for when `later` runs it after the response (the
+ * route passes the request's waitUntil); by default it is awaited.
+ */
 export async function validateLicense(
   d1: D1Database,
   settings: Settings,
   input: { key: string; deviceFingerprint: string },
   now = Date.now(),
+  later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
 ): Promise<LicenseResult> {
   const row = await readKey(d1, input.key, input.deviceFingerprint);
   if (!row) return notFound();
@@ -186,7 +192,7 @@ export async function validateLicense(
     return { valid: false, code: 'NOT_ACTIVATED', detail: 'This device is not activated for this license key', license: describe(row, now) };
   }
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
-    await d1.prepare('UPDATE activations SET last_used = ?1 WHERE id = ?2 AND (last_used IS NULL OR last_used < ?1)').bind(now, row.activation_id).run();
+    await later(d1.prepare('UPDATE activations SET last_used = ?1 WHERE id = ?2 AND (last_used IS NULL OR last_used < ?1)').bind(now, row.activation_id).run());
   }
   return { valid: true, code: 'VALID', detail: validDetail(s, 'License is valid'), license: describe(row, now) };
 }

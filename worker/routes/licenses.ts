@@ -5,7 +5,7 @@ import type { AppEnv } from '../context';
 import { activateLicense, deactivateLicense, validateLicense, type LicenseResult } from '../domain/licensing';
 import { AppError } from '../lib/errors';
 import { signBytes, signingKeys, signOfflineToken } from '../lib/license-signing';
-import { clientIp } from '../lib/request';
+import { clientIp, inBackground } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../schemas/licensing';
@@ -71,7 +71,8 @@ export const licenses = new Hono<AppEnv>()
     const input = c.req.valid('json');
     await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
     const now = Date.now();
-    const result = await validateLicense(c.env.DB, await getSettings(c.env.KV), input, now);
+    // The device's lastUsed, when due, is written after the answer has gone.
+    const result = await validateLicense(c.env.DB, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work));
     return answer(c, result, input, now);
   })
   .post('/deactivate', jsonBody(deactivateLicenseSchema), async (c) => {

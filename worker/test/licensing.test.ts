@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { importJWK, jwtVerify, type JWK } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { activations, licenseKeys, products } from '../db/schema';
 import { activateLicense, DAY_MS, LAST_USED_WRITE_MS, validateLicense } from '../domain/licensing';
 import { newId } from '../lib/ids';
@@ -196,6 +196,20 @@ describe('validation', () => {
     expect(await lastUsed()).toBe(t0);
     await validateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, t0 + LAST_USED_WRITE_MS);
     expect(await lastUsed()).toBe(t0 + LAST_USED_WRITE_MS);
+  });
+
+  it('answers a device seen long ago at once, and writes its lastUsed after the answer', async () => {
+    const k = await fixture({ status: 'used' });
+    const fp = device();
+    const seen = Date.now() - LAST_USED_WRITE_MS - 60_000;
+    await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, seen);
+    const res = await call('validate', { key: k.key, deviceFingerprint: fp });
+    expect(res.body).toMatchObject({ valid: true, code: 'VALID' });
+    // The write runs in the request's waitUntil: it lands, though the answer did not wait for it.
+    await vi.waitFor(async () => {
+      const row = await db().select().from(activations).where(eq(activations.keyId, k.id)).get();
+      expect(row!.lastUsed!.getTime()).toBeGreaterThan(seen);
+    });
   });
 });
 
