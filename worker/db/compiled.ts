@@ -11,11 +11,6 @@ import { SqlStatement } from './client';
 export const slot = <Name extends string>(name: Name) => sql.placeholder(name);
 
 type Built = { toSQL(): { sql: string; params: unknown[] } };
-
-const dialect = new SQLiteAsyncDialect();
-
-/** A statement written with drizzle's `sql` template (what its query builders cannot say), for compiledStatement. */
-export const sqlStatement = (query: SQL): Built => ({ toSQL: () => dialect.sqlToQuery(query) });
 type ParamSlot = { name: string; encode?: (value: unknown) => unknown } | { constant: unknown };
 
 /**
@@ -37,6 +32,11 @@ export function compiledStatement<Shape>(build: (db: DB, shape: Shape) => Built)
     return new SqlStatement(compiled.text, compiled.slots.map((s) => fill(s, values)));
   };
 }
+
+const dialect = new SQLiteAsyncDialect();
+
+/** A statement written with drizzle's `sql` template (what its query builders cannot say), for compiledStatement. */
+export const sqlStatement = (query: SQL): Built => ({ toSQL: () => dialect.sqlToQuery(query) });
 
 function toSlot(param: unknown): ParamSlot {
   if (is(param, Placeholder)) return { name: param.name };

@@ -166,10 +166,11 @@ async function commitPurchase(
     cost: price,
   };
 
+  const key = keyValues(order, product, receipt, at, expiresAt);
   const statements: Statement[] = [
     read.remembered
-      ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...keyValues(order, product, receipt, at, expiresAt), product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
-      : new SqlStatement(INSERT_KEY, keyValues(order, product, receipt, at, expiresAt)),
+      ? new SqlStatement(INSERT_KEY_IF_UNCHANGED, [...key, product.baseCreditCost, product.creditsPerDay, product.minDays, product.maxDays])
+      : new SqlStatement(INSERT_KEY, key),
   ];
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
@@ -198,11 +199,10 @@ async function commitPurchase(
   }
 }
 
-// The purchase's statement, written once (see SqlStatement).
 /**
- * The key, its product snapshot, its clock and its payer (?15; NULL when nobody pays). Its product_id
- * is NULL, and so the batch fails (NOT NULL), when the product was deactivated or deleted since it
- * was read; for a remembered product (…IF_UNCHANGED), also when anything this purchase used has
+ * The purchase's statement, written once (see SqlStatement): the key, its product snapshot, its
+ * clock and its payer (?15; NULL when nobody pays). Its product_id is NULL, and so the batch fails
+ * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered product (…IF_UNCHANGED), also when anything this purchase used has
  * changed: the snapshot's name, keyTag, type and device limit (?4 to ?7) and the price and day range
  * (?16 to ?19). The payer's ledger row goes in with it (trigger), and fails it when the credits are
  * not there (CHECK users_credits_check) or the payer's account is gone (NOT NULL ledger.user_id).
