@@ -26,6 +26,9 @@ export async function newPage(browser: Browser, options: { mobile?: boolean } = 
   });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  // A navigation waits on wrangler dev, which shares CI's two cores with the Worker tests and the
+  // size budgets' builds: a first page load there once took over 15 s (a CI run failed on it).
+  page.setDefaultNavigationTimeout(45_000);
   return { context, page };
 }
 
