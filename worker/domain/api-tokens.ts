@@ -119,14 +119,18 @@ export async function findApiTokenCaller(db: DB, bearer: string, now = Date.now(
   };
 }
 
-/** Records use, writing at most every few minutes (the guard keeps concurrent calls to one write). */
-export async function touchApiToken(db: DB, grant: ApiTokenGrant, now = Date.now()) {
-  if (grant.lastUsedAt !== null && now - grant.lastUsedAt < LAST_ACTIVE_WRITE_MS) return;
+/**
+ * Records use, writing at most every few minutes (the guard keeps concurrent calls to one write):
+ * the write, or undefined when none is due.
+ */
+export function touchApiToken(db: DB, grant: ApiTokenGrant, now = Date.now()): Promise<unknown> | undefined {
+  if (grant.lastUsedAt !== null && now - grant.lastUsedAt < LAST_ACTIVE_WRITE_MS) return undefined;
   const staleBefore = new Date(now - LAST_ACTIVE_WRITE_MS);
-  await db
+  return db
     .update(apiTokens)
     .set({ lastUsedAt: new Date(now) })
-    .where(and(eq(apiTokens.id, grant.id), sql`(${apiTokens.lastUsedAt} IS NULL OR ${apiTokens.lastUsedAt} < ${staleBefore.getTime()})`));
+    .where(and(eq(apiTokens.id, grant.id), sql`(${apiTokens.lastUsedAt} IS NULL OR ${apiTokens.lastUsedAt} < ${staleBefore.getTime()})`))
+    .run();
 }
 
 /**

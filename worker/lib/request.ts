@@ -12,8 +12,12 @@ export function requestOrigin(c: Context): SessionOrigin {
   return { ipAddress: clientIp(c), userAgent: c.req.header('user-agent') ?? null, location: place || null };
 }
 
-/** Work that may finish after the response (falls back to awaiting where there is no execution context). */
-export async function inBackground(c: Context, work: Promise<unknown>) {
+/**
+ * Work that may finish after the response (falls back to awaiting where there is no execution
+ * context). Nothing to do (undefined) registers nothing: waitUntil is a call into the runtime.
+ */
+export async function inBackground(c: Context, work: Promise<unknown> | undefined) {
+  if (!work) return;
   try {
     c.executionCtx.waitUntil(work);
   } catch {

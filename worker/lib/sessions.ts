@@ -127,10 +127,10 @@ export async function readSession(
   return session;
 }
 
-/** Records activity, writing to KV at most every LAST_ACTIVE_WRITE_MS. */
-export async function touchSession(kv: KVNamespace, session: SessionRecord, now = Date.now()) {
-  if (now - session.lastActive < LAST_ACTIVE_WRITE_MS) return;
-  await putSession(kv, { ...session, lastActive: now }, now);
+/** Records activity, writing to KV at most every LAST_ACTIVE_WRITE_MS: the write, or undefined when none is due. */
+export function touchSession(kv: KVNamespace, session: SessionRecord, now = Date.now()): Promise<void> | undefined {
+  if (now - session.lastActive < LAST_ACTIVE_WRITE_MS) return undefined;
+  return putSession(kv, { ...session, lastActive: now }, now);
 }
 
 /** The live session record with this id, or null (ended or expired). */

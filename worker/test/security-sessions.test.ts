@@ -1,8 +1,9 @@
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { securityLog } from '../db/schema';
+import { LAST_ACTIVE_WRITE_MS, listSessions, type SessionRecord } from '../lib/sessions';
 import { describeUserAgent } from '../lib/user-agent';
 import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
 
@@ -51,6 +52,33 @@ describe('GET /api/users/sessions', () => {
     expect(theirs).toHaveLength(1);
     expect(mine[0].id).not.toBe(theirs[0].id);
   });
+});
+
+describe('last activity', () => {
+  const record = async (userId: string) => (await listSessions(env.KV, userId))[0]!;
+  const backdate = async (session: SessionRecord, ms: number) => {
+    const lastActive = Date.now() - ms;
+    await env.KV.put(`session:${session.userId}:${session.id}`, JSON.stringify({ ...session, lastActive }));
+    return lastActive;
+  };
+
+  // Through both ways in: the plain session check (profile) and the one in a list's batch (My Keys).
+  for (const path of ['/api/users/profile', '/api/users/my-keys']) {
+    it(`is written after a request to ${path} once it is ${LAST_ACTIVE_WRITE_MS / 60_000} minutes old, and not before`, async () => {
+      const { user, token } = await signedInUser();
+      const recent = await backdate(await record(user.id), 60_000);
+      expect((await api('GET', path, { token })).status).toBe(200);
+      // The write would come in the request's waitUntil: give it time to land, were it made.
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await record(user.id)).lastActive).toBe(recent);
+
+      const stale = await backdate(await record(user.id), LAST_ACTIVE_WRITE_MS + 1000);
+      const before = Date.now();
+      expect((await api('GET', path, { token })).status).toBe(200);
+      await vi.waitFor(async () => expect((await record(user.id)).lastActive).toBeGreaterThanOrEqual(before));
+      expect(stale).toBeLessThan(before);
+    });
+  }
 });
 
 describe('DELETE /api/users/sessions/{id}', () => {
