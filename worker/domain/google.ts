@@ -54,7 +54,11 @@ const findByGoogleId = (db: DB, sub: string) => db.select().from(users).where(eq
  * here does not prove the email, so linking by address would let whoever registered it first
  * (or Google's owner of it) into the other's account. Its owner connects Google after signing in.
  */
-export async function accountForGoogle(db: DB, profile: GoogleProfile, registrationEnabled: boolean): Promise<{ user: UserRow; created: boolean }> {
+/**
+ * The account this Google identity signs in to, opened on its first sign-in unless `newAccounts`
+ * (the refusal a new account gets now: registration closed, maintenance) says otherwise.
+ */
+export async function accountForGoogle(db: DB, profile: GoogleProfile, newAccounts: AppError | null): Promise<{ user: UserRow; created: boolean }> {
   const linked = await findByGoogleId(db, profile.sub);
   if (linked) return { user: linked, created: false };
   if (await findUserByEmail(db, profile.email)) {
@@ -63,9 +67,7 @@ export async function accountForGoogle(db: DB, profile: GoogleProfile, registrat
       'An account with this email already exists. Sign in with your password, then connect Google in Security settings.',
     );
   }
-  if (!registrationEnabled) {
-    throw new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');
-  }
+  if (newAccounts) throw newAccounts;
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const user = await createUser(db, {

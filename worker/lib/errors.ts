@@ -79,3 +79,4 @@ export function errorResponse(err: Error, c: Context): Response {
 
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to do this') => new AppError('FORBIDDEN', message);
+export const registrationClosed = () => new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');

@@ -19,14 +19,21 @@ const ALWAYS_SERVED = ['/api/v1/licenses/', '/api/health'];
  */
 const SIGN_IN_PREFIX = '/api/auth/login';
 const SIGN_OUT = '/api/auth/logout';
+/**
+ * Google sign-in is browser navigations (to Google and back), so a 503 here would show the browser
+ * raw JSON and keep owners who sign in with Google out. Its steps run; the flow itself lets only
+ * owners in and opens no account (routes/google.ts), and the app's return page shows the message.
+ */
+const GOOGLE_SIGN_IN_PREFIX = '/api/auth/google';
 
-const underMaintenance = () => new AppError('MAINTENANCE', MAINTENANCE_MESSAGE);
+export const underMaintenance = () => new AppError('MAINTENANCE', MAINTENANCE_MESSAGE);
 
 export const maintenanceMode = createMiddleware<AppEnv>(async (c, next) => {
   const path = c.req.path;
   if (ALWAYS_SERVED.some((p) => path === p || path.startsWith(p)) || path === SIGN_OUT) return next();
   if (!(await getSettings(c.env.KV)).maintenanceMode) return next();
   if (path === SIGN_IN_PREFIX || path.startsWith(`${SIGN_IN_PREFIX}/`)) return signInDuringMaintenance(c, next);
+  if (path === GOOGLE_SIGN_IN_PREFIX || path.startsWith(`${GOOGLE_SIGN_IN_PREFIX}/`)) return next();
   if ((await callerRole(c)) !== 'owner') throw underMaintenance();
   return next();
 });

@@ -9,7 +9,7 @@ import { accountDisabled, afterFirstFactor, openSession } from '../domain/sign-i
 import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
 import { readChallenge, spendTwoFactorCode } from '../domain/two-factor';
 import { createUser, findUserByEmail, findUserById, toUserJson } from '../domain/users';
-import { AppError } from '../lib/errors';
+import { AppError, registrationClosed } from '../lib/errors';
 import { verifyPassword } from '../lib/password';
 import { inBackground, requestOrigin } from '../lib/request';
 import { createSession, endAllSessions, endSession } from '../lib/sessions';
@@ -28,9 +28,7 @@ const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has ex
 export const auth = new Hono<AppEnv>()
   .post('/register', limitPerIp, jsonBody(registerSchema), async (c) => {
     const settings = await getSettings(c.env.KV);
-    if (!settings.registrationEnabled) {
-      throw new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');
-    }
+    if (!settings.registrationEnabled) throw registrationClosed();
     const { username, email, password } = c.req.valid('json');
     const origin = requestOrigin(c);
     const user = await createUser(c.var.db, { username, email, password });

@@ -12,12 +12,13 @@ import { accountForGoogle, connectGoogle, GOOGLE_SCOPES, googleClient, googlePro
 import { recordSecurityEvent } from '../domain/security-log';
 import { afterFirstFactor } from '../domain/sign-in';
 import { findUserById, toUserJson } from '../domain/users';
-import { AppError, type ErrorCode } from '../lib/errors';
+import { AppError, registrationClosed, type ErrorCode } from '../lib/errors';
 import { timingSafeEqual } from '../lib/password';
 import { requestOrigin } from '../lib/request';
 import { findSession, readSession } from '../lib/sessions';
 import { getSettings } from '../lib/settings';
 import { queryParams } from '../lib/validate';
+import { underMaintenance } from '../middleware/maintenance';
 import { limitPerIp } from '../middleware/throttle';
 
 const FLOW_COOKIE = 'kp_google_flow';
@@ -92,19 +93,24 @@ async function finishGoogleFlow(c: Context<AppEnv>): Promise<Outcome> {
     const profile = googleProfile(tokens, c.env.GOOGLE_CLIENT_ID!);
     const origin = requestOrigin(c);
     const db = c.var.db;
+    // While in maintenance only owners are served (middleware/maintenance.ts lets this flow through).
+    const { registrationEnabled, maintenanceMode } = await getSettings(c.env.KV);
 
     if (flow.intent === 'connect') {
       // The session that asked must still be live: a terminated session cannot finish connecting.
       if (!flow.userId || !flow.sessionId || !(await findSession(c.env.KV, flow.userId, flow.sessionId))) {
         throw refused('Your session has ended. Please sign in and connect Google again.');
       }
+      // Started before maintenance began: it finishes for an owner only.
+      if (maintenanceMode && (await findUserById(db, flow.userId))?.role !== 'owner') throw underMaintenance();
       await connectGoogle(db, flow.userId, profile);
       await recordSecurityEvent(db, flow.userId, 'google_connected', origin);
       return { kind: 'connected' };
     }
 
-    const { registrationEnabled } = await getSettings(c.env.KV);
-    const { user, created } = await accountForGoogle(db, profile, registrationEnabled);
+    const newAccounts = maintenanceMode ? underMaintenance() : registrationEnabled ? null : registrationClosed();
+    const { user, created } = await accountForGoogle(db, profile, newAccounts);
+    if (maintenanceMode && user.role !== 'owner') throw underMaintenance();
     if (created) await recordSecurityEvent(db, user.id, 'register', origin);
     const answer = await afterFirstFactor(c.env, db, user, origin, flow.rememberMe);
     return 'token' in answer ? { kind: 'session', token: answer.token } : { kind: '2fa', challenge: answer.challenge };

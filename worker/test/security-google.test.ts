@@ -6,8 +6,11 @@ import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../app';
-import { securityLog, users } from '../db/schema';
+import { securityLog, users, type Role } from '../db/schema';
+import { createUser } from '../domain/users';
+import { listSessions } from '../lib/sessions';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
+import { MAINTENANCE_MESSAGE } from '../middleware/maintenance';
 import { TEST_PASSWORD, TEST_SETTINGS, api, db, freshIp, signedInUser, uniqueName } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
@@ -335,5 +338,70 @@ describe('connecting Google to a signed-in account', () => {
     await connect(token, person());
     expect((await api('DELETE', '/api/users/disconnect-google', { token })).status).toBe(200);
     expect((await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } })).status).toBe(200);
+  });
+});
+
+describe('Google sign-in during maintenance', () => {
+  /** Runs `work` with maintenance mode on, and turns it off again whatever happens. */
+  async function inMaintenance(work: () => Promise<void>) {
+    await saveSettings(env.KV, { ...TEST_SETTINGS, maintenanceMode: true });
+    try {
+      await work();
+    } finally {
+      await saveSettings(env.KV, TEST_SETTINGS);
+      clearSettingsCache();
+    }
+  }
+  async function googleAccount(role: Role) {
+    const claims = person();
+    const user = await createUser(db(), { username: uniqueName('gm'), email: claims.email, password: null, role, googleId: claims.sub, googleEmail: claims.email });
+    return { claims, user };
+  }
+
+  it('lets an owner in, through the same browser navigations', () =>
+    inMaintenance(async () => {
+      const { claims, user } = await googleAccount('owner');
+      const browser = new Browser();
+      // What the spec's client does: navigate to the start, which sends the browser on to Google.
+      const start = await browser.call('GET', '/api/auth/google');
+      expect(start.status).toBe(302);
+      const done = await browser.returnFromGoogle(start.headers.get('location')!, claims);
+      expect(done.status).toBe(200);
+      expect(done.body.user._id).toBe(user.id);
+      expect((await browser.call('GET', '/api/admin/stats', { token: done.body.token })).status).toBe(200);
+    }));
+
+  it('sends anyone else back to the app with the maintenance message, and gives no session', () =>
+    inMaintenance(async () => {
+      for (const role of ['user', 'reseller'] as const) {
+        const { claims, user } = await googleAccount(role);
+        // returnFromGoogle checks that the callback sends the browser to the app's page, not JSON.
+        const done = await new Browser().signInWithGoogle(claims);
+        expect(done.status, role).toBe(503);
+        expect(done.body).toMatchObject({ code: 'MAINTENANCE', message: MAINTENANCE_MESSAGE });
+        expect(await listSessions(env.KV, user.id)).toEqual([]);
+      }
+    }));
+
+  it('opens no account for someone new, though registration is open', () =>
+    inMaintenance(async () => {
+      const claims = person();
+      const done = await new Browser().signInWithGoogle(claims);
+      expect(done.status).toBe(503);
+      expect(done.body.code).toBe('MAINTENANCE');
+      expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
+    }));
+
+  it('does not finish connecting a customer’s Google account started before it began', async () => {
+    const { token, user } = await signedInUser();
+    const browser = new Browser();
+    const start = await browser.call('POST', '/api/users/connect-google', { token });
+    expect(start.status).toBe(200);
+    await inMaintenance(async () => {
+      const done = await browser.returnFromGoogle(start.body.url, person());
+      expect(done.status).toBe(503);
+      expect(done.body).toMatchObject({ code: 'MAINTENANCE', details: { intent: 'connect' } });
+      expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.googleId).toBeNull();
+    });
   });
 });
