@@ -25,7 +25,8 @@ export async function newPage(browser: Browser, options: { mobile?: boolean } = 
     permissions: ['clipboard-read', 'clipboard-write'],
   });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // Waits for actions (a click, a fill) as long as `visible` below does, for the same reason.
+  page.setDefaultTimeout(20_000);
   // A navigation waits on wrangler dev, which shares CI's two cores with the Worker tests and the
   // size budgets' builds: a first page load there once took over 15 s (a CI run failed on it).
   page.setDefaultNavigationTimeout(45_000);
