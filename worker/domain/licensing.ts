@@ -3,6 +3,7 @@
 // insert holds the device limit under any concurrency.
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
+import { noteDeviceSeen } from './last-used';
 import type { LicenseCode } from '../schemas/licensing';
 import type { Settings } from '../schemas/settings';
 
@@ -174,8 +175,9 @@ export async function activateLicense(
 
 /**
  * Checks a key on a device. A device last seen more than LAST_USED_WRITE_MS ago also has its lastUsed
- * written: bookkeeping the answer does not wait for when `later` runs it after the response (the
- * route passes the request's waitUntil); by default it is awaited.
+ * written, in a batch with other devices seen meanwhile (last-used.ts): bookkeeping the answer does
+ * not wait for when `later` runs it after the response (the route passes the request's waitUntil);
+ * by default it is awaited.
  */
 export async function validateLicense(
   d1: D1Database,
@@ -192,7 +194,8 @@ export async function validateLicense(
     return { valid: false, code: 'NOT_ACTIVATED', detail: 'This device is not activated for this license key', license: describe(row, now) };
   }
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
-    await later(d1.prepare('UPDATE activations SET last_used = ?1 WHERE id = ?2 AND (last_used IS NULL OR last_used < ?1)').bind(now, row.activation_id).run());
+    const written = noteDeviceSeen(d1, row.activation_id, now);
+    if (written) await later(written);
   }
   return { valid: true, code: 'VALID', detail: validDetail(s, 'License is valid'), license: describe(row, now) };
 }

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { importJWK, jwtVerify, type JWK } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { activations, licenseKeys, products } from '../db/schema';
+import { noteDeviceSeen } from '../domain/last-used';
 import { activateLicense, DAY_MS, LAST_USED_WRITE_MS, validateLicense } from '../domain/licensing';
 import { newId } from '../lib/ids';
 import { LICENSE_TOKEN_ISSUER, signOfflineToken } from '../lib/license-signing';
@@ -198,6 +199,42 @@ describe('validation', () => {
     expect(await lastUsed()).toBe(t0 + LAST_USED_WRITE_MS);
   });
 
+  it('writes the lastUsed of devices seen together in one statement, never moving one back', async () => {
+    const t0 = Date.now() - LAST_USED_WRITE_MS - 60_000;
+    const seen = [];
+    for (let i = 0; i < 5; i++) {
+      const k = await fixture({ status: 'used' });
+      await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: device() }, t0);
+      seen.push((await db().select().from(activations).where(eq(activations.keyId, k.id)).get())!.id);
+    }
+    // The last device was seen later elsewhere (another isolate's write): this batch must not undo it.
+    await db().update(activations).set({ lastUsed: new Date(t0 + 10 * LAST_USED_WRITE_MS) }).where(eq(activations.id, seen[4]));
+    const updates: string[] = [];
+    const d1 = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === 'prepare') return (sql: string) => (updates.push(sql), target.prepare(sql));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const at = t0 + LAST_USED_WRITE_MS;
+    const writes = seen.map((id, i) => noteDeviceSeen(d1, id, at + i, 1_000));
+    // The same device seen twice in a batch keeps its later time.
+    expect(noteDeviceSeen(d1, seen[0], at + 100, 1_000)).toBeNull();
+    expect(writes.slice(1)).toEqual([null, null, null, null]);
+    expect(updates).toEqual([]);
+    await writes[0];
+    expect(updates).toHaveLength(1);
+    const lastUsed = async (id: string) => (await db().select().from(activations).where(eq(activations.id, id)).get())!.lastUsed!.getTime();
+    expect(await Promise.all(seen.map(lastUsed))).toEqual([at + 100, at + 1, at + 2, at + 3, t0 + 10 * LAST_USED_WRITE_MS]);
+    // Written, the batch is closed: the next sighting opens another.
+    const next = noteDeviceSeen(d1, seen[1], at + 200, 10);
+    expect(next).not.toBeNull();
+    await next;
+    expect(updates).toHaveLength(2);
+    expect(await lastUsed(seen[1])).toBe(at + 200);
+  });
+
   it('answers a device seen long ago at once, and writes its lastUsed after the answer', async () => {
     const k = await fixture({ status: 'used' });
     const fp = device();
@@ -205,11 +242,15 @@ describe('validation', () => {
     await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, seen);
     const res = await call('validate', { key: k.key, deviceFingerprint: fp });
     expect(res.body).toMatchObject({ valid: true, code: 'VALID' });
-    // The write runs in the request's waitUntil: it lands, though the answer did not wait for it.
-    await vi.waitFor(async () => {
-      const row = await db().select().from(activations).where(eq(activations.keyId, k.id)).get();
-      expect(row!.lastUsed!.getTime()).toBeGreaterThan(seen);
-    });
+    // The write runs in the request's waitUntil, in a batch that closes LAST_USED_BATCH_MS later:
+    // it lands, though the answer did not wait for it.
+    await vi.waitFor(
+      async () => {
+        const row = await db().select().from(activations).where(eq(activations.keyId, k.id)).get();
+        expect(row!.lastUsed!.getTime()).toBeGreaterThan(seen);
+      },
+      { timeout: 5_000 },
+    );
   });
 });
 
