@@ -3,9 +3,9 @@
 // insert holds the device limit under any concurrency.
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
-import { noteDeviceSeen } from './last-used';
 import type { LicenseCode } from '../schemas/licensing';
 import type { Settings } from '../schemas/settings';
+import { noteDeviceSeen } from './last-used';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
