@@ -6,6 +6,8 @@
 
 /** How long a batch stays open for more devices before it is written. */
 export const LAST_USED_BATCH_MS = 200;
+/** At most this many devices a statement (about 45 bytes each in its parameter, far under D1's 2 MB). */
+export const LAST_USED_BATCH_MAX = 1_000;
 
 /** The open batch per D1 binding: activation id → when the device was seen. */
 const open = new Map<D1Database, Map<string, number>>();
@@ -24,14 +26,15 @@ const WRITE_LAST_USED = `UPDATE activations SET last_used = json_extract(j.value
  */
 export function noteDeviceSeen(d1: D1Database, activationId: string, at: number, windowMs = LAST_USED_BATCH_MS): Promise<void> | null {
   const batch = open.get(d1);
-  if (batch) {
+  if (batch && (batch.size < LAST_USED_BATCH_MAX || batch.has(activationId))) {
     batch.set(activationId, Math.max(at, batch.get(activationId) ?? at));
     return null;
   }
+  // None open, or the open one is full: a new one (a full one is still written on its own timer).
   const seen = new Map([[activationId, at]]);
   open.set(d1, seen);
   return new Promise((resolve) => setTimeout(resolve, windowMs)).then(async () => {
-    open.delete(d1);
+    if (open.get(d1) === seen) open.delete(d1);
     await d1.prepare(WRITE_LAST_USED).bind(JSON.stringify([...seen])).run();
   });
 }

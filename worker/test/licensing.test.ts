@@ -3,12 +3,23 @@ import { eq } from 'drizzle-orm';
 import { importJWK, jwtVerify, type JWK } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { activations, licenseKeys, products } from '../db/schema';
-import { noteDeviceSeen } from '../domain/last-used';
+import { LAST_USED_BATCH_MAX, noteDeviceSeen } from '../domain/last-used';
 import { activateLicense, DAY_MS, LAST_USED_WRITE_MS, validateLicense } from '../domain/licensing';
 import { newId } from '../lib/ids';
 import { LICENSE_TOKEN_ISSUER, signOfflineToken } from '../lib/license-signing';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
 import { api, db, freshIp } from './helpers';
+
+/** The test database, with every statement it prepares listed in `log`. */
+function preparing(log: string[]): D1Database {
+  return new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === 'prepare') return (sql: string) => (log.push(sql), target.prepare(sql));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 let counter = 0;
 async function fixture(options: { maxActivations?: number; status?: 'available' | 'used' | 'revoked'; productActive?: boolean; duration?: number; purchasedAt?: number } = {}) {
@@ -210,13 +221,7 @@ describe('validation', () => {
     // The last device was seen later elsewhere (another isolate's write): this batch must not undo it.
     await db().update(activations).set({ lastUsed: new Date(t0 + 10 * LAST_USED_WRITE_MS) }).where(eq(activations.id, seen[4]));
     const updates: string[] = [];
-    const d1 = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === 'prepare') return (sql: string) => (updates.push(sql), target.prepare(sql));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const d1 = preparing(updates);
     const at = t0 + LAST_USED_WRITE_MS;
     const writes = seen.map((id, i) => noteDeviceSeen(d1, id, at + i, 1_000));
     // The same device seen twice in a batch keeps its later time.
@@ -233,6 +238,28 @@ describe('validation', () => {
     await next;
     expect(updates).toHaveLength(2);
     expect(await lastUsed(seen[1])).toBe(at + 200);
+  });
+
+  it('starts another batch when one is full, and writes both', async () => {
+    const t0 = Date.now() - LAST_USED_WRITE_MS - 60_000;
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const k = await fixture({ status: 'used' });
+      await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: device() }, t0);
+      ids.push((await db().select().from(activations).where(eq(activations.keyId, k.id)).get())!.id);
+    }
+    const statements: string[] = [];
+    const d1 = preparing(statements);
+    const at = t0 + LAST_USED_WRITE_MS;
+    const first = noteDeviceSeen(d1, ids[0], at, 300);
+    // Devices that never activated anything fill the rest of the batch (their rows match nothing).
+    for (let i = 1; i < LAST_USED_BATCH_MAX; i++) expect(noteDeviceSeen(d1, `unknown-${i}`, at, 300)).toBeNull();
+    const second = noteDeviceSeen(d1, ids[1], at + 1, 300);
+    expect(second).not.toBeNull();
+    await Promise.all([first, second]);
+    expect(statements).toHaveLength(2);
+    const lastUsed = async (id: string) => (await db().select().from(activations).where(eq(activations.id, id)).get())!.lastUsed!.getTime();
+    expect([await lastUsed(ids[0]), await lastUsed(ids[1])]).toEqual([at, at + 1]);
   });
 
   it('answers a device seen long ago at once, and writes its lastUsed after the answer', async () => {
