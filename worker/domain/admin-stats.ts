@@ -116,7 +116,7 @@ const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean
         .from(licenseKeys)
         .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer'))));
   const people = owner
-    ? sql`(SELECT json_group_array(json_object('id', "id", 'username', "username", 'email', "email", 'role', "role", 'createdAt', "createdAt") ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS)})`
+    ? sql`(SELECT json_group_array(${recentUserJson()} ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS)})`
     : sql`(SELECT json_group_array("id" ORDER BY "last" DESC) FROM ${latestCustomers(db, slot('viewer'))})`;
   const keys = keysJsonStatement(
     db,
@@ -186,6 +186,8 @@ const recentUserFields = {
   role: sql<Role>`${users.role}`.as('role'),
   createdAt: sql<number>`${users.createdAt}`.as('createdAt'),
 };
+/** A row of recentUserFields as a JSON object, its fields under the same names (a RecentUserRow). */
+const recentUserJson = () => sql.raw(`json_object(${Object.keys(recentUserFields).map((f) => `'${f}', "${f}"`).join(', ')})`);
 
 /** A reseller's latest customers: buyers of the keys they created, other than themselves, latest sale first. */
 function latestCustomers(db: DB, resellerId: SQLWrapper) {
