@@ -153,7 +153,6 @@ async function commitPurchase(
     if (read.available < price) throw insufficientCredits(q, price, read.available);
   }
 
-  const now = new Date(at);
   const keyId = newId(at);
   const expiresAt = at + days * DAY_MS;
   const receipt: PurchaseReceipt = {
@@ -176,7 +175,7 @@ async function commitPurchase(
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
-    statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, now));
+    statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, new Date(at)));
   }
   const run = order.runBatch ?? plainBatch(db);
   try {
@@ -202,9 +201,9 @@ async function commitPurchase(
 /**
  * The purchase's statement, written once (see SqlStatement): the key, its product snapshot, its
  * clock and its payer (?15; NULL when nobody pays). Its product_id is NULL, and so the batch fails
- * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered product (…IF_UNCHANGED), also when anything this purchase used has
- * changed: the snapshot's name, keyTag, type and device limit (?4 to ?7) and the price and day range
- * (?16 to ?19). The payer's ledger row goes in with it (trigger), and fails it when the credits are
+ * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
+ * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot's name,
+ * keyTag, type and device limit (?4 to ?7) and the price and day range (?16 to ?19). The payer's ledger row goes in with it (trigger), and fails it when the credits are
  * not there (CHECK users_credits_check) or the payer's account is gone (NOT NULL ledger.user_id).
  * RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
  */
