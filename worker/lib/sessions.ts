@@ -30,7 +30,8 @@ export type SessionUser = {
   role: Role;
 };
 
-const sessionKey = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
+/** Where a session's record lives in KV. */
+export const sessionKey = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
 /**
  * The HMAC key for JWT_SECRET, imported once per isolate: importing it for every request costs
  * more than the signature check itself.

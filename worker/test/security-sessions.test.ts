@@ -3,7 +3,7 @@ import { exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { securityLog } from '../db/schema';
-import { LAST_ACTIVE_WRITE_MS, listSessions, type SessionRecord } from '../lib/sessions';
+import { LAST_ACTIVE_WRITE_MS, listSessions, sessionKey, type SessionRecord } from '../lib/sessions';
 import { describeUserAgent } from '../lib/user-agent';
 import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
 
@@ -58,7 +58,7 @@ describe('last activity', () => {
   const record = async (userId: string) => (await listSessions(env.KV, userId))[0]!;
   const backdate = async (session: SessionRecord, ms: number) => {
     const lastActive = Date.now() - ms;
-    await env.KV.put(`session:${session.userId}:${session.id}`, JSON.stringify({ ...session, lastActive }));
+    await env.KV.put(sessionKey(session.userId, session.id), JSON.stringify({ ...session, lastActive }));
     return lastActive;
   };
 
