@@ -8,6 +8,7 @@ import { auditLog, ledger, licenseKeys, products, users, type KeyStatus } from '
 import { adminStats } from '../domain/admin-stats';
 import { LAST_OWNER_MESSAGE } from '../domain/admin-users';
 import { newId } from '../lib/ids';
+import { interceptedD1 } from './helpers';
 import { sandbox, type Sandbox } from './sandbox';
 
 let box: Sandbox;
@@ -193,18 +194,7 @@ describe('GET /api/admin/stats', () => {
   it('reads every figure through an index, never a table scan of users or keys', async () => {
     const queries: string[] = [];
     const d1 = env.ISOLATED_DB;
-    const recording = new Proxy(d1, {
-      get(target, prop) {
-        if (prop === 'prepare') {
-          return (query: string) => {
-            queries.push(query);
-            return target.prepare(query);
-          };
-        }
-        const value = Reflect.get(target, prop);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const recording = interceptedD1(d1, { prepare: (query) => queries.push(query) });
     const { owner, r1 } = await shop();
     await adminStats(createDb(recording), { id: owner.user.id, role: 'owner' });
     await adminStats(createDb(recording), { id: r1.user.id, role: 'reseller' });

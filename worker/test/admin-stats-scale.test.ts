@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../db/client';
 import { adminStats, COUNTS_REUSE_FROM, COUNTS_REUSE_MS } from '../domain/admin-stats';
 import type { SessionUser } from '../lib/sessions';
+import { interceptedD1 } from './helpers';
 
 const d1 = env.STATS_DB;
 const owner: SessionUser = { id: 'stats-owner', username: 'stats-owner', email: 'stats-owner@example.com', role: 'owner' };
@@ -41,16 +42,9 @@ async function addUsers(count: number) {
 /** A D1 binding that counts how often a statement matching `pattern` is prepared (keys by status by default). */
 function countingD1(pattern = /group by "license_keys"\."status"/) {
   let counts = 0;
-  const binding = new Proxy(d1, {
-    get(target, prop) {
-      if (prop === 'prepare') {
-        return (sql: string) => {
-          if (pattern.test(sql) && !/expires_at/.test(sql)) counts++;
-          return target.prepare(sql);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+  const binding = interceptedD1(d1, {
+    prepare: (sql) => {
+      if (pattern.test(sql) && !/expires_at/.test(sql)) counts++;
     },
   });
   return { binding, counted: () => counts };

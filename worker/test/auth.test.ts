@@ -4,8 +4,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { securityLog, users } from '../db/schema';
 import { readSession } from '../lib/sessions';
-import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
+import { TEST_PASSWORD, api, db, signedInUser, uniqueName, withSettings } from './helpers';
 
 const newAccount = () => {
   const username = uniqueName('reg');
@@ -66,17 +65,12 @@ describe('POST /api/auth/register', () => {
     expect(sameName.body).toEqual({ code: 'CONFLICT', message: 'This username is already taken' });
   });
 
-  it('is closed when registration is disabled', async () => {
-    await saveSettings(env.KV, { ...TEST_SETTINGS, registrationEnabled: false });
-    try {
+  it('is closed when registration is disabled', () =>
+    withSettings({ registrationEnabled: false }, async () => {
       const res = await api('POST', '/api/auth/register', { body: newAccount() });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('REGISTRATION_DISABLED');
-    } finally {
-      await saveSettings(env.KV, TEST_SETTINGS);
-      clearSettingsCache();
-    }
-  });
+    }));
 });
 
 describe('POST /api/auth/login', () => {

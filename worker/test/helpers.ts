@@ -4,9 +4,40 @@ import { exports } from 'cloudflare:workers';
 import { createDb } from '../db/client';
 import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
+import { clearSettingsCache, saveSettings } from '../lib/settings';
+import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 
 export const db = () => createDb(env.DB);
+
+/**
+ * `real`, with each statement it prepares shown to `prepare` (its SQL and the statement, before it
+ * is handed out) and each batch shown to `batch` (awaited before the batch runs): for tests that
+ * record, count or step into what the code sends to D1. Everything else reaches `real` as it is.
+ */
+export function interceptedD1(
+  real: D1Database,
+  hooks: { prepare?: (sql: string, statement: D1PreparedStatement) => void; batch?: (statements: D1PreparedStatement[]) => unknown },
+): D1Database {
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'prepare' && hooks.prepare) {
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          hooks.prepare!(sql, statement);
+          return statement;
+        };
+      }
+      if (prop === 'batch' && hooks.batch) {
+        return async (statements: D1PreparedStatement[]) => {
+          await hooks.batch!(statements);
+          return target.batch(statements);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 export type ApiResult<T = any> = { status: number; body: T; headers: Headers };
 
@@ -84,6 +115,17 @@ export async function unreconciledUsers(): Promise<Array<{ id: string; credits: 
  * Tests that change a setting in the shared KV restore this, never the bare defaults.
  */
 export const TEST_SETTINGS = { ...DEFAULT_SETTINGS, maxActivationsPerKey: 100 };
+
+/** Runs `work` with these settings changed, then puts the test settings back, whatever happens. */
+export async function withSettings(changes: Partial<Settings>, work: () => Promise<void>) {
+  await saveSettings(env.KV, { ...TEST_SETTINGS, ...changes });
+  try {
+    await work();
+  } finally {
+    await saveSettings(env.KV, TEST_SETTINGS);
+    clearSettingsCache();
+  }
+}
 
 /**
  * Waits for the next minute when the current one is nearly over, so that a test counting calls in

@@ -6,7 +6,7 @@ import { generateKeys } from '../domain/key-generation';
 import { KEY_ALPHABET } from '../domain/license-keys';
 import { activateLicense } from '../domain/licensing';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { api, signedInUser, db } from './helpers';
+import { api, signedInUser, db, interceptedD1 } from './helpers';
 import { keyRow } from './key-admin-helpers';
 import { OWNER_ONLY, roleMatrix } from './role-matrix';
 import { sandbox } from './sandbox';
@@ -154,18 +154,7 @@ describe('POST /api/keys/generate', () => {
     const product = await makeProduct();
     const owner = { id: ownerId, username: 'owner', email: 'o@example.com', role: 'owner' as const };
     // The owner deactivates the product after it was read as active, just before the batch runs.
-    const racingD1 = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === 'batch') {
-          return async (statements: D1PreparedStatement[]) => {
-            await env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run();
-            return target.batch(statements);
-          };
-        }
-        const value = Reflect.get(target, prop);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const racingD1 = interceptedD1(env.DB, { batch: () => env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run() });
     const pending = generateKeys({ db: db(), d1: racingD1, actor: owner, ip: null }, { maxKeysPerGeneration: 100 }, { productId: product.id, quantity: 60 });
     await expect(pending).rejects.toMatchObject({ code: 'CONFLICT', message: 'Keys can only be generated for active products' });
     expect(await keysOfProduct(product.id)).toEqual([]);

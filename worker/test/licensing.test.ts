@@ -8,18 +8,10 @@ import { activateLicense, DAY_MS, LAST_USED_WRITE_MS, validateLicense } from '..
 import { newId } from '../lib/ids';
 import { LICENSE_TOKEN_ISSUER, signOfflineToken } from '../lib/license-signing';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { api, db, freshIp } from './helpers';
+import { api, db, freshIp, interceptedD1 } from './helpers';
 
 /** The test database, with every statement it prepares listed in `log`. */
-function preparing(log: string[]): D1Database {
-  return new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => (log.push(sql), target.prepare(sql));
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
+const preparing = (log: string[]) => interceptedD1(env.DB, { prepare: (sql) => log.push(sql) });
 
 let counter = 0;
 async function fixture(options: { maxActivations?: number; status?: 'available' | 'used' | 'revoked'; productActive?: boolean; duration?: number; purchasedAt?: number } = {}) {

@@ -7,7 +7,7 @@ import { generateLicenseKey, KEY_ALPHABET, KEY_RANDOM_BITS } from '../domain/lic
 import { purchaseKey } from '../domain/purchase';
 import { failedConstraint } from '../lib/db-errors';
 import { newId } from '../lib/ids';
-import { api, db, signedInUser, unreconciledUsers } from './helpers';
+import { api, db, interceptedD1, signedInUser, unreconciledUsers } from './helpers';
 import { keysBoughtBy, makeProduct, productRow, uniqueTag, userRow } from './shop-helpers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -196,14 +196,9 @@ describe('Idempotency-Key', () => {
     const order = { productId: product.id, days: 1, buyerId: user.id, payerId: user.id, actorId: user.id, generationMethod: 'purchase' as const, idempotency };
     const first = await purchaseKey(db(), order);
     const calls: string[] = [];
-    const d1 = env.DB;
-    const watched = new Proxy(d1, {
-      get(target, prop) {
-        if (prop === 'batch') return (statements: D1PreparedStatement[]) => (calls.push('batch'), target.batch(statements));
-        if (prop === 'prepare') return (text: string) => (calls.push(text.trim().split(/\s+/)[0].toLowerCase()), target.prepare(text));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const watched = interceptedD1(env.DB, {
+      batch: () => calls.push('batch'),
+      prepare: (text) => calls.push(text.trim().split(/\s+/)[0].toLowerCase()),
     });
     const retry = await purchaseKey(createDb(watched), order);
     expect(retry).toEqual({ ...first, replayed: true });

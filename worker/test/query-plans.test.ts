@@ -16,7 +16,7 @@ import { createUser } from '../domain/users';
 import { newId } from '../lib/ids';
 import type { SessionUser } from '../lib/sessions';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { db, uniqueName } from './helpers';
+import { db, interceptedD1, uniqueName } from './helpers';
 
 type Recorded = { sql: string; params: unknown[] };
 
@@ -30,17 +30,11 @@ function recordingD1(real: D1Database, log: Recorded[]): D1Database {
     };
     return statement;
   };
-  return new Proxy(real, {
-    get(target, prop) {
-      if (prop === 'prepare') {
-        return (sql: string) => {
-          const entry = { sql, params: [] };
-          log.push(entry);
-          return record(target.prepare(sql), entry);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+  return interceptedD1(real, {
+    prepare: (sql, statement) => {
+      const entry = { sql, params: [] };
+      log.push(entry);
+      record(statement, entry);
     },
   });
 }

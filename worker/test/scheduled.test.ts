@@ -6,7 +6,7 @@ import { DAY_MS } from '../domain/licensing';
 import { runScheduledJobs } from '../domain/scheduled';
 import { newId } from '../lib/ids';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { TEST_SETTINGS, db } from './helpers';
+import { TEST_SETTINGS, db, withSettings } from './helpers';
 
 async function productWithKeys(expiries: Array<number | null>, status: 'used' | 'available' = 'used') {
   const productId = newId();
@@ -30,18 +30,14 @@ describe('scheduled jobs', () => {
     const now = Date.now() + 1000 * DAY_MS; // far ahead, so only this test's keys are affected by its numbers
     const { ids } = await productWithKeys([now - 1, now - 3 * DAY_MS, now + DAY_MS]);
     const unactivated = await productWithKeys([null], 'available');
-    clearSettingsCache();
-    await saveSettings(env.KV, { ...TEST_SETTINGS, keyExpiryGracePeriod: 2 });
-    try {
+    await withSettings({ keyExpiryGracePeriod: 2 }, async () => {
       await runScheduledJobs(env, now);
       expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
       const second = await runScheduledJobs(env, now);
       expect(second.expired).toBe(0);
       expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
       expect(await statuses(unactivated.ids)).toEqual([[0, 'available']]);
-    } finally {
-      await saveSettings(env.KV, TEST_SETTINGS);
-    }
+    });
   });
 
   it('deletes keys expired over 30 days only with autoCleanupExpiredKeys, audited and idempotent', async () => {
@@ -52,8 +48,7 @@ describe('scheduled jobs', () => {
     await runScheduledJobs(env, now);
     expect(await statuses(ids)).toEqual([[0, 'expired'], [1, 'expired'], [2, 'used']]);
 
-    await saveSettings(env.KV, { ...TEST_SETTINGS, autoCleanupExpiredKeys: true });
-    try {
+    await withSettings({ autoCleanupExpiredKeys: true }, async () => {
       const first = await runScheduledJobs(env, now);
       expect(first.deleted).toBeGreaterThanOrEqual(1);
       expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
@@ -68,8 +63,6 @@ describe('scheduled jobs', () => {
       expect(second.deleted).toBe(0);
       expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
       expect(await db().select().from(auditLog).where(eq(auditLog.action, 'keys.auto_cleanup')).all()).toHaveLength(auditCount);
-    } finally {
-      await saveSettings(env.KV, TEST_SETTINGS);
-    }
+    });
   });
 });

@@ -9,9 +9,8 @@ import { app } from '../app';
 import { securityLog, users, type Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import { listSessions } from '../lib/sessions';
-import { clearSettingsCache, saveSettings } from '../lib/settings';
 import { MAINTENANCE_MESSAGE } from '../middleware/maintenance';
-import { TEST_PASSWORD, TEST_SETTINGS, api, db, freshIp, signedInUser, uniqueName } from './helpers';
+import { TEST_PASSWORD, api, db, freshIp, signedInUser, uniqueName, withSettings } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
 const CLIENT_ID = 'keypanel-test.apps.googleusercontent.com';
@@ -249,19 +248,14 @@ describe('signing in with Google', () => {
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.googleId).toBeNull();
   });
 
-  it('creates no account while registration is closed', async () => {
-    await saveSettings(env.KV, { ...TEST_SETTINGS, registrationEnabled: false });
-    try {
+  it('creates no account while registration is closed', () =>
+    withSettings({ registrationEnabled: false }, async () => {
       const claims = person();
       const done = await new Browser().signInWithGoogle(claims);
       expect(done.status).toBe(403);
       expect(done.body.code).toBe('REGISTRATION_DISABLED');
       expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
-    } finally {
-      await saveSettings(env.KV, TEST_SETTINGS);
-      clearSettingsCache();
-    }
-  });
+    }));
 
   it('does not skip two-factor: the account still gets the code step', async () => {
     const claims = person();
@@ -342,16 +336,7 @@ describe('connecting Google to a signed-in account', () => {
 });
 
 describe('Google sign-in during maintenance', () => {
-  /** Runs `work` with maintenance mode on, and turns it off again whatever happens. */
-  async function inMaintenance(work: () => Promise<void>) {
-    await saveSettings(env.KV, { ...TEST_SETTINGS, maintenanceMode: true });
-    try {
-      await work();
-    } finally {
-      await saveSettings(env.KV, TEST_SETTINGS);
-      clearSettingsCache();
-    }
-  }
+  const inMaintenance = (work: () => Promise<void>) => withSettings({ maintenanceMode: true }, work);
   async function googleAccount(role: Role) {
     const claims = person();
     const user = await createUser(db(), { username: uniqueName('gm'), email: claims.email, password: null, role, googleId: claims.sub, googleEmail: claims.email });

@@ -4,8 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../app';
 import { rateLimits } from '../db/schema';
 import { consume, enforce, passwordAttempt, refund, retryAfterSeconds, RULES, windowStartOf } from '../domain/throttle';
-import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { TEST_PASSWORD, TEST_SETTINGS, api, clearOfMinuteEdge, db, signedInUser, uniqueName } from './helpers';
+import { TEST_PASSWORD, api, clearOfMinuteEdge, db, signedInUser, uniqueName, withSettings } from './helpers';
 
 // Most limits here count per minute, against the real clock.
 beforeEach(() => clearOfMinuteEdge());
@@ -19,15 +18,7 @@ let ipCounter = 0;
 const ownIp = () => `198.18.${Math.floor(Math.random() * 200)}.${ipCounter++ % 250}`;
 
 /** Runs with a low apiRateLimit, then puts the defaults back. */
-async function withApiRateLimit(limit: number, work: () => Promise<void>) {
-  await saveSettings(env.KV, { ...TEST_SETTINGS, apiRateLimit: limit });
-  try {
-    await work();
-  } finally {
-    await saveSettings(env.KV, TEST_SETTINGS);
-    clearSettingsCache();
-  }
-}
+const withApiRateLimit = (limit: number, work: () => Promise<void>) => withSettings({ apiRateLimit: limit }, work);
 
 describe('counters', () => {
   it('give each of many concurrent requests its own count', async () => {
