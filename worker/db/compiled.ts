@@ -10,6 +10,17 @@ import { SqlStatement } from './client';
 /** A value of the call, by name: `sql.placeholder(name)` in the builder, `values[name]` in the call. */
 export const slot = <Name extends string>(name: Name) => sql.placeholder(name);
 
+/**
+ * SQLite plans with some bound values (a LIMIT, an OFFSET, a LIKE pattern) and then compiles the
+ * statement anew whenever one is bound again. workerd keeps each statement compiled between calls,
+ * so such a value would cost a whole compilation on every call: for a page of keys, a third of
+ * SQLite's work. Inside an expression a value is only read as the statement runs; these wrap one so.
+ */
+export const runtimeNumber = (value: number | Placeholder) => sql`(${value} + 0)`;
+export const runtimeText = (value: string | Placeholder) => sql`('' || ${value})`;
+/** runtimeNumber for a query builder's limit() or offset(): drizzle writes an object given there as SQL. */
+export const runtimeLimit = (value: number | Placeholder) => runtimeNumber(value) as unknown as Placeholder;
+
 type Built = { toSQL(): { sql: string; params: unknown[] } };
 type ParamSlot = { name: string; encode?: (value: unknown) => unknown } | { constant: unknown };
 

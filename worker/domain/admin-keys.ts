@@ -4,7 +4,7 @@
 import { and, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
-import { compiledStatement, slot } from '../db/compiled';
+import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
@@ -16,7 +16,7 @@ import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entiti
 import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeEscape, NEWEST_FIRST } from './license-keys';
+import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeSql, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
@@ -37,7 +37,7 @@ function searchMatches(db: DB, filters: SQL | undefined) {
   const namedProducts = db
     .select({ id: products.id })
     .from(products)
-    .where(or(sql`${products.name} LIKE ${slot('pattern')} ${likeEscape}`, eq(products.keyTag, slot('keyFrom'))));
+    .where(or(likeSql(products.name, slot('pattern')), eq(products.keyTag, slot('keyFrom'))));
   const named = (match: SQL) => keyMatches(db, and(match, filters));
   return union(
     named(inPrefixRange(licenseKeys.key, slot('keyFrom'), slot('keyTo'))),
@@ -88,8 +88,8 @@ const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }
           .from(licenseKeys)
           .where(listFilters({ reseller: false, status: shape.status, product: false, search: false }))
           .orderBy(...NEWEST_FIRST)
-          .limit(slot('limit'))
-          .offset(slot('offset'));
+          .limit(runtimeLimit(slot('limit')))
+          .offset(runtimeLimit(slot('offset')));
   return keysJsonStatement(db, pageIds, slot('now'));
 });
 
@@ -107,7 +107,7 @@ function expiredPageIds(db: DB) {
     .from(licenseKeys)
     .where(eq(licenseKeys.status, 'expired'))
     .orderBy(...NEWEST_FIRST)
-    .limit(slot('upTo'));
+    .limit(runtimeLimit(slot('upTo')));
   const lapsed = db
     .select({ id: licenseKeys.id, createdAt: licenseKeys.createdAt })
     .from(licenseKeys)
@@ -116,8 +116,8 @@ function expiredPageIds(db: DB) {
     .select({ id: sql<string>`"id"` })
     .from(sql`(SELECT * FROM ${marked} UNION ALL SELECT * FROM ${lapsed})`)
     .orderBy(sql`"created_at" DESC`, sql`"id" DESC`)
-    .limit(slot('limit'))
-    .offset(slot('offset'));
+    .limit(runtimeLimit(slot('limit')))
+    .offset(runtimeLimit(slot('offset')));
 }
 
 /** Whether the owner's page takes its total from the Overview's key counts (no search, no product). */

@@ -3,7 +3,7 @@
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { plainBatch, type DB, type RunBatch } from '../db/client';
-import { compiledStatement, slot, sqlStatement } from '../db/compiled';
+import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../db/compiled';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { SessionUser } from '../lib/sessions';
 import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
@@ -116,7 +116,7 @@ const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean
         .from(licenseKeys)
         .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer'))));
   const people = owner
-    ? sql`(SELECT json_group_array(${recentUserJson()} ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(RECENT_ITEMS)})`
+    ? sql`(SELECT json_group_array(${recentUserJson()} ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(runtimeLimit(RECENT_ITEMS))})`
     : sql`(SELECT json_group_array("id" ORDER BY "last" DESC) FROM ${latestCustomers(db, slot('viewer'))})`;
   const keys = keysJsonStatement(
     db,
@@ -125,7 +125,7 @@ const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean
       .from(licenseKeys)
       .where(owner ? undefined : eq(licenseKeys.createdBy, slot('viewer')))
       .orderBy(...NEWEST_FIRST)
-      .limit(RECENT_ITEMS),
+      .limit(runtimeLimit(RECENT_ITEMS)),
     slot('now'),
   );
   return sqlStatement(sql`SELECT ${productCount} AS "n", ${revenue} AS "total", ${people} AS "people", ${keys} AS "keys"`);
@@ -197,7 +197,7 @@ function latestCustomers(db: DB, resellerId: SQLWrapper) {
     .where(and(eq(licenseKeys.createdBy, resellerId), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, resellerId)))
     .groupBy(licenseKeys.purchasedBy)
     .orderBy(desc(sql`max(${licenseKeys.createdAt})`))
-    .limit(RECENT_ITEMS);
+    .limit(runtimeLimit(RECENT_ITEMS));
 }
 
 /** The accounts of these customers, in the given order (a deleted one is left out). */

@@ -2,6 +2,7 @@
 // change, its ledger row when money moves, and its audit row, all under the same guard.
 import { and, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
+import { runtimeLimit } from '../db/compiled';
 import { ledger, users } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import { startsWith } from '../lib/sql-prefix';
@@ -37,8 +38,8 @@ export async function listUsers(db: DB, query: ListUsersQuery, view: 'full' | 's
       .from(users)
       .where(where)
       .orderBy(desc(users.createdAt), desc(users.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
+      .limit(runtimeLimit(query.limit))
+      .offset(runtimeLimit((query.page - 1) * query.limit))
       .all(),
     db.select({ n: count() }).from(users).where(where).get(),
   ]);

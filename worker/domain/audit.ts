@@ -2,6 +2,7 @@
 // `auditStatement` returns a batch item, so an admin write and its audit row commit together.
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { DB } from '../db/client';
+import { runtimeLimit } from '../db/compiled';
 import { auditLog, users } from '../db/schema';
 import { newId } from '../lib/ids';
 import { AUDIT_ACTIONS, type AuditAction, type AuditLogQuery } from '../schemas/audit';
@@ -73,8 +74,8 @@ export async function listAuditLog(db: DB, query: AuditLogQuery): Promise<{ entr
       .leftJoin(users, eq(users.id, auditLog.actorId))
       .where(where)
       .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
+      .limit(runtimeLimit(query.limit))
+      .offset(runtimeLimit((query.page - 1) * query.limit))
       .all(),
     db.select({ n: count() }).from(auditLog).where(where).get(),
   ]);

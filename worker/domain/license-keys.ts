@@ -3,7 +3,7 @@
 import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { plainBatch, type DB, type RunBatch, type Statement } from '../db/client';
-import { slot, sqlStatement } from '../db/compiled';
+import { runtimeNumber, runtimeText, slot, sqlStatement } from '../db/compiled';
 import { activations, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
 
@@ -73,7 +73,8 @@ export function effectiveStatusIs(status: KeyStatus, now: At = Date.now(), { nar
 
 /** `%` and `_` typed by a person are letters, not wildcards. */
 export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-export const likeEscape = sql.raw(`ESCAPE '\\'`);
+/** `column` LIKE a likeContains pattern, the pattern read as the statement runs (runtimeText). */
+export const likeSql = (column: SQLWrapper, pattern: Placeholder) => sql`${column} LIKE ${runtimeText(pattern)} ESCAPE '\\'`;
 
 export const DELETED_USER = 'Deleted user';
 
@@ -232,7 +233,7 @@ export const keyMatches = (db: DB, where: SQL | undefined) =>
  */
 export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materialize = false } = {}) {
   const query = sql`WITH "matches" AS ${sql.raw(materialize ? 'MATERIALIZED ' : '')}${matches}
-    SELECT (SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN (SELECT "r" FROM "matches" ORDER BY "c" DESC, "i" DESC LIMIT ${slot('limit')} OFFSET ${slot('offset')})) AS "json",
+    SELECT (SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN (SELECT "r" FROM "matches" ORDER BY "c" DESC, "i" DESC LIMIT ${runtimeNumber(slot('limit'))} OFFSET ${runtimeNumber(slot('offset'))})) AS "json",
       (SELECT count(*) FROM "matches") AS "total"`;
   return sqlStatement(query);
 }

@@ -9,7 +9,7 @@ import { licenseKeys } from '../db/schema';
 import type { JsonText } from '../lib/request';
 import type { KeyStatus, MyKeysResponse } from '../schemas/entities';
 import type { MyKeysQuery } from '../schemas/keys';
-import { effectiveStatusIs, keyListJson, keyMatches, keysPageAndTotalQuery, keysPageJson, likeContains, likeEscape } from './license-keys';
+import { effectiveStatusIs, keyListJson, keyMatches, keysPageAndTotalQuery, keysPageJson, likeContains, likeSql } from './license-keys';
 
 /** Slots: buyer, now, limit, offset, and pattern with a search. */
 const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null; search: boolean }) => {
@@ -19,9 +19,9 @@ const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null
     shape.status ? effectiveStatusIs(shape.status, slot('now'), { narrowed: true }) : undefined,
     shape.search
       ? or(
-          sql`${licenseKeys.key} LIKE ${pattern} ${likeEscape}`,
-          sql`${licenseKeys.productName} LIKE ${pattern} ${likeEscape}`,
-          sql`${licenseKeys.productKeyTag} LIKE ${pattern} ${likeEscape}`,
+          likeSql(licenseKeys.key, pattern),
+          likeSql(licenseKeys.productName, pattern),
+          likeSql(licenseKeys.productKeyTag, pattern),
         )
       : undefined,
   );

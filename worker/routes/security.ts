@@ -3,6 +3,7 @@ import { desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
+import { runtimeLimit } from '../db/compiled';
 import { securityLog, users } from '../db/schema';
 import { disconnectGoogle, googleConfigured } from '../domain/google';
 import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
@@ -135,7 +136,7 @@ export const securityRoutes = new Hono<AppEnv>()
       .from(securityLog)
       .where(eq(securityLog.userId, c.var.user.id))
       .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
-      .limit(SECURITY_LOG_LIMIT)
+      .limit(runtimeLimit(SECURITY_LOG_LIMIT))
       .all();
     const logs: SecurityLogEntry[] = rows.map((r) => ({ _id: r.id, event: r.event, ipAddress: r.ipAddress, timestamp: r.createdAt.toISOString() }));
     return c.json({ logs }, 200);
