@@ -228,8 +228,9 @@ export const keyMatches = (db: DB, where: SQL | undefined) =>
  * statement: the page is taken from them (slots `limit` and `offset`) and they are counted. Found
  * from one index in its own order (a customer's keys), the matches are best walked twice: the page
  * stops after its rows and the count reads the index alone. A search's matches come from several
- * lookups (`materialize`): SQLite then finds them once into a table of their own, instead of once
- * for the page and again for the count.
+ * lookups, or from a pattern tested on each key (`materialize`): SQLite then finds them once into a
+ * table of their own, instead of once for the page and again for the count. (A search that matches
+ * nearly everything pays for that: sorting its matches costs more than the page's short walk.)
  */
 export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materialize = false } = {}) {
   const query = sql`WITH "matches" AS ${sql.raw(materialize ? 'MATERIALIZED ' : '')}${matches}

@@ -25,7 +25,7 @@ const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null
         )
       : undefined,
   );
-  return keysPageAndTotalQuery(keyMatches(db, where), slot('now'));
+  return keysPageAndTotalQuery(keyMatches(db, where), slot('now'), { materialize: shape.search });
 });
 
 export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<JsonText<MyKeysResponse>> {
