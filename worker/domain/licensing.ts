@@ -118,9 +118,10 @@ export async function activateLicense(
 ): Promise<LicenseResult> {
   const activationId = newId(now);
   const graceMs = settings.keyExpiryGracePeriod * DAY_MS;
-  // One round trip: the key as it was, the activation (if it may have one), the key's clock and
-  // the product's count when it was made, and the key as the batch left it.
-  const [before, insert, , , after] = await d1.batch([
+  // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
+  // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
+  // migration 0008).
+  const [before, insert, after] = await d1.batch([
     keyStatement(d1, input.key, input.deviceFingerprint),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     d1
@@ -130,27 +131,16 @@ export async function activateLicense(
            FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
           WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE}
             AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id) < k.max_activations
-         ON CONFLICT (key_id, device_fingerprint) DO NOTHING`,
+         ON CONFLICT (key_id, device_fingerprint) DO NOTHING
+         RETURNING id`,
       )
       .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs),
-    // A generated key starts its clock at its first activation.
-    d1
-      .prepare(
-        `UPDATE license_keys
-            SET first_used_at = COALESCE(first_used_at, ?2),
-                expires_at = CASE WHEN status = 'available' THEN ?2 + duration * ${DAY_MS} ELSE expires_at END,
-                status = CASE WHEN status = 'available' THEN 'used' ELSE status END
-          WHERE id = (SELECT key_id FROM activations WHERE id = ?1)`,
-      )
-      .bind(activationId, now),
-    d1
-      .prepare(`UPDATE products SET total_activations = total_activations + 1 WHERE id = (SELECT k.product_id FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?1)`)
-      .bind(activationId),
     keyStatement(d1, input.key, input.deviceFingerprint),
   ]);
   const row = (before.results[0] as KeyRow | undefined) ?? null;
   const again = (after.results[0] as KeyRow | undefined) ?? null;
-  const made = insert.meta.changes === 1;
+  // RETURNING answers only a row that went in (meta.changes would count the trigger's writes too).
+  const made = insert.results.length === 1;
   if (!row) return notFound();
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };

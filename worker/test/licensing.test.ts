@@ -75,7 +75,7 @@ describe('activation', () => {
     const before = Date.now();
     const res = await call('activate', { key: k.key.toLowerCase(), deviceFingerprint: fp, deviceInfo: { manufacturer: 'Acme', model: 'X1' }, nonce: 'n-123' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, code: 'VALID', nonce: 'n-123', license: { key: k.key, status: 'used', maxActivations: 1, activationCount: 1, product: { keyTag: k.keyTag, productType: 'software' } } });
+    expect(res.body).toMatchObject({ valid: true, code: 'VALID', detail: 'Device activated', nonce: 'n-123', license: { key: k.key, status: 'used', maxActivations: 1, activationCount: 1, product: { keyTag: k.keyTag, productType: 'software' } } });
     const row = await db().select().from(licenseKeys).where(eq(licenseKeys.id, k.id)).get();
     expect(row!.status).toBe('used');
     expect(row!.firstUsedAt!.getTime()).toBeGreaterThanOrEqual(before);
@@ -91,7 +91,7 @@ describe('activation', () => {
   it('re-activates a known device without using a new slot, and refuses a device over the limit', async () => {
     const k = await fixture({ maxActivations: 1 });
     const fp = device();
-    expect((await call('activate', { key: k.key, deviceFingerprint: fp })).body.code).toBe('VALID');
+    expect((await call('activate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ code: 'VALID', detail: 'Device activated' });
     const again = await call('activate', { key: k.key, deviceFingerprint: fp });
     expect(again.body).toMatchObject({ valid: true, code: 'VALID', detail: 'Device already activated', license: { activationCount: 1 } });
     const other = await call('activate', { key: k.key, deviceFingerprint: device() });

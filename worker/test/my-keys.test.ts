@@ -106,7 +106,8 @@ describe('GET /api/users/my-keys', () => {
       duration: 30,
       purchasePrice: 35,
       revokeReason: null,
-      firstUsedAt: null,
+      // Its first device's activation (migration 0008).
+      firstUsedAt: activatedAt.toISOString(),
       createdAt: row.createdAt.toISOString(),
       expiresAt: row.expiresAt!.toISOString(),
       metadata: { generationMethod: 'purchase' },

@@ -1,9 +1,10 @@
-// The triggers of migrations 0005 and 0007: a key bought with credits writes its payer's ledger row,
-// a purchase's ledger row is its debit, and every key made counts on its product. The purchase and
-// the bulk generation rely on them instead of statements of their own.
+// The triggers of migrations 0005, 0007 and 0008: a key bought with credits writes its payer's ledger
+// row, a purchase's ledger row is its debit, every key made counts on its product, and a device
+// activated starts its key's clock and counts on the product. The purchase, the bulk generation and
+// the activation rely on them instead of statements of their own.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ledger, licenseKeys, products, users } from '../db/schema';
+import { activations, ledger, licenseKeys, products, users } from '../db/schema';
 import { failedConstraint } from '../lib/db-errors';
 import { newId } from '../lib/ids';
 import { db } from './helpers';
@@ -102,5 +103,57 @@ describe('a license key', () => {
     expect(await db().select().from(ledger).where(eq(ledger.reference, free.id)).all()).toEqual([]);
     expect(await creditsOf(customer)).toBe(5);
     expect(await figures()).toEqual({ generated: 2, sold: 1, revenue: 0 });
+  });
+});
+
+describe('an activation', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const at = 1_800_000_500_000;
+
+  async function keys() {
+    const productId = newId();
+    const keyTag = uniqueTag();
+    await db().insert(products).values({ id: productId, name: 'Activated', keyTag, baseCreditCost: 1, createdAt: new Date() });
+    const key = async (fields: Partial<typeof licenseKeys.$inferInsert>) => {
+      const id = newId();
+      await db()
+        .insert(licenseKeys)
+        .values({ id, key: `${keyTag}-${id.toUpperCase()}`, status: 'available', productId, productName: 'Activated', productKeyTag: keyTag, productType: 'software', duration: 30, maxActivations: 3, createdAt: new Date(1_800_000_000_000), ...fields });
+      return id;
+    };
+    const activate = (keyId: string, device: string, when = at) => db().insert(activations).values({ id: newId(), keyId, deviceFingerprint: device, activatedAt: new Date(when) }).onConflictDoNothing();
+    const keyRow = async (id: string) => (await db().select({ status: licenseKeys.status, firstUsedAt: licenseKeys.firstUsedAt, expiresAt: licenseKeys.expiresAt }).from(licenseKeys).where(eq(licenseKeys.id, id)).get())!;
+    const activationsCounted = async () => (await db().select({ n: products.totalActivations }).from(products).where(eq(products.id, productId)).get())!.n;
+    return { key, activate, keyRow, activationsCounted };
+  }
+
+  it("starts a generated key's clock at its first device: used, first used then, expiring its duration later", async () => {
+    const { key, activate, keyRow } = await keys();
+    const generated = await key({});
+    await activate(generated, 'first');
+    expect(await keyRow(generated)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 30 * DAY) });
+    // A second device changes neither the first use nor the expiry.
+    await activate(generated, 'second', at + DAY);
+    expect(await keyRow(generated)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 30 * DAY) });
+  });
+
+  it("leaves a bought key's expiry and any other status as they are, noting its first use", async () => {
+    const { key, activate, keyRow } = await keys();
+    const bought = await key({ status: 'used', expiresAt: new Date(at + 5 * DAY) });
+    const revoked = await key({ status: 'revoked', expiresAt: null });
+    await activate(bought, 'device');
+    await activate(revoked, 'device');
+    expect(await keyRow(bought)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 5 * DAY) });
+    expect(await keyRow(revoked)).toEqual({ status: 'revoked', firstUsedAt: new Date(at), expiresAt: null });
+  });
+
+  it('counts on its product once per device made; an insert that does nothing counts nothing', async () => {
+    const { key, activate, activationsCounted } = await keys();
+    const [a, b] = [await key({}), await key({})];
+    await activate(a, 'one');
+    await activate(a, 'two');
+    await activate(b, 'one');
+    await activate(a, 'one'); // the same device again: nothing inserted
+    expect(await activationsCounted()).toBe(3);
   });
 });
