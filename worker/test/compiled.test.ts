@@ -1,9 +1,10 @@
 // Statements compiled once per shape (db/compiled.ts): the text is written once, the values are the call's own.
-import { and, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runBatch, SqlStatement } from '../db/client';
-import { compiledStatement, slot } from '../db/compiled';
+import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { licenseKeys, users } from '../db/schema';
+import { likeContains, likeSql } from '../domain/license-keys';
 import { listOwnKeys } from '../domain/my-keys';
 import { createUser } from '../domain/users';
 import { myKeysQuerySchema } from '../schemas/keys';
@@ -40,6 +41,26 @@ describe('compiledStatement', () => {
     // Another shape is another text.
     expect(byName(db(), { active: false }, { name: a.username }).text).not.toBe(first.text);
     expect(builds).toBe(2);
+  });
+
+  it('binds a page and a pattern as values SQLite does not plan with, each call paging and matching with its own', async () => {
+    const tag = uniqueName('rt');
+    const names = await Promise.all([1, 2, 3, 4, 5].map(async () => (await newUser(tag)).username));
+    names.sort();
+    const page = compiledStatement((d) =>
+      d
+        .select({ username: users.username })
+        .from(users)
+        .where(likeSql(users.username, slot('pattern')))
+        .orderBy(asc(users.username))
+        .limit(runtimeLimit(slot('limit')))
+        .offset(runtimeLimit(slot('offset'))),
+    );
+    const call = (limit: number, offset: number) => page(db(), {}, { pattern: likeContains(tag), limit, offset });
+    // A bare ? there would have SQLite compile the statement again whenever it is bound (db/compiled.ts).
+    expect(call(2, 0).text).toMatch(/like \('' \|\| \?\) ESCAPE '\\' order by "users"."username" asc limit \(\? \+ 0\) offset \(\? \+ 0\)$/i);
+    const [first, second, last] = (await runBatch(db(), [call(2, 0), call(2, 2), call(2, 4)])) as { username: string }[][];
+    expect([first, second, last].map((rows) => rows.map((r) => r.username))).toEqual([names.slice(0, 2), names.slice(2, 4), names.slice(4)]);
   });
 
   it('refuses a call that leaves a slot without a value', () => {
