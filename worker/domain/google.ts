@@ -49,14 +49,11 @@ export function googleProfile(tokens: OAuth2Tokens, clientId: string, now = Date
 const findByGoogleId = (db: DB, sub: string) => db.select().from(users).where(eq(users.googleId, sub)).get();
 
 /**
- * The account a Google sign-in opens: the one linked to this Google account, or a new one. An
- * existing account with the same email that was never linked is not taken over: registration
- * here does not prove the email, so linking by address would let whoever registered it first
- * (or Google's owner of it) into the other's account. Its owner connects Google after signing in.
- */
-/**
- * The account this Google identity signs in to, opened on its first sign-in unless `newAccounts`
- * (the refusal a new account gets now: registration closed, maintenance) says otherwise.
+ * The account a Google sign-in opens: the one linked to this Google account, or a new one unless
+ * `newAccounts` (the refusal a new account gets now: registration closed, maintenance) says
+ * otherwise. An existing account with the same email that was never linked is not taken over:
+ * registration here does not prove the email, so linking by address would let whoever registered it
+ * first (or Google's owner of it) into the other's account. Its owner connects Google after signing in.
  */
 export async function accountForGoogle(db: DB, profile: GoogleProfile, newAccounts: AppError | null): Promise<{ user: UserRow; created: boolean }> {
   const linked = await findByGoogleId(db, profile.sub);

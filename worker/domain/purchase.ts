@@ -203,9 +203,10 @@ async function commitPurchase(
  * clock and its payer (?15; NULL when nobody pays). Its product_id is NULL, and so the batch fails
  * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
  * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot's name,
- * keyTag, type and device limit (?4 to ?7) and the price and day range (?16 to ?19). The payer's ledger row goes in with it (trigger), and fails it when the credits are
- * not there (CHECK users_credits_check) or the payer's account is gone (NOT NULL ledger.user_id).
- * RETURNING: the payer's credits after the debit, for the answer (nothing later in the batch changes them).
+ * keyTag, type and device limit (?4 to ?7) and the price and day range (?16 to ?19). The payer's
+ * ledger row goes in with it (trigger), and fails it when the credits are not there (CHECK
+ * users_credits_check) or the payer's account is gone (NOT NULL ledger.user_id). RETURNING: the
+ * payer's credits after the debit, for the answer (nothing later in the batch changes them).
  */
 const KEY_COLUMNS = `id, key, status, product_id, product_name, product_key_tag, product_type, max_activations, duration,
   purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, paid_by, created_at`;
