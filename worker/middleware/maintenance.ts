@@ -28,12 +28,15 @@ const GOOGLE_SIGN_IN_PREFIX = '/api/auth/google';
 
 export const underMaintenance = () => new AppError('MAINTENANCE', MAINTENANCE_MESSAGE);
 
+/** The route `prefix` itself or one of its steps below it. */
+const within = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
 export const maintenanceMode = createMiddleware<AppEnv>(async (c, next) => {
   const path = c.req.path;
   if (ALWAYS_SERVED.some((p) => path === p || path.startsWith(p)) || path === SIGN_OUT) return next();
   if (!(await getSettings(c.env.KV)).maintenanceMode) return next();
-  if (path === SIGN_IN_PREFIX || path.startsWith(`${SIGN_IN_PREFIX}/`)) return signInDuringMaintenance(c, next);
-  if (path === GOOGLE_SIGN_IN_PREFIX || path.startsWith(`${GOOGLE_SIGN_IN_PREFIX}/`)) return next();
+  if (within(path, SIGN_IN_PREFIX)) return signInDuringMaintenance(c, next);
+  if (within(path, GOOGLE_SIGN_IN_PREFIX)) return next();
   if ((await callerRole(c)) !== 'owner') throw underMaintenance();
   return next();
 });

@@ -116,6 +116,15 @@ const person = (extra: Claims = {}) => {
   return { sub: `google-${crypto.randomUUID()}`, email: `${name}@gmail.test`, email_verified: true, name: `${name} Person`, ...extra };
 };
 
+/** Someone new signs in with Google and is refused with `status` and `code`: no account is opened for them. */
+async function expectNewcomerRefused(status: number, code: string) {
+  const claims = person();
+  const done = await new Browser().signInWithGoogle(claims);
+  expect(done.status).toBe(status);
+  expect(done.body.code).toBe(code);
+  expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
+}
+
 describe('starting Google sign-in', () => {
   it('sends the browser to Google with state and PKCE kept in a short-lived HttpOnly cookie', async () => {
     const browser = new Browser();
@@ -248,14 +257,7 @@ describe('signing in with Google', () => {
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.googleId).toBeNull();
   });
 
-  it('creates no account while registration is closed', () =>
-    withSettings({ registrationEnabled: false }, async () => {
-      const claims = person();
-      const done = await new Browser().signInWithGoogle(claims);
-      expect(done.status).toBe(403);
-      expect(done.body.code).toBe('REGISTRATION_DISABLED');
-      expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
-    }));
+  it('creates no account while registration is closed', () => withSettings({ registrationEnabled: false }, () => expectNewcomerRefused(403, 'REGISTRATION_DISABLED')));
 
   it('does not skip two-factor: the account still gets the code step', async () => {
     const claims = person();
@@ -368,14 +370,7 @@ describe('Google sign-in during maintenance', () => {
       }
     }));
 
-  it('opens no account for someone new, though registration is open', () =>
-    inMaintenance(async () => {
-      const claims = person();
-      const done = await new Browser().signInWithGoogle(claims);
-      expect(done.status).toBe(503);
-      expect(done.body.code).toBe('MAINTENANCE');
-      expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
-    }));
+  it('opens no account for someone new, though registration is open', () => inMaintenance(() => expectNewcomerRefused(503, 'MAINTENANCE')));
 
   it('does not finish connecting a customer’s Google account started before it began', async () => {
     const { token, user } = await signedInUser();
