@@ -3,7 +3,7 @@
 import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
 import { noteMaintenance } from './maintenance';
-import { appStore, clearSession, tokenAtom } from './session';
+import { appStore, clearSession, tokenAtom } from './session/store';
 
 export class ApiError extends Error {
   constructor(

@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import type { User } from '@schemas/entities';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
 
 export type TabProps = { user: User; selectTab: (tab: TabId) => void };

@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { Card, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { formatCredits, formatUsd } from '../../lib/format';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 
 export function AddBalancePage() {
   const user = useCurrentUser()!;
