@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { generateLicenseSigningKey } from './scripts/secrets';
 
@@ -35,6 +36,19 @@ export default defineConfig(async () => {
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
+          },
+        },
+        {
+          // The web app's logic (hooks, forms, the session, price and CSV math) in a simulated DOM.
+          plugins: [react()],
+          resolve: { alias: { '@schemas': path.join(import.meta.dirname, 'worker/schemas') } },
+          test: {
+            name: 'web',
+            include: ['web/test/**/*.test.{ts,tsx}'],
+            environment: 'happy-dom',
+            // The API client resolves paths against the page's origin.
+            environmentOptions: { happyDOM: { url: 'http://localhost:5173/' } },
+            setupFiles: ['web/test/setup.ts'],
           },
         },
         {
