@@ -72,6 +72,9 @@ export async function revokeApiToken(db: DB, userId: string, id: string): Promis
   return row ?? null;
 }
 
+/** Ends every API token of the account (a password reset or change): a statement, to run in the change's batch. */
+export const revokeAllApiTokens = (db: DB, userId: string) => db.delete(apiTokens).where(eq(apiTokens.userId, userId));
+
 export type ApiTokenGrant = { id: string; readOnly: boolean; lastUsedAt: number | null };
 
 /** `user.role` is the role the token acts with; `accountRole` the account's own. */

@@ -2,7 +2,7 @@
 // The link carries the token after '#', so it never reaches a server log or a Referer header.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { passwordResetTokens, users } from '../db/schema';
+import { apiTokens, passwordResetTokens, users } from '../db/schema';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { newId, randomToken, sha256Hex } from '../lib/ids';
@@ -56,7 +56,8 @@ export async function sendPasswordReset(env: ResetEnv, db: DB, email: string, ap
  * Sets a new password with a reset token. The password change and the spending of the token are
  * one batch (one transaction): the UPDATE of the password only applies while the token is unused
  * and unexpired, and the next statement spends it with every other open link of the account, so
- * of two concurrent resets with one token exactly one succeeds. Returns the account id.
+ * of two concurrent resets with one token exactly one succeeds. Every API token of the account
+ * ends in the same batch (the caller ends the sessions). Returns the account id.
  */
 export async function resetPassword(db: DB, token: string, password: string, now = Date.now()): Promise<string> {
   const hash = await sha256Hex(token);
@@ -65,8 +66,10 @@ export async function resetPassword(db: DB, token: string, password: string, now
   const passwordHash = await hashPassword(password);
   const at = new Date(now);
   const tokenStillGood = sql`EXISTS (SELECT 1 FROM ${passwordResetTokens} WHERE ${passwordResetTokens.id} = ${row.id} AND ${passwordResetTokens.usedAt} IS NULL AND ${passwordResetTokens.expiresAt} > ${now})`;
-  const [, spent] = await db.batch([
+  const [, , spent] = await db.batch([
     db.update(users).set({ passwordHash, passwordChangedAt: at }).where(and(eq(users.id, row.userId), tokenStillGood)),
+    // Whoever held the old password may have made API tokens with it: they end with it.
+    db.delete(apiTokens).where(and(eq(apiTokens.userId, row.userId), tokenStillGood)),
     db
       .update(passwordResetTokens)
       .set({ usedAt: at })

@@ -9,15 +9,24 @@ import { inBackground, requestOrigin } from '../lib/request';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { apiTokenIdParam, createApiTokenSchema } from '../schemas/api-tokens';
+import { stepUpFields } from '../schemas/security';
+import { findUserById } from '../domain/users';
+import { stepUp } from './security';
 import type { CreatedApiToken } from '../schemas/entities';
 
+const createApiTokenRequest = createApiTokenSchema.extend(stepUpFields);
 
 // Middleware per route: this app shares /api/users with the profile and security apps. Anyone
 // signed in may list and revoke their tokens (a demoted reseller can clean up); creating needs reseller.
 export const apiTokensRoutes = new Hono<AppEnv>()
   .get('/api-tokens', requireAuth, async (c) => c.json({ tokens: await listApiTokens(c.var.db, c.var.user.id) }, 200))
-  .post('/api-tokens', requireAuth, requireRole('reseller'), jsonBody(createApiTokenSchema), async (c) => {
-    const created = await createApiToken(c.var.db, c.var.user, c.req.valid('json'));
+  .post('/api-tokens', requireAuth, requireRole('reseller'), jsonBody(createApiTokenRequest), async (c) => {
+    const { currentPassword, code, ...input } = c.req.valid('json');
+    const account = await findUserById(c.var.db, c.var.user.id);
+    if (!account) throw notFound('User');
+    // A token outlives the session that makes it, so making one needs proof beyond the session.
+    await stepUp(c, account, { currentPassword, code });
+    const created = await createApiToken(c.var.db, c.var.user, input);
     await inBackground(c, recordSecurityEvent(c.var.db, c.var.user.id, 'api_token_created', requestOrigin(c)));
     const body: CreatedApiToken = { ...created, message: 'API token created. Copy it now: it is shown only once.' };
     return c.json(body, 201);

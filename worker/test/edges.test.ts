@@ -40,6 +40,7 @@ describe('the error envelope', () => {
       ACCOUNT_DISABLED: 403,
       REGISTRATION_DISABLED: 403,
       PURCHASES_DISABLED: 403,
+      REAUTH_REQUIRED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       CONFLICT: 409,
