@@ -112,6 +112,8 @@ describe('the settings document', () => {
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
       autoCleanupExpiredKeys: false,
+      // Not the spec's: sessions unused this many days end (issue 18).
+      sessionIdleDays: 7,
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });
