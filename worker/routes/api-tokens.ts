@@ -4,13 +4,13 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { createApiToken, listApiTokens, revokeApiToken } from '../domain/api-tokens';
 import { recordSecurityEvent } from '../domain/security-log';
+import { findUserById } from '../domain/users';
 import { notFound } from '../lib/errors';
 import { inBackground, requestOrigin } from '../lib/request';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, requireRole } from '../middleware/auth';
 import { apiTokenIdParam, createApiTokenSchema } from '../schemas/api-tokens';
 import { stepUpFields } from '../schemas/security';
-import { findUserById } from '../domain/users';
 import { stepUp } from './security';
 import type { CreatedApiToken } from '../schemas/entities';
 
