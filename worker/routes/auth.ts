@@ -15,7 +15,7 @@ import { inBackground, requestOrigin } from '../lib/request';
 import { createSession, endAllSessions, endSession } from '../lib/sessions';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
+import { requireAuth, sessionOf } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
@@ -104,16 +104,16 @@ export const auth = new Hono<AppEnv>()
   })
   .post('/reset-password', limitPerIp, jsonBody(resetPasswordSchema), async (c) => {
     const { token, password } = c.req.valid('json');
-    const userId = await resetPassword(c.var.db, token, password);
+    const userId = await resetPassword(c.var.db, c.env.KV, token, password);
     // Every session ends; two-factor stays on, so the next sign-in still asks for a code.
     await endAllSessions(c.env.KV, userId);
     await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
     return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
   })
-  .post('/logout', requireAuth, async (c) => {
-    const { session, user } = c.var;
-    await endSession(c.env.KV, user.id, session.id);
-    await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'logout', requestOrigin(c)));
+  .post('/logout', requireAuth(), async (c) => {
+    const { caller } = c.var;
+    await endSession(c.env.KV, caller.id, sessionOf(caller).id);
+    await inBackground(c, recordSecurityEvent(c.var.db, caller.id, 'logout', requestOrigin(c)));
     return c.json({ success: true, message: 'Logged out' }, 200);
   })
   .route('/google', googleRoutes);

@@ -37,8 +37,8 @@ type Outcome =
   | { kind: 'connected' }
   | { kind: 'error'; code: ErrorCode; message: string; intent: Intent };
 
-const cookieSecret = (c: Context<AppEnv>) => `${c.env.JWT_SECRET}:google-cookies`;
-const cookieOptions = (c: Context<AppEnv>, maxAge: number) => ({
+const cookieSecret = <E extends AppEnv>(c: Context<E>) => `${c.env.JWT_SECRET}:google-cookies`;
+const cookieOptions = <E extends AppEnv>(c: Context<E>, maxAge: number) => ({
   path: COOKIE_PATH,
   httpOnly: true,
   secure: new URL(c.req.url).protocol === 'https:',
@@ -51,7 +51,7 @@ const cookieOptions = (c: Context<AppEnv>, maxAge: number) => ({
  * The public origin, from APP_URL only: never the request's Host header, which a client can forge to
  * have a reset link or an OAuth redirect point at its own server. Unset, nothing that needs it is sent.
  */
-export function appUrl(c: Context<AppEnv>, purpose: string): string {
+export function appUrl<E extends AppEnv>(c: Context<E>, purpose: string): string {
   const configured = c.env.APP_URL?.trim();
   if (!configured) {
     console.error(`APP_URL is not set: refusing to build ${purpose}. Set APP_URL to the app's public address (e.g. https://keys.example.com).`);
@@ -61,7 +61,7 @@ export function appUrl(c: Context<AppEnv>, purpose: string): string {
 }
 
 /** Sets the flow cookie and returns Google's authorization address. */
-export async function startGoogleFlow(c: Context<AppEnv>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
+export async function startGoogleFlow<E extends AppEnv>(c: Context<E>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
   if (!googleConfigured(c.env)) throw notConfigured();
   const google = googleClient(c.env, appUrl(c, 'the Google redirect'));
   const state = generateState();

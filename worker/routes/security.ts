@@ -2,10 +2,10 @@
 import { desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { runtimeLimit } from '../db/compiled';
 import { securityLog, users } from '../db/schema';
-import { revokeAllApiTokens } from '../domain/api-tokens';
+import { deleteAllApiTokens, forgetApiTokenGrants } from '../domain/api-tokens';
 import { assertMayDisconnectGoogle, disconnectGoogle, googleConfigured } from '../domain/google';
 import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
@@ -19,34 +19,34 @@ import { requestOrigin } from '../lib/request';
 import { endAllSessions, endSession, findSession, listSessions } from '../lib/sessions';
 import { describeUserAgent } from '../lib/user-agent';
 import { jsonBody, pathParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
+import { requireAuth, sessionOf } from '../middleware/auth';
 import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../schemas/entities';
 import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, stepUpSchema, verifyTwoFactorSchema, type StepUpProof } from '../schemas/security';
 import { startGoogleFlow } from './google';
 
 const SECURITY_LOG_LIMIT = 100;
 
-async function currentUser(c: Context<AppEnv>) {
-  const user = await findUserById(c.var.db, c.var.user.id);
+async function currentUser(c: Context<SignedInEnv>) {
+  const user = await findUserById(c.var.db, c.var.caller.id);
   if (!user) throw notFound('User');
   return user;
 }
 
 /** Checks the signed-in user's password, counting failures like sign-in does (5 a minute). */
-async function confirmPassword(c: Context<AppEnv>, passwordHash: string | null, password: string) {
+async function confirmPassword(c: Context<SignedInEnv>, user: { email: string; passwordHash: string | null }, password: string) {
   const origin = requestOrigin(c);
-  const attempt = await passwordAttempt(c.var.db, c.var.user.email, origin.ipAddress);
-  if (!(await verifyPassword(password, passwordHash))) return false;
+  const attempt = await passwordAttempt(c.var.db, user.email, origin.ipAddress);
+  if (!(await verifyPassword(password, user.passwordHash))) return false;
   await refund(c.var.db, attempt);
   return true;
 }
 
 /** Step-up for a sensitive action (domain/step-up.ts): 403 REAUTH_REQUIRED before anything changes. */
-export const stepUp = (c: Context<AppEnv>, user: UserRow, proof: StepUpProof) =>
-  confirmStepUp(c.env, c.var.db, user, c.var.session, proof, requestOrigin(c).ipAddress);
+export const stepUp = (c: Context<SignedInEnv>, user: UserRow, proof: StepUpProof) =>
+  confirmStepUp(c.env, c.var.db, user, sessionOf(c.var.caller), proof, requestOrigin(c).ipAddress);
 
-export const securityRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
+export const securityRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
   .get('/security', async (c) => {
     const user = await currentUser(c);
     const info: SecurityInfo = {
@@ -66,7 +66,7 @@ export const securityRoutes = new Hono<AppEnv>()
     if (!user.passwordHash) {
       throw new AppError('VALIDATION_ERROR', 'This account has no password yet. Use "Forgot password" on the sign-in page to set one.');
     }
-    if (!(await confirmPassword(c, user.passwordHash, currentPassword))) {
+    if (!(await confirmPassword(c, user, currentPassword))) {
       throw new AppError('VALIDATION_ERROR', 'Current password is incorrect');
     }
     if (currentPassword === newPassword) throw new AppError('VALIDATION_ERROR', 'New password must be different from the current password');
@@ -74,9 +74,12 @@ export const securityRoutes = new Hono<AppEnv>()
     const setPassword = db.update(users).set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() }).where(eq(users.id, user.id));
     // Tokens made with the old password end with it, in the same batch, unless the user keeps them.
     if (keepApiTokens) await setPassword;
-    else await db.batch([setPassword, revokeAllApiTokens(db, user.id)]);
+    else {
+      const [, revoked] = await db.batch([setPassword, deleteAllApiTokens(db, user.id)]);
+      await forgetApiTokenGrants(c.env.KV, revoked.map((r) => r.tokenHash));
+    }
     // Whoever else was signed in with the old password is signed out; this device stays in.
-    await endAllSessions(c.env.KV, user.id, c.var.session.id);
+    await endAllSessions(c.env.KV, user.id, sessionOf(c.var.caller).id);
     await recordSecurityEvent(db, user.id, 'password_changed', requestOrigin(c));
     const ended = keepApiTokens ? 'Other sessions have been signed out.' : 'Other sessions have been signed out and your API tokens revoked.';
     return c.json({ success: true, message: `Password changed successfully. ${ended}` }, 200);
@@ -101,7 +104,7 @@ export const securityRoutes = new Hono<AppEnv>()
     await stepUp(c, user, c.req.valid('json'));
     await disableTwoFactor(c.var.db, user.id);
     // A session that got in with the second factor must not outlive it elsewhere; this one stays.
-    await endAllSessions(c.env.KV, user.id, c.var.session.id);
+    await endAllSessions(c.env.KV, user.id, sessionOf(c.var.caller).id);
     await recordSecurityEvent(c.var.db, user.id, '2fa_disabled', requestOrigin(c));
     return c.json({ success: true, message: 'Two-factor authentication disabled. Other sessions have been signed out.' }, 200);
   })
@@ -114,7 +117,7 @@ export const securityRoutes = new Hono<AppEnv>()
     return c.json({ tokens }, 200);
   })
   .get('/sessions', async (c) => {
-    const records = await listSessions(c.env.KV, c.var.user.id);
+    const records = await listSessions(c.env.KV, c.var.caller.id);
     const sessions: SessionInfo[] = records
       .sort((a, b) => b.lastActive - a.lastActive)
       .map((s) => ({
@@ -124,24 +127,24 @@ export const securityRoutes = new Hono<AppEnv>()
         ipAddress: s.ipAddress,
         lastActive: new Date(s.lastActive).toISOString(),
         createdAt: new Date(s.createdAt).toISOString(),
-        current: s.id === c.var.session.id,
+        current: s.id === sessionOf(c.var.caller).id,
       }));
     return c.json({ sessions }, 200);
   })
   .delete('/sessions/:id', pathParams(sessionIdSchema), async (c) => {
     const { id } = c.req.valid('param');
-    const userId = c.var.user.id;
+    const userId = c.var.caller.id;
     // The key holds the user id, so nobody can name another account's session.
     if (!(await findSession(c.env.KV, userId, id))) throw notFound('Session');
     await endSession(c.env.KV, userId, id);
     await recordSecurityEvent(c.var.db, userId, 'session_terminated', requestOrigin(c));
-    return c.json({ success: true, message: id === c.var.session.id ? 'Signed out of this device' : 'Session terminated' }, 200);
+    return c.json({ success: true, message: id === sessionOf(c.var.caller).id ? 'Signed out of this device' : 'Session terminated' }, 200);
   })
   .get('/security-log', async (c) => {
     const rows = await c.var.db
       .select({ id: securityLog.id, event: securityLog.event, ipAddress: securityLog.ipAddress, createdAt: securityLog.createdAt })
       .from(securityLog)
-      .where(eq(securityLog.userId, c.var.user.id))
+      .where(eq(securityLog.userId, c.var.caller.id))
       .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
       .limit(runtimeLimit(SECURITY_LOG_LIMIT))
       .all();
@@ -152,7 +155,7 @@ export const securityRoutes = new Hono<AppEnv>()
   .post('/connect-google', async (c) => {
     const user = await currentUser(c);
     if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
-    const url = await startGoogleFlow(c, { intent: 'connect', rememberMe: false, userId: user.id, sessionId: c.var.session.id });
+    const url = await startGoogleFlow(c, { intent: 'connect', rememberMe: false, userId: user.id, sessionId: sessionOf(c.var.caller).id });
     return c.json({ url }, 200);
   })
   .delete('/disconnect-google', jsonBody(stepUpSchema), async (c) => {
