@@ -4,6 +4,7 @@ import type { RecoveryTokensResponse, SecurityInfo, SecurityLogEntry, SessionInf
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
 import { securityKeys } from './query-keys';
+import type { StepUpProof } from './StepUp';
 
 type Message = { success: boolean; message: string };
 
@@ -36,13 +37,13 @@ function useRefreshSecurity() {
 export function useChangePassword() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string }) => api.put<Message>('/api/users/change-password', body),
+    mutationFn: (body: { currentPassword: string; newPassword: string; keepApiTokens: boolean }) => api.put<Message>('/api/users/change-password', body),
     onSuccess: refresh,
   });
 }
 
 export function useSetupTwoFactor() {
-  return useMutation({ mutationFn: () => api.post<TwoFactorSetupResponse>('/api/users/setup-2fa') });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.post<TwoFactorSetupResponse>('/api/users/setup-2fa', proof) });
 }
 
 export function useVerifyTwoFactor() {
@@ -53,14 +54,14 @@ export function useVerifyTwoFactor() {
 export function useDisableTwoFactor() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (proof: { code: string } | { password: string }) => api.delete<Message>('/api/users/disable-2fa', proof),
+    mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disable-2fa', proof),
     onSuccess: refresh,
   });
 }
 
 export function useGenerateRecoveryTokens() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: () => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens'), onSuccess: refresh });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens', proof), onSuccess: refresh });
 }
 
 export function useTerminateSession() {
@@ -78,5 +79,5 @@ export function useConnectGoogle() {
 
 export function useDisconnectGoogle() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: () => api.delete<Message>('/api/users/disconnect-google'), onSuccess: refresh });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disconnect-google', proof), onSuccess: refresh });
 }
