@@ -86,6 +86,14 @@ describe('keypanel products', () => {
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain('Error:');
   });
+
+  it('neutralises spreadsheet formulas in a CSV export', async () => {
+    const product = await createProduct({ name: '=HYPERLINK("http://evil.test","Open")', description: '@SUM(1+1)' });
+    const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`"'=HYPERLINK(""http://evil.test"",""Open"")"`);
+    expect(csvRecords(listed.stdout).find((r) => r.id === product._id)).toMatchObject({ name: `'=HYPERLINK("http://evil.test","Open")` });
+  });
 });
 
 describe('keypanel purchase', () => {

@@ -20,8 +20,10 @@ export const RULES = {
    *  patient attacker who has the password gets a handful of guesses at a million codes. */
   secondFactorBurst: { limit: 5, windowMs: 5 * MINUTE },
   secondFactorDaily: { limit: 20, windowMs: 24 * HOUR },
-  /** Reset emails per address, so nobody can flood someone's inbox. */
-  resetEmails: { limit: 3, windowMs: HOUR },
+  /** Reset emails per address, so nobody can flood someone's inbox (12 an hour at most). The window
+   *  is short because it is shared: a stranger who spends it delays the owner's own request by
+   *  at most 15 minutes, and the links the stranger had sent sit in the owner's inbox, valid. */
+  resetEmails: { limit: 3, windowMs: 15 * MINUTE },
   /** Calls per signed-in session: far above the app's own polling and a busy person. */
   session: { limit: 600, windowMs: MINUTE },
 } satisfies Record<string, Rule>;

@@ -195,6 +195,8 @@ describe('forgot and reset password', () => {
       const limited = answers.filter((a) => a.status === 429);
       expect(limited).toHaveLength(2);
       expect(limited[0].body.message).toMatch(/^Too many reset requests for this email\. Please try again in \d+ (seconds?|minutes?)\.$/);
+      // A stranger who spends the limit delays the owner's own request by minutes, not an hour.
+      expect(Number(limited[0].headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
     }
     expect(await waitForMail(email, 3)).toHaveLength(3);
   });

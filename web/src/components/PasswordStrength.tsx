@@ -25,7 +25,7 @@ export function PasswordStrength({ password, username, email }: { password: stri
   const label = problem ?? (score === null ? 'Checking…' : LABELS[score]);
   return (
     <div className="password-strength" data-score={score ?? undefined}>
-      <meter min={0} max={4} low={2} high={3} optimum={4} value={score ?? 0} aria-label="Password strength" aria-valuetext={label} />
+      <meter min={0} max={4} low={2} high={3} optimum={4} value={score ?? 0} aria-label="Strength" aria-valuetext={label} />
       <span aria-live="polite">
         Strength: <strong>{problem ? 'not allowed' : label}</strong>
         {problem && ` (${problem})`}
