@@ -24,8 +24,6 @@ export const RULES = {
    *  is short because it is shared: a stranger who spends it delays the owner's own request by
    *  at most 15 minutes, and the links the stranger had sent sit in the owner's inbox, valid. */
   resetEmails: { limit: 3, windowMs: 15 * MINUTE },
-  /** Calls per signed-in session: far above the app's own polling and a busy person. */
-  session: { limit: 600, windowMs: MINUTE },
 } satisfies Record<string, Rule>;
 
 export const perIpPerHour = (apiRateLimit: number): Rule => ({ limit: apiRateLimit, windowMs: HOUR });
