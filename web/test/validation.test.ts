@@ -1,6 +1,7 @@
 // The forms' checks come from the API's own zod schemas, so a form says what the API would.
 import { describe, expect, it } from 'vitest';
 import { registerSchema } from '@schemas/auth';
+import { PASSWORD_TOO_SHORT_MESSAGE, PERSONAL_PASSWORD_MESSAGE } from '@schemas/password-policy';
 import { validateRegistration } from '../src/features/auth/RegisterPage';
 import { validateNewPassword } from '../src/features/auth/ResetPasswordPage';
 import { validateExchange } from '../src/features/exchange/ExchangePage';
@@ -16,12 +17,12 @@ describe('schemaErrors', () => {
   });
 
   it('is empty when the schema accepts the values', () => {
-    expect(schemaErrors(registerSchema, { username: 'ada', email: 'ada@example.com', password: 'secret1' })).toEqual({});
+    expect(schemaErrors(registerSchema, { username: 'ada', email: 'ada@example.com', password: 'velvet harbor lantern' })).toEqual({});
   });
 });
 
 describe('the registration form', () => {
-  const good = { username: 'ada', email: 'ada@example.com', password: 'secret1', confirmPassword: 'secret1' };
+  const good = { username: 'ada', email: 'ada@example.com', password: 'velvet harbor lantern', confirmPassword: 'velvet harbor lantern' };
 
   it('accepts a complete form', () => expect(validateRegistration(good)).toEqual({}));
 
@@ -30,19 +31,23 @@ describe('the registration form', () => {
     expect(validateRegistration({ ...good, confirmPassword: 'other' })).toEqual({ confirmPassword: 'Passwords do not match' });
   });
 
+  it('refuses a password made of the username, as the API does', () => {
+    const mine = 'adalovelace-garden';
+    expect(validateRegistration({ ...good, username: 'adalovelace', password: mine, confirmPassword: mine })).toEqual({ password: PERSONAL_PASSWORD_MESSAGE });
+  });
+
   it('refuses a pasted session token as the email, as the API does', () => {
     expect(validateRegistration({ ...good, email: 'eyJhbGciOi.x.y' }).email).toBe('Invalid email format. Please enter a valid email address.');
   });
 });
 
 describe('the new-password form', () => {
-  it('needs the strong rule and a matching confirmation', () => {
-    expect(validateNewPassword({ password: 'Another123', confirm: 'Another123' })).toEqual({});
-    expect(validateNewPassword({ password: 'weakpass', confirm: 'weakpass' })).toEqual({
-      password: 'Password must contain an uppercase letter, a lowercase letter and a number',
-    });
-    expect(validateNewPassword({ password: 'Another123', confirm: '' })).toEqual({ confirm: 'Please confirm your new password' });
-    expect(validateNewPassword({ password: 'Another123', confirm: 'Another124' })).toEqual({ confirm: 'Passwords do not match' });
+  it('needs the password policy and a matching confirmation', () => {
+    const strong = 'velvet harbor lantern';
+    expect(validateNewPassword({ password: strong, confirm: strong })).toEqual({});
+    expect(validateNewPassword({ password: 'short1', confirm: 'short1' })).toEqual({ password: PASSWORD_TOO_SHORT_MESSAGE });
+    expect(validateNewPassword({ password: strong, confirm: '' })).toEqual({ confirm: 'Please confirm your new password' });
+    expect(validateNewPassword({ password: strong, confirm: `${strong}!` })).toEqual({ confirm: 'Passwords do not match' });
   });
 });
 

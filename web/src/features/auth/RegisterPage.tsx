@@ -1,6 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { PASSWORD_MIN, registerSchema, USERNAME_MAX, USERNAME_MIN } from '@schemas/auth';
+import { PASSWORD_HINT } from '@schemas/password-policy';
+import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -46,7 +48,8 @@ export function RegisterPage() {
       <form onSubmit={form.handleSubmit} noValidate>
         <Field label="Username" autoComplete="username" {...form.field('username')} required minLength={USERNAME_MIN} maxLength={USERNAME_MAX} />
         <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required />
-        <Field label="Password" type="password" autoComplete="new-password" {...form.field('password')} required minLength={PASSWORD_MIN} />
+        <Field label="Password" type="password" autoComplete="new-password" {...form.field('password')} hint={PASSWORD_HINT} required minLength={PASSWORD_MIN} />
+        <PasswordStrength password={form.values.password} username={form.values.username.trim()} email={form.values.email.trim()} />
         <Field label="Confirm password" type="password" autoComplete="new-password" {...form.field('confirmPassword')} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
           {form.submitting ? 'Creating account…' : 'Create account'}

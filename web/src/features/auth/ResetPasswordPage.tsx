@@ -2,7 +2,9 @@
 // once and removed from the address bar.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { PASSWORD_HINT, resetPasswordSchema } from '@schemas/security';
+import { PASSWORD_HINT } from '@schemas/password-policy';
+import { resetPasswordSchema } from '@schemas/security';
+import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -64,6 +66,7 @@ export function ResetPasswordPage() {
     <AuthLayout title="Choose a new password" subtitle="You will be signed out everywhere and can sign in with the new password.">
       <form onSubmit={form.handleSubmit} noValidate>
         <Field label="New password" type="password" autoComplete="new-password" {...form.field('password')} hint={PASSWORD_HINT} required autoFocus />
+        <PasswordStrength password={form.values.password} />
         <Field label="Confirm new password" type="password" autoComplete="new-password" {...form.field('confirm')} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
           {form.submitting ? 'Saving…' : 'Set new password'}
