@@ -9,6 +9,36 @@ const int = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
+const usd = (name: string) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .min(1, `${name} must be at least $1`)
+    .max(10_000, `${name} must be at most $10,000`)
+    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, { message: `${name} must have at most two decimals` });
+
+/** Card top-ups through Stripe Checkout (they also need STRIPE_SECRET_KEY in the environment). */
+export const paymentSettingsSchema = z
+  .object({
+    cardTopUpsEnabled: z.boolean(),
+    minTopUpUsd: usd('minTopUpUsd'),
+    maxTopUpUsd: usd('maxTopUpUsd'),
+    quickTopUpAmounts: z.array(usd('A quick amount')).max(6, 'At most 6 quick amounts'),
+  })
+  .strict()
+  .refine((p) => p.minTopUpUsd <= p.maxTopUpUsd, { message: 'minTopUpUsd must not exceed maxTopUpUsd', path: ['minTopUpUsd'] })
+  .refine((p) => p.quickTopUpAmounts.every((a) => a >= p.minTopUpUsd && a <= p.maxTopUpUsd), {
+    message: 'Quick amounts must lie between the minimum and the maximum',
+    path: ['quickTopUpAmounts'],
+  });
+export type PaymentSettings = z.infer<typeof paymentSettingsSchema>;
+
+export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = {
+  cardTopUpsEnabled: true,
+  minTopUpUsd: 5,
+  maxTopUpUsd: 500,
+  quickTopUpAmounts: [10, 25, 50, 100],
+};
+
 export const settingsSchema = z
   .object({
     usdToCreditRate: int('usdToCreditRate', 1, 1000),
@@ -31,6 +61,8 @@ export const settingsSchema = z
       }),
     keyExpiryGracePeriod: int('keyExpiryGracePeriod', 0, 365),
     autoCleanupExpiredKeys: z.boolean(),
+    // Optional in a PUT, so clients written before card top-ups keep working.
+    payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
   })
   .strict();
 
@@ -51,6 +83,7 @@ export const DEFAULT_SETTINGS: Settings = {
   lowBalanceThreshold: 10,
   keyExpiryGracePeriod: 0,
   autoCleanupExpiredKeys: false,
+  payments: DEFAULT_PAYMENT_SETTINGS,
 };
 
 /** What any signed-in user's app needs to know (GET /api/settings/public). */
