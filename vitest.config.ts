@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
-import { freePort } from './scripts/local';
+import { freePort } from './scripts/free-port';
 import { generateLicenseSigningKey } from './scripts/secrets';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';

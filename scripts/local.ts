@@ -3,7 +3,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -11,6 +10,8 @@ import { createDb } from '../worker/db/client';
 import { users } from '../worker/db/schema';
 import { createUser } from '../worker/domain/users';
 import { generateLicenseSigningKey } from './secrets';
+
+export { freePort } from './free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DEFAULT_STATE_DIR = path.join(ROOT, '.wrangler', 'state');
@@ -90,18 +91,6 @@ export async function ensureOwner(stateDir = DEFAULT_STATE_DIR, credentials = { 
   } finally {
     await proxy.dispose();
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The STRIPE_* variables of this process's environment (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE). */

@@ -208,3 +208,19 @@ function json(res: ServerResponse, status: number, body: unknown) {
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export const STAND_IN_SECRET_KEY = 'sk_test_stand_in';
+export const STAND_IN_WEBHOOK_SECRET = 'whsec_test_stand_in';
+
+/**
+ * A stand-in whose checkout page delivers its webhooks to a Worker about to listen on `workerPort`,
+ * and the STRIPE_* secrets that Worker needs to use it (for scripts/local.ts startServer).
+ */
+export async function standInForWorker(workerPort: number) {
+  const standIn = await startStripeStandIn({
+    webhookUrl: `http://127.0.0.1:${workerPort}/api/payments/stripe/webhook`,
+    webhookSecret: STAND_IN_WEBHOOK_SECRET,
+  });
+  const secrets = { STRIPE_SECRET_KEY: STAND_IN_SECRET_KEY, STRIPE_WEBHOOK_SECRET: STAND_IN_WEBHOOK_SECRET, STRIPE_API_BASE: standIn.url };
+  return { standIn, secrets };
+}
