@@ -14,9 +14,9 @@ import { findUserById } from './users';
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 /** Card top-ups are on when the owner allows them and a Stripe secret key is configured. */
-export function paymentOptions(settings: PaymentSettings, stripe: Stripe | null): PaymentOptions {
+export function paymentOptions(settings: PaymentSettings, stripeConfigured: boolean): PaymentOptions {
   return {
-    enabled: settings.cardTopUpsEnabled && stripe !== null,
+    enabled: settings.cardTopUpsEnabled && stripeConfigured,
     minUsd: settings.minTopUpUsd,
     maxUsd: settings.maxTopUpUsd,
     quickAmounts: settings.quickTopUpAmounts,

@@ -6,7 +6,7 @@ import { listMyPayments, myPaymentStatus, paymentOptions, startCheckout } from '
 import { applyStripeEvent } from '../domain/stripe-events';
 import { AppError } from '../lib/errors';
 import { getSettings } from '../lib/settings';
-import { stripeClient, verifiedEvent } from '../lib/stripe';
+import { stripeClient, stripeConfigured, verifiedEvent } from '../lib/stripe';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { checkoutSchema, myPaymentsQuery, sessionIdParam, type CheckoutResponse } from '../schemas/payments';
@@ -35,11 +35,11 @@ export const stripeWebhookRoutes = new Hono<AppEnv>().post('/webhook', async (c)
 
 export const paymentsRoutes = new Hono<AppEnv>()
   .use(requireAuth)
-  .get('/options', async (c) => c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeClient(c.env)), 200))
+  .get('/options', async (c) => c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200))
   .post('/checkout', jsonBody(checkoutSchema), async (c) => {
     const { payments: settings } = await getSettings(c.env.KV);
     const idempotencyKey = c.req.header('idempotency-key')?.slice(0, 200) || undefined;
-    const session: CheckoutResponse = await startCheckout(c.var.db, stripeClient(c.env), settings, {
+    const session: CheckoutResponse = await startCheckout(c.var.db, await stripeClient(c.env), settings, {
       userId: c.var.user.id,
       cents: c.req.valid('json').usdAmount,
       appUrl: appUrl(c),
