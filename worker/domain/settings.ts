@@ -2,17 +2,18 @@
 // take from the settings.
 import type { DB } from '../db/client';
 import { AppError } from '../lib/errors';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import { clearSettingsCache, getSettings, saveSettings } from '../lib/settings';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 import { recordAudit } from './audit';
 
-type SettingsContext = { db: DB; kv: KVNamespace; actor: SessionUser; ip: string | null };
+type SettingsContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
 
 function changedFields(before: Settings, after: Settings) {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of Object.keys(after) as (keyof Settings)[]) {
-    if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
+    // By value: the card top-up settings are an object of their own.
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
   }
   return changes;
 }

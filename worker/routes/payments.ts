@@ -1,7 +1,7 @@
 // /api/payments: card top-ups through Stripe Checkout. The customer's options, checkout and own
 // payments; and Stripe's webhook, which alone credits a balance.
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { AppEnv, SignedInEnv } from '../context';
 import { listMyPayments, myPaymentStatus, paymentOptions, startCheckout } from '../domain/payments';
 import { applyStripeEvent } from '../domain/stripe-events';
 import { AppError } from '../lib/errors';
@@ -33,19 +33,19 @@ export const stripeWebhookRoutes = new Hono<AppEnv>().post('/webhook', async (c)
   return c.json({ received: true, outcome }, 200);
 });
 
-export const paymentsRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
+export const paymentsRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
   .get('/options', async (c) => c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200))
   .post('/checkout', jsonBody(checkoutSchema), async (c) => {
     const { payments: settings } = await getSettings(c.env.KV);
     const idempotencyKey = c.req.header('idempotency-key')?.slice(0, 200) || undefined;
     const session: CheckoutResponse = await startCheckout(c.var.db, await stripeClient(c.env), settings, {
-      userId: c.var.user.id,
+      userId: c.var.caller.id,
       cents: c.req.valid('json').usdAmount,
       appUrl: appUrl(c),
       idempotencyKey,
     });
     return c.json(session, 201);
   })
-  .get('/', queryParams(myPaymentsQuery), async (c) => c.json(await listMyPayments(c.var.db, c.var.user.id, c.req.valid('query')), 200))
-  .get('/:id', pathParams(sessionIdParam), async (c) => c.json(await myPaymentStatus(c.var.db, c.var.user.id, c.req.valid('param').id), 200));
+  .get('/', queryParams(myPaymentsQuery), async (c) => c.json(await listMyPayments(c.var.db, c.var.caller.id, c.req.valid('query')), 200))
+  .get('/:id', pathParams(sessionIdParam), async (c) => c.json(await myPaymentStatus(c.var.db, c.var.caller.id, c.req.valid('param').id), 200));

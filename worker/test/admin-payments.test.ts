@@ -1,7 +1,7 @@
 // The owner's view of card top-ups: the paged, filtered list, the analytics figures, the settings.
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { payments, users } from '../db/schema';
+import { and, eq } from 'drizzle-orm';
+import { auditLog, payments, users } from '../db/schema';
 import { systemAnalytics } from '../domain/analytics';
 import { newId } from '../lib/ids';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
@@ -72,7 +72,7 @@ describe('payment figures in analytics', () => {
         row(now - 10 * 86400_000, { status: 'paid', paidAt: new Date(now) }),
       ])
       .run();
-    const week = await systemAnalytics(env.DB, 7, now);
+    const week = await systemAnalytics(db(), 7, now);
     expect(week.payments).toEqual({ topUps: 2, toppedUp: 35, refunded: 25, refundOwed: 7, disputes: 1 });
   });
 });
@@ -80,11 +80,13 @@ describe('payment figures in analytics', () => {
 describe('payment settings', () => {
   it('has defaults ($5 to $500), validates bounds and quick amounts, and keeps older documents valid', async () => {
     const box = await sandbox();
-    const { token } = await box.signedInUser('owner');
+    const { token, user: owner } = await box.signedInUser('owner');
     expect((await box.api('GET', '/api/settings', { token })).body.payments).toEqual({ cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100] });
     const put = (payments: unknown) => box.api('PUT', '/api/settings', { token, body: { ...DEFAULT_SETTINGS, payments } });
     const changed = { cardTopUpsEnabled: false, minTopUpUsd: 2.5, maxTopUpUsd: 50, quickTopUpAmounts: [2.5, 20] };
     expect((await put(changed)).body.payments).toEqual(changed);
+    const audited = await db().select().from(auditLog).where(and(eq(auditLog.actorId, owner.id), eq(auditLog.action, 'settings.update'))).all();
+    expect(audited.map((a) => a.details)).toEqual([{ changes: { payments: { from: DEFAULT_SETTINGS.payments, to: changed } } }]);
     for (const bad of [
       { ...changed, minTopUpUsd: 60 },
       { ...changed, quickTopUpAmounts: [100] },
