@@ -47,3 +47,23 @@ describe('keypanel payments list', () => {
     expect(refused.stderr).toContain('permission');
   });
 });
+
+describe('keypanel settings for card top-ups', () => {
+  it('reads and changes the card top-up settings by their dotted names, checked by the server schema', async () => {
+    const before = await keypanel(['settings', 'get', '--format', 'csv'], { home });
+    expect(before.code, before.stderr).toBe(0);
+    expect(csvRecords(before.stdout)[0]).toMatchObject({ 'payments.cardTopUpsEnabled': 'true', 'payments.minTopUpUsd': '5', 'payments.quickTopUpAmounts': '10,25,50,100' });
+    const quick = await keypanel(['settings', 'get', 'payments.quickTopUpAmounts', '--format', 'json'], { home });
+    expect(JSON.parse(quick.stdout)).toEqual([10, 25, 50, 100]);
+    try {
+      const set = await keypanel(['settings', 'set', 'payments.minTopUpUsd=6', 'payments.quickTopUpAmounts=6,20', '--format', 'json'], { home });
+      expect(set.code, set.stderr).toBe(0);
+      expect(JSON.parse(set.stdout).payments).toEqual({ cardTopUpsEnabled: true, minTopUpUsd: 6, maxTopUpUsd: 500, quickTopUpAmounts: [6, 20] });
+      const refused = await keypanel(['settings', 'set', 'payments.quickTopUpAmounts=2'], { home });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('Quick amounts must lie between the minimum and the maximum');
+    } finally {
+      await keypanel(['settings', 'set', 'payments.minTopUpUsd=5', 'payments.quickTopUpAmounts=10,25,50,100'], { home });
+    }
+  });
+});

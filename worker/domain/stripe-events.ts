@@ -65,8 +65,9 @@ export type TopUpCredit = { sessionId: string; userId: string; amountCents: numb
 /**
  * The statements of a credited top-up, for one D1 batch: the topup ledger row (which moves the
  * balance), the payment marked paid, the audit entry. Each is guarded: the ledger row goes in only
- * while the payment is pending and its customer exists (and the unique index refuses a second one
- * for the session); the others only when that row went in, which `credited` tests, so a statement
+ * while the payment is pending, its customer exists and the session has no topup row yet (read
+ * through ledger_topup_session_unique, which also refuses a second one whatever the code says); the
+ * others only when that row went in, which `credited` tests, so a statement
  * added to the batch (an outbox row for `balance.topped_up`) can take the same guard.
  */
 export function topUpCreditStatements(db: DB, credit: TopUpCredit): { ledgerId: string; credited: ReturnType<typeof sql>; statements: Statement[] } {
@@ -80,7 +81,8 @@ export function topUpCreditStatements(db: DB, credit: TopUpCredit): { ledgerId: 
       new SqlStatement(
         `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, usd_cents_delta, reference, note, created_at)
          SELECT ?1, p.user_id, NULL, 'topup', 0, ?2, p.id, ?3, ?4 FROM payments p JOIN users u ON u.id = p.user_id
-          WHERE p.id = ?5 AND p.status = 'pending' RETURNING id`,
+          WHERE p.id = ?5 AND p.status = 'pending'
+            AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.kind = 'topup' AND l.reference = p.id) RETURNING id`,
         [ledgerId, credit.amountCents, note, credit.now, credit.sessionId],
       ),
       new SqlStatement(
