@@ -14,6 +14,8 @@
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
 // - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
 //   the batch unless the caller is an active account with the role named (db/session.ts).
+// - ledger_topup_moves_balance (0014): a card top-up's ledger row (topup, or topup_refund) moves the
+//   USD balance by its amount as it goes in (domain/stripe-events.ts).
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PAYMENT_STATUSES } from '../schemas/payments';
