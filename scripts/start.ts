@@ -28,7 +28,8 @@ try {
   const stripe = stripeVarsFromEnv();
   if (Object.keys(stripe).length) step(`Passing ${Object.keys(stripe).join(', ')} to the Worker`);
   step(`Starting KeyPanel at http://localhost:${port}`);
-  const child = await startServer({ port, inherit: true, secrets: stripe });
+  // APP_URL from the environment wins (a tunnel or a proxy in front); else this server's own address.
+  const child = await startServer({ port, inherit: true, vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {}, secrets: stripe });
   console.log(`\n  KeyPanel is running at http://localhost:${port}  (Ctrl+C to stop)\n`);
   const stop = () => child.kill('SIGINT');
   process.on('SIGINT', stop);

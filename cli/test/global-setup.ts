@@ -9,7 +9,7 @@ import { buildCli } from '../../scripts/build-cli';
 import { applyMigrations, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../../scripts/local';
 import { standInForWorker } from '../../scripts/stripe-stand-in';
 
-export const OWNER = { email: 'owner@cli.test', password: 'OwnerPass123' };
+export const OWNER = { email: 'owner@cli.test', password: 'Harbor-Lantern-42' };
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -42,7 +42,7 @@ export const paymentsRoutes = new Hono<SignedInEnv>()
     const session: CheckoutResponse = await startCheckout(c.var.db, await stripeClient(c.env), settings, {
       userId: c.var.caller.id,
       cents: c.req.valid('json').usdAmount,
-      appUrl: appUrl(c),
+      appUrl: appUrl(c, "Stripe Checkout's return address"),
       idempotencyKey,
     });
     return c.json(session, 201);

@@ -61,6 +61,11 @@ export const settingsSchema = z
       }),
     keyExpiryGracePeriod: int('keyExpiryGracePeriod', 0, 365),
     autoCleanupExpiredKeys: z.boolean(),
+    /**
+     * A session with no call for this many days ends, whatever its lifetime. Not one of the spec's
+     * fields: a document without it (the spec's client) keeps the default.
+     */
+    sessionIdleDays: int('sessionIdleDays', 1, 90).default(7),
     // Optional in a PUT, so clients written before card top-ups keep working.
     payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
   })
@@ -83,6 +88,7 @@ export const DEFAULT_SETTINGS: Settings = {
   lowBalanceThreshold: 10,
   keyExpiryGracePeriod: 0,
   autoCleanupExpiredKeys: false,
+  sessionIdleDays: 7,
   payments: DEFAULT_PAYMENT_SETTINGS,
 };
 

@@ -41,6 +41,7 @@ describe('the error envelope', () => {
       REGISTRATION_DISABLED: 403,
       PURCHASES_DISABLED: 403,
       PAYMENTS_DISABLED: 403,
+      REAUTH_REQUIRED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       CONFLICT: 409,
@@ -115,6 +116,8 @@ describe('the settings document', () => {
       autoCleanupExpiredKeys: false,
       // Card top-ups (not in SPEC section 5): on when Stripe is configured, $5 to $500.
       payments: { cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100] },
+      // Not the spec's: sessions unused this many days end (issue 18).
+      sessionIdleDays: 7,
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });
