@@ -6,6 +6,7 @@ import { version } from '../package.json';
 import { registerAuthCommands } from './commands/auth';
 import { registerKeysCommands } from './commands/keys';
 import { registerLicenseCommands } from './commands/license';
+import { registerPaymentsCommands } from './commands/payments';
 import { registerProductsCommands } from './commands/products';
 import { registerPurchaseCommand } from './commands/purchase';
 import { registerSettingsCommands } from './commands/settings';
@@ -45,6 +46,7 @@ Examples:
   registerSettingsCommands(program);
   registerStatsCommand(program);
   registerLicenseCommands(program);
+  registerPaymentsCommands(program);
   // Every command (and sub-command) reports usage errors by throwing, so they exit 2 below.
   const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
   for (const command of everyCommand(program)) command.exitOverride();

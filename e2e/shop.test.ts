@@ -98,17 +98,24 @@ describe('the exchange', () => {
     await context.close();
   });
 
-  it('explains on /add-balance how USD arrives and links to the exchange', async () => {
+  it('explains on /add-balance how USD arrives when card top-ups are off, and links to the exchange', async () => {
+    const settings = (await apiCall('GET', '/api/settings', undefined, ownerToken)).body;
+    expect((await apiCall('PUT', '/api/settings', { ...settings, payments: { ...settings.payments, cardTopUpsEnabled: false } }, ownerToken)).status).toBe(200);
     const { context, page } = await newPage(browser);
-    const user = await customer(page, { usd: 3.5 });
-    await page.goto('/add-balance');
-    expect(await visible(page.getByRole('heading', { name: 'Add Balance' }))).toBe(true);
-    expect(await textOf(page.getByTestId('add-balance-usd'))).toBe('$3.50');
-    expect(await visible(page.getByText(user.username, { exact: true }).first())).toBe(true);
-    await screenshot(page, 'add-balance');
-    await page.getByRole('link', { name: 'Go to Exchange' }).click();
-    await page.waitForURL('**/exchange');
-    await context.close();
+    try {
+      const user = await customer(page, { usd: 3.5 });
+      await page.goto('/add-balance');
+      expect(await visible(page.getByRole('heading', { name: 'Add Balance' }))).toBe(true);
+      expect(await textOf(page.getByTestId('add-balance-usd'))).toBe('$3.50');
+      expect(await visible(page.getByText(user.username, { exact: true }).first())).toBe(true);
+      expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+      await screenshot(page, 'add-balance');
+      await page.getByRole('link', { name: 'Go to Exchange' }).click();
+      await page.waitForURL('**/exchange');
+    } finally {
+      await apiCall('PUT', '/api/settings', settings, ownerToken);
+      await context.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { BOOKMARK_HEADER, openRequestD1, parseBookmark } from './db/session';
 import { AppError, errorResponse } from './lib/errors';
 import { maintenanceMode } from './middleware/maintenance';
 import { adminKeysRoutes } from './routes/admin-keys';
+import { adminPaymentsRoutes } from './routes/admin-payments';
 import { adminPurchaseRoutes } from './routes/admin-purchase';
 import { adminStatsRoutes } from './routes/admin-stats';
 import { adminUsersRoutes } from './routes/admin-users';
@@ -18,6 +19,7 @@ import { creditsRoutes } from './routes/credits';
 import { keyManagementRoutes } from './routes/key-management';
 import { keysRoutes } from './routes/keys';
 import { licenses } from './routes/licenses';
+import { paymentsRoutes, stripeWebhookRoutes } from './routes/payments';
 import { productsRoutes } from './routes/products';
 import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
@@ -92,9 +94,13 @@ const routes = app
   .route('/api/keys', keysRoutes)
   .route('/api/keys', keyManagementRoutes)
   .route('/api/credits', creditsRoutes)
+  // The webhook first: it has no session, and answers before the payments routes' sign-in check.
+  .route('/api/payments/stripe', stripeWebhookRoutes)
+  .route('/api/payments', paymentsRoutes)
   .route('/api/admin/users', adminUsersRoutes)
   .route('/api/admin/keys', adminKeysRoutes)
   .route('/api/admin/analytics', analyticsRoutes)
+  .route('/api/admin/payments', adminPaymentsRoutes)
   .route('/api/admin', adminStatsRoutes)
   .route('/api/admin', adminPurchaseRoutes)
   .route('/api/v1/licenses', licenses);

@@ -24,4 +24,10 @@ export interface Env {
   MAIL_FROM?: string;
   /** Comma-separated addresses exempt from the per-IP limit on sign-in calls (e.g. a test runner). */
   THROTTLE_EXEMPT_IPS?: string;
+  /** Stripe's secret API key; without it card top-ups are off. */
+  STRIPE_SECRET_KEY?: string;
+  /** The signing secret of the Stripe webhook endpoint (whsec_...). */
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Base URL of the Stripe API (tests and local stand-ins); Stripe's own by default. */
+  STRIPE_API_BASE?: string;
 }

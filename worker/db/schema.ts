@@ -14,8 +14,11 @@
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
 // - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
 //   the batch unless the caller is an active account with the role named (db/session.ts).
+// - ledger_topup_moves_balance (0014): a card top-up's ledger row (topup, or topup_refund) moves the
+//   USD balance by its amount as it goes in (domain/stripe-events.ts).
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { PAYMENT_STATUSES } from '../schemas/payments';
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
 
@@ -54,6 +57,8 @@ export const users = sqliteTable(
     googleId: text('google_id'),
     googleEmail: text('google_email'),
     passwordChangedAt: integer('password_changed_at', { mode: 'timestamp_ms' }),
+    /** Set when a card payment of theirs was disputed: the owner sees it, and card top-ups pause. */
+    paymentFlaggedAt: integer('payment_flagged_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
@@ -196,6 +201,8 @@ export const ledger = sqliteTable(
   (t) => [
     index('ledger_user_idx').on(t.userId, t.createdAt),
     index('ledger_kind_created_idx').on(t.kind, t.createdAt),
+    // A Checkout Session credits at most once, however often Stripe delivers its events.
+    uniqueIndex('ledger_topup_session_unique').on(t.reference).where(sql`${t.kind} = 'topup'`),
   ],
 );
 
@@ -313,6 +320,37 @@ export const idempotencyKeys = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/**
+ * A card top-up through Stripe Checkout, keyed by the Checkout Session's id. `pending` until Stripe's
+ * verified webhook says it was paid; the credit itself is the `topup` ledger row (at most one per
+ * session: ledger_topup_session_unique). `refunded` once any part was refunded: `refunded_cents` is
+ * Stripe's running total, `refund_owed_cents` what the balance could not give back.
+ */
+export const payments = sqliteTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    status: text('status', { enum: PAYMENT_STATUSES }).notNull().default('pending'),
+    paymentIntentId: text('payment_intent_id'),
+    refundedCents: integer('refunded_cents').notNull().default(0),
+    refundOwedCents: integer('refund_owed_cents').notNull().default(0),
+    disputeId: text('dispute_id'),
+    disputedAt: integer('disputed_at', { mode: 'timestamp_ms' }),
+    paidAt: integer('paid_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('payments_user_idx').on(t.userId, t.createdAt, t.id),
+    index('payments_status_idx').on(t.status, t.createdAt, t.id),
+    index('payments_created_idx').on(t.createdAt, t.id),
+    uniqueIndex('payments_payment_intent_unique').on(t.paymentIntentId),
+    check('payments_status_check', sql`${t.status} IN ('pending', 'paid', 'refunded', 'expired', 'failed')`),
+    check('payments_amounts_check', sql`${t.amountCents} > 0 AND ${t.refundedCents} >= 0 AND ${t.refundOwedCents} >= 0`),
+  ],
 );
 
 // Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.

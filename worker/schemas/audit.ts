@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   'keys.bulk_delete',
   'key.remove_activation',
   'key.purchase_for_user',
+  // Card top-ups, written by Stripe's verified webhook (domain/payments.ts), with no actor.
+  'payment.credited',
+  'payment.refunded',
+  'payment.disputed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -19,6 +19,9 @@ declare global {
       MAIL_API_KEY?: string;
       MAIL_FROM?: string;
       THROTTLE_EXEMPT_IPS?: string;
+      STRIPE_SECRET_KEY?: string;
+      STRIPE_WEBHOOK_SECRET?: string;
+      STRIPE_API_BASE?: string;
       TEST_MIGRATIONS: D1Migration[];
       /** A database for the one test file that needs whole tables to itself (see sandbox.ts). */
       ISOLATED_DB: D1Database;

@@ -17,6 +17,7 @@ const panels: Record<TabId, ComponentType<TabProps>> = {
   keys: lazy(() => import('./KeysTab').then((m) => ({ default: m.KeysTab }))),
   generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
   purchase: lazy(() => import('./DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
+  payments: lazy(() => import('./PaymentsTab').then((m) => ({ default: m.PaymentsTab }))),
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 

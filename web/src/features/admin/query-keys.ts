@@ -2,6 +2,7 @@
 // page and filter of that list.
 import type { AuditQuery, UsersQuery } from './api';
 import type { AdminKeysFilters } from './keys-api';
+import type { PaymentsQuery } from './payments-api';
 
 export const adminKeys = {
   stats: ['admin', 'stats'] as const,
@@ -14,4 +15,5 @@ export const adminKeys = {
   keys: (filters: AdminKeysFilters) => ['admin', 'keys', filters] as const,
   purchaseTerms: ['admin', 'purchase-terms'] as const,
   settings: ['settings', 'admin'] as const,
+  payments: (query: PaymentsQuery) => ['admin', 'payments', query] as const,
 };
