@@ -237,13 +237,15 @@ export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activa
     .from(activations)
     .where(and(eq(activations.id, activationId), eq(activations.keyId, keyId)))
     .get();
-  if (!activation || !(await removeActivation(d1, keyId, key.productId, activationId))) throw notFound('Activation');
+  if (!activation) throw notFound('Activation');
+  const removed = await removeActivation(d1, { keyId, productId: key.productId, activationId, fingerprint: activation.deviceFingerprint });
+  if (!removed) throw notFound('Activation');
   await recordAudit(
     db,
     actor,
     'key.remove_activation',
     { type: 'license_key', id: keyId },
-    { key: key.key, activationId, deviceFingerprint: activation.deviceFingerprint, deviceInfo: activation.deviceInfo ?? null },
+    { key: key.key, activationId, deviceFingerprint: activation.deviceFingerprint, deviceInfo: activation.deviceInfo ?? null, slotFreesAt: new Date(removed.slotFreesAt).toISOString() },
     ip,
   );
   const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key]);

@@ -10,8 +10,7 @@ declare global {
       APP_URL?: string;
       LICENSE_SIGNING_KEY: string;
       LICENSE_KEY_LIMITER: RateLimit;
-      LICENSE_IP_LIMITER: RateLimit;
-      TOTP_ENCRYPTION_KEY: string;
+          TOTP_ENCRYPTION_KEY: string;
       GOOGLE_CLIENT_ID?: string;
       GOOGLE_CLIENT_SECRET?: string;
       MAIL_API_URL?: string;
