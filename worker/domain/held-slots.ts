@@ -2,11 +2,10 @@
 // customer or by the owner) may still carry an offline token, so its slot stays taken until the
 // longest token it can hold has expired. The owner can release such a slot at once.
 import { newId } from '../lib/ids';
+import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS } from '../schemas/products';
 
+export { DEFAULT_OFFLINE_TOKEN_HOURS };
 export const HOUR_MS = 60 * 60 * 1000;
-export const DEFAULT_OFFLINE_TOKEN_HOURS = 24;
-export const MIN_OFFLINE_TOKEN_HOURS = 1;
-export const MAX_OFFLINE_TOKEN_HOURS = 30 * 24;
 /**
  * Added to every hold: a validation that read the activation just before it went may sign its token
  * a moment after, and Workers in different places read slightly different clocks.

@@ -16,7 +16,7 @@ export const productsRoutes = new Hono<AppEnv>()
   .use(requireAuth)
   .get('/', async (c) => {
     const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.user.role, 'owner') });
-    return c.json(rows.map(toProductJson), 200);
+    return c.json(rows.map((p) => toProductJson(p, c.var.user)), 200);
   })
   .post('/', requireRole('owner'), jsonBody(productInputSchema), async (c) => {
     const input = c.req.valid('json');

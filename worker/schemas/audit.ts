@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'key.delete',
   'keys.bulk_delete',
   'key.remove_activation',
+  'key.release_slot',
   'key.purchase_for_user',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
