@@ -126,13 +126,14 @@ const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail
 /**
  * A VALID answer's offline token lives for the product's lifetime, never past the key's expiry, or,
  * in the grace period, the grace period's end. One that would be born expired (under a second
- * left) is not issued.
+ * left once rounded to whole seconds) is not issued.
  */
 function tokenExpiry(row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number): number | null {
   // The row's own expiry: a first activation has just started a generated key's clock.
   const end = s.graceEndsAt ?? keyExpiry(row) ?? Number.POSITIVE_INFINITY;
   const exp = Math.min(now + (row.token_hours ?? DEFAULT_OFFLINE_TOKEN_HOURS) * HOUR_MS, end);
-  return Math.floor(exp / 1000) > Math.floor(now / 1000) ? exp : null;
+  // `exp` is whole seconds: what is left after rounding down must be a second at least.
+  return Math.floor(exp / 1000) * 1000 - now >= 1000 ? exp : null;
 }
 
 const valid = (row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number, detail: string): LicenseResult => ({
