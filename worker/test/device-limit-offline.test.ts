@@ -249,3 +249,53 @@ describe('offline tokens and the grace period', () => {
     expect(on.tokenExpiresAt).toBe(now + DAY_MS);
   });
 });
+
+describe('DELETE /api/admin/keys/{id}/held-slots/{slotId}', () => {
+  async function heldKey() {
+    const k = await keyFixture({ maxActivations: 1 });
+    const a = device();
+    expect((await call('activate', { key: k.key, deviceFingerprint: a })).body.code).toBe('VALID');
+    expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body.code).toBe('DEACTIVATED');
+    const [slot] = await heldOf(k.id);
+    return { ...k, slot, path: `/api/admin/keys/${k.id}/held-slots/${slot.id}` };
+  }
+
+  it('lets the owner release a held slot at once, recorded in the audit log', async () => {
+    const owner = await signedInUser('owner');
+    const k = await heldKey();
+    const res = await api('DELETE', k.path, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, message: 'Device slot released', licenseKey: { _id: k.id, heldSlots: [] } });
+    expect(await heldOf(k.id)).toEqual([]);
+    const [entry] = (await auditOf(k.id)).filter((e) => e.action === 'key.release_slot');
+    expect(entry).toMatchObject({ actorId: owner.user.id, targetType: 'license_key', targetId: k.id });
+    expect(entry.details).toMatchObject({ key: k.key, slotId: k.slot.id, deviceFingerprint: k.slot.deviceFingerprint, freesAt: k.slot.freesAt.toISOString() });
+    // The slot is free: a new device takes it.
+    expect((await call('activate', { key: k.key, deviceFingerprint: device() })).body.code).toBe('VALID');
+    // Released twice: nothing left to release, and no second audit row.
+    expect((await api('DELETE', k.path, { token: owner.token })).status).toBe(404);
+    expect((await auditOf(k.id)).filter((e) => e.action === 'key.release_slot')).toHaveLength(1);
+  });
+
+  it('shows the held slot in the admin key list', async () => {
+    const owner = await signedInUser('owner');
+    const k = await heldKey();
+    const list = await api('GET', `/api/admin/keys?search=${encodeURIComponent(k.key)}`, { token: owner.token });
+    const listed = list.body.keys.find((x: { _id: string }) => x._id === k.id);
+    expect(listed.heldSlots).toEqual([{ _id: k.slot.id, deviceFingerprint: k.slot.deviceFingerprint, releasedAt: k.slot.releasedAt.toISOString(), freesAt: k.slot.freesAt.toISOString() }]);
+  });
+
+  it('answers 404 for a slot of another key, and refuses everyone but the owner', async () => {
+    const owner = await signedInUser('owner');
+    const k = await heldKey();
+    const other = await keyFixture();
+    expect((await api('DELETE', `/api/admin/keys/${other.id}/held-slots/${k.slot.id}`, { token: owner.token })).status).toBe(404);
+    for (const role of ['user', 'reseller'] as const) {
+      const caller = await signedInUser(role);
+      const res = await api('DELETE', k.path, { token: caller.token });
+      expect(res.status).toBe(403);
+    }
+    expect((await api('DELETE', k.path)).status).toBe(401);
+    expect(await heldOf(k.id)).toHaveLength(1);
+  });
+});
