@@ -19,7 +19,7 @@ type CallOptions = { key: string; fingerprint: string; nonce?: string };
 const ACTIONS = {
   activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot)' },
   validate: { schema: validateLicenseSchema, describe: 'Check a key on an activated device' },
-  deactivate: { schema: deactivateLicenseSchema, describe: "Release a device's slot" },
+  deactivate: { schema: deactivateLicenseSchema, describe: "Deactivate a device (its slot frees once its offline token has expired)" },
 } as const;
 
 /** A successful answer for each action; anything else exits 1 after printing the answer. */
@@ -121,6 +121,8 @@ async function printAnswer(ctx: CommandContext, answer: LicenseAnswer) {
       ['product', license ? `${license.product.name} (${license.product.keyTag})` : null],
       ['expiresAt', license?.expiresAt ?? null],
       ['activations', license ? `${license.activationCount}/${license.maxActivations}` : null],
+      // Deactivations, and activations refused for held slots: when a slot frees.
+      ...(answer.slotFreesAt !== undefined ? [['slotFreesAt', answer.slotFreesAt] as [string, string | null]] : []),
       ['nonce', answer.nonce],
       ['token', license?.token ?? null],
     ],

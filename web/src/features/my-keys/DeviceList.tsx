@@ -34,28 +34,35 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
 
   return (
     <>
-      <ul className="device-list" aria-label="Activated devices">
-        {devices.map((a) => (
-          <li key={a._id}>
-            <span>
-              <code title="Device fingerprint">{shortFingerprint(a.deviceFingerprint)}</code>
-              {deviceName(a) && <span className="muted"> {deviceName(a)}</span>}
-              <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
-            </span>
-            <button type="button" className="btn btn-secondary btn-sm" onClick={() => setRemoving(a)} aria-label={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}>
-              Remove
-            </button>
-          </li>
-        ))}
-        {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
-        {held.map((h) => (
-          <li key={h._id} className="muted">
-            <span>
-              <code title="Device fingerprint">{shortFingerprint(h.deviceFingerprint)}</code> removed · its slot frees {formatDateTime(h.freesAt)}
-            </span>
-          </li>
-        ))}
-      </ul>
+      {devices.length > 0 && (
+        <ul className="device-list" aria-label="Activated devices">
+          {devices.map((a) => (
+            <li key={a._id}>
+              <span>
+                <code title="Device fingerprint">{shortFingerprint(a.deviceFingerprint)}</code>
+                {deviceName(a) && <span className="muted"> {deviceName(a)}</span>}
+                <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
+              </span>
+              <button type="button" className="btn btn-secondary btn-sm" onClick={() => setRemoving(a)} aria-label={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}>
+                Remove
+              </button>
+            </li>
+          ))}
+          {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
+        </ul>
+      )}
+      {held.length > 0 && (
+        // A removed device may keep working offline until its token expires: its slot is taken until then.
+        <ul className="device-list" aria-label="Held slots">
+          {held.map((h) => (
+            <li key={h._id} className="muted">
+              <span>
+                <code title="Device fingerprint">{shortFingerprint(h.deviceFingerprint)}</code> removed · its slot frees {formatDateTime(h.freesAt)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
       {removing && (
         <ConfirmModal title="Remove this device?" confirmLabel="Remove device" busyLabel="Removing…" busy={remove.isPending} onConfirm={confirmRemove} onClose={() => setRemoving(null)}>
           <p>
