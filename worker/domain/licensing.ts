@@ -1,6 +1,7 @@
 // Device activation and validation for licensed software: the product's hot path.
-// One indexed read answers a validation; an activation is one atomic batch whose conditional
-// insert holds the device limit under any concurrency.
+// One round trip of indexed reads answers a validation (the key, and the address's count of unknown
+// keys when the route passes a guard); an activation is one atomic batch whose conditional insert
+// holds the device limit under any concurrency, slots held by released devices included.
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { LicenseCode } from '../schemas/licensing';
