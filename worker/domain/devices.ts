@@ -1,5 +1,6 @@
 // A customer removing a device from their own key: the top support request of every licensing
 // product, allowed once a day per key so a key cannot be passed around by removing devices.
+import type { DB } from '../db/client';
 import { AppError, notFound } from '../lib/errors';
 import { heldUntil, holdSlotStatement } from './held-slots';
 import { DAY_MS } from './licensing';
@@ -7,7 +8,8 @@ import { DAY_MS } from './licensing';
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
 
 /** Removes the device; returns when its slot frees (held while its offline tokens may live). */
-export async function removeOwnDevice(d1: D1Database, userId: string, keyId: string, activationId: string, now = Date.now()): Promise<{ slotFreesAt: number }> {
+export async function removeOwnDevice(db: DB, userId: string, keyId: string, activationId: string, now = Date.now()): Promise<{ slotFreesAt: number }> {
+  const d1 = db.$client;
   const found = await d1
     .prepare(
       `SELECT k.product_id, k.last_device_removal_at, a.device_fingerprint FROM license_keys k

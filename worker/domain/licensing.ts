@@ -2,6 +2,7 @@
 // One round trip of indexed reads answers a validation (the key, and the address's count of unknown
 // keys when the route passes a guard); an activation is one atomic batch whose conditional insert
 // holds the device limit under any concurrency, slots held by released devices included.
+import { bindingOf } from '../db/session';
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { LicenseCode } from '../schemas/licensing';
@@ -258,7 +259,8 @@ export async function validateLicense(
     return { valid: false, code: 'NOT_ACTIVATED', detail: 'This device is not activated for this license key', license: describe(row, now) };
   }
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
-    const written = noteDeviceSeen(d1, row.activation_id, now);
+    // Through the binding, not this request's session: the batch outlives the request that opens it.
+    const written = noteDeviceSeen(bindingOf(d1), row.activation_id, now);
     if (written) await later(written);
   }
   return valid(row, s, now, 'License is valid');

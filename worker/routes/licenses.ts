@@ -76,18 +76,18 @@ export const licenses = new Hono<AppEnv>()
   .post('/activate', jsonBody(activateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
     const { now, guard } = await prepare(c, input.key);
-    const result = await activateLicense(c.env.DB, await getSettings(c.env.KV), input, now, guard);
+    const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, guard);
     return answer(c, result, input, now);
   })
   .post('/validate', jsonBody(validateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
     const { now, guard } = await prepare(c, input.key);
     // The device's lastUsed, when due, is written after the answer has gone.
-    const result = await validateLicense(c.env.DB, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work), guard);
+    const result = await validateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work), guard);
     return answer(c, result, input, now);
   })
   .post('/deactivate', jsonBody(deactivateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
     const { now, guard } = await prepare(c, input.key);
-    return answer(c, await deactivateLicense(c.env.DB, input, now, guard), input, now);
+    return answer(c, await deactivateLicense(c.var.db.$client, input, now, guard), input, now);
   });

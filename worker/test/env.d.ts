@@ -10,7 +10,8 @@ declare global {
       APP_URL?: string;
       LICENSE_SIGNING_KEY: string;
       LICENSE_KEY_LIMITER: RateLimit;
-          TOTP_ENCRYPTION_KEY: string;
+      CALL_LIMITER: RateLimit;
+      TOTP_ENCRYPTION_KEY: string;
       GOOGLE_CLIENT_ID?: string;
       GOOGLE_CLIENT_SECRET?: string;
       MAIL_API_URL?: string;
