@@ -128,7 +128,7 @@ describe('keypanel purchase', () => {
     const profile = await apiCall('GET', `/api/admin/users/${customer.id}`, { token: await ownerSession() });
     expect(profile.body.user.credits).toBe(80);
     const tooLong = await keypanel(['purchase', '--user', customer.email, '--product', product.keyTag, '--days', '400'], { home });
-    expect(tooLong.code).toBe(2);
+    expect(tooLong.code).toBe(1);
     expect(tooLong.stderr).toContain('Error:');
   });
 });

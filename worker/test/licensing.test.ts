@@ -358,7 +358,7 @@ describe('input and throttling', () => {
   }
 
   it('limits unknown keys per address before the lookup: over it, every key gets 429 (no oracle)', async () => {
-    await clearOfMinuteEdge(15_000);
+    await clearOfMinuteEdge(8_000);
     const ip = freshIp();
     const k = await fixture({ status: 'used', maxActivations: 3 });
     const fp = device();
@@ -382,7 +382,7 @@ describe('input and throttling', () => {
   }, 30_000);
 
   it('decides the limit from the address alone when many guesses arrive at once', async () => {
-    await clearOfMinuteEdge(15_000);
+    await clearOfMinuteEdge(8_000);
     const ip = freshIp();
     const k = await fixture({ status: 'used' });
     const fp = device();
