@@ -16,4 +16,8 @@ CREATE TABLE `held_slots` (
 	FOREIGN KEY (`key_id`) REFERENCES `license_keys`(`id`) ON UPDATE no action ON DELETE cascade
 );--> statement-breakpoint
 CREATE UNIQUE INDEX `held_slots_key_device_unique` ON `held_slots` (`key_id`,`device_fingerprint`);--> statement-breakpoint
-CREATE INDEX `held_slots_frees_idx` ON `held_slots` (`frees_at`);
+CREATE INDEX `held_slots_frees_idx` ON `held_slots` (`frees_at`);--> statement-breakpoint
+-- A device activated again on a key gives up the slot it held there: its activation stands for it
+-- now, and a later release holds afresh. An insert that does nothing fires nothing. On one line, as
+-- every trigger (see 0005).
+CREATE TRIGGER `activations_take_back_held_slot` AFTER INSERT ON `activations` BEGIN DELETE FROM `held_slots` WHERE `key_id` = NEW.`key_id` AND `device_fingerprint` = NEW.`device_fingerprint`; END;

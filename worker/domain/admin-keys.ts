@@ -3,7 +3,7 @@
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
-import { runBatch, type DB } from '../db/client';
+import type { DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { activations, heldSlots, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
@@ -13,7 +13,7 @@ import type { Actor } from '../db/schema';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { JsonText } from '../lib/request';
 import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entities';
-import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
+import { keyCountsTotal, ownerKeyCounts, withCounts, type KeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { recountProductActivations } from './key-lifecycle';
 import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeSql, NEWEST_FIRST } from './license-keys';
@@ -142,8 +142,12 @@ export async function listAdminKeys(
   const statement = adminKeysStatement(db, viewer, query, now);
   if (countedByOverview(viewer, query)) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
-    // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [[[rows]], counts] = await Promise.all([runBatch(db, [statement]) as Promise<[{ json: string }[]]>, ownerKeyCounts(db, now)]);
+    // a large shop reuses for a few seconds instead of walking a status's keys on every page; counted,
+    // they ride in the page's own batch.
+    const {
+      page: [[rows]],
+      counts: [counts],
+    } = (await withCounts<[KeyCounts]>(db, now, [statement], [{ reused: ownerKeyCounts }])) as { page: [{ json: string }[]]; counts: [KeyCounts] };
     return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
   }
   const { keysJson, total } = await keysPageJson(db, statement);

@@ -34,17 +34,3 @@ export function holdSlotStatement(d1: D1Database, keyId: string, activationId: s
 
 /** `frees_at` from the result of `holdSlotStatement`, or null when nothing was held. */
 export const heldUntil = (result: D1Result) => ((result.results[0] as { frees_at: number } | undefined)?.frees_at ?? null);
-
-/**
- * After an activation's insert: a device that holds a slot again drops its held one (the activation
- * stands for it now), and the key's expired holds go.
- */
-export function tidyHeldSlotsStatement(d1: D1Database, key: string, fingerprint: string, now: number) {
-  return d1
-    .prepare(
-      `DELETE FROM held_slots WHERE key_id = (SELECT id FROM license_keys WHERE key = ?1)
-          AND (frees_at <= ?3 OR (device_fingerprint = ?2 AND EXISTS (
-                SELECT 1 FROM activations a WHERE a.key_id = held_slots.key_id AND a.device_fingerprint = ?2)))`,
-    )
-    .bind(key, fingerprint, now);
-}

@@ -7,7 +7,7 @@ import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { LicenseCode } from '../schemas/licensing';
 import type { Settings } from '../schemas/settings';
-import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement, HOUR_MS, tidyHeldSlotsStatement } from './held-slots';
+import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement, HOUR_MS } from './held-slots';
 import { noteDeviceSeen } from './last-used';
 import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './license-throttle';
 
@@ -176,9 +176,9 @@ export async function activateLicense(
   const graceMs = settings.keyExpiryGracePeriod * DAY_MS;
   // With a guard, the address's limit is read first and holds the insert back too.
   const underLimit = guard ? `AND ${underLimitSql(7)}` : '';
-  // One round trip: the key as it was, the activation (if it may have one), the key's holds tidied,
-  // and the key as the batch left it. An activation made starts a generated key's clock and counts
-  // on its product (a trigger, migration 0008).
+  // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
+  // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
+  // migration 0008), and takes back the slot this device held as a released one (migration 0011).
   const results = await d1.batch([
     ...(guard ? [missesStatement(d1, guard)] : []),
     fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
@@ -197,11 +197,10 @@ export async function activateLicense(
          RETURNING id`,
       )
       .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs, ...(guard ? underLimitParams(guard) : [])),
-    tidyHeldSlotsStatement(d1, input.key, input.deviceFingerprint, now),
     fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
   ]);
   if (guard) assertUnderLimit(guard, results.shift()!);
-  const [before, insert, , after] = results;
+  const [before, insert, after] = results;
   const row = (before.results[0] as FullKeyRow | undefined) ?? null;
   const again = (after.results[0] as FullKeyRow | undefined) ?? null;
   // RETURNING answers only a row that went in (meta.changes would count the trigger's writes too).
