@@ -139,6 +139,13 @@ describe('key management in the browser', () => {
     await details.getByRole('button', { name: 'Remove device browser-test-dev…' }).click();
     await details.getByRole('button', { name: 'Confirm removal' }).click();
     expect(await visible(details.getByText('No device has activated this key yet.'))).toBe(true);
+    // The removed device may still work offline: its slot is held until its token expires, unless the owner releases it.
+    expect(await textOf(details.getByRole('list', { name: 'Held slots' }))).toContain('browser-test-dev');
+    await screenshot(page, 'admin-key-held-slot');
+    await details.getByRole('button', { name: 'Release slot of browser-test-dev… now' }).click();
+    await details.getByRole('button', { name: 'Confirm release' }).click();
+    await details.getByRole('list', { name: 'Held slots' }).waitFor({ state: 'detached' });
+    expect((await apiCall('POST', '/api/v1/licenses/activate', { key: soldKey, deviceFingerprint: 'browser-test-device-0002' })).body.code).toBe('VALID');
     await page.keyboard.press('Escape');
     expect(await dialog(page, 'License Key Details').count()).toBe(0);
     await context.close();

@@ -46,6 +46,8 @@ describe('devices in My Keys', () => {
     expect(await visible(page.getByTestId('toast').filter({ hasText: 'Device removed' }))).toBe(true);
     await devices.getByText('laptop-fingerpri…').waitFor({ state: 'detached' });
     expect(await textOf(page.getByText('1 / 3'))).toContain('1 / 3');
+    // Its slot stays held while the laptop may still hold an offline token, and the card says until when.
+    expect(await textOf(page.getByRole('list', { name: 'Held slots' }))).toMatch(/laptop-fingerpri… removed · its slot frees/);
     const validated = await apiCall('POST', '/api/v1/licenses/validate', { key, deviceFingerprint: 'laptop-fingerprint-0001-abcdef' });
     expect(validated.body.code).toBe('NOT_ACTIVATED');
 

@@ -18,7 +18,7 @@ import { auth } from './routes/auth';
 import { creditsRoutes } from './routes/credits';
 import { keyManagementRoutes } from './routes/key-management';
 import { keysRoutes } from './routes/keys';
-import { licenses } from './routes/licenses';
+import { LICENSES_PATH, licenses, signLicensingAnswers } from './routes/licenses';
 import { paymentsRoutes, stripeWebhookRoutes } from './routes/payments';
 import { productsRoutes } from './routes/products';
 import { securityRoutes } from './routes/security';
@@ -55,6 +55,9 @@ app.use(
     crossOriginEmbedderPolicy: false,
   }),
 );
+
+// Before the body limit, so its 413 is signed too.
+app.use(`${LICENSES_PATH}/*`, signLicensingAnswers);
 
 app.use(
   '/api/*',
@@ -103,7 +106,7 @@ const routes = app
   .route('/api/admin/payments', adminPaymentsRoutes)
   .route('/api/admin', adminStatsRoutes)
   .route('/api/admin', adminPurchaseRoutes)
-  .route('/api/v1/licenses', licenses);
+  .route(LICENSES_PATH, licenses);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

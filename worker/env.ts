@@ -10,7 +10,6 @@ export interface Env {
   /** Ed25519 private key as a JWK (JSON), signing licensing answers and offline tokens. */
   LICENSE_SIGNING_KEY: string;
   LICENSE_KEY_LIMITER: RateLimit;
-  LICENSE_IP_LIMITER: RateLimit;
   /** Calls per signed-in session or API token (middleware/auth.ts). */
   CALL_LIMITER: RateLimit;
   /** AES-GCM key material (32+ characters) that encrypts two-factor secrets at rest. */

@@ -22,7 +22,7 @@ type CallOptions = { key: string; fingerprint: string; nonce?: string };
 const ACTIONS = {
   activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot)' },
   validate: { schema: validateLicenseSchema, describe: 'Check a key on an activated device' },
-  deactivate: { schema: deactivateLicenseSchema, describe: "Release a device's slot" },
+  deactivate: { schema: deactivateLicenseSchema, describe: "Deactivate a device (its slot frees once its offline token has expired)" },
 } as const;
 
 /** What printing an answer relies on; the answer is signed, but a stranger's is not. */
@@ -133,6 +133,8 @@ async function printAnswer(ctx: CommandContext, answer: LicenseAnswer) {
       ['product', license ? `${license.product.name} (${license.product.keyTag})` : null],
       ['expiresAt', license?.expiresAt ?? null],
       ['activations', license ? `${license.activationCount}/${license.maxActivations}` : null],
+      // Deactivations, and activations refused for held slots: when a slot frees.
+      ...(answer.slotFreesAt !== undefined ? [['slotFreesAt', answer.slotFreesAt] as [string, string | null]] : []),
       ['nonce', answer.nonce],
       ['token', license?.token ?? null],
     ],

@@ -19,12 +19,17 @@ const productColumns: Column<Product>[] = [
   { header: 'minDays', value: (p) => p.minDays, width: 7, align: 'right' },
   { header: 'maxDays', value: (p) => p.maxDays, width: 7, align: 'right' },
   { header: 'maxActivations', value: (p) => p.maxActivations, width: 14, align: 'right' },
+  { header: 'offlineTokenHours', value: (p) => p.offlineTokenHours, width: 17, align: 'right' },
   { header: 'active', value: (p) => p.isActive, width: 6, colour: (v) => (v ? 'green' : 'red') },
   { header: 'totalGenerated', value: (p) => p.stats.totalGenerated, width: 14, align: 'right' },
   { header: 'totalSold', value: (p) => p.stats.totalSold, width: 9, align: 'right' },
   { header: 'revenue', value: (p) => p.stats.revenue, width: 9, align: 'right' },
   { header: 'features', value: (p) => p.features.join(', '), width: 30 },
 ];
+
+/** Keys sold and revenue come to the owner only: the columns go when the server left them out. */
+const OWNER_ONLY_COLUMNS = new Set(['totalSold', 'revenue']);
+const columnsFor = (list: Product[]) => (list.some((p) => p.stats.revenue !== undefined) ? productColumns : productColumns.filter((c) => !OWNER_ONLY_COLUMNS.has(c.header)));
 
 const productRecord = (p: Product) => productColumns.map((c): [string, ReturnType<typeof c.value>] => [c.header, c.value(p)]);
 
@@ -38,6 +43,7 @@ type ProductOptions = {
   minDays?: number;
   maxDays?: number;
   maxActivations?: number;
+  offlineTokenHours?: number;
   features?: string;
   active?: boolean;
 };
@@ -54,6 +60,7 @@ function productOptions(command: Command, required: boolean) {
     .option('--min-days <days>', 'shortest duration (default 1)', wholeNumber('--min-days', 1))
     .option('--max-days <days>', 'longest duration (default 365)', wholeNumber('--max-days', 1))
     .option('--max-activations <n>', 'devices per key (default 1)', wholeNumber('--max-activations', 1))
+    .option('--offline-token-hours <hours>', "how long an app's offline token lives, 1 to 720 (default 24); a device that leaves a key keeps its slot this long", wholeNumber('--offline-token-hours', 1, 720))
     .option('--features <list>', 'comma-separated features')
     .option('--active', 'offer the product (the default for a new one)')
     .option('--inactive', 'stop offering the product');
@@ -72,6 +79,7 @@ function productFields(options: ProductOptions & { inactive?: boolean }) {
     minDays: options.minDays,
     maxDays: options.maxDays,
     maxActivations: options.maxActivations,
+    offlineTokenHours: options.offlineTokenHours,
     features: options.features,
     isActive: options.active ? true : options.inactive ? false : undefined,
   };
@@ -89,6 +97,7 @@ Examples:
   $ keypanel products list
   $ keypanel products create --name "Photo Pro" --description "Photo editor" --key-tag PHOTO --base-cost 50 --per-day 5
   $ keypanel products update PHOTO --max-activations 3 --features "Export,Layers,RAW"
+  $ keypanel products update PHOTO --offline-token-hours 72
   $ keypanel products update PHOTO --inactive
 `,
     );
@@ -100,7 +109,7 @@ Examples:
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const list = await ctx.api().get<Product[]>('/api/products');
-      const out = rowWriter(ctx.format, productColumns);
+      const out = rowWriter(ctx.format, columnsFor(list));
       for (const product of list) await out.write(product);
       await out.end();
     });
@@ -140,6 +149,7 @@ Examples:
         minDays: current.minDays,
         maxDays: current.maxDays,
         maxActivations: current.maxActivations,
+        offlineTokenHours: current.offlineTokenHours,
         isActive: current.isActive,
         features: current.features,
         ...changes,

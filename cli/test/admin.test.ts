@@ -1,6 +1,6 @@
 // Administration from a terminal: users, products, purchases for customers, settings and stats.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createProduct, createUser, csvRecords, keypanel, ownerSession, signedInHome, unique } from './helpers';
+import { apiCall, createProduct, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn, unique } from './helpers';
 
 let home: string;
 beforeAll(async () => {
@@ -80,13 +80,20 @@ describe('keypanel products', () => {
     const product = json(created.stdout);
     expect(product).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, baseCreditCost: 20, creditsPerDay: 2, minDays: 1, maxDays: 365, isActive: true, features: ['Export', 'Sync'] });
 
-    const updated = await keypanel(['products', 'update', keyTag, '--per-day', '4', '--inactive', '--format', 'json'], { home });
+    expect(product.offlineTokenHours).toBe(24);
+
+    const updated = await keypanel(['products', 'update', keyTag, '--per-day', '4', '--inactive', '--offline-token-hours', '72', '--format', 'json'], { home });
     expect(updated.code, updated.stderr).toBe(0);
-    expect(json(updated.stdout)).toMatchObject({ _id: product._id, creditsPerDay: 4, isActive: false, baseCreditCost: 20, features: ['Export', 'Sync'], description: 'Made from the CLI' });
+    expect(json(updated.stdout)).toMatchObject({ _id: product._id, creditsPerDay: 4, isActive: false, baseCreditCost: 20, features: ['Export', 'Sync'], description: 'Made from the CLI', offlineTokenHours: 72 });
+    // Another change keeps the lifetime.
+    expect(json((await keypanel(['products', 'update', keyTag, '--per-day', '5', '--format', 'json'], { home })).stdout).offlineTokenHours).toBe(72);
+    const tooLong = await keypanel(['products', 'update', keyTag, '--offline-token-hours', '721'], { home });
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('--offline-token-hours must be at most 720');
 
     const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
     const row = csvRecords(listed.stdout).find((r) => r.id === product._id);
-    expect(row).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, active: 'false', creditsPerDay: '4', features: 'Export, Sync' });
+    expect(row).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, active: 'false', creditsPerDay: '5', offlineTokenHours: '72', features: 'Export, Sync', totalSold: '0', revenue: '0' });
 
     // The server's own rules come back as its message: more devices than the settings allow.
     const { maxActivationsPerKey } = json((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
@@ -105,6 +112,25 @@ describe('keypanel products', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain(`"'=HYPERLINK(""http://evil.test"",""Open"")"`);
     expect(csvRecords(listed.stdout).find((r) => r.id === product._id)).toMatchObject({ name: `'=HYPERLINK("http://evil.test","Open")` });
+  });
+});
+
+describe('keypanel products list as a customer or reseller', () => {
+  it('lists the catalogue without keys sold and revenue, which are the owner’s', async () => {
+    const product = await createProduct();
+    for (const role of ['user', 'reseller'] as const) {
+      const account = await createUser(role);
+      const own = signedInHome(await signIn({ email: account.email, password: account.password }));
+      const listed = await keypanel(['products', 'list', '--format', 'csv'], { home: own });
+      expect(listed.code, listed.stderr).toBe(0);
+      const row = csvRecords(listed.stdout).find((r) => r.id === product._id)!;
+      expect(row).toMatchObject({ keyTag: product.keyTag, totalGenerated: '0' });
+      expect(row).not.toHaveProperty('revenue');
+      expect(row).not.toHaveProperty('totalSold');
+      const table = await keypanel(['products', 'list'], { home: own });
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toContain(product.keyTag);
+    }
   });
 });
 

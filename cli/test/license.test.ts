@@ -70,6 +70,8 @@ describe('keypanel license', () => {
     const deactivate = await keypanel(['license', 'deactivate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json']);
     expect(deactivate.code, deactivate.stderr).toBe(0);
     expect(json(deactivate.stdout).code).toBe('DEACTIVATED');
+    // The slot stays held while the device's offline token may live.
+    expect(Date.parse(json(deactivate.stdout).slotFreesAt)).toBeGreaterThan(Date.now());
     const after = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint]);
     expect(after.code).toBe(1);
   });

@@ -14,6 +14,8 @@
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
 // - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
 //   the batch unless the caller is an active account with the role named (db/session.ts).
+// - activations_take_back_held_slot (0011): a device activated again on a key drops the slot it held
+//   there as a released device (held_slots); its activation counts instead.
 // - ledger_topup_moves_balance (0014): a card top-up's ledger row (topup, or topup_refund) moves the
 //   USD balance by its amount as it goes in (domain/stripe-events.ts).
 import { sql } from 'drizzle-orm';
@@ -91,6 +93,10 @@ export const products = sqliteTable(
     totalSold: integer('total_sold').notNull().default(0),
     revenue: integer('revenue').notNull().default(0),
     totalActivations: integer('total_activations').notNull().default(0),
+    /** How long an offline token of this product lives (1 to 720 hours). */
+    offlineTokenHours: integer('offline_token_hours').notNull().default(24),
+    /** Until when tokens issued under a longer lifetime may live (the lifetime was shortened). */
+    earlierTokensLiveUntil: integer('earlier_tokens_live_until'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
   },
@@ -101,6 +107,7 @@ export const products = sqliteTable(
     check('products_costs_check', sql`${t.baseCreditCost} >= 0 AND ${t.creditsPerDay} >= 0`),
     check('products_days_check', sql`${t.minDays} >= 1 AND ${t.maxDays} >= ${t.minDays}`),
     check('products_activations_check', sql`${t.maxActivations} >= 1`),
+    check('products_offline_token_check', sql`${t.offlineTokenHours} BETWEEN 1 AND 720`),
   ],
 );
 
@@ -182,6 +189,24 @@ export const activations = sqliteTable(
     uniqueIndex('activations_key_device_unique').on(t.keyId, t.deviceFingerprint),
     index('activations_activated_idx').on(t.activatedAt),
   ],
+);
+
+/**
+ * A slot a device gave back that stays taken until the longest offline token the device may hold
+ * has expired (`freesAt`), so the device limit holds offline too. Counted by the activation's insert.
+ */
+export const heldSlots = sqliteTable(
+  'held_slots',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    releasedAt: integer('released_at', { mode: 'timestamp_ms' }).notNull(),
+    freesAt: integer('frees_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [uniqueIndex('held_slots_key_device_unique').on(t.keyId, t.deviceFingerprint), index('held_slots_frees_idx').on(t.freesAt)],
 );
 
 // Every movement of credits or USD. For each user, the sum of deltas equals the balance.

@@ -1,11 +1,11 @@
 // The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
-import { and, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import type { DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
-import { activations, licenseKeys, products, users } from '../db/schema';
+import { activations, heldSlots, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
 import { inPrefixRange, prefixEnd } from '../lib/sql-prefix';
@@ -240,15 +240,36 @@ export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activa
     .from(activations)
     .where(and(eq(activations.id, activationId), eq(activations.keyId, keyId)))
     .get();
-  if (!activation || !(await removeActivation(db.$client, keyId, key.productId, activationId))) throw notFound('Activation');
+  if (!activation) throw notFound('Activation');
+  const removed = await removeActivation(db.$client, { keyId, productId: key.productId, activationId, fingerprint: activation.deviceFingerprint });
+  if (!removed) throw notFound('Activation');
   await recordAudit(
     db,
     actor,
     'key.remove_activation',
     { type: 'license_key', id: keyId },
-    { key: key.key, activationId, deviceFingerprint: activation.deviceFingerprint, deviceInfo: activation.deviceInfo ?? null },
+    { key: key.key, activationId, deviceFingerprint: activation.deviceFingerprint, deviceInfo: activation.deviceInfo ?? null, slotFreesAt: new Date(removed.slotFreesAt).toISOString() },
     ip,
   );
   const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key]);
+  return json;
+}
+
+/**
+ * The owner frees a slot that a released device still holds, at once: that device may carry an
+ * offline token until the slot's `freesAt`, which the owner accepts by releasing it (audited).
+ */
+export async function releaseHeldSlot(admin: KeyAdmin, keyId: string, slotId: string, now = Date.now()): Promise<LicenseKey> {
+  const { db, actor, ip } = admin;
+  const key = await requireKey(db, keyId);
+  const held = and(eq(heldSlots.id, slotId), eq(heldSlots.keyId, keyId), gt(heldSlots.freesAt, new Date(now)));
+  const slot = await db.select().from(heldSlots).where(held).get();
+  if (!slot) throw notFound('Held slot');
+  const details = { key: key.key, slotId, deviceFingerprint: slot.deviceFingerprint, releasedAt: slot.releasedAt.toISOString(), freesAt: slot.freesAt.toISOString() };
+  // The audit row only if the slot is still there, in the batch that deletes it.
+  const audit = auditStatement(db, actor, 'key.release_slot', { type: 'license_key', id: keyId }, details, ip, sql`EXISTS (SELECT 1 FROM ${heldSlots} WHERE ${held})`);
+  const [, removed] = await db.batch([audit, db.delete(heldSlots).where(held).returning({ id: heldSlots.id })]);
+  if (removed.length === 0) throw notFound('Held slot');
+  const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key], now);
   return json;
 }

@@ -2,25 +2,28 @@
 // product, allowed once a day per key so a key cannot be passed around by removing devices.
 import type { DB } from '../db/client';
 import { AppError, notFound } from '../lib/errors';
+import { heldUntil, holdSlotStatement } from './held-slots';
 import { DAY_MS } from './licensing';
 
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
 
-export async function removeOwnDevice(db: DB, userId: string, keyId: string, activationId: string, now = Date.now()) {
+/** Removes the device; returns when its slot frees (held while its offline tokens may live). */
+export async function removeOwnDevice(db: DB, userId: string, keyId: string, activationId: string, now = Date.now()): Promise<{ slotFreesAt: number }> {
   const d1 = db.$client;
   const found = await d1
     .prepare(
-      `SELECT k.product_id, k.last_device_removal_at FROM license_keys k
+      `SELECT k.product_id, k.last_device_removal_at, a.device_fingerprint FROM license_keys k
          JOIN activations a ON a.key_id = k.id AND a.id = ?3
         WHERE k.id = ?1 AND k.purchased_by = ?2`,
     )
     .bind(keyId, userId, activationId)
-    .first<{ product_id: string; last_device_removal_at: number | null }>();
+    .first<{ product_id: string; last_device_removal_at: number | null; device_fingerprint: string }>();
   if (!found) throw notFound('Device');
   const allowedFrom = now - DEVICE_REMOVAL_INTERVAL_MS;
   // The daily allowance is claimed and the device removed in one batch: the DELETE runs only while
-  // the key is still allowed, so two removals racing cannot both pass.
-  const [removed] = await d1.batch([
+  // the key is still allowed, so two removals racing cannot both pass. The device's slot stays held
+  // while its offline tokens may live (held-slots.ts).
+  const [removed, , , held] = await d1.batch([
     d1
       .prepare(
         `DELETE FROM activations WHERE id = ?1 AND key_id = ?2 AND EXISTS (
@@ -29,8 +32,10 @@ export async function removeOwnDevice(db: DB, userId: string, keyId: string, act
       .bind(activationId, keyId, allowedFrom),
     d1.prepare('UPDATE license_keys SET last_device_removal_at = ?1 WHERE id = ?2 AND changes() = 1').bind(now, keyId),
     d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(found.product_id),
+    holdSlotStatement(d1, keyId, activationId, found.device_fingerprint, now),
   ]);
-  if (removed.meta.changes === 1) return;
+  const slotFreesAt = heldUntil(held);
+  if (removed.meta.changes === 1 && slotFreesAt !== null) return { slotFreesAt };
   const latest = await d1.prepare('SELECT last_device_removal_at AS at FROM license_keys WHERE id = ?1').bind(keyId).first<{ at: number | null }>();
   const nextAt = (latest?.at ?? now) + DEVICE_REMOVAL_INTERVAL_MS;
   const seconds = Math.max(1, Math.ceil((nextAt - now) / 1000));

@@ -4,11 +4,12 @@ import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../db/compiled';
-import { activations, licenseKeys, users } from '../db/schema';
+import { activations, heldSlots, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof activations.$inferSelect;
+export type HeldSlotRow = typeof heldSlots.$inferSelect;
 
 /** Digits and capitals without 0/O, 1/I/L and U/V look-alikes: a key read aloud or retyped survives. */
 export const KEY_ALPHABET = '23456789ABCDEFGHJKMNPQRSTWXYZ';
@@ -81,6 +82,8 @@ export const DELETED_USER = 'Deleted user';
 export type KeyRelations = {
   usernames: Map<string, string>;
   activationsByKey: Map<string, ActivationRow[]>;
+  /** Slots released devices still hold (only those not yet freed are listed). */
+  heldSlotsByKey?: Map<string, HeldSlotRow[]>;
 };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -122,6 +125,9 @@ export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, no
       deviceFingerprint: a.deviceFingerprint,
       deviceInfo: a.deviceInfo ?? null,
     })),
+    heldSlots: (relations.heldSlotsByKey?.get(row.id) ?? [])
+      .filter((h) => h.freesAt.getTime() > now)
+      .map((h) => ({ _id: h.id, deviceFingerprint: h.deviceFingerprint, releasedAt: h.releasedAt.toISOString(), freesAt: h.freesAt.toISOString() })),
   };
 }
 
@@ -140,20 +146,29 @@ export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<K
   const keyIds = rows.map((r) => r.id);
   const userQueries = chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)));
   const activationQueries = chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt, activations.id));
-  const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries];
+  const heldQueries = chunks(keyIds).map((ids) => db.select().from(heldSlots).where(inArray(heldSlots.keyId, ids)).orderBy(heldSlots.freesAt, heldSlots.id));
+  const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries, ...heldQueries];
   const results = (queries.length ? await runBatch(db, queries) : []) as unknown[][];
-  return relationsFrom(results.slice(0, userQueries.length).flat() as { id: string; username: string }[], results.slice(userQueries.length).flat() as ActivationRow[]);
+  const heldFrom = userQueries.length + activationQueries.length;
+  return relationsFrom(
+    results.slice(0, userQueries.length).flat() as { id: string; username: string }[],
+    results.slice(userQueries.length, heldFrom).flat() as ActivationRow[],
+    results.slice(heldFrom).flat() as HeldSlotRow[],
+  );
 }
 
-function relationsFrom(userRows: { id: string; username: string }[], activationRows: ActivationRow[]): KeyRelations {
-  const usernames = new Map(userRows.map((u) => [u.id, u.username]));
-  const activationsByKey = new Map<string, ActivationRow[]>();
-  for (const a of activationRows) {
-    const list = activationsByKey.get(a.keyId) ?? [];
-    list.push(a);
-    activationsByKey.set(a.keyId, list);
+function byKey<T extends { keyId: string }>(rows: T[]): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = map.get(row.keyId) ?? [];
+    list.push(row);
+    map.set(row.keyId, list);
   }
-  return { usernames, activationsByKey };
+  return map;
+}
+
+function relationsFrom(userRows: { id: string; username: string }[], activationRows: ActivationRow[], heldRows: HeldSlotRow[]): KeyRelations {
+  return { usernames: new Map(userRows.map((u) => [u.id, u.username])), activationsByKey: byKey(activationRows), heldSlotsByKey: byKey(heldRows) };
 }
 
 /** A timestamp column (milliseconds) written as `Date.prototype.toISOString` writes it; NULL stays NULL. */
@@ -195,7 +210,13 @@ export const licenseKeyJsonSql = (now: At) => sql`json_object(
     'lastUsed', ${isoSql(activations.lastUsed)},
     'deviceFingerprint', ${activations.deviceFingerprint},
     'deviceInfo', json(${activations.deviceInfo})
-  ) ORDER BY ${activations.activatedAt}, ${activations.id}) FROM ${activations} WHERE ${activations.keyId} = ${licenseKeys.id}))
+  ) ORDER BY ${activations.activatedAt}, ${activations.id}) FROM ${activations} WHERE ${activations.keyId} = ${licenseKeys.id})),
+  'heldSlots', json((SELECT json_group_array(json_object(
+    '_id', ${heldSlots.id},
+    'deviceFingerprint', ${heldSlots.deviceFingerprint},
+    'releasedAt', ${isoSql(heldSlots.releasedAt)},
+    'freesAt', ${isoSql(heldSlots.freesAt)}
+  ) ORDER BY ${heldSlots.freesAt}, ${heldSlots.id}) FROM ${heldSlots} WHERE ${heldSlots.keyId} = ${licenseKeys.id} AND ${heldSlots.freesAt} > ${now}))
 )`;
 
 /** The newest-first order of every key list: by creation, then by id so that the order is total. */

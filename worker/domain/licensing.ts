@@ -1,12 +1,15 @@
 // Device activation and validation for licensed software: the product's hot path.
-// One indexed read answers a validation; an activation is one atomic batch whose conditional
-// insert holds the device limit under any concurrency.
+// One round trip of indexed reads answers a validation (the key, and the address's count of unknown
+// keys when the route passes a guard); an activation is one atomic batch whose conditional insert
+// holds the device limit under any concurrency, slots held by released devices included.
 import { bindingOf } from '../db/session';
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { LicenseCode } from '../schemas/licensing';
 import type { Settings } from '../schemas/settings';
+import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement, HOUR_MS } from './held-slots';
 import { noteDeviceSeen } from './last-used';
+import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './license-throttle';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
@@ -28,28 +31,56 @@ type KeyRow = {
   activation_id: string | null;
   last_used: number | null;
   activation_count: number;
+  token_hours: number | null;
 };
+
+/** With the slots that released devices still hold (the activation and deactivation read these). */
+type FullKeyRow = KeyRow & { held_count: number; next_slot_frees_at: number | null; own_slot_frees_at: number | null };
 
 const KEY_QUERY = `
   SELECT k.id, k.key, k.status, k.product_id, k.product_name, k.product_key_tag, k.product_type, k.duration,
          k.max_activations, k.purchased_at, k.expires_at, p.is_active AS product_active,
          a.id AS activation_id, a.last_used,
-         (SELECT count(*) FROM activations c WHERE c.key_id = k.id) AS activation_count
+         (SELECT count(*) FROM activations c WHERE c.key_id = k.id) AS activation_count,
+         p.offline_token_hours AS token_hours%HELD%
     FROM license_keys k
     LEFT JOIN products p ON p.id = k.product_id
     LEFT JOIN activations a ON a.key_id = k.id AND a.device_fingerprint = ?1
    WHERE k.key = ?2`;
 
-const keyStatement = (d1: D1Database, key: string, fingerprint: string) => d1.prepare(KEY_QUERY).bind(fingerprint, key);
+// ?3 is now: a hold counts while it has not freed.
+const HELD_COLUMNS = `,
+         (SELECT count(*) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint != ?1) AS held_count,
+         (SELECT min(h.frees_at) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint != ?1) AS next_slot_frees_at,
+         (SELECT h.frees_at FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint = ?1) AS own_slot_frees_at`;
 
-function readKey(d1: D1Database, key: string, fingerprint: string) {
-  return keyStatement(d1, key, fingerprint).first<KeyRow>();
+const KEY_SQL = KEY_QUERY.replace('%HELD%', '');
+const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
+const keyStatement = (d1: D1Database, key: string, fingerprint: string) => d1.prepare(KEY_SQL).bind(fingerprint, key);
+const fullKeyStatement = (d1: D1Database, key: string, fingerprint: string, now: number) => d1.prepare(FULL_KEY_SQL).bind(fingerprint, key, now);
+
+/** The key as the batch read it, after the address's limit (when there is one) has been checked. */
+async function readFirst<Row>(d1: D1Database, statement: D1PreparedStatement, guard?: AddressGuard): Promise<Row | null> {
+  if (!guard) return statement.first<Row>();
+  const [misses, found] = await d1.batch([missesStatement(d1, guard), statement]);
+  assertUnderLimit(guard, misses);
+  return (found.results[0] as Row | undefined) ?? null;
+}
+
+/** An unknown key counts against the address that sent it. */
+async function unknownKey(d1: D1Database, guard?: AddressGuard): Promise<LicenseResult> {
+  if (guard) await countMiss(d1, guard);
+  return notFound();
 }
 
 export type LicenseResult = {
   valid: boolean;
   code: LicenseCode;
   detail: string;
+  /** Until when an offline token issued with this answer may live; null: no token. */
+  tokenExpiresAt?: number | null;
+  /** When a released device's slot frees: the deactivated one, or the next when held slots refuse an activation. */
+  slotFreesAt?: number | null;
   license: null | {
     key: string;
     status: KeyStatus;
@@ -94,6 +125,29 @@ function describe(row: KeyRow, now: number, activationCount = row.activation_cou
 
 const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail: 'No license key matches', license: null });
 
+/**
+ * A VALID answer's offline token lives for the product's lifetime, never past the key's expiry, or,
+ * in the grace period, the grace period's end. One that would be born expired (under a second
+ * left once rounded to whole seconds) is not issued.
+ */
+function tokenExpiry(row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number): number | null {
+  // The row's own expiry: a first activation has just started a generated key's clock.
+  const end = s.graceEndsAt ?? keyExpiry(row) ?? Number.POSITIVE_INFINITY;
+  const exp = Math.min(now + (row.token_hours ?? DEFAULT_OFFLINE_TOKEN_HOURS) * HOUR_MS, end);
+  // `exp` is whole seconds: what is left after rounding down must be a second at least.
+  return Math.floor(exp / 1000) * 1000 - now >= 1000 ? exp : null;
+}
+
+const valid = (row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number, detail: string): LicenseResult => ({
+  valid: true,
+  code: 'VALID',
+  detail: validDetail(s, detail),
+  tokenExpiresAt: tokenExpiry(row, s, now),
+  license: describe(row, now),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 function validDetail(s: Extract<Standing, { code: 'OK' }>, base: string): string {
   if (s.graceEndsAt === null) return base;
   return `${base}; the license expired on ${new Date(s.expiry!).toISOString()} and works until the grace period ends on ${new Date(s.graceEndsAt).toISOString()}`;
@@ -116,52 +170,70 @@ export async function activateLicense(
   settings: Settings,
   input: { key: string; deviceFingerprint: string; deviceInfo?: DeviceInfo },
   now = Date.now(),
+  guard?: AddressGuard,
 ): Promise<LicenseResult> {
   const activationId = newId(now);
   const graceMs = settings.keyExpiryGracePeriod * DAY_MS;
+  // With a guard, the address's limit is read first and holds the insert back too.
+  const underLimit = guard ? `AND ${underLimitSql(7)}` : '';
   // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
   // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
-  // migration 0008).
-  const [before, insert, after] = await d1.batch([
-    keyStatement(d1, input.key, input.deviceFingerprint),
+  // migration 0008), and takes back the slot this device held as a released one (migration 0011).
+  const results = await d1.batch([
+    ...(guard ? [missesStatement(d1, guard)] : []),
+    fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
+    // Slots held by released devices (offline tokens still alive) count against it, except this
+    // device's own: it is the same device coming back.
     d1
       .prepare(
         `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used)
          SELECT ?1, k.id, ?3, ?4, ?5, ?5
            FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
-          WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE}
-            AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id) < k.max_activations
+          WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE} ${underLimit}
+            AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id)
+              + (SELECT count(*) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?5 AND h.device_fingerprint != ?3) < k.max_activations
          ON CONFLICT (key_id, device_fingerprint) DO NOTHING
          RETURNING id`,
       )
-      .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs),
-    keyStatement(d1, input.key, input.deviceFingerprint),
+      .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs, ...(guard ? underLimitParams(guard) : [])),
+    fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
   ]);
-  const row = (before.results[0] as KeyRow | undefined) ?? null;
-  const again = (after.results[0] as KeyRow | undefined) ?? null;
+  if (guard) assertUnderLimit(guard, results.shift()!);
+  const [before, insert, after] = results;
+  const row = (before.results[0] as FullKeyRow | undefined) ?? null;
+  const again = (after.results[0] as FullKeyRow | undefined) ?? null;
   // RETURNING answers only a row that went in (meta.changes would count the trigger's writes too).
   const made = insert.results.length === 1;
-  if (!row) return notFound();
+  if (!row) return unknownKey(d1, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
-  if (row.activation_id) {
-    return { valid: true, code: 'VALID', detail: validDetail(s, 'Device already activated'), license: describe(row, now) };
-  }
+  if (row.activation_id) return valid(row, s, now, 'Device already activated');
   if (row.status === 'available' && row.product_active !== 1) {
     return { valid: false, code: 'PRODUCT_INACTIVE', detail: 'This product is no longer available for activation', license: describe(row, now) };
   }
-  if (made) {
-    return { valid: true, code: 'VALID', detail: validDetail(s, 'Device activated'), license: describe(again ?? row, now) };
-  }
+  if (made) return valid(again ?? row, s, now, 'Device activated');
   // Not inserted: the limit was reached, or the same device won a race with itself.
-  if (again?.activation_id) return { valid: true, code: 'VALID', detail: validDetail(s, 'Device already activated'), license: describe(again, now) };
-  return {
-    valid: false,
-    code: 'DEVICE_LIMIT_REACHED',
-    detail: `This license key is already activated on ${row.max_activations} device${row.max_activations === 1 ? '' : 's'}, its limit`,
-    license: describe(again ?? row, now),
-  };
+  if (again?.activation_id) return valid(again, s, now, 'Device already activated');
+  return limitReached(again ?? row, now);
+}
+
+function limitReached(row: FullKeyRow, now: number): LicenseResult {
+  const max = row.max_activations;
+  const limit = `This license key is already activated on ${max} device${max === 1 ? '' : 's'}, its limit`;
+  const license = describe(row, now);
+  // Released devices may still hold offline tokens: their slots free when those have expired.
+  if (row.held_count > 0 && row.next_slot_frees_at !== null && row.activation_count < max) {
+    const held = row.held_count;
+    return {
+      valid: false,
+      code: 'DEVICE_LIMIT_REACHED',
+      detail: `All ${max} device slot${max === 1 ? ' is' : 's are'} taken: ${held} by device${held === 1 ? '' : 's'} released while ${held === 1 ? 'its' : 'their'} offline tokens may still be in use. A slot frees at ${iso(row.next_slot_frees_at)}.`,
+      slotFreesAt: row.next_slot_frees_at,
+      license,
+    };
+  }
+  return { valid: false, code: 'DEVICE_LIMIT_REACHED', detail: limit, slotFreesAt: null, license };
 }
 
 /**
@@ -176,9 +248,10 @@ export async function validateLicense(
   input: { key: string; deviceFingerprint: string },
   now = Date.now(),
   later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
+  guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readKey(d1, input.key, input.deviceFingerprint);
-  if (!row) return notFound();
+  const row = await readFirst<KeyRow>(d1, keyStatement(d1, input.key, input.deviceFingerprint), guard);
+  if (!row) return unknownKey(d1, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   if (!row.activation_id) {
@@ -189,28 +262,52 @@ export async function validateLicense(
     const written = noteDeviceSeen(bindingOf(d1), row.activation_id, now);
     if (written) await later(written);
   }
-  return { valid: true, code: 'VALID', detail: validDetail(s, 'License is valid'), license: describe(row, now) };
+  return valid(row, s, now, 'License is valid');
 }
 
-/** Removes a device from a key, freeing its slot. Used by the app itself and by the panel. */
-export async function removeActivation(d1: D1Database, keyId: string, productId: string, activationId: string): Promise<boolean> {
-  const [removed] = await d1.batch([
+/**
+ * Removes a device from a key (the app itself, the panel). Its slot stays held until the offline
+ * tokens it may carry have expired (held-slots.ts); returns when it frees, or null when the device
+ * was not there.
+ */
+export async function removeActivation(
+  d1: D1Database,
+  device: { keyId: string; productId: string; activationId: string; fingerprint: string },
+  now = Date.now(),
+): Promise<{ slotFreesAt: number } | null> {
+  const { keyId, productId, activationId, fingerprint } = device;
+  const [removed, , held] = await d1.batch([
     d1.prepare('DELETE FROM activations WHERE id = ?1 AND key_id = ?2').bind(activationId, keyId),
     // changes() is the DELETE's count: the counter moves only when a row really went.
     d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(productId),
+    holdSlotStatement(d1, keyId, activationId, fingerprint, now),
   ]);
-  return removed.meta.changes === 1;
+  const freesAt = heldUntil(held);
+  return removed.meta.changes === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
 }
 
 export async function deactivateLicense(
   d1: D1Database,
   input: { key: string; deviceFingerprint: string },
   now = Date.now(),
+  guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readKey(d1, input.key, input.deviceFingerprint);
-  if (!row) return notFound();
-  if (!row.activation_id || !(await removeActivation(d1, row.id, row.product_id, row.activation_id))) {
-    return { valid: false, code: 'NOT_ACTIVATED', detail: 'This device is not activated for this license key', license: describe(row, now) };
+  const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(d1, input.key, input.deviceFingerprint, now), guard);
+  if (!row) return unknownKey(d1, guard);
+  const removed = row.activation_id
+    ? await removeActivation(d1, { keyId: row.id, productId: row.product_id, activationId: row.activation_id, fingerprint: input.deviceFingerprint }, now)
+    : null;
+  if (!removed) {
+    // Deactivated before: its slot may still be held.
+    const held = row.own_slot_frees_at;
+    const detail = held === null ? '' : `; the slot it held frees at ${iso(held)}`;
+    return { valid: false, code: 'NOT_ACTIVATED', detail: `This device is not activated for this license key${detail}`, slotFreesAt: held, license: describe(row, now) };
   }
-  return { valid: false, code: 'DEACTIVATED', detail: 'Device deactivated; its slot is free', license: describe(row, now, row.activation_count - 1) };
+  return {
+    valid: false,
+    code: 'DEACTIVATED',
+    detail: `Device deactivated; its slot frees at ${iso(removed.slotFreesAt)}, when every offline token it may hold has expired`,
+    slotFreesAt: removed.slotFreesAt,
+    license: describe(row, now, row.activation_count - 1),
+  };
 }

@@ -2,7 +2,8 @@
 // generation, activations), never taken from a client.
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { licenseKeys, products } from '../db/schema';
+import { licenseKeys, products, type Role } from '../db/schema';
+import { HOUR_MS } from './held-slots';
 import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -11,7 +12,9 @@ import { isOfferedDuration, type ProductInput } from '../schemas/products';
 
 export type ProductRow = typeof products.$inferSelect;
 
-export function toProductJson(p: ProductRow): Product {
+/** A product as `viewer` may see it: sales figures for the owner only. */
+export function toProductJson(p: ProductRow, viewer: { role: Role } = { role: 'owner' }): Product {
+  const sales = viewer.role === 'owner' ? { totalSold: p.totalSold, revenue: p.revenue } : {};
   return {
     _id: p.id,
     name: p.name,
@@ -23,9 +26,10 @@ export function toProductJson(p: ProductRow): Product {
     minDays: p.minDays,
     maxDays: p.maxDays,
     maxActivations: p.maxActivations,
+    offlineTokenHours: p.offlineTokenHours,
     isActive: p.isActive,
     features: p.features,
-    stats: { totalGenerated: p.totalGenerated, totalSold: p.totalSold, revenue: p.revenue, totalActivations: p.totalActivations },
+    stats: { totalGenerated: p.totalGenerated, ...sales, totalActivations: p.totalActivations },
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt ? p.updatedAt.toISOString() : null,
   };
@@ -111,14 +115,20 @@ export async function createProduct(db: DB, input: ProductInput): Promise<Produc
   return (await findProduct(db, row.id))!;
 }
 
-/** Replaces the product's fields (PUT); stats and creation time stay as counted. */
-export async function updateProduct(db: DB, id: string, input: ProductInput): Promise<ProductRow> {
+/**
+ * Replaces the product's fields (PUT); stats and creation time stay as counted. Shortening the
+ * offline token lifetime leaves the tokens already issued alive: until when is kept, so slots
+ * released meanwhile stay held that long (held-slots.ts).
+ */
+export async function updateProduct(db: DB, id: string, input: ProductInput, now = Date.now()): Promise<ProductRow> {
   if (!(await findProduct(db, id))) throw notFound('Product');
   await assertKeyTagFree(db, input.keyTag, id);
+  // Read from the row as it was, inside the UPDATE itself: concurrent edits cannot lose a longer lifetime.
+  const earlierTokensLiveUntil = sql`max(coalesce(${products.earlierTokensLiveUntil}, 0), ${now} + ${products.offlineTokenHours} * ${HOUR_MS})`;
   const updated = await withKeyTagGuard(input.keyTag, () =>
     db
       .update(products)
-      .set({ ...input, updatedAt: new Date() })
+      .set({ ...input, earlierTokensLiveUntil, updatedAt: new Date(now) })
       .where(eq(products.id, id))
       .returning()
       .get(),

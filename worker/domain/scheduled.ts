@@ -1,6 +1,6 @@
-import { and, lt } from 'drizzle-orm';
+import { and, lt, lte } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { idempotencyKeys, rateLimits, signInFailures, spentChallenges } from '../db/schema';
+import { heldSlots, idempotencyKeys, rateLimits, signInFailures, spentChallenges } from '../db/schema';
 import type { Env } from '../env';
 import { getSettings } from '../lib/settings';
 import { cleanupExpiredKeys, expireKeys } from './key-lifecycle';
@@ -23,5 +23,7 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV'>, now = Date.n
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now - DAY_MS)));
   // A spent sign-in challenge needs remembering only until it would have expired anyway.
   await db.delete(spentChallenges).where(lt(spentChallenges.expiresAt, now));
+  // A freed slot no longer counts anywhere; its row is only clutter.
+  await db.delete(heldSlots).where(lte(heldSlots.freesAt, new Date(now)));
   return { expired, deleted };
 }

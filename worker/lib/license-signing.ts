@@ -3,7 +3,6 @@
 import { importJWK, SignJWT, type JWK } from 'jose';
 
 export const LICENSE_TOKEN_ISSUER = 'keypanel';
-export const OFFLINE_TOKEN_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 
 type SigningKeys = { privateKey: CryptoKey; publicJwk: JWK; pem: string };
 let cached: { source: string; keys: Promise<SigningKeys> } | null = null;
@@ -41,12 +40,13 @@ export async function signBytes(env: { LICENSE_SIGNING_KEY: string }, bytes: Uin
   return toBase64(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, bytes));
 }
 
-export type OfflineTokenClaims = { key: string; fingerprint: string; keyTag: string; expiresAt: number | null };
+/** `tokenExpiresAt` (ms) is decided by the licensing domain: the product's lifetime, capped by the key's end. */
+export type OfflineTokenClaims = { key: string; fingerprint: string; keyTag: string; tokenExpiresAt: number };
 
-/** A compact JWS valid until the key's expiry or seven days from now, whichever is earlier. */
+/** A compact JWS valid until `tokenExpiresAt` (whole seconds, rounded down so it never outlives it). */
 export async function signOfflineToken(env: { LICENSE_SIGNING_KEY: string }, claims: OfflineTokenClaims, now: number): Promise<string> {
   const { privateKey, publicJwk } = await signingKeys(env);
-  const exp = Math.min(claims.expiresAt ?? Number.POSITIVE_INFINITY, now + OFFLINE_TOKEN_MAX_MS);
+  const exp = claims.tokenExpiresAt;
   return new SignJWT({ fp: claims.fingerprint, product: claims.keyTag })
     .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', ...(publicJwk.kid ? { kid: publicJwk.kid } : {}) })
     .setSubject(claims.key)

@@ -1,12 +1,12 @@
 // /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
-// created), and the owner's deletions and device removal.
+// created), and the owner's deletions, device removal and release of held device slots.
 import { Hono, type Context } from 'hono';
 import type { SignedInEnv } from '../context';
-import { bulkDeleteKeys, deleteKey, listAdminKeys, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
+import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
 import { clientIp, jsonText } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
-import { activationParams, adminKeysQuery, bulkDeleteSchema, keyIdParam } from '../schemas/admin-keys';
+import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 
 const owner = requireAuth({ role: 'owner' });
@@ -29,5 +29,10 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   .delete('/:id/activations/:activationId', owner, pathParams(activationParams), async (c) => {
     const { id, activationId } = c.req.valid('param');
     const body: KeyChangeResponse = { success: true, message: 'Device removed from this license key', licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId) };
+    return c.json(body, 200);
+  })
+  .delete('/:id/held-slots/:slotId', owner, pathParams(heldSlotParams), async (c) => {
+    const { id, slotId } = c.req.valid('param');
+    const body: KeyChangeResponse = { success: true, message: 'Device slot released', licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId) };
     return c.json(body, 200);
   });

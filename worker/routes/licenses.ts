@@ -1,7 +1,9 @@
-// The licensing API for licensed software: public, no session, limited per key (and per IP for
-// unknown keys), every answer signed over its exact bytes.
+// The licensing API for licensed software: public, no session, limited per key and, for unknown
+// keys, per address (decided before the lookup), every answer signed over its exact bytes.
 import { Hono, type Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context';
+import { addressGuard } from '../domain/license-throttle';
 import { activateLicense, deactivateLicense, validateLicense, type LicenseResult } from '../domain/licensing';
 import { AppError } from '../lib/errors';
 import { signBytes, signingKeys, signOfflineToken } from '../lib/license-signing';
@@ -10,10 +12,13 @@ import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../schemas/licensing';
 
+export const LICENSES_PATH = '/api/v1/licenses';
 const RETRY_AFTER_SECONDS = 60;
+const PUBLIC_KEY_PATH = `${LICENSES_PATH}/public-key`;
 
-async function throttle(limiter: RateLimit, key: string) {
-  const { success } = await limiter.limit({ key });
+async function throttleKey(c: Context<AppEnv>, key: string) {
+  // Counted per key string, known or not, so this 429 says nothing about the key either.
+  const { success } = await c.env.LICENSE_KEY_LIMITER.limit({ key: `key:${key}` });
   if (!success) {
     throw new AppError('RATE_LIMITED', 'Too many licensing requests. Please retry in a minute.', {
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
@@ -21,15 +26,27 @@ async function throttle(limiter: RateLimit, key: string) {
   }
 }
 
-async function answer(c: Context<AppEnv>, result: LicenseResult, input: { key: string; deviceFingerprint: string; nonce?: string }, now: number) {
-  if (result.code === 'NOT_FOUND') {
-    // Guessing keys is limited per address; real keys are limited per key, not per shared NAT address.
-    await throttle(c.env.LICENSE_IP_LIMITER, `ip:${clientNetwork(c)}`);
-  }
+/**
+ * Signs the exact bytes of every answer under the licensing API, errors included (the body limit's
+ * 413, the validator's 400, a 429), and keeps them out of every cache. Mounted on the app before
+ * the body limit, so that no answer leaves unsigned.
+ */
+export const signLicensingAnswers = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  // The public key is the same for everyone and may be cached; every other answer is one device's.
+  const cacheable = c.req.path === PUBLIC_KEY_PATH && c.res.status === 200;
+  const bytes = new Uint8Array(await c.res.arrayBuffer());
+  const signed = new Response(bytes, c.res);
+  signed.headers.set('X-Signature', await signBytes(c.env, bytes));
+  if (!cacheable) signed.headers.set('Cache-Control', 'no-store');
+  c.res = signed;
+});
+
+async function answer(c: Context<AppEnv>, result: LicenseResult, input: { deviceFingerprint: string; nonce?: string }, now: number) {
   const license = result.license;
   const token =
-    result.valid && license
-      ? await signOfflineToken(c.env, { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, expiresAt: license.expiresAt }, now)
+    result.valid && license && result.tokenExpiresAt
+      ? await signOfflineToken(c.env, { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, tokenExpiresAt: result.tokenExpiresAt }, now)
       : null;
   const body: LicenseAnswer = {
     valid: result.valid,
@@ -37,24 +54,21 @@ async function answer(c: Context<AppEnv>, result: LicenseResult, input: { key: s
     detail: result.detail,
     nonce: input.nonce ?? null,
     ts: new Date(now).toISOString(),
+    ...(result.slotFreesAt !== undefined ? { slotFreesAt: result.slotFreesAt === null ? null : new Date(result.slotFreesAt).toISOString() } : {}),
     license: license ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token } : null,
   };
-  // Signed here, from the bytes as they are made; the middleware below signs only what arrives unsigned (errors).
-  const bytes = new TextEncoder().encode(JSON.stringify(body)) as Uint8Array<ArrayBuffer>;
-  c.header('X-Signature', await signBytes(c.env, bytes));
-  return c.body(bytes, 200, { 'Content-Type': 'application/json' });
+  return c.json(body, 200);
+}
+
+/** Per-key limit first, then the address's limit on unknown keys, read with the lookup. */
+async function prepare(c: Context<AppEnv>, key: string) {
+  await throttleKey(c, key);
+  const now = Date.now();
+  // An IPv6 address counts by its /64 (lib/network.ts).
+  return { now, guard: addressGuard(clientNetwork(c), now) };
 }
 
 export const licenses = new Hono<AppEnv>()
-  .use(async (c, next) => {
-    await next();
-    // Sign the exact bytes that leave, errors included, so an app can trust every answer.
-    if (c.res.headers.has('X-Signature')) return;
-    const bytes = new Uint8Array(await c.res.arrayBuffer());
-    const signed = new Response(bytes, c.res);
-    signed.headers.set('X-Signature', await signBytes(c.env, bytes));
-    c.res = signed;
-  })
   .get('/public-key', async (c) => {
     const { publicJwk, pem } = await signingKeys(c.env);
     c.header('Cache-Control', 'public, max-age=3600');
@@ -62,22 +76,19 @@ export const licenses = new Hono<AppEnv>()
   })
   .post('/activate', jsonBody(activateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
-    await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
-    const now = Date.now();
-    const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now);
+    const { now, guard } = await prepare(c, input.key);
+    const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, guard);
     return answer(c, result, input, now);
   })
   .post('/validate', jsonBody(validateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
-    await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
-    const now = Date.now();
+    const { now, guard } = await prepare(c, input.key);
     // The device's lastUsed, when due, is written after the answer has gone.
-    const result = await validateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work));
+    const result = await validateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work), guard);
     return answer(c, result, input, now);
   })
   .post('/deactivate', jsonBody(deactivateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
-    await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
-    const now = Date.now();
-    return answer(c, await deactivateLicense(c.var.db.$client, input, now), input, now);
+    const { now, guard } = await prepare(c, input.key);
+    return answer(c, await deactivateLicense(c.var.db.$client, input, now, guard), input, now);
   });

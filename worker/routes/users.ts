@@ -21,6 +21,8 @@ export const usersRoutes = new Hono<SignedInEnv>()
   .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.caller), 200))
   .delete('/my-keys/:keyId/activations/:activationId', pathParams(ownDeviceParams), async (c) => {
     const { keyId, activationId } = c.req.valid('param');
-    await removeOwnDevice(c.var.db, c.var.caller.id, keyId, activationId);
-    return c.json({ success: true, message: 'Device removed. Its slot is free for another device.' }, 200);
+    const { slotFreesAt } = await removeOwnDevice(c.var.db, c.var.caller.id, keyId, activationId);
+    const at = new Date(slotFreesAt).toISOString();
+    // The slot stays held while an offline token the device may hold is still valid.
+    return c.json({ success: true, message: `Device removed. Its slot frees at ${at}, once any offline token it holds has expired.`, slotFreesAt: at }, 200);
   });

@@ -45,6 +45,7 @@ export type BulkDeleteInput = z.input<typeof bulkDeleteSchema>;
 
 export const keyIdParam = z.object({ id: idSchema('Key id') });
 export const activationParams = z.object({ id: idSchema('Key id'), activationId: idSchema('Activation id') });
+export const heldSlotParams = z.object({ id: idSchema('Key id'), slotId: idSchema('Held slot id') });
 
 /** The owner's generation limit lives in the settings; this is the spec's message beyond it. */
 export const generationLimitMessage = (limit: number) => `Maximum ${limit} keys per generation allowed. Please adjust the quantity.`;

@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'key.delete',
   'keys.bulk_delete',
   'key.remove_activation',
+  'key.release_slot',
   'key.purchase_for_user',
   // Card top-ups, written by Stripe's verified webhook (domain/payments.ts), with no actor.
   'payment.credited',

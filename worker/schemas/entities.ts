@@ -46,10 +46,15 @@ export type Product = {
   minDays: number;
   maxDays: number;
   maxActivations: number;
+  /** How long an offline token of this product lives, 1 to 720 hours. */
+  offlineTokenHours: number;
   isActive: boolean;
   features: string[];
-  /** Counted by the server: every key made (generated or bought), keys sold, credits earned. */
-  stats: { totalGenerated: number; totalSold: number; revenue: number; totalActivations: number };
+  /**
+   * Counted by the server: every key made (generated or bought), keys sold, credits earned. Keys
+   * sold and revenue are the owner's business: everyone else's answer leaves them out.
+   */
+  stats: { totalGenerated: number; totalSold?: number; revenue?: number; totalActivations: number };
   createdAt: string;
   updatedAt: string | null;
 };
@@ -86,7 +91,14 @@ export type LicenseKey = {
   metadata: { generationMethod: 'automatic' | 'purchase' | 'reseller' | 'direct' };
   maxActivations: number;
   activations: Activation[];
+  /**
+   * Slots of devices that left the key but may still hold an offline token: each stays taken until
+   * `freesAt`. The owner can release one at once.
+   */
+  heldSlots: HeldSlot[];
 };
+
+export type HeldSlot = { _id: string; deviceFingerprint: string; releasedAt: string; freesAt: string };
 
 /** The receipt a purchase answers with: `product` is the product's name, as the success card shows it. */
 export type PurchaseReceipt = {

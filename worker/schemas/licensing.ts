@@ -46,6 +46,8 @@ export type LicenseAnswer = {
   detail: string;
   nonce: string | null;
   ts: string;
+  /** Deactivations, and activations refused for slots that released devices still hold: when a slot frees. */
+  slotFreesAt?: string | null;
   license: null | {
     key: string;
     status: 'available' | 'used' | 'revoked' | 'expired';

@@ -11,6 +11,10 @@ export const MAX_DURATION_DAYS = 3650;
 export const MAX_CREDIT_COST = 10_000_000;
 export const MAX_PRODUCT_ACTIVATIONS = 100;
 export const MAX_FEATURES = 50;
+/** An offline token lives 1 hour to 30 days (default 24 hours): the longer, the longer a released device's slot stays held. */
+export const MIN_OFFLINE_TOKEN_HOURS = 1;
+export const MAX_OFFLINE_TOKEN_HOURS = 30 * 24;
+export const DEFAULT_OFFLINE_TOKEN_HOURS = 24;
 
 const wholeNumber = (name: string, min: number, max: number) =>
   z
@@ -56,6 +60,7 @@ export const productInputSchema = z
     minDays: wholeNumber('Minimum days', 1, MAX_DURATION_DAYS).default(1),
     maxDays: wholeNumber('Maximum days', 1, MAX_DURATION_DAYS).default(365),
     maxActivations: wholeNumber('Maximum activations', 1, MAX_PRODUCT_ACTIVATIONS).default(1),
+    offlineTokenHours: wholeNumber('Offline token lifetime (hours)', MIN_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS).default(DEFAULT_OFFLINE_TOKEN_HOURS),
     isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
     features: featuresSchema.default([]),
   })

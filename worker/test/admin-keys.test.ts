@@ -399,8 +399,10 @@ describe('DELETE /api/admin/keys/{id}/activations/{activationId}', () => {
     expect(res.body.licenseKey.activations.map((a: { _id: string }) => a._id)).toEqual([two.id]);
     expect((await productRow(product.id))!.totalActivations).toBe(2);
     expect(await auditOf(key._id)).toEqual([
-      expect.objectContaining({ action: 'key.remove_activation', actorId: owner.id, details: { key: key.key, activationId: one.id, deviceFingerprint: first, deviceInfo: null } }),
+      expect.objectContaining({ action: 'key.remove_activation', actorId: owner.id, details: { key: key.key, activationId: one.id, deviceFingerprint: first, deviceInfo: null, slotFreesAt: res.body.licenseKey.heldSlots[0].freesAt } }),
     ]);
+    // The removed device's slot stays held while its offline token may live (device-limit-offline.test.ts).
+    expect(res.body.licenseKey.heldSlots).toEqual([expect.objectContaining({ deviceFingerprint: first })]);
     // Gone already; another key's device; an unknown key.
     expect((await remove(key._id, one.id)).body).toMatchObject({ code: 'NOT_FOUND', message: 'Activation not found' });
     expect((await remove(key._id, otherActivation.id)).status).toBe(404);

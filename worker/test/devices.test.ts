@@ -30,6 +30,9 @@ describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
     const res = await api('DELETE', path(k.devices[0].id), { token: k.buyer.token });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
+    // Its slot stays held while its offline token may live (device-limit-offline.test.ts).
+    expect(new Date(res.body.slotFreesAt).getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
+    expect(res.body.message).toContain(`Its slot frees at ${res.body.slotFreesAt}`);
     expect(await env.DB.prepare('SELECT count(*) AS n FROM activations WHERE key_id = ?').bind(k.keyId).first('n')).toBe(1);
     const product = await env.DB.prepare('SELECT total_activations AS n FROM products WHERE id = ?').bind(k.productId).first('n');
     expect(product).toBe(1);

@@ -10,7 +10,6 @@ declare global {
       APP_URL?: string;
       LICENSE_SIGNING_KEY: string;
       LICENSE_KEY_LIMITER: RateLimit;
-      LICENSE_IP_LIMITER: RateLimit;
       CALL_LIMITER: RateLimit;
       TOTP_ENCRYPTION_KEY: string;
       GOOGLE_CLIENT_ID?: string;

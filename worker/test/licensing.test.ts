@@ -8,7 +8,8 @@ import { activateLicense, DAY_MS, LAST_USED_WRITE_MS, validateLicense } from '..
 import { newId } from '../lib/ids';
 import { LICENSE_TOKEN_ISSUER, signOfflineToken } from '../lib/license-signing';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { api, db, freshIp, interceptedD1 } from './helpers';
+import { UNKNOWN_KEYS_PER_ADDRESS } from '../domain/license-throttle';
+import { api, clearOfMinuteEdge, db, freshIp, interceptedD1 } from './helpers';
 
 /** The test database, with every statement it prepares listed in `log`. */
 const preparing = (log: string[]) => interceptedD1(env.DB, { prepare: (sql) => log.push(sql) });
@@ -98,16 +99,17 @@ describe('activation', () => {
     expect(other.body).toMatchObject({ valid: false, code: 'DEVICE_LIMIT_REACHED', license: { activationCount: 1, token: null } });
   });
 
-  it('frees a slot on deactivation', async () => {
+  it('holds a deactivated device’s slot while its offline token may live (device-limit-offline.test.ts)', async () => {
     const k = await fixture({ maxActivations: 1 });
     const [a, b] = [device(), device()];
     await call('activate', { key: k.key, deviceFingerprint: a });
     const off = await call('deactivate', { key: k.key, deviceFingerprint: a, nonce: 'bye' });
     expect(off.body).toMatchObject({ valid: false, code: 'DEACTIVATED', nonce: 'bye', license: { activationCount: 0 } });
-    expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body.code).toBe('NOT_ACTIVATED');
-    expect((await call('activate', { key: k.key, deviceFingerprint: b })).body.code).toBe('VALID');
+    expect(new Date(off.body.slotFreesAt).getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
+    expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body).toMatchObject({ code: 'NOT_ACTIVATED', slotFreesAt: off.body.slotFreesAt });
+    expect((await call('activate', { key: k.key, deviceFingerprint: b })).body).toMatchObject({ code: 'DEVICE_LIMIT_REACHED', slotFreesAt: off.body.slotFreesAt });
     const product = await db().select().from(products).where(eq(products.id, k.productId)).get();
-    expect(product!.totalActivations).toBe(1);
+    expect(product!.totalActivations).toBe(0);
   });
 
   it('holds the device limit when 30 devices activate one 2-device key at once', async () => {
@@ -306,15 +308,11 @@ describe('signed answers', () => {
     const { payload, protectedHeader } = await jwtVerify(res.body.license.token, key, { algorithms: ['EdDSA'], issuer: LICENSE_TOKEN_ISSUER });
     expect(protectedHeader.alg).toBe('EdDSA');
     expect(payload).toMatchObject({ sub: k.key, fp, product: k.keyTag, iss: 'keypanel' });
-    // The key expires in 3 days, before the 7-day offline window.
-    expect(payload.exp).toBe(Math.floor(new Date(res.body.license.expiresAt).getTime() / 1000));
+    // The product's default lifetime: 24 hours, well before the key's expiry in 3 days.
+    expect(payload.exp! - payload.iat!).toBeGreaterThanOrEqual(24 * 3600 - 1);
+    expect(payload.exp! - payload.iat!).toBeLessThanOrEqual(24 * 3600);
 
-    const longKey = await fixture({ status: 'used', duration: 365 });
-    const long = await call('activate', { key: longKey.key, deviceFingerprint: fp });
-    const longPayload = (await jwtVerify(long.body.license.token, key)).payload;
-    expect(longPayload.exp! - longPayload.iat!).toBe(7 * 24 * 3600);
-
-    const old = await signOfflineToken(env, { key: k.key, fingerprint: fp, keyTag: k.keyTag, expiresAt: null }, Date.now() - 8 * DAY_MS);
+    const old = await signOfflineToken(env, { key: k.key, fingerprint: fp, keyTag: k.keyTag, tokenExpiresAt: Date.now() - DAY_MS }, Date.now() - 2 * DAY_MS);
     await expect(jwtVerify(old, key)).rejects.toThrow(/exp/);
   });
 });
@@ -349,19 +347,73 @@ describe('input and throttling', () => {
     return seen;
   }
 
-  it('limits guessing per IP with 429 and Retry-After', async () => {
+  /** A 429 from the licensing API, as an app gets it: signed, never cached, with Retry-After. */
+  async function expectSignedRefusal(res: Awaited<ReturnType<typeof call>>) {
+    expect(res.status).toBe(429);
+    expect(res.body.code).toBe('RATE_LIMITED');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await verifySignature(JSON.stringify(res.body), res.headers.get('x-signature')!)).toBe(true);
+  }
+
+  it('limits unknown keys per address before the lookup: over it, every key gets 429 (no oracle)', async () => {
+    await clearOfMinuteEdge(8_000);
     const ip = freshIp();
-    let i = 0;
-    const results = (await burstUntilLimited(() => call('validate', { key: `GUESS-${i++}`, deviceFingerprint: 'guessing-device' }, ip), 100)) as Awaited<ReturnType<typeof call>>[];
-    const limited = results.filter((r) => r.status === 429);
-    expect(limited.length).toBeGreaterThan(0);
-    expect(limited[0].headers.get('retry-after')).toBe('60');
-    expect(limited[0].body.code).toBe('RATE_LIMITED');
-    // At most two windows' worth got through.
-    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(60);
-    // Another address is not affected.
-    expect((await call('validate', { key: 'GUESS-X', deviceFingerprint: 'guessing-device' })).status).toBe(200);
+    const k = await fixture({ status: 'used', maxActivations: 3 });
+    const fp = device();
+    expect((await call('activate', { key: k.key, deviceFingerprint: fp }, ip)).body.code).toBe('VALID');
+    // Exactly the limit of unknown keys is answered, one after another.
+    for (let i = 0; i < UNKNOWN_KEYS_PER_ADDRESS.limit; i++) {
+      const res = await call('validate', { key: `GUESS-${i}-${Date.now()}`, deviceFingerprint: 'guessing-device' }, ip);
+      expect(res.body.code).toBe('NOT_FOUND');
+    }
+    // Now the address gets 429 whatever it sends: a real key, an unknown one, any route.
+    await expectSignedRefusal(await call('validate', { key: k.key, deviceFingerprint: fp }, ip));
+    await expectSignedRefusal(await call('validate', { key: 'GUESS-AGAIN', deviceFingerprint: fp }, ip));
+    await expectSignedRefusal(await call('activate', { key: k.key, deviceFingerprint: device() }, ip));
+    await expectSignedRefusal(await call('deactivate', { key: k.key, deviceFingerprint: fp }, ip));
+    // The refused activation and deactivation changed nothing.
+    expect(await db().select().from(activations).where(eq(activations.keyId, k.id)).all()).toHaveLength(1);
+    // A valid key's own traffic never counts: another address validates it as often as it likes.
+    const other = freshIp();
+    for (let i = 0; i < UNKNOWN_KEYS_PER_ADDRESS.limit + 5; i++) expect((await call('validate', { key: k.key, deviceFingerprint: fp }, other)).body.code).toBe('VALID');
+    expect((await call('validate', { key: 'GUESS-X', deviceFingerprint: 'guessing-device' }, other)).body.code).toBe('NOT_FOUND');
   }, 30_000);
+
+  it('decides the limit from the address alone when many guesses arrive at once', async () => {
+    await clearOfMinuteEdge(8_000);
+    const ip = freshIp();
+    const k = await fixture({ status: 'used' });
+    const fp = device();
+    await call('activate', { key: k.key, deviceFingerprint: fp });
+    await Promise.all(Array.from({ length: UNKNOWN_KEYS_PER_ADDRESS.limit + 10 }, (_, i) => call('validate', { key: `BURST-${i}-${Date.now()}`, deviceFingerprint: 'guessing-device' }, ip)));
+    // Once over, a real key and an unknown one are answered alike, many times over.
+    const mixed = await Promise.all(Array.from({ length: 10 }, (_, i) => call('validate', { key: i % 2 ? k.key : `LATE-${i}`, deviceFingerprint: fp }, ip)));
+    expect(mixed.map((r) => r.status)).toEqual(Array(10).fill(429));
+  }, 30_000);
+
+  it('signs every error and keeps every answer out of caches: 400, 413, 429 and the answers themselves', async () => {
+    const k = await fixture();
+    const answers = [
+      await call('validate', { key: k.key, deviceFingerprint: 'short' }),
+      await api('POST', '/api/v1/licenses/validate', { rawBody: '{not json' }),
+      await api('POST', '/api/v1/licenses/validate', { rawBody: JSON.stringify({ key: k.key, deviceFingerprint: 'x'.repeat(70 * 1024) }) }),
+      await call('validate', { key: k.key, deviceFingerprint: device() }),
+      await call('activate', { key: k.key, deviceFingerprint: device() }),
+      await api('POST', '/api/v1/licenses/nowhere', { body: {} }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([400, 400, 413, 200, 200, 404]);
+    for (const res of answers) {
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+      expect(await verifySignature(text, res.headers.get('x-signature')!)).toBe(true);
+    }
+    // The public key, the same for everyone, may be cached, and is signed too.
+    const key = await api('GET', '/api/v1/licenses/public-key');
+    expect(key.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(await verifySignature(JSON.stringify(key.body), key.headers.get('x-signature')!)).toBe(true);
+  });
 
   it('limits one key, not the address it comes from', async () => {
     const k = await fixture({ status: 'used' });

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { activations, licenseKeys, users } from '../db/schema';
+import { activations, heldSlots, licenseKeys, users } from '../db/schema';
 import { DELETED_USER, effectiveStatus, keysJsonStatement, licenseKeysJson } from '../domain/license-keys';
 import { purchaseKey } from '../domain/purchase';
 import { newId } from '../lib/ids';
@@ -116,6 +116,7 @@ describe('GET /api/users/my-keys', () => {
         { _id: expect.any(String), activatedAt: activatedAt.toISOString(), lastUsed: lastUsed.toISOString(), deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa', deviceInfo: { manufacturer: 'Acme', model: 'One' } },
         { _id: expect.any(String), activatedAt: new Date(activatedAt.getTime() + 1000).toISOString(), lastUsed: null, deviceFingerprint: 'fp-bbbb', deviceInfo: null },
       ],
+      heldSlots: [],
     });
   });
 
@@ -209,6 +210,12 @@ describe('the key serializer', () => {
       { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-c', activatedAt: at(now - 6 * DAY_MS) },
       { id: newId(), keyId: rows[5].id, deviceFingerprint: 'fp-d', deviceInfo: {}, activatedAt: at(now - 123_456) },
     ]);
+    // Slots released devices hold: two live (listed soonest first), one freed (listed nowhere).
+    await db().insert(heldSlots).values([
+      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-late', releasedAt: at(now - 1000), freesAt: at(now + 2 * DAY_MS + 7) },
+      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-soon', releasedAt: at(now - 2000), freesAt: at(now + 1) },
+      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-freed', releasedAt: at(now - 3000), freesAt: at(now) },
+    ]);
     await db().delete(users).where(eq(users.id, gone.user.id));
 
     const ids = rows.map((r) => r.id);
@@ -228,6 +235,7 @@ describe('the key serializer', () => {
     expect(devices.map((a) => a.activatedAt)).toEqual(devices.map((a) => a.activatedAt).sort());
     expect(devices[2].deviceFingerprint).toBe('fp-a');
     expect(devices[0]._id < devices[1]._id).toBe(true);
+    expect(fromSql.find((k) => k._id === rows[4].id)!.heldSlots.map((h) => h.deviceFingerprint)).toEqual(['fp-soon', 'fp-late']);
   });
 
   it('loads relations for pages larger than D1’s parameter limit', async () => {

@@ -54,12 +54,29 @@ describe('GET /api/products', () => {
       minDays: 1,
       maxDays: 365,
       maxActivations: 3,
+      offlineTokenHours: 24,
       isActive: true,
       features: ['One', 'Two'],
-      stats: { totalGenerated: 0, totalSold: 0, revenue: 0, totalActivations: 0 },
+      // Keys sold and revenue are the owner's: a customer's answer leaves them out.
+      stats: { totalGenerated: 0, totalActivations: 0 },
       createdAt: product.createdAt.toISOString(),
       updatedAt: null,
     });
+  });
+
+  it('shows revenue and keys sold to the owner only', async () => {
+    const product = await makeProduct();
+    await env.DB.prepare('UPDATE products SET total_sold = 3, revenue = 450, total_generated = 4 WHERE id = ?').bind(product.id).run();
+    for (const token of [customer, reseller]) {
+      const res = await api('GET', '/api/products', { token });
+      for (const p of res.body) {
+        expect(p.stats).not.toHaveProperty('revenue');
+        expect(p.stats).not.toHaveProperty('totalSold');
+      }
+      expect(res.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({ totalGenerated: 4, totalActivations: 0 });
+    }
+    const all = await api('GET', '/api/products', { token: owner });
+    expect(all.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({ totalGenerated: 4, totalSold: 3, revenue: 450, totalActivations: 0 });
   });
 
   it('needs a session', async () => {
@@ -81,6 +98,7 @@ describe('POST /api/products', () => {
       minDays: 1,
       maxDays: 365,
       maxActivations: 1,
+      offlineTokenHours: 24,
       isActive: true,
       features: ['Fast', 'Cloud sync'],
       stats: { totalGenerated: 0, totalSold: 0, revenue: 0, totalActivations: 0 },
@@ -93,6 +111,15 @@ describe('POST /api/products', () => {
     const res = await api('POST', '/api/products', { token: owner, body: validBody({ features: 'A, B ,, C' }) });
     expect(res.status).toBe(201);
     expect(res.body.features).toEqual(['A', 'B', 'C']);
+  });
+
+  it('takes an offline token lifetime from 1 hour to 30 days', async () => {
+    for (const hours of [1, 720]) {
+      const res = await api('POST', '/api/products', { token: owner, body: validBody({ offlineTokenHours: hours }) });
+      expect(res.status).toBe(201);
+      expect(res.body.offlineTokenHours).toBe(hours);
+      expect((await productRow(res.body._id))!.offlineTokenHours).toBe(hours);
+    }
   });
 
   it('accepts free products and single-day ranges', async () => {
@@ -119,6 +146,9 @@ describe('POST /api/products', () => {
     ['maxDays beyond ten years', { maxDays: 3651 }, 'Maximum days must be at most 3650'],
     ['minDays above maxDays', { minDays: 30, maxDays: 7 }, 'Minimum days cannot be more than maximum days'],
     ['maxActivations 0', { maxActivations: 0 }, 'Maximum activations must be at least 1'],
+    ['an offline token lifetime under an hour', { offlineTokenHours: 0 }, 'Offline token lifetime (hours) must be at least 1'],
+    ['an offline token lifetime over 30 days', { offlineTokenHours: 721 }, 'Offline token lifetime (hours) must be at most 720'],
+    ['a fractional offline token lifetime', { offlineTokenHours: 1.5 }, 'Offline token lifetime (hours) must be a whole number'],
     ['an unknown product type', { productType: 'hardware' }, 'Product type must be one of software, game, service, other'],
     ['isActive as text', { isActive: 'yes' }, 'isActive must be true or false'],
     ['features as a number', { features: 5 }, 'Features must be a list of text'],

@@ -12,6 +12,7 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
 import { formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
+import { HeldSlotList } from './HeldSlots';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { useBulkDeleteKeys, useDeleteKey, useRemoveActivation, useRevokeKey } from './keys-api';
 
@@ -41,7 +42,8 @@ function DeviceList({ licenseKey, canManage, onChanged }: { licenseKey: LicenseK
   async function onRemove(activationId: string) {
     try {
       const answer = await remove.mutateAsync({ keyId: licenseKey._id, activationId });
-      toast.success('Device removed; its slot is free again');
+      // Its slot stays held while the device's offline token may live (see Held slots).
+      toast.success('Device removed');
       setConfirming(null);
       onChanged(answer.licenseKey);
     } catch (err) {
@@ -125,6 +127,7 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
         <Detail label="First used">{formatDateTime(key.firstUsedAt)}</Detail>
         <Detail label="Devices">
           {key.activations.length} / {key.maxActivations}
+          {(key.heldSlots?.length ?? 0) > 0 && <span className="muted"> (+{key.heldSlots.length} held)</span>}
         </Detail>
       </dl>
       {key.status === 'revoked' && (
@@ -134,6 +137,7 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
       )}
       <h3 className="section-title">Devices</h3>
       <DeviceList licenseKey={key} canManage={canManage} onChanged={setKey} />
+      <HeldSlotList licenseKey={key} canManage={canManage} onChanged={setKey} />
     </Modal>
   );
 }

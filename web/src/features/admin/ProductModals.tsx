@@ -2,7 +2,7 @@
 // the delete confirmation. The form is checked with the API's own product schema.
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
-import { productInputSchema } from '@schemas/products';
+import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
 import { ProductTypeOptions } from '../products';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
@@ -24,6 +24,7 @@ type ProductForm = {
   minDays: string;
   maxDays: string;
   maxActivations: string;
+  offlineTokenHours: string;
   features: string;
   isActive: boolean;
 };
@@ -38,6 +39,7 @@ const NEW_PRODUCT: ProductForm = {
   minDays: String(DEFAULT_MIN_DAYS),
   maxDays: String(DEFAULT_MAX_DAYS),
   maxActivations: String(DEFAULT_MAX_ACTIVATIONS),
+  offlineTokenHours: String(DEFAULT_OFFLINE_TOKEN_HOURS),
   features: '',
   isActive: true,
 };
@@ -52,6 +54,7 @@ const formOf = (p: Product): ProductForm => ({
   minDays: String(p.minDays),
   maxDays: String(p.maxDays),
   maxActivations: String(p.maxActivations),
+  offlineTokenHours: String(p.offlineTokenHours),
   features: p.features.join(', '),
   isActive: p.isActive,
 });
@@ -102,6 +105,7 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
       minDays: whole(form.minDays, DEFAULT_MIN_DAYS),
       maxDays: whole(form.maxDays, DEFAULT_MAX_DAYS),
       maxActivations: whole(form.maxActivations, DEFAULT_MAX_ACTIVATIONS),
+      offlineTokenHours: whole(form.offlineTokenHours, DEFAULT_OFFLINE_TOKEN_HOURS),
       features: form.features,
       isActive: form.isActive,
     });
@@ -189,6 +193,19 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
             onChange={set('maxActivations')}
             error={errors.maxActivations}
             hint="Devices per key"
+          />
+          <Field
+            label="Offline token lifetime (hours)"
+            name="offlineTokenHours"
+            type="number"
+            min={MIN_OFFLINE_TOKEN_HOURS}
+            max={MAX_OFFLINE_TOKEN_HOURS}
+            step={1}
+            inputMode="numeric"
+            value={form.offlineTokenHours}
+            onChange={set('offlineTokenHours')}
+            error={errors.offlineTokenHours}
+            hint="1 to 720 (30 days). A device that leaves a key keeps its slot this long."
           />
         </div>
         <Field label="Features" name="features" value={form.features} onChange={set('features')} error={errors.features} hint="Separated by commas" />

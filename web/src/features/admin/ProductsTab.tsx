@@ -62,8 +62,9 @@ function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog)
       </dl>
       <dl className="product-stats" aria-label={`${p.name} statistics`}>
         <Stat label="Generated" value={p.stats.totalGenerated} />
-        <Stat label="Sold" value={p.stats.totalSold} />
-        <Stat label="Revenue" value={p.stats.revenue} />
+        {/* Keys sold and revenue come to the owner only (this tab is the owner's). */}
+        <Stat label="Sold" value={p.stats.totalSold ?? 0} />
+        <Stat label="Revenue" value={p.stats.revenue ?? 0} />
         <Stat label="Activations" value={p.stats.totalActivations} />
       </dl>
       <div className="user-card-actions">

@@ -70,6 +70,15 @@ export function useRemoveActivation() {
   });
 }
 
+/** The owner frees a slot a released device still holds (its offline token may still be in use). */
+export function useReleaseHeldSlot() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ keyId, slotId }: { keyId: string; slotId: string }) => api.delete<KeyChangeResponse>(`/api/admin/keys/${keyId}/held-slots/${slotId}`),
+    onSuccess: after,
+  });
+}
+
 export function useGenerateKeys() {
   const after = useAfterKeyChange();
   return useMutation({ mutationFn: (body: GenerateKeysInput) => api.post<GenerateKeysResponse>('/api/keys/generate', body), onSuccess: after });

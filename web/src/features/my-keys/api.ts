@@ -28,7 +28,7 @@ export function useRemoveDevice() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
-      api.delete<{ success: boolean; message: string }>(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`),
+      api.delete<{ success: boolean; message: string; slotFreesAt?: string }>(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`),
     onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
   });
 }
