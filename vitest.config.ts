@@ -25,6 +25,8 @@ export default defineConfig(async () => {
                   APP_URL: 'http://localhost:8787',
                   LICENSE_SIGNING_KEY: generateLicenseSigningKey(),
                   TOTP_ENCRYPTION_KEY: 'test-totp-encryption-key-long-enough-0123456789',
+                  // Running locally: the test receiver listens on http://127.0.0.1.
+                  WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
                 },
               },
             }),
@@ -35,6 +37,8 @@ export default defineConfig(async () => {
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
+            // The local receiver webhooks are delivered to (webhooks.test.ts).
+            globalSetup: ['worker/test/webhook-receiver.ts'],
           },
         },
         {

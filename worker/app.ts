@@ -1,6 +1,7 @@
 // The Hono app: security headers for every response, the JSON API under /api, the SPA for the rest.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { contextStorage } from 'hono/context-storage';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './context';
 import { createDb } from './db/client';
@@ -21,6 +22,7 @@ import { productsRoutes } from './routes/products';
 import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
+import { webhooksRoutes } from './routes/webhooks';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -51,6 +53,8 @@ app.use(
 
 app.use(
   '/api/*',
+  // Lets a committed batch's webhook events reach the queue after the response (dispatchCommitted).
+  contextStorage(),
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
@@ -85,7 +89,8 @@ const routes = app
   .route('/api/admin/analytics', analyticsRoutes)
   .route('/api/admin', adminStatsRoutes)
   .route('/api/admin', adminPurchaseRoutes)
-  .route('/api/v1/licenses', licenses);
+  .route('/api/v1/licenses', licenses)
+  .route('/api/webhooks', webhooksRoutes);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

@@ -1,4 +1,6 @@
 // The Worker's bindings and secrets (wrangler.toml, .dev.vars locally, `wrangler secret` in production).
+import type { WebhookMessage } from './domain/webhook-outbox';
+
 export interface Env {
   DB: D1Database;
   KV: KVNamespace;
@@ -22,4 +24,8 @@ export interface Env {
   MAIL_FROM?: string;
   /** Comma-separated addresses exempt from the per-IP limit on sign-in calls (e.g. a test runner). */
   THROTTLE_EXEMPT_IPS?: string;
+  /** Outbound webhooks: the queue whose consumer (this Worker) delivers them. */
+  WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** "true" while running locally (npm start, tests): webhook URLs may then be http on loopback. */
+  WEBHOOKS_ALLOW_LOOPBACK_HTTP?: string;
 }

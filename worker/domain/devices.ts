@@ -2,6 +2,7 @@
 // product, allowed once a day per key so a key cannot be passed around by removing devices.
 import { AppError, notFound } from '../lib/errors';
 import { DAY_MS } from './licensing';
+import { activationEvent, asD1, dispatchCommitted } from './webhook-outbox';
 
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
 
@@ -18,7 +19,9 @@ export async function removeOwnDevice(d1: D1Database, userId: string, keyId: str
   const allowedFrom = now - DEVICE_REMOVAL_INTERVAL_MS;
   // The daily allowance is claimed and the device removed in one batch: the DELETE runs only while
   // the key is still allowed, so two removals racing cannot both pass.
-  const [removed] = await d1.batch([
+  const allowed = ' AND EXISTS (SELECT 1 FROM license_keys WHERE id = a.key_id AND (last_device_removal_at IS NULL OR last_device_removal_at <= ?4))';
+  const [event, removed] = await d1.batch([
+    asD1(d1, activationEvent('license.deactivated', activationId, now, { sql: allowed, params: [allowedFrom] })),
     d1
       .prepare(
         `DELETE FROM activations WHERE id = ?1 AND key_id = ?2 AND EXISTS (
@@ -28,6 +31,7 @@ export async function removeOwnDevice(d1: D1Database, userId: string, keyId: str
     d1.prepare('UPDATE license_keys SET last_device_removal_at = ?1 WHERE id = ?2 AND changes() = 1').bind(now, keyId),
     d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(found.product_id),
   ]);
+  await dispatchCommitted([event]);
   if (removed.meta.changes === 1) return;
   const latest = await d1.prepare('SELECT last_device_removal_at AS at FROM license_keys WHERE id = ?1').bind(keyId).first<{ at: number | null }>();
   const nextAt = (latest?.at ?? now) + DEVICE_REMOVAL_INTERVAL_MS;

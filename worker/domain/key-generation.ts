@@ -14,6 +14,7 @@ import type { Settings } from '../schemas/settings';
 import { auditStatement } from './audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
 import { assertOfferedDuration, findProduct, type ProductRow } from './products';
+import { asD1, dispatchCommitted, webhookEvents } from './webhook-outbox';
 
 export type Generator = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
 
@@ -71,7 +72,8 @@ export async function generateKeys(
     );
     try {
       // Each key's insert counts it on its product (a trigger, migration 0005).
-      await d1.batch([...inserts, toD1Statement(d1, audit)]);
+      const event = { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, quantity: keys.length, keys: keys.map((k) => ({ _id: k.id, key: k.key })), createdBy: { _id: actor.id, username: actor.username } };
+      await dispatchCommitted(await d1.batch([...inserts, toD1Statement(d1, audit), asD1(d1, webhookEvents('key.generated', [event], now))]));
     } catch (err) {
       if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw inactiveProduct();
       if (failedConstraint(err, 'UNIQUE', 'license_keys.key') && attempt < ATTEMPTS) continue;

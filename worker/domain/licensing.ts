@@ -6,6 +6,7 @@ import { newId } from '../lib/ids';
 import type { LicenseCode } from '../schemas/licensing';
 import type { Settings } from '../schemas/settings';
 import { noteDeviceSeen } from './last-used';
+import { activationEvent, asD1, dispatchCommitted } from './webhook-outbox';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
@@ -121,7 +122,7 @@ export async function activateLicense(
   // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
   // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
   // migration 0008).
-  const [before, insert, after] = await d1.batch([
+  const [before, insert, after, ...events] = await d1.batch([
     keyStatement(d1, input.key, input.deviceFingerprint),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     d1
@@ -136,7 +137,9 @@ export async function activateLicense(
       )
       .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs),
     keyStatement(d1, input.key, input.deviceFingerprint),
+    asD1(d1, activationEvent('license.activated', activationId, now)),
   ]);
+  await dispatchCommitted(events);
   const row = (before.results[0] as KeyRow | undefined) ?? null;
   const again = (after.results[0] as KeyRow | undefined) ?? null;
   // RETURNING answers only a row that went in (meta.changes would count the trigger's writes too).
@@ -192,11 +195,13 @@ export async function validateLicense(
 
 /** Removes a device from a key, freeing its slot. Used by the app itself and by the panel. */
 export async function removeActivation(d1: D1Database, keyId: string, productId: string, activationId: string): Promise<boolean> {
-  const [removed] = await d1.batch([
+  const [event, removed] = await d1.batch([
+    asD1(d1, activationEvent('license.deactivated', activationId, Date.now(), { sql: ' AND a.key_id = ?4', params: [keyId] })),
     d1.prepare('DELETE FROM activations WHERE id = ?1 AND key_id = ?2').bind(activationId, keyId),
     // changes() is the DELETE's count: the counter moves only when a row really went.
     d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(productId),
   ]);
+  await dispatchCommitted([event]);
   return removed.meta.changes === 1;
 }
 

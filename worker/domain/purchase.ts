@@ -15,6 +15,7 @@ import type { PurchaseReceipt, PurchaseShortfall } from '../schemas/entities';
 import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
+import { dispatchCommitted, keyEvents } from './webhook-outbox';
 import { assertOfferedDuration, purchasable, type ProductRow } from './products';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -172,6 +173,7 @@ async function commitPurchase(
       : new SqlStatement(INSERT_KEY, key),
   ];
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
+  statements.push(keyEvents('key.purchased', [keyId], at));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
@@ -180,6 +182,7 @@ async function commitPurchase(
   const run = order.runBatch ?? plainBatch(db);
   try {
     const results = await run(statements);
+    await dispatchCommitted(results);
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {
