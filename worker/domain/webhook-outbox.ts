@@ -4,13 +4,14 @@
 // lookup inside a batch it runs anyway and no extra round trip. After the commit, the rows the
 // batch wrote (RETURNING) go on the queue; the cron re-enqueues any that never got there.
 import { tryGetContext } from 'hono/context-storage';
-import type { AppEnv } from '../context';
 import { SqlStatement } from '../db/client';
-import type { Env } from '../env';
 import type { WebhookEventType } from '../schemas/webhooks';
 
 /** What the webhook queue carries: an event to fan out to its endpoints, or one delivery to attempt. */
 export type WebhookMessage = { kind: 'event'; eventId: string } | { kind: 'delivery'; deliveryId: string };
+
+/** The queue's producer, as far as the outbox uses it (this module is also built for Node: the CLI, scripts). */
+type WebhookQueue = { sendBatch(messages: Array<{ body: WebhookMessage }>): Promise<unknown> };
 
 /** The column every outbox statement answers for each event it wrote (see eventIdsIn). */
 const EVENT_ID_COLUMN = 'webhook_event_id';
@@ -95,7 +96,7 @@ export function exchangeEvent(userId: string, exchange: { usdAmount: number; cre
 }
 
 /** The statement for a raw D1 batch. */
-export const asD1 = (d1: D1Database, statement: SqlStatement): D1PreparedStatement => d1.prepare(statement.text).bind(...statement.params);
+export const asD1 = (d1: D1Database, statement: SqlStatement) => d1.prepare(statement.text).bind(...statement.params);
 
 /** The ids of the events a committed batch wrote, from its results in any of the shapes D1 and drizzle give. */
 export function eventIdsIn(results: readonly unknown[]): string[] {
@@ -112,10 +113,10 @@ export function eventIdsIn(results: readonly unknown[]): string[] {
 }
 
 /** Puts events on the queue (fan-out happens in the consumer). */
-export async function enqueueEvents(queue: Queue<WebhookMessage>, eventIds: string[]): Promise<void> {
+export async function enqueueEvents(queue: WebhookQueue, eventIds: string[]): Promise<void> {
   // sendBatch takes at most 100 messages.
   for (let i = 0; i < eventIds.length; i += 100) {
-    await queue.sendBatch(eventIds.slice(i, i + 100).map((eventId) => ({ body: { kind: 'event', eventId } as WebhookMessage })));
+    await queue.sendBatch(eventIds.slice(i, i + 100).map((eventId) => ({ body: { kind: 'event', eventId } })));
   }
 }
 
@@ -124,11 +125,11 @@ export async function enqueueEvents(queue: Queue<WebhookMessage>, eventIds: stri
  * response (the request's waitUntil). Outside a request (the cron, a script) give `env`. A failed
  * send loses nothing: the cron re-enqueues events left undispatched.
  */
-export async function dispatchCommitted(results: readonly unknown[], env?: Pick<Env, 'WEBHOOK_QUEUE'>): Promise<void> {
+export async function dispatchCommitted(results: readonly unknown[], env?: { WEBHOOK_QUEUE: WebhookQueue }): Promise<void> {
   const ids = eventIdsIn(results);
   if (ids.length === 0) return;
   if (env) return enqueueEvents(env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
-  const c = tryGetContext<AppEnv>();
+  const c = tryGetContext<{ Bindings: { WEBHOOK_QUEUE?: WebhookQueue } }>();
   if (!c?.env.WEBHOOK_QUEUE) return;
   const sent = enqueueEvents(c.env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
   try {
