@@ -17,6 +17,7 @@ const panels: Record<TabId, ComponentType<TabProps>> = {
   keys: lazy(() => import('./KeysTab').then((m) => ({ default: m.KeysTab }))),
   generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
   purchase: lazy(() => import('./DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
+  webhooks: lazy(() => import('../webhooks/WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 
