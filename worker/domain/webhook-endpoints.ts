@@ -1,7 +1,7 @@
 // The owner's webhook endpoints: made with a signing secret shown once (sealed at rest like the
 // two-factor secrets), listed with their health, edited, rotated, tested, and their deliveries paged.
 import { encodeBase64 } from '@oslojs/encoding';
-import { and, count, desc, eq } from 'drizzle-orm';
+import { count, desc, eq } from 'drizzle-orm';
 import { runBatch, SqlStatement, type DB } from '../db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
 import type { Env } from '../env';
@@ -13,7 +13,6 @@ import {
   WEBHOOK_TEST_EVENT,
   webhookUrlProblem,
   type CreatedWebhookEndpoint,
-  type CreateWebhookInput,
   type UpdateWebhookInput,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -100,20 +99,18 @@ export async function createWebhookEndpoint(
   now = Date.now(),
 ): Promise<CreatedWebhookEndpoint> {
   assertUrl(env, input.url);
-  const [{ n }] = await db.select({ n: count() }).from(webhookEndpoints);
-  if (n >= MAX_WEBHOOK_ENDPOINTS) throw new AppError('CONFLICT', `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
   const secret = await newSecret(env);
   const id = newId(now);
-  await db.insert(webhookEndpoints).values({
-    id,
-    url: input.url,
-    description: input.description,
-    events: input.events,
-    secret: secret.sealed,
-    enabled: true,
-    createdBy: actorId,
-    createdAt: new Date(now),
-  });
+  // The count and the insert are one statement, so endpoints added at once never pass the limit.
+  const { results } = await db.$client
+    .prepare(
+      `INSERT INTO webhook_endpoints (id, url, description, events, secret, enabled, created_by, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, 1, ?6, ?7 WHERE (SELECT count(*) FROM webhook_endpoints) < ?8
+       RETURNING id`,
+    )
+    .bind(id, input.url, input.description, JSON.stringify(input.events), secret.sealed, actorId, now, MAX_WEBHOOK_ENDPOINTS)
+    .all();
+  if (results.length === 0) throw new AppError('CONFLICT', `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
   return { ...(await getWebhookEndpoint(db, id, now)), secret: secret.shown };
 }
 
@@ -236,10 +233,9 @@ export async function redeliver(db: DB, queue: Queue<WebhookMessage>, deliveryId
   const [updated] = await db
     .update(webhookDeliveries)
     .set({ status: 'pending', nextAttemptAt: new Date(now), error: null })
-    .where(and(eq(webhookDeliveries.id, deliveryId)))
+    .where(eq(webhookDeliveries.id, deliveryId))
     .returning();
   await queue.send({ kind: 'delivery', deliveryId });
   return toDeliveryJson({ ...updated, event: found.event });
 }
 
-export type { CreateWebhookInput };

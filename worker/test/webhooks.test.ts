@@ -4,13 +4,13 @@
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
 import { purchaseKey } from '../domain/purchase';
 import { runScheduledJobs } from '../domain/scheduled';
 import { attemptDelivery, DISABLE_AFTER_MS, MAX_ATTEMPTS } from '../domain/webhook-delivery';
 import { expireKeys } from '../domain/key-lifecycle';
-import { WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
 import { TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { makeProduct } from './shop-helpers';
@@ -26,9 +26,10 @@ beforeAll(async () => {
   ownerToken = await tokenFor('owner');
 });
 
-// Endpoints stay in the shared database otherwise, and would get other files' events.
-afterAll(async () => {
-  for (const id of made) await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+// Each test's endpoints go with it (a retry still queued then finds nothing to send), so they never
+// receive another test's events, nor other files' once this file is done.
+afterEach(async () => {
+  for (const id of made.splice(0)) await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
 });
 
 async function addEndpoint(mode: string, events: readonly string[] = WEBHOOK_EVENT_TYPES) {
@@ -58,6 +59,23 @@ const deliveriesOf = (endpointId: string) => db().select().from(webhookDeliverie
 
 describe('endpoints', () => {
   roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: async () => null }, OWNER_ONLY);
+  const secretOf = async (id: string) => (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get())?.secret ?? null;
+  const target = async () => {
+    const res = await api('POST', '/api/webhooks', { token: ownerToken ?? (await tokenFor('owner')), body: { url: 'https://example.com/matrix', events: ['key.revoked'] } });
+    await db().update(webhookEndpoints).set({ enabled: false }).where(eq(webhookEndpoints.id, res.body.id));
+    made.push(res.body.id);
+    return res.body.id as string;
+  };
+  roleMatrix(
+    'POST /api/webhooks/:id/rotate-secret',
+    { request: async () => ({ method: 'POST', path: `/api/webhooks/${await target()}/rotate-secret` }), state: async (r) => secretOf(r.path.split('/')[3]) },
+    OWNER_ONLY,
+  );
+  roleMatrix(
+    'DELETE /api/webhooks/:id',
+    { request: async () => ({ method: 'DELETE', path: `/api/webhooks/${await target()}` }), state: async (r) => secretOf(r.path.split('/')[3]) },
+    OWNER_ONLY,
+  );
   roleMatrix(
     'POST /api/webhooks',
     {
@@ -107,6 +125,19 @@ describe('endpoints', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
     expect((await db().select().from(webhookEndpoints)).length).toBe(before);
+  });
+
+  it('never passes the endpoint limit, even when endpoints are added at once', async () => {
+    // Only this file makes endpoints, one test at a time, and each test removes its own.
+    const room = MAX_WEBHOOK_ENDPOINTS - (await db().select().from(webhookEndpoints)).length;
+    const answers = await Promise.all(
+      Array.from({ length: room + 4 }, () => api('POST', '/api/webhooks', { token: ownerToken, body: { url: 'https://example.com/many', events: ['user.registered'] } })),
+    );
+    const created = answers.filter((a) => a.status === 201).map((a) => a.body.id as string);
+    for (const id of created) await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    expect(created).toHaveLength(room);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(4);
+    expect(answers.find((a) => a.status === 409)!.body).toEqual({ code: 'CONFLICT', message: `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints` });
   });
 
   it('answers 404 for unknown endpoints and deliveries, 400 for an empty patch', async () => {
