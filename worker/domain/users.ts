@@ -85,7 +85,8 @@ export async function createUser(
         ]
       : [];
   try {
-    const registered = webhookEvents('user.registered', [{ user: toUserJson({ ...row, passwordHash: null, lastLogin: null, twoFactorEnabled: false, twoFactorSecret: null, twoFactorPendingSecret: null, twoFactorLastStep: null, passwordChangedAt: null }) }], now.getTime());
+    const fresh = { ...row, lastLogin: null, twoFactorEnabled: false, twoFactorSecret: null, twoFactorPendingSecret: null, twoFactorLastStep: null, passwordChangedAt: null };
+    const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
     await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]));
   } catch (err) {
     // Two registrations racing for the same name: the unique index decides.

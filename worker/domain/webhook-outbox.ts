@@ -95,6 +95,16 @@ export function exchangeEvent(userId: string, exchange: { usdAmount: number; cre
   return outbox('balance.exchanged', data, `FROM users u WHERE u.id = ?3`, [userId, exchange.usdAmount, exchange.credits, exchange.rate], now);
 }
 
+/**
+ * balance.topped_up, for the card top-up's batch (after its balance update): the account's balances
+ * as the batch left them, and the amount credited.
+ */
+export function balanceToppedUpEvent(userId: string, topUp: { amountUsd: number }, now = Date.now()): OutboxStatement {
+  const data = `json_object('user', json_object('_id', u.id, 'username', u.username, 'email', u.email),
+    'amountUsd', ?4, 'balances', json_object('usd', u.balance_cents / 100.0, 'credits', u.credits))`;
+  return outbox('balance.topped_up', data, `FROM users u WHERE u.id = ?3`, [userId, topUp.amountUsd], now);
+}
+
 /** The statement for a raw D1 batch. */
 export const asD1 = (d1: D1Database, statement: SqlStatement) => d1.prepare(statement.text).bind(...statement.params);
 

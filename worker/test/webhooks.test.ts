@@ -10,6 +10,8 @@ import { purchaseKey } from '../domain/purchase';
 import { runScheduledJobs } from '../domain/scheduled';
 import { attemptDelivery, DISABLE_AFTER_MS, MAX_ATTEMPTS } from '../domain/webhook-delivery';
 import { expireKeys } from '../domain/key-lifecycle';
+import { balanceToppedUpEvent, dispatchCommitted } from '../domain/webhook-outbox';
+import { runBatch, SqlStatement } from '../db/client';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
 import { TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
@@ -220,6 +222,28 @@ describe('delivery', () => {
     await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 } });
     const events = await db().select().from(webhookEvents).all();
     expect(events.filter((e) => e.data.includes(product.id))).toHaveLength(0);
+  });
+
+  it('writes no event for a change that did not commit', async () => {
+    await addEndpoint('ok', ['key.purchased']);
+    const product = await makeProduct();
+    const { user, token } = await signedInUser('user', { credits: 5 });
+    const refused = await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 } });
+    expect(refused.status).toBe(402);
+    const events = await db().select().from(webhookEvents).all();
+    expect(events.filter((e) => e.data.includes(user.id) || e.data.includes(product.id))).toHaveLength(0);
+  });
+
+  it('builds the balance.topped_up event for the card top-up batch, with the balances it leaves', async () => {
+    const hook = await addEndpoint('ok', ['balance.topped_up']);
+    const { user } = await signedInUser('user', { balanceCents: 550, credits: 7 });
+    const results = await runBatch(db(), [
+      new SqlStatement('UPDATE users SET balance_cents = balance_cents + 2000 WHERE id = ?1', [user.id]),
+      balanceToppedUpEvent(user.id, { amountUsd: 20 }),
+    ]);
+    await dispatchCommitted(results, env);
+    const { event } = await waitFor(hook, (e) => e.type === 'balance.topped_up' && e.data.user._id === user.id);
+    expect(event.data).toEqual({ user: { _id: user.id, username: user.username, email: user.email }, amountUsd: 20, balances: { usd: 25.5, credits: 7 } });
   });
 
   it('retries a failing receiver with the same webhook-id, and the deliveries show both attempts', async () => {
