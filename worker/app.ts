@@ -4,7 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { contextStorage } from 'hono/context-storage';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './context';
-import { createDb } from './db/client';
+import { requestDb } from './db/client';
+import { BOOKMARK_HEADER, openRequestD1, parseBookmark } from './db/session';
 import { AppError, errorResponse } from './lib/errors';
 import { maintenanceMode } from './middleware/maintenance';
 import { adminKeysRoutes } from './routes/admin-keys';
@@ -25,6 +26,10 @@ import { usersRoutes } from './routes/users';
 import { webhooksRoutes } from './routes/webhooks';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Calls that are POSTs for their body but only read: served by a replica like a GET. */
+const READ_ONLY_CALLS = new Set(['/api/v1/licenses/validate']);
 
 export const app = new Hono<AppEnv>();
 
@@ -55,17 +60,24 @@ app.use(
   '/api/*',
   // Lets a committed batch's webhook events reach the queue after the response (dispatchCommitted).
   contextStorage(),
+  // First, so that every answer (a 413 from the body limit too) carries the bookmark.
+  async (c, next) => {
+    c.header('Cache-Control', 'no-store');
+    const bookmark = parseBookmark(c.req.header(BOOKMARK_HEADER));
+    const d1 = openRequestD1(c.env.DB, { write: !READS.has(c.req.method) && !READ_ONLY_CALLS.has(c.req.path), bookmark });
+    c.set('d1', d1);
+    c.set('db', requestDb(d1));
+    await next();
+    // The newest point this request saw (or, when it asked D1 nothing, the caller's own), errors too.
+    const latest = d1.getBookmark() ?? bookmark;
+    if (latest) c.header(BOOKMARK_HEADER, latest);
+  },
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
       throw new AppError('PAYLOAD_TOO_LARGE', `Request body must be at most ${MAX_BODY_BYTES / 1024} KB`);
     },
   }),
-  async (c, next) => {
-    c.set('db', createDb(c.env.DB));
-    c.header('Cache-Control', 'no-store');
-    await next();
-  },
 );
 
 // Before every route: while maintenance mode is on, only owners (and licensed apps) are served.

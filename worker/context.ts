@@ -1,19 +1,28 @@
-// The Hono environment every route shares: typed bindings, the drizzle instance, the signed-in user.
+// The Hono environments the routes share: typed bindings, the request's D1, and, on signed-in
+// routes, the caller.
 import type { DB } from './db/client';
+import type { RequestD1 } from './db/session';
 import type { ApiTokenGrant } from './domain/api-tokens';
+import type { Role } from './db/schema';
 import type { Env } from './env';
-import type { BatchAuth } from './middleware/auth';
-import type { SessionUser, SessionRecord } from './lib/sessions';
+import type { SessionRecord } from './lib/sessions';
 
+/** Who is calling (middleware/auth.ts): the account, the role it acts with, and how it came. */
+export type Caller = { id: string; role: Role } & ({ via: 'session'; session: SessionRecord } | { via: 'apiToken'; apiToken: ApiTokenGrant });
+
+/** Every /api request: its D1 session (db/session.ts) and the drizzle instance over it. */
 export type AppEnv = {
   Bindings: Env;
   Variables: {
+    d1: RequestD1;
     db: DB;
-    user: SessionUser;
-    session: SessionRecord;
-    /** Set instead of `session` when the caller used an API token (no session exists then). */
-    apiToken: ApiTokenGrant | undefined;
-    /** Set by requireAuthInBatch: the session's checks, to ride in the route's batch. */
-    batchAuth: BatchAuth | undefined;
+    /** Set by requireAuth; only routes behind it see it typed as set (SignedInEnv). */
+    caller: Caller | undefined;
   };
+};
+
+/** A route behind requireAuth: the caller is known. */
+export type SignedInEnv = {
+  Bindings: Env;
+  Variables: AppEnv['Variables'] & { caller: Caller };
 };

@@ -13,6 +13,8 @@ export interface Env {
   LICENSE_SIGNING_KEY: string;
   LICENSE_KEY_LIMITER: RateLimit;
   LICENSE_IP_LIMITER: RateLimit;
+  /** Calls per signed-in session or API token (middleware/auth.ts). */
+  CALL_LIMITER: RateLimit;
   /** AES-GCM key material (32+ characters) that encrypts two-factor secrets at rest. */
   TOTP_ENCRYPTION_KEY: string;
   /** Google sign-in; without both, Google answers 501 NOT_CONFIGURED. */

@@ -1,6 +1,7 @@
 // The CLI's one HTTP client: JSON, the bearer token, a 30 s timeout, the API's own error message,
 // and a patient retry when the server says to slow down (429 with Retry-After).
 import { version } from '../../package.json';
+import { BOOKMARK_HEADER, readBookmark, rememberBookmark } from './bookmark';
 import type { Connection } from './config';
 import { ApiError, CliError, LOGIN_HINT } from './errors';
 import { notice } from './output';
@@ -38,6 +39,8 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `keypanel-cli/${version}`, ...options.headers };
     if (mode === 'signedIn') headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const bookmark = readBookmark(url);
+    if (bookmark) headers[BOOKMARK_HEADER] = bookmark;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
 
     for (let attempt = 0; ; attempt++) {
@@ -48,6 +51,7 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
         const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : networkReason(err);
         throw new CliError(`Could not reach KeyPanel at ${url}: ${reason}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
       }
+      rememberBookmark(url, response.headers.get(BOOKMARK_HEADER));
       const text = await response.text();
       const data = parseJson(text);
       if (response.ok) return data as T;

@@ -1,6 +1,7 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import * as schema from './schema';
+import { bindingOf, type RequestD1 } from './session';
 
 export type DB = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
@@ -26,15 +27,6 @@ export class SqlStatement {
 /** One statement of a request's batch: a drizzle query, or SQL text with its parameters. */
 export type Statement = BatchItem<'sqlite'> | SqlStatement;
 
-/** How a request runs its one D1 batch; requireAuthInBatch's runner puts the session's checks in front. */
-export type RunBatch = (items: Statement[]) => Promise<unknown[]>;
-
-/** The plain runner: the statements alone. */
-export const plainBatch =
-  (db: DB): RunBatch =>
-  (items) =>
-    runBatch(db, items);
-
 /**
  * Runs the statements as one D1 batch (one transaction) and answers each one's result as `db.batch`
  * would: a drizzle query's mapped result, a SqlStatement's rows.
@@ -57,6 +49,15 @@ export async function runBatch(db: DB, items: Statement[]): Promise<unknown[]> {
 type DrizzlePrepared = {
   _prepare(): { getQuery(): { sql: string; params: unknown[] }; mapResult(result: unknown, isFromBatch: boolean): unknown };
 };
+
+/**
+ * The drizzle instance over a request's D1 session (db/session.ts). Without the schema's relational
+ * config, which no query here uses, making one per request costs next to nothing.
+ */
+export const requestDb = (d1: RequestD1): DB => drizzle(d1 as unknown as D1Database) as unknown as DB;
+
+/** The database behind a drizzle instance (the binding, whichever request's session it runs on), for per-database caches. */
+export const databaseOf = (db: DB): D1Database => bindingOf(db.$client);
 
 export function createDb(d1: D1Database): DB {
   let db = instances.get(d1);

@@ -8,6 +8,13 @@ const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull(
 
 export const ROLES = ['user', 'reseller', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** Each role includes the ones before it (user < reseller < owner). */
+export const isAtLeast = (role: Role, minimum: Role) => ROLES.indexOf(role) >= ROLES.indexOf(minimum);
+export const lowerRole = (a: Role, b: Role): Role => (isAtLeast(a, b) ? b : a);
+
+/** An account acting with a role: the signed-in caller, as domain functions need it. */
+export type Actor = { id: string; role: Role };
 export const PRODUCT_TYPES = ['software', 'game', 'service', 'other'] as const;
 export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];

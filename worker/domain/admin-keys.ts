@@ -3,13 +3,13 @@
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
-import { plainBatch, runBatch, type DB, type RunBatch } from '../db/client';
+import { runBatch, type DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { activations, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
 import { inPrefixRange, prefixEnd } from '../lib/sql-prefix';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { JsonText } from '../lib/request';
 import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entities';
@@ -21,7 +21,7 @@ import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, ke
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
-export type KeyAdmin = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
+export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
 
 
 /**
@@ -122,10 +122,10 @@ function expiredPageIds(db: DB) {
 }
 
 /** Whether the owner's page takes its total from the Overview's key counts (no search, no product). */
-const countedByOverview = (viewer: Pick<SessionUser, 'role'>, query: AdminKeysQuery) => viewer.role === 'owner' && !query.search && !query.product;
+const countedByOverview = (viewer: Pick<Actor, 'role'>, query: AdminKeysQuery) => viewer.role === 'owner' && !query.search && !query.product;
 
 /** The statement that answers a page of the admin key list (the query-plan tests read it too). */
-export function adminKeysStatement(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, query: AdminKeysQuery, now = Date.now()) {
+export function adminKeysStatement(db: DB, viewer: Actor, query: AdminKeysQuery, now = Date.now()) {
   const offset = (query.page - 1) * query.limit;
   const values = { viewer: viewer.id, now, product: query.product ?? null, limit: query.limit, offset, upTo: offset + query.limit, ...(query.search ? searchSlots(query.search) : {}) };
   const status = query.status ?? null;
@@ -136,19 +136,18 @@ export function adminKeysStatement(db: DB, viewer: Pick<SessionUser, 'id' | 'rol
 /** A page of the admin key list as JSON (SQLite writes the keys, license-keys.ts), with its total. */
 export async function listAdminKeys(
   db: DB,
-  viewer: Pick<SessionUser, 'id' | 'role'>,
+  viewer: Actor,
   query: AdminKeysQuery,
-  run: RunBatch = plainBatch(db),
   now = Date.now(),
 ): Promise<JsonText<AdminKeysResponse>> {
   const statement = adminKeysStatement(db, viewer, query, now);
   if (countedByOverview(viewer, query)) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
     // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [[[rows]], counts] = await Promise.all([run([statement]) as Promise<[{ json: string }[]]>, ownerKeyCounts(db, now)]);
+    const [[[rows]], counts] = await Promise.all([runBatch(db, [statement]) as Promise<[{ json: string }[]]>, ownerKeyCounts(db, now)]);
     return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
   }
-  const { keysJson, total } = await keysPageJson(run, statement);
+  const { keysJson, total } = await keysPageJson(db, statement);
   return keyListJson(keysJson, total, query.limit);
 }
 
@@ -199,7 +198,7 @@ const describeDeleted = (k: DeletedKey) => ({ id: k.id, key: k.key, product: k.p
  * row and the recount of their products' activations, so the product cards stay right.
  */
 async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnType<typeof auditStatement>): Promise<number> {
-  const { d1 } = admin;
+  const d1 = admin.db.$client;
   // RETURNING counts the keys alone: D1's `changes` also counts the activations the cascade removed.
   const deletes = chunks(keys).map((chunk) =>
     d1.prepare(`DELETE FROM license_keys WHERE id IN (${chunk.map((_, j) => `?${j + 1}`).join(', ')}) RETURNING id`).bind(...chunk.map((k) => k.id)),
@@ -235,14 +234,14 @@ export async function bulkDeleteKeys(admin: KeyAdmin, ids: string[], reason: str
 
 /** The owner frees one device slot of a key (the details modal's remove button). */
 export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activationId: string): Promise<LicenseKey> {
-  const { db, d1, actor, ip } = admin;
+  const { db, actor, ip } = admin;
   const key = await requireKey(db, keyId);
   const activation = await db
     .select()
     .from(activations)
     .where(and(eq(activations.id, activationId), eq(activations.keyId, keyId)))
     .get();
-  if (!activation || !(await removeActivation(d1, keyId, key.productId, activationId))) throw notFound('Activation');
+  if (!activation || !(await removeActivation(db.$client, keyId, key.productId, activationId))) throw notFound('Activation');
   await recordAudit(
     db,
     actor,

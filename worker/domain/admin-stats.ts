@@ -2,10 +2,10 @@
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { plainBatch, type DB, type RunBatch } from '../db/client';
+import { databaseOf, runBatch, type DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../db/compiled';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
 import { keysJsonStatement, NEWEST_FIRST } from './license-keys';
 
@@ -51,7 +51,7 @@ export const COUNTS_REUSE_MS = 5_000;
  * figures are exact right after any change.
  */
 class ReusedCount<T> {
-  private entry: { d1: D1Database; at: number; value: Promise<T> } | null = null;
+  private entry: { database: unknown; at: number; value: Promise<T> } | null = null;
 
   constructor(
     private readonly count: (db: DB, now: number) => Promise<T>,
@@ -59,10 +59,10 @@ class ReusedCount<T> {
   ) {}
 
   get(db: DB, now: number): Promise<T> {
-    const d1 = db.$client;
+    const database = databaseOf(db);
     const cached = this.entry;
-    if (cached && cached.d1 === d1 && now - cached.at < COUNTS_REUSE_MS) return cached.value;
-    const entry = { d1, at: now, value: this.count(db, now) };
+    if (cached && cached.database === database && now - cached.at < COUNTS_REUSE_MS) return cached.value;
+    const entry = { database, at: now, value: this.count(db, now) };
     this.entry = entry;
     const forget = () => {
       if (this.entry === entry) this.entry = null;
@@ -133,8 +133,8 @@ const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean
 
 type OverviewRow = { n: number; total: string | number | null; people: string; keys: string };
 
-/** The Overview's figures; `run` runs its one batch (the request's runner, with the session's checks in front). */
-export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'>, now = Date.now(), run: RunBatch = plainBatch(db)): Promise<AdminStats> {
+/** The Overview's figures. */
+export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promise<AdminStats> {
   const isOwner = viewer.role === 'owner';
   // The reseller's keys: license_keys_creator_idx (created_by, created_at).
   const keyScope = isOwner ? undefined : eq(licenseKeys.createdBy, viewer.id);
@@ -148,7 +148,7 @@ export async function adminStats(db: DB, viewer: Pick<SessionUser, 'id' | 'role'
   // Every figure but the counts by status and by role in one D1 round trip.
   const shape = { owner: isOwner };
   const values = { viewer: viewer.id, now };
-  const [[row]] = (await run([overviewStatement(db, shape, values)])) as [OverviewRow[]];
+  const [[row]] = (await runBatch(db, [overviewStatement(db, shape, values)])) as [OverviewRow[]];
   const [keysByStatus, usersByRole, recentUsers] = await Promise.all([
     isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
     isOwner ? ownerRoleCountsReuse.get(db, now) : countUsersByRole(db, userScope),

@@ -3,19 +3,21 @@
 import { and, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { runtimeLimit } from '../db/compiled';
-import { ledger, users } from '../db/schema';
+import { apiTokens, ledger, users, type Actor } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import { startsWith } from '../lib/sql-prefix';
 import { newId } from '../lib/ids';
-import { endAllSessions, type SessionUser } from '../lib/sessions';
+import { forgetAccountState, saveAccountState } from '../lib/account-state';
+import { endAllSessions } from '../lib/sessions';
 import { toCents, type AddFundsInput, type ListUsersQuery } from '../schemas/admin-users';
 import type { User, UserSummary } from '../schemas/entities';
+import { forgetApiTokenGrants } from './api-tokens';
 import { auditStatement } from './audit';
 import { recordSecurityEvent } from './security-log';
 import { assertUnique, createUser, findUserById, toUserJson, type UserRow } from './users';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
-export type AdminContext = { db: DB; kv: KVNamespace; actor: SessionUser; ip: string | null };
+export type AdminContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
 
 export const LAST_OWNER_MESSAGE = 'The last owner cannot be demoted, deactivated or deleted';
 
@@ -153,7 +155,10 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
     await endAllSessions(admin.kv, id);
     await recordSecurityEvent(db, id, 'account_deactivated', { ipAddress: ip, userAgent: null });
   }
-  return getUser(db, id);
+  const after = await getUser(db, id);
+  // What authorizes the account's next request, wherever it is signed in (sessions and API tokens).
+  if (after.role !== before.role || after.isActive !== before.isActive) await saveAccountState(admin.kv, id, { role: after.role, active: after.isActive });
+  return after;
 }
 
 /** Adds USD or credits to an account (SPEC: Add Balance or Credits), with its ledger row. */
@@ -196,10 +201,11 @@ export async function deleteUser(admin: AdminContext, id: string): Promise<void>
     ip,
     sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`,
   );
-  const [, result] = await db.batch([audit, db.delete(users).where(guard)]);
+  // The account's API tokens go with its row (cascade); their grants in KV are deleted after it.
+  const [, tokens, result] = await db.batch([audit, db.select({ tokenHash: apiTokens.tokenHash }).from(apiTokens).where(eq(apiTokens.userId, id)), db.delete(users).where(guard)]);
   if ((result as D1Result).meta.changes === 0) {
     if (!(await findUserById(db, id))) throw notFound('User');
     throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
   }
-  await endAllSessions(admin.kv, id);
+  await Promise.all([endAllSessions(admin.kv, id), forgetAccountState(admin.kv, id), forgetApiTokenGrants(admin.kv, tokens.map((t) => t.tokenHash))]);
 }

@@ -3,6 +3,7 @@
 // revenue from the ledger (ledger_kind_created_idx), keys sold and sales by product from the keys
 // (license_keys_created_idx; a bought key's purchasedAt is its createdAt), new users
 // (users_created_idx) and activations (activations_activated_idx). Days are UTC days.
+import type { DB } from '../db/client';
 import type { Analytics, AnalyticsDay, ProductSales } from '../schemas/analytics';
 import { DAY_MS } from './licensing';
 
@@ -22,7 +23,8 @@ export const ANALYTICS_SQL = {
   activations: `SELECT activated_at / ${DAY_MS} AS day, count(*) AS n FROM activations WHERE activated_at >= ?1 AND activated_at < ?2 GROUP BY day`,
 };
 
-export async function systemAnalytics(d1: D1Database, days: number, now = Date.now()): Promise<Analytics> {
+export async function systemAnalytics(db: DB, days: number, now = Date.now()): Promise<Analytics> {
+  const d1 = db.$client;
   const lastDay = Math.floor(now / DAY_MS);
   const firstDay = lastDay - days + 1;
   const from = firstDay * DAY_MS;

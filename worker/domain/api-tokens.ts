@@ -1,22 +1,21 @@
 // API tokens: named, long-lived bearer tokens for scripts and the CLI. The secret is shown once and
-// stored as its SHA-256 (a 256-bit random value needs no slow hash); revoking deletes the row, so
-// a revoked token is refused by the very next request. A token acts with the lower of its own role
-// and its owner's current role, so a demotion takes effect on every token at once.
+// stored as its SHA-256 (a 256-bit random value needs no slow hash). D1 holds the token's row (the
+// list, lastUsed); KV holds its grant under the same hash, which is what a request reads, so calling
+// with a token reads nothing from D1. Revoking deletes both, so a revoked token is refused by the very
+// next request. A token acts with the lower of its own role and its owner's current role (the
+// account state, lib/account-state.ts), so a demotion takes effect on every token at once.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { apiTokens, rateLimits, users, type Role } from '../db/schema';
+import { apiTokens, isAtLeast, type Role } from '../db/schema';
 import { AppError, forbidden } from '../lib/errors';
 import { newId, randomToken, sha256Hex } from '../lib/ids';
-import { LAST_ACTIVE_WRITE_MS, type SessionUser } from '../lib/sessions';
+import { LAST_ACTIVE_WRITE_MS } from '../lib/sessions';
 import { API_TOKEN_PREFIX, MAX_API_TOKENS_PER_USER } from '../schemas/api-tokens';
 import type { ApiToken } from '../schemas/entities';
-import { RULES, windowStartOf } from './throttle';
 
-const ROLE_RANK: Record<Role, number> = { user: 0, reseller: 1, owner: 2 };
-const lowerRole = (a: Role, b: Role): Role => (ROLE_RANK[a] <= ROLE_RANK[b] ? a : b);
 
 /** The roles that may hold API tokens; a plain user's account has no use for one. */
-export const mayHoldApiTokens = (role: Role) => ROLE_RANK[role] >= ROLE_RANK.reseller;
+export const mayHoldApiTokens = (role: Role) => isAtLeast(role, 'reseller');
 
 type ApiTokenRow = typeof apiTokens.$inferSelect;
 
@@ -31,12 +30,13 @@ export const toApiTokenJson = (row: Pick<ApiTokenRow, 'id' | 'name' | 'role' | '
 
 export async function createApiToken(
   db: DB,
-  creator: SessionUser,
+  kv: KVNamespace,
+  creator: { id: string; role: Role },
   input: { name: string; role: Role; readOnly: boolean },
   now = Date.now(),
 ): Promise<{ token: string; apiToken: ApiToken }> {
   if (!mayHoldApiTokens(creator.role)) throw forbidden('API tokens are available to owners and resellers only');
-  if (ROLE_RANK[input.role] > ROLE_RANK[creator.role]) throw forbidden(`A token's role cannot be above your own role (${creator.role})`);
+  if (!isAtLeast(creator.role, input.role)) throw forbidden(`A token's role cannot be above your own role (${creator.role})`);
   const token = API_TOKEN_PREFIX + randomToken(32);
   const row = { id: newId(now), userId: creator.id, name: input.name, tokenHash: await sha256Hex(token), role: input.role, readOnly: input.readOnly, createdAt: new Date(now) };
   // The count and the insert are one statement, so concurrent requests cannot pass the limit together.
@@ -50,6 +50,8 @@ export async function createApiToken(
   if (inserted.length === 0) {
     throw new AppError('CONFLICT', `You can have at most ${MAX_API_TOKENS_PER_USER} API tokens. Revoke one you no longer use first.`);
   }
+  const grant: ApiTokenGrant = { id: row.id, userId: row.userId, role: row.role, readOnly: row.readOnly };
+  await kv.put(grantKey(row.tokenHash), JSON.stringify(grant));
   return { token, apiToken: toApiTokenJson({ ...row, lastUsedAt: null }) };
 }
 
@@ -64,67 +66,63 @@ export async function listApiTokens(db: DB, userId: string): Promise<ApiToken[]>
 }
 
 /** Deletes one of the user's own tokens; null when they have no token with that id. */
-export async function revokeApiToken(db: DB, userId: string, id: string): Promise<{ name: string } | null> {
+export async function revokeApiToken(db: DB, kv: KVNamespace, userId: string, id: string): Promise<{ name: string } | null> {
   const [row] = await db
     .delete(apiTokens)
     .where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId)))
-    .returning({ name: apiTokens.name });
+    .returning({ name: apiTokens.name, tokenHash: apiTokens.tokenHash });
+  if (!row) return null;
+  await forgetApiTokenGrants(kv, [row.tokenHash]);
+  return { name: row.name };
+}
+
+/** Deletes every token of the account (a password reset, say): rows and grants. */
+export async function revokeAllApiTokens(db: DB, kv: KVNamespace, userId: string): Promise<number> {
+  const rows = await db.delete(apiTokens).where(eq(apiTokens.userId, userId)).returning({ tokenHash: apiTokens.tokenHash });
+  await forgetApiTokenGrants(kv, rows.map((r) => r.tokenHash));
+  return rows.length;
+}
+
+/** Deletes the grants of tokens whose rows are gone. */
+export async function forgetApiTokenGrants(kv: KVNamespace, tokenHashes: string[]) {
+  await Promise.all(tokenHashes.map((hash) => kv.delete(grantKey(hash))));
+}
+
+/** What a request reads to call with a token (KV, under the token's hash): its own role, not the account's. */
+export type ApiTokenGrant = { id: string; userId: string; role: Role; readOnly: boolean };
+
+const grantKey = (tokenHash: string) => `api-token:${tokenHash}`;
+
+/**
+ * The token's grant, or null for a token that does not exist or was revoked. A token made before
+ * grants were kept in KV has none there: its row is read instead, and no grant is written for it,
+ * so no write can bring back a token that is being revoked at that moment.
+ */
+export async function findApiTokenGrant(kv: KVNamespace, db: DB, bearer: string): Promise<ApiTokenGrant | null> {
+  const tokenHash = await sha256Hex(bearer);
+  const grant = await kv.get<ApiTokenGrant>(grantKey(tokenHash), 'json');
+  if (grant) return grant;
+  const row = await db
+    .select({ id: apiTokens.id, userId: apiTokens.userId, role: apiTokens.role, readOnly: apiTokens.readOnly })
+    .from(apiTokens)
+    .where(eq(apiTokens.tokenHash, tokenHash))
+    .get();
   return row ?? null;
 }
 
-export type ApiTokenGrant = { id: string; readOnly: boolean; lastUsedAt: number | null };
-
-/** `user.role` is the role the token acts with; `accountRole` the account's own. */
-export type ApiTokenCaller = { grant: ApiTokenGrant; user: SessionUser; accountRole: Role; isActive: boolean; callCount: number };
-
-/**
- * Finds the token and its owner, and counts the call against the token's per-minute limit, in one
- * D1 round trip. The count is written only for a token that exists, so garbage tokens cost no write.
- */
-export async function findApiTokenCaller(db: DB, bearer: string, now = Date.now()): Promise<ApiTokenCaller | null> {
-  const tokenHash = await sha256Hex(bearer);
-  const bucket = `api-token:${tokenHash.slice(0, 32)}`;
-  const windowStart = windowStartOf(RULES.session, now);
-  const [found, counted] = await db.batch([
-    db
-      .select({
-        id: apiTokens.id,
-        tokenRole: apiTokens.role,
-        readOnly: apiTokens.readOnly,
-        lastUsedAt: apiTokens.lastUsedAt,
-        // Aliased: D1's batch answers rows keyed by column name, and both tables have id and role.
-        userId: sql<string>`${users.id}`.as('owner_id'),
-        username: users.username,
-        email: users.email,
-        accountRole: sql<Role>`${users.role}`.as('account_role'),
-        isActive: users.isActive,
-      })
-      .from(apiTokens)
-      .innerJoin(users, eq(users.id, apiTokens.userId))
-      .where(eq(apiTokens.tokenHash, tokenHash)),
-    db
-      .insert(rateLimits)
-      .select(sql`SELECT ${bucket}, ${windowStart}, 1 FROM ${apiTokens} WHERE ${apiTokens.tokenHash} = ${tokenHash}`)
-      .onConflictDoUpdate({ target: [rateLimits.bucket, rateLimits.windowStart], set: { count: sql`${rateLimits.count} + 1` } })
-      .returning({ count: rateLimits.count }),
-  ]);
-  const row = found[0];
-  if (!row) return null;
-  return {
-    grant: { id: row.id, readOnly: row.readOnly, lastUsedAt: row.lastUsedAt?.getTime() ?? null },
-    user: { id: row.userId, username: row.username, email: row.email, role: lowerRole(row.tokenRole, row.accountRole) },
-    accountRole: row.accountRole,
-    isActive: row.isActive,
-    callCount: counted[0]?.count ?? 1,
-  };
-}
+/** When this isolate last recorded each token's use: lastUsed is written at most every few minutes. */
+const lastTouched = new Map<string, number>();
+const LAST_TOUCHED_MAX = 10_000;
 
 /**
- * Records use, writing at most every few minutes (the guard keeps concurrent calls to one write):
- * the write, or undefined when none is due.
+ * Records use, writing at most every few minutes from each isolate (and the statement's guard keeps
+ * concurrent isolates to one write): the write, or undefined when none is due.
  */
 export function touchApiToken(db: DB, grant: ApiTokenGrant, now = Date.now()): Promise<unknown> | undefined {
-  if (grant.lastUsedAt !== null && now - grant.lastUsedAt < LAST_ACTIVE_WRITE_MS) return undefined;
+  const last = lastTouched.get(grant.id);
+  if (last !== undefined && now - last < LAST_ACTIVE_WRITE_MS) return undefined;
+  if (lastTouched.size >= LAST_TOUCHED_MAX) lastTouched.clear();
+  lastTouched.set(grant.id, now);
   const staleBefore = new Date(now - LAST_ACTIVE_WRITE_MS);
   return db
     .update(apiTokens)

@@ -1,12 +1,14 @@
 // A customer removing a device from their own key: the top support request of every licensing
 // product, allowed once a day per key so a key cannot be passed around by removing devices.
+import type { DB } from '../db/client';
 import { AppError, notFound } from '../lib/errors';
 import { DAY_MS } from './licensing';
 import { activationEvent, asD1, dispatchCommitted } from './webhook-outbox';
 
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
 
-export async function removeOwnDevice(d1: D1Database, userId: string, keyId: string, activationId: string, now = Date.now()) {
+export async function removeOwnDevice(db: DB, userId: string, keyId: string, activationId: string, now = Date.now()) {
+  const d1 = db.$client;
   const found = await d1
     .prepare(
       `SELECT k.product_id, k.last_device_removal_at FROM license_keys k

@@ -7,16 +7,16 @@ import { failedConstraint } from '../lib/db-errors';
 import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import { generationLimitMessage } from '../schemas/admin-keys';
 import type { LicenseKey } from '../schemas/entities';
 import type { Settings } from '../schemas/settings';
 import { auditStatement } from './audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
 import { assertOfferedDuration, findProduct, type ProductRow } from './products';
-import { asD1, dispatchCommitted, webhookEvents } from './webhook-outbox';
+import { asD1, dispatchCommitted, generatedKeysEvent } from './webhook-outbox';
 
-export type Generator = { db: DB; d1: D1Database; actor: SessionUser; ip: string | null };
+export type Generator = { db: DB; actor: Actor; ip: string | null };
 
 const MAX_PARAMS = 100;
 /** ?1..?8 are the same for every key of a generation; each key adds its id and its string. */
@@ -48,7 +48,8 @@ export async function generateKeys(
   input: { productId: string; quantity: number; duration?: number },
   now = Date.now(),
 ): Promise<{ keys: LicenseKey[]; generated: number }> {
-  const { db, d1, actor, ip } = gen;
+  const { db, actor, ip } = gen;
+  const d1 = db.$client;
   if (input.quantity > settings.maxKeysPerGeneration) {
     throw new AppError('VALIDATION_ERROR', generationLimitMessage(settings.maxKeysPerGeneration), { details: { field: 'quantity' } });
   }
@@ -58,6 +59,7 @@ export async function generateKeys(
   const days = input.duration ?? product.minDays;
   assertOfferedDuration(product, days);
 
+  let username = '';
   for (let attempt = 1; ; attempt++) {
     const keys = Array.from({ length: input.quantity }, () => ({ id: newId(now), key: generateLicenseKey(product.keyTag) }));
     const inserts: D1PreparedStatement[] = [];
@@ -72,15 +74,18 @@ export async function generateKeys(
     );
     try {
       // Each key's insert counts it on its product (a trigger, migration 0005).
-      const event = { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, quantity: keys.length, keys: keys.map((k) => ({ _id: k.id, key: k.key })), createdBy: { _id: actor.id, username: actor.username } };
-      await dispatchCommitted(await d1.batch([...inserts, toD1Statement(d1, audit), asD1(d1, webhookEvents('key.generated', [event], now))]));
+      // The actor's name for the keys' createdBy, read in the same round trip.
+      const event = generatedKeysEvent(actor.id, { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, keys }, now);
+      const results = await d1.batch([...inserts, toD1Statement(d1, audit), asD1(d1, event), d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id)]);
+      await dispatchCommitted(results);
+      username = (results[results.length - 1].results[0] as { username: string } | undefined)?.username ?? '';
     } catch (err) {
       if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw inactiveProduct();
       if (failedConstraint(err, 'UNIQUE', 'license_keys.key') && attempt < ATTEMPTS) continue;
       throw err;
     }
     const rows: LicenseKeyRow[] = keys.map((k) => generatedRow(product, days, actor.id, now, k));
-    const relations = { usernames: new Map([[actor.id, actor.username]]), activationsByKey: new Map() };
+    const relations = { usernames: new Map([[actor.id, username]]), activationsByKey: new Map() };
     return { keys: rows.map((row) => toLicenseKeyJson(row, relations, now)), generated: rows.length };
   }
 }

@@ -2,7 +2,7 @@
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
 import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { plainBatch, type DB, type RunBatch, type Statement } from '../db/client';
+import { runBatch, type DB, type Statement } from '../db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../db/compiled';
 import { activations, licenseKeys, users } from '../db/schema';
 import type { KeyUserRef, LicenseKey, KeyStatus } from '../schemas/entities';
@@ -141,7 +141,7 @@ export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<K
   const userQueries = chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)));
   const activationQueries = chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt, activations.id));
   const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries];
-  const results = (queries.length ? await plainBatch(db)(queries) : []) as unknown[][];
+  const results = (queries.length ? await runBatch(db, queries) : []) as unknown[][];
   return relationsFrom(results.slice(0, userQueries.length).flat() as { id: string; username: string }[], results.slice(userQueries.length).flat() as ActivationRow[]);
 }
 
@@ -240,8 +240,8 @@ export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materializ
 }
 
 /** Runs a keysPageAndTotalQuery (compiled: db/compiled.ts) in the request's batch. */
-export async function keysPageJson(run: RunBatch, statement: Statement): Promise<{ keysJson: string; total: number }> {
-  const [[row]] = (await run([statement])) as [[{ json: string; total: number }]];
+export async function keysPageJson(db: DB, statement: Statement): Promise<{ keysJson: string; total: number }> {
+  const [[row]] = (await runBatch(db, [statement])) as [[{ json: string; total: number }]];
   return { keysJson: row.json, total: row.total };
 }
 

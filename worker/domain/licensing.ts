@@ -1,6 +1,7 @@
 // Device activation and validation for licensed software: the product's hot path.
 // One indexed read answers a validation; an activation is one atomic batch whose conditional
 // insert holds the device limit under any concurrency.
+import { bindingOf } from '../db/session';
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { LicenseCode } from '../schemas/licensing';
@@ -187,7 +188,8 @@ export async function validateLicense(
     return { valid: false, code: 'NOT_ACTIVATED', detail: 'This device is not activated for this license key', license: describe(row, now) };
   }
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
-    const written = noteDeviceSeen(d1, row.activation_id, now);
+    // Through the binding, not this request's session: the batch outlives the request that opens it.
+    const written = noteDeviceSeen(bindingOf(d1), row.activation_id, now);
     if (written) await later(written);
   }
   return { valid: true, code: 'VALID', detail: validDetail(s, 'License is valid'), license: describe(row, now) };

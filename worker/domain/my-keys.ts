@@ -3,7 +3,7 @@
 // The page and its total are one statement (SQLite writes the JSON), compiled once per shape, in a
 // batch the session's checks can open.
 import { and, eq, or, sql } from 'drizzle-orm';
-import { plainBatch, type DB, type RunBatch } from '../db/client';
+import type { DB } from '../db/client';
 import { compiledStatement, slot } from '../db/compiled';
 import { licenseKeys } from '../db/schema';
 import type { JsonText } from '../lib/request';
@@ -28,13 +28,13 @@ const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null
   return keysPageAndTotalQuery(keyMatches(db, where), slot('now'), { materialize: shape.search });
 });
 
-export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, run: RunBatch = plainBatch(db), now = Date.now()): Promise<JsonText<MyKeysResponse>> {
+export async function listOwnKeys(db: DB, userId: string, query: MyKeysQuery, now = Date.now()): Promise<JsonText<MyKeysResponse>> {
   const { page, limit, search, status } = query;
   const statement = ownKeysPage(
     db,
     { status: status ?? null, search: !!search },
     { buyer: userId, now, limit, offset: (page - 1) * limit, pattern: search ? likeContains(search) : null },
   );
-  const { keysJson, total } = await keysPageJson(run, statement);
+  const { keysJson, total } = await keysPageJson(db, statement);
   return keyListJson(keysJson, total, limit);
 }

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { users } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import { resellerQuote } from '../schemas/admin-keys';
 import type { PurchaseReceipt } from '../schemas/entities';
 import type { Settings } from '../schemas/settings';
@@ -28,7 +28,7 @@ export const DIRECT_PURCHASES_OFF = 'Direct purchases are turned off in the sett
 export const RESELLER_PURCHASES_OFF = 'Reseller purchases are turned off in the settings';
 
 export async function purchaseForUser(
-  ctx: { db: DB; actor: SessionUser; ip: string | null },
+  ctx: { db: DB; actor: Actor; ip: string | null },
   settings: Pick<Settings, 'enableDirectPurchases' | 'enableResellerPurchases' | 'defaultDailyDiscount'>,
   order: { userId: string; productId: string; duration: number; bypassBalance: boolean },
   idempotency?: IdempotencyClaim,

@@ -6,7 +6,7 @@
 // fails whole and changes nothing.
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { plainBatch, SqlStatement, type DB, type RunBatch, type Statement } from '../db/client';
+import { runBatch, SqlStatement, type DB, type Statement } from '../db/client';
 import { products, users } from '../db/schema';
 import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
@@ -36,8 +36,6 @@ export type PurchaseOrder = {
   /** Statements that must commit with the purchase (an admin's audit row). */
   alsoRun?: (receipt: PurchaseReceipt) => BatchItem<'sqlite'>[];
   idempotency?: IdempotencyClaim;
-  /** Runs the purchase's batch: the request's runner (requireAuthInBatch puts the session's checks in front). */
-  runBatch?: RunBatch;
   now?: number;
 };
 
@@ -179,9 +177,8 @@ async function commitPurchase(
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
     statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, new Date(at)));
   }
-  const run = order.runBatch ?? plainBatch(db);
   try {
-    const results = await run(statements);
+    const results = await runBatch(db, statements);
     await dispatchCommitted(results);
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };

@@ -2,12 +2,12 @@
 // take from the settings.
 import type { DB } from '../db/client';
 import { AppError } from '../lib/errors';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import { clearSettingsCache, getSettings, saveSettings } from '../lib/settings';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 import { recordAudit } from './audit';
 
-type SettingsContext = { db: DB; kv: KVNamespace; actor: SessionUser; ip: string | null };
+type SettingsContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
 
 function changedFields(before: Settings, after: Settings) {
   const changes: Record<string, { from: unknown; to: unknown }> = {};

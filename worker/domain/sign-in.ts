@@ -4,6 +4,7 @@ import type { DB } from '../db/client';
 import { securityLog, users } from '../db/schema';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
+import { saveAccountState } from '../lib/account-state';
 import { createSession, type SessionOrigin } from '../lib/sessions';
 import type { User } from '../schemas/entities';
 import { securityEventRow } from './security-log';
@@ -15,7 +16,8 @@ export type SignInAnswer = { token: string; user: User } | { requires2FA: true; 
 export const accountDisabled = () => new AppError('ACCOUNT_DISABLED', 'This account has been deactivated. Please contact support.');
 
 export async function openSession(env: Pick<Env, 'KV' | 'JWT_SECRET'>, db: DB, user: UserRow, origin: SessionOrigin, rememberMe: boolean) {
-  const { token } = await createSession(env, user.id, origin, rememberMe);
+  // The account's state goes to KV beside the session, so the session's first call reads no D1.
+  const [{ token }] = await Promise.all([createSession(env, user.id, origin, rememberMe), saveAccountState(env.KV, user.id, { role: user.role, active: user.isActive })]);
   const lastLogin = new Date();
   await db.batch([
     db.update(users).set({ lastLogin }).where(eq(users.id, user.id)),

@@ -1,7 +1,7 @@
 import { and, count, eq, gt, lte, or, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { ledger, licenseKeys, products } from '../db/schema';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 
 const EXPIRY_WARNING_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -9,7 +9,7 @@ const EXPIRY_WARNING_MS = 7 * 24 * 60 * 60 * 1000;
  * The dashboard's figures for the signed-in user: a customer's own purchased keys, a reseller's
  * keys (created or bought), every key for the owner; products the user may buy (all for the owner).
  */
-export async function dashboardStats(db: DB, user: SessionUser, now = Date.now()) {
+export async function dashboardStats(db: DB, user: Actor, now = Date.now()) {
   const scope =
     user.role === 'owner'
       ? undefined

@@ -21,8 +21,6 @@ export const RULES = {
   secondFactorDaily: { limit: 20, windowMs: 24 * HOUR },
   /** Reset emails per address, so nobody can flood someone's inbox. */
   resetEmails: { limit: 3, windowMs: HOUR },
-  /** Calls per signed-in session: far above the app's own polling and a busy person. */
-  session: { limit: 600, windowMs: MINUTE },
 } satisfies Record<string, Rule>;
 
 export const perIpPerHour = (apiRateLimit: number): Rule => ({ limit: apiRateLimit, windowMs: HOUR });

@@ -158,14 +158,15 @@ async function requireEnabled(db: DB, id: string) {
 }
 
 /** Sends a `webhook.test` event to this endpoint alone, through the same outbox and queue as every event. */
-export async function sendTestEvent(db: DB, id: string, actor: { id: string; username: string }, now = Date.now()): Promise<{ eventId: string }> {
+export async function sendTestEvent(db: DB, id: string, actorId: string, now = Date.now()): Promise<{ eventId: string }> {
   await requireEnabled(db, id);
-  const data = { message: 'A test event from KeyPanel', endpointId: id, sentBy: { _id: actor.id, username: actor.username } };
+  const data = { message: 'A test event from KeyPanel', endpointId: id };
   const statement = new SqlStatement(
     `INSERT INTO webhook_events (id, type, data, endpoint_id, created_at)
-     SELECT ${NEW_EVENT_ID}, ?1, ?2, id, ?4 FROM webhook_endpoints WHERE id = ?3 AND enabled = 1
+     SELECT ${NEW_EVENT_ID}, ?1, json_set(?2, '$.sentBy', json((SELECT json_object('_id', u.id, 'username', u.username) FROM users u WHERE u.id = ?5))), id, ?4
+       FROM webhook_endpoints WHERE id = ?3 AND enabled = 1
      RETURNING id AS webhook_event_id`,
-    [WEBHOOK_TEST_EVENT, JSON.stringify(data), id, now],
+    [WEBHOOK_TEST_EVENT, JSON.stringify(data), id, now, actorId],
   );
   const results = await runBatch(db, [statement]);
   const rows = results[0] as Array<{ webhook_event_id: string }>;

@@ -62,6 +62,17 @@ export function keyEvents(type: WebhookEventType, keyIds: string[], now = Date.n
   return outbox(type, `json_object('licenseKey', json(${KEY_JSON}))`, `FROM license_keys k WHERE k.id IN (SELECT value FROM json_each(?3))${extraWhere}`, [JSON.stringify(keyIds)], now);
 }
 
+/** key.generated: one event per generation, with the keys' ids and strings, and who made them. */
+export function generatedKeysEvent(
+  actorId: string,
+  generation: { product: { _id: string; name: string; keyTag: string }; duration: number; keys: Array<{ id: string; key: string }> },
+  now = Date.now(),
+): OutboxStatement {
+  const { product, duration, keys } = generation;
+  const data = { product, duration, quantity: keys.length, keys: keys.map((k) => ({ _id: k.id, key: k.key })) };
+  return outbox('key.generated', `json_set(?4, '$.createdBy', json_object('_id', u.id, 'username', u.username))`, `FROM users u WHERE u.id = ?3`, [actorId, JSON.stringify(data)], now);
+}
+
 /** key.expired for every used key the expiry job is about to mark (run before its UPDATE). */
 export function expiringKeyEvents(cutoff: number, now = Date.now()): OutboxStatement {
   return outbox(

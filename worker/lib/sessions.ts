@@ -23,13 +23,6 @@ export type SessionRecord = {
   location: string | null;
 };
 
-export type SessionUser = {
-  id: string;
-  username: string;
-  email: string;
-  role: Role;
-};
-
 /** Where a session's record lives in KV. */
 export const sessionKey = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
 /**

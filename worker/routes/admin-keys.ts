@@ -1,23 +1,20 @@
 // /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
 // created), and the owner's deletions and device removal.
 import { Hono, type Context } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { bulkDeleteKeys, deleteKey, listAdminKeys, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
 import { clientIp, jsonText } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { asViewer, requireAuth, requireRole, requireRoleInBatch } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 
-const owner = requireRole('owner');
-export const keyAdmin = (c: Context<AppEnv>): KeyAdmin => ({ db: c.var.db, d1: c.env.DB, actor: c.var.user, ip: clientIp(c) });
+const owner = requireAuth({ role: 'owner' });
+export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });
 
-export const adminKeysRoutes = new Hono<AppEnv>()
-  // Before requireAuth below: the session's checks ride in the page's own batch.
-  .get('/', requireRoleInBatch('reseller'), queryParams(adminKeysQuery), async (c) => {
-    return jsonText(c, await asViewer(c, (viewer, run) => listAdminKeys(c.var.db, viewer, c.req.valid('query'), run)));
-  })
-  .use(requireAuth)
+export const adminKeysRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth({ role: 'reseller' }))
+  .get('/', queryParams(adminKeysQuery), async (c) => jsonText(c, await listAdminKeys(c.var.db, c.var.caller, c.req.valid('query'))))
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {
     const { keyIds, reason } = c.req.valid('json');

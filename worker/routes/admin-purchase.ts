@@ -9,22 +9,20 @@ import { PURCHASE_STATUS } from '../domain/purchase';
 import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
-import { requireAuth, requireRole } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms } from '../schemas/admin-keys';
 import type { PurchaseForUserResponse } from '../schemas/entities';
 
-const reseller = [requireAuth, requireRole('reseller')] as const;
-
 export const adminPurchaseRoutes = new Hono<AppEnv>()
-  .get('/purchase-terms', ...reseller, async (c) => {
+  .get('/purchase-terms', requireAuth({ role: 'reseller' }), async (c) => {
     const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
     const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
     return c.json(terms, 200);
   })
-  .post('/users/:userId/purchase/:productId', ...reseller, pathParams(purchaseForUserParams), jsonBody(purchaseForUserSchema), async (c) => {
+  .post('/users/:userId/purchase/:productId', requireAuth({ role: 'reseller' }), pathParams(purchaseForUserParams), jsonBody(purchaseForUserSchema), async (c) => {
     const { userId, productId } = c.req.valid('param');
     const { duration, bypassBalance } = c.req.valid('json');
-    const actor = c.var.user;
+    const actor = c.var.caller;
     const idempotency = idempotencyClaim('purchase-for-user', actor.id, c.req.header('idempotency-key'), `${userId}:${productId}:${duration}:${bypassBalance}`);
     const { replayed, ...body } = await purchaseForUser(
       { db: c.var.db, actor, ip: clientIp(c) },

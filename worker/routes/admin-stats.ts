@@ -5,9 +5,9 @@ import type { AppEnv } from '../context';
 import { adminStats } from '../domain/admin-stats';
 import { listAuditLog } from '../domain/audit';
 import { queryParams } from '../lib/validate';
-import { asViewer, requireAuth, requireRole, requireRoleInBatch } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { auditLogQuery } from '../schemas/audit';
 
 export const adminStatsRoutes = new Hono<AppEnv>()
-  .get('/stats', requireRoleInBatch('reseller'), async (c) => c.json(await asViewer(c, (viewer, run) => adminStats(c.var.db, viewer, Date.now(), run)), 200))
-  .get('/audit-log', requireAuth, requireRole('owner'), queryParams(auditLogQuery), async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200));
+  .get('/stats', requireAuth({ role: 'reseller' }), async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200))
+  .get('/audit-log', requireAuth({ role: 'owner' }), queryParams(auditLogQuery), async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200));

@@ -1,20 +1,20 @@
 // /api/admin/users: the owner's user management; resellers may list users to pick a customer.
 import { Hono, type Context } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { addFunds, createUserAsAdmin, deleteUser, getUser, listUsers, updateUser, type AdminContext } from '../domain/admin-users';
 import { toUserJson } from '../domain/users';
 import { clientIp } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth, requireRole } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
 
-const owner = requireRole('owner');
-const admin = (c: Context<AppEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.user, ip: clientIp(c) });
+const owner = requireAuth({ role: 'owner' });
+const admin = (c: Context<SignedInEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
 
-export const adminUsersRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
-  .get('/', requireRole('reseller'), queryParams(listUsersQuery), async (c) => {
-    const view = c.var.user.role === 'owner' ? 'full' : 'summary';
+export const adminUsersRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
+  .get('/', requireAuth({ role: 'reseller' }), queryParams(listUsersQuery), async (c) => {
+    const view = c.var.caller.role === 'owner' ? 'full' : 'summary';
     return c.json(await listUsers(c.var.db, c.req.valid('query'), view), 200);
   })
   .post('/', owner, jsonBody(createUserSchema), async (c) => {

@@ -7,7 +7,7 @@ import { recordSecurityEvent } from '../domain/security-log';
 import { notFound } from '../lib/errors';
 import { inBackground, requestOrigin } from '../lib/request';
 import { jsonBody, pathParams } from '../lib/validate';
-import { requireAuth, requireRole } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { apiTokenIdParam, createApiTokenSchema } from '../schemas/api-tokens';
 import type { CreatedApiToken } from '../schemas/entities';
 
@@ -15,16 +15,16 @@ import type { CreatedApiToken } from '../schemas/entities';
 // Middleware per route: this app shares /api/users with the profile and security apps. Anyone
 // signed in may list and revoke their tokens (a demoted reseller can clean up); creating needs reseller.
 export const apiTokensRoutes = new Hono<AppEnv>()
-  .get('/api-tokens', requireAuth, async (c) => c.json({ tokens: await listApiTokens(c.var.db, c.var.user.id) }, 200))
-  .post('/api-tokens', requireAuth, requireRole('reseller'), jsonBody(createApiTokenSchema), async (c) => {
-    const created = await createApiToken(c.var.db, c.var.user, c.req.valid('json'));
-    await inBackground(c, recordSecurityEvent(c.var.db, c.var.user.id, 'api_token_created', requestOrigin(c)));
+  .get('/api-tokens', requireAuth(), async (c) => c.json({ tokens: await listApiTokens(c.var.db, c.var.caller.id) }, 200))
+  .post('/api-tokens', requireAuth({ role: 'reseller' }), jsonBody(createApiTokenSchema), async (c) => {
+    const created = await createApiToken(c.var.db, c.env.KV, c.var.caller, c.req.valid('json'));
+    await inBackground(c, recordSecurityEvent(c.var.db, c.var.caller.id, 'api_token_created', requestOrigin(c)));
     const body: CreatedApiToken = { ...created, message: 'API token created. Copy it now: it is shown only once.' };
     return c.json(body, 201);
   })
-  .delete('/api-tokens/:id', requireAuth, pathParams(apiTokenIdParam), async (c) => {
-    const revoked = await revokeApiToken(c.var.db, c.var.user.id, c.req.valid('param').id);
+  .delete('/api-tokens/:id', requireAuth(), pathParams(apiTokenIdParam), async (c) => {
+    const revoked = await revokeApiToken(c.var.db, c.env.KV, c.var.caller.id, c.req.valid('param').id);
     if (!revoked) throw notFound('API token');
-    await inBackground(c, recordSecurityEvent(c.var.db, c.var.user.id, 'api_token_revoked', requestOrigin(c)));
+    await inBackground(c, recordSecurityEvent(c.var.db, c.var.caller.id, 'api_token_revoked', requestOrigin(c)));
     return c.json({ success: true, message: `API token "${revoked.name}" revoked` }, 200);
   });

@@ -15,7 +15,7 @@ import { inBackground, requestOrigin } from '../lib/request';
 import { createSession, endAllSessions, endSession } from '../lib/sessions';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
+import { requireAuth, sessionOf } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
@@ -105,10 +105,10 @@ export const auth = new Hono<AppEnv>()
     await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
     return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
   })
-  .post('/logout', requireAuth, async (c) => {
-    const { session, user } = c.var;
-    await endSession(c.env.KV, user.id, session.id);
-    await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'logout', requestOrigin(c)));
+  .post('/logout', requireAuth(), async (c) => {
+    const { caller } = c.var;
+    await endSession(c.env.KV, caller.id, sessionOf(caller).id);
+    await inBackground(c, recordSecurityEvent(c.var.db, caller.id, 'logout', requestOrigin(c)));
     return c.json({ success: true, message: 'Logged out' }, 200);
   })
   .route('/google', googleRoutes);

@@ -1,6 +1,6 @@
 // /api/credits: the exchange rate, and exchanging USD for credits.
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { EXCHANGE_STATUS, exchangeUsdForCredits } from '../domain/exchange';
 import { idempotencyClaim } from '../domain/idempotency';
 import { getSettings } from '../lib/settings';
@@ -9,15 +9,15 @@ import { requireAuth } from '../middleware/auth';
 import type { ExchangeRateResponse } from '../schemas/entities';
 import { exchangeSchema } from '../schemas/exchange';
 
-export const creditsRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
+export const creditsRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
   .get('/exchange-rate', async (c) => {
     const { usdToCreditRate } = await getSettings(c.env.KV);
     return c.json({ rate: usdToCreditRate } satisfies ExchangeRateResponse, 200);
   })
   .post('/exchange', jsonBody(exchangeSchema), async (c) => {
     const { usdAmount: cents, creditsToAdd } = c.req.valid('json');
-    const me = c.var.user.id;
+    const me = c.var.caller.id;
     const { usdToCreditRate: rate } = await getSettings(c.env.KV);
     const result = await exchangeUsdForCredits(c.var.db, {
       userId: me,

@@ -37,8 +37,8 @@ type Outcome =
   | { kind: 'connected' }
   | { kind: 'error'; code: ErrorCode; message: string; intent: Intent };
 
-const cookieSecret = (c: Context<AppEnv>) => `${c.env.JWT_SECRET}:google-cookies`;
-const cookieOptions = (c: Context<AppEnv>, maxAge: number) => ({
+const cookieSecret = <E extends AppEnv>(c: Context<E>) => `${c.env.JWT_SECRET}:google-cookies`;
+const cookieOptions = <E extends AppEnv>(c: Context<E>, maxAge: number) => ({
   path: COOKIE_PATH,
   httpOnly: true,
   secure: new URL(c.req.url).protocol === 'https:',
@@ -48,10 +48,10 @@ const cookieOptions = (c: Context<AppEnv>, maxAge: number) => ({
 });
 
 /** The public origin: APP_URL when set (production), else the request's own. */
-export const appUrl = (c: Context<AppEnv>) => (c.env.APP_URL || new URL(c.req.url).origin).replace(/\/$/, '');
+export const appUrl = <E extends AppEnv>(c: Context<E>) => (c.env.APP_URL || new URL(c.req.url).origin).replace(/\/$/, '');
 
 /** Sets the flow cookie and returns Google's authorization address. */
-export async function startGoogleFlow(c: Context<AppEnv>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
+export async function startGoogleFlow<E extends AppEnv>(c: Context<E>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
   const google = googleClient(c.env, appUrl(c));
   const state = generateState();
   const verifier = generateCodeVerifier();

@@ -1,17 +1,16 @@
 // /api/keys: a customer buys a key with their own credits.
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { idempotencyClaim } from '../domain/idempotency';
 import { PURCHASE_STATUS, purchaseKey } from '../domain/purchase';
 import { jsonBody } from '../lib/validate';
-import { batchRunner, callerId, requireAuthInBatch } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import type { PurchaseResponse } from '../schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
 
-// The session's checks ride in the purchase's own batch (requireAuthInBatch): one D1 round trip fewer.
-export const keysRoutes = new Hono<AppEnv>().post('/purchase', requireAuthInBatch, jsonBody(purchaseSchema), async (c) => {
+export const keysRoutes = new Hono<SignedInEnv>().post('/purchase', requireAuth(), jsonBody(purchaseSchema), async (c) => {
   const { productId, duration } = c.req.valid('json');
-  const me = callerId(c);
+  const me = c.var.caller.id;
   const result = await purchaseKey(c.var.db, {
     productId,
     days: duration,
@@ -20,7 +19,6 @@ export const keysRoutes = new Hono<AppEnv>().post('/purchase', requireAuthInBatc
     actorId: me,
     generationMethod: 'purchase',
     idempotency: idempotencyClaim('purchase', me, c.req.header('idempotency-key'), `${productId}:${duration}`),
-    runBatch: batchRunner(c),
   });
   const body: PurchaseResponse = { licenseKey: result.licenseKey, remainingCredits: result.payerCredits ?? 0 };
   if (result.replayed) c.header('Idempotent-Replayed', 'true');

@@ -64,7 +64,7 @@ export const licenses = new Hono<AppEnv>()
     const input = c.req.valid('json');
     await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
     const now = Date.now();
-    const result = await activateLicense(c.env.DB, await getSettings(c.env.KV), input, now);
+    const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now);
     return answer(c, result, input, now);
   })
   .post('/validate', jsonBody(validateLicenseSchema), async (c) => {
@@ -72,12 +72,12 @@ export const licenses = new Hono<AppEnv>()
     await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
     const now = Date.now();
     // The device's lastUsed, when due, is written after the answer has gone.
-    const result = await validateLicense(c.env.DB, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work));
+    const result = await validateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work));
     return answer(c, result, input, now);
   })
   .post('/deactivate', jsonBody(deactivateLicenseSchema), async (c) => {
     const input = c.req.valid('json');
     await throttle(c.env.LICENSE_KEY_LIMITER, `key:${input.key}`);
     const now = Date.now();
-    return answer(c, await deactivateLicense(c.env.DB, input, now), input, now);
+    return answer(c, await deactivateLicense(c.var.db.$client, input, now), input, now);
   });

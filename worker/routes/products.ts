@@ -1,36 +1,37 @@
 // /api/products: customers see the active catalogue; the owner sees and manages all of it.
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { createProduct, listProducts, removeProduct, toProductJson, updateProduct } from '../domain/products';
 import { assertWithinActivationLimit } from '../domain/settings';
 import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
-import { isAtLeast, requireAuth, requireRole } from '../middleware/auth';
+import { isAtLeast } from '../db/schema';
+import { requireAuth } from '../middleware/auth';
 import { idSchema } from '../schemas/keys';
 import { productInputSchema } from '../schemas/products';
 
 const productId = z.object({ id: idSchema('Product id') });
 
-export const productsRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
+export const productsRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
   .get('/', async (c) => {
-    const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.user.role, 'owner') });
+    const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.caller.role, 'owner') });
     return c.json(rows.map(toProductJson), 200);
   })
-  .post('/', requireRole('owner'), jsonBody(productInputSchema), async (c) => {
+  .post('/', requireAuth({ role: 'owner' }), jsonBody(productInputSchema), async (c) => {
     const input = c.req.valid('json');
     assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
     const product = await createProduct(c.var.db, input);
     return c.json(toProductJson(product), 201);
   })
-  .put('/:id', requireRole('owner'), pathParams(productId), jsonBody(productInputSchema), async (c) => {
+  .put('/:id', requireAuth({ role: 'owner' }), pathParams(productId), jsonBody(productInputSchema), async (c) => {
     const input = c.req.valid('json');
     assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
     const product = await updateProduct(c.var.db, c.req.valid('param').id, input);
     return c.json(toProductJson(product), 200);
   })
-  .delete('/:id', requireRole('owner'), pathParams(productId), async (c) => {
+  .delete('/:id', requireAuth({ role: 'owner' }), pathParams(productId), async (c) => {
     const outcome = await removeProduct(c.var.db, c.req.valid('param').id);
     if (outcome.deleted) return c.json({ success: true, deleted: true, message: 'Product deleted' }, 200);
     return c.json(

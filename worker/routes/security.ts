@@ -2,7 +2,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { runtimeLimit } from '../db/compiled';
 import { securityLog, users } from '../db/schema';
 import { disconnectGoogle, googleConfigured } from '../domain/google';
@@ -17,30 +17,30 @@ import { requestOrigin } from '../lib/request';
 import { endAllSessions, endSession, findSession, listSessions } from '../lib/sessions';
 import { describeUserAgent } from '../lib/user-agent';
 import { jsonBody, pathParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
+import { requireAuth, sessionOf } from '../middleware/auth';
 import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../schemas/entities';
 import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, verifyTwoFactorSchema } from '../schemas/security';
 import { startGoogleFlow } from './google';
 
 const SECURITY_LOG_LIMIT = 100;
 
-async function currentUser(c: Context<AppEnv>) {
-  const user = await findUserById(c.var.db, c.var.user.id);
+async function currentUser(c: Context<SignedInEnv>) {
+  const user = await findUserById(c.var.db, c.var.caller.id);
   if (!user) throw notFound('User');
   return user;
 }
 
 /** Checks the signed-in user's password, counting failures like sign-in does (5 a minute). */
-async function confirmPassword(c: Context<AppEnv>, passwordHash: string | null, password: string) {
+async function confirmPassword(c: Context<SignedInEnv>, user: { email: string; passwordHash: string | null }, password: string) {
   const origin = requestOrigin(c);
-  const attempt = await passwordAttempt(c.var.db, c.var.user.email, origin.ipAddress);
-  if (!(await verifyPassword(password, passwordHash))) return false;
+  const attempt = await passwordAttempt(c.var.db, user.email, origin.ipAddress);
+  if (!(await verifyPassword(password, user.passwordHash))) return false;
   await refund(c.var.db, attempt);
   return true;
 }
 
-export const securityRoutes = new Hono<AppEnv>()
-  .use(requireAuth)
+export const securityRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
   .get('/security', async (c) => {
     const user = await currentUser(c);
     const info: SecurityInfo = {
@@ -59,7 +59,7 @@ export const securityRoutes = new Hono<AppEnv>()
     if (!user.passwordHash) {
       throw new AppError('VALIDATION_ERROR', 'This account has no password yet. Use "Forgot password" on the sign-in page to set one.');
     }
-    if (!(await confirmPassword(c, user.passwordHash, currentPassword))) {
+    if (!(await confirmPassword(c, user, currentPassword))) {
       throw new AppError('VALIDATION_ERROR', 'Current password is incorrect');
     }
     if (currentPassword === newPassword) throw new AppError('VALIDATION_ERROR', 'New password must be different from the current password');
@@ -68,7 +68,7 @@ export const securityRoutes = new Hono<AppEnv>()
       .set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() })
       .where(eq(users.id, user.id));
     // Whoever else was signed in with the old password is signed out; this device stays in.
-    await endAllSessions(c.env.KV, user.id, c.var.session.id);
+    await endAllSessions(c.env.KV, user.id, sessionOf(c.var.caller).id);
     await recordSecurityEvent(c.var.db, user.id, 'password_changed', requestOrigin(c));
     return c.json({ success: true, message: 'Password changed successfully. Other sessions have been signed out.' }, 200);
   })
@@ -92,7 +92,7 @@ export const securityRoutes = new Hono<AppEnv>()
         throw new AppError('VALIDATION_ERROR', check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
       }
       await Promise.all(attempts.map((a) => refund(c.var.db, a)));
-    } else if (!(await confirmPassword(c, user.passwordHash, password!))) {
+    } else if (!(await confirmPassword(c, user, password!))) {
       throw new AppError('VALIDATION_ERROR', 'Password is incorrect');
     }
     await disableTwoFactor(c.var.db, user.id);
@@ -107,7 +107,7 @@ export const securityRoutes = new Hono<AppEnv>()
     return c.json({ tokens }, 200);
   })
   .get('/sessions', async (c) => {
-    const records = await listSessions(c.env.KV, c.var.user.id);
+    const records = await listSessions(c.env.KV, c.var.caller.id);
     const sessions: SessionInfo[] = records
       .sort((a, b) => b.lastActive - a.lastActive)
       .map((s) => ({
@@ -117,24 +117,24 @@ export const securityRoutes = new Hono<AppEnv>()
         ipAddress: s.ipAddress,
         lastActive: new Date(s.lastActive).toISOString(),
         createdAt: new Date(s.createdAt).toISOString(),
-        current: s.id === c.var.session.id,
+        current: s.id === sessionOf(c.var.caller).id,
       }));
     return c.json({ sessions }, 200);
   })
   .delete('/sessions/:id', pathParams(sessionIdSchema), async (c) => {
     const { id } = c.req.valid('param');
-    const userId = c.var.user.id;
+    const userId = c.var.caller.id;
     // The key holds the user id, so nobody can name another account's session.
     if (!(await findSession(c.env.KV, userId, id))) throw notFound('Session');
     await endSession(c.env.KV, userId, id);
     await recordSecurityEvent(c.var.db, userId, 'session_terminated', requestOrigin(c));
-    return c.json({ success: true, message: id === c.var.session.id ? 'Signed out of this device' : 'Session terminated' }, 200);
+    return c.json({ success: true, message: id === sessionOf(c.var.caller).id ? 'Signed out of this device' : 'Session terminated' }, 200);
   })
   .get('/security-log', async (c) => {
     const rows = await c.var.db
       .select({ id: securityLog.id, event: securityLog.event, ipAddress: securityLog.ipAddress, createdAt: securityLog.createdAt })
       .from(securityLog)
-      .where(eq(securityLog.userId, c.var.user.id))
+      .where(eq(securityLog.userId, c.var.caller.id))
       .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
       .limit(runtimeLimit(SECURITY_LOG_LIMIT))
       .all();
@@ -145,7 +145,7 @@ export const securityRoutes = new Hono<AppEnv>()
   .post('/connect-google', async (c) => {
     const user = await currentUser(c);
     if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
-    const url = await startGoogleFlow(c, { intent: 'connect', rememberMe: false, userId: user.id, sessionId: c.var.session.id });
+    const url = await startGoogleFlow(c, { intent: 'connect', rememberMe: false, userId: user.id, sessionId: sessionOf(c.var.caller).id });
     return c.json({ url }, 200);
   })
   .delete('/disconnect-google', async (c) => {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { removeOwnDevice } from '../domain/devices';
 import { listOwnKeys } from '../domain/my-keys';
 import { dashboardStats } from '../domain/stats';
@@ -7,23 +7,20 @@ import { findUserById, toUserJson } from '../domain/users';
 import { notFound } from '../lib/errors';
 import { jsonText } from '../lib/request';
 import { pathParams, queryParams } from '../lib/validate';
-import { batchRunner, callerId, requireAuth, requireAuthInBatch } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { myKeysQuerySchema, ownDeviceParams } from '../schemas/keys';
 
-export const usersRoutes = new Hono<AppEnv>()
-  // Before requireAuth below: the session's checks ride in the page's own batch.
-  .get('/my-keys', requireAuthInBatch, queryParams(myKeysQuerySchema), async (c) =>
-    jsonText(c, await listOwnKeys(c.var.db, callerId(c), c.req.valid('query'), batchRunner(c))),
-  )
-  .use(requireAuth)
+export const usersRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
+  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))))
   .get('/profile', async (c) => {
-    const user = await findUserById(c.var.db, c.var.user.id);
+    const user = await findUserById(c.var.db, c.var.caller.id);
     if (!user) throw notFound('User');
     return c.json(toUserJson(user), 200);
   })
-  .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.user), 200))
+  .get('/stats', async (c) => c.json(await dashboardStats(c.var.db, c.var.caller), 200))
   .delete('/my-keys/:keyId/activations/:activationId', pathParams(ownDeviceParams), async (c) => {
     const { keyId, activationId } = c.req.valid('param');
-    await removeOwnDevice(c.env.DB, c.var.user.id, keyId, activationId);
+    await removeOwnDevice(c.var.db, c.var.caller.id, keyId, activationId);
     return c.json({ success: true, message: 'Device removed. Its slot is free for another device.' }, 200);
   });

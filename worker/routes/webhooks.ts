@@ -1,6 +1,6 @@
 // /api/webhooks: the owner's outbound webhook endpoints and their deliveries (issue 22).
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -14,14 +14,14 @@ import {
 } from '../domain/webhook-endpoints';
 import { notFound } from '../lib/errors';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth, requireRole } from '../middleware/auth';
+import { requireAuth } from '../middleware/auth';
 import { createWebhookSchema, deliveriesQuery, deliveryIdParam, updateWebhookSchema, webhookIdParam } from '../schemas/webhooks';
 
-export const webhooksRoutes = new Hono<AppEnv>()
-  .use(requireAuth, requireRole('owner'))
+export const webhooksRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth({ role: 'owner' }))
   .get('/', async (c) => c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200))
   .post('/', jsonBody(createWebhookSchema), async (c) => {
-    const created = await createWebhookEndpoint(c.var.db, c.env, c.var.user.id, c.req.valid('json'));
+    const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, c.req.valid('json'));
     return c.json({ ...created, message: 'Webhook endpoint created. Copy the signing secret now: it is shown only once.' }, 201);
   })
   .post('/deliveries/:id/redeliver', pathParams(deliveryIdParam), async (c) => {
@@ -41,7 +41,7 @@ export const webhooksRoutes = new Hono<AppEnv>()
     return c.json({ ...rotated, message: 'New signing secret made. Copy it now: it is shown only once. Deliveries are signed with it from now on.' }, 200);
   })
   .post('/:id/test', pathParams(webhookIdParam), async (c) => {
-    const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.user);
+    const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.caller.id);
     return c.json({ eventId, message: 'Test event queued' }, 202);
   })
   .get('/:id/deliveries', pathParams(webhookIdParam), queryParams(deliveriesQuery), async (c) => {

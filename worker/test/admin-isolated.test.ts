@@ -56,16 +56,19 @@ describe('the last owner', () => {
   });
 
   it('survives two owners removing each other at the same moment', async () => {
-    for (const [label, request] of [
-      ['demote', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { role: 'user' } })],
-      ['deactivate', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { isActive: false } })],
-      ['delete', (id: string, token: string) => box.api('DELETE', `/api/admin/users/${id}`, { token })],
+    // Whichever commits first wins; the other's write then finds its own caller no longer an active
+    // owner (the caller guard in its batch): 403 for the demoted one, 401 for the deactivated or
+    // deleted one. The last-owner rule (409) stays behind that guard.
+    for (const [label, request, refused] of [
+      ['demote', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { role: 'user' } }), 403],
+      ['deactivate', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { isActive: false } }), 401],
+      ['delete', (id: string, token: string) => box.api('DELETE', `/api/admin/users/${id}`, { token }), 401],
     ] as const) {
       await box.d1.prepare(`UPDATE users SET role = 'user' WHERE role = 'owner'`).run();
       const [a, b] = [await box.signedInUser('owner'), await box.signedInUser('owner')];
       const results = await Promise.all([request(b.user.id, a.token), request(a.user.id, b.token)]);
       const statuses = results.map((r) => r.status).sort();
-      expect(statuses, label).toEqual([200, 409]);
+      expect(statuses, label).toEqual([200, refused]);
       const active = await box.d1.prepare(`SELECT count(*) AS n FROM users WHERE role = 'owner' AND is_active = 1`).first<{ n: number }>();
       expect(active?.n, label).toBe(1);
     }

@@ -6,11 +6,11 @@ import { applyD1Migrations, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../db/client';
 import { adminStats, COUNTS_REUSE_FROM, COUNTS_REUSE_MS } from '../domain/admin-stats';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import { interceptedD1 } from './helpers';
 
 const d1 = env.STATS_DB;
-const owner: SessionUser = { id: 'stats-owner', username: 'stats-owner', email: 'stats-owner@example.com', role: 'owner' };
+const owner: Actor = { id: 'stats-owner', role: 'owner' };
 let batch = 0;
 
 /** `count` keys with `status`, made by SQLite itself in one statement. */

@@ -108,7 +108,7 @@ describe('systemAnalytics', () => {
       ])
       .run();
 
-    const week = await systemAnalytics(env.DB, 7, now);
+    const week = await systemAnalytics(db(), 7, now);
     expect(week).toMatchObject({ days: 7, from: '2001-03-04', to: '2001-03-10' });
     expect(week.daily).toEqual([
       { date: '2001-03-04', revenue: 0, keysSold: 0, newUsers: 1, activations: 0 },
@@ -126,7 +126,7 @@ describe('systemAnalytics', () => {
       { productId: alpha.id, name: 'Analytics Alpha', keyTag: alpha.keyTag, keysSold: 2, revenue: 40 },
     ]);
 
-    const month = await systemAnalytics(env.DB, 30, now);
+    const month = await systemAnalytics(db(), 30, now);
     expect(month.totals).toEqual({ revenue: 189, keysSold: 5, newUsers: 4, activations: 3 });
     expect(month.salesByProduct[0]).toMatchObject({ productId: beta.id, keysSold: 3, revenue: 149 });
   });

@@ -119,14 +119,16 @@ describe('POST /api/auth/login', () => {
 
   it('refuses a deactivated account, and its existing sessions stop working', async () => {
     const { email, user, token } = await signedInUser();
-    await db().update(users).set({ isActive: false }).where(eq(users.id, user.id));
+    const owner = await signedInUser('owner');
+    const setActive = (isActive: boolean) => api('PUT', `/api/admin/users/${user.id}`, { token: owner.token, body: { isActive } });
+    expect((await setActive(false)).status).toBe(200);
     const login = await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
     expect(login.status).toBe(403);
     expect(login.body.code).toBe('ACCOUNT_DISABLED');
     const profile = await api('GET', '/api/users/profile', { token });
     expect(profile.status).toBe(401);
     // Reactivating does not bring the ended session back.
-    await db().update(users).set({ isActive: true }).where(eq(users.id, user.id));
+    expect((await setActive(true)).status).toBe(200);
     expect((await api('GET', '/api/users/profile', { token })).status).toBe(401);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { removeOwnDevice } from '../domain/devices';
 import { DAY_MS } from '../domain/licensing';
-import { api, signedInUser } from './helpers';
+import { api, db, signedInUser } from './helpers';
 
 async function ownedKeyWithDevices(maxActivations = 3) {
   const owner = await signedInUser('owner');
@@ -47,9 +47,9 @@ describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
   it('allows the next removal a day later (injected clock)', async () => {
     const k = await ownedKeyWithDevices();
     const now = Date.now();
-    await removeOwnDevice(env.DB, k.buyer.user.id, k.keyId, k.devices[0].id, now);
-    await expect(removeOwnDevice(env.DB, k.buyer.user.id, k.keyId, k.devices[1].id, now + DAY_MS - 1000)).rejects.toThrow(/each day/);
-    await removeOwnDevice(env.DB, k.buyer.user.id, k.keyId, k.devices[1].id, now + DAY_MS);
+    await removeOwnDevice(db(), k.buyer.user.id, k.keyId, k.devices[0].id, now);
+    await expect(removeOwnDevice(db(), k.buyer.user.id, k.keyId, k.devices[1].id, now + DAY_MS - 1000)).rejects.toThrow(/each day/);
+    await removeOwnDevice(db(), k.buyer.user.id, k.keyId, k.devices[1].id, now + DAY_MS);
     expect(await env.DB.prepare('SELECT count(*) AS n FROM activations WHERE key_id = ?').bind(k.keyId).first('n')).toBe(0);
   });
 

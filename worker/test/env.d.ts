@@ -11,6 +11,7 @@ declare global {
       LICENSE_SIGNING_KEY: string;
       LICENSE_KEY_LIMITER: RateLimit;
       LICENSE_IP_LIMITER: RateLimit;
+      CALL_LIMITER: RateLimit;
       TOTP_ENCRYPTION_KEY: string;
       GOOGLE_CLIENT_ID?: string;
       GOOGLE_CLIENT_SECRET?: string;

@@ -1,3 +1,4 @@
+import { createDb } from '../db/client';
 import { env } from 'cloudflare:test';
 import { and, count, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -155,7 +156,7 @@ describe('POST /api/keys/generate', () => {
     const owner = { id: ownerId, username: 'owner', email: 'o@example.com', role: 'owner' as const };
     // The owner deactivates the product after it was read as active, just before the batch runs.
     const racingD1 = interceptedD1(env.DB, { batch: () => env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run() });
-    const pending = generateKeys({ db: db(), d1: racingD1, actor: owner, ip: null }, { maxKeysPerGeneration: 100 }, { productId: product.id, quantity: 60 });
+    const pending = generateKeys({ db: createDb(racingD1 as D1Database), actor: owner, ip: null }, { maxKeysPerGeneration: 100 }, { productId: product.id, quantity: 60 });
     await expect(pending).rejects.toMatchObject({ code: 'CONFLICT', message: 'Keys can only be generated for active products' });
     expect(await keysOfProduct(product.id)).toEqual([]);
     expect((await productRow(product.id))!.totalGenerated).toBe(0);

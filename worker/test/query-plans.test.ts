@@ -17,7 +17,7 @@ import { listOwnKeys } from '../domain/my-keys';
 import { dashboardStats } from '../domain/stats';
 import { createUser } from '../domain/users';
 import { newId } from '../lib/ids';
-import type { SessionUser } from '../lib/sessions';
+import type { Actor } from '../db/schema';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
 import { db, interceptedD1, uniqueName } from './helpers';
 
@@ -158,7 +158,7 @@ async function shop() {
   await d.insert(licenseKeys).values(keys);
   const device = 'plan-device-1';
   await d.insert(activations).values({ id: newId(), keyId: keys[0].id, deviceFingerprint: device, activatedAt: new Date(now - DAY_MS), lastUsed: new Date(now - DAY_MS) });
-  const viewer = (u: typeof owner): SessionUser => ({ id: u.id, username: u.username, email: u.email, role: u.role });
+  const viewer = (u: typeof owner): Actor & { username: string } => ({ id: u.id, role: u.role, username: u.username });
   return { owner: viewer(owner), reseller: viewer(reseller), customer: viewer(customer), product, keys, device };
 }
 
@@ -265,7 +265,7 @@ describe('query plans', () => {
     const s = await shop();
     const used = new Set<string>();
     const note = (plans: Plan[]) => noteIndexes(plans, used);
-    note(await expectNoFullScans(await statementsOf((d1) => systemAnalytics(d1, 30))));
+    note(await expectNoFullScans(await statementsOf((d1) => systemAnalytics(createDb(d1), 30))));
     const dashboard = await expectNoFullScans(await statementsOf((d1) => dashboardStats(createDb(d1), s.customer)));
     note(dashboard);
     // A customer's spending is read from their own rows, never by walking every purchase in the shop.

@@ -1,5 +1,6 @@
 // The one API client of the web app: JSON, bearer header, 30 s timeout, the server's message
 // surfaced, and SPEC section 4's rule for a 401.
+import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
 import { noteMaintenance } from './maintenance';
 import { appStore, clearSession, tokenAtom } from './session';
@@ -49,6 +50,8 @@ export async function apiRequest<T>(
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
   const token = appStore.get(tokenAtom);
   if (token) headers.Authorization = `Bearer ${token}`;
+  const bookmark = currentBookmark();
+  if (bookmark) headers[BOOKMARK_HEADER] = bookmark;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   const timeout = AbortSignal.timeout(HTTP_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -61,6 +64,7 @@ export async function apiRequest<T>(
     if ((err as Error)?.name === 'AbortError' && !timedOut) throw err;
     throw new ApiError(timedOut ? 'The server took too long to answer. Please try again.' : 'Could not reach the server. Check your connection and try again.', 0, timedOut ? 'TIMEOUT' : 'NETWORK');
   }
+  rememberBookmark(response.headers.get(BOOKMARK_HEADER));
   const text = await response.text();
   let data: unknown = null;
   try {
