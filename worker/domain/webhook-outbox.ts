@@ -17,18 +17,18 @@ type WebhookQueue = { sendBatch(messages: Array<{ body: WebhookMessage }>): Prom
 const EVENT_ID_COLUMN = 'webhook_event_id';
 export const NEW_EVENT_ID = `'evt_' || lower(hex(randomblob(12)))`;
 
+/** A statement that writes webhook events (see `outbox`). */
+export class OutboxStatement extends SqlStatement {}
+
 /**
  * One event per row of `source` (SQL after SELECT's columns: FROM ... WHERE ...), `data` the SQL
  * expression of its body's data (JSON text). ?1 is the type and ?2 the time; the source's own
  * parameters are ?3 onwards.
  */
-export class OutboxStatement extends SqlStatement {}
-
 function outbox(type: string, data: string, source: string, params: unknown[], now: number): OutboxStatement {
   const subscribed = `EXISTS (SELECT 1 FROM webhook_endpoints e, json_each(e.events) s WHERE e.enabled = 1 AND s.value = ?1)`;
-  const where = /\bWHERE\b/i.test(source) ? `${source} AND ${subscribed}` : `${source} WHERE ${subscribed}`;
   return new OutboxStatement(
-    `INSERT INTO webhook_events (id, type, data, created_at) SELECT ${NEW_EVENT_ID}, ?1, ${data}, ?2 ${where} RETURNING id AS ${EVENT_ID_COLUMN}`,
+    `INSERT INTO webhook_events (id, type, data, created_at) SELECT ${NEW_EVENT_ID}, ?1, ${data}, ?2 ${source} AND ${subscribed} RETURNING id AS ${EVENT_ID_COLUMN}`,
     [type, now, ...params],
   );
 }
@@ -36,11 +36,10 @@ function outbox(type: string, data: string, source: string, params: unknown[], n
 /**
  * The outbox statement for events whose data the caller has at hand: one event per item of `data`.
  * Add it to the batch that makes the change (runBatch, or asD1 for a raw D1 batch), then pass the
- * batch's results to `dispatchCommitted`.
- * (Card top-ups: `webhookEvents('balance.topped_up', [{ user, amountUsd, ... }])`.)
+ * batch's results to `dispatchCommitted`. (Card top-ups have their own: `balanceToppedUpEvent`.)
  */
 export function webhookEvents(type: WebhookEventType, data: unknown[], now = Date.now()): OutboxStatement {
-  return outbox(type, 'j.value', 'FROM json_each(?3) j', [JSON.stringify(data)], now);
+  return outbox(type, 'j.value', 'FROM json_each(?3) j WHERE 1', [JSON.stringify(data)], now);
 }
 
 /** ISO 8601 text of a time in milliseconds, as the API writes times (NULL stays NULL). */
