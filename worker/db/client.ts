@@ -38,8 +38,10 @@ export async function runBatch(db: DB, items: Statement[]): Promise<unknown[]> {
   const d1 = db.$client;
   const statements = items.map((item, i) => {
     if (item instanceof SqlStatement) return d1.prepare(item.text).bind(...item.params);
-    const query = prepared[i]!.getQuery();
-    return d1.prepare(query.sql).bind(...query.params);
+    // drizzle's own statement, bound: preparing its SQL again would cost a second compile.
+    const query = prepared[i]!;
+    const { params } = query.getQuery();
+    return params.length ? query.stmt.bind(...params) : query.stmt;
   });
   const results = await d1.batch(statements);
   return results.map((result, i) => (prepared[i] ? prepared[i].mapResult(result, true) : result.results));
@@ -47,7 +49,7 @@ export async function runBatch(db: DB, items: Statement[]): Promise<unknown[]> {
 
 /** What drizzle's D1 queries expose to its batch (drizzle-orm/d1 session). */
 type DrizzlePrepared = {
-  _prepare(): { getQuery(): { sql: string; params: unknown[] }; mapResult(result: unknown, isFromBatch: boolean): unknown };
+  _prepare(): { stmt: D1PreparedStatement; getQuery(): { sql: string; params: unknown[] }; mapResult(result: unknown, isFromBatch: boolean): unknown };
 };
 
 /**

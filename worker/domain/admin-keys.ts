@@ -13,7 +13,7 @@ import type { Actor } from '../db/schema';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { JsonText } from '../lib/request';
 import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entities';
-import { keyCountsTotal, ownerKeyCounts } from './admin-stats';
+import { keyCountsTotal, ownerKeyCounts, withCounts, type KeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
 import { asD1, dispatchCommitted, keyEvents } from './webhook-outbox';
 import { recountProductActivations } from './key-lifecycle';
@@ -143,8 +143,12 @@ export async function listAdminKeys(
   const statement = adminKeysStatement(db, viewer, query, now);
   if (countedByOverview(viewer, query)) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
-    // a large shop reuses for a few seconds instead of walking a status's keys on every page.
-    const [[[rows]], counts] = await Promise.all([runBatch(db, [statement]) as Promise<[{ json: string }[]]>, ownerKeyCounts(db, now)]);
+    // a large shop reuses for a few seconds instead of walking a status's keys on every page; counted,
+    // they ride in the page's own batch.
+    const {
+      page: [[rows]],
+      counts: [counts],
+    } = (await withCounts<[KeyCounts]>(db, now, [statement], [{ reused: ownerKeyCounts }])) as { page: [{ json: string }[]]; counts: [KeyCounts] };
     return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
   }
   const { keysJson, total } = await keysPageJson(db, statement);

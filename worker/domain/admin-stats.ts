@@ -2,7 +2,7 @@
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { databaseOf, runBatch, type DB } from '../db/client';
+import { databaseOf, runBatch, type DB, type Statement } from '../db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../db/compiled';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { Actor } from '../db/schema';
@@ -14,29 +14,51 @@ export const RECENT_ITEMS = 5;
 export type KeyCounts = Record<KeyStatus, number>;
 
 /**
+ * A count as statements for a batch and how to read their results, so that it can ride in the
+ * batch of the page that shows it (one round trip for the page and its counts).
+ */
+type Count<T> = { statements: Statement[]; read: (results: unknown[]) => T };
+
+/**
  * Keys by status at `now` (`effectiveStatus` in license-keys.ts): the stored statuses counted in
  * index order, then the used and available keys whose expiry has passed, which the scheduled job has
  * not marked yet, moved to expired. Grouping by a CASE over every key instead needs a temporary
  * B-tree and costs ten times more at 200,000 keys.
  */
-async function countKeysByStatus(db: DB, scope: SQL | undefined, now: number): Promise<KeyCounts> {
-  const [stored, lapsed] = await db.batch([
-    // license_keys_status_idx (status, created_at) for the owner; license_keys_creator_idx for a reseller.
-    db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status),
-    // A short range of license_keys_expiry_idx (status, expires_at).
-    db
-      .select({ status: licenseKeys.status, n: count() })
-      .from(licenseKeys)
-      .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))))
-      .groupBy(licenseKeys.status),
-  ]);
-  const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
-  for (const row of stored) counts[row.status] += row.n;
-  for (const row of lapsed) {
-    counts[row.status] -= row.n;
-    counts.expired += row.n;
-  }
-  return counts;
+function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count<KeyCounts> {
+  return {
+    statements: [
+      // license_keys_status_idx (status, created_at) for the owner; license_keys_creator_idx for a reseller.
+      db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status),
+      // A short range of license_keys_expiry_idx (status, expires_at).
+      db
+        .select({ status: licenseKeys.status, n: count() })
+        .from(licenseKeys)
+        .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))))
+        .groupBy(licenseKeys.status),
+    ],
+    read: ([stored, lapsed]) => {
+      const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
+      for (const row of stored as { status: KeyStatus; n: number }[]) counts[row.status] += row.n;
+      for (const row of lapsed as { status: KeyStatus; n: number }[]) {
+        counts[row.status] -= row.n;
+        counts.expired += row.n;
+      }
+      return counts;
+    },
+  };
+}
+
+/** Users by role: users_role_created_idx walked in order, never a temporary B-tree. */
+function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
+  return {
+    statements: [db.select({ role: users.role, n: count() }).from(users).where(scope).groupBy(users.role)],
+    read: ([rows]) => {
+      const counts: RoleCounts = { user: 0, reseller: 0, owner: 0 };
+      for (const row of rows as { role: Role; n: number }[]) counts[row.role] = row.n;
+      return counts;
+    },
+  };
 }
 
 /** Past this many rows, the owner's whole-shop counts are reused for a few seconds (see `ReusedCount`). */
@@ -46,51 +68,65 @@ export const COUNTS_REUSE_MS = 5_000;
 /**
  * A whole-shop count for the owner's screens, which walks every row it counts: about 10 ms of
  * SQLite for 200,000 keys and 0.7 ms for 10,000 users, for a panel that many admins may have open.
- * Requests that arrive while it is being counted share that count, and once it covers 10,000 rows
- * or more this isolate reuses it for up to 5 s; a smaller shop is counted on every request, so its
- * figures are exact right after any change.
+ * Once it covers 10,000 rows or more this isolate reuses it for up to 5 s; a smaller shop is counted
+ * on every request, so its figures are exact right after any change.
  */
 class ReusedCount<T> {
-  private entry: { database: unknown; at: number; value: Promise<T> } | null = null;
+  private entry: { database: unknown; at: number; value: T } | null = null;
 
   constructor(
-    private readonly count: (db: DB, now: number) => Promise<T>,
+    readonly count: (db: DB, now: number) => Count<T>,
     private readonly rows: (value: T) => number,
   ) {}
 
-  get(db: DB, now: number): Promise<T> {
-    const database = databaseOf(db);
+  /** The reused count, or null when it must be counted again. */
+  peek(db: DB, now: number): T | null {
     const cached = this.entry;
-    if (cached && cached.database === database && now - cached.at < COUNTS_REUSE_MS) return cached.value;
-    const entry = { database, at: now, value: this.count(db, now) };
-    this.entry = entry;
-    const forget = () => {
-      if (this.entry === entry) this.entry = null;
-    };
-    entry.value.then((value) => (this.rows(value) < COUNTS_REUSE_FROM ? forget() : undefined), forget);
-    return entry.value;
+    return cached && cached.database === databaseOf(db) && now - cached.at < COUNTS_REUSE_MS ? cached.value : null;
+  }
+
+  remember(db: DB, now: number, value: T) {
+    this.entry = this.rows(value) < COUNTS_REUSE_FROM ? null : { database: databaseOf(db), at: now, value };
   }
 }
 
-const ownerKeyCountsReuse = new ReusedCount<KeyCounts>((db, now) => countKeysByStatus(db, undefined, now), (c) => keyCountsTotal(c));
+/**
+ * Runs `page` with every count it needs that is not being reused, in one batch: the page's results,
+ * and each count's value.
+ */
+export async function withCounts<C extends unknown[]>(
+  db: DB,
+  now: number,
+  page: Statement[],
+  counts: { [K in keyof C]: Count<C[K]> | { reused: ReusedCount<C[K]> } | { value: C[K] } },
+): Promise<{ page: unknown[]; counts: C }> {
+  const plans = counts.map((c) => {
+    if ('value' in c) return { value: c.value };
+    if ('statements' in c) return { count: c };
+    const value = c.reused.peek(db, now);
+    return value === null ? { count: c.reused.count(db, now), reused: c.reused } : { value };
+  });
+  const statements = [...page, ...plans.flatMap((p) => p.count?.statements ?? [])];
+  const results = await runBatch(db, statements);
+  let at = page.length;
+  const values = plans.map((p) => {
+    if (!p.count) return p.value;
+    const value = p.count.read(results.slice(at, (at += p.count.statements.length)));
+    p.reused?.remember(db, now, value);
+    return value;
+  });
+  return { page: results.slice(0, page.length), counts: values as C };
+}
 
-/** Every key by status at `now`, for the owner (see `ReusedCount`). */
-export const ownerKeyCounts = (db: DB, now: number): Promise<KeyCounts> => ownerKeyCountsReuse.get(db, now);
+/** Every key by status, for the owner (see `ReusedCount`). */
+export const ownerKeyCounts = new ReusedCount<KeyCounts>((db, now) => keysByStatus(db, undefined, now), (c) => keyCountsTotal(c));
 
 export type RoleCounts = Record<Role, number>;
-
-/** Users by role: users_role_created_idx walked in order, never a temporary B-tree. */
-async function countUsersByRole(db: DB, scope: SQL | undefined): Promise<RoleCounts> {
-  const rows = await db.select({ role: users.role, n: count() }).from(users).where(scope).groupBy(users.role);
-  const counts: RoleCounts = { user: 0, reseller: 0, owner: 0 };
-  for (const row of rows) counts[row.role] = row.n;
-  return counts;
-}
 
 const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + counts.owner;
 
 /** Every account by role, for the owner (see `ReusedCount`). */
-const ownerRoleCountsReuse = new ReusedCount<RoleCounts>((db) => countUsersByRole(db, undefined), roleCountsTotal);
+const ownerRoleCounts = new ReusedCount<RoleCounts>((db) => usersByRole(db, undefined), roleCountsTotal);
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 
@@ -145,24 +181,27 @@ export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promi
     .where(and(eq(licenseKeys.createdBy, viewer.id), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, viewer.id)));
   const userScope = isOwner ? undefined : inArray(users.id, customerIds);
 
-  // Every figure but the counts by status and by role in one D1 round trip.
+  // Every figure, the counts by status and by role too, in one D1 round trip.
   const shape = { owner: isOwner };
   const values = { viewer: viewer.id, now };
-  const [[row]] = (await runBatch(db, [overviewStatement(db, shape, values)])) as [OverviewRow[]];
-  const [keysByStatus, usersByRole, recentUsers] = await Promise.all([
-    isOwner ? ownerKeyCounts(db, now) : countKeysByStatus(db, keyScope, now),
-    isOwner ? ownerRoleCountsReuse.get(db, now) : countUsersByRole(db, userScope),
-    isOwner ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser) : customersInOrder(db, JSON.parse(row.people) as string[]),
-  ]);
+  const {
+    page: [[row]],
+    counts: [keyCounts, roleCounts],
+  } = (await withCounts<[KeyCounts, RoleCounts]>(db, now, [overviewStatement(db, shape, values)], [
+    isOwner ? { reused: ownerKeyCounts } : keysByStatus(db, keyScope, now),
+    isOwner ? { reused: ownerRoleCounts } : usersByRole(db, userScope),
+  ])) as { page: [OverviewRow[]]; counts: [KeyCounts, RoleCounts] };
+  // A reseller's latest customers are named by a second read, from the ids the first one found.
+  const recentUsers = isOwner ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser) : await customersInOrder(db, JSON.parse(row.people) as string[]);
   const recentKeys = JSON.parse(row.keys) as LicenseKey[];
 
   return {
-    totalUsers: roleCountsTotal(usersByRole),
-    totalKeys: keyCountsTotal(keysByStatus),
+    totalUsers: roleCountsTotal(roleCounts),
+    totalKeys: keyCountsTotal(keyCounts),
     totalProducts: row.n,
     totalRevenue: Number(row.total ?? 0),
-    usersByRole,
-    keysByStatus,
+    usersByRole: roleCounts,
+    keysByStatus: keyCounts,
     recentActivity: { users: recentUsers, keys: recentKeys },
   };
 }

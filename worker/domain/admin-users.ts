@@ -34,16 +34,16 @@ export async function listUsers(db: DB, query: ListUsersQuery, view: 'full' | 's
     query.role ? eq(users.role, query.role) : undefined,
     view === 'summary' ? eq(users.isActive, true) : undefined,
   );
-  const [rows, totalRow] = await Promise.all([
+  // The page and its total in one round trip.
+  const [rows, [totalRow]] = await db.batch([
     db
       .select()
       .from(users)
       .where(where)
       .orderBy(desc(users.createdAt), desc(users.id))
       .limit(runtimeLimit(query.limit))
-      .offset(runtimeLimit((query.page - 1) * query.limit))
-      .all(),
-    db.select({ n: count() }).from(users).where(where).get(),
+      .offset(runtimeLimit((query.page - 1) * query.limit)),
+    db.select({ n: count() }).from(users).where(where),
   ]);
   const total = totalRow?.n ?? 0;
   const list = view === 'full' ? rows.map(toUserJson) : rows.map((u) => ({ _id: u.id, username: u.username, email: u.email, role: u.role }));
@@ -151,13 +151,15 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
     if (!(await findUserById(db, id))) throw notFound('User');
     throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
   }
-  if (input.isActive === false && before.isActive) {
+  // Ended and stored whenever the owner sets them, changed or not, so KV can always be brought back in
+  // line with D1 by saving the account again.
+  if (input.isActive === false) {
     await endAllSessions(admin.kv, id);
-    await recordSecurityEvent(db, id, 'account_deactivated', { ipAddress: ip, userAgent: null });
+    if (before.isActive) await recordSecurityEvent(db, id, 'account_deactivated', { ipAddress: ip, userAgent: null });
   }
   const after = await getUser(db, id);
   // What authorizes the account's next request, wherever it is signed in (sessions and API tokens).
-  if (after.role !== before.role || after.isActive !== before.isActive) await saveAccountState(admin.kv, id, { role: after.role, active: after.isActive });
+  if (input.role !== undefined || input.isActive !== undefined) await saveAccountState(admin.kv, id, { role: after.role, active: after.isActive });
   return after;
 }
 

@@ -67,7 +67,8 @@ export async function listAuditLog(db: DB, query: AuditLogQuery): Promise<{ entr
   }
   // Each filter has its own index: (action, created_at) and (actor_id, created_at).
   const where = and(query.action ? eq(auditLog.action, query.action) : undefined, actorId ? eq(auditLog.actorId, actorId) : undefined);
-  const [rows, totalRow] = await Promise.all([
+  // The page and its total in one round trip.
+  const [rows, [totalRow]] = await db.batch([
     db
       .select({ entry: auditLog, actorName: users.username })
       .from(auditLog)
@@ -75,9 +76,8 @@ export async function listAuditLog(db: DB, query: AuditLogQuery): Promise<{ entr
       .where(where)
       .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
       .limit(runtimeLimit(query.limit))
-      .offset(runtimeLimit((query.page - 1) * query.limit))
-      .all(),
-    db.select({ n: count() }).from(auditLog).where(where).get(),
+      .offset(runtimeLimit((query.page - 1) * query.limit)),
+    db.select({ n: count() }).from(auditLog).where(where),
   ]);
   const total = totalRow?.n ?? 0;
   return {

@@ -34,12 +34,31 @@ function insufficientBalance(cents: number, availableCents: number) {
   });
 }
 
+/**
+ * With an Idempotency-Key the claim rides in the exchange's own batch and nothing is read first, as
+ * for a purchase (purchase.ts): a retry of an exchange already made fails on the claim, or on the
+ * balance the first time spent, and answers what the first time stored. The claim stores the balances
+ * right after the move; a replay answers them with the account as it is now.
+ */
+const EXCHANGE_REFUSALS = new Set<string>(['INSUFFICIENT_BALANCE', 'RATE_CHANGED', 'VALIDATION_ERROR', 'NOT_FOUND']);
+
 export async function exchangeUsdForCredits(db: DB, order: ExchangeOrder): Promise<{ body: ExchangeResponse; replayed: boolean }> {
-  const { userId, cents, rate, idempotency } = order;
-  if (idempotency) {
-    const replay = await findReplay<ExchangeResponse>(db, idempotency);
-    if (replay) return { body: replay.body, replayed: true };
+  try {
+    return { body: await exchangeOnce(db, order), replayed: false };
+  } catch (err) {
+    if (!order.idempotency || !(err instanceof AppError || lostIdempotencyRace(err)) || (err instanceof AppError && !EXCHANGE_REFUSALS.has(err.code))) throw err;
+    const replay = await findReplay<StoredBalances>(db, order.idempotency);
+    if (!replay) throw err;
+    const user = await findUserById(db, order.userId);
+    if (!user) throw notFound('User');
+    return { body: answer({ ...toUserJson(user), ...replay.body }), replayed: true };
   }
+}
+
+type StoredBalances = { balance: number; credits: number };
+
+async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeResponse> {
+  const { userId, cents, rate, idempotency } = order;
   const credits = creditsForCents(cents, rate);
   if (credits < 1) {
     throw new AppError('VALIDATION_ERROR', `${dollars(cents)} buys no credits at the current rate of ${rate} credits per USD`, { details: { field: 'usdAmount' } });
@@ -51,9 +70,6 @@ export async function exchangeUsdForCredits(db: DB, order: ExchangeOrder): Promi
       { details: { rate, creditsToAdd: credits } },
     );
   }
-  const before = await findUserById(db, userId);
-  if (!before) throw notFound('User');
-  if (before.balanceCents < cents) throw insufficientBalance(cents, before.balanceCents);
 
   const now = new Date(order.now ?? Date.now());
   const debit = db
@@ -63,7 +79,7 @@ export async function exchangeUsdForCredits(db: DB, order: ExchangeOrder): Promi
     .returning();
   const record = db.insert(ledger).values({
     id: newId(now.getTime()),
-    // NULL (and so a failed batch) when the account was deleted since it was read.
+    // NULL (and so a failed batch) when the account is gone.
     userId: sql`(SELECT ${users.id} FROM ${users} WHERE ${users.id} = ${userId})`,
     actorId: userId,
     kind: 'exchange',
@@ -77,25 +93,18 @@ export async function exchangeUsdForCredits(db: DB, order: ExchangeOrder): Promi
     if (!idempotency) {
       const [after, , ...events] = await runBatch(db, [debit, record, event]);
       await dispatchCommitted(events);
-      return { body: answer(toUserJson((after as UserRow[])[0])), replayed: false };
+      return answer(toUserJson((after as UserRow[])[0]));
     }
-    // The stored answer takes its balances from inside the batch, after the move.
-    const template = JSON.stringify(answer(toUserJson(before)));
-    const balance = sql`(SELECT ${users.balanceCents} / 100.0 FROM ${users} WHERE ${users.id} = ${userId})`;
-    const creditsNow = sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${userId})`;
-    const stored = sql`json_set(${template}, '$.user.balance', ${balance}, '$.user.credits', ${creditsNow}, '$.balances.usd', ${balance}, '$.balances.credits', ${creditsNow})`;
+    // The balances as they stand inside the batch, right after the move.
+    const stored = sql`(SELECT json_object('balance', ${users.balanceCents} / 100.0, 'credits', ${users.credits}) FROM ${users} WHERE ${users.id} = ${userId})`;
     const [after, , , ...events] = await runBatch(db, [debit, record, claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now), event]);
     await dispatchCommitted(events);
-    return { body: answer(toUserJson((after as UserRow[])[0])), replayed: false };
+    return answer(toUserJson((after as UserRow[])[0]));
   } catch (err) {
     if (failedConstraint(err, 'CHECK', 'users_balance_check')) {
       throw insufficientBalance(cents, (await findUserById(db, userId))?.balanceCents ?? 0);
     }
     if (failedConstraint(err, 'NOT NULL', 'ledger.user_id')) throw notFound('User');
-    if (idempotency && lostIdempotencyRace(err)) {
-      const replay = await findReplay<ExchangeResponse>(db, idempotency);
-      if (replay) return { body: replay.body, replayed: true };
-    }
     throw err;
   }
 }

@@ -16,27 +16,25 @@ export async function dashboardStats(db: DB, user: Actor, now = Date.now()) {
       : user.role === 'reseller'
         ? or(eq(licenseKeys.createdBy, user.id), eq(licenseKeys.purchasedBy, user.id))
         : eq(licenseKeys.purchasedBy, user.id);
-  const [byStatus, productCount, expiring, spent] = await Promise.all([
-    db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status).all(),
+  // Four figures, one round trip.
+  const [byStatus, [productCount], [expiring], [spent]] = await db.batch([
+    db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status),
     db
       .select({ n: count() })
       .from(products)
-      .where(user.role === 'owner' ? undefined : eq(products.isActive, true))
-      .get(),
+      .where(user.role === 'owner' ? undefined : eq(products.isActive, true)),
     // Active keys whose expiry falls within the spec's 7-day warning.
     db
       .select({ n: count() })
       .from(licenseKeys)
-      .where(and(scope, eq(licenseKeys.status, 'used'), gt(licenseKeys.expiresAt, new Date(now)), lte(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS))))
-      .get(),
+      .where(and(scope, eq(licenseKeys.status, 'used'), gt(licenseKeys.expiresAt, new Date(now)), lte(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS)))),
     // Credits this user paid for keys, from the ledger: the user's rows (ledger_user_idx), filtered by
     // kind. The unary + keeps SQLite, which has no statistics, off ledger_kind_created_idx, which
     // would walk every purchase in the shop.
     db
       .select({ n: sql<number>`COALESCE(-SUM(${ledger.creditsDelta}), 0)` })
       .from(ledger)
-      .where(and(eq(ledger.userId, user.id), sql`+${ledger.kind} = 'purchase'`))
-      .get(),
+      .where(and(eq(ledger.userId, user.id), sql`+${ledger.kind} = 'purchase'`)),
   ]);
   const keysByStatus = { available: 0, used: 0, expired: 0, revoked: 0 };
   for (const row of byStatus) keysByStatus[row.status] = row.n;

@@ -62,7 +62,9 @@ const statusToCode: Partial<Record<number, ErrorCode>> = {
   429: 'RATE_LIMITED',
 };
 
-export function errorResponse(err: Error, c: Context): Response {
+export function errorResponse(thrown: Error, c: Context): Response {
+  // An AppError thrown from under a library (drizzle wraps what its D1 client throws) is still ours.
+  const err = appErrorIn(thrown) ?? thrown;
   if (err instanceof AppError) {
     return c.json(err.body, err.status, err.headers);
   }
@@ -75,6 +77,13 @@ export function errorResponse(err: Error, c: Context): Response {
   }
   console.error('Unhandled error', err);
   return c.json({ message: 'Something went wrong on our side. Please try again.', code: 'INTERNAL_ERROR' } satisfies ErrorBody, 500);
+}
+
+function appErrorIn(err: unknown): AppError | null {
+  for (let current = err, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof AppError) return current;
+  }
+  return null;
 }
 
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);

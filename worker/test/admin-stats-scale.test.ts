@@ -66,7 +66,7 @@ describe("the owner's key counts", () => {
     expect((await adminStats(db, owner, now + 1)).keysByStatus).toEqual({ available: 3, used: 0, revoked: 2, expired: 0 });
   });
 
-  it(`past ${COUNTS_REUSE_FROM.toLocaleString('en-US')} keys, are reused for ${COUNTS_REUSE_MS / 1000} s and shared by concurrent requests`, async () => {
+  it(`past ${COUNTS_REUSE_FROM.toLocaleString('en-US')} keys, are reused for ${COUNTS_REUSE_MS / 1000} s`, async () => {
     await addKeys(COUNTS_REUSE_FROM, 'used');
     const { binding, counted } = countingD1();
     const db = createDb(binding);
@@ -77,7 +77,8 @@ describe("the owner's key counts", () => {
     const oneCount = solo.counted();
     expect(oneCount).toBeGreaterThan(0);
 
-    const first = await Promise.all([adminStats(db, owner, now), adminStats(db, owner, now), adminStats(db, owner, now)]);
+    // Counted once, in the first request's own batch; the next ones reuse it.
+    const first = [await adminStats(db, owner, now), await adminStats(db, owner, now), await adminStats(db, owner, now)];
     expect(counted()).toBe(oneCount);
     for (const stats of first) expect(stats.totalKeys).toBe(COUNTS_REUSE_FROM + 5);
 
@@ -98,22 +99,25 @@ describe("the owner's user counts", () => {
     const small = countingD1(byRole);
     const db = createDb(small.binding);
     const before = await adminStats(db, owner, now);
+    // What one count costs (drizzle may prepare a batched statement more than once).
+    const oneCount = small.counted();
+    expect(oneCount).toBeGreaterThan(0);
     await addUsers(2);
     const after = await adminStats(db, owner, now);
     expect(after.usersByRole.user).toBe(before.usersByRole.user + 2);
-    expect(small.counted()).toBe(2);
+    expect(small.counted()).toBe(2 * oneCount);
 
     await addUsers(COUNTS_REUSE_FROM);
     const large = countingD1(byRole);
     const db2 = createDb(large.binding);
     const later = now + 60_000;
-    const first = await Promise.all([adminStats(db2, owner, later), adminStats(db2, owner, later)]);
-    expect(large.counted()).toBe(1);
+    const first = [await adminStats(db2, owner, later), await adminStats(db2, owner, later)];
+    expect(large.counted()).toBe(oneCount);
     for (const stats of first) expect(stats.totalUsers).toBe(after.totalUsers + COUNTS_REUSE_FROM);
     await addUsers(1);
     expect((await adminStats(db2, owner, later + COUNTS_REUSE_MS - 1)).totalUsers).toBe(after.totalUsers + COUNTS_REUSE_FROM);
-    expect(large.counted()).toBe(1);
+    expect(large.counted()).toBe(oneCount);
     expect((await adminStats(db2, owner, later + COUNTS_REUSE_MS)).usersByRole.user).toBe(after.usersByRole.user + COUNTS_REUSE_FROM + 1);
-    expect(large.counted()).toBe(2);
+    expect(large.counted()).toBe(2 * oneCount);
   });
 });

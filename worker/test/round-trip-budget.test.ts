@@ -1,0 +1,83 @@
+// The request path's budget (docs/performance.md has the same table with the reasons): per request,
+// the D1 round trips, the statements that write, and the KV reads and writes. A page read is one D1
+// round trip and writes nothing, so a replica can serve it; a purchase, an exchange, a generation or
+// an activation is one round trip to the primary, all or nothing. Each request is sent once to warm
+// what an isolate keeps (a product's price, the shop's counts), then measured.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, signedInUser } from './helpers';
+import { instrumentedWorker, type RequestCost } from './instrumented';
+import { makeProduct } from './shop-helpers';
+
+type Budget = { roundTrips: number; writes: number; kvReads: number; kvWrites?: number; session: 'first-unconstrained' | 'first-primary' };
+type Call = { method: string; path: string; body?: unknown; as: 'user' | 'reseller' | 'owner' | 'apiToken' | 'none'; budget: Budget };
+
+const read = (roundTrips = 1, kvReads = 2): Budget => ({ roundTrips, writes: 0, kvReads, session: 'first-unconstrained' });
+const write = (writes: number, kvReads = 2): Budget => ({ roundTrips: 1, writes, kvReads, session: 'first-primary' });
+
+let shop: { productId: string; keyId: string; key: string; tokens: Record<'user' | 'reseller' | 'owner' | 'apiToken', string>; customerId: string };
+
+beforeAll(async () => {
+  const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+  const user = await signedInUser('user', { credits: 100_000, balanceCents: 1_000_000 });
+  const reseller = await signedInUser('reseller', { credits: 100_000 });
+  const owner = await signedInUser('owner');
+  const bought = await api('POST', '/api/keys/purchase', { token: user.token, body: { productId: product.id, duration: 30 } });
+  const apiToken = await api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: 'budget', role: 'owner' } });
+  shop = {
+    productId: product.id,
+    keyId: bought.body.licenseKey._id,
+    key: bought.body.licenseKey.key,
+    customerId: user.user.id,
+    tokens: { user: user.token, reseller: reseller.token, owner: owner.token, apiToken: apiToken.body.token },
+  };
+});
+
+const calls = (): Call[] => [
+  // Page reads: the session and the account state from KV, then one D1 round trip.
+  { method: 'GET', path: '/api/users/profile', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/users/my-keys', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/users/my-keys?search=a', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/users/stats', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/users/security', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/users/security-log', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/products', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/admin/keys?status=used', as: 'owner', budget: read() },
+  { method: 'GET', path: '/api/admin/keys?search=TEST', as: 'owner', budget: read() },
+  { method: 'GET', path: '/api/admin/keys', as: 'reseller', budget: read() },
+  { method: 'GET', path: '/api/admin/stats', as: 'owner', budget: read() },
+  { method: 'GET', path: '/api/admin/users', as: 'owner', budget: read() },
+  { method: 'GET', path: '/api/admin/audit-log', as: 'owner', budget: read() },
+  { method: 'GET', path: '/api/admin/analytics?days=30', as: 'owner', budget: read() },
+  { method: 'GET', path: '/api/admin/keys?status=used', as: 'apiToken', budget: read() },
+  // Reads that KV answers alone (the settings document is kept by the isolate for a few seconds).
+  { method: 'GET', path: '/api/settings/public', as: 'user', budget: read(0) },
+  { method: 'GET', path: '/api/credits/exchange-rate', as: 'user', budget: read(0) },
+  // Writes: one round trip to the primary, all or nothing (the caller guard opens it). Each counts
+  // its webhook outbox statement, which writes a row only when an enabled endpoint subscribes.
+  { method: 'POST', path: '/api/keys/purchase', as: 'user', body: () => ({ productId: shop.productId, duration: 30 }), budget: write(2, 2) },
+  { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(3) },
+  { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(3) },
+  // The licensing API: no session, and the settings from the isolate's copy.
+  { method: 'POST', path: '/api/v1/licenses/validate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 0, kvReads: 0, session: 'first-unconstrained' } },
+  { method: 'POST', path: '/api/v1/licenses/activate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary' } },
+];
+
+describe('the round-trip budget', () => {
+  it.each(calls().map((call) => [`${call.method} ${call.path} as ${call.as}`, call] as const))('%s', async (_, call) => {
+    {
+      const worker = instrumentedWorker();
+      const send = () => {
+        const body = typeof call.body === 'function' ? (call.body as () => unknown)() : call.body;
+        return api(call.method, call.path, { token: call.as === 'none' ? undefined : shop.tokens[call.as], body, fetch: worker.fetch });
+      };
+      const warm = await send();
+      expect(warm.status, JSON.stringify(warm.body)).toBeLessThan(300);
+      worker.take();
+      const res = await send();
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+      const cost: RequestCost = worker.take();
+      const measured = { roundTrips: cost.roundTrips.length, writes: cost.writes.length, kvReads: cost.kvReads, kvWrites: cost.kvWrites, session: cost.sessions.join(',') };
+      expect(measured, JSON.stringify(cost.roundTrips, null, 1)).toEqual({ kvWrites: 0, ...call.budget });
+    }
+  });
+});
