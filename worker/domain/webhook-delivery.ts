@@ -202,13 +202,21 @@ async function firstBytes(res: Response, max: number): Promise<string | null> {
   return new TextDecoder().decode(bytes);
 }
 
+/** A delivery still pending this long after it was made (its retries span about 27 hours) is given up. */
+export const GIVE_UP_AFTER_MS = 2 * 24 * 3600 * 1000;
+
 /**
  * The cron's part: events that never reached the queue (a crash between the commit and the send),
- * and deliveries whose message was lost, go on the queue again; a month of history is kept.
+ * and deliveries whose message was lost, go on the queue again; a delivery that could never be
+ * attempted (its message kept failing) is given up; a month of history is kept.
  */
 export async function redispatchWebhooks(env: Pick<Env, 'DB' | 'WEBHOOK_QUEUE'>, now = Date.now()): Promise<{ events: number; deliveries: number }> {
   const d1 = env.DB;
-  const [events, deliveries] = await d1.batch([
+  const [, events, deliveries] = await d1.batch([
+    d1
+      .prepare(`UPDATE webhook_deliveries SET status = 'failed', error = 'Given up: not delivered within 2 days', next_attempt_at = NULL
+                 WHERE status = 'pending' AND created_at < ?1`)
+      .bind(now - GIVE_UP_AFTER_MS),
     d1.prepare('SELECT id FROM webhook_events WHERE dispatched_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT 500').bind(now - 60_000),
     d1
       .prepare(`SELECT id FROM webhook_deliveries WHERE status = 'pending' AND COALESCE(next_attempt_at, created_at) < ?1 ORDER BY created_at LIMIT 500`)

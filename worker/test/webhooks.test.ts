@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
 import { purchaseKey } from '../domain/purchase';
 import { runScheduledJobs } from '../domain/scheduled';
-import { attemptDelivery, DISABLE_AFTER_MS, MAX_ATTEMPTS } from '../domain/webhook-delivery';
+import { attemptDelivery, DISABLE_AFTER_MS, GIVE_UP_AFTER_MS, MAX_ATTEMPTS } from '../domain/webhook-delivery';
 import { expireKeys } from '../domain/key-lifecycle';
 import { balanceToppedUpEvent, dispatchCommitted } from '../domain/webhook-outbox';
 import { runBatch, SqlStatement } from '../db/client';
@@ -276,6 +276,16 @@ describe('delivery', () => {
     const { webhooks } = await runScheduledJobs(env, Date.now() + 61_000);
     expect(webhooks.events).toBeGreaterThanOrEqual(1);
     await waitFor(hook, (e) => e.id === row.id);
+  });
+
+  it('gives up with the cron a delivery that could never be attempted for days', async () => {
+    const hook = await addEndpoint('ok', ['key.purchased']);
+    const old = new Date(Date.now() - GIVE_UP_AFTER_MS - 60_000);
+    await db().insert(webhookEvents).values({ id: 'evt_0123456789abcdef01234567', type: 'webhook.test', data: '{}', endpointId: hook.id, createdAt: old, dispatchedAt: old });
+    await db().insert(webhookDeliveries).values({ id: 'msg_0123456789abcdef01234567', eventId: 'evt_0123456789abcdef01234567', endpointId: hook.id, createdAt: old });
+    await runScheduledJobs(env);
+    expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: 'failed', error: 'Given up: not delivered within 2 days' });
+    await db().delete(webhookEvents).where(eq(webhookEvents.id, 'evt_0123456789abcdef01234567'));
   });
 
   it('never delivers to a disabled endpoint', async () => {
