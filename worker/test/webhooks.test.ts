@@ -13,7 +13,7 @@ import { expireKeys } from '../domain/key-lifecycle';
 import { balanceToppedUpEvent, dispatchCommitted } from '../domain/webhook-outbox';
 import { runBatch, SqlStatement } from '../db/client';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
-import { TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
+import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { makeProduct } from './shop-helpers';
 
@@ -186,7 +186,7 @@ describe('delivery', () => {
     await api('DELETE', `/api/admin/keys/${generatedIds[0]}`, { token: ownerToken });
     await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 1 } });
     const username = uniqueName('newcomer');
-    const registered = await api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password: 'Secret123' } });
+    const registered = await api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password: TEST_PASSWORD } });
     expect(registered.status).toBe(201);
 
     const purchased = await waitFor(hook, (e) => e.type === 'key.purchased' && e.data.licenseKey._id === bought._id);
