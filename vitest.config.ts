@@ -32,6 +32,8 @@ export default defineConfig(async () => {
                   STRIPE_SECRET_KEY: 'sk_test_stand_in',
                   STRIPE_WEBHOOK_SECRET: 'whsec_test_stand_in',
                   STRIPE_API_BASE: `http://127.0.0.1:${process.env.STRIPE_STAND_IN_PORT}`,
+                  // Running locally: the test receiver listens on http://127.0.0.1.
+                  WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
                 },
               },
             }),
@@ -42,7 +44,8 @@ export default defineConfig(async () => {
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
-            globalSetup: ['worker/test/stripe-global-setup.ts'],
+            // The Stripe stand-in (payments.test.ts) and the local receiver webhooks are delivered to (webhooks.test.ts).
+            globalSetup: ['worker/test/stripe-global-setup.ts', 'worker/test/webhook-receiver.ts'],
           },
         },
         {

@@ -12,6 +12,7 @@ import { registerPurchaseCommand } from './commands/purchase';
 import { registerSettingsCommands } from './commands/settings';
 import { registerStatsCommand } from './commands/stats';
 import { registerUsersCommands } from './commands/users';
+import { registerWebhooksCommands } from './commands/webhooks';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './lib/errors';
 import { FORMATS, paint } from './lib/output';
 
@@ -47,6 +48,7 @@ Examples:
   registerStatsCommand(program);
   registerLicenseCommands(program);
   registerPaymentsCommands(program);
+  registerWebhooksCommands(program);
   // Every command (and sub-command) reports usage errors by throwing, so they exit 2 below.
   const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
   for (const command of everyCommand(program)) command.exitOverride();

@@ -129,8 +129,9 @@ export async function startServer(options: {
   const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
-  // the local server gets its own address unless one is given.
-  const vars = { APP_URL: `http://localhost:${options.port}`, ...options.vars };
+  // the local server gets its own address unless one is given. Served from this machine, webhook
+  // endpoints may be http on loopback (a local receiver).
+  const vars = { APP_URL: `http://localhost:${options.port}`, WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true', ...options.vars };
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const envFile = options.secrets && Object.keys(options.secrets).length ? envFileWith(options.secrets) : null;
   if (envFile) args.push('--env-file', envFile.file);

@@ -1,6 +1,7 @@
 // The Hono app: security headers for every response, the JSON API under /api, the SPA for the rest.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { contextStorage } from 'hono/context-storage';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './context';
 import { requestDb } from './db/client';
@@ -24,6 +25,7 @@ import { productsRoutes } from './routes/products';
 import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
+import { webhooksRoutes } from './routes/webhooks';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -61,6 +63,8 @@ app.use(`${LICENSES_PATH}/*`, signLicensingAnswers);
 
 app.use(
   '/api/*',
+  // Lets a committed batch's webhook events reach the queue after the response (dispatchCommitted).
+  contextStorage(),
   // First, so that every answer (a 413 from the body limit too) carries the bookmark.
   async (c, next) => {
     c.header('Cache-Control', 'no-store');
@@ -106,7 +110,8 @@ const routes = app
   .route('/api/admin/payments', adminPaymentsRoutes)
   .route('/api/admin', adminStatsRoutes)
   .route('/api/admin', adminPurchaseRoutes)
-  .route(LICENSES_PATH, licenses);
+  .route(LICENSES_PATH, licenses)
+  .route('/api/webhooks', webhooksRoutes);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

@@ -378,6 +378,81 @@ export const payments = sqliteTable(
   ],
 );
 
+// Outbound webhooks (migration 0015). Endpoints are the shop's (any owner manages them all).
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    /** The event types it receives, as a JSON array (the outbox statement matches with json_each). */
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The signing secret, sealed (lib/secret-box.ts); shown in the clear only when made. */
+    secret: text('secret').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    /** The first failure since the last success; an endpoint failing for days is disabled. */
+    failingSince: integer('failing_since', { mode: 'timestamp_ms' }),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('webhook_endpoints_enabled_idx').on(t.enabled)],
+);
+
+// The outbox: written in the same batch as the change, put on the queue after the commit.
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    type: text('type').notNull(),
+    /** The event's `data`, as JSON text. */
+    data: text('data').notNull(),
+    /** Set for an event meant for one endpoint only (webhook.test). */
+    endpointId: text('endpoint_id'),
+    createdAt: createdAt(),
+    /** When its deliveries were made; NULL rows older than a few minutes are re-enqueued by the cron. */
+    dispatchedAt: integer('dispatched_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('webhook_events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} IS NULL`),
+    index('webhook_events_created_idx').on(t.createdAt),
+  ],
+);
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    /** The `webhook-id` header: the same for every attempt of this delivery. */
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    responseStatus: integer('response_status'),
+    /** The first KB of the last response. */
+    responseBody: text('response_body'),
+    /** Why the last attempt failed when there was no response (timeout, refused, disabled endpoint). */
+    error: text('error'),
+    durationMs: integer('duration_ms'),
+    lastAttemptAt: integer('last_attempt_at', { mode: 'timestamp_ms' }),
+    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
+    check('webhook_deliveries_status_check', sql`${t.status} IN ('pending', 'delivered', 'failed')`),
+  ],
+);
+
 // Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.
 export const spentChallenges = sqliteTable(
   'spent_challenges',

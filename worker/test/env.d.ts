@@ -21,6 +21,8 @@ declare global {
       STRIPE_SECRET_KEY?: string;
       STRIPE_WEBHOOK_SECRET?: string;
       STRIPE_API_BASE?: string;
+      WEBHOOK_QUEUE: Queue<import('../domain/webhook-outbox').WebhookMessage>;
+      WEBHOOKS_ALLOW_LOOPBACK_HTTP?: string;
       TEST_MIGRATIONS: D1Migration[];
       /** A database for the one test file that needs whole tables to itself (see sandbox.ts). */
       ISOLATED_DB: D1Database;

@@ -39,7 +39,7 @@ function handleUnauthorized() {
 type Query = Record<string, string | number | boolean | null | undefined>;
 
 export async function apiRequest<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   options: { body?: unknown; query?: Query; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<T> {

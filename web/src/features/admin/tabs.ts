@@ -2,7 +2,7 @@
 import type { Role } from '@schemas/entities';
 import type { IconName } from '../../components/ui/icons';
 
-export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'settings'] as const;
+export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
 export type TabId = (typeof TAB_IDS)[number];
 
 export const TAB_LABELS: Record<TabId, string> = {
@@ -13,6 +13,7 @@ export const TAB_LABELS: Record<TabId, string> = {
   generate: 'Generate Keys',
   purchase: 'Direct Purchase',
   payments: 'Payments',
+  webhooks: 'Webhooks',
   settings: 'Settings',
 };
 
@@ -24,6 +25,7 @@ export const TAB_ICONS: Record<TabId, IconName> = {
   generate: 'plus',
   purchase: 'dollar',
   payments: 'dollar',
+  webhooks: 'swap',
   settings: 'gear',
 };
 
