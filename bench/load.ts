@@ -3,7 +3,18 @@
 import autocannon from 'autocannon';
 import { countInstructions, cpuMsOf } from './cpu';
 
+/** `token`: a signed-in call, which also sends back the latest D1 bookmark its connection was given, as the web app and the CLI do. */
 export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
+
+const BOOKMARK_HEADER = 'x-d1-bookmark';
+/** Each autocannon connection is one client: the bookmark it was last given. */
+type ClientContext = { bookmark?: string };
+
+/** autocannon passes the answer's headers as they were spelled on the wire. */
+function headerOf(headers: Record<string, string | string[] | undefined> | undefined, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers ?? {})) if (key.toLowerCase() === name) return Array.isArray(value) ? value.at(-1) : value;
+  return undefined;
+}
 
 export type Expectation = {
   /** The statuses a correct answer has; anything else counts as an error. */
@@ -120,7 +131,7 @@ async function run(url: URL, next: () => BenchRequest, expect: Expectation, conn
     timeout: 10,
     requests: [
       {
-        setupRequest: (req) => {
+        setupRequest: (req, context: ClientContext) => {
           const r = next();
           sent++;
           req.method = r.method;
@@ -128,12 +139,15 @@ async function run(url: URL, next: () => BenchRequest, expect: Expectation, conn
           req.headers = {
             ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
+            ...(r.token && context.bookmark ? { [BOOKMARK_HEADER]: context.bookmark } : {}),
           };
           req.body = r.body === undefined ? undefined : JSON.stringify(r.body);
           return req;
         },
-        onResponse: (status, body) => {
+        onResponse: (status, body, context: ClientContext, headers) => {
           answered++;
+          const bookmark = headerOf(headers, BOOKMARK_HEADER);
+          if (bookmark) context.bookmark = bookmark;
           if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) {
             wrong++;
             firstError ??= `${status} ${body.slice(0, 300)}`;
