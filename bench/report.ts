@@ -31,6 +31,11 @@ export type RatioVerdict = {
   p99Ratio: number;
   p99Target: number;
   p99Met: boolean;
+  /**
+   * The floor's CPU time per request over the endpoint's, both measured in turns: not a target, but
+   * steadier than `ratio` when other programs take the cores (null where /proc cannot be read).
+   */
+  cpuRatio: number | null;
   detail: string;
 };
 
@@ -78,6 +83,7 @@ export function ratios(results: ScenarioResult[]): RatioVerdict[] {
       p99Ratio: round(p99Ratio),
       p99Target: MAX_P99_VS_FLOOR,
       p99Met: p99Ratio <= MAX_P99_VS_FLOOR,
+      cpuRatio: m.cpuUsPerRequest && floor.cpuUsPerRequest ? round(floor.cpuUsPerRequest / m.cpuUsPerRequest) : null,
       detail: `${fmt(m.rps)} vs ${fmt(floor.rps)} req/s; p99 ${fmt(m.p99, 1)} vs ${fmt(floor.p99, 1)} ms`,
     });
   }
@@ -119,7 +125,7 @@ export function printReport(results: ScenarioResult[], failures: Failure[], verd
   const mark = (pass: boolean) => (pass ? '\u2713' : '\u2717');
   console.log(`\nTargets at ${TARGET_CONNECTIONS} connections, as ratios to the floor (recorded; a miss does not fail the run):`);
   for (const v of verdicts) {
-    console.log(`  ${mark(v.met)} ${v.scenario}: ${fmt(v.ratio, 2)} x floor, target >= ${v.target}   ${mark(v.p99Met)} p99 ${fmt(v.p99Ratio, 2)} x floor's, target <= ${v.p99Target}   (${v.detail})`);
+    console.log(`  ${mark(v.met)} ${v.scenario}: ${fmt(v.ratio, 2)} x floor, target >= ${v.target}   ${mark(v.p99Met)} p99 ${fmt(v.p99Ratio, 2)} x floor's, target <= ${v.p99Target}   (${v.detail}${v.cpuRatio === null ? '' : `; in CPU per request ${fmt(v.cpuRatio, 2)} x floor`})`);
   }
   if (!verdicts.length) console.log(`  none measured (no run at ${TARGET_CONNECTIONS} connections)`);
   console.log('\nWhat must hold (any miss fails the run):');
