@@ -1,6 +1,19 @@
 // The whole KeyPanel data model. Money is integer: credits, and USD in cents.
 // Columns that point at users from history (keys, ledger, audit) carry no foreign key,
 // so deleting a user keeps that history; screens show such a reference as a deleted user.
+//
+// Triggers (drizzle does not model them; each is in the migration named) keep these true, so no
+// statement of the code moves these figures itself:
+// - ledger_purchase_debits_payer (0005): a purchase's ledger row takes its credits from the payer as
+//   it goes in; the CHECK on users.credits then fails the whole batch when they are not there.
+// - license_keys_count_on_product (0005): every key made counts on its product (totalGenerated, and
+//   for a bought key totalSold and revenue).
+// - license_keys_charge_payer (0007): a key bought with credits (paid_by set) writes its payer's
+//   ledger row, and so the debit, in the same statement.
+// - activations_start_key_and_count_on_product (0008): a device's first activation starts a
+//   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
+// - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
+//   the batch unless the caller is an active account with the role named (db/session.ts).
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 

@@ -13,33 +13,52 @@ import type { LicenseKey } from '../schemas/entities';
 import type { Settings } from '../schemas/settings';
 import { auditStatement } from './audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
-import { assertOfferedDuration, findProduct, type ProductRow } from './products';
+import { assertOfferedDuration, findProduct, forgetProduct, recentProduct, rememberProduct, type ProductRow } from './products';
 
 export type Generator = { db: DB; actor: Actor; ip: string | null };
 
 const MAX_PARAMS = 100;
-/** ?1..?8 are the same for every key of a generation; each key adds its id and its string. */
-const SHARED_PARAMS = 8;
+/** ?1..?10 are the same for every key of a generation; each key adds its id and its string. */
+const SHARED_PARAMS = 10;
 export const KEYS_PER_INSERT = Math.floor((MAX_PARAMS - SHARED_PARAMS) / 2);
 /** A clash among 97-bit keys is all but impossible; if one happens, the batch fails whole and is redone. */
 const ATTEMPTS = 3;
 
 export const inactiveProduct = () => new AppError('CONFLICT', 'Keys can only be generated for active products');
 
-function insertStatement(d1: D1Database, product: ProductRow, days: number, actorId: string, now: number, keys: Array<{ id: string; key: string }>) {
+/**
+ * Many keys in one statement. Their product_id is NULL, and so the batch fails (NOT NULL), when the
+ * product was deactivated or deleted since it was read; for a remembered product, also when anything
+ * the keys copy from it or the duration was checked against has changed (?2 to ?6, ?9, ?10).
+ */
+function insertStatement(d1: D1Database, product: ProductRow, days: number, actorId: string, now: number, keys: Array<{ id: string; key: string }>, remembered: boolean) {
   const values = keys.map((_, i) => `(?${SHARED_PARAMS + 2 * i + 1}, ?${SHARED_PARAMS + 2 * i + 2})`).join(', ');
+  const unchanged = remembered ? ' AND name = ?2 AND key_tag = ?3 AND product_type = ?4 AND max_activations = ?6 AND min_days = ?9 AND max_days = ?10' : '';
   return d1
     .prepare(
       `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
                                  created_by, purchase_price, generation_method, created_at)
-       SELECT v.column1, v.column2, 'available',
-              -- NULL (and so a failed batch) when the product was deactivated or deleted since it was read.
-              (SELECT id FROM products WHERE id = ?1 AND is_active = 1),
+       SELECT v.column1, v.column2, 'available', (SELECT id FROM products WHERE id = ?1 AND is_active = 1${unchanged}),
               ?2, ?3, ?4, ?5, ?6, ?7, 0, 'automatic', ?8
          FROM (VALUES ${values}) AS v`,
     )
-    .bind(product.id, product.name, product.keyTag, product.productType, days, product.maxActivations, actorId, now, ...keys.flatMap((k) => [k.id, k.key]));
+    .bind(
+      product.id,
+      product.name,
+      product.keyTag,
+      product.productType,
+      days,
+      product.maxActivations,
+      actorId,
+      now,
+      product.minDays,
+      product.maxDays,
+      ...keys.flatMap((k) => [k.id, k.key]),
+    );
 }
+
+/** The batch found the remembered product changed: read it afresh. */
+class StaleProduct extends Error {}
 
 export async function generateKeys(
   gen: Generator,
@@ -47,22 +66,42 @@ export async function generateKeys(
   input: { productId: string; quantity: number; duration?: number },
   now = Date.now(),
 ): Promise<{ keys: LicenseKey[]; generated: number }> {
-  const { db, actor, ip } = gen;
-  const d1 = db.$client;
   if (input.quantity > settings.maxKeysPerGeneration) {
     throw new AppError('VALIDATION_ERROR', generationLimitMessage(settings.maxKeysPerGeneration), { details: { field: 'quantity' } });
   }
-  const product = await findProduct(db, input.productId);
+  // A product this isolate used in the last minute is not read again (products.ts): one round trip.
+  const remembered = recentProduct(input.productId, now);
+  if (remembered) {
+    try {
+      return await generateFrom(gen, remembered, input, now, true);
+    } catch (err) {
+      if (!(err instanceof StaleProduct)) throw err;
+      forgetProduct(input.productId);
+    }
+  }
+  const product = await findProduct(gen.db, input.productId);
   if (!product) throw notFound('Product');
   if (!product.isActive) throw inactiveProduct();
+  rememberProduct(product, now);
+  return generateFrom(gen, product, input, now, false);
+}
+
+async function generateFrom(
+  gen: Generator,
+  product: ProductRow,
+  input: { quantity: number; duration?: number },
+  now: number,
+  remembered: boolean,
+): Promise<{ keys: LicenseKey[]; generated: number }> {
+  const { db, actor, ip } = gen;
+  const d1 = db.$client;
   const days = input.duration ?? product.minDays;
   assertOfferedDuration(product, days);
 
-  let username = '';
   for (let attempt = 1; ; attempt++) {
     const keys = Array.from({ length: input.quantity }, () => ({ id: newId(now), key: generateLicenseKey(product.keyTag) }));
     const inserts: D1PreparedStatement[] = [];
-    for (let i = 0; i < keys.length; i += KEYS_PER_INSERT) inserts.push(insertStatement(d1, product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT)));
+    for (let i = 0; i < keys.length; i += KEYS_PER_INSERT) inserts.push(insertStatement(d1, product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT), remembered));
     const audit = auditStatement(
       db,
       actor,
@@ -71,13 +110,17 @@ export async function generateKeys(
       { product: product.name, keyTag: product.keyTag, quantity: keys.length, duration: days },
       ip,
     );
+    let username: string;
     try {
-      // Each key's insert counts it on its product (a trigger, migration 0005).
-      // The actor's name for the keys' createdBy, read in the same round trip.
+      // Each key's insert counts it on its product (a trigger, migration 0005); the actor's name for
+      // the keys' createdBy is read in the same round trip.
       const results = await d1.batch([...inserts, toD1Statement(d1, audit), d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id)]);
       username = (results[results.length - 1].results[0] as { username: string } | undefined)?.username ?? '';
     } catch (err) {
-      if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) throw inactiveProduct();
+      if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) {
+        if (remembered) throw new StaleProduct();
+        throw inactiveProduct();
+      }
       if (failedConstraint(err, 'UNIQUE', 'license_keys.key') && attempt < ATTEMPTS) continue;
       throw err;
     }

@@ -43,6 +43,30 @@ export function listProducts(db: DB, { includeInactive }: { includeInactive: boo
 
 export const findProduct = (db: DB, id: string) => db.select().from(products).where(eq(products.id, id)).get();
 
+/**
+ * Products this isolate has sold or generated keys for in the last minute. A purchase or a generation
+ * from a remembered product reads nothing before its batch; the batch's key insert then requires the
+ * product to still be active with every field it used unchanged, so an edit, a deactivation or a
+ * deletion since (from any isolate) fails the batch whole and the work is done again from a fresh read.
+ */
+const recentProducts = new Map<string, { product: ProductRow; until: number }>();
+const RECENT_PRODUCT_MS = 60_000;
+const RECENT_PRODUCTS_MAX = 1_000;
+
+export function recentProduct(id: string, now: number): ProductRow | null {
+  const hit = recentProducts.get(id);
+  if (hit && hit.until > now) return hit.product;
+  recentProducts.delete(id);
+  return null;
+}
+
+export function rememberProduct(product: ProductRow, now: number) {
+  if (recentProducts.size >= RECENT_PRODUCTS_MAX) recentProducts.clear();
+  recentProducts.set(product.id, { product, until: now + RECENT_PRODUCT_MS });
+}
+
+export const forgetProduct = (id: string) => recentProducts.delete(id);
+
 /** A product a customer may buy now: it exists and is active (an inactive one reads as unknown, 404). */
 export function purchasable(product: ProductRow | undefined): ProductRow {
   if (!product || !product.isActive) throw notFound('Product');

@@ -15,7 +15,7 @@ import type { PurchaseReceipt, PurchaseShortfall } from '../schemas/entities';
 import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
-import { assertOfferedDuration, purchasable, type ProductRow } from './products';
+import { assertOfferedDuration, forgetProduct, purchasable, recentProduct, rememberProduct, type ProductRow } from './products';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -56,28 +56,6 @@ async function creditsOf(db: DB, userId: string): Promise<number> {
   const row = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId)).get();
   if (!row) throw notFound('User');
   return row.credits;
-}
-
-/**
- * Products this isolate has sold recently. A purchase priced from a remembered product skips the
- * read before its batch; the batch's key insert then requires the product to still be active with
- * every field the purchase used unchanged, so an edit, a deactivation or a deletion since (from any
- * isolate) fails the batch whole and the purchase is carried out again from a fresh read.
- */
-const recentProducts = new Map<string, { product: ProductRow; until: number }>();
-const RECENT_PRODUCT_MS = 60_000;
-const RECENT_PRODUCTS_MAX = 1_000;
-
-function recentProduct(id: string, now: number): ProductRow | null {
-  const hit = recentProducts.get(id);
-  if (hit && hit.until > now) return hit.product;
-  recentProducts.delete(id);
-  return null;
-}
-
-function rememberProduct(product: ProductRow, now: number) {
-  if (recentProducts.size >= RECENT_PRODUCTS_MAX) recentProducts.clear();
-  recentProducts.set(product.id, { product, until: now + RECENT_PRODUCT_MS });
 }
 
 /** The product (it must be purchasable) and the payer's credits, in one D1 round trip. */
@@ -122,7 +100,7 @@ async function purchaseOnce(db: DB, order: PurchaseOrder): Promise<PurchaseResul
       return await commitPurchase(db, order, remembered, { remembered: true, available: null }, now);
     } catch (err) {
       if (!(err instanceof StaleProduct)) throw err;
-      recentProducts.delete(order.productId);
+      forgetProduct(order.productId);
     }
   }
   const { product, available } = await readOrder(db, order.productId, order.payerId);

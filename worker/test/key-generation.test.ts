@@ -162,4 +162,23 @@ describe('POST /api/keys/generate', () => {
     expect((await productRow(product.id))!.totalGenerated).toBe(0);
     expect(await auditsOf(product.id)).toEqual([]);
   });
+
+  it('reads a product it generated for in the last minute afresh when it has changed since, and not at all otherwise', async () => {
+    const product = await makeProduct({ minDays: 3, maxDays: 30 });
+    expect((await generate({ productId: product.id, quantity: 2 })).status).toBe(201);
+    // Renamed and given a longer minimum behind this isolate's back: the remembered copy is stale.
+    await env.DB.prepare('UPDATE products SET name = ?2, min_days = 5 WHERE id = ?1').bind(product.id, `${product.name} v2`).run();
+    const renamed = await generate({ productId: product.id, quantity: 2 });
+    expect(renamed.status).toBe(201);
+    expect(renamed.body.keys.map((k: { product: { name: string }; duration: number }) => [k.product.name, k.duration])).toEqual([
+      [`${product.name} v2`, 5],
+      [`${product.name} v2`, 5],
+    ]);
+    // Deactivated behind its back: refused, nothing added.
+    await env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run();
+    const refused = await generate({ productId: product.id, quantity: 2 });
+    expect(refused.status).toBe(409);
+    expect(await keysOfProduct(product.id)).toHaveLength(4);
+    expect((await productRow(product.id))!.totalGenerated).toBe(4);
+  });
 });
