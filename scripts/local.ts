@@ -107,7 +107,10 @@ export function freePort(): Promise<number> {
 export async function startServer(options: { port: number; stateDir?: string; assetsDir?: string; inherit?: boolean; vars?: Record<string, string> }): Promise<ChildProcess> {
   const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
-  for (const [name, value] of Object.entries(options.vars ?? {})) args.push('--var', `${name}:${value}`);
+  // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
+  // the local server gets its own address unless one is given.
+  const vars = { APP_URL: `http://localhost:${options.port}`, ...options.vars };
+  for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const child = spawn(bin('wrangler'), args, {
     cwd: ROOT,
     env: offlineEnv,

@@ -8,10 +8,27 @@ import { contextOf } from '../lib/context';
 import { ApiError, UsageError } from '../lib/errors';
 import { createClient } from '../lib/http';
 import { printRecord, rowWriter, shortDate, success, warn, type Column } from '../lib/output';
-import { ask, askSecret, closeInput } from '../lib/prompts';
+import { ask, askSecret, askStepUp, closeInput } from '../lib/prompts';
 import { oneOf, parseWith } from '../lib/validate';
 
 const ROLES = ['user', 'reseller', 'owner'] as const;
+
+/**
+ * Runs a sensitive call, confirming it is you when the server asks (403 REAUTH_REQUIRED): with
+ * KEYPANEL_PASSWORD up front when set, else asked for after the first refusal (an account without
+ * a password that signed in moments ago needs no proof).
+ */
+async function withStepUp<T>(call: (proof: object) => Promise<T>): Promise<T> {
+  if (process.env.KEYPANEL_PASSWORD) return call(await askStepUp());
+  try {
+    return await call({});
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'REAUTH_REQUIRED')) throw err;
+    const proof = await askStepUp();
+    closeInput();
+    return call(proof);
+  }
+}
 
 export function registerAuthCommands(program: Command) {
   program
@@ -107,11 +124,12 @@ Examples:
       'after',
       `
 A token is shown once. Give it to a script as KEYPANEL_TOKEN; it acts with its role (at most
-yours), and a read-only token may only read.
+yours), and a read-only token may only read. Creating one asks for your password (or a two-factor
+code); a script sets KEYPANEL_PASSWORD instead.
 
 Examples:
   $ keypanel token create --name nightly-export --role reseller --read-only
-  $ export KEYPANEL_TOKEN=$(keypanel token create --name ci --role owner --format json | jq -r .token)
+  $ export KEYPANEL_TOKEN=$(KEYPANEL_PASSWORD=... keypanel token create --name ci --role owner --format json | jq -r .token)
   $ keypanel token list
   $ keypanel token revoke 6650f1c2a1b2c3d4e5f60718
 `,
@@ -127,7 +145,7 @@ Examples:
     .action(async (options: { name: string; role: (typeof ROLES)[number]; readOnly: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const body = parseWith(createApiTokenSchema, { name: options.name, role: options.role, readOnly: options.readOnly });
-      const created = await ctx.api().post<CreatedApiToken>('/api/users/api-tokens', body);
+      const created = await withStepUp((proof) => ctx.api().post<CreatedApiToken>('/api/users/api-tokens', { ...body, ...proof }));
       const { apiToken } = created;
       await printRecord(
         ctx.format,

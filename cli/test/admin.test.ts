@@ -117,6 +117,14 @@ describe('keypanel settings and stats', () => {
     expect(json(set.stdout)).toEqual({ ...before, defaultDailyDiscount: 20, notifyLowBalance: false });
     const restore = await keypanel(['settings', 'set', `defaultDailyDiscount=${before.defaultDailyDiscount}`, `notifyLowBalance=${before.notifyLowBalance}`], { home });
     expect(restore.code).toBe(0);
+    // The idle limit for sessions is a setting like the others.
+    expect(before.sessionIdleDays).toBe(7);
+    const idle = await keypanel(['settings', 'set', 'sessionIdleDays=3', '--format', 'json'], { home });
+    expect(json(idle.stdout).sessionIdleDays).toBe(3);
+    const tooLong = await keypanel(['settings', 'set', 'sessionIdleDays=91'], { home });
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('sessionIdleDays must be at most 90');
+    expect((await keypanel(['settings', 'set', 'sessionIdleDays=7'], { home })).code).toBe(0);
   });
 
   it('shows the admin figures, and a plain user their own', async () => {

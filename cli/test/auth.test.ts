@@ -62,7 +62,7 @@ describe('keypanel login', () => {
   it('asks for the two-factor code when the account has one, then signs in', async () => {
     const user = await createUser('owner');
     const session = await signIn(user);
-    const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session });
+    const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session, body: { currentPassword: user.password } });
     const secret = setup.body.secret as string;
     expect((await apiCall('POST', '/api/users/verify-2fa', { token: session, body: { code: totp(secret) } })).status).toBe(200);
 
@@ -83,7 +83,7 @@ describe('keypanel login', () => {
     expect(JSON.parse(whoami.stdout).user).toMatchObject({ email: user.email, twoFactorEnabled: true });
 
     // A recovery token works in place of the code, given with --code.
-    const { body } = await apiCall('POST', '/api/users/recovery-tokens', { token: session });
+    const { body } = await apiCall('POST', '/api/users/recovery-tokens', { token: session, body: { currentPassword: user.password } });
     const withToken = await keypanel(['login', '--email', user.email, '--code', body.tokens[0]], { home: configHome(), input: `${user.password}\n` });
     expect(withToken.code, withToken.stderr).toBe(0);
   });

@@ -300,3 +300,13 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
+
+// Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.
+export const spentChallenges = sqliteTable(
+  'spent_challenges',
+  {
+    id: text('id').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('spent_challenges_expires_idx').on(t.expiresAt)],
+);

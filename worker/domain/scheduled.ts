@@ -1,6 +1,6 @@
 import { lt } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { idempotencyKeys, rateLimits } from '../db/schema';
+import { idempotencyKeys, rateLimits, spentChallenges } from '../db/schema';
 import type { Env } from '../env';
 import { getSettings } from '../lib/settings';
 import { cleanupExpiredKeys, expireKeys } from './key-lifecycle';
@@ -17,5 +17,7 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV'>, now = Date.n
   await db.delete(rateLimits).where(lt(rateLimits.windowStart, now - DAY_MS));
   // A client retries a purchase within minutes; a day of idempotency answers is plenty.
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now - DAY_MS)));
+  // A spent sign-in challenge needs remembering only until it would have expired anyway.
+  await db.delete(spentChallenges).where(lt(spentChallenges.expiresAt, now));
   return { expired, deleted };
 }

@@ -18,6 +18,8 @@ export const strongPasswordSchema = z
 export const changePasswordSchema = z.object({
   currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(PASSWORD_MAX, 'Current password is incorrect'),
   newPassword: strongPasswordSchema,
+  /** API tokens end with the old password unless the user keeps them (sessions other than this one always end). */
+  keepApiTokens: z.boolean({ error: 'keepApiTokens must be true or false' }).default(false),
 });
 
 /** Exactly six digits; spaces an authenticator app shows ("123 456") are ignored. */
@@ -34,15 +36,23 @@ export const recoveryTokenSchema = z
 
 export const verifyTwoFactorSchema = z.object({ code: twoFactorCodeSchema });
 
-/** Turning two-factor off needs proof beyond the session: a current code or the password. */
+/**
+ * Step-up (ASVS 5.0 7.5.1): proof beyond the session for a sensitive action, in the call's body.
+ * Either the current password or a current two-factor code; an account without a password that
+ * signed in within STEP_UP_RECENT_MS may send neither.
+ */
+export const STEP_UP_RECENT_MS = 5 * 60 * 1000;
+export const stepUpFields = {
+  currentPassword: z.string({ error: 'Current password must be text' }).min(1, 'Enter your current password').max(PASSWORD_MAX, 'Password is incorrect').optional(),
+  code: twoFactorCodeSchema.optional(),
+};
+export const stepUpSchema = z.object(stepUpFields);
+export type StepUpProof = z.output<typeof stepUpSchema>;
+
+/** Turning two-factor off: step-up proof; `password` is the older name of `currentPassword`. */
 export const disableTwoFactorSchema = z
-  .object({
-    code: twoFactorCodeSchema.optional(),
-    password: z.string().min(1, 'Password is required').max(PASSWORD_MAX, 'Password is incorrect').optional(),
-  })
-  .refine((v) => (v.code === undefined) !== (v.password === undefined), {
-    message: 'Enter a code from your authenticator app or your password',
-  });
+  .object({ ...stepUpFields, password: stepUpFields.currentPassword })
+  .transform(({ password, currentPassword, code }) => ({ currentPassword: currentPassword ?? password, code }));
 
 export const loginTwoFactorSchema = z
   .object({

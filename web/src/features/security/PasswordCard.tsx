@@ -5,6 +5,7 @@ import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
+import { useCurrentUser } from '../auth/api';
 import { useChangePassword } from './api';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };
@@ -25,7 +26,11 @@ export function validatePasswordChange(form: Form): Errors {
 export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
   const [form, setForm] = useState<Form>(EMPTY);
   const [errors, setErrors] = useState<Errors>({});
+  // On by default: tokens made while the old password was known end with it.
+  const [endApiTokens, setEndApiTokens] = useState(true);
   const change = useChangePassword();
+  const user = useCurrentUser();
+  const mayHoldApiTokens = user?.role === 'owner' || user?.role === 'reseller';
   const set = (field: keyof Form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [field]: e.target.value }));
 
   async function onSubmit(e: FormEvent) {
@@ -35,7 +40,7 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
     if (found.confirmPassword === 'New passwords do not match') toast.error('New passwords do not match');
     if (Object.keys(found).length) return;
     try {
-      const answer = await change.mutateAsync({ currentPassword: form.currentPassword, newPassword: form.newPassword });
+      const answer = await change.mutateAsync({ currentPassword: form.currentPassword, newPassword: form.newPassword, keepApiTokens: !endApiTokens });
       toast.success(answer.message || 'Password changed successfully');
       setForm(EMPTY);
     } catch (err) {
@@ -60,6 +65,11 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
         <Field label="Current password" type="password" name="currentPassword" autoComplete="current-password" value={form.currentPassword} onChange={set('currentPassword')} error={errors.currentPassword} required />
         <Field label="New password" type="password" name="newPassword" autoComplete="new-password" value={form.newPassword} onChange={set('newPassword')} error={errors.newPassword} hint={PASSWORD_HINT} required minLength={6} />
         <Field label="Confirm new password" type="password" name="confirmPassword" autoComplete="new-password" value={form.confirmPassword} onChange={set('confirmPassword')} error={errors.confirmPassword} required minLength={6} />
+        {mayHoldApiTokens && (
+          <label className="checkbox">
+            <input type="checkbox" checked={endApiTokens} onChange={(e) => setEndApiTokens(e.target.checked)} /> Also revoke my API tokens
+          </label>
+        )}
         <p className="field-hint">Changing your password signs you out everywhere else.</p>
         <button type="submit" className="btn btn-primary" disabled={change.isPending}>
           {change.isPending ? 'Changing…' : 'Change password'}
