@@ -65,7 +65,7 @@ describe('the admin panel', () => {
     await create.getByLabel('Email').fill(person.email);
     await create.getByLabel('Password').fill('123');
     await create.getByRole('button', { name: 'Create User' }).click();
-    expect(await visible(create.getByText('Password must be at least 6 characters long'))).toBe(true);
+    expect(await visible(create.getByText('Password must be at least 10 characters long'))).toBe(true);
     await create.getByLabel('Password').fill(person.password);
     await create.getByLabel('Balance (USD)').fill('12.5');
     await create.getByLabel('Credits').fill('40');

@@ -179,10 +179,16 @@ describe('password', () => {
     await form.getByLabel('Confirm new password').fill('NewPass124');
     await form.getByRole('button', { name: 'Change password' }).click();
     await visible(form.getByText('New passwords do not match'));
-    await form.getByLabel('New password', { exact: true }).fill('alllowercase1');
-    await form.getByLabel('Confirm new password').fill('alllowercase1');
+    // A common password is refused as it is typed (the strength meter) and when sent.
+    await form.getByLabel('New password', { exact: true }).fill('Password123');
+    await form.getByLabel('Confirm new password').fill('Password123');
+    expect(await visible(form.getByText(/^Strength: not allowed \(This password is one of the most common passwords/))).toBe(true);
     await form.getByRole('button', { name: 'Change password' }).click();
-    await visible(form.getByText('Password must contain an uppercase letter, a lowercase letter and a number'));
+    await visible(form.getByRole('alert').filter({ hasText: 'This password is one of the most common passwords' }));
+    // A long one with no capitals or digits is fine: the meter rates it.
+    await form.getByLabel('New password', { exact: true }).fill('quiet lantern harbor meadow');
+    expect(await visible(form.getByText(/^Strength: (Good|Strong)$/))).toBe(true);
+    expect(await form.getByRole('meter', { name: 'Strength' }).getAttribute('value')).toMatch(/^[34]$/);
     await form.getByLabel('New password', { exact: true }).fill('NewPass123');
     await form.getByLabel('Confirm new password').fill('NewPass123');
     await form.getByRole('button', { name: 'Change password' }).click();

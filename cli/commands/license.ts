@@ -3,11 +3,14 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { errors as joseErrors, importJWK, importSPKI, jwtVerify, type JWK } from 'jose';
+import { z } from 'zod';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../../worker/schemas/licensing';
-import { readConfig, resolveConnection, writeConfig } from '../lib/config';
+import { readConfig, resolveConnection } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
+import { notKeyPanel } from '../lib/http';
 import { printRecord } from '../lib/output';
+import { REPIN_HINT } from '../lib/pinned-key';
 import { ask, closeInput } from '../lib/prompts';
 import { parseWith } from '../lib/validate';
 
@@ -21,6 +24,9 @@ const ACTIONS = {
   validate: { schema: validateLicenseSchema, describe: 'Check a key on an activated device' },
   deactivate: { schema: deactivateLicenseSchema, describe: "Release a device's slot" },
 } as const;
+
+/** What printing an answer relies on; the answer is signed, but a stranger's is not. */
+const licenseAnswerShape = z.object({ valid: z.boolean(), code: z.string(), license: z.object({ key: z.string() }).loose().nullable() }).loose();
 
 /** A successful answer for each action; anything else exits 1 after printing the answer. */
 const SUCCESS_CODES: Record<keyof typeof ACTIONS, string> = { activate: 'VALID', validate: 'VALID', deactivate: 'DEACTIVATED' };
@@ -54,7 +60,9 @@ Examples:
       .action(async (options: CallOptions, command: Command) => {
         const ctx = contextOf(command);
         const body = parseWith(schema, { key: options.key, deviceFingerprint: options.fingerprint, nonce: options.nonce });
-        const answer = await ctx.publicApi().post<LicenseAnswer>(`/api/v1/licenses/${action}`, body);
+        const client = ctx.publicApi();
+        const answer = await client.post<LicenseAnswer>(`/api/v1/licenses/${action}`, body);
+        if (!licenseAnswerShape.safeParse(answer).success) throw notKeyPanel(client.url, null, 'a licensing answer this CLI cannot read');
         await printAnswer(ctx, answer);
         if (answer.code !== SUCCESS_CODES[action]) throw new CliError(`${answer.code}: ${answer.detail}`);
       });
@@ -64,12 +72,15 @@ Examples:
     .command('verify-token')
     .description("Verify an offline token with the server's public key, without calling the licensing API")
     .argument('<token>', 'the token from a VALID answer, or - to read it from stdin')
-    .option('--public-key <file>', 'the public key (PEM or JWK); fetched from the server once and kept otherwise')
+    .option('--public-key <file>', 'the public key (PEM or JWK); by default the one pinned at `keypanel login`')
     .option('--fingerprint <fingerprint>', 'also require this device fingerprint')
     .option('--key <key>', 'also require this license key')
     .addHelpText(
       'after',
       `
+The key is never fetched at the moment of checking: it is the one \`keypanel login\` pinned for
+this server (re-pin after a deliberate rotation with \`keypanel login --repin\`), or --public-key.
+
 Examples:
   $ keypanel license verify-token "$TOKEN" --fingerprint device-0001
   $ keypanel license verify-token - --public-key keypanel.pem < token.txt
@@ -80,13 +91,14 @@ Examples:
       const token = tokenArg === '-' ? (await ask('', 'the token')).trim() : tokenArg.trim();
       closeInput();
       if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UsageError('That is not an offline token (three dot-separated base64url parts).');
-      const publicKey = await loadPublicKey(ctx, options.publicKey);
+      const { key: publicKey, pinned } = await loadPublicKey(options.publicKey);
       let claims: { sub?: string; fp?: unknown; product?: unknown; iat?: number; exp?: number };
       try {
         ({ payload: claims } = await jwtVerify(token, publicKey, { algorithms: ['EdDSA'], issuer: TOKEN_ISSUER }));
       } catch (err) {
         await printRecord(ctx.format, [['valid', false], ['reason', tokenProblem(err)]]);
-        throw new CliError(`The token is not valid: ${tokenProblem(err)}.`);
+        const rotated = pinned && err instanceof joseErrors.JWSSignatureVerificationFailed;
+        throw new CliError(`The token is not valid: ${tokenProblem(err)}.`, rotated ? REPIN_HINT : undefined);
       }
       const mismatch =
         options.fingerprint !== undefined && claims.fp !== options.fingerprint
@@ -138,8 +150,8 @@ function tokenProblem(err: unknown): string {
 
 type VerifyKey = Awaited<ReturnType<typeof importSPKI>>;
 
-/** From --public-key, else the copy kept for this server, else fetched once and kept. */
-async function loadPublicKey(ctx: CommandContext, file: string | undefined): Promise<VerifyKey> {
+/** From --public-key, else the key pinned for this server at sign-in; never fetched here. */
+async function loadPublicKey(file: string | undefined): Promise<{ key: VerifyKey; pinned: boolean }> {
   if (file !== undefined) {
     let text: string;
     try {
@@ -147,16 +159,14 @@ async function loadPublicKey(ctx: CommandContext, file: string | undefined): Pro
     } catch (err) {
       throw new UsageError(`Cannot read --public-key ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    return importPublicKey(text, `--public-key ${file}`);
+    return { key: await importPublicKey(text, `--public-key ${file}`), pinned: false };
   }
   const { url } = resolveConnection();
-  const config = readConfig();
-  const kept = config.publicKeys?.[url];
-  if (kept) return importPublicKey(kept, 'the kept public key');
-  const { pem } = await ctx.publicApi().get<{ jwk: JWK; pem: string }>('/api/v1/licenses/public-key');
-  const key = await importPublicKey(pem, 'the server public key');
-  writeConfig({ ...readConfig(), publicKeys: { ...config.publicKeys, [url]: pem } });
-  return key;
+  const pinned = readConfig().publicKeys?.[url];
+  if (!pinned) {
+    throw new CliError(`No licensing public key is pinned for ${url}.`, 'Run `keypanel login` (it pins the server\u2019s key), or pass --public-key FILE.');
+  }
+  return { key: await importPublicKey(pinned, 'the pinned public key'), pinned: true };
 }
 
 async function importPublicKey(text: string, what: string): Promise<VerifyKey> {

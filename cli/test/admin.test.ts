@@ -10,6 +10,18 @@ beforeAll(async () => {
 const json = (stdout: string) => JSON.parse(stdout);
 
 describe('keypanel users', () => {
+  it('refuses a password the policy refuses, with the API\'s own words, before sending anything', async () => {
+    const username = unique('clipol');
+    const create = (password: string) => keypanel(['users', 'create', '--username', username, '--email', `${username}@cli.test`], { home, input: `${password}\n` });
+    const common = await create('Qwertyuiop');
+    expect(common.code).toBe(2);
+    expect(common.stderr).toContain('password: This password is one of the most common passwords');
+    const personal = await create(`${username}-2024!`);
+    expect(personal.code).toBe(2);
+    expect(personal.stderr).toContain('password: Password must not contain the username or email address');
+    expect((await apiCall('GET', `/api/admin/users?search=${username}`, { token: await ownerSession() })).body.users).toEqual([]);
+  });
+
   it('creates a user with the password piped in, credits them, finds them and deactivates them', async () => {
     const username = unique('cliuser');
     const email = `${username}@cli.test`;
@@ -85,6 +97,14 @@ describe('keypanel products', () => {
     const clash = await keypanel(['products', 'create', '--name', 'Other', '--description', 'x', '--key-tag', keyTag, '--base-cost', '1'], { home });
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain('Error:');
+  });
+
+  it('neutralises spreadsheet formulas in a CSV export', async () => {
+    const product = await createProduct({ name: '=HYPERLINK("http://evil.test","Open")', description: '@SUM(1+1)' });
+    const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`"'=HYPERLINK(""http://evil.test"",""Open"")"`);
+    expect(csvRecords(listed.stdout).find((r) => r.id === product._id)).toMatchObject({ name: `'=HYPERLINK("http://evil.test","Open")` });
   });
 });
 

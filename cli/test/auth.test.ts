@@ -100,7 +100,8 @@ describe('keypanel logout', () => {
     const logout = await keypanel(['logout'], { home });
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stderr).toContain(`Signed out of ${baseURL()}.`);
-    expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({ url: baseURL() });
+    // The licensing key pinned at sign-in stays, as a known host would.
+    expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({ url: baseURL(), publicKeys: { [baseURL()]: expect.stringContaining('PUBLIC KEY') } });
     expect((await apiCall('GET', '/api/users/profile', { token })).status).toBe(401);
 
     const whoami = await keypanel(['whoami'], { home });

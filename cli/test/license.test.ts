@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseURL, createProduct, keypanel, ownerSession, signedInHome, unique } from './helpers';
+import { baseURL, createProduct, keypanel, ownerCredentials, ownerSession, signedInHome, unique } from './helpers';
 
 let home: string;
 beforeAll(async () => {
@@ -31,11 +31,13 @@ describe('keypanel license', () => {
     expect(json(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
     expect(second.stderr).toContain('Error: DEVICE_LIMIT_REACHED');
 
+    // The key pinned at sign-in is what the check uses.
     const home2 = mkdtempSync(path.join(tmpdir(), 'keypanel-license-'));
+    const { email, password } = ownerCredentials();
+    expect((await keypanel(['login', '--email', email], { home: home2, input: `${password}\n` })).code).toBe(0);
     const verified = await keypanel(['license', 'verify-token', token, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
     expect(verified.code, verified.stderr).toBe(0);
     expect(json(verified.stdout)).toMatchObject({ valid: true, key: key.key, fingerprint, product: product.keyTag });
-    // Fetched once and kept per server: the kept copy is what the next check uses.
     const configFile = path.join(home2, 'keypanel', 'config.json');
     const config = JSON.parse(readFileSync(configFile, 'utf8'));
     const pem = config.publicKeys[baseURL()] as string;

@@ -5,7 +5,7 @@ import type { AppEnv } from '../context';
 import { activateLicense, deactivateLicense, validateLicense, type LicenseResult } from '../domain/licensing';
 import { AppError } from '../lib/errors';
 import { signBytes, signingKeys, signOfflineToken } from '../lib/license-signing';
-import { clientIp, inBackground } from '../lib/request';
+import { clientNetwork, inBackground } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../schemas/licensing';
@@ -24,7 +24,7 @@ async function throttle(limiter: RateLimit, key: string) {
 async function answer(c: Context<AppEnv>, result: LicenseResult, input: { key: string; deviceFingerprint: string; nonce?: string }, now: number) {
   if (result.code === 'NOT_FOUND') {
     // Guessing keys is limited per address; real keys are limited per key, not per shared NAT address.
-    await throttle(c.env.LICENSE_IP_LIMITER, `ip:${clientIp(c) ?? 'unknown'}`);
+    await throttle(c.env.LICENSE_IP_LIMITER, `ip:${clientNetwork(c)}`);
   }
   const license = result.license;
   const token =

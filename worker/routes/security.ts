@@ -21,6 +21,7 @@ import { describeUserAgent } from '../lib/user-agent';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, sessionOf } from '../middleware/auth';
 import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../schemas/entities';
+import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
 import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, stepUpSchema, verifyTwoFactorSchema, type StepUpProof } from '../schemas/security';
 import { startGoogleFlow } from './google';
 
@@ -66,6 +67,8 @@ export const securityRoutes = new Hono<SignedInEnv>()
     if (!user.passwordHash) {
       throw new AppError('VALIDATION_ERROR', 'This account has no password yet. Use "Forgot password" on the sign-in page to set one.');
     }
+    // The policy's one rule the schema cannot see: the account's own name and address.
+    if (containsIdentity(newPassword, user)) throw new AppError('VALIDATION_ERROR', PERSONAL_PASSWORD_MESSAGE);
     if (!(await confirmPassword(c, user, currentPassword))) {
       throw new AppError('VALIDATION_ERROR', 'Current password is incorrect');
     }
