@@ -14,9 +14,9 @@
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
 // - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
 //   the batch unless the caller is an active account with the role named (db/session.ts).
-// - activations_take_back_held_slot (0011): a device activated again on a key drops the slot it held
+// - activations_take_back_held_slot (0010): a device activated again on a key drops the slot it held
 //   there as a released device (held_slots); its activation counts instead.
-// - ledger_topup_moves_balance (0014): a card top-up's ledger row (topup, or topup_refund) moves the
+// - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
 //   USD balance by its amount as it goes in (domain/stripe-events.ts).
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
@@ -378,7 +378,7 @@ export const payments = sqliteTable(
   ],
 );
 
-// Outbound webhooks (migration 0015). Endpoints are the shop's (any owner manages them all).
+// Outbound webhooks (migration 0014). Endpoints are the shop's (any owner manages them all).
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 

@@ -179,7 +179,7 @@ export async function activateLicense(
   const underLimit = guard ? `AND ${underLimitSql(7)}` : '';
   // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
   // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
-  // migration 0008), and takes back the slot this device held as a released one (migration 0011); its
+  // migration 0008), and takes back the slot this device held as a released one (migration 0010); its
   // webhook event goes in with it.
   const results = await d1.batch([
     ...(guard ? [missesStatement(d1, guard)] : []),

@@ -1,5 +1,5 @@
 // What Stripe's verified webhook events do. A paid Checkout Session credits its amount once (its
-// topup ledger row, unique per session, moves the balance: migration 0014); a refund takes back what
+// topup ledger row, unique per session, moves the balance: migration 0013); a refund takes back what
 // the balance still holds and records the rest as owed; a dispute flags the customer's account.
 // Each change is one D1 batch whose statements are guarded inside SQL, so duplicated or concurrent
 // deliveries of an event change nothing more. Events that name no known payment change nothing.
