@@ -3,6 +3,7 @@
 // the balance still holds and records the rest as owed; a dispute flags the customer's account.
 // Each change is one D1 batch whose statements are guarded inside SQL, so duplicated or concurrent
 // deliveries of an event change nothing more. Events that name no known payment change nothing.
+import { balanceToppedUpEvent, dispatchCommitted } from './webhook-outbox';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { runBatch, SqlStatement, type DB, type Statement } from '../db/client';
@@ -109,7 +110,7 @@ async function creditTopUp(db: DB, session: z.infer<typeof sessionSchema>, now: 
   // The session is ours for this customer; anything else is not a payment this shop started.
   if (session.client_reference_id && session.client_reference_id !== payment.userId) return 'ignored';
   if (payment.status !== 'pending') return payment.status === 'paid' || payment.status === 'refunded' ? 'duplicate' : 'ignored';
-  const { statements } = topUpCreditStatements(db, {
+  const { ledgerId, statements } = topUpCreditStatements(db, {
     sessionId: session.id,
     userId: payment.userId,
     amountCents: session.amount_total,
@@ -117,7 +118,10 @@ async function creditTopUp(db: DB, session: z.infer<typeof sessionSchema>, now: 
     now,
   });
   try {
-    const [inserted] = (await runBatch(db, statements)) as [unknown[]];
+    // The balance.topped_up webhook event commits with the credit, and only with it.
+    const results = await runBatch(db, [...statements, balanceToppedUpEvent(payment.userId, { amountUsd: session.amount_total / 100, ledgerId }, now)]);
+    await dispatchCommitted(results);
+    const [inserted] = results as [unknown[]];
     return inserted.length === 1 ? 'credited' : 'duplicate';
   } catch (err) {
     // A concurrent delivery's row went in first: the unique index refused this one, nothing changed.

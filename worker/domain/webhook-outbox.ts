@@ -109,10 +109,17 @@ export function exchangeEvent(userId: string, exchange: { usdAmount: number; cre
  * balance.topped_up, for the card top-up's batch (after its balance update): the account's balances
  * as the batch left them, and the amount credited.
  */
-export function balanceToppedUpEvent(userId: string, topUp: { amountUsd: number }, now = Date.now()): OutboxStatement {
+export function balanceToppedUpEvent(
+  userId: string,
+  topUp: { amountUsd: number; ledgerId?: string },
+  now = Date.now(),
+): OutboxStatement {
   const data = `json_object('user', json_object('_id', u.id, 'username', u.username, 'email', u.email),
     'amountUsd', ?4, 'balances', json_object('usd', u.balance_cents / 100.0, 'credits', u.credits))`;
-  return outbox('balance.topped_up', data, `FROM users u WHERE u.id = ?3`, [userId, topUp.amountUsd], now);
+  // With the credit's ledger row named, only a batch that wrote that row writes the event.
+  const credited = topUp.ledgerId === undefined ? '' : ' AND EXISTS (SELECT 1 FROM ledger WHERE id = ?5)';
+  const params = topUp.ledgerId === undefined ? [userId, topUp.amountUsd] : [userId, topUp.amountUsd, topUp.ledgerId];
+  return outbox('balance.topped_up', data, `FROM users u WHERE u.id = ?3${credited}`, params, now);
 }
 
 /** The statement for a raw D1 batch. */

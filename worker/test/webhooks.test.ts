@@ -15,6 +15,7 @@ import { runBatch, SqlStatement } from '../db/client';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
 import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
+import { deliver, paidSession, signedEvent } from './payment-helpers';
 import { makeProduct } from './shop-helpers';
 
 const receiver = inject('webhookReceiver');
@@ -244,6 +245,20 @@ describe('delivery', () => {
     await dispatchCommitted(results, env);
     const { event } = await waitFor(hook, (e) => e.type === 'balance.topped_up' && e.data.user._id === user.id);
     expect(event.data).toEqual({ user: { _id: user.id, username: user.username, email: user.email }, amountUsd: 20, balances: { usd: 25.5, credits: 7 } });
+  });
+
+  it('sends balance.topped_up once when Stripe delivers a paid Checkout Session 20 times at once', async () => {
+    const hook = await addEndpoint('ok', ['balance.topped_up']);
+    const customer = await signedInUser('user', { balanceCents: 150 });
+    const checkout = await api('POST', '/api/payments/checkout', { token: customer.token, body: { usdAmount: 12 } });
+    expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
+    const paid = await signedEvent('checkout.session.completed', paidSession(checkout.body.id, customer.user.id, 1200));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(paid)));
+    expect(answers.filter((a) => a.body.outcome === 'credited')).toHaveLength(1);
+    const { event } = await waitFor(hook, (e) => e.type === 'balance.topped_up' && e.data.user._id === customer.user.id);
+    expect(event.data).toEqual({ user: { _id: customer.user.id, username: customer.username, email: customer.email }, amountUsd: 12, balances: { usd: 13.5, credits: 0 } });
+    const written = (await db().select().from(webhookEvents).all()).filter((e) => e.type === 'balance.topped_up' && e.data.includes(customer.user.id));
+    expect(written).toHaveLength(1);
   });
 
   it('retries a failing receiver with the same webhook-id, and the deliveries show both attempts', async () => {
