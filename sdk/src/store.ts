@@ -18,7 +18,10 @@ export function memoryStore(): TokenStore {
 }
 
 /** A store over the Web Storage API (localStorage in a browser or Electron's renderer). */
-export function webStorageStore(storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>, prefix = 'keypanel-license:'): TokenStore {
+/** The part of the Web Storage API a store needs. */
+export type WebStorage = { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+
+export function webStorageStore(storage: WebStorage, prefix = 'keypanel-license:'): TokenStore {
   return {
     get: (id) => storage.getItem(prefix + id),
     set: (id, token) => storage.setItem(prefix + id, token),

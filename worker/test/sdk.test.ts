@@ -149,7 +149,7 @@ describe('the licensing SDK against the Worker', () => {
         const answer = (await res.json()) as { license: { token: string } };
         const now = Date.now();
         answer.license.token = await signOfflineToken(env, { key, fingerprint: 'someone-elses-device', keyTag, tokenExpiresAt: now + 3_600_000 }, now);
-        const bytes = new TextEncoder().encode(JSON.stringify(answer));
+        const bytes = new Uint8Array(new TextEncoder().encode(JSON.stringify(answer)));
         return new Response(bytes, { status: 200, headers: { 'content-type': 'application/json', 'x-signature': await signBytes(env, bytes) } });
       },
     });
