@@ -1,9 +1,12 @@
 // The licensing API from a terminal, as licensed software calls it (no sign-in), and the offline
-// check of the token a VALID answer carries, with the server's public key alone.
+// check of the token a VALID answer carries. Both go through the licensing SDK (sdk/), so the CLI
+// verifies answers and tokens exactly as an app does: against the server's public key as kept for
+// this server (or --public-key), never trusting an answer that key did not sign.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { errors as joseErrors, importJWK, importSPKI, jwtVerify, type JWK } from 'jose';
-import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../../worker/schemas/licensing';
+import type { JWK } from 'jose';
+import { createLicensing, TokenError, verifyOfflineToken, importPublicKey, type LicenseResult, type OfflineToken } from '../../sdk/src/index';
+import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/schemas/licensing';
 import { readConfig, resolveConnection, writeConfig } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
@@ -11,10 +14,7 @@ import { printRecord } from '../lib/output';
 import { ask, closeInput } from '../lib/prompts';
 import { parseWith } from '../lib/validate';
 
-/** The issuer the server signs offline tokens with (worker/lib/license-signing.ts). */
-const TOKEN_ISSUER = 'keypanel';
-
-type CallOptions = { key: string; fingerprint: string; nonce?: string };
+type CallOptions = { key: string; fingerprint: string; nonce?: string; publicKey?: string };
 
 const ACTIONS = {
   activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot)' },
@@ -24,6 +24,7 @@ const ACTIONS = {
 
 /** A successful answer for each action; anything else exits 1 after printing the answer. */
 const SUCCESS_CODES: Record<keyof typeof ACTIONS, string> = { activate: 'VALID', validate: 'VALID', deactivate: 'DEACTIVATED' };
+const PUBLIC_KEY_HELP = 'the public key (PEM or JWK); by default the one kept for this server';
 
 export function registerLicenseCommands(program: Command) {
   const license = program
@@ -33,7 +34,8 @@ export function registerLicenseCommands(program: Command) {
       'after',
       `
 These calls need no sign-in; set the server with KEYPANEL_URL or \`keypanel login --url\`.
-The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
+Every answer must be signed by the server's public key, as an app checks it; one that is not is
+an error. The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
 
 Examples:
   $ keypanel license activate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
@@ -49,14 +51,20 @@ Examples:
       .description(describe)
       .requiredOption('--key <key>', 'the license key')
       .requiredOption('--fingerprint <fingerprint>', 'the device fingerprint (8-256 printable characters)')
-      .option('--nonce <nonce>', 'echoed back in the signed answer')
+      .option('--nonce <nonce>', 'echoed back in the signed answer (a fresh random one by default)')
+      .option('--public-key <file>', PUBLIC_KEY_HELP)
       .addHelpText('after', `\nExample:\n  $ keypanel license ${action} --key APP-XXXX-XXXX-XXXX --fingerprint device-0001\n`)
       .action(async (options: CallOptions, command: Command) => {
         const ctx = contextOf(command);
         const body = parseWith(schema, { key: options.key, deviceFingerprint: options.fingerprint, nonce: options.nonce });
-        const answer = await ctx.publicApi().post<LicenseAnswer>(`/api/v1/licenses/${action}`, body);
-        await printAnswer(ctx, answer);
-        if (answer.code !== SUCCESS_CODES[action]) throw new CliError(`${answer.code}: ${answer.detail}`);
+        const sdk = createLicensing({ url: resolveConnection().url, publicKey: await loadPublicKey(ctx, options.publicKey), retry: { maxDelayMs: 60_000 } });
+        const result = await sdk[action]({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce });
+        if (result.code === 'INVALID_SIGNATURE') {
+          throw new CliError(`The answer was refused: ${result.detail}.`, 'Check that KEYPANEL_URL is your KeyPanel server, and that the public key kept for it (or --public-key) is its current one.');
+        }
+        if (result.code === 'UNREACHABLE') throw new CliError(`${result.detail}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
+        await printAnswer(ctx, result);
+        if (result.code !== SUCCESS_CODES[action]) throw new CliError(`${result.code}: ${result.detail}`);
       });
   }
 
@@ -64,7 +72,7 @@ Examples:
     .command('verify-token')
     .description("Verify an offline token with the server's public key, without calling the licensing API")
     .argument('<token>', 'the token from a VALID answer, or - to read it from stdin')
-    .option('--public-key <file>', 'the public key (PEM or JWK); fetched from the server once and kept otherwise')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
     .option('--fingerprint <fingerprint>', 'also require this device fingerprint')
     .option('--key <key>', 'also require this license key')
     .addHelpText(
@@ -80,68 +88,62 @@ Examples:
       const token = tokenArg === '-' ? (await ask('', 'the token')).trim() : tokenArg.trim();
       closeInput();
       if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UsageError('That is not an offline token (three dot-separated base64url parts).');
-      const publicKey = await loadPublicKey(ctx, options.publicKey);
-      let claims: { sub?: string; fp?: unknown; product?: unknown; iat?: number; exp?: number };
+      const publicKey = await importKey(await loadPublicKey(ctx, options.publicKey));
+      let claims: OfflineToken;
       try {
-        ({ payload: claims } = await jwtVerify(token, publicKey, { algorithms: ['EdDSA'], issuer: TOKEN_ISSUER }));
+        claims = await verifyOfflineToken(publicKey, token, { key: options.key, fingerprint: options.fingerprint });
       } catch (err) {
-        await printRecord(ctx.format, [['valid', false], ['reason', tokenProblem(err)]]);
-        throw new CliError(`The token is not valid: ${tokenProblem(err)}.`);
+        if (!(err instanceof TokenError)) throw err;
+        await printRecord(ctx.format, [['valid', false], ['reason', err.message]]);
+        throw new CliError(`The token is not valid: ${err.message}.`);
       }
-      const mismatch =
-        options.fingerprint !== undefined && claims.fp !== options.fingerprint
-          ? 'it was issued for another device fingerprint'
-          : options.key !== undefined && claims.sub !== options.key.trim().toUpperCase()
-            ? 'it was issued for another license key'
-            : null;
-      const fields: Array<[string, string | boolean | null]> = [
-        ['valid', mismatch === null],
-        ['key', claims.sub ?? null],
-        ['fingerprint', typeof claims.fp === 'string' ? claims.fp : null],
-        ['product', typeof claims.product === 'string' ? claims.product : null],
-        ['issuedAt', claims.iat ? new Date(claims.iat * 1000).toISOString() : null],
-        ['expiresAt', claims.exp ? new Date(claims.exp * 1000).toISOString() : null],
-      ];
-      if (mismatch) fields.push(['reason', mismatch]);
-      await printRecord(ctx.format, fields);
-      if (mismatch) throw new CliError(`The token is not valid: ${mismatch}.`);
+      await printRecord(ctx.format, [
+        ['valid', true],
+        ['key', claims.key],
+        ['fingerprint', claims.fingerprint],
+        ['product', claims.keyTag || null],
+        ['issuedAt', claims.issuedAt.toISOString()],
+        ['expiresAt', claims.expiresAt.toISOString()],
+      ]);
     });
 }
 
-async function printAnswer(ctx: CommandContext, answer: LicenseAnswer) {
-  const license = answer.license;
+/** The verified answer, shaped as the licensing API's (the token kept under license, as it comes). */
+async function printAnswer(ctx: CommandContext, result: LicenseResult) {
+  const license = result.license;
+  const token = result.offlineToken?.token ?? null;
+  const slotFreesAt = result.slotFreesAt === undefined ? undefined : (result.slotFreesAt?.toISOString() ?? null);
+  const expiresAt = license?.expiresAt?.toISOString() ?? null;
   await printRecord(
     ctx.format,
     [
-      ['valid', answer.valid],
-      ['code', answer.code],
-      ['detail', answer.detail],
+      ['valid', result.valid],
+      ['code', result.code],
+      ['detail', result.detail],
       ['key', license?.key ?? null],
       ['status', license?.status ?? null],
       ['product', license ? `${license.product.name} (${license.product.keyTag})` : null],
-      ['expiresAt', license?.expiresAt ?? null],
+      ['expiresAt', expiresAt],
       ['activations', license ? `${license.activationCount}/${license.maxActivations}` : null],
       // Deactivations, and activations refused for held slots: when a slot frees.
-      ...(answer.slotFreesAt !== undefined ? [['slotFreesAt', answer.slotFreesAt] as [string, string | null]] : []),
-      ['nonce', answer.nonce],
-      ['token', license?.token ?? null],
+      ...(slotFreesAt !== undefined ? [['slotFreesAt', slotFreesAt] as [string, string | null]] : []),
+      ['nonce', result.nonce ?? null],
+      ['token', token],
     ],
-    answer,
+    {
+      valid: result.valid,
+      code: result.code,
+      detail: result.detail,
+      nonce: result.nonce ?? null,
+      ...(slotFreesAt !== undefined ? { slotFreesAt } : {}),
+      ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
+      license: license ? { ...license, expiresAt, token } : null,
+    },
   );
 }
 
-function tokenProblem(err: unknown): string {
-  if (err instanceof joseErrors.JWTExpired) return 'it has expired';
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'the signature does not match this public key';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `its ${err.claim} claim is wrong`;
-  if (err instanceof joseErrors.JOSEError) return 'it is malformed';
-  throw err;
-}
-
-type VerifyKey = Awaited<ReturnType<typeof importSPKI>>;
-
 /** From --public-key, else the copy kept for this server, else fetched once and kept. */
-async function loadPublicKey(ctx: CommandContext, file: string | undefined): Promise<VerifyKey> {
+async function loadPublicKey(ctx: CommandContext, file: string | undefined): Promise<string> {
   if (file !== undefined) {
     let text: string;
     try {
@@ -149,22 +151,22 @@ async function loadPublicKey(ctx: CommandContext, file: string | undefined): Pro
     } catch (err) {
       throw new UsageError(`Cannot read --public-key ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    return importPublicKey(text, `--public-key ${file}`);
+    await importKey(text, `--public-key ${file}`);
+    return text;
   }
   const { url } = resolveConnection();
   const config = readConfig();
   const kept = config.publicKeys?.[url];
-  if (kept) return importPublicKey(kept, 'the kept public key');
+  if (kept) return kept;
   const { pem } = await ctx.publicApi().get<{ jwk: JWK; pem: string }>('/api/v1/licenses/public-key');
-  const key = await importPublicKey(pem, 'the server public key');
+  await importKey(pem, 'the server public key');
   writeConfig({ ...readConfig(), publicKeys: { ...config.publicKeys, [url]: pem } });
-  return key;
+  return pem;
 }
 
-async function importPublicKey(text: string, what: string): Promise<VerifyKey> {
+async function importKey(text: string, what = 'the kept public key') {
   try {
-    if (text.trim().startsWith('{')) return (await importJWK(JSON.parse(text) as JWK, 'EdDSA')) as VerifyKey;
-    return await importSPKI(text.trim(), 'EdDSA');
+    return await importPublicKey(text.trim());
   } catch {
     throw new UsageError(`${what} is not an Ed25519 public key (PEM or JWK)`);
   }

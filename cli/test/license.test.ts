@@ -1,5 +1,5 @@
 // The licensing API as a developer exercises it from a terminal, down to the offline token
-// checked with the public key alone.
+// checked with the public key alone; answers and tokens go through the SDK's verification.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,11 @@ describe('keypanel license', () => {
     const withStranger = await keypanel(['license', 'verify-token', token], { home: home2 });
     expect(withStranger.code).toBe(1);
     expect(withStranger.stderr).toContain('the signature does not match this public key');
+    // The calls verify answers with the same kept key (through the SDK): the server's own answer is refused.
+    const refused = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('The answer was refused: The answer is not signed by the pinned public key.');
     const pemFile = path.join(home2, 'public.pem');
     writeFileSync(pemFile, pem);
     const fromFile = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--format', 'json'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });
@@ -63,8 +68,10 @@ describe('keypanel license', () => {
     expect(forged.code).toBe(1);
     expect(forged.stderr).toContain('The token is not valid: the signature does not match this public key.');
 
-    const validate = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json']);
-    expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID' });
+    const validate = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', pemFile, '--format', 'json'], { home: home2 });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(json(validate.stdout).license.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const deactivate = await keypanel(['license', 'deactivate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json']);
     expect(deactivate.code, deactivate.stderr).toBe(0);
     expect(json(deactivate.stdout).code).toBe('DEACTIVATED');

@@ -3,7 +3,7 @@
 // and the last good offline token kept to answer from while the server cannot be reached.
 import { post, type FetchLike, type RawAnswer, type RetryOptions, type Transport } from './http.js';
 import { memoryStore, type TokenStore } from './store.js';
-import type { LicenseInfo, LicenseResult, OfflineToken, PublicKeyInput, ServerCode } from './types.js';
+import type { LicenseInfo, LicenseResult, OfflineToken, PublicKeyInput, ServerCode, VerifyKey } from './types.js';
 import { importPublicKey, normalizeKey, TokenError, verifyOfflineToken, verifySignature } from './verify.js';
 
 export type LicensingOptions = {
@@ -24,7 +24,12 @@ export type LicensingOptions = {
 };
 
 export type DeviceInfo = { manufacturer?: string; model?: string; device?: string; cpuAbi?: string; fingerprint?: string };
-export type LicenseRequest = { key: string; fingerprint: string };
+export type LicenseRequest = {
+  key: string;
+  fingerprint: string;
+  /** Echoed inside the signed answer and checked; a fresh random one by default. Never reuse one. */
+  nonce?: string;
+};
 
 type Action = 'activate' | 'validate' | 'deactivate';
 
@@ -45,9 +50,9 @@ export function createLicensing(options: LicensingOptions) {
     retry: { retries: 3, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry },
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   };
-  let pinned: Promise<CryptoKey> | null = null;
+  let pinned: Promise<VerifyKey> | null = null;
   const publicKey = () => (pinned ??= importPublicKey(options.publicKey));
-  const slot = (req: LicenseRequest) => `${normalizeKey(req.key)}|${req.fingerprint}`;
+  const slot = (req: Pick<LicenseRequest, 'key' | 'fingerprint'>) => `${normalizeKey(req.key)}|${req.fingerprint}`;
 
   /** The kept token, verified again; one that no longer holds is dropped. */
   async function keptToken(req: LicenseRequest): Promise<OfflineToken | null> {
@@ -76,7 +81,7 @@ export function createLicensing(options: LicensingOptions) {
   async function call(action: Action, req: LicenseRequest, extra: { deviceInfo?: DeviceInfo } = {}): Promise<LicenseResult> {
     const key = await publicKey();
     // A fresh nonce per call, echoed inside the signed body: an old signed answer replayed does not match.
-    const nonce = randomNonce();
+    const nonce = req.nonce ?? randomNonce();
     const raw = await post(transport, `${base}/api/v1/licenses/${action}`, { key: req.key, deviceFingerprint: req.fingerprint, nonce, ...extra });
     const fallback = action !== 'deactivate';
     // No answer, or one that grants nothing (throttled, server down): these need no signature.
@@ -118,6 +123,7 @@ export function createLicensing(options: LicensingOptions) {
       code: answer.code,
       detail: answer.detail,
       source: 'online',
+      nonce,
       license: answer.license ? toLicense(answer.license) : null,
       offlineToken,
       ...(answer.slotFreesAt !== undefined ? { slotFreesAt: answer.slotFreesAt === null ? null : new Date(answer.slotFreesAt) } : {}),

@@ -44,6 +44,8 @@ export type LicenseResult = {
   detail: string;
   /** `online`: a verified answer to this request; `offline`: the last good token; `none`: neither. */
   source: 'online' | 'offline' | 'none';
+  /** The nonce the verified online answer echoed. */
+  nonce?: string;
   /** From the online answer; null offline or when the key is unknown. */
   license: LicenseInfo | null;
   /** The verified offline token now kept for this key and device, if any. */
@@ -54,5 +56,11 @@ export type LicenseResult = {
   retryAfter?: number;
 };
 
+/** A WebCrypto key, named through `crypto` so the types hold with DOM's lib, Node's or Workers'. */
+export type VerifyKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
+/** An Ed25519 public key as a JWK (`{ kty: 'OKP', crv: 'Ed25519', x }`). */
+export type PublicJwk = { kty?: string; crv?: string; x?: string; d?: string; kid?: string; alg?: string; use?: string };
+
 /** A public key as the server publishes it (GET /api/v1/licenses/public-key): the PEM, or the JWK. */
-export type PublicKeyInput = string | JsonWebKey | CryptoKey;
+export type PublicKeyInput = string | PublicJwk | VerifyKey;

@@ -1,7 +1,7 @@
 // The one verification path: Ed25519 signatures over an answer's exact bytes (X-Signature) and
 // offline tokens (compact JWS, EdDSA), checked with WebCrypto against the key pinned in the app.
 import { fromBase64, fromBase64Url } from './base64.js';
-import type { OfflineToken, PublicKeyInput } from './types.js';
+import type { OfflineToken, PublicJwk, PublicKeyInput, VerifyKey } from './types.js';
 
 /** The issuer the server signs offline tokens with. */
 export const TOKEN_ISSUER = 'keypanel';
@@ -9,14 +9,14 @@ export const TOKEN_ISSUER = 'keypanel';
 const ED25519 = { name: 'Ed25519' } as const;
 
 /** Imports the pinned key: the PEM (SPKI) or the JWK that GET /api/v1/licenses/public-key gives. */
-export async function importPublicKey(input: PublicKeyInput): Promise<CryptoKey> {
-  if (typeof input === 'object' && input !== null && 'algorithm' in input && 'type' in input) return input as CryptoKey;
+export async function importPublicKey(input: PublicKeyInput): Promise<VerifyKey> {
+  if (typeof input === 'object' && input !== null && 'algorithm' in input && 'type' in input) return input as VerifyKey;
   try {
     if (typeof input === 'string' && input.trim().startsWith('-----BEGIN PUBLIC KEY-----')) {
       const body = input.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
       return await crypto.subtle.importKey('spki', fromBase64(body), ED25519, false, ['verify']);
     }
-    const jwk = (typeof input === 'string' ? JSON.parse(input) : input) as JsonWebKey;
+    const jwk = (typeof input === 'string' ? JSON.parse(input) : input) as PublicJwk;
     if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string' || 'd' in jwk) throw new Error('not an Ed25519 public JWK');
     return await crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, ED25519, false, ['verify']);
   } catch {
@@ -25,7 +25,7 @@ export async function importPublicKey(input: PublicKeyInput): Promise<CryptoKey>
 }
 
 /** True when `signature` (standard base64, as in X-Signature) signs exactly `bytes`. */
-export async function verifySignature(key: CryptoKey, bytes: Uint8Array<ArrayBuffer>, signature: string | null): Promise<boolean> {
+export async function verifySignature(key: VerifyKey, bytes: Uint8Array<ArrayBuffer>, signature: string | null): Promise<boolean> {
   if (!signature || !/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return false;
   try {
     return await crypto.subtle.verify(ED25519, key, fromBase64(signature), bytes);
@@ -64,7 +64,7 @@ const fail = (problem: TokenProblem): never => {
  * expiry against `now`, and when given, the license key and device it must be for.
  */
 export async function verifyOfflineToken(
-  key: CryptoKey,
+  key: VerifyKey,
   token: string,
   expect: { now?: number; key?: string; fingerprint?: string } = {},
 ): Promise<OfflineToken> {
