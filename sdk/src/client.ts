@@ -110,10 +110,12 @@ export function createLicensing(options: LicensingOptions) {
       try {
         offlineToken = await verifyOfflineToken(key, answer.license.token, { now: now(), key: req.key, fingerprint: req.fingerprint });
       } catch (err) {
-        if (err instanceof TokenError) return forged(`The offline token in the answer is not valid: ${err.message}`);
-        throw err;
+        if (!(err instanceof TokenError)) throw err;
+        // Signed, but already past its expiry by this device's clock (a clock ahead): nothing to keep.
+        if (err.problem !== 'expired') return forged(`The offline token in the answer is not valid: ${err.message}`);
       }
-      await store.set(slot(req), offlineToken.token);
+      if (offlineToken) await store.set(slot(req), offlineToken.token);
+      else await store.delete(slot(req));
     } else {
       // The server said no (or gave no token): nothing kept may answer for this device any more.
       await store.delete(slot(req));

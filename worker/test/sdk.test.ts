@@ -129,12 +129,13 @@ describe('the licensing SDK against the Worker', () => {
     await check({ publicKey: await strangerPem() });
     // A genuine signed VALID answer, sent back later for another request: its nonce gives it away.
     let recorded: { body: string; headers: Headers } | null = null;
-    const { sdk: recorder } = await client({ store: memoryStore(), fetch: async (url, init) => {
+    const recording: Fetch = async (url, init) => {
       const res = await worker(url, init);
       const body = await res.text();
       recorded ??= { body, headers: res.headers };
       return new Response(body, { status: res.status, headers: res.headers });
-    } });
+    };
+    const { sdk: recorder } = await client({ store: memoryStore(), fetch: recording });
     expect(await recorder.validate({ key, fingerprint })).toMatchObject({ code: 'VALID' });
     const replayed = await check({ fetch: async () => new Response(recorded!.body, { status: 200, headers: recorded!.headers }) });
     expect(replayed.detail).toContain('nonce');
@@ -189,6 +190,11 @@ describe('the licensing SDK against the Worker', () => {
     await store.set(`${key}|${fingerprint}`, forged);
     expect(await offlineNow.checkOffline({ key, fingerprint })).toMatchObject({ valid: false, source: 'none' });
     await expect(offlineNow.verifyToken(forged)).rejects.toBeInstanceOf(TokenError);
+
+    // A device whose clock runs past the token's lifetime still gets the server's verified VALID, with nothing to keep.
+    const { sdk: ahead } = await client({ store, now: () => Date.now() + 40 * 24 * 3_600_000 });
+    expect(await ahead.validate({ key, fingerprint })).toMatchObject({ valid: true, code: 'VALID', source: 'online', offlineToken: null });
+    expect(await store.get(`${key}|${fingerprint}`)).toBeUndefined();
   });
 
   it('retries 5xx with backoff and 429 as Retry-After says, then answers from the server', async () => {
