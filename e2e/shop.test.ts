@@ -182,7 +182,15 @@ describe('buying keys', () => {
     await page.getByLabel('Number of days').fill('7');
     await page.getByLabel('Number of days').blur();
     await screenshot(page, 'purchase');
+    // The purchase's answer carries its D1 bookmark; every call after it sends that bookmark (or a newer one) back.
+    const purchaseAnswer = page.waitForResponse((r) => r.url().endsWith('/api/keys/purchase') && r.request().method() === 'POST');
+    const sentAfter: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/users/my-keys') sentAfter.push(r.headers()['x-d1-bookmark'] ?? '');
+    });
     await page.getByRole('button', { name: 'Purchase for 170 credits' }).click();
+    const purchaseBookmark = (await (await purchaseAnswer).allHeaders())['x-d1-bookmark'];
+    expect(purchaseBookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
 
     expect(await visible(page.getByRole('heading', { name: 'Purchase successful!' }))).toBe(true);
     const key = await textOf(page.getByTestId('purchased-key'));
@@ -200,6 +208,8 @@ describe('buying keys', () => {
     await page.getByLabel('Search keys').fill(key.slice(-5));
     expect(await visible(page.locator('.key-box code').filter({ hasText: key }))).toBe(true);
     expect(await page.getByRole('article').count()).toBe(1);
+    expect(sentAfter.length).toBeGreaterThan(0);
+    for (const sent of sentAfter) expect(sent >= purchaseBookmark).toBe(true);
 
     // A purchase elsewhere fires keyPurchased; My Keys refetches without a reload.
     await page.getByRole('button', { name: 'Clear Filters' }).first().click();
