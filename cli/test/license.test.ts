@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseURL, createProduct, keypanel, ownerSession, signedInHome, unique } from './helpers';
+import { apiCall, baseURL, createProduct, keypanel, ownerSession, signedInHome, unique } from './helpers';
 
 let home: string;
 beforeAll(async () => {
@@ -19,14 +19,16 @@ describe('keypanel license', () => {
     const product = await createProduct({ maxActivations: 1 });
     const [key] = json((await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout);
     const fingerprint = `device-${unique('fp')}`;
-    // The licensing API needs no sign-in: no config, no token.
-    const activate = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', fingerprint, '--nonce', 'n-1', '--format', 'json']);
+    // The licensing API needs no sign-in: no config, no token; the public key comes as an app ships it.
+    const shipped = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-license-key-')), 'keypanel.pem');
+    writeFileSync(shipped, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
+    const activate = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', fingerprint, '--nonce', 'n-1', '--public-key', shipped, '--format', 'json']);
     expect(activate.code, activate.stderr).toBe(0);
     const answer = json(activate.stdout);
     expect(answer).toMatchObject({ valid: true, code: 'VALID', nonce: 'n-1', license: { key: key.key, status: 'used', activationCount: 1, maxActivations: 1 } });
     const token = answer.license.token as string;
 
-    const second = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', `${fingerprint}-other`, '--format', 'json']);
+    const second = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', `${fingerprint}-other`, '--public-key', shipped, '--format', 'json']);
     expect(second.code).toBe(1);
     expect(json(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
     expect(second.stderr).toContain('Error: DEVICE_LIMIT_REACHED');
@@ -72,12 +74,13 @@ describe('keypanel license', () => {
     expect(validate.code, validate.stderr).toBe(0);
     expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(json(validate.stdout).license.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-    const deactivate = await keypanel(['license', 'deactivate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json']);
+    const deactivate = await keypanel(['license', 'deactivate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', shipped, '--format', 'json']);
     expect(deactivate.code, deactivate.stderr).toBe(0);
     expect(json(deactivate.stdout).code).toBe('DEACTIVATED');
     // The slot stays held while the device's offline token may live.
     expect(Date.parse(json(deactivate.stdout).slotFreesAt)).toBeGreaterThan(Date.now());
-    const after = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint]);
+    const after = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', shipped, '--format', 'json']);
     expect(after.code).toBe(1);
+    expect(json(after.stdout)).toMatchObject({ valid: false, code: 'NOT_ACTIVATED', license: { key: key.key, token: null } });
   });
 });
