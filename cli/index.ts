@@ -21,6 +21,7 @@ function buildProgram(): Command {
     .addOption(new Option('-f, --format <format>', 'output format (default: table on a terminal, else json)').choices(FORMATS))
     .option('-q, --quiet', 'no messages or progress on stderr (errors still show)')
     .option('--no-color', 'no colours (as NO_COLOR does)')
+    .option('--insecure', 'allow a plain http:// server other than this machine (passwords and tokens travel unencrypted)')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',
@@ -72,8 +73,11 @@ async function main() {
     }
     if (err instanceof UsageError) fail(err.message, '(run with --help for usage)', EXIT_USAGE);
     if (err instanceof CliError) fail(err.message, err.hint, EXIT_ERROR);
-    // A bug in the CLI itself: the message, and the stack only when asked for.
-    fail(`Unexpected error: ${(err as Error)?.message ?? String(err)}`, process.env.KEYPANEL_DEBUG ? (err as Error)?.stack : undefined, EXIT_ERROR);
+    // An answer shaped unlike KeyPanel's, or a bug in the CLI itself: the message, and the stack only when asked for.
+    const hint = process.env.KEYPANEL_DEBUG
+      ? (err as Error)?.stack
+      : 'If the server at KEYPANEL_URL is not a KeyPanel server of this version, its answers cannot be read. KEYPANEL_DEBUG=1 shows the details.';
+    fail(`Unexpected error: ${(err as Error)?.message ?? String(err)}`, hint, EXIT_ERROR);
   }
 }
 

@@ -38,7 +38,8 @@ describe('key management in the browser', () => {
     await page.waitForURL('**/admin?tab=products');
     expect(await visible(page.getByRole('heading', { name: 'Product Management' }))).toBe(true);
     const tag = tagOf();
-    const name = `Browser Suite ${tag}`;
+    // Starts like a spreadsheet formula, so the CSV export must neutralise it.
+    const name = `=Browser Suite ${tag}`;
     await page.getByRole('button', { name: 'Create Product' }).click();
     const form = dialog(page, 'Create Product');
     expect(await form.getByLabel('Credits per day').inputValue()).toBe('10');
@@ -82,7 +83,7 @@ describe('key management in the browser', () => {
     await page.getByRole('button', { name: 'Download CSV' }).click();
     const csv = readFileSync((await (await download).path())!, 'utf8');
     expect(csv.split('\r\n')[0]).toBe('key,product,keyTag,durationDays,maxActivations,status,createdAt');
-    for (const k of keys) expect(csv).toContain(`${k},${name},${tag},1,2,available,`);
+    for (const k of keys) expect(csv).toContain(`${k},'${name},${tag},1,2,available,`);
     await screenshot(page, 'admin-generate');
 
     // License Key Management: search by tag, revoke one, bulk-delete two.

@@ -65,7 +65,7 @@ describe('the admin panel', () => {
     await create.getByLabel('Email').fill(person.email);
     await create.getByLabel('Password').fill('123');
     await create.getByRole('button', { name: 'Create User' }).click();
-    expect(await visible(create.getByText('Password must be at least 6 characters long'))).toBe(true);
+    expect(await visible(create.getByText('Password must be at least 10 characters long'))).toBe(true);
     await create.getByLabel('Password').fill(person.password);
     await create.getByLabel('Balance (USD)').fill('12.5');
     await create.getByLabel('Credits').fill('40');
@@ -138,6 +138,9 @@ describe('the admin panel', () => {
 
     await rate.fill('15');
     await page.getByLabel('Low Balance Threshold (USD)').fill('2.5');
+    const idle = page.getByLabel('Session Idle Timeout (days)');
+    expect(await idle.inputValue()).toBe('7');
+    await idle.fill('3');
     expect(await textOf(page.getByText('1 USD = 15 credits'))).toBe('1 USD = 15 credits');
     await screenshot(page, 'admin-settings');
     const reloaded = page.waitForEvent('load');
@@ -147,7 +150,7 @@ describe('the admin panel', () => {
     await reloaded;
     expect(Date.now() - savedAt).toBeGreaterThanOrEqual(900);
     expect(await page.getByLabel('USD to Credit Rate').inputValue()).toBe('15');
-    expect((await apiCall('GET', '/api/settings', undefined, ownerToken)).body).toMatchObject({ usdToCreditRate: 15, lowBalanceThreshold: 2.5 });
+    expect((await apiCall('GET', '/api/settings', undefined, ownerToken)).body).toMatchObject({ usdToCreditRate: 15, lowBalanceThreshold: 2.5, sessionIdleDays: 3 });
 
     await page.getByRole('button', { name: 'Reset to Defaults' }).click();
     const confirm = dialog(page, 'Reset to Defaults');
@@ -157,7 +160,7 @@ describe('the admin panel', () => {
     expect(await visible(toastWith(page, 'Settings reset to defaults'))).toBe(true);
     expect(await page.getByLabel('USD to Credit Rate').inputValue()).toBe('10');
     expect(await page.getByLabel('Low Balance Threshold (USD)').inputValue()).toBe('10');
-    expect((await apiCall('GET', '/api/settings', undefined, ownerToken)).body.usdToCreditRate).toBe(10);
+    expect((await apiCall('GET', '/api/settings', undefined, ownerToken)).body).toMatchObject({ usdToCreditRate: 10, sessionIdleDays: 7 });
     await context.close();
   });
 

@@ -42,6 +42,14 @@ describe('API tokens on the security page', () => {
     expect(await role.locator('option').allTextContents()).toEqual(['User', 'Reseller']);
     await section.getByLabel('Token name').fill('nightly export');
     await section.getByLabel(/Read-only/).check();
+    // Step-up, inline: the password is asked for, and a wrong one is refused where it was typed.
+    await section.getByRole('button', { name: 'Create token' }).click();
+    await visible(section.getByRole('alert').filter({ hasText: 'Enter your current password.' }));
+    await section.getByLabel('Confirm with your password').fill('not-my-password');
+    await section.getByRole('button', { name: 'Create token' }).click();
+    await visible(section.getByRole('alert').filter({ hasText: 'Password is incorrect' }));
+    expect((await apiCall('GET', '/api/users/api-tokens', undefined, await apiLogin(user))).body.tokens).toEqual([]);
+    await section.getByLabel('Confirm with your password').fill(user.password);
     await section.getByRole('button', { name: 'Create token' }).click();
     const shown = section.getByLabel('Your new API token');
     const token = await textOf(shown);
@@ -72,6 +80,27 @@ describe('API tokens on the security page', () => {
     await context.close();
   });
 
+  it('ends the API tokens with a password change, unless the box is unticked', async () => {
+    const { context, page } = await newPage(browser);
+    const user = await reseller();
+    const session = await apiLogin(user);
+    const made = await apiCall('POST', '/api/users/api-tokens', { name: 'script', role: 'user', currentPassword: user.password }, session);
+    expect(made.status).toBe(201);
+    await signIn(page, user);
+    await openSecurity(page);
+    const form = page.getByRole('form', { name: 'Change password' });
+    const revokeToo = form.getByLabel('Also revoke my API tokens');
+    expect(await revokeToo.isChecked()).toBe(true);
+    await form.getByLabel('Current password').fill(user.password);
+    await form.getByLabel('New password', { exact: true }).fill('NewPass123');
+    await form.getByLabel('Confirm new password').fill('NewPass123');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await visible(page.getByText('Password changed successfully. Other sessions have been signed out and your API tokens revoked.').first());
+    expect((await apiCall('GET', '/api/users/profile', undefined, made.body.token)).status).toBe(401);
+    expect((await apiCall('GET', '/api/users/profile', undefined, session)).status).toBe(401);
+    await context.close();
+  });
+
   it('fits a phone', async () => {
     const { context, page } = await newPage(browser, { mobile: true });
     const user = await reseller();
@@ -79,6 +108,7 @@ describe('API tokens on the security page', () => {
     await openSecurity(page);
     const section = page.locator('section').filter({ has: page.getByRole('heading', { name: 'API tokens' }) });
     await section.getByLabel('Token name').fill('phone token');
+    await section.getByLabel('Confirm with your password').fill(user.password);
     await section.getByRole('button', { name: 'Create token' }).click();
     await visible(section.getByLabel('Your new API token'));
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

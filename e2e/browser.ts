@@ -42,7 +42,7 @@ export async function screenshot(page: Page, name: string) {
 let counter = 0;
 export const uniqueUser = (prefix = 'e2e') => {
   const username = `${prefix}${Date.now().toString(36)}${counter++}`;
-  return { username, email: `${username}@example.com`, password: 'Passw0rd!' };
+  return { username, email: `${username}@example.com`, password: 'Quiet-Lantern-42' };
 };
 
 export async function register(page: Page, user = uniqueUser()) {

@@ -58,7 +58,7 @@ describe('the app shell', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     expect(await visible(page.getByText('Username must be at least 3 characters'))).toBe(true);
     expect(await visible(page.getByText('Please enter a valid email address'))).toBe(true);
-    expect(await visible(page.getByText('Password must be at least 6 characters'))).toBe(true);
+    expect(await visible(page.getByText('Password must be at least 10 characters'))).toBe(true);
     expect(await visible(page.getByText('Passwords do not match'))).toBe(true);
     expect(new URL(page.url()).pathname).toBe('/register');
     await context.close();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../scripts/local';
 
-export const OWNER = { email: 'owner@keypanel.test', password: 'OwnerPass123' };
+export const OWNER = { email: 'owner@keypanel.test', password: 'Harbor-Lantern-42' };
 
 declare module 'vitest' {
   export interface ProvidedContext {

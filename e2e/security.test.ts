@@ -31,7 +31,18 @@ describe('two-factor sign-in', () => {
     expect(await textOf(page.getByRole('region', { name: 'Security log entries' }))).toContain('Account created');
     await screenshot(page, 'security-desktop');
 
+    // Step-up before any secret is shown: a wrong password is refused inline, the dialog stays.
     await page.getByRole('button', { name: 'Enable two-factor' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await visible(confirm);
+    expect(await confirm.getByRole('button', { name: 'Continue' }).isDisabled()).toBe(true);
+    await confirm.getByLabel('Confirm with your password').fill('not-my-password');
+    await confirm.getByRole('button', { name: 'Continue' }).click();
+    await visible(confirm.getByRole('alert').filter({ hasText: 'Password is incorrect' }));
+    await screenshot(page, 'security-step-up');
+    expect(await page.getByRole('dialog', { name: 'Set up two-factor authentication' }).count()).toBe(0);
+    await confirm.getByLabel('Confirm with your password').fill(user.password);
+    await confirm.getByRole('button', { name: 'Continue' }).click();
     const dialog = page.getByRole('dialog', { name: 'Set up two-factor authentication' });
     await visible(dialog);
     const qr = dialog.getByRole('img', { name: /QR code/ });
@@ -54,6 +65,11 @@ describe('two-factor sign-in', () => {
 
     // Recovery tokens: the list right after generating, then only the count.
     await page.getByRole('button', { name: 'Generate recovery tokens' }).click();
+    const generate = page.getByRole('dialog', { name: 'Generate recovery tokens' });
+    // Two-factor is on now: the dialog offers a code too; the password will do.
+    await visible(generate.getByText('Authenticator code', { exact: true }));
+    await generate.getByLabel('Confirm with your password').fill(user.password);
+    await generate.getByRole('button', { name: 'Generate tokens' }).click();
     const list = page.getByRole('list', { name: 'Your recovery tokens' });
     await visible(list);
     const tokens = await list.getByRole('listitem').allTextContents();
@@ -110,7 +126,7 @@ describe('two-factor sign-in', () => {
     const { context, page } = await newPage(browser);
     const user = await register(page, uniqueUser('tfw'));
     const token = await page.evaluate(() => localStorage.getItem('token'));
-    const setup = await apiCall('POST', '/api/users/setup-2fa', undefined, token!);
+    const setup = await apiCall('POST', '/api/users/setup-2fa', { currentPassword: user.password }, token!);
     await apiCall('POST', '/api/users/verify-2fa', { code: totp(setup.body.secret) }, token!);
     await page.getByRole('button', { name: 'Logout' }).click();
     await page.waitForURL('**/login');
@@ -163,10 +179,16 @@ describe('password', () => {
     await form.getByLabel('Confirm new password').fill('NewPass124');
     await form.getByRole('button', { name: 'Change password' }).click();
     await visible(form.getByText('New passwords do not match'));
-    await form.getByLabel('New password', { exact: true }).fill('alllowercase1');
-    await form.getByLabel('Confirm new password').fill('alllowercase1');
+    // A common password is refused as it is typed (the strength meter) and when sent.
+    await form.getByLabel('New password', { exact: true }).fill('Password123');
+    await form.getByLabel('Confirm new password').fill('Password123');
+    expect(await visible(form.getByText(/^Strength: not allowed \(This password is one of the most common passwords/))).toBe(true);
     await form.getByRole('button', { name: 'Change password' }).click();
-    await visible(form.getByText('Password must contain an uppercase letter, a lowercase letter and a number'));
+    await visible(form.getByRole('alert').filter({ hasText: 'This password is one of the most common passwords' }));
+    // A long one with no capitals or digits is fine: the meter rates it.
+    await form.getByLabel('New password', { exact: true }).fill('quiet lantern harbor meadow');
+    expect(await visible(form.getByText(/^Strength: (Good|Strong)$/))).toBe(true);
+    expect(await form.getByRole('meter', { name: 'Strength' }).getAttribute('value')).toMatch(/^[34]$/);
     await form.getByLabel('New password', { exact: true }).fill('NewPass123');
     await form.getByLabel('Confirm new password').fill('NewPass123');
     await form.getByRole('button', { name: 'Change password' }).click();

@@ -9,6 +9,7 @@ import { eq } from 'drizzle-orm';
 import { createDb } from '../worker/db/client';
 import { users } from '../worker/db/schema';
 import { createUser } from '../worker/domain/users';
+import { passwordProblem } from '../worker/schemas/password-policy';
 import { generateLicenseSigningKey } from './secrets';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -77,14 +78,17 @@ export async function ensureOwner(stateDir = DEFAULT_STATE_DIR, credentials = { 
     const email = (credentials.email || 'owner@localhost').trim().toLowerCase();
     const generated = !credentials.password;
     const password = credentials.password || randomBytes(12).toString('base64url');
-    if (password.length < 6) throw new Error('OWNER_PASSWORD must be at least 6 characters');
+    const username = email.split('@')[0].replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0').slice(0, 30);
+    // The password policy every other account meets (a generated one is long and random).
+    const problem = generated ? null : passwordProblem(password, { username, email });
+    if (problem) throw new Error(`OWNER_PASSWORD: ${problem}`);
     const taken = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
     if (taken) {
       // An existing account with that email becomes the owner; its password stays its own.
       await db.update(users).set({ role: 'owner', isActive: true }).where(eq(users.id, taken.id));
       return { created: false };
     }
-    await createUser(db, { username: email.split('@')[0].replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0').slice(0, 30), email, password, role: 'owner' });
+    await createUser(db, { username, email, password, role: 'owner' });
     return { created: true, email, password, generated };
   } finally {
     await proxy.dispose();
@@ -107,7 +111,10 @@ export function freePort(): Promise<number> {
 export async function startServer(options: { port: number; stateDir?: string; assetsDir?: string; inherit?: boolean; vars?: Record<string, string> }): Promise<ChildProcess> {
   const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
-  for (const [name, value] of Object.entries(options.vars ?? {})) args.push('--var', `${name}:${value}`);
+  // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
+  // the local server gets its own address unless one is given.
+  const vars = { APP_URL: `http://localhost:${options.port}`, ...options.vars };
+  for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const child = spawn(bin('wrangler'), args, {
     cwd: ROOT,
     env: offlineEnv,

@@ -11,9 +11,9 @@ import { applyMigrations, DEFAULT_STATE_DIR, ROOT } from './local';
 
 /** Local demo accounts: their passwords are printed and in the README, so never use them anywhere real. */
 export const DEMO_ACCOUNTS = [
-  { username: 'demo-owner', email: 'owner@demo.test', password: 'DemoOwner1', role: 'owner', credits: 0, balanceCents: 0 },
-  { username: 'demo-reseller', email: 'reseller@demo.test', password: 'DemoReseller1', role: 'reseller', credits: 4_000, balanceCents: 25_000 },
-  { username: 'demo-customer', email: 'customer@demo.test', password: 'DemoCustomer1', role: 'user', credits: 1_250, balanceCents: 4_000, keys: 14 },
+  { username: 'demo-owner', email: 'owner@demo.test', password: 'Lantern-Harbor-31', role: 'owner', credits: 0, balanceCents: 0 },
+  { username: 'demo-reseller', email: 'reseller@demo.test', password: 'Copper-Meadow-52', role: 'reseller', credits: 4_000, balanceCents: 25_000 },
+  { username: 'demo-customer', email: 'customer@demo.test', password: 'Velvet-Orchard-74', role: 'user', credits: 1_250, balanceCents: 4_000, keys: 14 },
 ] as const;
 
 const FIRST_NAMES = ['maria', 'liam', 'sofia', 'noah', 'amara', 'kenji', 'lucia', 'omar', 'freya', 'diego', 'ines', 'tomas', 'yara', 'felix', 'nadia', 'hugo'];

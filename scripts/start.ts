@@ -25,7 +25,8 @@ try {
     if (owner.generated) console.log('  This password is shown only once: keep it, or set OWNER_EMAIL / OWNER_PASSWORD on a fresh database.\n');
   }
   step(`Starting KeyPanel at http://localhost:${port}`);
-  const child = await startServer({ port, inherit: true });
+  // APP_URL from the environment wins (a tunnel or a proxy in front); else this server's own address.
+  const child = await startServer({ port, inherit: true, vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {} });
   console.log(`\n  KeyPanel is running at http://localhost:${port}  (Ctrl+C to stop)\n`);
   const stop = () => child.kill('SIGINT');
   process.on('SIGINT', stop);

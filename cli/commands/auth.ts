@@ -1,17 +1,48 @@
 // Signing in and out, who am I, and API tokens for scripts.
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { createApiTokenSchema } from '../../worker/schemas/api-tokens';
 import { emailSchema } from '../../worker/schemas/auth';
 import type { ApiToken, CreatedApiToken, LoginResponse, User } from '../../worker/schemas/entities';
 import { configPath, DEFAULT_URL, parseBaseUrl, readConfig, writeConfig } from '../lib/config';
 import { contextOf } from '../lib/context';
 import { ApiError, UsageError } from '../lib/errors';
-import { createClient } from '../lib/http';
+import { createClient, notKeyPanel } from '../lib/http';
+import { keyToPin } from '../lib/pinned-key';
 import { printRecord, rowWriter, shortDate, success, warn, type Column } from '../lib/output';
-import { ask, askSecret, closeInput } from '../lib/prompts';
+import { ask, askSecret, askStepUp, closeInput } from '../lib/prompts';
 import { oneOf, parseWith } from '../lib/validate';
 
+const loginAnswer = z.union([
+  z.object({ requires2FA: z.literal(true), challenge: z.string() }),
+  z.object({ token: z.string().min(1), user: z.object({ username: z.string(), email: z.string(), role: z.string() }).loose() }),
+]);
+
+/** A sign-in answer, or a clear error when whatever answered is not a KeyPanel server. */
+function readLoginAnswer(url: string, answer: unknown): LoginResponse {
+  const parsed = loginAnswer.safeParse(answer);
+  if (!parsed.success) throw notKeyPanel(url, null, 'a sign-in answer this CLI cannot read');
+  return parsed.data as LoginResponse;
+}
+
 const ROLES = ['user', 'reseller', 'owner'] as const;
+
+/**
+ * Runs a sensitive call, confirming it is you when the server asks (403 REAUTH_REQUIRED): with
+ * KEYPANEL_PASSWORD up front when set, else asked for after the first refusal (an account without
+ * a password that signed in moments ago needs no proof).
+ */
+async function withStepUp<T>(call: (proof: object) => Promise<T>): Promise<T> {
+  if (process.env.KEYPANEL_PASSWORD) return call(await askStepUp());
+  try {
+    return await call({});
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'REAUTH_REQUIRED')) throw err;
+    const proof = await askStepUp();
+    closeInput();
+    return call(proof);
+  }
+}
 
 export function registerAuthCommands(program: Command) {
   program
@@ -20,37 +51,44 @@ export function registerAuthCommands(program: Command) {
     .option('--url <url>', `KeyPanel address (default: KEYPANEL_URL, the last one used, or ${DEFAULT_URL})`)
     .option('--email <email>', 'account email (asked for when missing)')
     .option('--code <code>', 'two-factor code or recovery token, when the account asks for one (asked for when missing)')
+    .option('--repin', "trust the server's new licensing public key (after a deliberate key rotation)")
     .addHelpText(
       'after',
       `
 The password is asked for without echo. In a script, pipe it in instead (one line; with
-two-factor on, the code or a recovery token on the next line).
+two-factor on, the code or a recovery token on the next line). Sign-in pins the server's
+licensing public key for \`license verify-token\`; a server whose key changed is refused
+before the password is sent, unless --repin.
 
 Examples:
   $ keypanel login --url https://keys.example.com --email owner@example.com
   $ printf '%s\\n' "$PASSWORD" | keypanel login --email owner@example.com
 `,
     )
-    .action(async (options: { url?: string; email?: string; code?: string }, command: Command) => {
+    .action(async (options: { url?: string; email?: string; code?: string; repin?: boolean }, command: Command) => {
       contextOf(command);
       const config = readConfig();
       const url = parseBaseUrl(options.url ?? process.env.KEYPANEL_URL ?? config.url ?? DEFAULT_URL, '--url');
       const email = parseWith(emailSchema, options.email ?? (await ask('Email: ', 'the email')), options.email ? '--email: ' : '');
+      // Before the password is asked for: plain http:// is refused, and so is a server whose key changed.
+      const client = createClient({ url, token: undefined, tokenSource: undefined }, 'public');
+      const publicKey = await keyToPin(client, config, options.repin === true);
       const password = await askSecret('Password: ', 'the password');
       if (!password) throw new UsageError('Password is required');
-      const client = createClient({ url, token: undefined, tokenSource: undefined }, 'public');
-      let answer = await client.post<LoginResponse>('/api/auth/login', { email, password, rememberMe: true });
+      let answer = readLoginAnswer(url, await client.post<unknown>('/api/auth/login', { email, password, rememberMe: true }));
       if ('requires2FA' in answer) {
         const second = (options.code ?? (await ask('Two-factor code (or a recovery token): ', 'a two-factor code'))).trim();
         if (!second) throw new UsageError('A two-factor code or a recovery token is required for this account');
         const proof = /^[\d ]+$/.test(second) ? { code: second } : { recoveryToken: second };
-        answer = await client.post<LoginResponse>('/api/auth/login/2fa', { challenge: answer.challenge, ...proof });
+        answer = readLoginAnswer(url, await client.post<unknown>('/api/auth/login/2fa', { challenge: answer.challenge, ...proof }));
       }
       closeInput();
       if ('requires2FA' in answer) throw new ApiError('The server asked for a second sign-in step again', 401, undefined);
       const { user } = answer;
-      writeConfig({ ...config, url, token: answer.token, user: { username: user.username, email: user.email, role: user.role } });
+      const publicKeys = publicKey ? { ...config.publicKeys, [url]: publicKey } : config.publicKeys;
+      writeConfig({ ...config, url, token: answer.token, user: { username: user.username, email: user.email, role: user.role }, publicKeys });
       success(`Signed in to ${url} as ${user.username} (${user.role}). Session saved in ${configPath()}.`);
+      if (!publicKey) warn('The server offers no licensing public key, so none is pinned: `license verify-token` needs --public-key.');
       if (process.env.KEYPANEL_TOKEN) warn('KEYPANEL_TOKEN is set, and it takes precedence over this session until you unset it.');
     });
 
@@ -107,11 +145,12 @@ Examples:
       'after',
       `
 A token is shown once. Give it to a script as KEYPANEL_TOKEN; it acts with its role (at most
-yours), and a read-only token may only read.
+yours), and a read-only token may only read. Creating one asks for your password (or a two-factor
+code); a script sets KEYPANEL_PASSWORD instead.
 
 Examples:
   $ keypanel token create --name nightly-export --role reseller --read-only
-  $ export KEYPANEL_TOKEN=$(keypanel token create --name ci --role owner --format json | jq -r .token)
+  $ export KEYPANEL_TOKEN=$(KEYPANEL_PASSWORD=... keypanel token create --name ci --role owner --format json | jq -r .token)
   $ keypanel token list
   $ keypanel token revoke 6650f1c2a1b2c3d4e5f60718
 `,
@@ -127,7 +166,7 @@ Examples:
     .action(async (options: { name: string; role: (typeof ROLES)[number]; readOnly: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const body = parseWith(createApiTokenSchema, { name: options.name, role: options.role, readOnly: options.readOnly });
-      const created = await ctx.api().post<CreatedApiToken>('/api/users/api-tokens', body);
+      const created = await withStepUp((proof) => ctx.api().post<CreatedApiToken>('/api/users/api-tokens', { ...body, ...proof }));
       const { apiToken } = created;
       await printRecord(
         ctx.format,

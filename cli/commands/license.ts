@@ -1,16 +1,17 @@
 // The licensing API from a terminal, as licensed software calls it (no sign-in), and the offline
 // check of the token a VALID answer carries. Both go through the licensing SDK (sdk/), so the CLI
 // verifies answers and tokens exactly as an app does: against the server's public key as kept for
-// this server (or --public-key), never trusting an answer that key did not sign.
+// this server at `keypanel login` (or --public-key), never trusting an answer that key did not sign.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { JWK } from 'jose';
 import { createLicensing, TokenError, verifyOfflineToken, importPublicKey, type LicenseResult, type OfflineToken } from '../../sdk/src/index';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/schemas/licensing';
-import { readConfig, resolveConnection, writeConfig } from '../lib/config';
+import { readConfig, resolveConnection } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
+import { assertSecureUrl, notKeyPanel } from '../lib/http';
 import { printRecord } from '../lib/output';
+import { REPIN_HINT } from '../lib/pinned-key';
 import { ask, closeInput } from '../lib/prompts';
 import { parseWith } from '../lib/validate';
 
@@ -24,7 +25,7 @@ const ACTIONS = {
 
 /** A successful answer for each action; anything else exits 1 after printing the answer. */
 const SUCCESS_CODES: Record<keyof typeof ACTIONS, string> = { activate: 'VALID', validate: 'VALID', deactivate: 'DEACTIVATED' };
-const PUBLIC_KEY_HELP = 'the public key (PEM or JWK); by default the one kept for this server';
+const PUBLIC_KEY_HELP = 'the public key (PEM or JWK); by default the one pinned at `keypanel login`';
 
 export function registerLicenseCommands(program: Command) {
   const license = program
@@ -33,9 +34,11 @@ export function registerLicenseCommands(program: Command) {
     .addHelpText(
       'after',
       `
-These calls need no sign-in; set the server with KEYPANEL_URL or \`keypanel login --url\`.
+These calls need no session; set the server with KEYPANEL_URL or \`keypanel login --url\`.
 Every answer must be signed by the server's public key, as an app checks it; one that is not is
-an error. The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
+an error. The key is the one \`keypanel login\` pinned for this server (re-pin after a deliberate
+rotation with \`keypanel login --repin\`), or --public-key; it is never fetched at the moment of
+checking. The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
 
 Examples:
   $ keypanel license activate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
@@ -57,10 +60,14 @@ Examples:
       .action(async (options: CallOptions, command: Command) => {
         const ctx = contextOf(command);
         const body = parseWith(schema, { key: options.key, deviceFingerprint: options.fingerprint, nonce: options.nonce });
-        const sdk = createLicensing({ url: resolveConnection().url, publicKey: await loadPublicKey(ctx, options.publicKey), retry: { maxDelayMs: 60_000 } });
+        const { url } = resolveConnection();
+        assertSecureUrl(url);
+        const { text: publicKey, pinned } = await loadPublicKey(options.publicKey);
+        const sdk = createLicensing({ url, publicKey, retry: { maxDelayMs: 60_000 } });
         const result = await sdk[action]({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce });
         if (result.code === 'INVALID_SIGNATURE') {
-          throw new CliError(`The answer was refused: ${result.detail}.`, 'Check that KEYPANEL_URL is your KeyPanel server, and that the public key kept for it (or --public-key) is its current one.');
+          const refused = notKeyPanel(url, null, `a licensing answer the public key does not verify (${result.detail})`);
+          throw new CliError(refused.message, pinned ? `${refused.hint} ${REPIN_HINT}` : refused.hint);
         }
         if (result.code === 'UNREACHABLE') throw new CliError(`${result.detail}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
         await printAnswer(ctx, result);
@@ -88,14 +95,16 @@ Examples:
       const token = tokenArg === '-' ? (await ask('', 'the token')).trim() : tokenArg.trim();
       closeInput();
       if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UsageError('That is not an offline token (three dot-separated base64url parts).');
-      const publicKey = await importKey(await loadPublicKey(ctx, options.publicKey));
+      const { text, pinned } = await loadPublicKey(options.publicKey);
+      const publicKey = await importKey(text);
       let claims: OfflineToken;
       try {
         claims = await verifyOfflineToken(publicKey, token, { key: options.key, fingerprint: options.fingerprint });
       } catch (err) {
         if (!(err instanceof TokenError)) throw err;
         await printRecord(ctx.format, [['valid', false], ['reason', err.message]]);
-        throw new CliError(`The token is not valid: ${err.message}.`);
+        const rotated = pinned && err.problem === 'signature';
+        throw new CliError(`The token is not valid: ${err.message}.`, rotated ? REPIN_HINT : undefined);
       }
       await printRecord(ctx.format, [
         ['valid', true],
@@ -142,8 +151,8 @@ async function printAnswer(ctx: CommandContext, result: LicenseResult) {
   );
 }
 
-/** From --public-key, else the copy kept for this server, else fetched once and kept. */
-async function loadPublicKey(ctx: CommandContext, file: string | undefined): Promise<string> {
+/** From --public-key, else the key pinned for this server at sign-in; never fetched here. */
+async function loadPublicKey(file: string | undefined): Promise<{ text: string; pinned: boolean }> {
   if (file !== undefined) {
     let text: string;
     try {
@@ -152,19 +161,18 @@ async function loadPublicKey(ctx: CommandContext, file: string | undefined): Pro
       throw new UsageError(`Cannot read --public-key ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
     await importKey(text, `--public-key ${file}`);
-    return text;
+    return { text, pinned: false };
   }
   const { url } = resolveConnection();
-  const config = readConfig();
-  const kept = config.publicKeys?.[url];
-  if (kept) return kept;
-  const { pem } = await ctx.publicApi().get<{ jwk: JWK; pem: string }>('/api/v1/licenses/public-key');
-  await importKey(pem, 'the server public key');
-  writeConfig({ ...readConfig(), publicKeys: { ...config.publicKeys, [url]: pem } });
-  return pem;
+  const pinned = readConfig().publicKeys?.[url];
+  if (!pinned) {
+    throw new CliError(`No licensing public key is pinned for ${url}.`, 'Run `keypanel login` (it pins the server\u2019s key), or pass --public-key FILE.');
+  }
+  await importKey(pinned, 'the pinned public key');
+  return { text: pinned, pinned: true };
 }
 
-async function importKey(text: string, what = 'the kept public key') {
+async function importKey(text: string, what = 'the pinned public key') {
   try {
     return await importPublicKey(text.trim());
   } catch {

@@ -2,10 +2,10 @@
 // client for the configured server.
 import type { Command } from 'commander';
 import { resolveConnection } from './config';
-import { createClient, type Client } from './http';
+import { allowInsecure, createClient, type Client } from './http';
 import { resolveFormat, setQuiet, type Format } from './output';
 
-export type GlobalOptions = { format?: string; quiet?: boolean; color?: boolean };
+export type GlobalOptions = { format?: string; quiet?: boolean; color?: boolean; insecure?: boolean };
 
 export type CommandContext = {
   format: Format;
@@ -18,6 +18,7 @@ export type CommandContext = {
 export function contextOf(command: Command, defaultFormat?: Format): CommandContext {
   const options = command.optsWithGlobals<GlobalOptions>();
   setQuiet(options.quiet === true);
+  allowInsecure(options.insecure === true);
   // `--no-color` is NO_COLOR for this run.
   if (options.color === false) process.env.NO_COLOR = '1';
   const format = resolveFormat(options.format, process.stdout, defaultFormat);

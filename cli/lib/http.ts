@@ -3,10 +3,32 @@
 import { version } from '../../package.json';
 import { BOOKMARK_HEADER, readBookmark, rememberBookmark } from './bookmark';
 import type { Connection } from './config';
-import { ApiError, CliError, LOGIN_HINT } from './errors';
+import { ApiError, CliError, LOGIN_HINT, UsageError } from './errors';
 import { notice } from './output';
 
 export const HTTP_TIMEOUT_MS = 30_000;
+
+let insecureAllowed = false;
+/** `--insecure`: allow a plain http:// server that is not this machine, for this run. */
+export const allowInsecure = (value: boolean) => (insecureAllowed = value);
+
+/** This machine: plain http:// never leaves it, so it needs no TLS. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1';
+}
+
+/**
+ * Refuses a plain http:// server other than this machine: a password, a session token or an API
+ * token sent there can be read and changed by anyone on the way (a café's Wi-Fi, say).
+ */
+export function assertSecureUrl(url: string) {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === 'https:' || isLoopback(hostname) || insecureAllowed) return;
+  throw new UsageError(
+    `Refusing to talk to ${url} over plain http://: passwords and tokens would cross the network unencrypted. Use https://, or pass --insecure if you accept that risk.`,
+  );
+}
 const MAX_RETRIES = 3;
 const MAX_RETRY_WAIT_S = 60;
 
@@ -27,6 +49,7 @@ export type Client = {
  */
 export function createClient(connection: Connection, mode: 'signedIn' | 'public'): Client {
   const { url, token } = connection;
+  assertSecureUrl(url);
   if (mode === 'signedIn' && !token) throw new CliError('You are not signed in.', `${LOGIN_HINT} Scripts can set KEYPANEL_TOKEN to an API token instead.`);
   const rejectedHint =
     connection.tokenSource === 'KEYPANEL_TOKEN' ? 'Check KEYPANEL_TOKEN (it may have been revoked), or unset it and run `keypanel login`.' : 'Run `keypanel login` to sign in again.';
@@ -54,7 +77,12 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
       rememberBookmark(url, response.headers.get(BOOKMARK_HEADER));
       const text = await response.text();
       const data = parseJson(text);
-      if (response.ok) return data as T;
+      if (response.ok) {
+        // Every answer of the API is a JSON object or array: anything else is not KeyPanel talking
+        // (a proxy's page, a captive portal, another service on that address).
+        if (data === null || typeof data !== 'object') throw notKeyPanel(url, response, 'an answer that is not a JSON object');
+        return data as T;
+      }
       const retryAfter = Number(response.headers.get('retry-after'));
       // A 429 is answered before the request does anything, so sending it again is always safe.
       if (response.status === 429 && attempt < MAX_RETRIES && retryAfter > 0 && retryAfter <= MAX_RETRY_WAIT_S) {
@@ -76,6 +104,12 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
     put: (path, body) => request('PUT', path, { body }),
     delete: (path, body) => request('DELETE', path, { body }),
   };
+}
+
+export function notKeyPanel(url: string, response: Pick<Response, 'status' | 'headers'> | null, what: string) {
+  const type = response?.headers.get('content-type')?.split(';')[0];
+  const detail = response ? ` (HTTP ${response.status}${type ? `, ${type}` : ''})` : '';
+  return new CliError(`The server at ${url} sent ${what}${detail}.`, 'Check that KEYPANEL_URL (or `keypanel login --url`) is the address of a KeyPanel server.');
 }
 
 function parseJson(text: string): unknown {

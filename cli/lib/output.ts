@@ -3,6 +3,7 @@
 // sits in memory. Colours only on a terminal, and never with NO_COLOR (https://no-color.org).
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { csvCell, csvRow } from '../../worker/schemas/csv';
 import { UsageError } from './errors';
 
 export const FORMATS = ['table', 'csv', 'json'] as const;
@@ -70,13 +71,10 @@ export type Column<T> = {
   align?: 'left' | 'right';
 };
 
-/** RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes inside. */
-export function csvField(value: Cell): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+/** RFC 4180 quoting, with spreadsheet formulas neutralised (shared with the web app's exports). */
+export const csvField = (value: Cell): string => csvCell(value);
 
-export const csvLine = (cells: Cell[]) => `${cells.map(csvField).join(',')}\r\n`;
+export const csvLine = (cells: Cell[]) => csvRow(cells);
 
 const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`);
 const pad = (text: string, width: number, align: 'left' | 'right' = 'left') => (align === 'right' ? text.padStart(width) : text.padEnd(width));

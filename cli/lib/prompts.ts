@@ -88,3 +88,19 @@ export async function askSecret(question: string, what: string): Promise<string>
     stdin.pause();
   }
 }
+
+// ---- step-up ------------------------------------------------------------------------------------
+
+/**
+ * Proof for a sensitive action the server asked to confirm (403 REAUTH_REQUIRED): KEYPANEL_PASSWORD
+ * in scripts, else the password asked without echo, or (Enter on an empty password) a two-factor code.
+ */
+export async function askStepUp(): Promise<{ currentPassword: string } | { code: string }> {
+  const fromEnv = process.env.KEYPANEL_PASSWORD;
+  if (fromEnv) return { currentPassword: fromEnv };
+  const password = await askSecret('Confirm with your password (or press Enter to use a two-factor code): ', 'the current password');
+  if (password) return { currentPassword: password };
+  const code = (await ask('Two-factor code: ', 'a two-factor code')).trim();
+  if (!code) throw new UsageError('Confirm with your password or a two-factor code (scripts can set KEYPANEL_PASSWORD)');
+  return { code };
+}

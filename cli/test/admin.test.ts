@@ -10,6 +10,18 @@ beforeAll(async () => {
 const json = (stdout: string) => JSON.parse(stdout);
 
 describe('keypanel users', () => {
+  it('refuses a password the policy refuses, with the API\'s own words, before sending anything', async () => {
+    const username = unique('clipol');
+    const create = (password: string) => keypanel(['users', 'create', '--username', username, '--email', `${username}@cli.test`], { home, input: `${password}\n` });
+    const common = await create('Qwertyuiop');
+    expect(common.code).toBe(2);
+    expect(common.stderr).toContain('password: This password is one of the most common passwords');
+    const personal = await create(`${username}-2024!`);
+    expect(personal.code).toBe(2);
+    expect(personal.stderr).toContain('password: Password must not contain the username or email address');
+    expect((await apiCall('GET', `/api/admin/users?search=${username}`, { token: await ownerSession() })).body.users).toEqual([]);
+  });
+
   it('creates a user with the password piped in, credits them, finds them and deactivates them', async () => {
     const username = unique('cliuser');
     const email = `${username}@cli.test`;
@@ -93,6 +105,14 @@ describe('keypanel products', () => {
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain('Error:');
   });
+
+  it('neutralises spreadsheet formulas in a CSV export', async () => {
+    const product = await createProduct({ name: '=HYPERLINK("http://evil.test","Open")', description: '@SUM(1+1)' });
+    const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`"'=HYPERLINK(""http://evil.test"",""Open"")"`);
+    expect(csvRecords(listed.stdout).find((r) => r.id === product._id)).toMatchObject({ name: `'=HYPERLINK("http://evil.test","Open")` });
+  });
 });
 
 describe('keypanel products list as a customer or reseller', () => {
@@ -143,6 +163,14 @@ describe('keypanel settings and stats', () => {
     expect(json(set.stdout)).toEqual({ ...before, defaultDailyDiscount: 20, notifyLowBalance: false });
     const restore = await keypanel(['settings', 'set', `defaultDailyDiscount=${before.defaultDailyDiscount}`, `notifyLowBalance=${before.notifyLowBalance}`], { home });
     expect(restore.code).toBe(0);
+    // The idle limit for sessions is a setting like the others.
+    expect(before.sessionIdleDays).toBe(7);
+    const idle = await keypanel(['settings', 'set', 'sessionIdleDays=3', '--format', 'json'], { home });
+    expect(json(idle.stdout).sessionIdleDays).toBe(3);
+    const tooLong = await keypanel(['settings', 'set', 'sessionIdleDays=91'], { home });
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('sessionIdleDays must be at most 90');
+    expect((await keypanel(['settings', 'set', 'sessionIdleDays=7'], { home })).code).toBe(0);
   });
 
   it('shows the admin figures, and a plain user their own', async () => {

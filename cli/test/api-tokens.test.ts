@@ -1,10 +1,13 @@
 // API tokens from the CLI: created from a signed-in session, used by a script through
 // KEYPANEL_TOKEN, bound to their role and read-only flag, refused as soon as they are revoked.
+import { decodeBase32IgnorePadding } from '@oslojs/encoding';
+import { generateHOTP } from '@oslojs/otp';
 import { describe, expect, it } from 'vitest';
-import { createProduct, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn } from './helpers';
+import { apiCall, createProduct, createUser, csvRecords, keypanel, ownerCredentials, ownerSession, PASSWORD, signedInHome, signIn } from './helpers';
 
-async function createToken(home: string, args: string[]) {
-  const result = await keypanel(['token', 'create', ...args, '--format', 'json'], { home });
+/** Creates a token as a script would, confirming with KEYPANEL_PASSWORD (the owner's unless given). */
+async function createToken(home: string, args: string[], password = ownerCredentials().password) {
+  const result = await keypanel(['token', 'create', ...args, '--format', 'json'], { home, env: { KEYPANEL_PASSWORD: password } });
   expect(result.code, result.stderr).toBe(0);
   expect(result.stderr).toContain('Copy it now: it is shown only once.');
   return JSON.parse(result.stdout) as { token: string; apiToken: { _id: string; name: string; role: string; readOnly: boolean } };
@@ -68,7 +71,7 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
 
     const reseller = await createUser('reseller');
     const resellerHome = signedInHome(await signIn(reseller));
-    const tooHigh = await keypanel(['token', 'create', '--name', 'x', '--role', 'owner'], { home: resellerHome });
+    const tooHigh = await keypanel(['token', 'create', '--name', 'x', '--role', 'owner'], { home: resellerHome, env: { KEYPANEL_PASSWORD: PASSWORD } });
     expect(tooHigh.code).toBe(1);
     expect(tooHigh.stderr).toContain("A token's role cannot be above your own role (reseller)");
     const user = await createUser('user');
@@ -84,11 +87,50 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
     const resellerHome = signedInHome(await signIn(reseller));
     const bought = await keypanel(['purchase', '--user', customer.email, '--product', product.keyTag, '--days', '10', '--format', 'json'], { home: resellerHome });
     expect(bought.code, bought.stderr).toBe(0);
-    const { token } = await createToken(resellerHome, ['--name', 'export', '--role', 'reseller', '--read-only']);
+    const { token } = await createToken(resellerHome, ['--name', 'export', '--role', 'reseller', '--read-only'], PASSWORD);
     const exported = await asScript(token, ['keys', 'export']);
     expect(exported.code, exported.stderr).toBe(0);
     const rows = csvRecords(exported.stdout);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ key: JSON.parse(bought.stdout).licenseKey.key, purchasedBy: customer.username, createdBy: reseller.username, status: 'used' });
+  });
+});
+
+describe('keypanel token create confirms it is you', () => {
+  const tokensOf = async (session: string) => (await apiCall('GET', '/api/users/api-tokens', { token: session })).body.tokens as unknown[];
+  const create = (home: string, options: { input?: string; env?: Record<string, string> } = {}) =>
+    keypanel(['token', 'create', '--name', 'ci', '--role', 'user', '--format', 'json'], { home, ...options });
+
+  it('asks for the password when the server wants it, and takes it piped in', async () => {
+    const reseller = await createUser('reseller');
+    const session = await signIn(reseller);
+    const made = await create(signedInHome(session), { input: `${PASSWORD}\n` });
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout).token).toMatch(/^kp_/);
+    expect(await tokensOf(session)).toHaveLength(1);
+  });
+
+  it('takes a two-factor code instead (an empty password line, then the code)', async () => {
+    const reseller = await createUser('reseller');
+    const session = await signIn(reseller);
+    const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session, body: { currentPassword: PASSWORD } });
+    const key = decodeBase32IgnorePadding(setup.body.secret);
+    const totp = (offset: number) => generateHOTP(key, BigInt(Math.floor(Date.now() / 30_000) + offset), 6);
+    expect((await apiCall('POST', '/api/users/verify-2fa', { token: session, body: { code: totp(0) } })).status).toBe(200);
+    const made = await create(signedInHome(session), { input: `\n${totp(1)}\n` });
+    expect(made.code, made.stderr).toBe(0);
+    expect(await tokensOf(session)).toHaveLength(1);
+  });
+
+  it('refuses a wrong KEYPANEL_PASSWORD and makes nothing; with no answer at all it says what it needs', async () => {
+    const reseller = await createUser('reseller');
+    const session = await signIn(reseller);
+    const wrong = await create(signedInHome(session), { env: { KEYPANEL_PASSWORD: 'not-my-password' } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Error: Password is incorrect');
+    const silent = await create(signedInHome(session));
+    expect(silent.code).toBe(2);
+    expect(silent.stderr).toContain('Expected the current password on standard input');
+    expect(await tokensOf(session)).toEqual([]);
   });
 });

@@ -62,7 +62,7 @@ describe('keypanel login', () => {
   it('asks for the two-factor code when the account has one, then signs in', async () => {
     const user = await createUser('owner');
     const session = await signIn(user);
-    const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session });
+    const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session, body: { currentPassword: user.password } });
     const secret = setup.body.secret as string;
     expect((await apiCall('POST', '/api/users/verify-2fa', { token: session, body: { code: totp(secret) } })).status).toBe(200);
 
@@ -83,7 +83,7 @@ describe('keypanel login', () => {
     expect(JSON.parse(whoami.stdout).user).toMatchObject({ email: user.email, twoFactorEnabled: true });
 
     // A recovery token works in place of the code, given with --code.
-    const { body } = await apiCall('POST', '/api/users/recovery-tokens', { token: session });
+    const { body } = await apiCall('POST', '/api/users/recovery-tokens', { token: session, body: { currentPassword: user.password } });
     const withToken = await keypanel(['login', '--email', user.email, '--code', body.tokens[0]], { home: configHome(), input: `${user.password}\n` });
     expect(withToken.code, withToken.stderr).toBe(0);
   });
@@ -100,7 +100,8 @@ describe('keypanel logout', () => {
     const logout = await keypanel(['logout'], { home });
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stderr).toContain(`Signed out of ${baseURL()}.`);
-    expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({ url: baseURL() });
+    // The licensing key pinned at sign-in stays, as a known host would.
+    expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({ url: baseURL(), publicKeys: { [baseURL()]: expect.stringContaining('PUBLIC KEY') } });
     expect((await apiCall('GET', '/api/users/profile', { token })).status).toBe(401);
 
     const whoami = await keypanel(['whoami'], { home });

@@ -8,7 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { buildCli } from '../../scripts/build-cli';
 import { applyMigrations, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../../scripts/local';
 
-export const OWNER = { email: 'owner@cli.test', password: 'OwnerPass123' };
+export const OWNER = { email: 'owner@cli.test', password: 'Harbor-Lantern-42' };
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -68,7 +68,7 @@ export function signedInHome(token: string): string {
   return home;
 }
 
-export const PASSWORD = 'Secret123';
+export const PASSWORD = 'Steady-Secret-9';
 
 /** A user of the given role, made by the owner through the API. */
 export async function createUser(role: 'user' | 'reseller' | 'owner', extra: { credits?: number } = {}) {

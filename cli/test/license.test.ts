@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, baseURL, createProduct, keypanel, ownerSession, signedInHome, unique } from './helpers';
+import { apiCall, baseURL, createProduct, keypanel, ownerCredentials, ownerSession, signedInHome, unique } from './helpers';
 
 let home: string;
 beforeAll(async () => {
@@ -33,11 +33,13 @@ describe('keypanel license', () => {
     expect(json(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
     expect(second.stderr).toContain('Error: DEVICE_LIMIT_REACHED');
 
+    // The key pinned at sign-in is what the checks use.
     const home2 = mkdtempSync(path.join(tmpdir(), 'keypanel-license-'));
+    const { email, password } = ownerCredentials();
+    expect((await keypanel(['login', '--email', email], { home: home2, input: `${password}\n` })).code).toBe(0);
     const verified = await keypanel(['license', 'verify-token', token, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
     expect(verified.code, verified.stderr).toBe(0);
     expect(json(verified.stdout)).toMatchObject({ valid: true, key: key.key, fingerprint, product: product.keyTag });
-    // Fetched once and kept per server: the kept copy is what the next check uses.
     const configFile = path.join(home2, 'keypanel', 'config.json');
     const config = JSON.parse(readFileSync(configFile, 'utf8'));
     const pem = config.publicKeys[baseURL()] as string;
@@ -51,7 +53,8 @@ describe('keypanel license', () => {
     const refused = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain('The answer was refused: The answer is not signed by the pinned public key.');
+    expect(refused.stderr).toContain(`The server at ${baseURL()} sent a licensing answer the public key does not verify (The answer is not signed by the pinned public key).`);
+    expect(refused.stderr).toContain('keypanel login --repin');
     const pemFile = path.join(home2, 'public.pem');
     writeFileSync(pemFile, pem);
     const fromFile = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--format', 'json'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });

@@ -26,6 +26,15 @@ describe('CSV', () => {
     ['two\nlines', '"two\nlines"'],
     ['cr\rhere', '"cr\rhere"'],
     ['', ''],
+    // Spreadsheet formulas are neutralised with a leading quote; numbers are left as they are.
+    ['=HYPERLINK("http://x","y")', '"\'=HYPERLINK(""http://x"",""y"")"'],
+    ['+1+2', "'+1+2"],
+    ['-2+3', "'-2+3"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\t=1', "'\t=1"],
+    ['\r=1', '"\'\r=1"'],
+    ['a=b', 'a=b'],
+    [-5, '-5'],
   ])('%j is written as %j', (value, expected) => {
     expect(csvField(value)).toBe(expected);
   });

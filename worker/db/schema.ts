@@ -313,6 +313,20 @@ export const rateLimits = sqliteTable(
   (t) => [primaryKey({ columns: [t.bucket, t.windowStart] }), index('rate_limits_window_idx').on(t.windowStart)],
 );
 
+// Failed password checks per account across every address (the email as typed, so an unknown
+// address is counted like a real one). Past a few free failures each one locks password checks for
+// the account for twice as long as the last; a quiet day forgets them. Times are epoch ms.
+export const signInFailures = sqliteTable(
+  'sign_in_failures',
+  {
+    account: text('account').primaryKey(),
+    failures: integer('failures').notNull(),
+    lockedUntil: integer('locked_until').notNull(),
+    lastFailureAt: integer('last_failure_at').notNull(),
+  },
+  (t) => [index('sign_in_failures_last_idx').on(t.lastFailureAt)],
+);
+
 // The first answer to a purchase sent with an Idempotency-Key, replayed on retry.
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
@@ -324,4 +338,14 @@ export const idempotencyKeys = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+// Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.
+export const spentChallenges = sqliteTable(
+  'spent_challenges',
+  {
+    id: text('id').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('spent_challenges_expires_idx').on(t.expiresAt)],
 );

@@ -4,7 +4,7 @@
 // with a token reads nothing from D1. Revoking deletes both, so a revoked token is refused by the very
 // next request. A token acts with the lower of its own role and its owner's current role (the
 // account state, lib/account-state.ts), so a demotion takes effect on every token at once.
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { apiTokens, isAtLeast, type Role } from '../db/schema';
 import { AppError, forbidden } from '../lib/errors';
@@ -78,10 +78,18 @@ export async function revokeApiToken(db: DB, kv: KVNamespace, userId: string, id
 
 /** Deletes every token of the account (a password reset, say): rows and grants. */
 export async function revokeAllApiTokens(db: DB, kv: KVNamespace, userId: string): Promise<number> {
-  const rows = await db.delete(apiTokens).where(eq(apiTokens.userId, userId)).returning({ tokenHash: apiTokens.tokenHash });
+  const rows = await deleteAllApiTokens(db, userId);
   await forgetApiTokenGrants(kv, rows.map((r) => r.tokenHash));
   return rows.length;
 }
+
+/**
+ * The statement that deletes every token row of the account (when `also` holds), answering their
+ * hashes: for a change that ends them in its own batch (a password change or reset), which then
+ * forgets their grants.
+ */
+export const deleteAllApiTokens = (db: DB, userId: string, also?: SQL) =>
+  db.delete(apiTokens).where(and(eq(apiTokens.userId, userId), also)).returning({ tokenHash: apiTokens.tokenHash });
 
 /** Deletes the grants of tokens whose rows are gone. */
 export async function forgetApiTokenGrants(kv: KVNamespace, tokenHashes: string[]) {

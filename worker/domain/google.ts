@@ -115,7 +115,8 @@ export async function connectGoogle(db: DB, userId: string, profile: GoogleProfi
 }
 
 /** Unlinks Google, unless it is the only way into the account (no password set). */
-export async function disconnectGoogle(db: DB, user: UserRow) {
+/** Throws 409 when Google cannot be disconnected (none connected, or it is the only way in). */
+export function assertMayDisconnectGoogle(user: UserRow) {
   if (!user.googleId) throw new AppError('CONFLICT', 'No Google account is connected.');
   if (!user.passwordHash) {
     throw new AppError(
@@ -123,5 +124,9 @@ export async function disconnectGoogle(db: DB, user: UserRow) {
       'Google is the only way into this account. Set a password first (use "Forgot password" on the sign-in page), then disconnect Google.',
     );
   }
+}
+
+export async function disconnectGoogle(db: DB, user: UserRow) {
+  assertMayDisconnectGoogle(user);
   await db.update(users).set({ googleId: null, googleEmail: null }).where(eq(users.id, user.id));
 }

@@ -1,9 +1,10 @@
-import { lte, lt } from 'drizzle-orm';
+import { and, lt, lte } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { heldSlots, idempotencyKeys, rateLimits } from '../db/schema';
+import { heldSlots, idempotencyKeys, rateLimits, signInFailures, spentChallenges } from '../db/schema';
 import type { Env } from '../env';
 import { getSettings } from '../lib/settings';
 import { cleanupExpiredKeys, expireKeys } from './key-lifecycle';
+import { ACCOUNT_LOCKOUT } from './throttle';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -15,8 +16,13 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV'>, now = Date.n
   const deleted = await cleanupExpiredKeys(env.DB, settings, now);
   // Throttling windows are at most an hour long; a day keeps a margin for investigation.
   await db.delete(rateLimits).where(lt(rateLimits.windowStart, now - DAY_MS));
+  // Failures a quiet day has forgotten (a lock lasts at most an hour).
+  const forgotten = now - ACCOUNT_LOCKOUT.forgetAfterMs;
+  await db.delete(signInFailures).where(and(lt(signInFailures.lastFailureAt, forgotten), lt(signInFailures.lockedUntil, now)));
   // A client retries a purchase within minutes; a day of idempotency answers is plenty.
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now - DAY_MS)));
+  // A spent sign-in challenge needs remembering only until it would have expired anyway.
+  await db.delete(spentChallenges).where(lt(spentChallenges.expiresAt, now));
   // A freed slot no longer counts anywhere; its row is only clutter.
   await db.delete(heldSlots).where(lte(heldSlots.freesAt, new Date(now)));
   return { expired, deleted };

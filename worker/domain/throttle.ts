@@ -3,8 +3,9 @@
 // (KV would be cheaper but is eventually consistent; these limits guard passwords and codes.)
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { rateLimits } from '../db/schema';
+import { rateLimits, signInFailures } from '../db/schema';
 import { AppError } from '../lib/errors';
+import { networkOf } from '../lib/network';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -19,14 +20,29 @@ export const RULES = {
    *  patient attacker who has the password gets a handful of guesses at a million codes. */
   secondFactorBurst: { limit: 5, windowMs: 5 * MINUTE },
   secondFactorDaily: { limit: 20, windowMs: 24 * HOUR },
-  /** Reset emails per address, so nobody can flood someone's inbox. */
-  resetEmails: { limit: 3, windowMs: HOUR },
+  /** Reset emails per address, so nobody can flood someone's inbox (12 an hour at most). The window
+   *  is short because it is shared: a stranger who spends it delays the owner's own request by
+   *  at most 15 minutes, and the links the stranger had sent sit in the owner's inbox, valid. */
+  resetEmails: { limit: 3, windowMs: 15 * MINUTE },
 } satisfies Record<string, Rule>;
 
 export const perIpPerHour = (apiRateLimit: number): Rule => ({ limit: apiRateLimit, windowMs: HOUR });
 
+/**
+ * Failed password checks per account across all addresses (OWASP's answer to guesses spread over
+ * many addresses): `free` failures, then each failure locks the account's password checks for
+ * twice as long as the last (1, 2, 4 ... minutes, at most an hour), so a botnet gets about 40
+ * guesses a day at an account. A quiet day forgets the failures. Only password checks are locked:
+ * Google sign-in and the reset link still work, so a stranger cannot shut the owner out.
+ */
+export const ACCOUNT_LOCKOUT = { free: 10, firstLockMs: MINUTE, maxLockMs: HOUR, forgetAfterMs: 24 * HOUR };
+
+/** How long the account is locked after its `failures`-th failure in a row. */
+export const lockoutMs = (failures: number) =>
+  failures < ACCOUNT_LOCKOUT.free ? 0 : Math.min(ACCOUNT_LOCKOUT.firstLockMs * 2 ** (failures - ACCOUNT_LOCKOUT.free), ACCOUNT_LOCKOUT.maxLockMs);
+
 /** A counted request, so a successful attempt can be given back (see `refund`). */
-export type Reservation = { bucket: string; windowStart: number; count: number; rule: Rule; now: number };
+export type Reservation = { bucket: string; windowStart: number; count: number; rule: Rule; now: number; account?: string };
 
 export const windowStartOf = (rule: Rule, now: number) => Math.floor(now / rule.windowMs) * rule.windowMs;
 
@@ -68,10 +84,23 @@ export async function enforce(db: DB, bucket: string, rule: Rule, message: strin
 
 /** Gives a counted attempt back (a correct password or code is not a failure). */
 export async function refund(db: DB, r: Reservation) {
-  await db
+  const window = db
     .update(rateLimits)
     .set({ count: sql`${rateLimits.count} - 1` })
     .where(and(eq(rateLimits.bucket, r.bucket), eq(rateLimits.windowStart, r.windowStart), gt(rateLimits.count, 0)));
+  if (r.account === undefined) {
+    await window;
+    return;
+  }
+  // The account's own reservation too; a lock its failures earned before this attempt stays.
+  const { failures, lockedUntil } = signInFailures;
+  await db.batch([
+    window,
+    db
+      .update(signInFailures)
+      .set({ failures: sql`${failures} - 1`, lockedUntil: sql`CASE WHEN ${failures} - 1 >= ${ACCOUNT_LOCKOUT.free} THEN ${lockedUntil} ELSE 0 END` })
+      .where(and(eq(signInFailures.account, r.account), gt(failures, 0))),
+  ]);
 }
 
 export function describeWait(seconds: number): string {
@@ -82,12 +111,45 @@ export function describeWait(seconds: number): string {
   return `${hours} hour${hours === 1 ? '' : 's'}`;
 }
 
+const PASSWORD_REFUSED = 'Too many failed attempts.';
+
 /**
- * Counts a password check for this account from this address before it runs, so concurrent
- * guesses cannot all slip under the limit; `refund` it when the password is right.
+ * Counts a password check before it runs, for this account from this address (an IPv6 /64) and for
+ * the account across all addresses, so concurrent guesses cannot slip under either limit; `refund`
+ * it when the password is right. A refusal comes before the password is looked at, so it reads
+ * the same whether or not the password was right.
  */
-export function passwordAttempt(db: DB, account: string, ip: string | null, now = Date.now()) {
-  return enforce(db, `password:${account.toLowerCase()}:${ip ?? 'unknown'}`, RULES.passwordFailures, 'Too many failed attempts.', now);
+export async function passwordAttempt(db: DB, account: string, ip: string | null, now = Date.now()): Promise<Reservation> {
+  const key = account.toLowerCase();
+  const reservation = await enforce(db, `password:${key}:${networkOf(ip)}`, RULES.passwordFailures, PASSWORD_REFUSED, now);
+  await reserveAccountFailure(db, key, now);
+  return { ...reservation, account: key };
+}
+
+/**
+ * One atomic upsert counts the failure and sets the lock it earns, and does nothing while the account
+ * is locked; D1 runs statements one at a time, so of many concurrent guesses exactly the free ones
+ * (or the one after a lock ends) get through.
+ */
+async function reserveAccountFailure(db: DB, account: string, now: number) {
+  const { failures, lockedUntil, lastFailureAt } = signInFailures;
+  const { free, firstLockMs, maxLockMs, forgetAfterMs } = ACCOUNT_LOCKOUT;
+  const next = sql`(CASE WHEN ${lastFailureAt} <= ${now - forgetAfterMs} THEN 1 ELSE ${failures} + 1 END)`;
+  // lockoutMs in SQL: the shift is capped so it cannot overflow before min() applies the cap.
+  const lock = sql`CASE WHEN ${next} >= ${free} THEN ${now} + min(${firstLockMs} << min(${next} - ${free}, 20), ${maxLockMs}) ELSE 0 END`;
+  const counted = await db
+    .insert(signInFailures)
+    .values({ account, failures: 1, lockedUntil: lockoutMs(1) ? now + lockoutMs(1) : 0, lastFailureAt: now })
+    .onConflictDoUpdate({ target: signInFailures.account, set: { failures: next, lockedUntil: lock, lastFailureAt: now }, setWhere: sql`${lockedUntil} <= ${now}` })
+    .returning({ failures })
+    .get();
+  if (counted) return;
+  const row = await db.select({ lockedUntil }).from(signInFailures).where(eq(signInFailures.account, account)).get();
+  const seconds = Math.max(1, Math.ceil(((row?.lockedUntil ?? now) - now) / 1000));
+  throw new AppError('RATE_LIMITED', `${PASSWORD_REFUSED} Please try again in ${describeWait(seconds)}.`, {
+    headers: { 'Retry-After': String(seconds) },
+    details: { retryAfter: seconds },
+  });
 }
 
 /** Counts a two-factor code or recovery token check for this account (both windows). */

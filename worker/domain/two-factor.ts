@@ -6,9 +6,10 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { renderSVG } from 'uqr';
 import type { DB } from '../db/client';
-import { recoveryTokens, users } from '../db/schema';
+import { recoveryTokens, spentChallenges, users } from '../db/schema';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
+import { randomToken } from '../lib/ids';
 import { timingSafeEqual } from '../lib/password';
 import { openSecret, sealSecret } from '../lib/secret-box';
 import { TWO_FACTOR_DIGITS } from '../schemas/security';
@@ -108,19 +109,21 @@ export async function disableTwoFactor(db: DB, userId: string) {
   ]);
 }
 
-// The sign-in challenge: proof that the password (or Google) step passed, good for five minutes,
-// signed with a key of its own so it can never pass for a session token, nor the reverse.
+// The sign-in challenge: proof that the password (or Google) step passed, good for five minutes and
+// for one session, signed with a key of its own so it can never pass for a session token, nor the
+// reverse. Its id (jti) is spent in D1 when the second step succeeds (spent_challenges).
 export const CHALLENGE_TTL_S = 5 * 60;
 const CHALLENGE_AUDIENCE = 'keypanel:2fa-challenge';
 const challengeKey = (secret: string) => new TextEncoder().encode(`${secret}:2fa-challenge`);
 
-export type Challenge = { userId: string; rememberMe: boolean };
+export type Challenge = { id: string; userId: string; rememberMe: boolean; expiresAt: number };
 
 export async function createChallenge(secret: string, userId: string, rememberMe: boolean, now = Date.now()): Promise<string> {
   const iat = Math.floor(now / 1000);
   return new SignJWT({ rm: rememberMe })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(userId)
+    .setJti(randomToken(18))
     .setAudience(CHALLENGE_AUDIENCE)
     .setIssuedAt(iat)
     .setExpirationTime(iat + CHALLENGE_TTL_S)
@@ -134,10 +137,28 @@ export async function readChallenge(secret: string, challenge: string, now = Dat
       audience: CHALLENGE_AUDIENCE,
       currentDate: new Date(now),
     });
-    if (typeof payload.sub !== 'string') return null;
-    return { userId: payload.sub, rememberMe: payload.rm === true };
+    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return null;
+    return { id: payload.jti, userId: payload.sub, rememberMe: payload.rm === true, expiresAt: payload.exp * 1000 };
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;
     throw err;
   }
+}
+
+/**
+ * Spends the challenge: true for the one call that gets it (one conditional insert, so of two
+ * concurrent uses exactly one wins), false when it was already spent.
+ */
+export async function spendChallenge(db: DB, challenge: Challenge): Promise<boolean> {
+  const spent = await db
+    .insert(spentChallenges)
+    .values({ id: challenge.id, expiresAt: challenge.expiresAt })
+    .onConflictDoNothing()
+    .returning({ id: spentChallenges.id });
+  return spent.length === 1;
+}
+
+/** Gives a challenge back after a wrong code, so the person can try again (the attempts are still counted). */
+export async function releaseChallenge(db: DB, challenge: Challenge) {
+  await db.delete(spentChallenges).where(eq(spentChallenges.id, challenge.id));
 }

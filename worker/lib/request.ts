@@ -1,9 +1,13 @@
 import type { Context } from 'hono';
+import { networkOf } from './network';
 import type { SessionOrigin } from './sessions';
 
 export function clientIp(c: Context): string | null {
   return c.req.header('cf-connecting-ip') ?? c.req.header('x-real-ip') ?? null;
 }
+
+/** What per-address limits count: the address, or for IPv6 its /64 (see lib/network.ts). */
+export const clientNetwork = (c: Context) => networkOf(clientIp(c));
 
 /** Where a request comes from, from the headers and Cloudflare's request data. */
 export function requestOrigin(c: Context): SessionOrigin {

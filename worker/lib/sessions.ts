@@ -5,12 +5,23 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Role } from '../db/schema';
 import { randomToken } from './ids';
+import { getSettings } from './settings';
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 export const REMEMBER_ME_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** `lastActive` is rewritten at most this often, so KV writes stay rare. */
 export const LAST_ACTIVE_WRITE_MS = 5 * 60 * 1000;
 const KV_MIN_TTL_S = 60;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The owner's idle limit (settings, `sessionIdleDays`) in milliseconds. */
+export const idleLimitMs = async (kv: KVNamespace, now = Date.now()) => (await getSettings(kv, now)).sessionIdleDays * DAY_MS;
+
+/**
+ * A session unused for longer than the idle limit is over, whatever its lifetime. `lastActive` is
+ * written at most every LAST_ACTIVE_WRITE_MS, so the limit holds to within that.
+ */
+export const isIdle = (session: Pick<SessionRecord, 'lastActive'>, idleMs: number, now: number) => now - session.lastActive > idleMs;
 
 export type SessionRecord = {
   id: string;
@@ -116,8 +127,12 @@ export async function readSession(
 ): Promise<SessionRecord | null> {
   const claims = await verifiedClaims(env.JWT_SECRET, token, now);
   if (!claims) return null;
-  const session = await env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json');
+  const [session, idleMs] = await Promise.all([env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json'), idleLimitMs(env.KV, now)]);
   if (!session || session.expiresAt <= now || session.userId !== claims.sub) return null;
+  if (isIdle(session, idleMs, now)) {
+    await endSession(env.KV, session.userId, session.id);
+    return null;
+  }
   return session;
 }
 
@@ -129,15 +144,16 @@ export function touchSession(kv: KVNamespace, session: SessionRecord, now = Date
 
 /** The live session record with this id, or null (ended or expired). */
 export async function findSession(kv: KVNamespace, userId: string, sessionId: string, now = Date.now()): Promise<SessionRecord | null> {
-  const session = await kv.get<SessionRecord>(sessionKey(userId, sessionId), 'json');
-  return session && session.expiresAt > now ? session : null;
+  const [session, idleMs] = await Promise.all([kv.get<SessionRecord>(sessionKey(userId, sessionId), 'json'), idleLimitMs(kv, now)]);
+  return session && session.expiresAt > now && !isIdle(session, idleMs, now) ? session : null;
 }
 
 export async function endSession(kv: KVNamespace, userId: string, sessionId: string) {
   await kv.delete(sessionKey(userId, sessionId));
 }
 
-export async function listSessions(kv: KVNamespace, userId: string): Promise<SessionRecord[]> {
+/** The KV keys of every session record of a user, live or not. */
+async function sessionKeys(kv: KVNamespace, userId: string): Promise<string[]> {
   const keys: string[] = [];
   let cursor: string | undefined;
   do {
@@ -145,12 +161,19 @@ export async function listSessions(kv: KVNamespace, userId: string): Promise<Ses
     keys.push(...page.keys.map((k) => k.name));
     cursor = page.list_complete ? undefined : page.cursor;
   } while (cursor);
-  const records = await Promise.all(keys.map((k) => kv.get<SessionRecord>(k, 'json')));
-  return records.filter((r): r is SessionRecord => r !== null && r.expiresAt > Date.now());
+  return keys;
 }
 
-/** Ends every session of a user, except `keepSessionId` when given. */
+export async function listSessions(kv: KVNamespace, userId: string): Promise<SessionRecord[]> {
+  const keys = await sessionKeys(kv, userId);
+  const [records, idleMs] = await Promise.all([Promise.all(keys.map((k) => kv.get<SessionRecord>(k, 'json'))), idleLimitMs(kv)]);
+  const now = Date.now();
+  return records.filter((r): r is SessionRecord => r !== null && r.expiresAt > now && !isIdle(r, idleMs, now));
+}
+
+/** Ends every session of a user (idle ones too), except `keepSessionId` when given. */
 export async function endAllSessions(kv: KVNamespace, userId: string, keepSessionId?: string) {
-  const sessions = await listSessions(kv, userId);
-  await Promise.all(sessions.filter((s) => s.id !== keepSessionId).map((s) => endSession(kv, userId, s.id)));
+  const keys = await sessionKeys(kv, userId);
+  const keep = keepSessionId === undefined ? null : sessionKey(userId, keepSessionId);
+  await Promise.all(keys.filter((k) => k !== keep).map((k) => kv.delete(k)));
 }

@@ -3,7 +3,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context';
 import { enforce, perIpPerHour } from '../domain/throttle';
-import { clientIp } from '../lib/request';
+import { clientIp, clientNetwork } from '../lib/request';
 import { getSettings } from '../lib/settings';
 
 /** Addresses the per-IP limit leaves alone (comma-separated), e.g. a health probe or a test runner. */
@@ -15,7 +15,7 @@ export const limitPerIp = createMiddleware<AppEnv>(async (c, next) => {
   const ip = clientIp(c) ?? 'unknown';
   if (!exemptAddresses(c.env.THROTTLE_EXEMPT_IPS).has(ip)) {
     const { apiRateLimit } = await getSettings(c.env.KV);
-    await enforce(c.var.db, `ip:${ip}`, perIpPerHour(apiRateLimit), 'Too many requests from your network.');
+    await enforce(c.var.db, `ip:${clientNetwork(c)}`, perIpPerHour(apiRateLimit), 'Too many requests from your network.');
   }
   await next();
 });

@@ -7,7 +7,7 @@ import { spendRecoveryToken } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
 import { accountDisabled, afterFirstFactor, openSession } from '../domain/sign-in';
 import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
-import { readChallenge, spendTwoFactorCode } from '../domain/two-factor';
+import { readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from '../domain/two-factor';
 import { createUser, findUserByEmail, findUserById, toUserJson } from '../domain/users';
 import { AppError, registrationClosed } from '../lib/errors';
 import { verifyPassword } from '../lib/password';
@@ -24,6 +24,7 @@ import { appUrl, googleRoutes } from './google';
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
 const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has expired. Please sign in again.');
+const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was already completed. Please sign in again.');
 
 export const auth = new Hono<AppEnv>()
   .post('/register', limitPerIp, jsonBody(registerSchema), async (c) => {
@@ -64,18 +65,21 @@ export const auth = new Hono<AppEnv>()
     if (!user.isActive) throw accountDisabled();
     const origin = requestOrigin(c);
     const attempts = await secondFactorAttempt(c.var.db, user.id);
+    // Spent before the code is checked, so two calls with one challenge cannot both open a session
+    // (nor both spend a recovery token); a wrong code gives it back for another try.
+    if (!(await spendChallenge(c.var.db, claim))) throw challengeUsed();
+    const failed = async (message: string) => {
+      await releaseChallenge(c.var.db, claim);
+      await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
+      return new AppError('INVALID_CREDENTIALS', message);
+    };
     if (code !== undefined) {
       const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
       if (check !== 'ok') {
-        await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
-        throw new AppError(
-          'INVALID_CREDENTIALS',
-          check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
-        );
+        throw await failed(check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
       }
     } else if (!(await spendRecoveryToken(c.var.db, user.id, recoveryToken!))) {
-      await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
-      throw new AppError('INVALID_CREDENTIALS', 'Invalid or already used recovery token');
+      throw await failed('Invalid or already used recovery token');
     } else {
       await recordSecurityEvent(c.var.db, user.id, 'recovery_token_used', origin);
     }
@@ -84,9 +88,10 @@ export const auth = new Hono<AppEnv>()
   })
   .post('/forgot-password', limitPerIp, jsonBody(forgotPasswordSchema), async (c) => {
     const { email } = c.req.valid('json');
+    // The same refusal for every address, so it reveals nothing about accounts.
+    const link = appUrl(c, 'a password reset link');
     // Per address whether or not it has an account, so the limit itself reveals nothing.
     await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');
-    const link = appUrl(c);
     const origin = requestOrigin(c);
     // After the response, so an existing account does not answer more slowly than a missing one.
     await inBackground(
@@ -99,7 +104,7 @@ export const auth = new Hono<AppEnv>()
   })
   .post('/reset-password', limitPerIp, jsonBody(resetPasswordSchema), async (c) => {
     const { token, password } = c.req.valid('json');
-    const userId = await resetPassword(c.var.db, token, password);
+    const userId = await resetPassword(c.var.db, c.env.KV, token, password);
     // Every session ends; two-factor stays on, so the next sign-in still asks for a code.
     await endAllSessions(c.env.KV, userId);
     await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));

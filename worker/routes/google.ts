@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { z } from 'zod';
 import type { AppEnv } from '../context';
-import { accountForGoogle, connectGoogle, GOOGLE_SCOPES, googleClient, googleProfile } from '../domain/google';
+import { accountForGoogle, connectGoogle, GOOGLE_SCOPES, googleClient, googleConfigured, googleProfile, notConfigured } from '../domain/google';
 import { recordSecurityEvent } from '../domain/security-log';
 import { afterFirstFactor } from '../domain/sign-in';
 import { findUserById, toUserJson } from '../domain/users';
@@ -47,12 +47,23 @@ const cookieOptions = <E extends AppEnv>(c: Context<E>, maxAge: number) => ({
   maxAge,
 });
 
-/** The public origin: APP_URL when set (production), else the request's own. */
-export const appUrl = <E extends AppEnv>(c: Context<E>) => (c.env.APP_URL || new URL(c.req.url).origin).replace(/\/$/, '');
+/**
+ * The public origin, from APP_URL only: never the request's Host header, which a client can forge to
+ * have a reset link or an OAuth redirect point at its own server. Unset, nothing that needs it is sent.
+ */
+export function appUrl<E extends AppEnv>(c: Context<E>, purpose: string): string {
+  const configured = c.env.APP_URL?.trim();
+  if (!configured) {
+    console.error(`APP_URL is not set: refusing to build ${purpose}. Set APP_URL to the app's public address (e.g. https://keys.example.com).`);
+    throw new AppError('NOT_CONFIGURED', 'This server has no public address configured (APP_URL), so it cannot send this link. Please tell the administrator.');
+  }
+  return configured.replace(/\/$/, '');
+}
 
 /** Sets the flow cookie and returns Google's authorization address. */
 export async function startGoogleFlow<E extends AppEnv>(c: Context<E>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
-  const google = googleClient(c.env, appUrl(c));
+  if (!googleConfigured(c.env)) throw notConfigured();
+  const google = googleClient(c.env, appUrl(c, 'the Google redirect'));
   const state = generateState();
   const verifier = generateCodeVerifier();
   const url = google.createAuthorizationURL(state, verifier, GOOGLE_SCOPES);
@@ -86,7 +97,7 @@ async function finishGoogleFlow(c: Context<AppEnv>): Promise<Outcome> {
     if (!state || !sameText(state, flow.state)) throw refused('Google sign-in could not be verified (state mismatch). Please try again.');
     if (error) throw refused('Google sign-in was cancelled.');
     if (!code) throw refused('Google did not send a sign-in code. Please try again.');
-    const google = googleClient(c.env, appUrl(c));
+    const google = googleClient(c.env, appUrl(c, 'the Google redirect'));
     const tokens = await google.validateAuthorizationCode(code, flow.verifier).catch(() => {
       throw refused('Google did not confirm the sign-in. Please try again.');
     });

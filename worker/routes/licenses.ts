@@ -7,7 +7,7 @@ import { addressGuard } from '../domain/license-throttle';
 import { activateLicense, deactivateLicense, validateLicense, type LicenseResult } from '../domain/licensing';
 import { AppError } from '../lib/errors';
 import { signBytes, signingKeys, signOfflineToken } from '../lib/license-signing';
-import { clientIp, inBackground } from '../lib/request';
+import { clientNetwork, inBackground } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../schemas/licensing';
@@ -64,7 +64,8 @@ async function answer(c: Context<AppEnv>, result: LicenseResult, input: { device
 async function prepare(c: Context<AppEnv>, key: string) {
   await throttleKey(c, key);
   const now = Date.now();
-  return { now, guard: addressGuard(clientIp(c), now) };
+  // An IPv6 address counts by its /64 (lib/network.ts).
+  return { now, guard: addressGuard(clientNetwork(c), now) };
 }
 
 export const licenses = new Hono<AppEnv>()

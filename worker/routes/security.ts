@@ -5,12 +5,14 @@ import type { Context } from 'hono';
 import type { SignedInEnv } from '../context';
 import { runtimeLimit } from '../db/compiled';
 import { securityLog, users } from '../db/schema';
-import { disconnectGoogle, googleConfigured } from '../domain/google';
+import { deleteAllApiTokens, forgetApiTokenGrants } from '../domain/api-tokens';
+import { assertMayDisconnectGoogle, disconnectGoogle, googleConfigured } from '../domain/google';
 import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
-import { passwordAttempt, refund, secondFactorAttempt } from '../domain/throttle';
-import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor, spendTwoFactorCode } from '../domain/two-factor';
-import { findUserById } from '../domain/users';
+import { confirmStepUp } from '../domain/step-up';
+import { passwordAttempt, refund } from '../domain/throttle';
+import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor } from '../domain/two-factor';
+import { findUserById, type UserRow } from '../domain/users';
 import { AppError, notFound } from '../lib/errors';
 import { hashPassword, verifyPassword } from '../lib/password';
 import { requestOrigin } from '../lib/request';
@@ -19,7 +21,8 @@ import { describeUserAgent } from '../lib/user-agent';
 import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, sessionOf } from '../middleware/auth';
 import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../schemas/entities';
-import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, verifyTwoFactorSchema } from '../schemas/security';
+import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
+import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, stepUpSchema, verifyTwoFactorSchema, type StepUpProof } from '../schemas/security';
 import { startGoogleFlow } from './google';
 
 const SECURITY_LOG_LIMIT = 100;
@@ -39,6 +42,10 @@ async function confirmPassword(c: Context<SignedInEnv>, user: { email: string; p
   return true;
 }
 
+/** Step-up for a sensitive action (domain/step-up.ts): 403 REAUTH_REQUIRED before anything changes. */
+export const stepUp = (c: Context<SignedInEnv>, user: UserRow, proof: StepUpProof) =>
+  confirmStepUp(c.env, c.var.db, user, sessionOf(c.var.caller), proof, requestOrigin(c).ipAddress);
+
 export const securityRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .get('/security', async (c) => {
@@ -49,59 +56,65 @@ export const securityRoutes = new Hono<SignedInEnv>()
       recoveryTokens: user.twoFactorEnabled ? await countRecoveryTokens(c.var.db, user.id) : 0,
       googleEmail: user.googleEmail,
       hasPassword: user.passwordHash !== null,
-      googleAvailable: googleConfigured(c.env),
+      // Google's redirect is built from APP_URL only, so without it Google cannot work here.
+      googleAvailable: googleConfigured(c.env) && Boolean(c.env.APP_URL?.trim()),
     };
     return c.json(info, 200);
   })
   .put('/change-password', jsonBody(changePasswordSchema), async (c) => {
-    const { currentPassword, newPassword } = c.req.valid('json');
+    const { currentPassword, newPassword, keepApiTokens } = c.req.valid('json');
     const user = await currentUser(c);
     if (!user.passwordHash) {
       throw new AppError('VALIDATION_ERROR', 'This account has no password yet. Use "Forgot password" on the sign-in page to set one.');
     }
+    // The policy's one rule the schema cannot see: the account's own name and address.
+    if (containsIdentity(newPassword, user)) throw new AppError('VALIDATION_ERROR', PERSONAL_PASSWORD_MESSAGE);
     if (!(await confirmPassword(c, user, currentPassword))) {
       throw new AppError('VALIDATION_ERROR', 'Current password is incorrect');
     }
     if (currentPassword === newPassword) throw new AppError('VALIDATION_ERROR', 'New password must be different from the current password');
-    await c.var.db
-      .update(users)
-      .set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() })
-      .where(eq(users.id, user.id));
+    const db = c.var.db;
+    const setPassword = db.update(users).set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() }).where(eq(users.id, user.id));
+    // Tokens made with the old password end with it, in the same batch, unless the user keeps them.
+    if (keepApiTokens) await setPassword;
+    else {
+      const [, revoked] = await db.batch([setPassword, deleteAllApiTokens(db, user.id)]);
+      await forgetApiTokenGrants(c.env.KV, revoked.map((r) => r.tokenHash));
+    }
     // Whoever else was signed in with the old password is signed out; this device stays in.
     await endAllSessions(c.env.KV, user.id, sessionOf(c.var.caller).id);
-    await recordSecurityEvent(c.var.db, user.id, 'password_changed', requestOrigin(c));
-    return c.json({ success: true, message: 'Password changed successfully. Other sessions have been signed out.' }, 200);
+    await recordSecurityEvent(db, user.id, 'password_changed', requestOrigin(c));
+    const ended = keepApiTokens ? 'Other sessions have been signed out.' : 'Other sessions have been signed out and your API tokens revoked.';
+    return c.json({ success: true, message: `Password changed successfully. ${ended}` }, 200);
   })
-  .post('/setup-2fa', async (c) => c.json(await beginTwoFactorSetup(c.env, c.var.db, await currentUser(c)), 200))
+  // Step-up is asked here, before any secret is shown, not at verify-2fa.
+  .post('/setup-2fa', jsonBody(stepUpSchema), async (c) => {
+    const user = await currentUser(c);
+    if (user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is already enabled');
+    await stepUp(c, user, c.req.valid('json'));
+    return c.json(await beginTwoFactorSetup(c.env, c.var.db, user), 200);
+  })
   .post('/verify-2fa', jsonBody(verifyTwoFactorSchema), async (c) => {
     const user = await currentUser(c);
     await enableTwoFactor(c.env, c.var.db, user, c.req.valid('json').code);
     await recordSecurityEvent(c.var.db, user.id, '2fa_enabled', requestOrigin(c));
     return c.json({ success: true, message: 'Two-factor authentication enabled' }, 200);
   })
-  // Extends the spec's call: a current code or the password must come with it (README).
+  // Extends the spec's call: step-up proof must come with it (README).
   .delete('/disable-2fa', jsonBody(disableTwoFactorSchema), async (c) => {
-    const { code, password } = c.req.valid('json');
     const user = await currentUser(c);
     if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is not enabled');
-    if (code !== undefined) {
-      // Limited like the sign-in step: a stolen session must not be able to guess its way out of 2FA.
-      const attempts = await secondFactorAttempt(c.var.db, user.id);
-      const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
-      if (check !== 'ok') {
-        throw new AppError('VALIDATION_ERROR', check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
-      }
-      await Promise.all(attempts.map((a) => refund(c.var.db, a)));
-    } else if (!(await confirmPassword(c, user, password!))) {
-      throw new AppError('VALIDATION_ERROR', 'Password is incorrect');
-    }
+    await stepUp(c, user, c.req.valid('json'));
     await disableTwoFactor(c.var.db, user.id);
+    // A session that got in with the second factor must not outlive it elsewhere; this one stays.
+    await endAllSessions(c.env.KV, user.id, sessionOf(c.var.caller).id);
     await recordSecurityEvent(c.var.db, user.id, '2fa_disabled', requestOrigin(c));
-    return c.json({ success: true, message: 'Two-factor authentication disabled' }, 200);
+    return c.json({ success: true, message: 'Two-factor authentication disabled. Other sessions have been signed out.' }, 200);
   })
-  .post('/recovery-tokens', async (c) => {
+  .post('/recovery-tokens', jsonBody(stepUpSchema), async (c) => {
     const user = await currentUser(c);
     if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Turn on two-factor authentication before generating recovery tokens');
+    await stepUp(c, user, c.req.valid('json'));
     const tokens = await replaceRecoveryTokens(c.var.db, user.id);
     await recordSecurityEvent(c.var.db, user.id, 'recovery_tokens_generated', requestOrigin(c));
     return c.json({ tokens }, 200);
@@ -148,8 +161,10 @@ export const securityRoutes = new Hono<SignedInEnv>()
     const url = await startGoogleFlow(c, { intent: 'connect', rememberMe: false, userId: user.id, sessionId: sessionOf(c.var.caller).id });
     return c.json({ url }, 200);
   })
-  .delete('/disconnect-google', async (c) => {
+  .delete('/disconnect-google', jsonBody(stepUpSchema), async (c) => {
     const user = await currentUser(c);
+    assertMayDisconnectGoogle(user);
+    await stepUp(c, user, c.req.valid('json'));
     await disconnectGoogle(c.var.db, user);
     await recordSecurityEvent(c.var.db, user.id, 'google_disconnected', requestOrigin(c));
     return c.json({ success: true, message: 'Google account disconnected' }, 200);

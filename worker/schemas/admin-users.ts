@@ -1,7 +1,8 @@
 // The owner's user management (SPEC sections 5 and 7): one schema per call, shared by the API
 // and the User Management forms so both give the same messages.
 import { z } from 'zod';
-import { emailSchema, PASSWORD_MAX, usernameSchema } from './auth';
+import { emailSchema, usernameSchema } from './auth';
+import { newPasswordRule, PASSWORD_TOO_SHORT_MESSAGE, passwordNotPersonal } from './password-policy';
 
 export const ROLES = ['user', 'reseller', 'owner'] as const;
 export const FUND_TYPES = ['balance', 'credits'] as const;
@@ -53,16 +54,12 @@ export type ListUsersQuery = z.infer<typeof listUsersQuery>;
 export const createUserSchema = z.object({
   username: usernameSchema,
   email: emailSchema,
-  password: z
-    .string({ error: 'Password is required' })
-    .min(1, 'Password is required')
-    .min(6, 'Password must be at least 6 characters long')
-    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+  password: newPasswordRule(`${PASSWORD_TOO_SHORT_MESSAGE} long`),
   role: roleSchema.default('user'),
   balance: usdAmount('Balance', 0).default(0),
   credits: creditAmount('Credits', 0).default(0),
   isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
-});
+}).superRefine(passwordNotPersonal);
 export type CreateUserInput = z.input<typeof createUserSchema>;
 
 /**

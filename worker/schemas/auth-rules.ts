@@ -3,7 +3,7 @@
 // this, so it stays small; auth.ts builds the API's zod schemas from the same values.
 export const USERNAME_MIN = 3;
 export const USERNAME_MAX = 30;
-export const PASSWORD_MIN = 6;
+export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 128;
 
 export const EMAIL_REQUIRED_MESSAGE = 'Email is required';

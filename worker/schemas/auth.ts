@@ -4,14 +4,15 @@ import {
   EMAIL_REQUIRED_MESSAGE,
   looksLikeToken,
   PASSWORD_MAX,
-  PASSWORD_MIN,
   PASSWORD_REQUIRED_MESSAGE,
   TOKEN_AS_EMAIL_MESSAGE,
   USERNAME_MAX,
   USERNAME_MIN,
 } from './auth-rules';
+import { newPasswordSchema, passwordNotPersonal } from './password-policy';
 
 export * from './auth-rules';
+export { newPasswordSchema } from './password-policy';
 
 export const usernameSchema = z
   .string({ error: 'Username is required' })
@@ -31,12 +32,6 @@ export const emailSchema = z
   .pipe(z.email({ pattern: z.regexes.html5Email, error: 'Please enter a valid email address' }))
   .transform((v) => v.toLowerCase());
 
-export const newPasswordSchema = z
-  .string({ error: PASSWORD_REQUIRED_MESSAGE })
-  .min(1, PASSWORD_REQUIRED_MESSAGE)
-  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
-  .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
-
 export const registerSchema = z
   .object({
     username: usernameSchema,
@@ -47,7 +42,8 @@ export const registerSchema = z
   .refine((v) => v.confirmPassword === undefined || v.confirmPassword === v.password, {
     message: 'Passwords do not match',
     path: ['confirmPassword'],
-  });
+  })
+  .superRefine(passwordNotPersonal);
 
 export const loginSchema = z.object({
   email: emailSchema,

@@ -1,23 +1,17 @@
 // Account security inputs (SPEC sections 5 and 7), shared by the API and the web forms.
 import { z } from 'zod';
-import { emailSchema, PASSWORD_MAX, PASSWORD_MIN } from './auth';
+import { emailSchema, PASSWORD_MAX } from './auth';
+import { newPasswordSchema } from './password-policy';
 
 export const TWO_FACTOR_DIGITS = 6;
 export const RECOVERY_TOKEN_COUNT = 10;
-export const STRONG_PASSWORD_MESSAGE = 'Password must contain an uppercase letter, a lowercase letter and a number';
-export const PASSWORD_HINT = `At least ${PASSWORD_MIN} characters, with an uppercase letter, a lowercase letter and a number.`;
-
-/** A new password: the spec's minimum plus the rule its hint states (enforced here, on the server). */
-export const strongPasswordSchema = z
-  .string({ error: 'Password is required' })
-  .min(1, 'Password is required')
-  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
-  .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`)
-  .refine((v) => /[A-Z]/.test(v) && /[a-z]/.test(v) && /[0-9]/.test(v), STRONG_PASSWORD_MESSAGE);
+export { PASSWORD_HINT } from './password-policy';
 
 export const changePasswordSchema = z.object({
   currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(PASSWORD_MAX, 'Current password is incorrect'),
-  newPassword: strongPasswordSchema,
+  newPassword: newPasswordSchema,
+  /** API tokens end with the old password unless the user keeps them (sessions other than this one always end). */
+  keepApiTokens: z.boolean({ error: 'keepApiTokens must be true or false' }).default(false),
 });
 
 /** Exactly six digits; spaces an authenticator app shows ("123 456") are ignored. */
@@ -34,15 +28,23 @@ export const recoveryTokenSchema = z
 
 export const verifyTwoFactorSchema = z.object({ code: twoFactorCodeSchema });
 
-/** Turning two-factor off needs proof beyond the session: a current code or the password. */
+/**
+ * Step-up (ASVS 5.0 7.5.1): proof beyond the session for a sensitive action, in the call's body.
+ * Either the current password or a current two-factor code; an account without a password that
+ * signed in within STEP_UP_RECENT_MS may send neither.
+ */
+export const STEP_UP_RECENT_MS = 5 * 60 * 1000;
+export const stepUpFields = {
+  currentPassword: z.string({ error: 'Current password must be text' }).min(1, 'Enter your current password').max(PASSWORD_MAX, 'Password is incorrect').optional(),
+  code: twoFactorCodeSchema.optional(),
+};
+export const stepUpSchema = z.object(stepUpFields);
+export type StepUpProof = z.output<typeof stepUpSchema>;
+
+/** Turning two-factor off: step-up proof; `password` is the older name of `currentPassword`. */
 export const disableTwoFactorSchema = z
-  .object({
-    code: twoFactorCodeSchema.optional(),
-    password: z.string().min(1, 'Password is required').max(PASSWORD_MAX, 'Password is incorrect').optional(),
-  })
-  .refine((v) => (v.code === undefined) !== (v.password === undefined), {
-    message: 'Enter a code from your authenticator app or your password',
-  });
+  .object({ ...stepUpFields, password: stepUpFields.currentPassword })
+  .transform(({ password, currentPassword, code }) => ({ currentPassword: currentPassword ?? password, code }));
 
 export const loginTwoFactorSchema = z
   .object({
@@ -58,7 +60,7 @@ export const forgotPasswordSchema = z.object({ email: emailSchema });
 
 export const resetPasswordSchema = z.object({
   token: z.string({ error: 'This reset link is invalid' }).min(16, 'This reset link is invalid').max(200, 'This reset link is invalid'),
-  password: strongPasswordSchema,
+  password: newPasswordSchema,
 });
 
 export const sessionIdSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Session not found') });

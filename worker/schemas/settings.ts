@@ -31,6 +31,11 @@ export const settingsSchema = z
       }),
     keyExpiryGracePeriod: int('keyExpiryGracePeriod', 0, 365),
     autoCleanupExpiredKeys: z.boolean(),
+    /**
+     * A session with no call for this many days ends, whatever its lifetime. Not one of the spec's
+     * fields: a document without it (the spec's client) keeps the default.
+     */
+    sessionIdleDays: int('sessionIdleDays', 1, 90).default(7),
   })
   .strict();
 
@@ -51,6 +56,7 @@ export const DEFAULT_SETTINGS: Settings = {
   lowBalanceThreshold: 10,
   keyExpiryGracePeriod: 0,
   autoCleanupExpiredKeys: false,
+  sessionIdleDays: 7,
 };
 
 /** What any signed-in user's app needs to know (GET /api/settings/public). */

@@ -111,7 +111,7 @@ describe('registrationEnabled', () => {
   it('closes and reopens registration', async () => {
     const box = await sandbox({ settings: { registrationEnabled: false } });
     const username = uniqueName('closed');
-    const account = { username, email: `${username}@example.com`, password: 'secret1' };
+    const account = { username, email: `${username}@example.com`, password: 'Sturdy-secret-1' };
     const closed = await box.api('POST', '/api/auth/register', { body: account });
     expect(closed.status).toBe(403);
     expect(closed.body.code).toBe('REGISTRATION_DISABLED');
@@ -145,7 +145,7 @@ describe('maintenanceMode', () => {
   it('refuses writes without changing anything', async () => {
     const box = await maintenance();
     const username = uniqueName('maint');
-    const res = await box.api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password: 'secret1' } });
+    const res = await box.api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password: 'Sturdy-secret-1' } });
     expect(res.status).toBe(503);
     expect(await db().select().from(users).where(eq(users.username, username)).all()).toEqual([]);
   });

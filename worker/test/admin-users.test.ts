@@ -27,7 +27,7 @@ const idFromPath = (r: MatrixRequest) => r.path.split('/')[4];
 
 const newAccount = () => {
   const username = uniqueName('made');
-  return { username, email: `${username}@example.com`, password: 'secret1', role: 'user' as const, balance: 12.34, credits: 50 };
+  return { username, email: `${username}@example.com`, password: 'Sturdy-secret-1', role: 'user' as const, balance: 12.34, credits: 50 };
 };
 
 describe('role matrix over /api/admin/users', () => {
@@ -230,7 +230,7 @@ describe('POST /api/admin/users', () => {
     [{ email: 'nope' }, 'Please enter a valid email address'],
     [{ email: undefined }, 'Email is required'],
     [{ password: undefined }, 'Password is required'],
-    [{ password: '12345' }, 'Password must be at least 6 characters long'],
+    [{ password: '12345' }, 'Password must be at least 10 characters long'],
     [{ role: 'admin' }, 'Role must be user, reseller or owner'],
     [{ balance: -1 }, 'Balance must be at least 0'],
     [{ balance: 1.234 }, 'Balance must have at most two decimals'],

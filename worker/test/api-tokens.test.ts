@@ -12,7 +12,7 @@ import { MAX_API_TOKENS_PER_USER } from '../schemas/api-tokens';
 import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
 
 async function createToken(session: string, body: { name?: string; role: Role; readOnly?: boolean }) {
-  const res = await api('POST', '/api/users/api-tokens', { token: session, body: { name: body.name ?? uniqueName('token'), ...body } });
+  const res = await api('POST', '/api/users/api-tokens', { token: session, body: { name: body.name ?? uniqueName('token'), currentPassword: TEST_PASSWORD, ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { token: string; apiToken: { _id: string; name: string; role: Role; readOnly: boolean; lastUsedAt: string | null } };
 }
@@ -38,7 +38,7 @@ describe('POST /api/users/api-tokens', () => {
 
   it('binds the role to the creator: a reseller cannot make an owner token', async () => {
     const reseller = await signedInUser('reseller');
-    const res = await api('POST', '/api/users/api-tokens', { token: reseller.token, body: { name: 'too much', role: 'owner' } });
+    const res = await api('POST', '/api/users/api-tokens', { token: reseller.token, body: { name: 'too much', role: 'owner', currentPassword: TEST_PASSWORD } });
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/cannot be above your own role/);
     expect(await db().select().from(apiTokens).where(eq(apiTokens.userId, reseller.user.id)).all()).toEqual([]);
@@ -74,7 +74,7 @@ describe('POST /api/users/api-tokens', () => {
     const owner = await signedInUser('owner');
     const attempts = MAX_API_TOKENS_PER_USER + 10;
     const results = await Promise.all(
-      Array.from({ length: attempts }, (_, i) => api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: `t${i}`, role: 'user' } })),
+      Array.from({ length: attempts }, (_, i) => api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: `t${i}`, role: 'user', currentPassword: TEST_PASSWORD } })),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_API_TOKENS_PER_USER);
     expect(results.filter((r) => r.status === 409)).toHaveLength(10);

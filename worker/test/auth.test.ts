@@ -8,7 +8,7 @@ import { TEST_PASSWORD, api, db, signedInUser, uniqueName, withSettings } from '
 
 const newAccount = () => {
   const username = uniqueName('reg');
-  return { username, email: `${username}@Example.com`, password: 'secret1', confirmPassword: 'secret1' };
+  return { username, email: `${username}@Example.com`, password: 'Sturdy-secret-1', confirmPassword: 'Sturdy-secret-1' };
 };
 
 describe('POST /api/auth/register', () => {
@@ -37,7 +37,7 @@ describe('POST /api/auth/register', () => {
     [{ username: '' }, 'Username is required'],
     [{ email: 'not-an-email' }, 'Please enter a valid email address'],
     [{ email: '' }, 'Email is required'],
-    [{ password: '12345', confirmPassword: '12345' }, 'Password must be at least 6 characters'],
+    [{ password: '12345', confirmPassword: '12345' }, 'Password must be at least 10 characters'],
     [{ confirmPassword: 'different' }, 'Passwords do not match'],
   ])('rejects %o with "%s" and creates nothing', async (override, message) => {
     const account = { ...newAccount(), ...override };

@@ -40,6 +40,7 @@ describe('the error envelope', () => {
       ACCOUNT_DISABLED: 403,
       REGISTRATION_DISABLED: 403,
       PURCHASES_DISABLED: 403,
+      REAUTH_REQUIRED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       CONFLICT: 409,
@@ -111,6 +112,8 @@ describe('the settings document', () => {
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
       autoCleanupExpiredKeys: false,
+      // Not the spec's: sessions unused this many days end (issue 18).
+      sessionIdleDays: 7,
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });

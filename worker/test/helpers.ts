@@ -82,11 +82,11 @@ export async function api<T = any>(
 let userCounter = 0;
 export const uniqueName = (prefix = 'user') => `${prefix}${Date.now().toString(36)}${userCounter++}`;
 
-export const TEST_PASSWORD = 'Secret123';
+export const TEST_PASSWORD = 'Steady-Secret-9';
 
 /** A user of the given role created in the database, signed in through the API. */
-export async function signedInUser(role: Role = 'user', extra: { credits?: number; balanceCents?: number } = {}) {
-  const username = uniqueName(role);
+export async function signedInUser(role: Role = 'user', extra: { credits?: number; balanceCents?: number; username?: string } = {}) {
+  const username = extra.username ?? uniqueName(role);
   const email = `${username}@example.com`;
   const user = await createUser(db(), { username, email, password: TEST_PASSWORD, role, ...extra });
   const login = await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });

@@ -4,7 +4,7 @@
 // an activation is one round trip to the primary, all or nothing. Each request is sent once to warm
 // what an isolate keeps (a product's price, the shop's counts), then measured.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, signedInUser } from './helpers';
+import { api, signedInUser, TEST_PASSWORD } from './helpers';
 import { instrumentedWorker, type RequestCost } from './instrumented';
 import { makeProduct } from './shop-helpers';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   const reseller = await signedInUser('reseller', { credits: 100_000 });
   const owner = await signedInUser('owner');
   const bought = await api('POST', '/api/keys/purchase', { token: user.token, body: { productId: product.id, duration: 30 } });
-  const apiToken = await api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: 'budget', role: 'owner' } });
+  const apiToken = await api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: 'budget', role: 'owner', currentPassword: TEST_PASSWORD } });
   shop = {
     productId: product.id,
     keyId: bought.body.licenseKey._id,

@@ -14,7 +14,7 @@ const eventsOf = async (userId: string) => (await db().select().from(securityLog
 describe('two-factor setup', () => {
   it('gives a QR image, the secret and the otpauth address, and keeps the secret encrypted', async () => {
     const { token, user, email } = await signedInUser();
-    const res = await api('POST', '/api/users/setup-2fa', { token });
+    const res = await api('POST', '/api/users/setup-2fa', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(res.status).toBe(200);
     expect(res.body.qrCodeUrl).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(atob(res.body.qrCodeUrl.split(',')[1])).toContain('<svg');
@@ -30,7 +30,7 @@ describe('two-factor setup', () => {
 
   it('is enabled only by a correct 6-digit code from the pending secret', async () => {
     const { token, user } = await signedInUser();
-    const setup = await api('POST', '/api/users/setup-2fa', { token });
+    const setup = await api('POST', '/api/users/setup-2fa', { token, body: { currentPassword: TEST_PASSWORD } });
     for (const [code, message] of [
       ['12345', 'Enter the 6-digit code from your authenticator app'],
       ['abcdef', 'Enter the 6-digit code from your authenticator app'],
@@ -209,10 +209,10 @@ describe('sign-in with two-factor', () => {
 describe('recovery tokens', () => {
   it('are ten, shown once, stored hashed, counted, and replaced by a new set', async () => {
     const { token, user } = await signedInUser();
-    const refused = await api('POST', '/api/users/recovery-tokens', { token });
+    const refused = await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(refused.status).toBe(409);
     await enableTwoFactor(token);
-    const res = await api('POST', '/api/users/recovery-tokens', { token });
+    const res = await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(res.status).toBe(200);
     expect(res.body.tokens).toHaveLength(10);
     expect(new Set(res.body.tokens).size).toBe(10);
@@ -226,7 +226,7 @@ describe('recovery tokens', () => {
     expect(info.body.recoveryTokens).toBe(10);
     expect(JSON.stringify(info.body)).not.toContain(res.body.tokens[0]);
 
-    const again = await api('POST', '/api/users/recovery-tokens', { token });
+    const again = await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(again.body.tokens.some((t: string) => res.body.tokens.includes(t))).toBe(false);
     expect(await db().select().from(recoveryTokens).where(eq(recoveryTokens.userId, user.id)).all()).toHaveLength(10);
   });
@@ -234,8 +234,8 @@ describe('recovery tokens', () => {
   it('each sign in once in place of a code; an old set no longer works', async () => {
     const { token, email, user } = await signedInUser();
     await enableTwoFactor(token);
-    const old = (await api('POST', '/api/users/recovery-tokens', { token })).body.tokens as string[];
-    const tokens = (await api('POST', '/api/users/recovery-tokens', { token })).body.tokens as string[];
+    const old = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens as string[];
+    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens as string[];
     const challenge = async () => (await login(email)).body.challenge;
 
     const stale = await api('POST', '/api/auth/login/2fa', { body: { challenge: await challenge(), recoveryToken: old[0] } });
@@ -268,17 +268,22 @@ describe('turning two-factor off', () => {
   it('needs a current code or the password', async () => {
     const { token, user, email } = await signedInUser();
     const secret = await enableTwoFactor(token);
-    await api('POST', '/api/users/recovery-tokens', { token });
+    await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } });
 
     const bare = await api('DELETE', '/api/users/disable-2fa', { token });
-    expect(bare.status).toBe(400);
-    expect(bare.body.message).toBe('Enter a code from your authenticator app or your password');
+    expect(bare.status).toBe(403);
+    expect(bare.body).toEqual({
+      code: 'REAUTH_REQUIRED',
+      message: 'Confirm with your current password or a two-factor code.',
+      details: { methods: ['currentPassword', 'code'] },
+    });
     const wrongPassword = await api('DELETE', '/api/users/disable-2fa', { token, body: { password: 'Wrong123' } });
-    expect(wrongPassword.status).toBe(400);
-    expect(wrongPassword.body.message).toBe('Password is incorrect');
+    expect(wrongPassword.status).toBe(403);
+    expect(wrongPassword.body).toMatchObject({ code: 'REAUTH_REQUIRED', message: 'Password is incorrect' });
     // The code that enabled it is spent.
     const replay = await api('DELETE', '/api/users/disable-2fa', { token, body: { code: codeFor(secret) } });
-    expect(replay.status).toBe(400);
+    expect(replay.status).toBe(403);
+    expect(replay.body.message).toBe('This code was already used. Wait for the next code and try again.');
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.twoFactorEnabled).toBe(true);
 
     const ok = await api('DELETE', '/api/users/disable-2fa', { token, body: { code: codeFor(secret, 1) } });
@@ -297,7 +302,7 @@ describe('turning two-factor off', () => {
     const secret = await enableTwoFactor(token);
     const wrong = (i: number) => String((Number(codeFor(secret, 1)) + 13 + i) % 1_000_000).padStart(6, '0');
     const tries = await Promise.all(Array.from({ length: 7 }, (_, i) => api('DELETE', '/api/users/disable-2fa', { token, body: { code: wrong(i) } })));
-    expect(tries.filter((t) => t.status === 400)).toHaveLength(5);
+    expect(tries.filter((t) => t.status === 403)).toHaveLength(5);
     expect(tries.filter((t) => t.status === 429)).toHaveLength(2);
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.twoFactorEnabled).toBe(true);
   });

@@ -262,7 +262,8 @@ describe('signing in with Google', () => {
   it('does not skip two-factor: the account still gets the code step', async () => {
     const claims = person();
     const first = await new Browser().signInWithGoogle(claims);
-    const secret = await enableTwoFactor(first.body.token);
+    // No password: a sign-in moments ago is the step-up proof.
+    const secret = await enableTwoFactor(first.body.token, {});
     const done = await new Browser().signInWithGoogle(claims);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ requires2FA: true, challenge: expect.any(String) });
@@ -293,7 +294,7 @@ describe('connecting Google to a signed-in account', () => {
     const again = await new Browser().call('POST', '/api/users/connect-google', { token });
     expect(again.status).toBe(409);
 
-    const off = await api('DELETE', '/api/users/disconnect-google', { token });
+    const off = await api('DELETE', '/api/users/disconnect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(off.status).toBe(200);
     expect((await api('GET', '/api/users/security', { token })).body).toMatchObject({ googleConnected: false, googleEmail: null });
     expect((await api('DELETE', '/api/users/disconnect-google', { token })).status).toBe(409);
@@ -332,7 +333,7 @@ describe('connecting Google to a signed-in account', () => {
   it('lets a password account disconnect, and it still signs in with the password', async () => {
     const { token, email } = await signedInUser();
     await connect(token, person());
-    expect((await api('DELETE', '/api/users/disconnect-google', { token })).status).toBe(200);
+    expect((await api('DELETE', '/api/users/disconnect-google', { token, body: { currentPassword: TEST_PASSWORD } })).status).toBe(200);
     expect((await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } })).status).toBe(200);
   });
 });

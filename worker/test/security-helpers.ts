@@ -5,7 +5,7 @@ import { generateHOTP } from '@oslojs/otp';
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { readOutbox, type OutboxMail } from '../lib/mail';
-import { api } from './helpers';
+import { api, TEST_PASSWORD } from './helpers';
 
 export const STEP_MS = 30_000;
 export const stepOf = (now = Date.now()) => Math.floor(now / STEP_MS);
@@ -16,8 +16,8 @@ export function codeFor(secret: string, offset = 0, now = Date.now()): string {
 }
 
 /** Sets up and enables two-factor for the signed-in user; returns the secret (base32). */
-export async function enableTwoFactor(token: string): Promise<string> {
-  const setup = await api('POST', '/api/users/setup-2fa', { token });
+export async function enableTwoFactor(token: string, proof: Record<string, string> = { currentPassword: TEST_PASSWORD }): Promise<string> {
+  const setup = await api('POST', '/api/users/setup-2fa', { token, body: proof });
   expect(setup.status).toBe(200);
   const verify = await api('POST', '/api/users/verify-2fa', { token, body: { code: codeFor(setup.body.secret) } });
   expect(verify.status).toBe(200);

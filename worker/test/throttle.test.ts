@@ -13,7 +13,7 @@ beforeEach(() => clearOfMinuteEdge());
 const bucketRows = (bucket: string) => db().select().from(rateLimits).where(eq(rateLimits.bucket, bucket)).all();
 const newAccount = () => {
   const username = uniqueName('thr');
-  return { username, email: `${username}@example.com`, password: 'Secret123', confirmPassword: 'Secret123' };
+  return { username, email: `${username}@example.com`, password: 'Sturdy-secret-1', confirmPassword: 'Sturdy-secret-1' };
 };
 let ipCounter = 0;
 const ownIp = () => `198.18.${Math.floor(Math.random() * 200)}.${ipCounter++ % 250}`;
@@ -77,7 +77,7 @@ describe('apiRateLimit per IP per hour', () => {
         ...Array.from({ length: 4 }, () => api('POST', '/api/auth/login', { ip, body: { email, password: TEST_PASSWORD } })),
         ...Array.from({ length: 4 }, () => api('POST', '/api/auth/register', { ip, body: newAccount() })),
         ...Array.from({ length: 4 }, () => api('POST', '/api/auth/forgot-password', { ip, body: { email: `${uniqueName('f')}@example.com` } })),
-        ...Array.from({ length: 2 }, () => api('POST', '/api/auth/reset-password', { ip, body: { token: 'y'.repeat(43), password: 'Secret123' } })),
+        ...Array.from({ length: 2 }, () => api('POST', '/api/auth/reset-password', { ip, body: { token: 'y'.repeat(43), password: 'Sturdy-secret-1' } })),
       ];
       const results = await Promise.all(calls);
       const limited = results.filter((r) => r.status === 429);

@@ -18,7 +18,7 @@ type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : neve
 /** The form's copy: numbers as typed, so a half-typed value is not rewritten under the cursor. */
 type Draft = Record<NumberField, string> & Record<FlagField, boolean>;
 
-const NUMBER_FIELDS: NumberField[] = ['usdToCreditRate', 'maxKeysPerGeneration', 'maxActivationsPerKey', 'defaultDailyDiscount', 'apiRateLimit', 'lowBalanceThreshold', 'keyExpiryGracePeriod'];
+const NUMBER_FIELDS: NumberField[] = ['usdToCreditRate', 'maxKeysPerGeneration', 'maxActivationsPerKey', 'defaultDailyDiscount', 'apiRateLimit', 'lowBalanceThreshold', 'keyExpiryGracePeriod', 'sessionIdleDays'];
 
 function toDraft(s: Settings): Draft {
   const draft = { ...s } as unknown as Draft;
@@ -64,7 +64,10 @@ const SECTIONS: Section[] = [
   {
     title: 'System',
     description: 'Access to KeyPanel.',
-    numbers: [{ field: 'apiRateLimit', label: 'API Rate Limit (per hour per IP)', min: 10, max: 10000, hint: 'Sign-in, registration and password reset attempts, 10 to 10000' }],
+    numbers: [
+      { field: 'apiRateLimit', label: 'API Rate Limit (per hour per IP)', min: 10, max: 10000, hint: 'Sign-in, registration and password reset attempts, 10 to 10000' },
+      { field: 'sessionIdleDays', label: 'Session Idle Timeout (days)', min: 1, max: 90, hint: 'Sign out a session unused for this many days, 1 to 90' },
+    ],
     flags: [
       { field: 'maintenanceMode', label: 'Maintenance Mode', hint: 'Only owners can use KeyPanel; licensed apps keep working' },
       { field: 'registrationEnabled', label: 'Registration Enabled', hint: 'New customers may create accounts' },

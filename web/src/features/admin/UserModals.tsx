@@ -2,7 +2,9 @@
 // so the messages are the server's.
 import { useState, type FormEvent } from 'react';
 import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
+import { PASSWORD_HINT } from '@schemas/password-policy';
 import type { Role, User } from '@schemas/entities';
+import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { FormModal } from '../../components/ui/form-modal';
@@ -86,7 +88,8 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
       <form id="create-user-form" onSubmit={onSubmit} noValidate>
         <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} required />
         <Field label="Email" name="email" type="email" autoComplete="off" value={form.email} onChange={set('email')} error={errors.email} required />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={errors.password} hint="At least 6 characters" required />
+        <Field label="Password" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={errors.password} hint={PASSWORD_HINT} required />
+        <PasswordStrength password={form.password} username={form.username.trim()} email={form.email.trim()} />
         <RoleSelect id="create-role" value={form.role} onChange={(role) => setForm((f) => ({ ...f, role }))} />
         <div className="form-grid">
           <Field label="Balance (USD)" name="balance" type="number" min={0} step={0.01} inputMode="decimal" placeholder="0.00" value={form.balance} onChange={set('balance')} error={errors.balance} />

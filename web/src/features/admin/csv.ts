@@ -1,15 +1,11 @@
-// Generated keys as a CSV file the owner downloads (RFC 4180 quoting).
+// Generated keys as a CSV file the owner downloads (RFC 4180 quoting, formulas neutralised).
+import { csvRow } from '@schemas/csv';
 import type { LicenseKey } from '@schemas/entities';
 
-const cell = (value: string | number) => {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
-
 export function keysCsv(keys: LicenseKey[]): string {
-  const rows = [['key', 'product', 'keyTag', 'durationDays', 'maxActivations', 'status', 'createdAt']];
-  for (const k of keys) rows.push([k.key, k.product.name, k.product.keyTag, String(k.duration), String(k.maxActivations), k.status, k.createdAt]);
-  return rows.map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+  let text = csvRow(['key', 'product', 'keyTag', 'durationDays', 'maxActivations', 'status', 'createdAt']);
+  for (const k of keys) text += csvRow([k.key, k.product.name, k.product.keyTag, k.duration, k.maxActivations, k.status, k.createdAt]);
+  return text;
 }
 
 /** Saves text as a file through a temporary link (no server round trip). */

@@ -1,7 +1,9 @@
 import { useAtomValue } from 'jotai';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { registerSchema } from '@schemas/auth';
+import { PASSWORD_MIN, registerSchema } from '@schemas/auth';
+import { PASSWORD_HINT } from '@schemas/password-policy';
+import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -65,7 +67,8 @@ export function RegisterPage() {
       <form onSubmit={onSubmit} noValidate>
         <Field label="Username" name="username" autoComplete="username" value={form.username} onChange={set('username')} error={errors.username} required minLength={3} maxLength={30} />
         <Field label="Email" type="email" name="email" autoComplete="email" value={form.email} onChange={set('email')} error={errors.email} required />
-        <Field label="Password" type="password" name="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={errors.password} required minLength={6} />
+        <Field label="Password" type="password" name="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={errors.password} hint={PASSWORD_HINT} required minLength={PASSWORD_MIN} />
+        <PasswordStrength password={form.password} username={form.username.trim()} email={form.email.trim()} />
         <Field label="Confirm password" type="password" name="confirmPassword" autoComplete="new-password" value={form.confirmPassword} onChange={set('confirmPassword')} error={errors.confirmPassword} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={submitting}>
           {submitting ? 'Creating account…' : 'Create account'}

@@ -2,7 +2,8 @@
 // once and removed from the address bar.
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { PASSWORD_HINT, strongPasswordSchema } from '@schemas/security';
+import { newPasswordSchema, PASSWORD_HINT } from '@schemas/password-policy';
+import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -40,7 +41,7 @@ export function ResetPasswordPage() {
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const found: typeof errors = {};
-    const strong = strongPasswordSchema.safeParse(password);
+    const strong = newPasswordSchema.safeParse(password);
     if (!strong.success) found.password = strong.error.issues[0].message;
     if (!confirm) found.confirm = 'Please confirm your new password';
     else if (confirm !== password) found.confirm = 'Passwords do not match';
@@ -63,6 +64,7 @@ export function ResetPasswordPage() {
     <AuthLayout title="Choose a new password" subtitle="You will be signed out everywhere and can sign in with the new password.">
       <form onSubmit={onSubmit} noValidate>
         <Field label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} hint={PASSWORD_HINT} required autoFocus />
+        <PasswordStrength password={password} />
         <Field label="Confirm new password" type="password" name="confirm" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={errors.confirm} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={submitting}>
           {submitting ? 'Saving…' : 'Set new password'}

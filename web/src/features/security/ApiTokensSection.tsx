@@ -10,26 +10,27 @@ import { Field } from '../../components/ui/field';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
+import { ApiError, errorMessage } from '../../lib/api';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useCurrentUser } from '../auth/api';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
+import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from './StepUp';
 
 const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 const ROLES_UP_TO: Record<Role, Role[]> = { user: [], reseller: ['user', 'reseller'], owner: ['user', 'reseller', 'owner'] };
 
 /** Renders nothing for a plain user: tokens are for owners and resellers. */
-export function ApiTokensSection() {
+export function ApiTokensSection({ account }: { account: StepUpAccount }) {
   const user = useCurrentUser();
   if (!user || ROLES_UP_TO[user.role].length === 0) return null;
   return (
     <div className="security-wide">
-      <ApiTokensCard role={user.role} />
+      <ApiTokensCard role={user.role} account={account} />
     </div>
   );
 }
 
-function ApiTokensCard({ role }: { role: Role }) {
+function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }) {
   const tokens = useApiTokens();
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
@@ -40,7 +41,7 @@ function ApiTokensCard({ role }: { role: Role }) {
         Tokens let scripts and the <code>keypanel</code> command-line tool act for you: set one as <code>KEYPANEL_TOKEN</code>. A token acts with its role (at
         most yours); a read-only token can only read. Tokens cannot change your password, two-factor or sessions.
       </p>
-      {created ? <NewToken created={created} onDone={() => setCreated(null)} /> : <CreateTokenForm role={role} onCreated={setCreated} />}
+      {created ? <NewToken created={created} onDone={() => setCreated(null)} /> : <CreateTokenForm role={role} account={account} onCreated={setCreated} />}
       <h3 className="api-tokens-heading">Your tokens</h3>
       {tokens.isPending ? (
         <Spinner label="Loading API tokens…" />
@@ -94,12 +95,14 @@ function ApiTokensCard({ role }: { role: Role }) {
   );
 }
 
-function CreateTokenForm({ role, onCreated }: { role: Role; onCreated: (created: { name: string; token: string }) => void }) {
+function CreateTokenForm({ role, account, onCreated }: { role: Role; account: StepUpAccount; onCreated: (created: { name: string; token: string }) => void }) {
   const roleId = useId();
   const [name, setName] = useState('');
   const [tokenRole, setTokenRole] = useState<Role>(role);
   const [readOnly, setReadOnly] = useState(false);
+  const [stepUp, setStepUp] = useState(() => initialStepUp(account));
   const [error, setError] = useState<string | null>(null);
+  const [refused, setRefused] = useState<string | null>(null);
   const create = useCreateApiToken();
 
   async function onSubmit(e: FormEvent) {
@@ -107,14 +110,19 @@ function CreateTokenForm({ role, onCreated }: { role: Role; onCreated: (created:
     const parsed = createApiTokenSchema.safeParse({ name, role: tokenRole, readOnly });
     if (!parsed.success) return setError(parsed.error.issues[0].message);
     setError(null);
+    if (!stepUpReady(stepUp)) return setRefused(stepUp.method === 'code' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter your current password.');
+    setRefused(null);
     try {
-      const answer = await create.mutateAsync(parsed.data);
+      // A token outlives this session, so the server asks for proof beyond it.
+      const answer = await create.mutateAsync({ ...parsed.data, ...stepUpProof(stepUp) });
       onCreated({ name: answer.apiToken.name, token: answer.token });
       setName('');
       setReadOnly(false);
+      setStepUp(initialStepUp(account));
       toast.success('API token created. Copy it now: it is shown only once.');
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to create API token'));
+      if (err instanceof ApiError && err.code === 'REAUTH_REQUIRED') setRefused(err.message);
+      else toast.error(errorMessage(err, 'Failed to create API token'));
     }
   }
 
@@ -136,6 +144,12 @@ function CreateTokenForm({ role, onCreated }: { role: Role; onCreated: (created:
       <label className="checkbox">
         <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> Read-only (the token can only read, never change anything)
       </label>
+      <StepUpFields account={account} value={stepUp} onChange={setStepUp} />
+      {refused && (
+        <div className="notice notice-error" role="alert">
+          {refused}
+        </div>
+      )}
       <div className="button-row api-token-submit">
         <button type="submit" className="btn btn-primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create token'}

@@ -27,8 +27,8 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
     e.preventDefault();
     if (!ready) return;
     try {
-      await disable.mutateAsync(proof === 'code' ? { code } : { password });
-      toast.success('Two-factor authentication disabled');
+      const answer = await disable.mutateAsync(proof === 'code' ? { code } : { currentPassword: password });
+      toast.success(answer.message || 'Two-factor authentication disabled');
       close();
     } catch (err) {
       toast.error(errorMessage(err, 'Failed to disable two-factor authentication'));
@@ -49,7 +49,7 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
       submitDisabled={!ready}
     >
       <form id="two-factor-disable" onSubmit={onSubmit} noValidate>
-        <p className="muted">Your account will be protected by your password alone, and your recovery tokens stop working.</p>
+        <p className="muted">Your account will be protected by your password alone, your recovery tokens stop working, and you are signed out everywhere else.</p>
         {hasPassword && (
           <fieldset className="segmented">
             <legend className="visually-hidden">Confirm with</legend>

@@ -1,13 +1,16 @@
+import { useState } from 'react';
 import type { SecurityInfo } from '@schemas/entities';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { useConnectGoogle, useDisconnectGoogle } from './api';
+import { StepUpModal, type StepUpProof } from './StepUp';
 
 export function GoogleCard({ info }: { info: SecurityInfo }) {
   const connect = useConnectGoogle();
   const disconnect = useDisconnectGoogle();
+  const [confirming, setConfirming] = useState(false);
 
   async function onConnect() {
     try {
@@ -17,13 +20,10 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
     }
   }
 
-  async function onDisconnect() {
-    try {
-      await disconnect.mutateAsync();
-      toast.success('Google account disconnected');
-    } catch (err) {
-      toast.error(errorMessage(err, 'Failed to disconnect Google account'));
-    }
+  async function onDisconnect(proof: StepUpProof) {
+    await disconnect.mutateAsync(proof);
+    setConfirming(false);
+    toast.success('Google account disconnected');
   }
 
   return (
@@ -36,9 +36,21 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
           {!info.hasPassword && (
             <p className="field-hint">Google is the only way into this account: set a password before disconnecting it.</p>
           )}
-          <button type="button" className="btn btn-secondary" onClick={onDisconnect} disabled={disconnect.isPending || !info.hasPassword}>
+          <button type="button" className="btn btn-secondary" onClick={() => setConfirming(true)} disabled={disconnect.isPending || !info.hasPassword}>
             {disconnect.isPending ? 'Disconnecting…' : 'Disconnect Google'}
           </button>
+          <StepUpModal
+            open={confirming}
+            title="Disconnect Google?"
+            account={info}
+            submitLabel="Disconnect"
+            busyLabel="Disconnecting…"
+            tone="danger"
+            onClose={() => setConfirming(false)}
+            act={onDisconnect}
+          >
+            <p className="muted">You will no longer be able to sign in with Google.</p>
+          </StepUpModal>
         </>
       ) : (
         <>

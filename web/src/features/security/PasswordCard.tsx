@@ -1,22 +1,25 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { PASSWORD_HINT, strongPasswordSchema } from '@schemas/security';
+import { PASSWORD_MIN } from '@schemas/auth-rules';
+import { PASSWORD_HINT, passwordProblem, type PasswordOwner } from '@schemas/password-policy';
+import { PasswordStrength } from '../../components/PasswordStrength';
 import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
+import { useCurrentUser } from '../auth/api';
 import { useChangePassword } from './api';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };
 type Errors = Partial<Record<keyof Form, string>>;
 const EMPTY: Form = { currentPassword: '', newPassword: '', confirmPassword: '' };
 
-/** SPEC section 5: all three required, minimum 6, new and confirm match; plus the rule the hint states. */
-export function validatePasswordChange(form: Form): Errors {
+/** SPEC section 5: all three required, new and confirm match; and the password policy, as the server applies it. */
+export function validatePasswordChange(form: Form, owner: PasswordOwner = {}): Errors {
   const errors: Errors = {};
   if (!form.currentPassword) errors.currentPassword = 'Current password is required';
-  const strong = strongPasswordSchema.safeParse(form.newPassword);
-  if (!strong.success) errors.newPassword = strong.error.issues[0].message;
+  const problem = passwordProblem(form.newPassword, owner);
+  if (problem) errors.newPassword = problem;
   if (!form.confirmPassword) errors.confirmPassword = 'Please confirm the new password';
   else if (form.confirmPassword !== form.newPassword) errors.confirmPassword = 'New passwords do not match';
   return errors;
@@ -25,17 +28,21 @@ export function validatePasswordChange(form: Form): Errors {
 export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
   const [form, setForm] = useState<Form>(EMPTY);
   const [errors, setErrors] = useState<Errors>({});
+  // On by default: tokens made while the old password was known end with it.
+  const [endApiTokens, setEndApiTokens] = useState(true);
   const change = useChangePassword();
+  const user = useCurrentUser();
+  const mayHoldApiTokens = user?.role === 'owner' || user?.role === 'reseller';
   const set = (field: keyof Form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [field]: e.target.value }));
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    const found = validatePasswordChange(form);
+    const found = validatePasswordChange(form, user ?? {});
     setErrors(found);
     if (found.confirmPassword === 'New passwords do not match') toast.error('New passwords do not match');
     if (Object.keys(found).length) return;
     try {
-      const answer = await change.mutateAsync({ currentPassword: form.currentPassword, newPassword: form.newPassword });
+      const answer = await change.mutateAsync({ currentPassword: form.currentPassword, newPassword: form.newPassword, keepApiTokens: !endApiTokens });
       toast.success(answer.message || 'Password changed successfully');
       setForm(EMPTY);
     } catch (err) {
@@ -58,8 +65,14 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
     <Card title="Change password">
       <form onSubmit={onSubmit} noValidate aria-label="Change password">
         <Field label="Current password" type="password" name="currentPassword" autoComplete="current-password" value={form.currentPassword} onChange={set('currentPassword')} error={errors.currentPassword} required />
-        <Field label="New password" type="password" name="newPassword" autoComplete="new-password" value={form.newPassword} onChange={set('newPassword')} error={errors.newPassword} hint={PASSWORD_HINT} required minLength={6} />
-        <Field label="Confirm new password" type="password" name="confirmPassword" autoComplete="new-password" value={form.confirmPassword} onChange={set('confirmPassword')} error={errors.confirmPassword} required minLength={6} />
+        <Field label="New password" type="password" name="newPassword" autoComplete="new-password" value={form.newPassword} onChange={set('newPassword')} error={errors.newPassword} hint={PASSWORD_HINT} required minLength={PASSWORD_MIN} />
+        <PasswordStrength password={form.newPassword} username={user?.username} email={user?.email} />
+        <Field label="Confirm new password" type="password" name="confirmPassword" autoComplete="new-password" value={form.confirmPassword} onChange={set('confirmPassword')} error={errors.confirmPassword} required minLength={PASSWORD_MIN} />
+        {mayHoldApiTokens && (
+          <label className="checkbox">
+            <input type="checkbox" checked={endApiTokens} onChange={(e) => setEndApiTokens(e.target.checked)} /> Also revoke my API tokens
+          </label>
+        )}
         <p className="field-hint">Changing your password signs you out everywhere else.</p>
         <button type="submit" className="btn btn-primary" disabled={change.isPending}>
           {change.isPending ? 'Changing…' : 'Change password'}

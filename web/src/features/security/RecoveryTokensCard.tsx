@@ -1,11 +1,10 @@
 // Recovery tokens are shown once, right after they are generated; afterwards only how many are left.
 import { useState } from 'react';
 import { Card } from '../../components/ui/card';
-import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
 import { TOAST_SMALL_MS } from '../../lib/constants';
 import { useGenerateRecoveryTokens } from './api';
+import { StepUpModal, type StepUpAccount, type StepUpProof } from './StepUp';
 
 function download(tokens: string[]) {
   const text = ['KeyPanel recovery tokens', `Generated ${new Date().toLocaleString()}`, 'Each token works once, in place of a two-factor code.', '', ...tokens, ''].join('\n');
@@ -24,20 +23,16 @@ async function copy(tokens: string[]) {
   }
 }
 
-export function RecoveryTokensCard({ remaining }: { remaining: number }) {
+export function RecoveryTokensCard({ remaining, account }: { remaining: number; account: StepUpAccount }) {
   const [tokens, setTokens] = useState<string[] | null>(null);
   const [confirming, setConfirming] = useState(false);
   const generate = useGenerateRecoveryTokens();
 
-  async function onGenerate() {
-    try {
-      const answer = await generate.mutateAsync();
-      setTokens(answer.tokens);
-      setConfirming(false);
-      toast.success('Recovery tokens generated. Save them now: they are shown only once.');
-    } catch (err) {
-      toast.error(errorMessage(err, 'Failed to generate recovery tokens'));
-    }
+  async function onGenerate(proof: StepUpProof) {
+    const answer = await generate.mutateAsync(proof);
+    setTokens(answer.tokens);
+    setConfirming(false);
+    toast.success('Recovery tokens generated. Save them now: they are shown only once.');
   }
 
   if (tokens) {
@@ -73,24 +68,25 @@ export function RecoveryTokensCard({ remaining }: { remaining: number }) {
         <strong>{remaining}</strong> {remaining === 1 ? 'token' : 'tokens'} left
       </p>
       {remaining === 0 ? (
-        <button type="button" className="btn btn-primary" onClick={onGenerate} disabled={generate.isPending}>
-          {generate.isPending ? 'Generating…' : 'Generate recovery tokens'}
+        <button type="button" className="btn btn-primary" onClick={() => setConfirming(true)}>
+          Generate recovery tokens
         </button>
       ) : (
         <button type="button" className="btn btn-secondary" onClick={() => setConfirming(true)}>
           Regenerate tokens
         </button>
       )}
-      <Modal
+      <StepUpModal
         open={confirming}
-        title="Generate new recovery tokens?"
-        size="sm"
+        title={remaining === 0 ? 'Generate recovery tokens' : 'Generate new recovery tokens?'}
+        account={account}
+        submitLabel={remaining === 0 ? 'Generate tokens' : 'Generate new tokens'}
+        busyLabel="Generating…"
         onClose={() => setConfirming(false)}
-        busy={generate.isPending}
-        footer={<ModalActions onCancel={() => setConfirming(false)} busy={generate.isPending} label="Generate new tokens" busyLabel="Generating…" tone="primary" onAct={onGenerate} />}
+        act={onGenerate}
       >
-        <p>Your {remaining} remaining {remaining === 1 ? 'token stops' : 'tokens stop'} working and ten new ones replace them.</p>
-      </Modal>
+        {remaining > 0 && <p>Your {remaining} remaining {remaining === 1 ? 'token stops' : 'tokens stop'} working and ten new ones replace them.</p>}
+      </StepUpModal>
     </Card>
   );
 }

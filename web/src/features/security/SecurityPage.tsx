@@ -38,10 +38,10 @@ export function SecurityPage() {
           <PasswordCard hasPassword={info.data.hasPassword} />
           <div className="security-column">
             <TwoFactorCard enabled={info.data.twoFactorEnabled} hasPassword={info.data.hasPassword} />
-            {info.data.twoFactorEnabled && <RecoveryTokensCard remaining={info.data.recoveryTokens} />}
+            {info.data.twoFactorEnabled && <RecoveryTokensCard remaining={info.data.recoveryTokens} account={info.data} />}
             <GoogleCard info={info.data} />
           </div>
-          <ApiTokensSection />
+          <ApiTokensSection account={info.data} />
           <div className="security-wide">
             <SessionsCard />
           </div>

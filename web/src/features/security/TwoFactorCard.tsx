@@ -2,23 +2,22 @@ import { useState } from 'react';
 import type { TwoFactorSetupResponse } from '@schemas/entities';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
 import { useSetupTwoFactor } from './api';
 import { DisableTwoFactorModal } from './DisableTwoFactorModal';
+import { StepUpModal, type StepUpProof } from './StepUp';
 import { TwoFactorSetupModal } from './TwoFactorSetupModal';
 
 export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {
   const [setup, setSetup] = useState<TwoFactorSetupResponse | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const [disabling, setDisabling] = useState(false);
   const begin = useSetupTwoFactor();
 
-  async function onEnable() {
-    try {
-      setSetup(await begin.mutateAsync());
-    } catch (err) {
-      toast.error(errorMessage(err, 'Failed to setup two-factor authentication'));
-    }
+  // Confirmed before setup starts, so no secret is shown to a session alone.
+  async function onEnable(proof: StepUpProof) {
+    const answer = await begin.mutateAsync(proof);
+    setConfirming(false);
+    setSetup(answer);
   }
 
   return (
@@ -36,10 +35,21 @@ export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasP
           Disable two-factor
         </button>
       ) : (
-        <button type="button" className="btn btn-primary" onClick={onEnable} disabled={begin.isPending}>
+        <button type="button" className="btn btn-primary" onClick={() => setConfirming(true)} disabled={begin.isPending}>
           {begin.isPending ? 'Preparing…' : 'Enable two-factor'}
         </button>
       )}
+      <StepUpModal
+        open={confirming}
+        title="Confirm it is you"
+        account={{ hasPassword, twoFactorEnabled: enabled }}
+        submitLabel="Continue"
+        busyLabel="Checking…"
+        onClose={() => setConfirming(false)}
+        act={onEnable}
+      >
+        <p className="muted">Before showing a new two-factor secret, confirm it is you.</p>
+      </StepUpModal>
       <TwoFactorSetupModal setup={setup} onClose={() => setSetup(null)} onEnabled={() => setSetup(null)} />
       <DisableTwoFactorModal open={disabling} onClose={() => setDisabling(false)} hasPassword={hasPassword} />
     </Card>

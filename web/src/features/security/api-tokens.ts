@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiToken, CreatedApiToken } from '@schemas/entities';
 import type { CreateApiTokenInput } from '@schemas/api-tokens';
+import type { StepUpProof } from './StepUp';
 import { api } from '../../lib/api';
 
 export const apiTokensKey = ['security', 'api-tokens'] as const;
@@ -22,7 +23,7 @@ function useRefresh() {
 
 export function useCreateApiToken() {
   const refresh = useRefresh();
-  return useMutation({ mutationFn: (body: CreateApiTokenInput) => api.post<CreatedApiToken>('/api/users/api-tokens', body), onSuccess: refresh });
+  return useMutation({ mutationFn: (body: CreateApiTokenInput & StepUpProof) => api.post<CreatedApiToken>('/api/users/api-tokens', body), onSuccess: refresh });
 }
 
 export function useRevokeApiToken() {

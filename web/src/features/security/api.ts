@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { RecoveryTokensResponse, SecurityInfo, SecurityLogEntry, SessionInfo, TwoFactorSetupResponse } from '@schemas/entities';
 import { api } from '../../lib/api';
 import { profileKey } from '../auth/api';
+import type { StepUpProof } from './StepUp';
 
 export const securityKey = ['security'] as const;
 export const sessionsKey = ['security', 'sessions'] as const;
@@ -39,13 +40,13 @@ function useRefreshSecurity() {
 export function useChangePassword() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string }) => api.put<Message>('/api/users/change-password', body),
+    mutationFn: (body: { currentPassword: string; newPassword: string; keepApiTokens: boolean }) => api.put<Message>('/api/users/change-password', body),
     onSuccess: refresh,
   });
 }
 
 export function useSetupTwoFactor() {
-  return useMutation({ mutationFn: () => api.post<TwoFactorSetupResponse>('/api/users/setup-2fa') });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.post<TwoFactorSetupResponse>('/api/users/setup-2fa', proof) });
 }
 
 export function useVerifyTwoFactor() {
@@ -56,14 +57,14 @@ export function useVerifyTwoFactor() {
 export function useDisableTwoFactor() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (proof: { code: string } | { password: string }) => api.delete<Message>('/api/users/disable-2fa', proof),
+    mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disable-2fa', proof),
     onSuccess: refresh,
   });
 }
 
 export function useGenerateRecoveryTokens() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: () => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens'), onSuccess: refresh });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens', proof), onSuccess: refresh });
 }
 
 export function useTerminateSession() {
@@ -81,5 +82,5 @@ export function useConnectGoogle() {
 
 export function useDisconnectGoogle() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: () => api.delete<Message>('/api/users/disconnect-google'), onSuccess: refresh });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disconnect-google', proof), onSuccess: refresh });
 }

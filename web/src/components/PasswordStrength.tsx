@@ -1,0 +1,35 @@
+// How strong a new password is, as it is typed: the policy's reason when it would be refused,
+// otherwise zxcvbn-ts's score. zxcvbn-ts is loaded on the first keystroke, never with the page.
+import { passwordProblem } from '@schemas/password-policy';
+import { useEffect, useState } from 'react';
+
+const LABELS = ['Very weak', 'Weak', 'Fair', 'Good', 'Strong'] as const;
+type Scorer = (password: string, userInputs: string[]) => number;
+let loading: Promise<Scorer> | undefined;
+const loadScorer = () => (loading ??= import('../lib/password-strength').then((m) => m.strengthScore));
+
+export function PasswordStrength({ password, username, email }: { password: string; username?: string; email?: string }) {
+  const [scorer, setScorer] = useState<Scorer | null>(null);
+  useEffect(() => {
+    if (!password || scorer) return;
+    let live = true;
+    loadScorer().then((s) => live && setScorer(() => s), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [password, scorer]);
+  if (!password) return null;
+
+  const problem = passwordProblem(password, { username, email });
+  const score = problem ? 0 : scorer ? scorer(password, [username ?? '', email ?? '']) : null;
+  const label = problem ?? (score === null ? 'Checking…' : LABELS[score]);
+  return (
+    <div className="password-strength" data-score={score ?? undefined}>
+      <meter min={0} max={4} low={2} high={3} optimum={4} value={score ?? 0} aria-label="Strength" aria-valuetext={label} />
+      <span aria-live="polite">
+        Strength: <strong>{problem ? 'not allowed' : label}</strong>
+        {problem && ` (${problem})`}
+      </span>
+    </div>
+  );
+}
