@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { freePort } from './scripts/free-port';
 import { generateLicenseSigningKey } from './scripts/secrets';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
@@ -8,6 +10,8 @@ process.env.WRANGLER_SEND_METRICS = 'false';
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
+  // The Worker tests' Stripe stand-in (worker/test/stripe-global-setup.ts) listens here.
+  process.env.STRIPE_STAND_IN_PORT ??= String(await freePort());
   return {
     test: {
       projects: [
@@ -25,6 +29,11 @@ export default defineConfig(async () => {
                   APP_URL: 'http://localhost:8787',
                   LICENSE_SIGNING_KEY: generateLicenseSigningKey(),
                   TOTP_ENCRYPTION_KEY: 'test-totp-encryption-key-long-enough-0123456789',
+                  STRIPE_SECRET_KEY: 'sk_test_stand_in',
+                  STRIPE_WEBHOOK_SECRET: 'whsec_test_stand_in',
+                  STRIPE_API_BASE: `http://127.0.0.1:${process.env.STRIPE_STAND_IN_PORT}`,
+                  // Running locally: the test receiver listens on http://127.0.0.1.
+                  WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
                 },
               },
             }),
@@ -35,6 +44,21 @@ export default defineConfig(async () => {
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
+            // The Stripe stand-in (payments.test.ts) and the local receiver webhooks are delivered to (webhooks.test.ts).
+            globalSetup: ['worker/test/stripe-global-setup.ts', 'worker/test/webhook-receiver.ts'],
+          },
+        },
+        {
+          // The web app's logic (hooks, forms, the session, price and CSV math) in a simulated DOM.
+          plugins: [react()],
+          resolve: { alias: { '@schemas': path.join(import.meta.dirname, 'worker/schemas') } },
+          test: {
+            name: 'web',
+            include: ['web/test/**/*.test.{ts,tsx}'],
+            environment: 'happy-dom',
+            // The API client resolves paths against the page's origin.
+            environmentOptions: { happyDOM: { url: 'http://localhost:5173/' } },
+            setupFiles: ['web/test/setup.ts'],
           },
         },
         {

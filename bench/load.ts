@@ -3,7 +3,23 @@
 import autocannon from 'autocannon';
 import { countInstructions, cpuMsOf } from './cpu';
 
+/** `token`: a signed-in call, which also sends back the latest D1 bookmark its session was given, as the web app and the CLI do. */
 export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
+
+const BOOKMARK_HEADER = 'x-d1-bookmark';
+/**
+ * The latest bookmark each session token was answered with. Each session stands for one client (a
+ * browser tab, the CLI); autocannon's per-request context is the only thing that links a request to
+ * its answer (it starts afresh for every request), so it carries the token across.
+ */
+const bookmarks = new Map<string, string>();
+type RequestContext = { token?: string };
+
+/** autocannon passes the answer's headers as they were spelled on the wire. */
+function headerOf(headers: Record<string, string | string[] | undefined> | undefined, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers ?? {})) if (key.toLowerCase() === name) return Array.isArray(value) ? value.at(-1) : value;
+  return undefined;
+}
 
 export type Expectation = {
   /** The statuses a correct answer has; anything else counts as an error. */
@@ -120,7 +136,7 @@ async function run(url: URL, next: () => BenchRequest, expect: Expectation, conn
     timeout: 10,
     requests: [
       {
-        setupRequest: (req) => {
+        setupRequest: (req, context: RequestContext) => {
           const r = next();
           sent++;
           req.method = r.method;
@@ -128,12 +144,16 @@ async function run(url: URL, next: () => BenchRequest, expect: Expectation, conn
           req.headers = {
             ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
+            ...(r.token && bookmarks.has(r.token) ? { [BOOKMARK_HEADER]: bookmarks.get(r.token)! } : {}),
           };
+          context.token = r.token;
           req.body = r.body === undefined ? undefined : JSON.stringify(r.body);
           return req;
         },
-        onResponse: (status, body) => {
+        onResponse: (status, body, context: RequestContext, headers) => {
           answered++;
+          const bookmark = context.token && headerOf(headers, BOOKMARK_HEADER);
+          if (bookmark) bookmarks.set(context.token!, bookmark);
           if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) {
             wrong++;
             firstError ??= `${status} ${body.slice(0, 300)}`;

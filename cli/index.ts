@@ -6,11 +6,13 @@ import { version } from '../package.json';
 import { registerAuthCommands } from './commands/auth';
 import { registerKeysCommands } from './commands/keys';
 import { registerLicenseCommands } from './commands/license';
+import { registerPaymentsCommands } from './commands/payments';
 import { registerProductsCommands } from './commands/products';
 import { registerPurchaseCommand } from './commands/purchase';
 import { registerSettingsCommands } from './commands/settings';
 import { registerStatsCommand } from './commands/stats';
 import { registerUsersCommands } from './commands/users';
+import { registerWebhooksCommands } from './commands/webhooks';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './lib/errors';
 import { FORMATS, paint } from './lib/output';
 
@@ -45,6 +47,8 @@ Examples:
   registerSettingsCommands(program);
   registerStatsCommand(program);
   registerLicenseCommands(program);
+  registerPaymentsCommands(program);
+  registerWebhooksCommands(program);
   // Every command (and sub-command) reports usage errors by throwing, so they exit 2 below.
   const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
   for (const command of everyCommand(program)) command.exitOverride();

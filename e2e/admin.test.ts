@@ -31,7 +31,7 @@ describe('the admin panel', () => {
     await page.waitForURL('**/admin');
     expect(await visible(page.getByRole('heading', { name: 'Admin Panel', level: 1 }))).toBe(true);
     const names = await page.getByRole('tablist', { name: 'Admin sections' }).getByRole('tab').allTextContents();
-    expect(names).toEqual(['Overview', 'Users', 'Products', 'License Keys', 'Generate Keys', 'Direct Purchase', 'Settings']);
+    expect(names).toEqual(['Overview', 'Users', 'Products', 'License Keys', 'Generate Keys', 'Direct Purchase', 'Payments', 'Webhooks', 'Settings']);
     expect(await visible(page.getByRole('tab', { name: 'Overview', selected: true }))).toBe(true);
     expect(await visible(page.getByText('Total Users'))).toBe(true);
     expect(await visible(page.getByRole('heading', { name: 'Recent Users' }))).toBe(true);

@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../scripts/local';
+import { standInForWorker } from '../scripts/stripe-stand-in';
 
 export const OWNER = { email: 'owner@keypanel.test', password: 'Harbor-Lantern-42' };
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    stripeStandIn: { url: string; webhookSecret: string };
     baseURL: string;
     owner: { email: string; password: string };
   }
@@ -23,13 +25,18 @@ export default async function setup(project: TestProject) {
   applyMigrations(stateDir);
   await ensureOwner(stateDir, OWNER);
   const port = await freePort();
+  // Card top-ups go to the Stripe stand-in, whose checkout page pays and delivers the signed webhook.
+  const { standIn, secrets } = await standInForWorker(port);
   // Every browser test signs in from 127.0.0.1; the per-IP sign-in limit (tested in the Worker
-  // suite) would otherwise count the whole run against one address.
-  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' } });
+  // suite) would otherwise count the whole run against one address. The app's public address is the
+  // one the browser uses: Stripe Checkout returns there, where the session's token is stored.
+  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown', APP_URL: `http://127.0.0.1:${port}` }, secrets });
   project.provide('baseURL', `http://127.0.0.1:${port}`);
   project.provide('owner', OWNER);
+  project.provide('stripeStandIn', { url: standIn.url, webhookSecret: secrets.STRIPE_WEBHOOK_SECRET });
   return () => {
     stopServer(server);
+    void standIn.close();
     rmSync(stateDir, { recursive: true, force: true });
   };
 }

@@ -98,17 +98,24 @@ describe('the exchange', () => {
     await context.close();
   });
 
-  it('explains on /add-balance how USD arrives and links to the exchange', async () => {
+  it('explains on /add-balance how USD arrives when card top-ups are off, and links to the exchange', async () => {
+    const settings = (await apiCall('GET', '/api/settings', undefined, ownerToken)).body;
+    expect((await apiCall('PUT', '/api/settings', { ...settings, payments: { ...settings.payments, cardTopUpsEnabled: false } }, ownerToken)).status).toBe(200);
     const { context, page } = await newPage(browser);
-    const user = await customer(page, { usd: 3.5 });
-    await page.goto('/add-balance');
-    expect(await visible(page.getByRole('heading', { name: 'Add Balance' }))).toBe(true);
-    expect(await textOf(page.getByTestId('add-balance-usd'))).toBe('$3.50');
-    expect(await visible(page.getByText(user.username, { exact: true }).first())).toBe(true);
-    await screenshot(page, 'add-balance');
-    await page.getByRole('link', { name: 'Go to Exchange' }).click();
-    await page.waitForURL('**/exchange');
-    await context.close();
+    try {
+      const user = await customer(page, { usd: 3.5 });
+      await page.goto('/add-balance');
+      expect(await visible(page.getByRole('heading', { name: 'Add Balance' }))).toBe(true);
+      expect(await textOf(page.getByTestId('add-balance-usd'))).toBe('$3.50');
+      expect(await visible(page.getByText(user.username, { exact: true }).first())).toBe(true);
+      expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+      await screenshot(page, 'add-balance');
+      await page.getByRole('link', { name: 'Go to Exchange' }).click();
+      await page.waitForURL('**/exchange');
+    } finally {
+      await apiCall('PUT', '/api/settings', settings, ownerToken);
+      await context.close();
+    }
   });
 });
 
@@ -162,7 +169,7 @@ describe('buying keys', () => {
 
   it('buys on /purchase, copies the key, and My Keys shows it', async () => {
     const { context, page } = await newPage(browser);
-    const me = await customer(page, { credits: 500 });
+    await customer(page, { credits: 500 });
     await page.goto('/purchase');
     const submit = page.getByRole('button', { name: /^Purchase/ });
     expect(await submit.isDisabled()).toBe(true);
@@ -211,12 +218,28 @@ describe('buying keys', () => {
     expect(sentAfter.length).toBeGreaterThan(0);
     for (const sent of sentAfter) expect(sent >= purchaseBookmark).toBe(true);
 
-    // A purchase elsewhere fires keyPurchased; My Keys refetches without a reload.
+    // A purchase in the products page's modal invalidates My Keys through the query client: back on
+    // My Keys (no reload), the new key is there. Without the invalidation the list, fetched just now
+    // and fresh for 30 s, would be shown from the cache without it.
     await page.getByRole('button', { name: 'Clear Filters' }).first().click();
-    const bought = await apiCall('POST', '/api/keys/purchase', { productId: office._id, duration: 2 }, me.token);
-    expect(bought.status).toBe(201);
-    await page.evaluate(() => window.dispatchEvent(new Event('keyPurchased')));
-    expect(await visible(page.locator('.key-box code').filter({ hasText: bought.body.licenseKey.key }))).toBe(true);
+    expect(await page.getByRole('article').count()).toBe(1);
+    // A mark on this document: a reload would lose it.
+    await page.evaluate(() => Object.assign(window, { samePage: true }));
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    await nav.getByRole('link', { name: 'Products', exact: true }).click();
+    await page.waitForURL('**/products');
+    await page.getByRole('article', { name: office.name }).getByRole('button', { name: 'Purchase License' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Purchase License' });
+    await dialog.getByLabel('Duration (days)').fill('2');
+    const modalAnswer = page.waitForResponse((r) => r.url().endsWith('/api/keys/purchase') && r.request().method() === 'POST');
+    await dialog.getByRole('button', { name: 'Purchase', exact: true }).click();
+    const bought = (await (await modalAnswer).json()) as { licenseKey: { key: string } };
+    await dialog.waitFor({ state: 'detached' });
+    await nav.getByRole('link', { name: 'My Keys', exact: true }).click();
+    await page.waitForURL('**/my-keys');
+    expect(await visible(page.locator('.key-box code').filter({ hasText: bought.licenseKey.key }))).toBe(true);
+    expect(await page.getByRole('article').count()).toBe(2);
+    expect(await page.evaluate(() => 'samePage' in window)).toBe(true);
     await screenshot(page, 'my-keys');
     await context.close();
   });

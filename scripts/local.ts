@@ -2,8 +2,8 @@
 // in workerd with local D1 and KV on disk. Shared so the tests start the product the same way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { createDb } from '../worker/db/client';
@@ -11,6 +11,8 @@ import { users } from '../worker/db/schema';
 import { createUser } from '../worker/domain/users';
 import { passwordProblem } from '../worker/schemas/password-policy';
 import { generateLicenseSigningKey } from './secrets';
+
+export { freePort } from './free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DEFAULT_STATE_DIR = path.join(ROOT, '.wrangler', 'state');
@@ -95,32 +97,52 @@ export async function ensureOwner(stateDir = DEFAULT_STATE_DIR, credentials = { 
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/** The STRIPE_* variables of this process's environment (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE). */
+export function stripeVarsFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('STRIPE_') && !!e[1]));
+}
+
+/**
+ * Secrets for the local Worker beside those of .dev.vars: a private env file holding both (wrangler
+ * reads .dev.vars only when no env file is given), so no secret shows on a command line.
+ */
+function envFileWith(secrets: Record<string, string>): { file: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keypanel-env-'));
+  const file = path.join(dir, '.env');
+  const devVars = path.join(ROOT, '.dev.vars');
+  const base = existsSync(devVars) ? readFileSync(devVars, 'utf8') : '';
+  const extra = Object.entries(secrets).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  writeFileSync(file, `${base}${base && !base.endsWith('\n') ? '\n' : ''}${extra.join('\n')}\n`, { mode: 0o600 });
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Starts `wrangler dev` serving the built app and the API; resolves once it answers. */
-export async function startServer(options: { port: number; stateDir?: string; assetsDir?: string; inherit?: boolean; vars?: Record<string, string> }): Promise<ChildProcess> {
+export async function startServer(options: {
+  port: number;
+  stateDir?: string;
+  assetsDir?: string;
+  inherit?: boolean;
+  vars?: Record<string, string>;
+  /** Secrets added to those of .dev.vars (Stripe's keys). */
+  secrets?: Record<string, string>;
+}): Promise<ChildProcess> {
   const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
-  // the local server gets its own address unless one is given.
-  const vars = { APP_URL: `http://localhost:${options.port}`, ...options.vars };
+  // the local server gets its own address unless one is given. Served from this machine, webhook
+  // endpoints may be http on loopback (a local receiver).
+  const vars = { APP_URL: `http://localhost:${options.port}`, WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true', ...options.vars };
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
+  const envFile = options.secrets && Object.keys(options.secrets).length ? envFileWith(options.secrets) : null;
+  if (envFile) args.push('--env-file', envFile.file);
   const child = spawn(bin('wrangler'), args, {
     cwd: ROOT,
     env: offlineEnv,
     stdio: options.inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'],
     detached: !options.inherit,
   });
+  // Kept while the server runs (wrangler reads it again when it reloads), private to this user.
+  child.on('exit', () => envFile?.remove());
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));

@@ -1,6 +1,6 @@
 // `npm start`: the whole product on the local embedded default, at http://localhost:8787.
 import path from 'node:path';
-import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, ROOT, startServer } from './local';
+import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, ROOT, startServer, stripeVarsFromEnv } from './local';
 
 const port = Number(process.env.PORT ?? 8787);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -24,9 +24,12 @@ try {
     console.log(`    password: ${owner.generated ? owner.password : '(from OWNER_PASSWORD)'}`);
     if (owner.generated) console.log('  This password is shown only once: keep it, or set OWNER_EMAIL / OWNER_PASSWORD on a fresh database.\n');
   }
+  // Card top-ups: STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET (and STRIPE_API_BASE) from the environment.
+  const stripe = stripeVarsFromEnv();
+  if (Object.keys(stripe).length) step(`Passing ${Object.keys(stripe).join(', ')} to the Worker`);
   step(`Starting KeyPanel at http://localhost:${port}`);
   // APP_URL from the environment wins (a tunnel or a proxy in front); else this server's own address.
-  const child = await startServer({ port, inherit: true, vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {} });
+  const child = await startServer({ port, inherit: true, vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {}, secrets: stripe });
   console.log(`\n  KeyPanel is running at http://localhost:${port}  (Ctrl+C to stop)\n`);
   const stop = () => child.kill('SIGINT');
   process.on('SIGINT', stop);

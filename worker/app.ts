@@ -1,6 +1,7 @@
 // The Hono app: security headers for every response, the JSON API under /api, the SPA for the rest.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { contextStorage } from 'hono/context-storage';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './context';
 import { requestDb } from './db/client';
@@ -8,6 +9,7 @@ import { BOOKMARK_HEADER, openRequestD1, parseBookmark } from './db/session';
 import { AppError, errorResponse } from './lib/errors';
 import { maintenanceMode } from './middleware/maintenance';
 import { adminKeysRoutes } from './routes/admin-keys';
+import { adminPaymentsRoutes } from './routes/admin-payments';
 import { adminPurchaseRoutes } from './routes/admin-purchase';
 import { adminStatsRoutes } from './routes/admin-stats';
 import { adminUsersRoutes } from './routes/admin-users';
@@ -18,10 +20,12 @@ import { creditsRoutes } from './routes/credits';
 import { keyManagementRoutes } from './routes/key-management';
 import { keysRoutes } from './routes/keys';
 import { LICENSES_PATH, licenses, signLicensingAnswers } from './routes/licenses';
+import { paymentsRoutes, stripeWebhookRoutes } from './routes/payments';
 import { productsRoutes } from './routes/products';
 import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
+import { webhooksRoutes } from './routes/webhooks';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -59,6 +63,8 @@ app.use(`${LICENSES_PATH}/*`, signLicensingAnswers);
 
 app.use(
   '/api/*',
+  // Lets a committed batch's webhook events reach the queue after the response (dispatchCommitted).
+  contextStorage(),
   // First, so that every answer (a 413 from the body limit too) carries the bookmark.
   async (c, next) => {
     c.header('Cache-Control', 'no-store');
@@ -95,12 +101,17 @@ const routes = app
   .route('/api/keys', keysRoutes)
   .route('/api/keys', keyManagementRoutes)
   .route('/api/credits', creditsRoutes)
+  // The webhook first: it has no session, and answers before the payments routes' sign-in check.
+  .route('/api/payments/stripe', stripeWebhookRoutes)
+  .route('/api/payments', paymentsRoutes)
   .route('/api/admin/users', adminUsersRoutes)
   .route('/api/admin/keys', adminKeysRoutes)
   .route('/api/admin/analytics', analyticsRoutes)
+  .route('/api/admin/payments', adminPaymentsRoutes)
   .route('/api/admin', adminStatsRoutes)
   .route('/api/admin', adminPurchaseRoutes)
-  .route(LICENSES_PATH, licenses);
+  .route(LICENSES_PATH, licenses)
+  .route('/api/webhooks', webhooksRoutes);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

@@ -1,4 +1,6 @@
 // The Worker's bindings and secrets (wrangler.toml, .dev.vars locally, `wrangler secret` in production).
+import type { WebhookMessage } from './domain/webhook-outbox';
+
 export interface Env {
   DB: D1Database;
   KV: KVNamespace;
@@ -23,4 +25,14 @@ export interface Env {
   MAIL_FROM?: string;
   /** Comma-separated addresses exempt from the per-IP limit on sign-in calls (e.g. a test runner). */
   THROTTLE_EXEMPT_IPS?: string;
+  /** Stripe's secret API key; without it card top-ups are off. */
+  STRIPE_SECRET_KEY?: string;
+  /** The signing secret of the Stripe webhook endpoint (whsec_...). */
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Base URL of the Stripe API (tests and local stand-ins); Stripe's own by default. */
+  STRIPE_API_BASE?: string;
+  /** Outbound webhooks: the queue whose consumer (this Worker) delivers them. */
+  WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** "true" while running locally (npm start, tests): webhook URLs may then be http on loopback. */
+  WEBHOOKS_ALLOW_LOOPBACK_HTTP?: string;
 }

@@ -1,5 +1,7 @@
 import { app } from './app';
 import { runScheduledJobs } from './domain/scheduled';
+import { handleWebhookBatch } from './domain/webhook-delivery';
+import type { WebhookMessage } from './domain/webhook-outbox';
 import type { Env } from './env';
 
 export default {
@@ -7,4 +9,5 @@ export default {
   scheduled(controller, env, ctx) {
     ctx.waitUntil(runScheduledJobs(env, controller.scheduledTime));
   },
-} satisfies ExportedHandler<Env>;
+  queue: handleWebhookBatch,
+} satisfies ExportedHandler<Env, WebhookMessage>;

@@ -2,22 +2,45 @@
 // replaces the whole document, so `set` reads it, changes the named fields and validates the
 // result with the server's schema before sending it.
 import type { Command } from 'commander';
-import { settingsSchema, type Settings } from '../../worker/schemas/settings';
+import { DEFAULT_PAYMENT_SETTINGS, settingsSchema, type PaymentSettings, type Settings } from '../../worker/schemas/settings';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';
 import { parseWith } from '../lib/validate';
 
-const NAMES = Object.keys(settingsSchema.shape) as Array<keyof Settings>;
+type TopName = Exclude<keyof Settings, 'payments'>;
+type PaymentName = `payments.${keyof PaymentSettings}`;
+type Name = TopName | PaymentName;
+type Value = boolean | number | number[];
 
-function checkName(name: string): keyof Settings {
+const TOP_NAMES = (Object.keys(settingsSchema.shape) as Array<keyof Settings>).filter((n): n is TopName => n !== 'payments');
+// The card top-up settings are one object in the document; here each field has its dotted name.
+const PAYMENT_NAMES = Object.keys(DEFAULT_PAYMENT_SETTINGS).map((n) => `payments.${n}` as PaymentName);
+const NAMES: Name[] = [...TOP_NAMES, ...PAYMENT_NAMES];
+
+const isPaymentName = (name: Name): name is PaymentName => name.startsWith('payments.');
+const paymentField = (name: PaymentName) => name.slice('payments.'.length) as keyof PaymentSettings;
+
+function valueOf(settings: Settings, name: Name): string | number | boolean {
+  if (!isPaymentName(name)) return settings[name];
+  const value = settings.payments[paymentField(name)];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+const rowsOf = (settings: Settings): Array<[string, string | number | boolean]> => NAMES.map((n) => [n, valueOf(settings, n)]);
+
+function checkName(name: string): Name {
   if (!(NAMES as string[]).includes(name)) throw new UsageError(`Unknown setting "${name}". Settings: ${NAMES.join(', ')}`);
-  return name as keyof Settings;
+  return name as Name;
 }
 
-/** `true`/`false` for the switches, a number for the rest; the schema checks the bounds. */
-function parseValue(name: keyof Settings, raw: string): boolean | number {
-  const kind = settingsSchema.shape[name].def.type;
+/** `true`/`false` for the switches, a number for the rest (comma-separated for the quick amounts); the schema checks the bounds. */
+function parseValue(name: Name, raw: string): Value {
+  if (name === 'payments.quickTopUpAmounts') {
+    const amounts = raw.split(',').filter((a) => a.trim() !== '').map(Number);
+    if (amounts.some((a) => !Number.isFinite(a))) throw new UsageError(`${name} must be amounts separated by commas (got "${raw}")`);
+    return amounts;
+  }
+  const kind = isPaymentName(name) ? typeof DEFAULT_PAYMENT_SETTINGS[paymentField(name)] : settingsSchema.shape[name].def.type;
   if (kind === 'boolean') {
     if (raw === 'true' || raw === 'false') return raw === 'true';
     throw new UsageError(`${name} must be true or false (got "${raw}")`);
@@ -51,11 +74,11 @@ Examples:
       const ctx = contextOf(command);
       const field = name === undefined ? undefined : checkName(name);
       const current = await ctx.api().get<Settings>('/api/settings');
-      if (field === undefined) return printRecord(ctx.format, NAMES.map((n) => [n, current[n]]), current);
+      if (field === undefined) return printRecord(ctx.format, rowsOf(current), current);
       // One value: bare, so `$(keypanel settings get usdToCreditRate)` is just the number.
-      if (ctx.format === 'json') return writeOut(`${JSON.stringify(current[field])}\n`);
-      if (ctx.format === 'csv') return printRecord('csv', [[field, current[field]]]);
-      return writeOut(`${current[field]}\n`);
+      if (ctx.format === 'json') return writeOut(`${JSON.stringify(isPaymentName(field) ? current.payments[paymentField(field)] : current[field])}\n`);
+      if (ctx.format === 'csv') return printRecord('csv', [[field, valueOf(current, field)]]);
+      return writeOut(`${valueOf(current, field)}\n`);
     });
 
   settings
@@ -65,7 +88,7 @@ Examples:
     .addHelpText('after', '\nExamples:\n  $ keypanel settings set maintenanceMode=true\n  $ keypanel settings set usdToCreditRate=12 defaultDailyDiscount=20\n')
     .action(async (pairs: string[], _options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      const changes: Partial<Record<keyof Settings, boolean | number>> = {};
+      const changes: Partial<Record<Name, Value>> = {};
       for (const pair of pairs) {
         const at = pair.indexOf('=');
         if (at <= 0) throw new UsageError(`Expected name=value, got "${pair}"`);
@@ -73,12 +96,17 @@ Examples:
         changes[name] = parseValue(name, pair.slice(at + 1).trim());
       }
       // Bounds checked before any request (the current values are already valid).
-      for (const [name, value] of Object.entries(changes)) parseWith(settingsSchema.shape[name as keyof Settings], value, `${name}: `);
+      const top: Record<string, Value> = {};
+      const payments: Record<string, Value> = {};
+      for (const [name, value] of Object.entries(changes) as Array<[Name, Value]>) {
+        if (isPaymentName(name)) payments[paymentField(name)] = value;
+        else top[name] = parseWith(settingsSchema.shape[name], value, `${name}: `);
+      }
       const api = ctx.api();
       const current = await api.get<Settings>('/api/settings');
-      const next = parseWith(settingsSchema, { ...current, ...changes });
+      const next = parseWith(settingsSchema, { ...current, ...top, payments: { ...current.payments, ...payments } });
       const saved = await api.put<Settings>('/api/settings', next);
-      await printRecord(ctx.format, NAMES.map((n) => [n, saved[n]]), saved);
+      await printRecord(ctx.format, rowsOf(saved), saved);
       success(`Saved ${Object.keys(changes).join(', ')}.`);
     });
 }

@@ -7,11 +7,13 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildCli } from '../../scripts/build-cli';
 import { applyMigrations, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../../scripts/local';
+import { standInForWorker } from '../../scripts/stripe-stand-in';
 
 export const OWNER = { email: 'owner@cli.test', password: 'Harbor-Lantern-42' };
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    stripeStandIn: { url: string; webhookSecret: string };
     cliBaseURL: string;
     cliOwner: { email: string; password: string };
     cliPath: string;
@@ -29,13 +31,17 @@ export default async function setup(project: TestProject) {
   applyMigrations(stateDir);
   await ensureOwner(stateDir, OWNER);
   const port = await freePort();
+  // Card top-ups go to the Stripe stand-in, whose checkout page pays and delivers the signed webhook.
+  const { standIn, secrets } = await standInForWorker(port);
   // Every test signs in from 127.0.0.1; the per-IP sign-in limit is tested in the Worker suite.
-  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' } });
+  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' }, secrets });
   project.provide('cliBaseURL', `http://127.0.0.1:${port}`);
   project.provide('cliOwner', OWNER);
   project.provide('cliPath', cliPath);
+  project.provide('stripeStandIn', { url: standIn.url, webhookSecret: secrets.STRIPE_WEBHOOK_SECRET });
   return () => {
     stopServer(server);
+    void standIn.close();
     rmSync(stateDir, { recursive: true, force: true });
   };
 }

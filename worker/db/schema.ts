@@ -14,10 +14,13 @@
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
 // - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
 //   the batch unless the caller is an active account with the role named (db/session.ts).
-// - activations_take_back_held_slot (0011): a device activated again on a key drops the slot it held
+// - activations_take_back_held_slot (0010): a device activated again on a key drops the slot it held
 //   there as a released device (held_slots); its activation counts instead.
+// - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
+//   USD balance by its amount as it goes in (domain/stripe-events.ts).
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { PAYMENT_STATUSES } from '../schemas/payments';
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
 
@@ -56,6 +59,8 @@ export const users = sqliteTable(
     googleId: text('google_id'),
     googleEmail: text('google_email'),
     passwordChangedAt: integer('password_changed_at', { mode: 'timestamp_ms' }),
+    /** Set when a card payment of theirs was disputed: the owner sees it, and card top-ups pause. */
+    paymentFlaggedAt: integer('payment_flagged_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
@@ -221,6 +226,8 @@ export const ledger = sqliteTable(
   (t) => [
     index('ledger_user_idx').on(t.userId, t.createdAt),
     index('ledger_kind_created_idx').on(t.kind, t.createdAt),
+    // A Checkout Session credits at most once, however often Stripe delivers its events.
+    uniqueIndex('ledger_topup_session_unique').on(t.reference).where(sql`${t.kind} = 'topup'`),
   ],
 );
 
@@ -338,6 +345,112 @@ export const idempotencyKeys = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/**
+ * A card top-up through Stripe Checkout, keyed by the Checkout Session's id. `pending` until Stripe's
+ * verified webhook says it was paid; the credit itself is the `topup` ledger row (at most one per
+ * session: ledger_topup_session_unique). `refunded` once any part was refunded: `refunded_cents` is
+ * Stripe's running total, `refund_owed_cents` what the balance could not give back.
+ */
+export const payments = sqliteTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    status: text('status', { enum: PAYMENT_STATUSES }).notNull().default('pending'),
+    paymentIntentId: text('payment_intent_id'),
+    refundedCents: integer('refunded_cents').notNull().default(0),
+    refundOwedCents: integer('refund_owed_cents').notNull().default(0),
+    disputeId: text('dispute_id'),
+    disputedAt: integer('disputed_at', { mode: 'timestamp_ms' }),
+    paidAt: integer('paid_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('payments_user_idx').on(t.userId, t.createdAt, t.id),
+    index('payments_status_idx').on(t.status, t.createdAt, t.id),
+    index('payments_created_idx').on(t.createdAt, t.id),
+    uniqueIndex('payments_payment_intent_unique').on(t.paymentIntentId),
+    check('payments_status_check', sql`${t.status} IN ('pending', 'paid', 'refunded', 'expired', 'failed')`),
+    check('payments_amounts_check', sql`${t.amountCents} > 0 AND ${t.refundedCents} >= 0 AND ${t.refundOwedCents} >= 0`),
+  ],
+);
+
+// Outbound webhooks (migration 0014). Endpoints are the shop's (any owner manages them all).
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    /** The event types it receives, as a JSON array (the outbox statement matches with json_each). */
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The signing secret, sealed (lib/secret-box.ts); shown in the clear only when made. */
+    secret: text('secret').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    /** The first failure since the last success; an endpoint failing for days is disabled. */
+    failingSince: integer('failing_since', { mode: 'timestamp_ms' }),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('webhook_endpoints_enabled_idx').on(t.enabled)],
+);
+
+// The outbox: written in the same batch as the change, put on the queue after the commit.
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    type: text('type').notNull(),
+    /** The event's `data`, as JSON text. */
+    data: text('data').notNull(),
+    /** Set for an event meant for one endpoint only (webhook.test). */
+    endpointId: text('endpoint_id'),
+    createdAt: createdAt(),
+    /** When its deliveries were made; NULL rows older than a few minutes are re-enqueued by the cron. */
+    dispatchedAt: integer('dispatched_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('webhook_events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} IS NULL`),
+    index('webhook_events_created_idx').on(t.createdAt),
+  ],
+);
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    /** The `webhook-id` header: the same for every attempt of this delivery. */
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    responseStatus: integer('response_status'),
+    /** The first KB of the last response. */
+    responseBody: text('response_body'),
+    /** Why the last attempt failed when there was no response (timeout, refused, disabled endpoint). */
+    error: text('error'),
+    durationMs: integer('duration_ms'),
+    lastAttemptAt: integer('last_attempt_at', { mode: 'timestamp_ms' }),
+    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
+    check('webhook_deliveries_status_check', sql`${t.status} IN ('pending', 'delivered', 'failed')`),
+  ],
 );
 
 // Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.

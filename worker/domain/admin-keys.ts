@@ -3,7 +3,7 @@
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
-import type { DB } from '../db/client';
+import { runBatch, type DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { activations, heldSlots, licenseKeys, products, users } from '../db/schema';
 import { toD1Statement } from '../lib/d1-statement';
@@ -15,6 +15,7 @@ import type { JsonText } from '../lib/request';
 import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entities';
 import { keyCountsTotal, ownerKeyCounts, withCounts, type KeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
+import { asD1, dispatchCommitted, keyEvents } from './webhook-outbox';
 import { recountProductActivations } from './key-lifecycle';
 import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeSql, NEWEST_FIRST } from './license-keys';
 import { removeActivation } from './licensing';
@@ -180,7 +181,9 @@ export async function revokeKey(admin: KeyAdmin, id: string, reason: string, now
     sql`EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${guard})`,
   );
   const revoke = db.update(licenseKeys).set({ status: 'revoked', revokeReason: reason, revokedAt: new Date(now) }).where(guard);
-  const [, result] = await db.batch([audit, revoke]);
+  const results = await runBatch(db, [audit, revoke, keyEvents('key.revoked', [id], now, ` AND k.status = 'revoked' AND k.revoked_at = ?2`)]);
+  await dispatchCommitted(results);
+  const result = results[1];
   if ((result as D1Result).meta.changes === 0) {
     // Revoked or deleted by another request a moment ago.
     if (!(await findKey(db, id))) throw notFound('License key');
@@ -204,8 +207,10 @@ async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnT
   const deletes = chunks(keys).map((chunk) =>
     d1.prepare(`DELETE FROM license_keys WHERE id IN (${chunk.map((_, j) => `?${j + 1}`).join(', ')}) RETURNING id`).bind(...chunk.map((k) => k.id)),
   );
-  const results = await d1.batch([toD1Statement(d1, audit), ...deletes, ...recountProductActivations(d1, keys.map((k) => k.productId))]);
-  return results.slice(1, 1 + deletes.length).reduce((n, r) => n + r.results.length, 0);
+  const event = asD1(d1, keyEvents('key.deleted', keys.map((k) => k.id)));
+  const results = await d1.batch([event, toD1Statement(d1, audit), ...deletes, ...recountProductActivations(d1, keys.map((k) => k.productId))]);
+  await dispatchCommitted(results);
+  return results.slice(2, 2 + deletes.length).reduce((n, r) => n + r.results.length, 0);
 }
 
 export async function deleteKey(admin: KeyAdmin, id: string): Promise<void> {

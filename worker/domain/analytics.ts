@@ -21,7 +21,13 @@ export const ANALYTICS_SQL = {
      GROUP BY product_id ORDER BY keysSold DESC, revenue DESC, name`,
   newUsers: `SELECT created_at / ${DAY_MS} AS day, count(*) AS n FROM users WHERE created_at >= ?1 AND created_at < ?2 GROUP BY day`,
   activations: `SELECT activated_at / ${DAY_MS} AS day, count(*) AS n FROM activations WHERE activated_at >= ?1 AND activated_at < ?2 GROUP BY day`,
+  // Card top-ups started in the period (payments_created_idx): those paid, what came back, disputes.
+  payments: `SELECT count(paid_at) AS topUps, coalesce(SUM(CASE WHEN paid_at IS NOT NULL THEN amount_cents END), 0) AS toppedUpCents,
+      coalesce(SUM(refunded_cents), 0) AS refundedCents, coalesce(SUM(refund_owed_cents), 0) AS owedCents, count(dispute_id) AS disputes
+      FROM payments WHERE created_at >= ?1 AND created_at < ?2`,
 };
+
+type PaymentFigures = { topUps: number; toppedUpCents: number; refundedCents: number; owedCents: number; disputes: number };
 
 export async function systemAnalytics(db: DB, days: number, now = Date.now()): Promise<Analytics> {
   const d1 = db.$client;
@@ -30,9 +36,12 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
   const from = firstDay * DAY_MS;
   const to = (lastDay + 1) * DAY_MS;
 
-  const [revenue, sold, byProduct, newUsers, activated] = await d1.batch(
-    [ANALYTICS_SQL.revenue, ANALYTICS_SQL.keysSold, ANALYTICS_SQL.salesByProduct, ANALYTICS_SQL.newUsers, ANALYTICS_SQL.activations].map((q) => d1.prepare(q).bind(from, to)),
+  const [revenue, sold, byProduct, newUsers, activated, paid] = await d1.batch(
+    [ANALYTICS_SQL.revenue, ANALYTICS_SQL.keysSold, ANALYTICS_SQL.salesByProduct, ANALYTICS_SQL.newUsers, ANALYTICS_SQL.activations, ANALYTICS_SQL.payments].map((q) =>
+      d1.prepare(q).bind(from, to),
+    ),
   );
+  const cards = paid.results[0] as PaymentFigures;
 
   const byDay = (rows: unknown[]) => new Map((rows as DayCount[]).map((r) => [r.day, r.n]));
   const series = { revenue: byDay(revenue.results), keysSold: byDay(sold.results), newUsers: byDay(newUsers.results), activations: byDay(activated.results) };
@@ -54,5 +63,12 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
     daily,
     salesByProduct: (byProduct.results as ProductSales[]).map((p) => ({ ...p, revenue: p.revenue ?? 0 })),
     totals: { revenue: sum('revenue'), keysSold: sum('keysSold'), newUsers: sum('newUsers'), activations: sum('activations') },
+    payments: {
+      topUps: cards.topUps,
+      toppedUp: cards.toppedUpCents / 100,
+      refunded: cards.refundedCents / 100,
+      refundOwed: cards.owedCents / 100,
+      disputes: cards.disputes,
+    },
   };
 }

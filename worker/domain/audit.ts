@@ -11,7 +11,7 @@ import type { AuditEntry } from '../schemas/entities';
 export { AUDIT_ACTIONS, type AuditAction };
 
 export type AuditActor = { id: string } | null;
-export type AuditTarget = { type: 'user' | 'product' | 'license_key' | 'settings'; id: string | null };
+export type AuditTarget = { type: 'user' | 'product' | 'license_key' | 'settings' | 'payment'; id: string | null };
 export type AuditDetails = Record<string, unknown> | null;
 
 function auditRow(actor: AuditActor, action: AuditAction, target: AuditTarget, details: AuditDetails, ip: string | null) {

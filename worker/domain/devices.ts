@@ -4,6 +4,7 @@ import type { DB } from '../db/client';
 import { AppError, notFound } from '../lib/errors';
 import { heldUntil, holdSlotStatement } from './held-slots';
 import { DAY_MS } from './licensing';
+import { activationEvent, asD1, dispatchCommitted } from './webhook-outbox';
 
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
 
@@ -22,8 +23,10 @@ export async function removeOwnDevice(db: DB, userId: string, keyId: string, act
   const allowedFrom = now - DEVICE_REMOVAL_INTERVAL_MS;
   // The daily allowance is claimed and the device removed in one batch: the DELETE runs only while
   // the key is still allowed, so two removals racing cannot both pass. The device's slot stays held
-  // while its offline tokens may live (held-slots.ts).
-  const [removed, , , held] = await d1.batch([
+  // while its offline tokens may live (held-slots.ts). Its webhook event is read before it goes.
+  const allowed = ' AND EXISTS (SELECT 1 FROM license_keys WHERE id = a.key_id AND (last_device_removal_at IS NULL OR last_device_removal_at <= ?4))';
+  const [event, removed, , , held] = await d1.batch([
+    asD1(d1, activationEvent('license.deactivated', activationId, now, { sql: allowed, params: [allowedFrom] })),
     d1
       .prepare(
         `DELETE FROM activations WHERE id = ?1 AND key_id = ?2 AND EXISTS (
@@ -34,6 +37,7 @@ export async function removeOwnDevice(db: DB, userId: string, keyId: string, act
     d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(found.product_id),
     holdSlotStatement(d1, keyId, activationId, found.device_fingerprint, now),
   ]);
+  await dispatchCommitted([event]);
   const slotFreesAt = heldUntil(held);
   if (removed.meta.changes === 1 && slotFreesAt !== null) return { slotFreesAt };
   const latest = await d1.prepare('SELECT last_device_removal_at AS at FROM license_keys WHERE id = ?1').bind(keyId).first<{ at: number | null }>();

@@ -2,7 +2,7 @@
 // One D1 batch moves both balances and writes the ledger row; the balance cannot go below zero
 // (CHECK on users.balance_cents), so racing exchanges can never spend the same cent twice.
 import { eq, sql } from 'drizzle-orm';
-import type { DB } from '../db/client';
+import { runBatch, type DB } from '../db/client';
 import { ledger, users } from '../db/schema';
 import { failedConstraint } from '../lib/db-errors';
 import { AppError, notFound } from '../lib/errors';
@@ -10,7 +10,8 @@ import { newId } from '../lib/ids';
 import type { ExchangeResponse } from '../schemas/entities';
 import { creditsForCents, INSUFFICIENT_USD_MESSAGE } from '../schemas/exchange';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
-import { findUserById, toUserJson } from './users';
+import { findUserById, toUserJson, type UserRow } from './users';
+import { dispatchCommitted, exchangeEvent } from './webhook-outbox';
 
 export type ExchangeOrder = {
   userId: string;
@@ -87,15 +88,18 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
     note: `${dollars(cents)} at ${rate} credits per USD`,
     createdAt: now,
   });
+  const event = exchangeEvent(userId, { usdAmount: cents / 100, credits, rate }, now.getTime());
   try {
     if (!idempotency) {
-      const [after] = await db.batch([debit, record]);
-      return answer(toUserJson(after[0]));
+      const [after, , ...events] = await runBatch(db, [debit, record, event]);
+      await dispatchCommitted(events);
+      return answer(toUserJson((after as UserRow[])[0]));
     }
     // The balances as they stand inside the batch, right after the move.
     const stored = sql`(SELECT json_object('balance', ${users.balanceCents} / 100.0, 'credits', ${users.credits}) FROM ${users} WHERE ${users.id} = ${userId})`;
-    const [after] = await db.batch([debit, record, claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now)]);
-    return answer(toUserJson(after[0]));
+    const [after, , , ...events] = await runBatch(db, [debit, record, claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now), event]);
+    await dispatchCommitted(events);
+    return answer(toUserJson((after as UserRow[])[0]));
   } catch (err) {
     if (failedConstraint(err, 'CHECK', 'users_balance_check')) {
       throw insufficientBalance(cents, (await findUserById(db, userId))?.balanceCents ?? 0);

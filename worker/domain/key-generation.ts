@@ -14,6 +14,7 @@ import type { Settings } from '../schemas/settings';
 import { auditStatement } from './audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
 import { assertOfferedDuration, findProduct, forgetProduct, recentProduct, rememberProduct, type ProductRow } from './products';
+import { asD1, dispatchCommitted, generatedKeysEvent } from './webhook-outbox';
 
 export type Generator = { db: DB; actor: Actor; ip: string | null };
 
@@ -114,7 +115,9 @@ async function generateFrom(
     try {
       // Each key's insert counts it on its product (a trigger, migration 0005); the actor's name for
       // the keys' createdBy is read in the same round trip.
-      const results = await d1.batch([...inserts, toD1Statement(d1, audit), d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id)]);
+      const event = generatedKeysEvent(actor.id, { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, keys }, now);
+      const results = await d1.batch([...inserts, toD1Statement(d1, audit), asD1(d1, event), d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id)]);
+      await dispatchCommitted(results);
       username = (results[results.length - 1].results[0] as { username: string } | undefined)?.username ?? '';
     } catch (err) {
       if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) {

@@ -1,19 +1,25 @@
 // Keys over time: used keys past expiry (plus the grace period) become `expired`; with
 // autoCleanupExpiredKeys, keys expired for more than 30 days are deleted and the deletion audited.
+import type { Env } from '../env';
 import { newId } from '../lib/ids';
 import type { Settings } from '../schemas/settings';
 import { DAY_MS } from './licensing';
+import { asD1, dispatchCommitted, expiringKeyEvents } from './webhook-outbox';
 
 export const CLEANUP_AFTER_DAYS = 30;
 const DELETE_CHUNK = 90; // D1 allows 100 bound parameters per statement.
 
-/** Marks used keys whose expiry plus grace has passed as expired; returns how many changed. */
-export async function expireKeys(d1: D1Database, settings: Settings, now: number): Promise<number> {
+/**
+ * Marks used keys whose expiry plus grace has passed as expired, with a key.expired event for each
+ * (sent to `webhooks`' queue when given); returns how many changed.
+ */
+export async function expireKeys(d1: D1Database, settings: Settings, now: number, webhooks?: Pick<Env, 'WEBHOOK_QUEUE'>): Promise<number> {
   const cutoff = now - settings.keyExpiryGracePeriod * DAY_MS;
-  const result = await d1
-    .prepare(`UPDATE license_keys SET status = 'expired' WHERE status = 'used' AND expires_at IS NOT NULL AND expires_at < ?1`)
-    .bind(cutoff)
-    .run();
+  const [events, result] = await d1.batch([
+    asD1(d1, expiringKeyEvents(cutoff, now)),
+    d1.prepare(`UPDATE license_keys SET status = 'expired' WHERE status = 'used' AND expires_at IS NOT NULL AND expires_at < ?1`).bind(cutoff),
+  ]);
+  if (webhooks) await dispatchCommitted([events], webhooks);
   return result.meta.changes;
 }
 

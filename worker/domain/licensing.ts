@@ -10,6 +10,7 @@ import type { Settings } from '../schemas/settings';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement, HOUR_MS } from './held-slots';
 import { noteDeviceSeen } from './last-used';
 import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './license-throttle';
+import { activationEvent, asD1, dispatchCommitted } from './webhook-outbox';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
@@ -178,7 +179,8 @@ export async function activateLicense(
   const underLimit = guard ? `AND ${underLimitSql(7)}` : '';
   // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
   // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
-  // migration 0008), and takes back the slot this device held as a released one (migration 0011).
+  // migration 0008), and takes back the slot this device held as a released one (migration 0010); its
+  // webhook event goes in with it.
   const results = await d1.batch([
     ...(guard ? [missesStatement(d1, guard)] : []),
     fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
@@ -198,9 +200,11 @@ export async function activateLicense(
       )
       .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs, ...(guard ? underLimitParams(guard) : [])),
     fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
+    asD1(d1, activationEvent('license.activated', activationId, now)),
   ]);
   if (guard) assertUnderLimit(guard, results.shift()!);
-  const [before, insert, after] = results;
+  const [before, insert, after, ...events] = results;
+  await dispatchCommitted(events);
   const row = (before.results[0] as FullKeyRow | undefined) ?? null;
   const again = (after.results[0] as FullKeyRow | undefined) ?? null;
   // RETURNING answers only a row that went in (meta.changes would count the trigger's writes too).
@@ -276,12 +280,15 @@ export async function removeActivation(
   now = Date.now(),
 ): Promise<{ slotFreesAt: number } | null> {
   const { keyId, productId, activationId, fingerprint } = device;
-  const [removed, , held] = await d1.batch([
+  // The device's webhook event is read before it goes.
+  const [event, removed, , held] = await d1.batch([
+    asD1(d1, activationEvent('license.deactivated', activationId, now, { sql: ' AND a.key_id = ?4', params: [keyId] })),
     d1.prepare('DELETE FROM activations WHERE id = ?1 AND key_id = ?2').bind(activationId, keyId),
     // changes() is the DELETE's count: the counter moves only when a row really went.
     d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(productId),
     holdSlotStatement(d1, keyId, activationId, fingerprint, now),
   ]);
+  await dispatchCommitted([event]);
   const freesAt = heldUntil(held);
   return removed.meta.changes === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
 }

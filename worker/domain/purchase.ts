@@ -16,6 +16,7 @@ import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
 import { assertOfferedDuration, forgetProduct, purchasable, recentProduct, rememberProduct, type ProductRow } from './products';
+import { dispatchCommitted, keyEvents } from './webhook-outbox';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -148,6 +149,7 @@ async function commitPurchase(
       : new SqlStatement(INSERT_KEY, key),
   ];
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
+  statements.push(keyEvents('key.purchased', [keyId], at));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
@@ -155,6 +157,7 @@ async function commitPurchase(
   }
   try {
     const results = await runBatch(db, statements);
+    await dispatchCommitted(results);
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {

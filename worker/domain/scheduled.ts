@@ -4,15 +4,16 @@ import { heldSlots, idempotencyKeys, rateLimits, signInFailures, spentChallenges
 import type { Env } from '../env';
 import { getSettings } from '../lib/settings';
 import { cleanupExpiredKeys, expireKeys } from './key-lifecycle';
+import { redispatchWebhooks } from './webhook-delivery';
 import { ACCOUNT_LOCKOUT } from './throttle';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The cron trigger's work. Each job is idempotent: running it twice changes nothing more. */
-export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV'>, now = Date.now()) {
+export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE'>, now = Date.now()) {
   const db = createDb(env.DB);
   const settings = await getSettings(env.KV, now);
-  const expired = await expireKeys(env.DB, settings, now);
+  const expired = await expireKeys(env.DB, settings, now, env);
   const deleted = await cleanupExpiredKeys(env.DB, settings, now);
   // Throttling windows are at most an hour long; a day keeps a margin for investigation.
   await db.delete(rateLimits).where(lt(rateLimits.windowStart, now - DAY_MS));
@@ -25,5 +26,7 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV'>, now = Date.n
   await db.delete(spentChallenges).where(lt(spentChallenges.expiresAt, now));
   // A freed slot no longer counts anywhere; its row is only clutter.
   await db.delete(heldSlots).where(lte(heldSlots.freesAt, new Date(now)));
-  return { expired, deleted };
+  // Webhook events and deliveries that never reached the queue (a crash after the commit) go again.
+  const webhooks = await redispatchWebhooks(env, now);
+  return { expired, deleted, webhooks };
 }

@@ -12,7 +12,8 @@ type SettingsContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | nul
 function changedFields(before: Settings, after: Settings) {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of Object.keys(after) as (keyof Settings)[]) {
-    if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
+    // By value: the card top-up settings are an object of their own.
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
   }
   return changes;
 }

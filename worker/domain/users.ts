@@ -1,11 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { DB } from '../db/client';
+import { runBatch, type DB } from '../db/client';
 import { ledger, users } from '../db/schema';
 import { AppError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { hashPassword } from '../lib/password';
 import type { User } from '../schemas/entities';
+import { dispatchCommitted, webhookEvents } from './webhook-outbox';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -84,7 +85,9 @@ export async function createUser(
         ]
       : [];
   try {
-    await db.batch([db.insert(users).values(row), ...openingBalance, ...alsoRun(id)]);
+    const fresh = { ...row, lastLogin: null, twoFactorEnabled: false, twoFactorSecret: null, twoFactorPendingSecret: null, twoFactorLastStep: null, passwordChangedAt: null, paymentFlaggedAt: null };
+    const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
+    await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]));
   } catch (err) {
     // Two registrations racing for the same name: the unique index decides.
     if (String((err as Error)?.message).includes('UNIQUE')) await assertUnique(db, row.email, row.username);

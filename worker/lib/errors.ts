@@ -15,6 +15,7 @@ export const codeToStatus = {
   ACCOUNT_DISABLED: 403,
   REGISTRATION_DISABLED: 403,
   PURCHASES_DISABLED: 403,
+  PAYMENTS_DISABLED: 403,
   REAUTH_REQUIRED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -25,6 +26,7 @@ export const codeToStatus = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   NOT_CONFIGURED: 501,
+  PAYMENT_PROVIDER_ERROR: 502,
   MAINTENANCE: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 

@@ -11,8 +11,11 @@ import { identify } from './auth';
 
 export const MAINTENANCE_MESSAGE = 'KeyPanel is under maintenance. Please try again later.';
 
-/** Served whatever the mode: licensed apps in the field, and the health check. */
-const ALWAYS_SERVED = ['/api/v1/licenses/', '/api/health'];
+/**
+ * Served whatever the mode: licensed apps in the field, the health check, and Stripe's webhook (a
+ * payment made before maintenance began is still credited; Stripe would otherwise retry for days).
+ */
+const ALWAYS_SERVED = ['/api/v1/licenses/', '/api/health', '/api/payments/stripe/webhook'];
 /**
  * Sign-in checks the credentials first, so an owner can still sign in; the session it gives a
  * non-owner is ended at once (below). Signing out only takes access away, so it stays allowed.

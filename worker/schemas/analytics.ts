@@ -27,4 +27,6 @@ export type Analytics = {
   daily: AnalyticsDay[];
   salesByProduct: ProductSales[];
   totals: { revenue: number; keysSold: number; newUsers: number; activations: number };
+  /** Card top-ups started in the period: how many were paid and for how much (USD), refunds, disputes. */
+  payments: { topUps: number; toppedUp: number; refunded: number; refundOwed: number; disputes: number };
 };

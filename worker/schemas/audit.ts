@@ -22,6 +22,10 @@ export const AUDIT_ACTIONS = [
   'key.remove_activation',
   'key.release_slot',
   'key.purchase_for_user',
+  // Card top-ups, written by Stripe's verified webhook (domain/payments.ts), with no actor.
+  'payment.credited',
+  'payment.refunded',
+  'payment.disputed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

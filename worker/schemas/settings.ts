@@ -9,6 +9,36 @@ const int = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
+const usd = (name: string) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .min(1, `${name} must be at least $1`)
+    .max(10_000, `${name} must be at most $10,000`)
+    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, { message: `${name} must have at most two decimals` });
+
+/** Card top-ups through Stripe Checkout (they also need STRIPE_SECRET_KEY in the environment). */
+export const paymentSettingsSchema = z
+  .object({
+    cardTopUpsEnabled: z.boolean(),
+    minTopUpUsd: usd('minTopUpUsd'),
+    maxTopUpUsd: usd('maxTopUpUsd'),
+    quickTopUpAmounts: z.array(usd('A quick amount')).max(6, 'At most 6 quick amounts'),
+  })
+  .strict()
+  .refine((p) => p.minTopUpUsd <= p.maxTopUpUsd, { message: 'minTopUpUsd must not exceed maxTopUpUsd', path: ['minTopUpUsd'] })
+  .refine((p) => p.quickTopUpAmounts.every((a) => a >= p.minTopUpUsd && a <= p.maxTopUpUsd), {
+    message: 'Quick amounts must lie between the minimum and the maximum',
+    path: ['quickTopUpAmounts'],
+  });
+export type PaymentSettings = z.infer<typeof paymentSettingsSchema>;
+
+export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = {
+  cardTopUpsEnabled: true,
+  minTopUpUsd: 5,
+  maxTopUpUsd: 500,
+  quickTopUpAmounts: [10, 25, 50, 100],
+};
+
 export const settingsSchema = z
   .object({
     usdToCreditRate: int('usdToCreditRate', 1, 1000),
@@ -36,6 +66,8 @@ export const settingsSchema = z
      * fields: a document without it (the spec's client) keeps the default.
      */
     sessionIdleDays: int('sessionIdleDays', 1, 90).default(7),
+    // Optional in a PUT, so clients written before card top-ups keep working.
+    payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
   })
   .strict();
 
@@ -57,6 +89,7 @@ export const DEFAULT_SETTINGS: Settings = {
   keyExpiryGracePeriod: 0,
   autoCleanupExpiredKeys: false,
   sessionIdleDays: 7,
+  payments: DEFAULT_PAYMENT_SETTINGS,
 };
 
 /** What any signed-in user's app needs to know (GET /api/settings/public). */

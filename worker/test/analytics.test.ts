@@ -138,11 +138,12 @@ describe('systemAnalytics', () => {
       salesByProduct: 'license_keys_created_idx',
       newUsers: 'users_created_idx',
       activations: 'activations_activated_idx',
+      payments: 'payments_created_idx',
     };
     for (const [name, sql] of Object.entries(ANALYTICS_SQL) as Array<[keyof typeof ANALYTICS_SQL, string]>) {
       const plan = (await queryPlan({ sql, params: [0, 1] })).join('\n');
       expect(plan, name).toMatch(new RegExp(`USING (COVERING )?INDEX ${expected[name]}\\b`));
-      expect(plan, name).not.toMatch(/SCAN (ledger|license_keys|users|activations)\b(?! USING)/);
+      expect(plan, name).not.toMatch(/SCAN (ledger|license_keys|users|activations|payments)\b(?! USING)/);
     }
   });
 });

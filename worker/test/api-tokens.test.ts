@@ -70,14 +70,16 @@ describe('POST /api/users/api-tokens', () => {
     expect(await db().select().from(apiTokens).where(eq(apiTokens.userId, owner.user.id)).all()).toEqual([]);
   });
 
-  it(`keeps at most ${MAX_API_TOKENS_PER_USER} tokens per account, even when created all at once`, async () => {
+  it(`keeps at most ${MAX_API_TOKENS_PER_USER} tokens per account, even when the last ones are created all at once`, async () => {
     const owner = await signedInUser('owner');
-    const attempts = MAX_API_TOKENS_PER_USER + 10;
-    const results = await Promise.all(
-      Array.from({ length: attempts }, (_, i) => api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: `t${i}`, role: 'user', currentPassword: TEST_PASSWORD } })),
-    );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_API_TOKENS_PER_USER);
-    expect(results.filter((r) => r.status === 409)).toHaveLength(10);
+    const create = (i: number) => api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: `t${i}`, role: 'user', currentPassword: TEST_PASSWORD } });
+    // All but three one after another, then eight at once for the last three places. Eight, not more:
+    // each step-up's password check is counted against the account before it runs (sign-in limits),
+    // and ten checks in flight at once would meet that limit, by design.
+    for (let i = 0; i < MAX_API_TOKENS_PER_USER - 3; i++) expect((await create(i)).status).toBe(201);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => create(100 + i)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(5);
     expect(await db().select().from(apiTokens).where(eq(apiTokens.userId, owner.user.id)).all()).toHaveLength(MAX_API_TOKENS_PER_USER);
   });
 });

@@ -40,6 +40,7 @@ describe('the error envelope', () => {
       ACCOUNT_DISABLED: 403,
       REGISTRATION_DISABLED: 403,
       PURCHASES_DISABLED: 403,
+      PAYMENTS_DISABLED: 403,
       REAUTH_REQUIRED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
@@ -50,6 +51,7 @@ describe('the error envelope', () => {
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
       NOT_CONFIGURED: 501,
+      PAYMENT_PROVIDER_ERROR: 502,
       MAINTENANCE: 503,
     });
   });
@@ -112,6 +114,8 @@ describe('the settings document', () => {
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
       autoCleanupExpiredKeys: false,
+      // Card top-ups (not in SPEC section 5): on when Stripe is configured, $5 to $500.
+      payments: { cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100] },
       // Not the spec's: sessions unused this many days end (issue 18).
       sessionIdleDays: 7,
     });

@@ -18,6 +18,11 @@ declare global {
       MAIL_API_KEY?: string;
       MAIL_FROM?: string;
       THROTTLE_EXEMPT_IPS?: string;
+      STRIPE_SECRET_KEY?: string;
+      STRIPE_WEBHOOK_SECRET?: string;
+      STRIPE_API_BASE?: string;
+      WEBHOOK_QUEUE: Queue<import('../domain/webhook-outbox').WebhookMessage>;
+      WEBHOOKS_ALLOW_LOOPBACK_HTTP?: string;
       TEST_MIGRATIONS: D1Migration[];
       /** A database for the one test file that needs whole tables to itself (see sandbox.ts). */
       ISOLATED_DB: D1Database;

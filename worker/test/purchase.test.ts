@@ -162,7 +162,10 @@ describe('concurrent purchases', () => {
     const spent = sold.reduce((sum, r) => sum + r.body.licenseKey.cost, 0);
     const row = await userRow(user.id);
     expect(row!.credits).toBe(300 - spent);
-    expect(row!.credits).toBeLessThan(30);
+    // Nothing was refused that the credits left could still pay for.
+    results.forEach((r, i) => {
+      if (r.status !== 201) expect(row!.credits).toBeLessThan(i % 2 ? 30 : 70);
+    });
     expect(await keysBoughtBy(user.id)).toHaveLength(sold.length);
     expect(await unreconciledUsers()).toEqual([]);
   });

@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../db/client';
-import { activations, licenseKeys, products } from '../db/schema';
+import { activations, licenseKeys, payments, products } from '../db/schema';
 import { listAdminKeys } from '../domain/admin-keys';
 import { listUsers } from '../domain/admin-users';
 import { listAuditLog } from '../domain/audit';
@@ -15,8 +15,10 @@ import { systemAnalytics } from '../domain/analytics';
 import { activateLicense, validateLicense } from '../domain/licensing';
 import { listOwnKeys } from '../domain/my-keys';
 import { dashboardStats } from '../domain/stats';
+import { applyStripeEvent } from '../domain/stripe-events';
 import { createUser } from '../domain/users';
 import { newId } from '../lib/ids';
+import type { Stripe } from '../lib/stripe';
 import type { Actor } from '../db/schema';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
 import { db, interceptedD1, uniqueName } from './helpers';
@@ -268,6 +270,15 @@ describe('query plans', () => {
     note(await expectNoFullScans(await statementsOf((d1) => systemAnalytics(createDb(d1), 30))));
     const dashboard = await expectNoFullScans(await statementsOf((d1) => dashboardStats(createDb(d1), s.customer)));
     note(dashboard);
+    // A card top-up's credit looks for the session's topup row through its unique index.
+    const sessionId = `cs_test_plan${newId()}`;
+    await db().insert(payments).values({ id: sessionId, userId: s.customer.id, amountCents: 500, createdAt: new Date() });
+    const paid = { id: sessionId, mode: 'payment', payment_status: 'paid', currency: 'usd', amount_total: 500, payment_intent: `pi_test_plan${newId()}` };
+    const recorded = await statementsOf(async (d1) => expect(await applyStripeEvent(createDb(d1), { type: 'checkout.session.completed', data: { object: paid } } as unknown as Stripe.Event)).toBe('credited'));
+    // runBatch has drizzle prepare its statements once more, unbound, to read their SQL: not run.
+    const credit = await expectNoFullScans(recorded.filter((r) => r.params.length > 0));
+    expect(credit.flatMap((p) => p.steps).join('\n')).toMatch(/USING (COVERING )?INDEX ledger_topup_session_unique/);
+    note(credit);
     // A customer's spending is read from their own rows, never by walking every purchase in the shop.
     const spent = dashboard.find((p) => /from "ledger"/i.test(p.sql))!;
     expect(spent.steps.join('\n')).toMatch(/SEARCH ledger USING INDEX ledger_user_idx \(user_id=\?\)/);

@@ -49,16 +49,20 @@ const calls = (): Call[] => [
   { method: 'GET', path: '/api/admin/audit-log', as: 'owner', budget: read() },
   { method: 'GET', path: '/api/admin/analytics?days=30', as: 'owner', budget: read() },
   { method: 'GET', path: '/api/admin/keys?status=used', as: 'apiToken', budget: read() },
+  { method: 'GET', path: '/api/payments', as: 'user', budget: read() },
+  { method: 'GET', path: '/api/admin/payments?status=paid', as: 'owner', budget: read() },
   // Reads that KV answers alone (the settings document is kept by the isolate for a few seconds).
   { method: 'GET', path: '/api/settings/public', as: 'user', budget: read(0) },
   { method: 'GET', path: '/api/credits/exchange-rate', as: 'user', budget: read(0) },
-  // Writes: one round trip to the primary, all or nothing (the caller guard opens it).
-  { method: 'POST', path: '/api/keys/purchase', as: 'user', body: () => ({ productId: shop.productId, duration: 30 }), budget: write(1, 2) },
-  { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(2) },
-  { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(2) },
+  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read(0) },
+  // Writes: one round trip to the primary, all or nothing (the caller guard opens it). Each counts
+  // its webhook outbox statement, which writes a row only when an enabled endpoint subscribes.
+  { method: 'POST', path: '/api/keys/purchase', as: 'user', body: () => ({ productId: shop.productId, duration: 30 }), budget: write(2, 2) },
+  { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(3) },
+  { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(3) },
   // The licensing API: no session, and the settings from the isolate's copy.
   { method: 'POST', path: '/api/v1/licenses/validate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 0, kvReads: 0, session: 'first-unconstrained' } },
-  { method: 'POST', path: '/api/v1/licenses/activate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 1, kvReads: 0, session: 'first-primary' } },
+  { method: 'POST', path: '/api/v1/licenses/activate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary' } },
 ];
 
 describe('the round-trip budget', () => {

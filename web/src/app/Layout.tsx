@@ -5,7 +5,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { Badge } from '../components/ui/badge';
 import { Icon } from '../components/ui/icons';
 import { toast } from '../components/ui/toast';
-import { useCurrentUser, useLogout, useProfile } from '../features/auth/api';
+import { useCurrentUser, useLogout, useProfile } from '../lib/session';
 import { SiteNotices } from '../features/site-status/SiteNotices';
 import { TOAST_SMALL_MS } from '../lib/constants';
 import { formatCredits, formatUsd } from '../lib/format';

@@ -4,10 +4,9 @@ import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import type { Role } from '@schemas/entities';
 import { PageSpinner } from '../components/ui/spinner';
-import { useProfile } from '../features/auth/api';
 import { MaintenanceScreen } from '../features/site-status/MaintenanceScreen';
 import { maintenanceAtom } from '../lib/maintenance';
-import { clearSession, tokenAtom } from '../lib/session';
+import { clearSession, tokenAtom, useProfile } from '../lib/session';
 
 export function RequireAuth({ roles, children }: { roles?: Role[]; children: ReactNode }) {
   const token = useAtomValue(tokenAtom);

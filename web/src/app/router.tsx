@@ -57,7 +57,7 @@ export function createRouter() {
         { path: 'my-keys', lazy: async () => ({ Component: (await import('../features/my-keys/MyKeysPage')).MyKeysPage }) },
         { path: 'purchase', lazy: async () => ({ Component: (await import('../features/purchase/PurchasePage')).PurchasePage }) },
         { path: 'exchange', lazy: async () => ({ Component: (await import('../features/exchange/ExchangePage')).ExchangePage }) },
-        { path: 'add-balance', lazy: async () => ({ Component: (await import('../features/exchange/AddBalancePage')).AddBalancePage }) },
+        { path: 'add-balance', lazy: async () => ({ Component: (await import('../features/payments/AddBalancePage')).AddBalancePage }) },
         { path: 'settings/security', lazy: async () => ({ Component: (await import('../features/security/SecurityPage')).SecurityPage }) },
         restricted(ADMIN_ROLES, [{ path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) }]),
         restricted(OWNER_ONLY, [

@@ -3,7 +3,7 @@
 import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
 import { noteMaintenance } from './maintenance';
-import { appStore, clearSession, tokenAtom } from './session';
+import { appStore, clearSession, tokenAtom } from './session/store';
 
 export class ApiError extends Error {
   constructor(
@@ -39,7 +39,7 @@ function handleUnauthorized() {
 type Query = Record<string, string | number | boolean | null | undefined>;
 
 export async function apiRequest<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   options: { body?: unknown; query?: Query; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<T> {

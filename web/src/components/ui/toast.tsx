@@ -2,7 +2,7 @@
 import { atom, useAtomValue } from 'jotai';
 import { useEffect } from 'react';
 import { TOAST_DEFAULT_MS } from '../../lib/constants';
-import { appStore } from '../../lib/session';
+import { appStore } from '../../lib/session/store';
 
 export type ToastType = 'success' | 'error' | 'warning' | 'info';
 export type Notification = { id: number; message: string; type: ToastType; duration: number };

@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import type { User } from '@schemas/entities';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
 
 export type TabProps = { user: User; selectTab: (tab: TabId) => void };
@@ -17,6 +17,8 @@ const panels: Record<TabId, ComponentType<TabProps>> = {
   keys: lazy(() => import('./KeysTab').then((m) => ({ default: m.KeysTab }))),
   generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
   purchase: lazy(() => import('./DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
+  payments: lazy(() => import('./PaymentsTab').then((m) => ({ default: m.PaymentsTab }))),
+  webhooks: lazy(() => import('../webhooks/WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 

@@ -26,6 +26,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'keys.bulk_delete': 'Keys deleted',
   'key.remove_activation': 'Activation removed',
   'key.purchase_for_user': 'Key bought for a user',
+  'payment.credited': 'Card top-up credited',
+  'payment.refunded': 'Card payment refunded',
+  'payment.disputed': 'Card payment disputed',
 };
 
 const actionLabel = (action: string) => AUDIT_ACTION_LABELS[action] ?? action;
@@ -41,6 +44,9 @@ export function describeDetails(entry: AuditEntry): string {
     return list.length ? list.join(', ') : 'No change';
   }
   if (entry.action === 'keys.auto_cleanup') return `${d.count ?? 0} keys`;
+  if (entry.action === 'payment.credited') return `$${Number(d.amount).toFixed(2)}`;
+  if (entry.action === 'payment.refunded') return `$${Number(d.refundedTotal).toFixed(2)} refunded in all`;
+  if (entry.action === 'payment.disputed') return `$${Number(d.amount).toFixed(2)} disputed${d.reason ? ` (${String(d.reason)})` : ''}`;
   return describeKeyAction(entry) ?? who ?? '';
 }
 
@@ -48,6 +54,7 @@ function targetOf(entry: AuditEntry): string {
   const username = typeof entry.details?.username === 'string' ? entry.details.username : null;
   if (entry.targetType === 'user') return username ? `User ${username}` : 'User';
   if (entry.targetType === 'settings') return 'Settings';
+  if (entry.targetType === 'payment') return 'Card payment';
   return keyTargetOf(entry) ?? entry.targetType ?? '—';
 }
 

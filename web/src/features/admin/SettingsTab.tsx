@@ -12,23 +12,26 @@ import { errorMessage } from '../../lib/api';
 import { SETTINGS_RELOAD_DELAY_MS } from '../../lib/constants';
 import type { TabProps } from './AdminPage';
 import { adminKeys, resetSettings, saveSettings, useSettings } from './api';
+import { fromPaymentDraft, PaymentSettingsSection, toPaymentDraft, type PaymentDraft } from './PaymentSettingsSection';
 
 type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
 type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings];
 /** The form's copy: numbers as typed, so a half-typed value is not rewritten under the cursor. */
-type Draft = Record<NumberField, string> & Record<FlagField, boolean>;
+type Draft = Record<NumberField, string> & Record<FlagField, boolean> & { payments: PaymentDraft };
 
 const NUMBER_FIELDS: NumberField[] = ['usdToCreditRate', 'maxKeysPerGeneration', 'maxActivationsPerKey', 'defaultDailyDiscount', 'apiRateLimit', 'lowBalanceThreshold', 'keyExpiryGracePeriod', 'sessionIdleDays'];
 
 function toDraft(s: Settings): Draft {
   const draft = { ...s } as unknown as Draft;
   for (const field of NUMBER_FIELDS) draft[field] = String(s[field]);
+  draft.payments = toPaymentDraft(s.payments);
   return draft;
 }
 
 function fromDraft(d: Draft): unknown {
   const value: Record<string, unknown> = { ...d };
   for (const field of NUMBER_FIELDS) value[field] = d[field].trim() === '' ? undefined : Number(d[field]);
+  value.payments = fromPaymentDraft(d.payments);
   return value;
 }
 
@@ -151,7 +154,11 @@ export function SettingsTab({ user }: TabProps) {
     const parsed = settingsSchema.safeParse(fromDraft(draft!));
     if (!parsed.success) {
       const found: Record<string, string> = {};
-      for (const issue of parsed.error.issues) found[String(issue.path[0])] ??= inFormWords(String(issue.path[0]), issue.message);
+      for (const issue of parsed.error.issues) {
+        // A card top-up field is named within its section: payments.minTopUpUsd.
+        const key = issue.path[0] === 'payments' ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
+        found[key] ??= inFormWords(String(issue.path[0]), issue.message);
+      }
       setErrors(found);
       toast.error(Object.values(found)[0]);
       return;
@@ -245,6 +252,14 @@ export function SettingsTab({ user }: TabProps) {
               ))}
             </Fieldset>
           ))}
+          <PaymentSettingsSection
+            draft={draft.payments}
+            errors={errors}
+            onChange={(payments) => {
+              setDraft({ ...draft, payments });
+              setErrors((all) => Object.fromEntries(Object.entries(all).filter(([key]) => !key.startsWith('payments.'))));
+            }}
+          />
         </div>
 
         <Card title="Configuration Summary" className="settings-summary">

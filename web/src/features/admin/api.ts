@@ -4,16 +4,11 @@ import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '@schemas/a
 import type { AdminStats, AdminUserResponse, AdminUsersResponse, AuditLogResponse } from '@schemas/entities';
 import type { Settings } from '@schemas/settings';
 import { api } from '../../lib/api';
-import { profileKey } from '../auth/api';
+import { sessionKeys } from '../../lib/session';
+import { adminKeys } from './query-keys';
 
-export const adminKeys = {
-  stats: ['admin', 'stats'] as const,
-  users: (query: UsersQuery) => ['admin', 'users', query] as const,
-  allUsers: ['admin', 'users'] as const,
-  auditLog: (query: AuditQuery) => ['admin', 'audit-log', query] as const,
-  allAuditLog: ['admin', 'audit-log'] as const,
-  settings: ['settings', 'admin'] as const,
-};
+// The settings form (SettingsTab) seeds its query through this name.
+export { adminKeys };
 
 export function useAdminStats() {
   return useQuery({
@@ -50,7 +45,7 @@ function useAfterUserChange() {
       queryClient.invalidateQueries({ queryKey: adminKeys.allUsers }),
       queryClient.invalidateQueries({ queryKey: adminKeys.stats }),
       queryClient.invalidateQueries({ queryKey: adminKeys.allAuditLog }),
-      queryClient.invalidateQueries({ queryKey: profileKey }),
+      queryClient.invalidateQueries({ queryKey: sessionKeys.profile }),
     ]);
 }
 

@@ -15,18 +15,16 @@ import type {
 import type { ProductInput } from '@schemas/products';
 import { api } from '../../lib/api';
 import { ADMIN_KEYS_PAGE_SIZE } from '../../lib/constants';
-import { profileKey } from '../auth/api';
-import { productsKey } from '../products';
-import { KEY_PURCHASED_EVENT } from '../purchase';
-import { adminKeys } from './api';
-
-export const adminKeyListKey = ['admin', 'keys'] as const;
+import { sessionKeys } from '../../lib/session';
+import { productKeys } from '../products';
+import { invalidateAfterPurchase } from '../purchase';
+import { adminKeys } from './query-keys';
 
 export type AdminKeysFilters = { page: number; search: string; status: KeyStatus | '' };
 
 export function useAdminKeys(filters: AdminKeysFilters) {
   return useQuery({
-    queryKey: [...adminKeyListKey, filters],
+    queryKey: adminKeys.keys(filters),
     queryFn: ({ signal }) =>
       api.get<AdminKeysResponse>('/api/admin/keys', { page: filters.page, limit: ADMIN_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status }, signal),
     placeholderData: keepPreviousData,
@@ -38,10 +36,10 @@ function useAfterKeyChange() {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: adminKeyListKey }),
+      queryClient.invalidateQueries({ queryKey: adminKeys.allKeys }),
       queryClient.invalidateQueries({ queryKey: adminKeys.stats }),
       queryClient.invalidateQueries({ queryKey: adminKeys.allAuditLog }),
-      queryClient.invalidateQueries({ queryKey: productsKey }),
+      queryClient.invalidateQueries({ queryKey: productKeys.all }),
     ]);
 }
 
@@ -87,13 +85,13 @@ export function useGenerateKeys() {
 }
 
 export function usePurchaseTerms() {
-  return useQuery({ queryKey: ['admin', 'purchase-terms'], queryFn: ({ signal }) => api.get<PurchaseTerms>('/api/admin/purchase-terms', undefined, signal) });
+  return useQuery({ queryKey: adminKeys.purchaseTerms, queryFn: ({ signal }) => api.get<PurchaseTerms>('/api/admin/purchase-terms', undefined, signal) });
 }
 
 /** Users to pick a customer from: the first 100 matching the search (SPEC section 7). */
 export function useCustomerChoices(search: string) {
   return useQuery({
-    queryKey: [...adminKeys.allUsers, 'choices', search],
+    queryKey: adminKeys.customerChoices(search),
     queryFn: ({ signal }) => api.get<{ users: Array<Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>> }>('/api/admin/users', { limit: 100, search: search.trim() }, signal),
     placeholderData: keepPreviousData,
   });
@@ -108,23 +106,23 @@ export function usePurchaseForUser() {
     mutationFn: ({ userId, productId, body, idempotencyKey }: PurchaseForUserRequest) =>
       api.post<PurchaseForUserResponse>(`/api/admin/users/${userId}/purchase/${productId}`, body, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: async (answer) => {
-      queryClient.setQueryData<User>(profileKey, (user) => (user ? { ...user, credits: answer.resellerCredits } : user));
-      window.dispatchEvent(new Event(KEY_PURCHASED_EVENT));
-      await Promise.all([after(), queryClient.invalidateQueries({ queryKey: profileKey }), queryClient.invalidateQueries({ queryKey: adminKeys.allUsers })]);
+      queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.resellerCredits } : user));
+      // The buyer may be the owner themselves: their keys and figures change as a customer's would.
+      await Promise.all([after(), invalidateAfterPurchase(queryClient), queryClient.invalidateQueries({ queryKey: adminKeys.allUsers })]);
     },
   });
 }
 
 /** Every product, inactive ones included (the owner's answer), sharing the catalogue's cache. */
 export function useAllProducts() {
-  return useQuery({ queryKey: productsKey, queryFn: ({ signal }) => api.get<Product[]>('/api/products', undefined, signal) });
+  return useQuery({ queryKey: productKeys.all, queryFn: ({ signal }) => api.get<Product[]>('/api/products', undefined, signal) });
 }
 
 function useAfterProductChange() {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: productsKey }),
+      queryClient.invalidateQueries({ queryKey: productKeys.all }),
       queryClient.invalidateQueries({ queryKey: adminKeys.stats }),
     ]);
 }

@@ -2,7 +2,7 @@
 import type { Role } from '@schemas/entities';
 import type { IconName } from '../../components/ui/icons';
 
-export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'settings'] as const;
+export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
 export type TabId = (typeof TAB_IDS)[number];
 
 export const TAB_LABELS: Record<TabId, string> = {
@@ -12,6 +12,8 @@ export const TAB_LABELS: Record<TabId, string> = {
   keys: 'License Keys',
   generate: 'Generate Keys',
   purchase: 'Direct Purchase',
+  payments: 'Payments',
+  webhooks: 'Webhooks',
   settings: 'Settings',
 };
 
@@ -22,6 +24,8 @@ export const TAB_ICONS: Record<TabId, IconName> = {
   keys: 'key',
   generate: 'plus',
   purchase: 'dollar',
+  payments: 'dollar',
+  webhooks: 'swap',
   settings: 'gear',
 };
 

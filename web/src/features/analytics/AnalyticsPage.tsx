@@ -6,7 +6,7 @@ import { ANALYTICS_PERIODS, DEFAULT_ANALYTICS_PERIOD } from '@schemas/analytics'
 import { EmptyState, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
-import { formatCredits } from '../../lib/format';
+import { formatCredits, formatUsd } from '../../lib/format';
 import { useAnalytics } from './api';
 import { DailyBarChart, RankedBarChart } from './charts';
 
@@ -60,6 +60,17 @@ export function AnalyticsPage() {
             <StatCard label="New Users" value={formatCredits(data.totals.newUsers)} tone="purple" icon={<Icon name="users" />} />
             <StatCard label="Activations" value={formatCredits(data.totals.activations)} hint="new devices" tone="orange" icon={<Icon name="check" />} />
           </div>
+          <section className="stat-grid" aria-label="Card top-ups">
+            <StatCard
+              label="Card Top-ups"
+              value={formatUsd(data.payments.toppedUp)}
+              hint={`${formatCredits(data.payments.topUps)} paid payments started in the period`}
+              tone="green"
+              icon={<Icon name="dollar" />}
+            />
+            <StatCard label="Refunded" value={formatUsd(data.payments.refunded)} hint={`${formatUsd(data.payments.refundOwed)} of it still owed`} tone="orange" icon={<Icon name="swap" />} />
+            <StatCard label="Disputes" value={formatCredits(data.payments.disputes)} hint="accounts flagged for the owner" tone="purple" icon={<Icon name="users" />} />
+          </section>
           <div className="chart-grid">
             <DailyBarChart title="Revenue per day" valueLabel="Revenue" points={series((d) => d.revenue)} format={creditsOf} tone="green" />
             <DailyBarChart title="Keys sold per day" valueLabel="Keys sold" points={series((d) => d.keysSold)} format={count('key')} tone="blue" />

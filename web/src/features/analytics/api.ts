@@ -2,10 +2,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { Analytics } from '@schemas/analytics';
 import { api } from '../../lib/api';
+import { analyticsKeys } from './query-keys';
 
 export function useAnalytics(days: number) {
   return useQuery({
-    queryKey: ['admin', 'analytics', days],
+    queryKey: analyticsKeys.period(days),
     queryFn: ({ signal }) => api.get<Analytics>('/api/admin/analytics', { days }, signal),
     placeholderData: keepPreviousData,
   });

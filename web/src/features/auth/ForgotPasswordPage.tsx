@@ -1,33 +1,25 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { emailSchema } from '@schemas/auth';
+import { forgotPasswordSchema } from '@schemas/security';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
+import { schemaErrors, useForm } from '../../lib/form';
 import { forgotPasswordRequest } from './api';
 import { AuthLayout } from './AuthLayout';
 
 export function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
-  const [submitting, setSubmitting] = useState(false);
-
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    const parsed = emailSchema.safeParse(email);
-    setError(parsed.success ? null : parsed.error.issues[0].message);
-    if (!parsed.success) return;
-    setSubmitting(true);
-    try {
-      // The same answer whether or not the address has an account.
-      setSent((await forgotPasswordRequest(parsed.data)).message);
-    } catch (err) {
+  const form = useForm({
+    initial: { email: '' },
+    validate: (values) => schemaErrors(forgotPasswordSchema, values),
+    // The same answer whether or not the address has an account.
+    submit: async ({ email }) => setSent((await forgotPasswordRequest(forgotPasswordSchema.parse({ email }).email)).message),
+    onError: (err) => {
       toast.error(errorMessage(err, 'Failed to send the reset link'));
-    } finally {
-      setSubmitting(false);
-    }
-  }
+      return null;
+    },
+  });
 
   return (
     <AuthLayout title="Forgot your password?" subtitle="Enter your email and we will send you a link to choose a new one.">
@@ -36,10 +28,10 @@ export function ForgotPasswordPage() {
           {sent} The link works once, for one hour.
         </div>
       ) : (
-        <form onSubmit={onSubmit} noValidate>
-          <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={error} required autoFocus />
-          <button type="submit" className="btn btn-primary btn-block" disabled={submitting}>
-            {submitting ? 'Sending…' : 'Send reset link'}
+        <form onSubmit={form.handleSubmit} noValidate>
+          <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required autoFocus />
+          <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
+            {form.submitting ? 'Sending…' : 'Send reset link'}
           </button>
         </form>
       )}

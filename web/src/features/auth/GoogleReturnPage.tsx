@@ -5,7 +5,8 @@ import { useNavigate } from 'react-router-dom';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
-import { completeGoogleRequest, SignInError, TWO_FACTOR_LOGIN_PATH, useCompleteSignIn } from './api';
+import { SignInError, useCompleteSignIn } from '../../lib/session';
+import { completeGoogleRequest, TWO_FACTOR_LOGIN_PATH } from './api';
 
 export function GoogleReturnPage() {
   const navigate = useNavigate();

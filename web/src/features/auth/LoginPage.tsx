@@ -1,13 +1,14 @@
 import { useAtomValue } from 'jotai';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 // The zod-free rules: zod stays out of the sign-in page's bundle.
 import { signInFormErrors, TOKEN_AS_EMAIL_MESSAGE } from '@schemas/auth-rules';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
-import { tokenAtom } from '../../lib/session';
-import { googleSignInUrl, loginRequest, SignInError, TWO_FACTOR_LOGIN_PATH, useCompleteSignIn, type TwoFactorLoginState } from './api';
+import { useForm } from '../../lib/form';
+import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
+import { googleSignInUrl, loginRequest, TWO_FACTOR_LOGIN_PATH, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
 
 type FromState = { from?: { pathname: string; search?: string } } | null;
@@ -18,27 +19,19 @@ export function LoginPage() {
   const location = useLocation();
   const [params] = useSearchParams();
   const completeSignIn = useCompleteSignIn();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [rememberMe, setRememberMe] = useState(false);
-  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
-  const [submitting, setSubmitting] = useState(false);
   const [leavingForGoogle, setLeavingForGoogle] = useState(false);
-
   const from = (location.state as FromState)?.from;
   const destination = from ? `${from.pathname}${from.search ?? ''}` : '/dashboard';
-  if (token && !submitting) return <Navigate to={destination} replace />;
 
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    const found = signInFormErrors({ email, password });
-    const trimmed = email.trim();
-    setErrors(found);
-    if (found.email === TOKEN_AS_EMAIL_MESSAGE) toast.error(TOKEN_AS_EMAIL_MESSAGE);
-    if (Object.keys(found).length) return;
-    setSubmitting(true);
-    try {
-      const answer = await loginRequest({ email: trimmed, password, rememberMe });
+  const form = useForm({
+    initial: { email: '', password: '', rememberMe: false },
+    validate: (values) => {
+      const found = signInFormErrors(values);
+      if (found.email === TOKEN_AS_EMAIL_MESSAGE) toast.error(TOKEN_AS_EMAIL_MESSAGE);
+      return found;
+    },
+    submit: async ({ email, password, rememberMe }) => {
+      const answer = await loginRequest({ email: email.trim(), password, rememberMe });
       if ('requires2FA' in answer) {
         navigate(TWO_FACTOR_LOGIN_PATH, { state: { challenge: answer.challenge, from, rememberMe } satisfies TwoFactorLoginState });
         return;
@@ -46,17 +39,21 @@ export function LoginPage() {
       completeSignIn(answer);
       toast.success('Successfully logged in!');
       navigate(destination, { replace: true });
-    } catch (err) {
+    },
+    onError: (err) => {
       toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Login failed. Please check your credentials.'));
-      setSubmitting(false);
-    }
-  }
+      return null;
+    },
+  });
+
+  // Already signed in on arrival; a sign-in made here navigates by itself.
+  if (token && form.status === 'idle') return <Navigate to={destination} replace />;
 
   // The app asks for Google's address first, so a server without Google says so here (501).
   async function signInWithGoogle() {
     setLeavingForGoogle(true);
     try {
-      const { url } = await googleSignInUrl(rememberMe);
+      const { url } = await googleSignInUrl(form.values.rememberMe);
       window.location.assign(url);
     } catch (err) {
       toast.error(errorMessage(err, 'Google sign-in failed. Please try again.'));
@@ -71,17 +68,17 @@ export function LoginPage() {
           Your session has expired. Please sign in again.
         </div>
       )}
-      <form onSubmit={onSubmit} noValidate>
-        <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} required />
-        <Field label="Password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} required />
+      <form onSubmit={form.handleSubmit} noValidate>
+        <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required />
+        <Field label="Password" type="password" autoComplete="current-password" {...form.field('password')} required />
         <div className="form-row-between">
           <label className="checkbox">
-            <input type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} /> Remember me
+            <input type="checkbox" {...form.checkbox('rememberMe')} /> Remember me
           </label>
           <Link to="/forgot-password">Forgot password?</Link>
         </div>
-        <button type="submit" className="btn btn-primary btn-block" disabled={submitting}>
-          {submitting ? 'Signing in…' : 'Sign in'}
+        <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
+          {form.submitting ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
       <div className="divider">

@@ -1,15 +1,28 @@
 // /reset-password#token=…: the token rides after '#', so it never reaches a server log; it is read
 // once and removed from the address bar.
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { newPasswordSchema, PASSWORD_HINT } from '@schemas/password-policy';
+import { PASSWORD_HINT } from '@schemas/password-policy';
+import { resetPasswordSchema } from '@schemas/security';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
+import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { clearSession } from '../../lib/session';
 import { resetPasswordRequest } from './api';
 import { AuthLayout } from './AuthLayout';
+
+type Form = { password: string; confirm: string };
+// The token is checked by the server; the form checks what the person typed, by the API's rule.
+const passwordRule = resetPasswordSchema.pick({ password: true });
+
+export function validateNewPassword(values: Form): FieldErrors<Form> {
+  const errors = schemaErrors<Form>(passwordRule, values);
+  if (!values.confirm) errors.confirm = 'Please confirm your new password';
+  else if (values.confirm !== values.password) errors.confirm = 'Passwords do not match';
+  return errors;
+}
 
 function takeTokenFromAddress(): string | null {
   const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
@@ -20,10 +33,21 @@ function takeTokenFromAddress(): string | null {
 export function ResetPasswordPage() {
   const navigate = useNavigate();
   const [token] = useState(takeTokenFromAddress);
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
-  const [errors, setErrors] = useState<{ password?: string; confirm?: string }>({});
-  const [submitting, setSubmitting] = useState(false);
+  const form = useForm<Form>({
+    initial: { password: '', confirm: '' },
+    validate: validateNewPassword,
+    submit: async ({ password }) => {
+      const answer = await resetPasswordRequest({ token: token!, password });
+      // Every session ended on the server, this one included.
+      clearSession();
+      toast.success(answer.message);
+      navigate('/login', { replace: true });
+    },
+    onError: (err) => {
+      toast.error(errorMessage(err, 'Failed to reset the password'));
+      return null;
+    },
+  });
 
   if (!token) {
     return (
@@ -38,36 +62,14 @@ export function ResetPasswordPage() {
     );
   }
 
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    const found: typeof errors = {};
-    const strong = newPasswordSchema.safeParse(password);
-    if (!strong.success) found.password = strong.error.issues[0].message;
-    if (!confirm) found.confirm = 'Please confirm your new password';
-    else if (confirm !== password) found.confirm = 'Passwords do not match';
-    setErrors(found);
-    if (Object.keys(found).length) return;
-    setSubmitting(true);
-    try {
-      const answer = await resetPasswordRequest({ token: token!, password });
-      // Every session ended on the server, this one included.
-      clearSession();
-      toast.success(answer.message);
-      navigate('/login', { replace: true });
-    } catch (err) {
-      toast.error(errorMessage(err, 'Failed to reset the password'));
-      setSubmitting(false);
-    }
-  }
-
   return (
     <AuthLayout title="Choose a new password" subtitle="You will be signed out everywhere and can sign in with the new password.">
-      <form onSubmit={onSubmit} noValidate>
-        <Field label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.password} hint={PASSWORD_HINT} required autoFocus />
-        <PasswordStrength password={password} />
-        <Field label="Confirm new password" type="password" name="confirm" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={errors.confirm} required />
-        <button type="submit" className="btn btn-primary btn-block" disabled={submitting}>
-          {submitting ? 'Saving…' : 'Set new password'}
+      <form onSubmit={form.handleSubmit} noValidate>
+        <Field label="New password" type="password" autoComplete="new-password" {...form.field('password')} hint={PASSWORD_HINT} required autoFocus />
+        <PasswordStrength password={form.values.password} />
+        <Field label="Confirm new password" type="password" autoComplete="new-password" {...form.field('confirm')} required />
+        <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
+          {form.submitting ? 'Saving…' : 'Set new password'}
         </button>
       </form>
       <p className="auth-switch">

@@ -6,8 +6,8 @@ import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
-import { tokenAtom } from '../../lib/session';
-import { loginTwoFactorRequest, SignInError, useCompleteSignIn, type TwoFactorLoginState } from './api';
+import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
+import { loginTwoFactorRequest, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
 
 export function TwoFactorLoginPage() {

@@ -1,50 +1,7 @@
-// Session state from the server: the signed-in user's profile, sign-in, registration, sign-out.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useAtomValue } from 'jotai';
-import { useCallback } from 'react';
+// The sign-in calls: password, two-factor, Google, registration, password reset. What a successful
+// sign-in leaves behind (the token, the profile) is the session's (lib/session).
 import type { GoogleCompletion, LoginResponse, RegisterResponse, User } from '@schemas/entities';
 import { api } from '../../lib/api';
-import { PROFILE_REFRESH_MS } from '../../lib/constants';
-import { clearSession, setSessionToken, tokenAtom } from '../../lib/session';
-import { sanitizeToken } from '../../lib/token';
-
-export const profileKey = ['profile'] as const;
-
-export function useProfile() {
-  const token = useAtomValue(tokenAtom);
-  return useQuery({
-    queryKey: profileKey,
-    queryFn: ({ signal }) => api.get<User>('/api/users/profile', undefined, signal),
-    enabled: token !== null,
-    refetchInterval: PROFILE_REFRESH_MS,
-    refetchOnWindowFocus: true,
-    retry: false,
-    staleTime: 10_000,
-  });
-}
-
-/** The signed-in user, or null. Only for screens behind the guard, where it is loaded. */
-export function useCurrentUser(): User | null {
-  const token = useAtomValue(tokenAtom);
-  const { data } = useProfile();
-  return token ? (data ?? null) : null;
-}
-
-export class SignInError extends Error {}
-
-/** Stores the token from a sign-in answer and seeds the profile, or throws what went wrong. */
-export function useCompleteSignIn() {
-  const queryClient = useQueryClient();
-  return useCallback(
-    (answer: { token?: unknown; user?: User }) => {
-      if (!answer.token) throw new SignInError('No token received from server');
-      const token = sanitizeToken(answer.token);
-      if (!token || !setSessionToken(token)) throw new SignInError('Failed to store valid token');
-      if (answer.user) queryClient.setQueryData(profileKey, answer.user);
-    },
-    [queryClient],
-  );
-}
 
 export const loginRequest = (body: { email: string; password: string; rememberMe: boolean }) => api.post<LoginResponse>('/api/auth/login', body);
 export const registerRequest = (body: { username: string; email: string; password: string }) => api.post<RegisterResponse>('/api/auth/register', body);
@@ -60,13 +17,3 @@ export const resetPasswordRequest = (body: { token: string; password: string }) 
 /** Where the two-factor step of sign-in lives, and what it is handed. */
 export const TWO_FACTOR_LOGIN_PATH = '/login/2fa';
 export type TwoFactorLoginState = { challenge: string; from?: { pathname: string; search?: string }; rememberMe?: boolean };
-
-export function useLogout() {
-  const queryClient = useQueryClient();
-  return useCallback(async () => {
-    // End the session on the server, but sign out locally whatever it answers.
-    await api.post('/api/auth/logout').catch(() => undefined);
-    clearSession();
-    queryClient.clear();
-  }, [queryClient]);
-}

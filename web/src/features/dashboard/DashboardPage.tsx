@@ -5,7 +5,7 @@ import { StatCard } from '../../components/ui/card';
 import { Icon, type IconName } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
 import { formatCredits, formatUsd } from '../../lib/format';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { useDashboardStats } from './api';
 
 export const ROLE_LINES: Record<Role, string> = {

@@ -1,7 +1,6 @@
 // /exchange: USD to credits at the owner's rate (SPEC sections 2, 5 and 8).
-import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { creditsForCents, INSUFFICIENT_USD_MESSAGE, INVALID_AMOUNT_MESSAGE, toCents } from '@schemas/exchange';
+import { creditsForCents, exchangeSchema, INSUFFICIENT_USD_MESSAGE, INVALID_AMOUNT_MESSAGE, toCents } from '@schemas/exchange';
 import { Card, StatCard } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { Icon } from '../../components/ui/icons';
@@ -9,51 +8,56 @@ import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
 import { QUICK_EXCHANGE_AMOUNTS } from '../../lib/constants';
 import { formatCredits, formatUsd } from '../../lib/format';
+import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { useIdempotencyKey } from '../../lib/idempotency';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { useExchange, useExchangeRate } from './api';
 
 const POPULAR_AMOUNTS = [1, 5, 10, 25, 50, 100];
+
+type Form = { usdAmount: string };
+
+/** The API's rule for the amount (exchangeSchema), and the balance the server would refuse to exceed. */
+export function validateExchange(values: Form, balanceCents: number): FieldErrors<Form> {
+  const errors = schemaErrors<Form>(exchangeSchema, values);
+  const cents = toCents(values.usdAmount);
+  if (!errors.usdAmount && cents !== null && cents > balanceCents) errors.usdAmount = INSUFFICIENT_USD_MESSAGE;
+  return errors;
+}
 
 export function ExchangePage() {
   const user = useCurrentUser()!;
   const { rate, refetch: refetchRate } = useExchangeRate();
   const exchange = useExchange();
   const attempt = useIdempotencyKey();
-  const [amount, setAmount] = useState('');
-  const [error, setError] = useState<string | null>(null);
-
   const balanceCents = Math.round(user.balance * 100);
+  const form = useForm<Form>({
+    initial: { usdAmount: '' },
+    validate: (values) => validateExchange(values, balanceCents),
+    submit: async (values) => {
+      const cents = toCents(values.usdAmount)!;
+      const promised = creditsForCents(cents, rate);
+      const usdAmount = cents / 100;
+      const answer = await exchange.mutateAsync({ usdAmount, creditsToAdd: promised, idempotencyKey: attempt.keyFor(`${cents}:${promised}`) });
+      attempt.done();
+      const received = answer.balances.credits - user.credits;
+      toast.success(`Exchanged ${formatUsd(usdAmount)} for ${formatCredits(received > 0 ? received : promised)} credits`);
+    },
+    onError: (err) => {
+      // The rate fell since the page loaded: show the new one before anything else is tried.
+      if (err instanceof ApiError && err.code === 'RATE_CHANGED') void refetchRate();
+      toast.error(errorMessage(err, 'Exchange failed'));
+      return null;
+    },
+    resetOnSuccess: true,
+  });
+
+  const amount = form.values.usdAmount;
   const cents = amount.trim() === '' ? null : toCents(amount);
   const valid = cents !== null && cents > 0;
   const credits = valid ? creditsForCents(cents, rate) : 0;
   const overBalance = valid && cents > balanceCents;
   const canSubmit = valid && credits > 0 && !overBalance && !exchange.isPending;
-
-  function pick(value: string) {
-    setAmount(value);
-    setError(null);
-  }
-
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    if (!valid) return setError(INVALID_AMOUNT_MESSAGE);
-    if (overBalance) return setError(INSUFFICIENT_USD_MESSAGE);
-    if (!canSubmit) return;
-    setError(null);
-    try {
-      const usdAmount = cents / 100;
-      const answer = await exchange.mutateAsync({ usdAmount, creditsToAdd: credits, idempotencyKey: attempt.keyFor(`${cents}:${credits}`) });
-      attempt.done();
-      const received = answer.balances.credits - user.credits;
-      toast.success(`Exchanged ${formatUsd(usdAmount)} for ${formatCredits(received > 0 ? received : credits)} credits`);
-      setAmount('');
-    } catch (err) {
-      // The rate fell since the page loaded: show the new one before anything else is tried.
-      if (err instanceof ApiError && err.code === 'RATE_CHANGED') void refetchRate();
-      toast.error(errorMessage(err, 'Exchange failed'));
-    }
-  }
 
   const live = valid ? (overBalance ? INSUFFICIENT_USD_MESSAGE : null) : amount.trim() !== '' ? INVALID_AMOUNT_MESSAGE : null;
 
@@ -70,7 +74,7 @@ export function ExchangePage() {
       </section>
       <div className="exchange-layout">
         <Card title="Exchange">
-          <form onSubmit={onSubmit} noValidate>
+          <form onSubmit={form.handleSubmit} noValidate>
             <Field
               label="USD amount"
               type="number"
@@ -79,14 +83,13 @@ export function ExchangePage() {
               step={0.01}
               max={user.balance}
               placeholder="0.00"
-              value={amount}
-              onChange={(e) => pick(e.target.value)}
-              error={error ?? live}
+              {...form.field('usdAmount')}
+              error={form.errors.usdAmount ?? live}
               hint={`Up to ${formatUsd(user.balance)}`}
             />
             <div className="quick-amounts" role="group" aria-label="Quick amounts">
               {QUICK_EXCHANGE_AMOUNTS.map((usd) => (
-                <button key={usd} type="button" className="btn btn-secondary btn-sm" disabled={usd * 100 > balanceCents || exchange.isPending} onClick={() => pick(usd.toFixed(2))}>
+                <button key={usd} type="button" className="btn btn-secondary btn-sm" disabled={usd * 100 > balanceCents || exchange.isPending} onClick={() => form.set('usdAmount', usd.toFixed(2))}>
                   ${usd}
                 </button>
               ))}

@@ -4,14 +4,13 @@ import { useEffect } from 'react';
 import type { ExchangeRateResponse, ExchangeResponse } from '@schemas/entities';
 import { api } from '../../lib/api';
 import { DEFAULT_EXCHANGE_RATE } from '../../lib/constants';
-import { profileKey } from '../auth/api';
-
-export const exchangeRateKey = ['exchange-rate'] as const;
+import { sessionKeys } from '../../lib/session';
+import { exchangeKeys } from './query-keys';
 
 /** The current rate; while it cannot be loaded the spec keeps 10 and only logs the failure. */
 export function useExchangeRate() {
   const query = useQuery({
-    queryKey: exchangeRateKey,
+    queryKey: exchangeKeys.rate,
     queryFn: ({ signal }) => api.get<ExchangeRateResponse>('/api/credits/exchange-rate', undefined, signal),
   });
   useEffect(() => {
@@ -28,8 +27,8 @@ export function useExchange() {
     mutationFn: ({ usdAmount, creditsToAdd, idempotencyKey }: ExchangeRequest) =>
       api.post<ExchangeResponse>('/api/credits/exchange', { usdAmount, creditsToAdd }, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: (answer) => {
-      queryClient.setQueryData(profileKey, answer.user);
-      void queryClient.invalidateQueries({ queryKey: profileKey });
+      queryClient.setQueryData(sessionKeys.profile, answer.user);
+      void queryClient.invalidateQueries({ queryKey: sessionKeys.profile });
     },
   });
 }

@@ -3,7 +3,7 @@ import { Icon } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
 import { TOAST_SMALL_MS } from '../../lib/constants';
 import { formatCredits, formatUsd } from '../../lib/format';
-import { useProfile } from '../auth/api';
+import { useProfile } from '../../lib/session';
 
 export function BalancePanel() {
   const profile = useProfile();

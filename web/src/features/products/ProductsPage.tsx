@@ -5,7 +5,7 @@ import type { Product } from '@schemas/entities';
 import { EmptyState } from '../../components/ui/card';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { PurchaseModal } from '../purchase';
 import { useProducts } from './api';
 import { BalancePanel } from './BalancePanel';

@@ -3,12 +3,12 @@
 import { useQuery } from '@tanstack/react-query';
 import type { Product } from '@schemas/entities';
 import { api } from '../../lib/api';
+import { productKeys } from './query-keys';
 
-export const productsKey = ['products'] as const;
 
 export function useProducts() {
   return useQuery({
-    queryKey: productsKey,
+    queryKey: productKeys.all,
     queryFn: ({ signal }) => api.get<Product[]>('/api/products', undefined, signal),
     select: (products) => products.filter((p) => p.isActive),
   });

@@ -1,4 +1,5 @@
 // What other features may use from the products feature.
-export { productsKey, useProducts } from './api';
+export { useProducts } from './api';
+export { productKeys } from './query-keys';
 export { FeatureList } from './FeatureList';
 export { ProductTypeBadge, ProductTypeOptions } from './ProductTypeBadge';

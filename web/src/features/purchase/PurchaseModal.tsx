@@ -6,7 +6,7 @@ import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
 import { useIdempotencyKey } from '../../lib/idempotency';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { purchaseErrorMessage, usePurchase } from './api';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';

@@ -9,7 +9,7 @@ import { toast } from '../../components/ui/toast';
 import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { useProducts } from '../products';
 import { purchaseErrorMessage, usePurchase } from './api';
 import { DurationPicker } from './DurationPicker';

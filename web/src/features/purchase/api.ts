@@ -3,9 +3,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { PurchaseResponse, PurchaseShortfall, User } from '@schemas/entities';
 import { api, ApiError, errorMessage } from '../../lib/api';
 import { formatCredits } from '../../lib/format';
-import { profileKey } from '../auth/api';
-import { productsKey } from '../products';
-import { announceKeyPurchased } from './events';
+import { sessionKeys } from '../../lib/session';
+import { invalidateAfterPurchase } from './after-purchase';
 
 export type PurchaseRequest = { productId: string; duration: number; idempotencyKey: string };
 
@@ -16,10 +15,8 @@ export function usePurchase() {
       api.post<PurchaseResponse>('/api/keys/purchase', { productId, duration }, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: (answer) => {
       // The header shows the new credits at once; the refetch brings the rest of the profile.
-      queryClient.setQueryData<User>(profileKey, (user) => (user ? { ...user, credits: answer.remainingCredits } : user));
-      void queryClient.invalidateQueries({ queryKey: profileKey });
-      void queryClient.invalidateQueries({ queryKey: productsKey });
-      announceKeyPurchased();
+      queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.remainingCredits } : user));
+      void invalidateAfterPurchase(queryClient);
     },
   });
 }

@@ -1,5 +1,5 @@
 // What other features may use from the purchase feature.
-export { KEY_PURCHASED_EVENT } from './events';
+export { invalidateAfterPurchase } from './after-purchase';
 export { PurchaseModal } from './PurchaseModal';
 export { DurationPicker } from './DurationPicker';
 export { purchaseErrorMessage } from './api';

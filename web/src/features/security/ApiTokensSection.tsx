@@ -12,7 +12,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
 import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from './StepUp';
 

@@ -7,7 +7,7 @@ import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
-import { useCurrentUser } from '../auth/api';
+import { useCurrentUser } from '../../lib/session';
 import { useChangePassword } from './api';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };

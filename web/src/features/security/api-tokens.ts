@@ -4,12 +4,11 @@ import type { ApiToken, CreatedApiToken } from '@schemas/entities';
 import type { CreateApiTokenInput } from '@schemas/api-tokens';
 import type { StepUpProof } from './StepUp';
 import { api } from '../../lib/api';
-
-export const apiTokensKey = ['security', 'api-tokens'] as const;
+import { securityKeys } from './query-keys';
 
 export function useApiTokens() {
   return useQuery({
-    queryKey: apiTokensKey,
+    queryKey: securityKeys.apiTokens,
     queryFn: ({ signal }) => api.get<{ tokens: ApiToken[] }>('/api/users/api-tokens', undefined, signal),
     select: (data) => data.tokens,
   });
@@ -18,7 +17,7 @@ export function useApiTokens() {
 /** The security log gains an entry with each change, so the whole security state is refreshed. */
 function useRefresh() {
   const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ['security'] });
+  return () => queryClient.invalidateQueries({ queryKey: securityKeys.all });
 }
 
 export function useCreateApiToken() {

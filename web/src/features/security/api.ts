@@ -2,22 +2,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { RecoveryTokensResponse, SecurityInfo, SecurityLogEntry, SessionInfo, TwoFactorSetupResponse } from '@schemas/entities';
 import { api } from '../../lib/api';
-import { profileKey } from '../auth/api';
+import { sessionKeys } from '../../lib/session';
+import { securityKeys } from './query-keys';
 import type { StepUpProof } from './StepUp';
-
-export const securityKey = ['security'] as const;
-export const sessionsKey = ['security', 'sessions'] as const;
-export const securityLogKey = ['security', 'log'] as const;
 
 type Message = { success: boolean; message: string };
 
 export function useSecurityInfo() {
-  return useQuery({ queryKey: securityKey, queryFn: ({ signal }) => api.get<SecurityInfo>('/api/users/security', undefined, signal) });
+  return useQuery({ queryKey: securityKeys.info, queryFn: ({ signal }) => api.get<SecurityInfo>('/api/users/security', undefined, signal) });
 }
 
 export function useSessions() {
   return useQuery({
-    queryKey: sessionsKey,
+    queryKey: securityKeys.sessions,
     queryFn: ({ signal }) => api.get<{ sessions: SessionInfo[] }>('/api/users/sessions', undefined, signal),
     select: (data) => data.sessions,
   });
@@ -25,7 +22,7 @@ export function useSessions() {
 
 export function useSecurityLog() {
   return useQuery({
-    queryKey: securityLogKey,
+    queryKey: securityKeys.log,
     queryFn: ({ signal }) => api.get<{ logs: SecurityLogEntry[] }>('/api/users/security-log', undefined, signal),
     select: (data) => data.logs,
   });
@@ -34,7 +31,7 @@ export function useSecurityLog() {
 /** After anything on this page: the status, the log (a new entry) and the profile (2FA/Google flags). */
 function useRefreshSecurity() {
   const queryClient = useQueryClient();
-  return () => Promise.all([queryClient.invalidateQueries({ queryKey: ['security'] }), queryClient.invalidateQueries({ queryKey: profileKey })]);
+  return () => Promise.all([queryClient.invalidateQueries({ queryKey: securityKeys.all }), queryClient.invalidateQueries({ queryKey: sessionKeys.profile })]);
 }
 
 export function useChangePassword() {

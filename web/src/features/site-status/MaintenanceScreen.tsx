@@ -2,7 +2,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Icon } from '../../components/ui/icons';
-import { useLogout, profileKey } from '../auth/api';
+import { sessionKeys, useLogout } from '../../lib/session';
 
 /** How often the screen asks whether maintenance is over. */
 const RETRY_MS = 30_000;
@@ -15,7 +15,7 @@ export function MaintenanceScreen({ message }: { message: string }) {
   async function check() {
     setChecking(true);
     // A profile that loads again clears the maintenance state (see lib/api.ts).
-    await queryClient.refetchQueries({ queryKey: profileKey }).catch(() => undefined);
+    await queryClient.refetchQueries({ queryKey: sessionKeys.profile }).catch(() => undefined);
     setChecking(false);
   }
 

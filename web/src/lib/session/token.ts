@@ -1,4 +1,4 @@
-// The session token lives in localStorage under `token` (SPEC section 4).
+// The session token lives in localStorage under `token`, so a reload stays signed in.
 const STORAGE_KEY = 'token';
 const JWT_SHAPE = /[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/;
 

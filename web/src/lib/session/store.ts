@@ -1,5 +1,5 @@
-// Client state for the session: the token (mirrored from localStorage) in one jotai store,
-// which the API client can reach outside React.
+// The session's client state: the token (mirrored from localStorage) in one jotai store, which the
+// API client reads outside React. Free of the API client, so the client can import it.
 import { atom, createStore } from 'jotai';
 import { readStoredToken, removeStoredToken, storeToken } from './token';
 

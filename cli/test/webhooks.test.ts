@@ -1,0 +1,67 @@
+// keypanel webhooks: an endpoint added from the terminal receives a signed test event, end to end
+// through the local Worker's queue, and its deliveries list as CSV and JSON.
+import { createServer, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvRecords, keypanel, ownerSession, signedInHome } from './helpers';
+
+let home: string;
+let server: Server;
+let receiverUrl: string;
+const received: Array<{ headers: Record<string, string>; body: string }> = [];
+
+beforeAll(async () => {
+  home = signedInHome(await ownerSession());
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('keypanel webhooks', () => {
+  it('adds an endpoint, sends it a verified test event, lists it and its deliveries, and removes it', async () => {
+    const added = await keypanel(['webhooks', 'add', receiverUrl, '--events', 'key.purchased,key.revoked', '--description', 'CLI test', '--format', 'json'], { home });
+    expect(added.code, added.stderr).toBe(0);
+    const endpoint = JSON.parse(added.stdout);
+    expect(endpoint).toMatchObject({ url: receiverUrl, events: ['key.purchased', 'key.revoked'], enabled: true });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+
+    const listed = await keypanel(['webhooks', 'list', '--format', 'csv'], { home });
+    expect(csvRecords(listed.stdout)).toContainEqual(expect.objectContaining({ id: endpoint.id, url: receiverUrl, events: 'key.purchased key.revoked', enabled: 'true' }));
+
+    const tested = await keypanel(['webhooks', 'test', endpoint.id, '--format', 'json'], { home });
+    expect(tested.code, tested.stderr).toBe(0);
+    const { eventId } = JSON.parse(tested.stdout);
+    await expect.poll(() => received.length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
+    const event = new Webhook(endpoint.secret).verify(received[0].body, received[0].headers) as { id: string; type: string };
+    expect(event).toMatchObject({ id: eventId, type: 'webhook.test' });
+
+    await expect
+      .poll(async () => JSON.parse((await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'json'], { home })).stdout), { timeout: 10_000, interval: 500 })
+      .toEqual([expect.objectContaining({ id: received[0].headers['webhook-id'], event: 'webhook.test', status: 'delivered', attempts: 1, responseStatus: 204 })]);
+
+    const removed = await keypanel(['webhooks', 'remove', endpoint.id], { home });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout)).not.toContainEqual(expect.objectContaining({ id: endpoint.id }));
+  });
+
+  it('refuses a bad URL or event before calling the API, and an unknown id', async () => {
+    const insecure = await keypanel(['webhooks', 'add', 'ftp://example.com/x', '--events', 'key.purchased'], { home });
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toContain('URL must use https');
+    const unknown = await keypanel(['webhooks', 'add', 'https://example.com/x', '--events', 'key.bought'], { home });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('Events must be among');
+    const badId = await keypanel(['webhooks', 'test', 'nope'], { home });
+    expect(badId.code).not.toBe(0);
+    expect(badId.stderr).toContain('is not an endpoint id');
+  });
+});

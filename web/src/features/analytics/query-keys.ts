@@ -1,0 +1,4 @@
+// The analytics feature's query keys: one entry per period in days.
+export const analyticsKeys = {
+  period: (days: number) => ['analytics', days] as const,
+};

@@ -1,0 +1,2 @@
+// What other features may use from the dashboard feature (the page itself loads on demand).
+export { dashboardKeys } from './query-keys';

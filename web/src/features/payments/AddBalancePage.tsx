@@ -1,0 +1,79 @@
+// /add-balance: top up the USD balance by card through Stripe Checkout, and see your card payments.
+// When the shop takes no card payments (turned off, or no Stripe key), it says how USD arrives instead.
+import { Link, useSearchParams } from 'react-router-dom';
+import { Card, StatCard } from '../../components/ui/card';
+import { Icon } from '../../components/ui/icons';
+import { Spinner } from '../../components/ui/spinner';
+import { formatCredits, formatUsd } from '../../lib/format';
+import { useCurrentUser } from '../../lib/session';
+import { usePaymentOptions } from './api';
+import { CheckoutCancelled, CheckoutReturn } from './CheckoutReturn';
+import { MyPayments } from './MyPayments';
+import { TopUpForm } from './TopUpForm';
+
+export function AddBalancePage() {
+  const user = useCurrentUser()!;
+  const options = usePaymentOptions();
+  const [params, setParams] = useSearchParams();
+  const returned = params.get('payment');
+  const cancelled = params.get('cancelled') !== null;
+  const dismiss = () => setParams({}, { replace: true });
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Add Balance</h1>
+        <p className="muted">Your USD balance is what you exchange for credits, and credits buy license keys.</p>
+      </header>
+      {returned && <CheckoutReturn sessionId={returned} onDismiss={dismiss} />}
+      {cancelled && <CheckoutCancelled onDismiss={dismiss} />}
+      <section className="stat-grid" aria-label="Your balances">
+        <StatCard label="USD balance" value={<span data-testid="add-balance-usd">{formatUsd(user.balance)}</span>} tone="green" icon={<Icon name="dollar" />} />
+        <StatCard label="Credits" value={formatCredits(user.credits)} tone="blue" icon={<Icon name="key" />} />
+      </section>
+      {options.isPending ? (
+        <Spinner label="Loading payment options…" />
+      ) : options.isError ? (
+        <div className="notice notice-error" role="alert">
+          Failed to load the payment options.{' '}
+          <button type="button" className="link-button" onClick={() => options.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : options.data.enabled ? (
+        <>
+          <TopUpForm options={options.data} />
+          <MyPayments />
+        </>
+      ) : (
+        <ManualTopUp username={user.username} />
+      )}
+      <div className="empty-actions">
+        <Link to="/exchange" className="btn btn-primary">
+          Go to Exchange
+        </Link>
+        <Link to="/products" className="btn btn-secondary">
+          Browse Products
+        </Link>
+      </div>
+    </div>
+  );
+}
+
+function ManualTopUp({ username }: { username: string }) {
+  return (
+    <Card title="How USD reaches your account">
+      <ol className="steps">
+        <li>
+          This shop takes no card payments online. Pay the shop owner the way you agreed with them (for example by bank transfer or
+          invoice).
+        </li>
+        <li>
+          Tell them your username, <strong>{username}</strong>, so the payment is credited to the right account.
+        </li>
+        <li>The owner adds the amount to your USD balance; it shows here and in the header as soon as it is added.</li>
+        <li>Exchange USD for credits, then buy keys with the credits.</li>
+      </ol>
+    </Card>
+  );
+}

@@ -1,0 +1,311 @@
+// The owner's Webhooks view: endpoints with their health; add (secret shown once), edit, enable or
+// disable, rotate the secret, send a test; each endpoint's deliveries with a redeliver button.
+import { useState, type FormEvent } from 'react';
+import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookEventType } from '@schemas/webhooks';
+import { Badge } from '../../components/ui/badge';
+import { Card, EmptyState } from '../../components/ui/card';
+import { ConfirmModal } from '../../components/ui/confirm-modal';
+import { CopyButton } from '../../components/ui/copy-button';
+import { Field } from '../../components/ui/field';
+import { FormModal } from '../../components/ui/form-modal';
+import { Modal } from '../../components/ui/modal';
+import { Pagination } from '../../components/ui/pagination';
+import { Spinner } from '../../components/ui/spinner';
+import { toast } from '../../components/ui/toast';
+import { errorMessage } from '../../lib/api';
+import { useCreateWebhook, useDeleteWebhook, useDeliveries, useRedeliver, useRotateSecret, useSendTest, useUpdateWebhook, useWebhookEndpoints } from './api';
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+type Dialog =
+  | { kind: 'add' }
+  | { kind: 'edit'; endpoint: WebhookEndpoint }
+  | { kind: 'delete'; endpoint: WebhookEndpoint }
+  | { kind: 'deliveries'; endpoint: WebhookEndpoint }
+  | { kind: 'secret'; url: string; secret: string };
+
+export function WebhooksTab() {
+  const endpoints = useWebhookEndpoints();
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const close = () => setDialog(null);
+
+  return (
+    <Card
+      title="Webhooks"
+      actions={
+        <button type="button" className="btn btn-primary btn-sm" onClick={() => setDialog({ kind: 'add' })}>
+          Add endpoint
+        </button>
+      }
+    >
+      <p className="muted">Signed events (Standard Webhooks) sent to your systems when keys are bought, generated, revoked or activated, and more.</p>
+      {endpoints.isPending ? (
+        <Spinner label="Loading endpoints…" />
+      ) : endpoints.isError ? (
+        <div className="notice notice-error" role="alert">
+          {errorMessage(endpoints.error, 'Could not load the webhook endpoints')}{' '}
+          <button type="button" className="btn btn-secondary btn-sm" onClick={() => endpoints.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : endpoints.data.length === 0 ? (
+        <EmptyState title="No endpoints yet">Add an endpoint to receive events.</EmptyState>
+      ) : (
+        <ul className="webhook-list" aria-label="Webhook endpoints">
+          {endpoints.data.map((endpoint) => (
+            <EndpointItem key={endpoint.id} endpoint={endpoint} open={setDialog} />
+          ))}
+        </ul>
+      )}
+      {dialog?.kind === 'add' && <EndpointForm onClose={close} onCreated={(url, secret) => setDialog({ kind: 'secret', url, secret })} />}
+      {dialog?.kind === 'edit' && <EndpointForm endpoint={dialog.endpoint} onClose={close} />}
+      {dialog?.kind === 'delete' && <DeleteModal endpoint={dialog.endpoint} onClose={close} />}
+      {dialog?.kind === 'deliveries' && <DeliveriesModal endpoint={dialog.endpoint} onClose={close} />}
+      {dialog?.kind === 'secret' && <SecretModal url={dialog.url} secret={dialog.secret} onClose={close} />}
+    </Card>
+  );
+}
+
+function Health({ endpoint }: { endpoint: WebhookEndpoint }) {
+  if (!endpoint.enabled) return <Badge tone="gray">Disabled</Badge>;
+  if (endpoint.failingSince) return <Badge tone="red" title={`Failing since ${when(endpoint.failingSince)}`}>Failing</Badge>;
+  return <Badge tone="green">Healthy</Badge>;
+}
+
+function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d: Dialog) => void }) {
+  const update = useUpdateWebhook();
+  const rotate = useRotateSecret();
+  const test = useSendTest();
+  const busy = update.isPending || rotate.isPending || test.isPending;
+  const { health } = endpoint;
+
+  async function run<T>(work: () => Promise<T>, done: (result: T) => void, failure: string) {
+    try {
+      done(await work());
+    } catch (err) {
+      toast.error(errorMessage(err, failure));
+    }
+  }
+
+  return (
+    <li className="webhook-item">
+      <div className="webhook-head">
+        <span className="mono webhook-url">{endpoint.url}</span> <Health endpoint={endpoint} />
+      </div>
+      {endpoint.description && <p className="muted">{endpoint.description}</p>}
+      <p className="muted small">{endpoint.events.join(', ')}</p>
+      <p className="small">
+        Last 24 h: {health.delivered24h} delivered, {health.failed24h} failed; {health.pending} pending. Last delivery: {when(health.lastDeliveryAt)}
+        {health.lastStatus ? ` (${health.lastStatus})` : ''}
+      </p>
+      {endpoint.disabledReason && (
+        <div className="notice notice-warning" role="status">
+          {endpoint.disabledReason}
+        </div>
+      )}
+      <div className="button-row">
+        <button type="button" className="btn btn-secondary btn-sm" onClick={() => open({ kind: 'deliveries', endpoint })}>
+          Deliveries
+        </button>
+        <button type="button" className="btn btn-secondary btn-sm" onClick={() => open({ kind: 'edit', endpoint })}>
+          Edit
+        </button>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={busy}
+          onClick={() =>
+            run(() => update.mutateAsync({ id: endpoint.id, body: { enabled: !endpoint.enabled } }), () => toast.success(endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled'), 'Could not change the endpoint')
+          }
+        >
+          {endpoint.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={busy || !endpoint.enabled}
+          onClick={() => run(() => test.mutateAsync(endpoint.id), () => toast.success('Test event queued'), 'Could not send a test event')}
+        >
+          Send test
+        </button>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={busy}
+          onClick={() => run(() => rotate.mutateAsync(endpoint.id), (r) => open({ kind: 'secret', url: endpoint.url, secret: r.secret }), 'Could not rotate the secret')}
+        >
+          Rotate secret
+        </button>
+        <button type="button" className="btn btn-danger btn-sm" onClick={() => open({ kind: 'delete', endpoint })}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
+
+function EndpointForm({ endpoint, onClose, onCreated }: { endpoint?: WebhookEndpoint; onClose: () => void; onCreated?: (url: string, secret: string) => void }) {
+  const [url, setUrl] = useState(endpoint?.url ?? 'https://');
+  const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [events, setEvents] = useState<WebhookEventType[]>(endpoint?.events ?? ['key.purchased']);
+  const [error, setError] = useState<string | null>(null);
+  const create = useCreateWebhook();
+  const update = useUpdateWebhook();
+  const busy = create.isPending || update.isPending;
+
+  const toggle = (type: WebhookEventType) => setEvents((list) => (list.includes(type) ? list.filter((t) => t !== type) : [...list, type]));
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = createWebhookSchema.safeParse({ url, events, description });
+    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    setError(null);
+    try {
+      if (endpoint) {
+        await update.mutateAsync({ id: endpoint.id, body: parsed.data });
+        toast.success('Endpoint saved');
+        onClose();
+      } else {
+        const created = await create.mutateAsync(parsed.data);
+        onCreated?.(created.url, created.secret);
+      }
+    } catch (err) {
+      setError(errorMessage(err, 'Could not save the endpoint'));
+    }
+  }
+
+  return (
+    <FormModal title={endpoint ? 'Edit endpoint' : 'Add endpoint'} formId="webhook-form" submitLabel={endpoint ? 'Save' : 'Add endpoint'} busyLabel="Saving…" busy={busy} onClose={onClose}>
+      <form id="webhook-form" onSubmit={onSubmit} noValidate>
+        <Field label="URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={error} autoComplete="off" hint="https only" />
+        <Field label="Description" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
+        <fieldset className="field">
+          <legend>Events</legend>
+          {WEBHOOK_EVENT_TYPES.map((type) => (
+            <label key={type} className="checkbox">
+              <input type="checkbox" checked={events.includes(type)} onChange={() => toggle(type)} /> <span className="mono">{type}</span>
+            </label>
+          ))}
+        </fieldset>
+      </form>
+    </FormModal>
+  );
+}
+
+function SecretModal({ url, secret, onClose }: { url: string; secret: string; onClose: () => void }) {
+  return (
+    <Modal open title="Signing secret" onClose={onClose}>
+      <div className="notice notice-warning" role="status">
+        Copy the signing secret for {url} now. It is shown only once; rotate it if you lose it.
+      </div>
+      <p className="secret-key mono" aria-label="Signing secret">
+        {secret}
+      </p>
+      <div className="button-row">
+        <CopyButton text={secret} label="Copy secret" copiedMessage="Signing secret copied" />
+        <button type="button" className="btn btn-primary btn-sm" onClick={onClose}>
+          I have saved it
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+function DeleteModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose: () => void }) {
+  const remove = useDeleteWebhook();
+  async function onConfirm() {
+    try {
+      await remove.mutateAsync(endpoint.id);
+      toast.success('Endpoint deleted');
+      onClose();
+    } catch (err) {
+      toast.error(errorMessage(err, 'Could not delete the endpoint'));
+    }
+  }
+  return (
+    <ConfirmModal title="Delete this endpoint?" confirmLabel="Delete endpoint" busyLabel="Deleting…" busy={remove.isPending} onConfirm={onConfirm} onClose={onClose}>
+      <p>
+        {endpoint.url} stops receiving events and its delivery history is deleted. This cannot be undone.
+      </p>
+    </ConfirmModal>
+  );
+}
+
+const STATUS_TONE = { delivered: 'green', failed: 'red', pending: 'yellow' } as const;
+
+function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose: () => void }) {
+  const [page, setPage] = useState(1);
+  const deliveries = useDeliveries(endpoint.id, page);
+  const redeliver = useRedeliver();
+
+  async function onRedeliver(id: string) {
+    try {
+      await redeliver.mutateAsync(id);
+      toast.success('Delivery queued again');
+    } catch (err) {
+      toast.error(errorMessage(err, 'Could not redeliver'));
+    }
+  }
+
+  return (
+    <Modal open title={`Deliveries to ${endpoint.url}`} size="lg" onClose={onClose}>
+      {deliveries.isPending ? (
+        <Spinner label="Loading deliveries…" />
+      ) : deliveries.isError ? (
+        <div className="notice notice-error" role="alert">
+          {errorMessage(deliveries.error, 'Could not load the deliveries')}
+        </div>
+      ) : deliveries.data.deliveries.length === 0 ? (
+        <EmptyState title="No deliveries yet">Send a test event to see one here.</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="table" aria-label="Deliveries">
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Response</th>
+                  <th scope="col">Time</th>
+                  <th scope="col">When</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.data.deliveries.map((d) => (
+                  <tr key={d.id}>
+                    <td className="mono">{d.event}</td>
+                    <td>
+                      <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
+                    </td>
+                    <td>{d.attempts}</td>
+                    <td>
+                      {d.responseStatus ?? d.error ?? '—'}
+                      {d.responseBody && (
+                        <details>
+                          <summary>Body</summary>
+                          <pre className="mono small">{d.responseBody}</pre>
+                        </details>
+                      )}
+                    </td>
+                    <td>{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
+                    <td>{when(d.lastAttemptAt ?? d.createdAt)}</td>
+                    <td>
+                      <button type="button" className="btn btn-secondary btn-sm" disabled={redeliver.isPending || !endpoint.enabled} onClick={() => onRedeliver(d.id)} aria-label={`Redeliver ${d.event} ${d.id}`}>
+                        Redeliver
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pagination page={page} totalPages={deliveries.data.totalPages} onChange={setPage} />
+        </>
+      )}
+    </Modal>
+  );
+}

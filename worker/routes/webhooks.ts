@@ -1,0 +1,50 @@
+// /api/webhooks: the owner's outbound webhook endpoints and their deliveries (issue 22).
+import { Hono } from 'hono';
+import type { SignedInEnv } from '../context';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listDeliveries,
+  listWebhookEndpoints,
+  redeliver,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhookEndpoint,
+} from '../domain/webhook-endpoints';
+import { notFound } from '../lib/errors';
+import { jsonBody, pathParams, queryParams } from '../lib/validate';
+import { requireAuth } from '../middleware/auth';
+import { createWebhookSchema, deliveriesQuery, deliveryIdParam, updateWebhookSchema, webhookIdParam } from '../schemas/webhooks';
+
+export const webhooksRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth({ role: 'owner' }))
+  .get('/', async (c) => c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200))
+  .post('/', jsonBody(createWebhookSchema), async (c) => {
+    const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, c.req.valid('json'));
+    return c.json({ ...created, message: 'Webhook endpoint created. Copy the signing secret now: it is shown only once.' }, 201);
+  })
+  .post('/deliveries/:id/redeliver', pathParams(deliveryIdParam), async (c) => {
+    const delivery = await redeliver(c.var.db, c.env.WEBHOOK_QUEUE, c.req.valid('param').id);
+    return c.json({ delivery }, 202);
+  })
+  .get('/:id', pathParams(webhookIdParam), async (c) => c.json(await getWebhookEndpoint(c.var.db, c.req.valid('param').id), 200))
+  .patch('/:id', pathParams(webhookIdParam), jsonBody(updateWebhookSchema), async (c) =>
+    c.json(await updateWebhookEndpoint(c.var.db, c.env, c.req.valid('param').id, c.req.valid('json')), 200),
+  )
+  .delete('/:id', pathParams(webhookIdParam), async (c) => {
+    if (!(await deleteWebhookEndpoint(c.var.db, c.req.valid('param').id))) throw notFound('Webhook endpoint');
+    return c.json({ success: true, message: 'Webhook endpoint deleted' }, 200);
+  })
+  .post('/:id/rotate-secret', pathParams(webhookIdParam), async (c) => {
+    const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
+    return c.json({ ...rotated, message: 'New signing secret made. Copy it now: it is shown only once. Deliveries are signed with it from now on.' }, 200);
+  })
+  .post('/:id/test', pathParams(webhookIdParam), async (c) => {
+    const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.caller.id);
+    return c.json({ eventId, message: 'Test event queued' }, 202);
+  })
+  .get('/:id/deliveries', pathParams(webhookIdParam), queryParams(deliveriesQuery), async (c) => {
+    const { page, limit } = c.req.valid('query');
+    return c.json(await listDeliveries(c.var.db, c.req.valid('param').id, page, limit), 200);
+  });

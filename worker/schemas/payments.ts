@@ -1,0 +1,69 @@
+// Card top-ups (Stripe Checkout): the checkout request, the payment lists' queries and the payment
+// as every screen and the CLI see it. The bounds of an amount live in the settings, so the server
+// checks them against the current document (domain/payments.ts); the shape is checked here.
+import { z } from 'zod';
+import { toCents } from './exchange';
+
+export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'expired', 'failed'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const INVALID_TOP_UP_MESSAGE = 'Please enter a USD amount with at most two decimals';
+
+export const checkoutSchema = z.object({
+  usdAmount: z.unknown().transform((v, ctx) => {
+    // A number only: "25" in JSON is a client's mistake worth telling apart from 25.
+    const cents = typeof v === 'number' ? toCents(v) : null;
+    if (cents === null || cents < 1) {
+      ctx.addIssue({ code: 'custom', message: INVALID_TOP_UP_MESSAGE });
+      return z.NEVER;
+    }
+    return cents;
+  }),
+});
+
+export const MY_PAYMENTS_PAGE_SIZE = 10;
+export const ADMIN_PAYMENTS_PAGE_SIZE = 20;
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+const page = z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page is too large').default(1);
+const limit = (fallback: number) =>
+  z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(fallback);
+
+export const myPaymentsQuery = z.object({ page, limit: limit(MY_PAYMENTS_PAGE_SIZE) });
+export type MyPaymentsQuery = z.infer<typeof myPaymentsQuery>;
+
+export const adminPaymentsQuery = z.object({
+  page,
+  limit: limit(ADMIN_PAYMENTS_PAGE_SIZE),
+  status: z.preprocess(emptyAsUndefined, z.enum(PAYMENT_STATUSES, { error: `status must be one of ${PAYMENT_STATUSES.join(', ')}` }).optional()),
+  /** The customer's username, exactly (case-insensitive). */
+  user: z.preprocess(emptyAsUndefined, z.string().trim().min(1).max(30, 'user must be at most 30 characters').optional()),
+});
+export type AdminPaymentsQuery = z.infer<typeof adminPaymentsQuery>;
+
+export const sessionIdParam = z.object({ id: z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/, 'Not a Checkout Session id') });
+
+/** A payment as the API shows it; amounts in USD. */
+export type Payment = {
+  _id: string;
+  user: { _id: string; username: string | null } | null;
+  amount: number;
+  status: PaymentStatus;
+  refunded: number;
+  /** What a refund could not take back from the balance: owed to the shop. */
+  refundOwed: number;
+  disputed: boolean;
+  disputedAt: string | null;
+  /** The customer's account is flagged for a disputed payment. */
+  accountFlagged: boolean;
+  createdAt: string;
+  paidAt: string | null;
+};
+
+export type PaymentsResponse = { payments: Payment[]; totalPages: number; total: number };
+export type CheckoutResponse = { id: string; url: string };
+
+/** What /add-balance needs: whether card top-ups are on, their bounds and quick amounts. */
+export type PaymentOptions = { enabled: boolean; minUsd: number; maxUsd: number; quickAmounts: number[] };
+/** A payment with the customer's balance, for the return from Checkout. */
+export type PaymentStatusResponse = { payment: Payment; balance: number };

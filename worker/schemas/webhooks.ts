@@ -1,0 +1,110 @@
+// Outbound webhooks (issue 22): the event types and the endpoint calls, one schema each, shared by
+// the API, the web app and the CLI.
+import { z } from 'zod';
+
+/** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
+export const WEBHOOK_EVENT_TYPES = [
+  'key.purchased',
+  'key.generated',
+  'key.revoked',
+  'key.deleted',
+  'key.expired',
+  'license.activated',
+  'license.deactivated',
+  'user.registered',
+  'balance.exchanged',
+  'balance.topped_up',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** Sent on demand to one endpoint (POST /api/webhooks/:id/test); nobody subscribes to it. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_DESCRIPTION_MAX = 200;
+/** Far more than a shop wires up; keeps every hot-path outbox check a scan of a handful of rows. */
+export const MAX_WEBHOOK_ENDPOINTS = 20;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Why `url` may not receive webhooks, or null when it may: https only, except http to this machine
+ * while KeyPanel runs locally (`allowLoopbackHttp`). No credentials in the URL (they would show in lists).
+ */
+export function webhookUrlProblem(url: string, allowLoopbackHttp: boolean): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'URL must be a valid absolute URL, like https://example.com/webhooks';
+  }
+  if (parsed.username || parsed.password) return 'URL must not contain a user name or password';
+  if (parsed.protocol === 'https:') return null;
+  if (parsed.protocol === 'http:' && allowLoopbackHttp && LOOPBACK_HOSTS.has(parsed.hostname)) return null;
+  return allowLoopbackHttp ? 'URL must use https (http is accepted for localhost only)' : 'URL must use https';
+}
+
+const url = z
+  .string({ error: 'URL is required' })
+  .trim()
+  .min(1, 'URL is required')
+  .max(WEBHOOK_URL_MAX, `URL must be at most ${WEBHOOK_URL_MAX} characters`);
+const events = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `Events must be among: ${WEBHOOK_EVENT_TYPES.join(', ')}` }), { error: 'Events must be a list of event types' })
+  .min(1, 'Choose at least one event')
+  .transform((list) => [...new Set(list)]);
+const description = z
+  .string({ error: 'Description must be text' })
+  .trim()
+  .max(WEBHOOK_DESCRIPTION_MAX, `Description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
+
+export const createWebhookSchema = z.object({ url, events, description: description.default('') });
+export type CreateWebhookInput = z.input<typeof createWebhookSchema>;
+
+export const updateWebhookSchema = z
+  .object({ url, events, description, enabled: z.boolean({ error: 'enabled must be true or false' }) })
+  .partial()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'Nothing to change: give url, events, description or enabled');
+export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
+
+export const webhookIdParam = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'Webhook endpoint not found') });
+export const deliveryIdParam = z.object({ id: z.string().regex(/^msg_[0-9a-f]{24}$/, 'Delivery not found') });
+
+export const DELIVERIES_PAGE_DEFAULT = 20;
+export const deliveriesQuery = z.object({
+  page: z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
+  limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(DELIVERIES_PAGE_DEFAULT),
+});
+
+/** An endpoint as the API shows it (the secret never, except once when made or rotated). */
+export type WebhookEndpoint = {
+  id: string;
+  url: string;
+  description: string;
+  events: WebhookEventType[];
+  enabled: boolean;
+  /** Why it was disabled automatically (null when enabled, or disabled by hand). */
+  disabledReason: string | null;
+  /** Failing without a success since then (null when healthy). */
+  failingSince: string | null;
+  createdAt: string;
+  updatedAt: string | null;
+  health: { delivered24h: number; failed24h: number; pending: number; lastDeliveryAt: string | null; lastStatus: WebhookDeliveryStatus | null };
+};
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type CreatedWebhookEndpoint = WebhookEndpoint & { secret: string };
+
+export type WebhookDelivery = {
+  id: string;
+  eventId: string;
+  event: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  /** The first KB of the last response's body. */
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+};

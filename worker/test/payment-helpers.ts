@@ -1,0 +1,78 @@
+// Card top-up test helpers: the Stripe stand-in's record (STRIPE_API_BASE, started by
+// stripe-global-setup.ts), webhook bodies signed with the SDK's test-header helper, and the Worker
+// run with other Stripe bindings (no key, an unreachable Stripe).
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import Stripe from 'stripe';
+import { app } from '../app';
+import type { Env } from '../env';
+import { api, type ApiResult } from './helpers';
+
+export const STAND_IN = env.STRIPE_API_BASE!;
+export const WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET!;
+
+export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; authorization: string | null; params: Record<string, string> };
+
+/** Every request the stand-in has received (from every test file), oldest first. */
+export async function standInRequests(): Promise<RecordedRequest[]> {
+  const res = await fetch(`${STAND_IN}/_stand-in/requests`);
+  return ((await res.json()) as { requests: RecordedRequest[] }).requests;
+}
+
+/** The stand-in answers the next `times` API calls with `status` (Stripe having a bad moment). */
+export async function standInFails(status: number, times: number) {
+  await fetch(`${STAND_IN}/_stand-in/fail`, { method: 'POST', body: JSON.stringify({ status, times }) });
+}
+
+let eventCounter = 0;
+/** A Stripe event around `object`, as JSON text with its Stripe-Signature header. */
+export async function signedEvent(type: string, object: unknown, options: { secret?: string; timestamp?: number } = {}) {
+  const body = JSON.stringify({
+    id: `evt_test_${Date.now().toString(36)}${eventCounter++}`,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    type,
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+  });
+  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+    payload: body,
+    secret: options.secret ?? WEBHOOK_SECRET,
+    timestamp: options.timestamp,
+    cryptoProvider: Stripe.createSubtleCryptoProvider(),
+  });
+  return { body, signature };
+}
+
+export function deliver(event: { body: string; signature: string }, call: typeof api = api): Promise<ApiResult> {
+  return call('POST', '/api/payments/stripe/webhook', { rawBody: event.body, headers: { 'stripe-signature': event.signature } });
+}
+
+/** The Checkout Session object of a paid top-up, as Stripe sends it in checkout.session.* events. */
+export function paidSession(sessionId: string, userId: string, amountCents: number, overrides: Record<string, unknown> = {}) {
+  return {
+    id: sessionId,
+    object: 'checkout.session',
+    mode: 'payment',
+    status: 'complete',
+    payment_status: 'paid',
+    currency: 'usd',
+    amount_total: amountCents,
+    client_reference_id: userId,
+    payment_intent: `pi_test_${sessionId.slice(-16)}`,
+    ...overrides,
+  };
+}
+
+/** The Worker with some bindings changed, for `api`'s `fetch` option. */
+export function workerWith(changes: Partial<Env>) {
+  const changed = { ...(env as unknown as Env), ...changes } as Env;
+  return async (url: string, init: RequestInit) => {
+    const ctx = createExecutionContext();
+    const res = await app.fetch(new Request(url, init), changed, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+}
