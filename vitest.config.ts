@@ -62,6 +62,10 @@ export default defineConfig(async () => {
           },
         },
         {
+          // The licensing SDK's build and its Node entry (its tests against the Worker are in worker/test).
+          test: { name: 'sdk', include: ['sdk/test/**/*.test.ts'], environment: 'node', testTimeout: 60_000 },
+        },
+        {
           // Node-side checks of the build output (bundle sizes); the benchmark itself is `npm run bench`.
           test: { name: 'budgets', include: ['bench/**/*.test.ts'], environment: 'node', testTimeout: 300_000 },
         },

@@ -1,23 +1,21 @@
 // The licensing API from a terminal, as licensed software calls it (no sign-in), and the offline
-// check of the token a VALID answer carries, with the server's public key alone.
+// check of the token a VALID answer carries. Both go through the licensing SDK (sdk/), so the CLI
+// verifies answers and tokens exactly as an app does: against the server's public key as kept for
+// this server at `keypanel login` (or --public-key), never trusting an answer that key did not sign.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { errors as joseErrors, importJWK, importSPKI, jwtVerify, type JWK } from 'jose';
-import { z } from 'zod';
-import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema, type LicenseAnswer } from '../../worker/schemas/licensing';
+import { createLicensing, TokenError, verifyOfflineToken, importPublicKey, type LicenseResult, type OfflineToken } from '../../sdk/src/index';
+import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/schemas/licensing';
 import { readConfig, resolveConnection } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
-import { notKeyPanel } from '../lib/http';
+import { assertSecureUrl, notKeyPanel } from '../lib/http';
 import { printRecord } from '../lib/output';
 import { REPIN_HINT } from '../lib/pinned-key';
 import { ask, closeInput } from '../lib/prompts';
 import { parseWith } from '../lib/validate';
 
-/** The issuer the server signs offline tokens with (worker/lib/license-signing.ts). */
-const TOKEN_ISSUER = 'keypanel';
-
-type CallOptions = { key: string; fingerprint: string; nonce?: string };
+type CallOptions = { key: string; fingerprint: string; nonce?: string; publicKey?: string };
 
 const ACTIONS = {
   activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot)' },
@@ -25,11 +23,9 @@ const ACTIONS = {
   deactivate: { schema: deactivateLicenseSchema, describe: "Deactivate a device (its slot frees once its offline token has expired)" },
 } as const;
 
-/** What printing an answer relies on; the answer is signed, but a stranger's is not. */
-const licenseAnswerShape = z.object({ valid: z.boolean(), code: z.string(), license: z.object({ key: z.string() }).loose().nullable() }).loose();
-
 /** A successful answer for each action; anything else exits 1 after printing the answer. */
 const SUCCESS_CODES: Record<keyof typeof ACTIONS, string> = { activate: 'VALID', validate: 'VALID', deactivate: 'DEACTIVATED' };
+const PUBLIC_KEY_HELP = 'the public key (PEM or JWK); by default the one pinned at `keypanel login`';
 
 export function registerLicenseCommands(program: Command) {
   const license = program
@@ -38,8 +34,11 @@ export function registerLicenseCommands(program: Command) {
     .addHelpText(
       'after',
       `
-These calls need no sign-in; set the server with KEYPANEL_URL or \`keypanel login --url\`.
-The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
+These calls need no session; set the server with KEYPANEL_URL or \`keypanel login --url\`.
+Every answer must be signed by the server's public key, as an app checks it; one that is not is
+an error. The key is the one \`keypanel login\` pinned for this server (re-pin after a deliberate
+rotation with \`keypanel login --repin\`), or --public-key; it is never fetched at the moment of
+checking. The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
 
 Examples:
   $ keypanel license activate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
@@ -55,16 +54,24 @@ Examples:
       .description(describe)
       .requiredOption('--key <key>', 'the license key')
       .requiredOption('--fingerprint <fingerprint>', 'the device fingerprint (8-256 printable characters)')
-      .option('--nonce <nonce>', 'echoed back in the signed answer')
+      .option('--nonce <nonce>', 'echoed back in the signed answer (a fresh random one by default)')
+      .option('--public-key <file>', PUBLIC_KEY_HELP)
       .addHelpText('after', `\nExample:\n  $ keypanel license ${action} --key APP-XXXX-XXXX-XXXX --fingerprint device-0001\n`)
       .action(async (options: CallOptions, command: Command) => {
         const ctx = contextOf(command);
         const body = parseWith(schema, { key: options.key, deviceFingerprint: options.fingerprint, nonce: options.nonce });
-        const client = ctx.publicApi();
-        const answer = await client.post<LicenseAnswer>(`/api/v1/licenses/${action}`, body);
-        if (!licenseAnswerShape.safeParse(answer).success) throw notKeyPanel(client.url, null, 'a licensing answer this CLI cannot read');
-        await printAnswer(ctx, answer);
-        if (answer.code !== SUCCESS_CODES[action]) throw new CliError(`${answer.code}: ${answer.detail}`);
+        const { url } = resolveConnection();
+        assertSecureUrl(url);
+        const { text: publicKey, pinned } = await loadPublicKey(options.publicKey);
+        const sdk = createLicensing({ url, publicKey, retry: { maxDelayMs: 60_000 } });
+        const result = await sdk[action]({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce });
+        if (result.code === 'INVALID_SIGNATURE') {
+          const refused = notKeyPanel(url, null, `a licensing answer the public key does not verify (${result.detail})`);
+          throw new CliError(refused.message, pinned ? `${refused.hint} ${REPIN_HINT}` : refused.hint);
+        }
+        if (result.code === 'UNREACHABLE') throw new CliError(`${result.detail}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
+        await printAnswer(ctx, result);
+        if (result.code !== SUCCESS_CODES[action]) throw new CliError(`${result.code}: ${result.detail}`);
       });
   }
 
@@ -72,15 +79,12 @@ Examples:
     .command('verify-token')
     .description("Verify an offline token with the server's public key, without calling the licensing API")
     .argument('<token>', 'the token from a VALID answer, or - to read it from stdin')
-    .option('--public-key <file>', 'the public key (PEM or JWK); by default the one pinned at `keypanel login`')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
     .option('--fingerprint <fingerprint>', 'also require this device fingerprint')
     .option('--key <key>', 'also require this license key')
     .addHelpText(
       'after',
       `
-The key is never fetched at the moment of checking: it is the one \`keypanel login\` pinned for
-this server (re-pin after a deliberate rotation with \`keypanel login --repin\`), or --public-key.
-
 Examples:
   $ keypanel license verify-token "$TOKEN" --fingerprint device-0001
   $ keypanel license verify-token - --public-key keypanel.pem < token.txt
@@ -91,69 +95,64 @@ Examples:
       const token = tokenArg === '-' ? (await ask('', 'the token')).trim() : tokenArg.trim();
       closeInput();
       if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UsageError('That is not an offline token (three dot-separated base64url parts).');
-      const { key: publicKey, pinned } = await loadPublicKey(options.publicKey);
-      let claims: { sub?: string; fp?: unknown; product?: unknown; iat?: number; exp?: number };
+      const { text, pinned } = await loadPublicKey(options.publicKey);
+      const publicKey = await importKey(text);
+      let claims: OfflineToken;
       try {
-        ({ payload: claims } = await jwtVerify(token, publicKey, { algorithms: ['EdDSA'], issuer: TOKEN_ISSUER }));
+        claims = await verifyOfflineToken(publicKey, token, { key: options.key, fingerprint: options.fingerprint });
       } catch (err) {
-        await printRecord(ctx.format, [['valid', false], ['reason', tokenProblem(err)]]);
-        const rotated = pinned && err instanceof joseErrors.JWSSignatureVerificationFailed;
-        throw new CliError(`The token is not valid: ${tokenProblem(err)}.`, rotated ? REPIN_HINT : undefined);
+        if (!(err instanceof TokenError)) throw err;
+        await printRecord(ctx.format, [['valid', false], ['reason', err.message]]);
+        const rotated = pinned && err.problem === 'signature';
+        throw new CliError(`The token is not valid: ${err.message}.`, rotated ? REPIN_HINT : undefined);
       }
-      const mismatch =
-        options.fingerprint !== undefined && claims.fp !== options.fingerprint
-          ? 'it was issued for another device fingerprint'
-          : options.key !== undefined && claims.sub !== options.key.trim().toUpperCase()
-            ? 'it was issued for another license key'
-            : null;
-      const fields: Array<[string, string | boolean | null]> = [
-        ['valid', mismatch === null],
-        ['key', claims.sub ?? null],
-        ['fingerprint', typeof claims.fp === 'string' ? claims.fp : null],
-        ['product', typeof claims.product === 'string' ? claims.product : null],
-        ['issuedAt', claims.iat ? new Date(claims.iat * 1000).toISOString() : null],
-        ['expiresAt', claims.exp ? new Date(claims.exp * 1000).toISOString() : null],
-      ];
-      if (mismatch) fields.push(['reason', mismatch]);
-      await printRecord(ctx.format, fields);
-      if (mismatch) throw new CliError(`The token is not valid: ${mismatch}.`);
+      await printRecord(ctx.format, [
+        ['valid', true],
+        ['key', claims.key],
+        ['fingerprint', claims.fingerprint],
+        ['product', claims.keyTag || null],
+        ['issuedAt', claims.issuedAt.toISOString()],
+        ['expiresAt', claims.expiresAt.toISOString()],
+      ]);
     });
 }
 
-async function printAnswer(ctx: CommandContext, answer: LicenseAnswer) {
-  const license = answer.license;
+/** The verified answer, shaped as the licensing API's (the token kept under license, as it comes). */
+async function printAnswer(ctx: CommandContext, result: LicenseResult) {
+  const license = result.license;
+  const token = result.offlineToken?.token ?? null;
+  const slotFreesAt = result.slotFreesAt === undefined ? undefined : (result.slotFreesAt?.toISOString() ?? null);
+  const expiresAt = license?.expiresAt?.toISOString() ?? null;
   await printRecord(
     ctx.format,
     [
-      ['valid', answer.valid],
-      ['code', answer.code],
-      ['detail', answer.detail],
+      ['valid', result.valid],
+      ['code', result.code],
+      ['detail', result.detail],
       ['key', license?.key ?? null],
       ['status', license?.status ?? null],
       ['product', license ? `${license.product.name} (${license.product.keyTag})` : null],
-      ['expiresAt', license?.expiresAt ?? null],
+      ['expiresAt', expiresAt],
       ['activations', license ? `${license.activationCount}/${license.maxActivations}` : null],
       // Deactivations, and activations refused for held slots: when a slot frees.
-      ...(answer.slotFreesAt !== undefined ? [['slotFreesAt', answer.slotFreesAt] as [string, string | null]] : []),
-      ['nonce', answer.nonce],
-      ['token', license?.token ?? null],
+      ...(slotFreesAt !== undefined ? [['slotFreesAt', slotFreesAt] as [string, string | null]] : []),
+      ['nonce', result.nonce ?? null],
+      ['token', token],
     ],
-    answer,
+    {
+      valid: result.valid,
+      code: result.code,
+      detail: result.detail,
+      nonce: result.nonce ?? null,
+      ...(slotFreesAt !== undefined ? { slotFreesAt } : {}),
+      ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
+      license: license ? { ...license, expiresAt, token } : null,
+    },
   );
 }
 
-function tokenProblem(err: unknown): string {
-  if (err instanceof joseErrors.JWTExpired) return 'it has expired';
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'the signature does not match this public key';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `its ${err.claim} claim is wrong`;
-  if (err instanceof joseErrors.JOSEError) return 'it is malformed';
-  throw err;
-}
-
-type VerifyKey = Awaited<ReturnType<typeof importSPKI>>;
-
 /** From --public-key, else the key pinned for this server at sign-in; never fetched here. */
-async function loadPublicKey(file: string | undefined): Promise<{ key: VerifyKey; pinned: boolean }> {
+async function loadPublicKey(file: string | undefined): Promise<{ text: string; pinned: boolean }> {
   if (file !== undefined) {
     let text: string;
     try {
@@ -161,20 +160,21 @@ async function loadPublicKey(file: string | undefined): Promise<{ key: VerifyKey
     } catch (err) {
       throw new UsageError(`Cannot read --public-key ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    return { key: await importPublicKey(text, `--public-key ${file}`), pinned: false };
+    await importKey(text, `--public-key ${file}`);
+    return { text, pinned: false };
   }
   const { url } = resolveConnection();
   const pinned = readConfig().publicKeys?.[url];
   if (!pinned) {
     throw new CliError(`No licensing public key is pinned for ${url}.`, 'Run `keypanel login` (it pins the server\u2019s key), or pass --public-key FILE.');
   }
-  return { key: await importPublicKey(pinned, 'the pinned public key'), pinned: true };
+  await importKey(pinned, 'the pinned public key');
+  return { text: pinned, pinned: true };
 }
 
-async function importPublicKey(text: string, what: string): Promise<VerifyKey> {
+async function importKey(text: string, what = 'the pinned public key') {
   try {
-    if (text.trim().startsWith('{')) return (await importJWK(JSON.parse(text) as JWK, 'EdDSA')) as VerifyKey;
-    return await importSPKI(text.trim(), 'EdDSA');
+    return await importPublicKey(text.trim());
   } catch {
     throw new UsageError(`${what} is not an Ed25519 public key (PEM or JWK)`);
   }

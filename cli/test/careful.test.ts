@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopback } from '../lib/http';
-import { baseURL, configHome, createProduct, keypanel, ownerCredentials, ownerSession, signedInHome, type CliResult } from './helpers';
+import { apiCall, baseURL, configHome, createProduct, keypanel, ownerCredentials, ownerSession, signedInHome, type CliResult } from './helpers';
 
 function expectFailure(result: CliResult, code: 1 | 2, message: string) {
   expect(result.code, result.stderr).toBe(code);
@@ -32,11 +32,13 @@ describe('plain http://', () => {
   it('is allowed with --insecure', async () => {
     // 0.0.0.0 reaches this machine's server but is not a loopback name, so it needs --insecure.
     const url = baseURL().replace('127.0.0.1', '0.0.0.0');
-    const args = ['license', 'validate', '--key', 'NOPE-KEY-1', '--fingerprint', 'device-0001', '--format', 'json'];
+    const serverKey = path.join(configHome(), 'server.pem');
+    writeFileSync(serverKey, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
+    const args = ['license', 'validate', '--key', 'NOPE-KEY-1', '--fingerprint', 'device-0001', '--public-key', serverKey, '--format', 'json'];
     expectFailure(await keypanel(args, { env: { KEYPANEL_URL: url } }), 2, 'over plain http://');
     const insecure = await keypanel([...args, '--insecure'], { env: { KEYPANEL_URL: url } });
     expect(insecure.stderr).not.toContain('Refusing');
-    expect(JSON.parse(insecure.stdout)).toMatchObject({ valid: false });
+    expect(JSON.parse(insecure.stdout)).toMatchObject({ valid: false, code: 'NOT_FOUND' });
   });
 
   it('is fine for this machine', () => {
@@ -82,11 +84,11 @@ describe('the licensing public key', () => {
     const owner = signedInHome(await ownerSession());
     const product = await createProduct({ maxActivations: 1 });
     const [key] = JSON.parse((await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home: owner })).stdout);
-    const activated = JSON.parse((await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', 'device-pinned-1', '--format', 'json'])).stdout);
-    const token = activated.license.token as string;
-
     const home = configHome();
     expect((await login(home)).code).toBe(0);
+    // The call's answer is verified with the pinned key too (the SDK, as an app does).
+    const activated = JSON.parse((await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', 'device-pinned-1', '--format', 'json'], { home })).stdout);
+    const token = activated.license.token as string;
     const ok = await keypanel(['license', 'verify-token', token, '--format', 'json'], { home });
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, key: key.key });
@@ -96,6 +98,15 @@ describe('the licensing public key', () => {
     const other = await keypanel(['license', 'verify-token', token], { home });
     expectFailure(other, 1, 'The token is not valid: the signature does not match this public key.');
     expect(other.stderr).toContain('keypanel login --repin');
+    const refused = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', 'device-pinned-1'], { home });
+    expectFailure(refused, 1, `The server at ${baseURL()} sent a licensing answer the public key does not verify`);
+    expect(refused.stderr).toContain('keypanel login --repin');
+  });
+
+  it('is needed by the licensing calls too, never fetched for them', async () => {
+    const unpinned = await keypanel(['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });
+    expectFailure(unpinned, 1, 'No licensing public key is pinned for http://127.0.0.1:9.');
+    expect(unpinned.stderr).not.toContain('Could not reach');
   });
 });
 
@@ -110,7 +121,10 @@ describe('an answer that is not KeyPanel', () => {
     '/api/admin/stats': { type: 'application/json', body: '{"unexpected": []}' },
   };
 
+  let strangerKeyFile = '';
   beforeAll(async () => {
+    strangerKeyFile = path.join(configHome(), 'stranger.pem');
+    writeFileSync(strangerKeyFile, strangerKey());
     server = createServer((req, res) => {
       const answer = answers[new URL(req.url ?? '/', 'http://x').pathname] ?? { type: 'application/json', body: 'null' };
       res.writeHead(200, { 'content-type': answer.type }).end(answer.body);
@@ -125,9 +139,10 @@ describe('an answer that is not KeyPanel', () => {
   it.each([
     [['products', 'list'], 'sent an answer that is not a JSON object (HTTP 200, text/html)'],
     [['whoami'], 'sent an answer that is not a JSON object (HTTP 200, application/json)'],
-    [['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001'], 'sent a licensing answer this CLI cannot read'],
+    // Unsigned, so the SDK refuses it whatever key is pinned.
+    [['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001', '--public-key', 'STRANGER_KEY'], 'sent a licensing answer the public key does not verify (The answer is not signed by the pinned public key)'],
   ])('keypanel %j exits 1 with a clear message', async (args, message) => {
-    const result = await run(args);
+    const result = await run(args.map((arg) => (arg === 'STRANGER_KEY' ? strangerKeyFile : arg)));
     expectFailure(result, 1, `The server at ${url} ${message}`);
     expect(result.stderr).toContain('Check that KEYPANEL_URL');
   });

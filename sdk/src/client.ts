@@ -1,0 +1,162 @@
+// The licensing client an app creates once: activate, validate and deactivate against the
+// licensing API, every answer verified against the pinned key before anything in it is believed,
+// and the last good offline token kept to answer from while the server cannot be reached.
+import { post, type FetchLike, type RawAnswer, type RetryOptions, type Transport } from './http.js';
+import { memoryStore, type TokenStore } from './store.js';
+import type { LicenseInfo, LicenseResult, OfflineToken, PublicKeyInput, ServerCode, VerifyKey } from './types.js';
+import { importPublicKey, normalizeKey, TokenError, verifyOfflineToken, verifySignature } from './verify.js';
+
+export type LicensingOptions = {
+  /** The KeyPanel server, e.g. `https://keys.example.com`. */
+  url: string;
+  /** The server's licensing public key, shipped inside the app (PEM or JWK): never fetched. */
+  publicKey: PublicKeyInput;
+  /** Where the last good offline token is kept; memory by default. */
+  store?: TokenStore;
+  fetch?: FetchLike;
+  /** Per attempt (default 10 s). */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** The clock offline tokens are checked against (ms). */
+  now?: () => number;
+  /** How retries wait; tests pass one that does not. */
+  sleep?: (ms: number) => Promise<void>;
+};
+
+export type DeviceInfo = { manufacturer?: string; model?: string; device?: string; cpuAbi?: string; fingerprint?: string };
+export type LicenseRequest = {
+  key: string;
+  fingerprint: string;
+  /** Echoed inside the signed answer and checked; a fresh random one by default. Never reuse one. */
+  nonce?: string;
+};
+
+type Action = 'activate' | 'validate' | 'deactivate';
+
+const SERVER_CODES: readonly ServerCode[] = ['VALID', 'NOT_FOUND', 'REVOKED', 'EXPIRED', 'NOT_ACTIVATED', 'DEVICE_LIMIT_REACHED', 'PRODUCT_INACTIVE', 'DEACTIVATED'];
+
+type WireLicense = Omit<LicenseInfo, 'expiresAt'> & { expiresAt: string | null; token: string | null };
+type WireAnswer = { valid: boolean; code: ServerCode; detail: string; nonce: string | null; slotFreesAt?: string | null; license: WireLicense | null };
+
+export type Licensing = ReturnType<typeof createLicensing>;
+
+export function createLicensing(options: LicensingOptions) {
+  const base = options.url.replace(/\/+$/, '');
+  const store = options.store ?? memoryStore();
+  const now = options.now ?? Date.now;
+  const transport: Transport = {
+    fetch: options.fetch ?? ((url, init) => fetch(url, init)),
+    timeoutMs: options.timeoutMs ?? 10_000,
+    retry: { retries: 3, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry },
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  };
+  let pinned: Promise<VerifyKey> | null = null;
+  const publicKey = () => (pinned ??= importPublicKey(options.publicKey));
+  const slot = (req: Pick<LicenseRequest, 'key' | 'fingerprint'>) => `${normalizeKey(req.key)}|${req.fingerprint}`;
+
+  /** The kept token, verified again; one that no longer holds is dropped. */
+  async function keptToken(req: LicenseRequest): Promise<OfflineToken | null> {
+    const token = await store.get(slot(req));
+    if (!token) return null;
+    try {
+      return await verifyOfflineToken(await publicKey(), token, { now: now(), key: req.key, fingerprint: req.fingerprint });
+    } catch (err) {
+      if (!(err instanceof TokenError)) throw err;
+      await store.delete(slot(req));
+      return null;
+    }
+  }
+
+  /** When no trustworthy answer came: the kept token if it still holds, else why not. */
+  async function offline(req: LicenseRequest, why: Pick<LicenseResult, 'code' | 'detail' | 'retryAfter'>): Promise<LicenseResult> {
+    const token = await keptToken(req);
+    if (token) {
+      return { valid: true, code: 'VALID', detail: `Offline: the last verified token holds until ${token.expiresAt.toISOString()}`, source: 'offline', license: null, offlineToken: token };
+    }
+    return { valid: false, ...why, source: 'none', license: null, offlineToken: null };
+  }
+
+  const forged = (detail: string): LicenseResult => ({ valid: false, code: 'INVALID_SIGNATURE', detail, source: 'none', license: null, offlineToken: null });
+
+  async function call(action: Action, req: LicenseRequest, extra: { deviceInfo?: DeviceInfo } = {}): Promise<LicenseResult> {
+    const key = await publicKey();
+    // A fresh nonce per call, echoed inside the signed body: an old signed answer replayed does not match.
+    const nonce = req.nonce ?? randomNonce();
+    const raw = await post(transport, `${base}/api/v1/licenses/${action}`, { key: req.key, deviceFingerprint: req.fingerprint, nonce, ...extra });
+    const fallback = action !== 'deactivate';
+    // No answer, or one that grants nothing (throttled, server down): these need no signature.
+    if (!raw || raw.status >= 500) {
+      const why = { code: 'UNREACHABLE' as const, detail: raw ? `The licensing server answered ${raw.status}` : 'The licensing server could not be reached' };
+      return fallback ? offline(req, why) : { valid: false, ...why, source: 'none', license: null, offlineToken: await keptToken(req) };
+    }
+    if (raw.status === 429) {
+      const why = { code: 'RATE_LIMITED' as const, detail: 'Too many licensing requests', retryAfter: raw.retryAfter };
+      return fallback ? offline(req, why) : { valid: false, ...why, source: 'none', license: null, offlineToken: await keptToken(req) };
+    }
+    // Anything acted upon must carry the server's signature over its exact bytes.
+    if (!(await verifySignature(key, raw.bytes, raw.signature))) return forged('The answer is not signed by the pinned public key');
+    const body = parse(raw);
+    if (raw.status !== 200) {
+      const envelope = body as { message?: unknown } | null;
+      return { valid: false, code: 'REJECTED', detail: typeof envelope?.message === 'string' ? envelope.message : `HTTP ${raw.status}`, source: 'none', license: null, offlineToken: null };
+    }
+    const answer = body as WireAnswer | null;
+    if (!answer || typeof answer !== 'object' || !SERVER_CODES.includes(answer.code) || typeof answer.detail !== 'string') return forged('The signed answer is not a licensing answer');
+    if (answer.nonce !== nonce) return forged('The signed answer is not the answer to this request (nonce)');
+    if (answer.license && answer.license.key !== normalizeKey(req.key)) return forged('The signed answer is about another license key');
+
+    let offlineToken: OfflineToken | null = null;
+    if (answer.code === 'VALID' && answer.license?.token) {
+      try {
+        offlineToken = await verifyOfflineToken(key, answer.license.token, { now: now(), key: req.key, fingerprint: req.fingerprint });
+      } catch (err) {
+        if (!(err instanceof TokenError)) throw err;
+        // Signed, but already past its expiry by this device's clock (a clock ahead): nothing to keep.
+        if (err.problem !== 'expired') return forged(`The offline token in the answer is not valid: ${err.message}`);
+      }
+      if (offlineToken) await store.set(slot(req), offlineToken.token);
+      else await store.delete(slot(req));
+    } else {
+      // The server said no (or gave no token): nothing kept may answer for this device any more.
+      await store.delete(slot(req));
+    }
+    return {
+      valid: answer.code === 'VALID',
+      code: answer.code,
+      detail: answer.detail,
+      source: 'online',
+      nonce,
+      license: answer.license ? toLicense(answer.license) : null,
+      offlineToken,
+      ...(answer.slotFreesAt !== undefined ? { slotFreesAt: answer.slotFreesAt === null ? null : new Date(answer.slotFreesAt) } : {}),
+    };
+  }
+
+  return {
+    /** Takes a device slot (activating the same device again takes none). */
+    activate: (req: LicenseRequest & { deviceInfo?: DeviceInfo }) => call('activate', req, req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
+    /** Asks the server; when it cannot answer, the last good offline token does until it expires. */
+    validate: (req: LicenseRequest) => call('validate', req),
+    /** Releases the device; its kept token is dropped once the server confirms. */
+    deactivate: (req: LicenseRequest) => call('deactivate', req),
+    /** The kept offline token alone, without the network. */
+    checkOffline: (req: LicenseRequest) => offline(req, { code: 'UNREACHABLE', detail: 'No offline token is kept for this key and device' }),
+    /** Verifies any offline token against the pinned key (throws TokenError with the reason). */
+    verifyToken: async (token: string, expect: { key?: string; fingerprint?: string } = {}) => verifyOfflineToken(await publicKey(), token, { ...expect, now: now() }),
+  };
+}
+
+function parse(raw: RawAnswer): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(raw.bytes));
+  } catch {
+    return null;
+  }
+}
+
+const toLicense = ({ token: _token, ...wire }: WireLicense): LicenseInfo => ({ ...wire, expiresAt: wire.expiresAt === null ? null : new Date(wire.expiresAt) });
+
+function randomNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
