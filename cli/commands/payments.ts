@@ -4,7 +4,7 @@ import { PAYMENT_STATUSES, type Payment, type PaymentsResponse } from '../../wor
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { rowWriter, shortDate, type Column } from '../lib/output';
-import { progressBar } from '../lib/progress';
+import { progressBar, writeAllPages } from '../lib/progress';
 
 const PAGE_SIZE = 100;
 
@@ -35,20 +35,9 @@ export function registerPaymentsCommands(program: Command) {
       if (user && user.length > 30) throw new UsageError('--user must be at most 30 characters');
       const out = rowWriter(ctx.format, paymentColumns, { json: (p) => p });
       const progress = progressBar('Fetching payments', null, 'payments');
-      try {
-        for (let page = 1, totalPages = 1; page <= totalPages; page++) {
-          const answer = await api.get<PaymentsResponse>('/api/admin/payments', { page, limit: PAGE_SIZE, status: options.status, user });
-          totalPages = answer.totalPages;
-          progress.setTotal(answer.total);
-          for (const payment of answer.payments) await out.write(payment);
-          progress.advance(answer.payments.length);
-        }
-        await out.end();
-        progress.done();
-      } catch (err) {
-        await out.abort();
-        progress.stop();
-        throw err;
-      }
+      await writeAllPages(out, progress, async (page) => {
+        const answer = await api.get<PaymentsResponse>('/api/admin/payments', { page, limit: PAGE_SIZE, status: options.status, user });
+        return { items: answer.payments, total: answer.total, totalPages: answer.totalPages };
+      });
     });
 }

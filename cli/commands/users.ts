@@ -7,7 +7,7 @@ import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findUserId } from '../lib/lookup';
 import { printRecord, rowWriter, shortDate, success, type Column } from '../lib/output';
-import { progressBar } from '../lib/progress';
+import { progressBar, writeAllPages } from '../lib/progress';
 import { askSecret, closeInput } from '../lib/prompts';
 import { decimalNumber, parseWith, wholeNumber } from '../lib/validate';
 
@@ -69,21 +69,10 @@ Examples:
       if (search && search.length > 100) throw new UsageError('--search must be at most 100 characters');
       const out = rowWriter(ctx.format, userColumns);
       const progress = progressBar('Fetching users', null, 'users');
-      try {
-        for (let page = 1, totalPages = 1; page <= totalPages; page++) {
-          const answer = await api.get<AdminUsersResponse<Listed>>('/api/admin/users', { page, limit: PAGE_SIZE, search, role: options.role });
-          totalPages = answer.totalPages;
-          progress.setTotal(answer.total);
-          for (const user of answer.users) await out.write(user);
-          progress.advance(answer.users.length);
-        }
-        await out.end();
-        progress.done();
-      } catch (err) {
-        await out.abort();
-        progress.stop();
-        throw err;
-      }
+      await writeAllPages(out, progress, async (page) => {
+        const answer = await api.get<AdminUsersResponse<Listed>>('/api/admin/users', { page, limit: PAGE_SIZE, search, role: options.role });
+        return { items: answer.users, total: answer.total, totalPages: answer.totalPages };
+      });
     });
 
   users

@@ -64,3 +64,29 @@ export function progressBar(label: string, total: number | null, unit: string): 
     },
   };
 }
+
+/**
+ * Writes every page of a paged list to `out`, with the progress bar, until the last page; on any
+ * failure the output is abandoned (a partial CSV is never left looking complete) and the error thrown.
+ */
+export async function writeAllPages<T>(
+  out: { write(row: T): Promise<void>; end(): Promise<unknown>; abort(): Promise<void> },
+  progress: Progress & { setTotal(total: number): void },
+  fetchPage: (page: number) => Promise<{ items: T[]; total: number; totalPages: number }>,
+): Promise<void> {
+  try {
+    for (let page = 1, totalPages = 1; page <= totalPages; page++) {
+      const answer = await fetchPage(page);
+      totalPages = answer.totalPages;
+      progress.setTotal(answer.total);
+      for (const item of answer.items) await out.write(item);
+      progress.advance(answer.items.length);
+    }
+    await out.end();
+    progress.done();
+  } catch (err) {
+    await out.abort();
+    progress.stop();
+    throw err;
+  }
+}
