@@ -2,6 +2,7 @@
 // the web app, no import cycles, and the web app's feature boundaries. Formatting is Prettier's.
 import { readdirSync } from 'node:fs';
 import eslintConfigPrettier from 'eslint-config-prettier';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
@@ -22,6 +23,9 @@ export default tseslint.config(
       },
     },
     plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', '*/tsconfig.json'] })],
+    },
     rules: {
       // A cycle between modules makes load order matter; type-only imports never run.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
