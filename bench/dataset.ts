@@ -43,7 +43,15 @@ export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
   const seededAt = Date.now();
   const accounts = [
     { username: 'bench-owner', email: 'owner@bench.test', role: 'owner' as const, passwordHash: null, credits: 0, balanceCents: 0 },
-    { username: 'bench-collector', email: 'collector@bench.test', role: 'user' as const, passwordHash: null, credits: 1_000, balanceCents: 0, keys: COLLECTOR_KEYS },
+    {
+      username: 'bench-collector',
+      email: 'collector@bench.test',
+      role: 'user' as const,
+      passwordHash: null,
+      credits: 1_000,
+      balanceCents: 0,
+      keys: COLLECTOR_KEYS,
+    },
   ];
   const shop = generateShop({
     now: seededAt,
@@ -101,7 +109,11 @@ export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
             accountsSaved.add(u.id);
             await saveAccountState(runtime.kv, u.id, { role: u.role, active: u.is_active === 1 });
           }
-          return createSession({ KV: runtime.kv, JWT_SECRET: runtime.secrets.JWT_SECRET }, u.id, { ipAddress: '127.0.0.1', userAgent: 'keypanel-bench', location: null });
+          return createSession({ KV: runtime.kv, JWT_SECRET: runtime.secrets.JWT_SECRET }, u.id, {
+            ipAddress: '127.0.0.1',
+            userAgent: 'keypanel-bench',
+            location: null,
+          });
         }),
       );
       tokens.push(...made.map((m) => m.token));

@@ -17,7 +17,8 @@ type RequestContext = { token?: string };
 
 /** autocannon passes the answer's headers as they were spelled on the wire. */
 function headerOf(headers: Record<string, string | string[] | undefined> | undefined, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers ?? {})) if (key.toLowerCase() === name) return Array.isArray(value) ? value.at(-1) : value;
+  for (const [key, value] of Object.entries(headers ?? {}))
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value.at(-1) : value;
   return undefined;
 }
 
@@ -67,7 +68,14 @@ type Run = {
   instructions: number | null;
 };
 
-export async function measure(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number, runtimePid: number | null = null): Promise<Measurement> {
+export async function measure(
+  url: URL,
+  next: () => BenchRequest,
+  expect: Expectation,
+  connections: number,
+  seconds: number,
+  runtimePid: number | null = null,
+): Promise<Measurement> {
   return combine([await run(url, next, expect, connections, seconds, runtimePid)]);
 }
 
@@ -123,7 +131,14 @@ function combine(runs: Run[]): Measurement {
   };
 }
 
-async function run(url: URL, next: () => BenchRequest, expect: Expectation, connections: number, seconds: number, runtimePid: number | null): Promise<Run> {
+async function run(
+  url: URL,
+  next: () => BenchRequest,
+  expect: Expectation,
+  connections: number,
+  seconds: number,
+  runtimePid: number | null,
+): Promise<Run> {
   let wrong = 0;
   let sent = 0;
   let answered = 0;
@@ -183,7 +198,11 @@ async function run(url: URL, next: () => BenchRequest, expect: Expectation, conn
     // autocannon counts a timeout as an error too.
     errors: result.errors + wrong,
     statuses,
-    firstError: firstError ?? (result.errors || result.timeouts ? `${result.timeouts} timeouts (no answer within 10 s), ${result.errors - result.timeouts} connection errors` : null),
+    firstError:
+      firstError ??
+      (result.errors || result.timeouts
+        ? `${result.timeouts} timeouts (no answer within 10 s), ${result.errors - result.timeouts} connection errors`
+        : null),
     unanswered: sent - answered,
     cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
     instructions: instructionCount,

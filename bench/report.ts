@@ -93,7 +93,9 @@ export function ratios(results: ScenarioResult[]): RatioVerdict[] {
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 export function printReport(results: ScenarioResult[], failures: Failure[], verdicts: RatioVerdict[]) {
-  const rows: string[][] = [['endpoint', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x floor', 'p99 x floor', 'floor req/s', 'cpu \u00b5s/req', 'k instr/req']];
+  const rows: string[][] = [
+    ['endpoint', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x floor', 'p99 x floor', 'floor req/s', 'cpu \u00b5s/req', 'k instr/req'],
+  ];
   for (const { scenario, missing, measurements, floor: paired } of results) {
     if (missing) {
       rows.push([scenario.name, '-', 'not built', '', '', '', '', '', '', '', '']);
@@ -125,7 +127,9 @@ export function printReport(results: ScenarioResult[], failures: Failure[], verd
   const mark = (pass: boolean) => (pass ? '\u2713' : '\u2717');
   console.log(`\nTargets at ${TARGET_CONNECTIONS} connections, as ratios to the floor (recorded; a miss does not fail the run):`);
   for (const v of verdicts) {
-    console.log(`  ${mark(v.met)} ${v.scenario}: ${fmt(v.ratio, 2)} x floor, target >= ${v.target}   ${mark(v.p99Met)} p99 ${fmt(v.p99Ratio, 2)} x floor's, target <= ${v.p99Target}   (${v.detail}${v.cpuRatio === null ? '' : `; in CPU per request ${fmt(v.cpuRatio, 2)} x floor`})`);
+    console.log(
+      `  ${mark(v.met)} ${v.scenario}: ${fmt(v.ratio, 2)} x floor, target >= ${v.target}   ${mark(v.p99Met)} p99 ${fmt(v.p99Ratio, 2)} x floor's, target <= ${v.p99Target}   (${v.detail}${v.cpuRatio === null ? '' : `; in CPU per request ${fmt(v.cpuRatio, 2)} x floor`})`,
+    );
   }
   if (!verdicts.length) console.log(`  none measured (no run at ${TARGET_CONNECTIONS} connections)`);
   console.log('\nWhat must hold (any miss fails the run):');

@@ -43,7 +43,9 @@ const rounds = Math.max(1, Math.round(seconds / 2));
 const connectionCounts = args.connections.split(',').map(Number);
 const via = args.via as Via;
 if (!(seconds >= 1) || connectionCounts.some((c) => !Number.isInteger(c) || c < 1) || (via !== 'direct' && via !== 'entry')) {
-  console.error('Usage: npm run bench -- [--seconds N] [--connections 10,50] [--only name,name] [--profile name,name] [--via direct|entry]');
+  console.error(
+    'Usage: npm run bench -- [--seconds N] [--connections 10,50] [--only name,name] [--profile name,name] [--via direct|entry]',
+  );
   process.exit(2);
 }
 const only = args.only?.split(',').map((s) => s.trim());
@@ -56,7 +58,9 @@ const load = () => os.loadavg().map((l) => Number(l.toFixed(2)));
 
 const loadBefore = load();
 if (loadBefore[0] > os.cpus().length / 2) {
-  console.warn(`\u26A0 The machine is busy (load ${loadBefore[0]} on ${os.cpus().length} cores): the figures will measure CPU contention, not KeyPanel.`);
+  console.warn(
+    `\u26A0 The machine is busy (load ${loadBefore[0]} on ${os.cpus().length} cores): the figures will measure CPU contention, not KeyPanel.`,
+  );
 }
 
 // Local D1 writes and fsyncs its SQLite file on every call, reads included; production D1 has no
@@ -73,7 +77,9 @@ try {
   step('Applying migrations');
   applyMigrations(stateDir);
   runtime = await startRuntime({ stateDir, workerScript, floorScript, via, inspectorPort: profiled.size ? await freePort() : undefined });
-  step(`Seeding ${SCALE.users.toLocaleString('en-US')} users, ${SCALE.products} products, ${SCALE.keys.toLocaleString('en-US')} keys, ${SCALE.activations.toLocaleString('en-US')} activations`);
+  step(
+    `Seeding ${SCALE.users.toLocaleString('en-US')} users, ${SCALE.products} products, ${SCALE.keys.toLocaleString('en-US')} keys, ${SCALE.activations.toLocaleString('en-US')} activations`,
+  );
   const seedStart = Date.now();
   const data = await seedBenchDatabase(runtime);
   const runtimePid = findRuntimePid();
@@ -90,12 +96,16 @@ try {
     let early = { count: 0, first: null as string | null };
     const res = await fetch(new URL(probe.path, url), {
       method: probe.method,
-      headers: { ...(probe.body ? { 'content-type': 'application/json' } : {}), ...(probe.token ? { authorization: `Bearer ${probe.token}` } : {}) },
+      headers: {
+        ...(probe.body ? { 'content-type': 'application/json' } : {}),
+        ...(probe.token ? { authorization: `Bearer ${probe.token}` } : {}),
+      },
       body: probe.body ? JSON.stringify(probe.body) : undefined,
     });
     const text = await res.text();
     // The probe is a request like the others: its answer counts toward the scenario's checks.
-    if (prepared.expect.statuses.includes(res.status) && (!prepared.expect.check || prepared.expect.check(text))) prepared.expect.record?.(text);
+    if (prepared.expect.statuses.includes(res.status) && (!prepared.expect.check || prepared.expect.check(text)))
+      prepared.expect.record?.(text);
     else early = { count: 1, first: `${res.status} ${text.slice(0, 300)}` };
     if (res.status === 404 && text.includes('No API route')) {
       step(`${scenario.name}: ${scenario.endpoint} does not exist yet; skipped`);
@@ -113,7 +123,14 @@ try {
       if (floorRun && scenario.name !== 'floor') {
         // The floor in turns with the endpoint, so both see the machine as it is then (its speed
         // drifts by a third or more over a run when other machines share the host).
-        const [floor, endpoint] = await measurePaired({ url: runtime.floorUrl, ...floorRun }, { url, ...prepared }, connections, seconds, rounds, runtimePid);
+        const [floor, endpoint] = await measurePaired(
+          { url: runtime.floorUrl, ...floorRun },
+          { url, ...prepared },
+          connections,
+          seconds,
+          rounds,
+          runtimePid,
+        );
         pairedFloor.push(floor);
         m = endpoint;
       } else {
@@ -129,7 +146,10 @@ try {
       });
       mkdirSync(PROFILES_DIR, { recursive: true });
       for (const [isolate, cpu] of profiles) {
-        const file = path.join(PROFILES_DIR, `${scenario.name.replace(/[^a-z0-9]+/gi, '-')}.${isolate.split(':').slice(0, 2).join('-')}.cpuprofile`);
+        const file = path.join(
+          PROFILES_DIR,
+          `${scenario.name.replace(/[^a-z0-9]+/gi, '-')}.${isolate.split(':').slice(0, 2).join('-')}.cpuprofile`,
+        );
         saveProfile(file, cpu);
         // Shares within the isolate only: every isolate runs on workerd's one thread, and a profile
         // also samples the time its isolate waits while the others run, so its busy time is no
@@ -139,7 +159,14 @@ try {
       }
     }
     const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db, unanswered) : [];
-    results.push({ scenario, missing: false, measurements, checks, earlyErrors: early, ...(pairedFloor.length ? { floor: pairedFloor } : {}) });
+    results.push({
+      scenario,
+      missing: false,
+      measurements,
+      checks,
+      earlyErrors: early,
+      ...(pairedFloor.length ? { floor: pairedFloor } : {}),
+    });
     if (scenario.name === 'floor') floorRun = prepared;
   }
 
@@ -151,7 +178,13 @@ try {
   const report = {
     at: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadBefore, loadAfter },
-    settings: { secondsPerMeasurement: seconds, connections: connectionCounts, warmupSeconds: WARMUP_SECONDS, via, databaseFolder: path.dirname(work) },
+    settings: {
+      secondsPerMeasurement: seconds,
+      connections: connectionCounts,
+      warmupSeconds: WARMUP_SECONDS,
+      via,
+      databaseFolder: path.dirname(work),
+    },
     dataset: { ...SCALE, seedSeconds },
     results: results.map((r) => ({
       name: r.scenario.name,
@@ -172,10 +205,18 @@ try {
     totalSeconds: (Date.now() - started) / 1000,
   };
   writeFileSync(RESULTS_FILE, JSON.stringify(report, null, 2) + '\n');
-  console.log(`\nLoad average before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}. Figures in ${path.relative(process.cwd(), RESULTS_FILE)}.`);
+  console.log(
+    `\nLoad average before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}. Figures in ${path.relative(process.cwd(), RESULTS_FILE)}.`,
+  );
   exitCode = passed ? 0 : 1;
-  const missed = report.targetsMissed.length ? `performance targets missed by ${report.targetsMissed.join(', ')} (recorded, not a failure)` : 'every performance target met';
-  console.log(passed ? `Every answer correct and every exactness check held; ${missed}.` : `FAILED: an endpoint answered wrongly or an exactness check failed (above); ${missed}.`);
+  const missed = report.targetsMissed.length
+    ? `performance targets missed by ${report.targetsMissed.join(', ')} (recorded, not a failure)`
+    : 'every performance target met';
+  console.log(
+    passed
+      ? `Every answer correct and every exactness check held; ${missed}.`
+      : `FAILED: an endpoint answered wrongly or an exactness check failed (above); ${missed}.`,
+  );
 } catch (err) {
   console.error(err);
 } finally {

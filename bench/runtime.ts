@@ -24,14 +24,25 @@ export function buildWorker(outDir: string): string {
   // The API does not need the web app's files; an empty assets folder keeps the build self-contained.
   const assets = path.join(outDir, 'empty-assets');
   mkdirSync(assets, { recursive: true });
-  const result = spawnSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outDir, '--assets', assets], { cwd: ROOT, env: offlineEnv, encoding: 'utf8' });
+  const result = spawnSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outDir, '--assets', assets], {
+    cwd: ROOT,
+    env: offlineEnv,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}${result.stderr}`);
   return path.join(outDir, 'index.js');
 }
 
 export async function buildFloorWorker(outDir: string): Promise<string> {
   const outfile = path.join(outDir, 'floor-worker.js');
-  await build({ entryPoints: [path.join(ROOT, 'bench', 'floor-worker.ts')], bundle: true, format: 'esm', platform: 'neutral', outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [path.join(ROOT, 'bench', 'floor-worker.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -61,7 +72,13 @@ type WranglerConfig = {
 /** The same folder layout as `wrangler ... --persist-to stateDir`, so migrations applied by wrangler are found. */
 export type Via = 'direct' | 'entry';
 
-export async function startRuntime(options: { stateDir: string; workerScript: string; floorScript?: string; inspectorPort?: number; via?: Via }): Promise<Runtime> {
+export async function startRuntime(options: {
+  stateDir: string;
+  workerScript: string;
+  floorScript?: string;
+  inspectorPort?: number;
+  via?: Via;
+}): Promise<Runtime> {
   const config: WranglerConfig = unstable_readConfig({ config: path.join(ROOT, 'wrangler.toml') });
   const d1 = config.d1_databases.find((d) => d.binding === 'DB');
   const kv = config.kv_namespaces.find((k) => k.binding === 'KV');
@@ -99,12 +116,31 @@ export async function startRuntime(options: { stateDir: string; workerScript: st
         ...direct,
       },
       ...(options.floorScript
-        ? [{ name: 'floor', modules: true, scriptPath: options.floorScript, modulesRoot: path.dirname(options.floorScript), ...compat, routes: [`*${path.posix.dirname(FLOOR_PATH)}/*`], d1Databases: { DB: dbId }, ...direct }]
+        ? [
+            {
+              name: 'floor',
+              modules: true,
+              scriptPath: options.floorScript,
+              modulesRoot: path.dirname(options.floorScript),
+              ...compat,
+              routes: [`*${path.posix.dirname(FLOOR_PATH)}/*`],
+              d1Databases: { DB: dbId },
+              ...direct,
+            },
+          ]
         : []),
     ],
   });
   const entryUrl = await mf.ready;
   const url = options.via === 'entry' ? entryUrl : await mf.unsafeGetDirectURL(WORKER_NAME);
   const floorUrl = options.via === 'entry' || !options.floorScript ? entryUrl : await mf.unsafeGetDirectURL('floor');
-  return { mf, url, floorUrl, db: await mf.getD1Database('DB'), kv: (await mf.getKVNamespace('KV')) as unknown as KVNamespace, secrets, inspectorPort: options.inspectorPort };
+  return {
+    mf,
+    url,
+    floorUrl,
+    db: await mf.getD1Database('DB'),
+    kv: (await mf.getKVNamespace('KV')) as unknown as KVNamespace,
+    secrets,
+    inspectorPort: options.inspectorPort,
+  };
 }

@@ -44,7 +44,11 @@ function rotate<T>(items: readonly T[]): () => T {
   let i = 0;
   return () => items[i++ % items.length];
 }
-const count = async (db: D1Database, sql: string, ...params: unknown[]) => (await db.prepare(sql).bind(...params).first<{ n: number }>())!.n;
+const count = async (db: D1Database, sql: string, ...params: unknown[]) =>
+  (await db
+    .prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>())!.n;
 const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
 
 export const SCENARIOS: Scenario[] = [
@@ -68,17 +72,29 @@ export const SCENARIOS: Scenario[] = [
       const stale = new Set(data.staleDevices.map((d) => d.activationId));
       const staleSent = new Set<string>();
       const written = (db: D1Database, ids: string[]) =>
-        count(db, 'SELECT count(*) AS n FROM activations WHERE last_used > ?1 AND id IN (SELECT value FROM json_each(?2))', data.seededAt, JSON.stringify(ids));
+        count(
+          db,
+          'SELECT count(*) AS n FROM activations WHERE last_used > ?1 AND id IN (SELECT value FROM json_each(?2))',
+          data.seededAt,
+          JSON.stringify(ids),
+        );
       return {
         next: () => {
           const pair = random(devices);
           if (stale.has(pair.activationId)) staleSent.add(pair.activationId);
-          return { method: 'POST', path: '/api/v1/licenses/validate', body: { key: pair.key, deviceFingerprint: pair.device, nonce: String(Math.random()) } };
+          return {
+            method: 'POST',
+            path: '/api/v1/licenses/validate',
+            body: { key: pair.key, deviceFingerprint: pair.device, nonce: String(Math.random()) },
+          };
         },
         expect: { statuses: [200], check: (b) => b.startsWith('{"valid":true') },
         verify: async (db, unanswered) => {
           // Seeded at the start, so the run stays inside the 5-minute window: no recent device may be written.
-          const rewritten = await written(db, data.recentDevices.map((d) => d.activationId));
+          const rewritten = await written(
+            db,
+            data.recentDevices.map((d) => d.activationId),
+          );
           // Every stale device validated is written, in batches that close shortly after their answers.
           const sent = [...staleSent];
           let landed = await written(db, sent);
@@ -87,7 +103,11 @@ export const SCENARIOS: Scenario[] = [
             landed = await written(db, sent);
           }
           return [
-            { name: 'recently seen devices were only read', pass: rewritten === 0, detail: `${rewritten} of ${data.recentDevices.length} recently seen devices had lastUsed rewritten` },
+            {
+              name: 'recently seen devices were only read',
+              pass: rewritten === 0,
+              detail: `${rewritten} of ${data.recentDevices.length} recently seen devices had lastUsed rewritten`,
+            },
             {
               name: 'every device seen long ago had lastUsed written',
               pass: landed <= sent.length && landed >= sent.length - unanswered,
@@ -112,7 +132,11 @@ export const SCENARIOS: Scenario[] = [
           const n = sent++;
           const key = data.freshKeys[Math.floor(n / 2) % data.freshKeys.length];
           used.add(key.id);
-          return { method: 'POST', path: '/api/v1/licenses/activate', body: { key: key.key, deviceFingerprint: `bench-device-${n}`, deviceInfo: { manufacturer: 'Bench', model: 'Loopback' } } };
+          return {
+            method: 'POST',
+            path: '/api/v1/licenses/activate',
+            body: { key: key.key, deviceFingerprint: `bench-device-${n}`, deviceInfo: { manufacturer: 'Bench', model: 'Loopback' } },
+          };
         },
         expect: {
           statuses: [200],
@@ -123,17 +147,38 @@ export const SCENARIOS: Scenario[] = [
         },
         verify: async (db, unanswered) => {
           if (Math.floor(sent / 2) >= data.freshKeys.length) throw new Error('activate ran out of fresh keys: seed more');
-          const overLimit = await count(db, 'SELECT count(*) AS n FROM license_keys k WHERE (SELECT count(*) FROM activations a WHERE a.key_id = k.id) > k.max_activations');
+          const overLimit = await count(
+            db,
+            'SELECT count(*) AS n FROM license_keys k WHERE (SELECT count(*) FROM activations a WHERE a.key_id = k.id) > k.max_activations',
+          );
           const made = await count(db, "SELECT count(*) AS n FROM activations WHERE device_fingerprint LIKE 'bench-device-%'");
-          const counters = await db.prepare('SELECT (SELECT sum(total_activations) FROM products) AS counted, (SELECT count(*) FROM activations) AS rows').first<{ counted: number; rows: number }>();
+          const counters = await db
+            .prepare('SELECT (SELECT sum(total_activations) FROM products) AS counted, (SELECT count(*) FROM activations) AS rows')
+            .first<{ counted: number; rows: number }>();
           const touched = JSON.stringify([...used]);
-          const unstarted = await count(db, "SELECT count(*) AS n FROM license_keys WHERE id IN (SELECT value FROM json_each(?1)) AND EXISTS (SELECT 1 FROM activations a WHERE a.key_id = license_keys.id) AND (status != 'used' OR expires_at IS NULL)", touched);
+          const unstarted = await count(
+            db,
+            "SELECT count(*) AS n FROM license_keys WHERE id IN (SELECT value FROM json_each(?1)) AND EXISTS (SELECT 1 FROM activations a WHERE a.key_id = license_keys.id) AND (status != 'used' OR expires_at IS NULL)",
+            touched,
+          );
           return [
             { name: 'no key has more devices than its limit', pass: overLimit === 0, detail: `${overLimit} keys over their limit` },
             // A request in flight when a run stops may have activated without its answer being counted.
-            { name: 'activations made match the answers', pass: made >= activated && made - activated <= unanswered, detail: `${made} rows, ${activated} "Device activated" answers, ${unanswered} unanswered` },
-            { name: 'products count every activation', pass: counters!.counted === counters!.rows, detail: `total_activations ${counters!.counted}, activation rows ${counters!.rows}` },
-            { name: 'activated keys started their clock', pass: unstarted === 0, detail: `${unstarted} activated keys without status used and an expiry` },
+            {
+              name: 'activations made match the answers',
+              pass: made >= activated && made - activated <= unanswered,
+              detail: `${made} rows, ${activated} "Device activated" answers, ${unanswered} unanswered`,
+            },
+            {
+              name: 'products count every activation',
+              pass: counters!.counted === counters!.rows,
+              detail: `total_activations ${counters!.counted}, activation rows ${counters!.rows}`,
+            },
+            {
+              name: 'activated keys started their clock',
+              pass: unstarted === 0,
+              detail: `${unstarted} activated keys without status used and an expiry`,
+            },
           ];
         },
       };
@@ -151,7 +196,12 @@ export const SCENARIOS: Scenario[] = [
       return {
         next: () => {
           const p = random(data.activeProducts);
-          return { method: 'POST', path: '/api/keys/purchase', token: token(), body: { productId: p.id, duration: between(p.min_days, p.max_days) } };
+          return {
+            method: 'POST',
+            path: '/api/keys/purchase',
+            token: token(),
+            body: { productId: p.id, duration: between(p.min_days, p.max_days) },
+          };
         },
         expect: { statuses: [201], check: (b) => b.startsWith('{"licenseKey":{'), record: () => bought++ },
         verify: async (db, unanswered) => {
@@ -162,17 +212,45 @@ export const SCENARIOS: Scenario[] = [
               WHERE u.credits != coalesce((SELECT sum(credits_delta) FROM ledger l WHERE l.user_id = u.id), 0)
                  OR u.balance_cents != coalesce((SELECT sum(usd_cents_delta) FROM ledger l WHERE l.user_id = u.id), 0)`,
           );
-          const keys = await db.prepare("SELECT count(*) AS n, coalesce(sum(purchase_price), 0) AS credits FROM license_keys WHERE generation_method = 'purchase' AND created_at >= ?1").bind(startedAt).first<{ n: number; credits: number }>();
-          const debits = await db.prepare("SELECT count(*) AS n, coalesce(-sum(credits_delta), 0) AS credits FROM ledger WHERE kind = 'purchase' AND created_at >= ?1").bind(startedAt).first<{ n: number; credits: number }>();
+          const keys = await db
+            .prepare(
+              "SELECT count(*) AS n, coalesce(sum(purchase_price), 0) AS credits FROM license_keys WHERE generation_method = 'purchase' AND created_at >= ?1",
+            )
+            .bind(startedAt)
+            .first<{ n: number; credits: number }>();
+          const debits = await db
+            .prepare(
+              "SELECT count(*) AS n, coalesce(-sum(credits_delta), 0) AS credits FROM ledger WHERE kind = 'purchase' AND created_at >= ?1",
+            )
+            .bind(startedAt)
+            .first<{ n: number; credits: number }>();
           const products = await db
-            .prepare('SELECT (SELECT sum(total_sold) FROM products) AS sold, (SELECT sum(revenue) FROM products) AS revenue, (SELECT count(*) FROM license_keys WHERE purchased_by IS NOT NULL) AS keys, (SELECT sum(purchase_price) FROM license_keys WHERE purchased_by IS NOT NULL) AS paid')
+            .prepare(
+              'SELECT (SELECT sum(total_sold) FROM products) AS sold, (SELECT sum(revenue) FROM products) AS revenue, (SELECT count(*) FROM license_keys WHERE purchased_by IS NOT NULL) AS keys, (SELECT sum(purchase_price) FROM license_keys WHERE purchased_by IS NOT NULL) AS paid',
+            )
             .first<{ sold: number; revenue: number; keys: number; paid: number }>();
           return [
             { name: 'no balance below zero', pass: negative === 0, detail: `${negative} accounts below zero` },
-            { name: 'ledger reconciles with every balance', pass: unreconciled === 0, detail: `${unreconciled} of ${(data.shop.users.length).toLocaleString('en-US')} accounts differ from their ledger` },
-            { name: 'every key bought was paid for once', pass: keys!.n === debits!.n && keys!.credits === debits!.credits, detail: `${keys!.n} keys for ${keys!.credits} credits; ${debits!.n} ledger debits for ${debits!.credits}` },
-            { name: 'keys bought match the answers', pass: keys!.n >= bought && keys!.n - bought <= unanswered, detail: `${keys!.n} keys, ${bought} answers 201, ${unanswered} unanswered` },
-            { name: 'product sales and revenue count every key', pass: products!.sold === products!.keys && products!.revenue === products!.paid, detail: `sold ${products!.sold} / ${products!.keys} keys, revenue ${products!.revenue} / ${products!.paid} credits` },
+            {
+              name: 'ledger reconciles with every balance',
+              pass: unreconciled === 0,
+              detail: `${unreconciled} of ${data.shop.users.length.toLocaleString('en-US')} accounts differ from their ledger`,
+            },
+            {
+              name: 'every key bought was paid for once',
+              pass: keys!.n === debits!.n && keys!.credits === debits!.credits,
+              detail: `${keys!.n} keys for ${keys!.credits} credits; ${debits!.n} ledger debits for ${debits!.credits}`,
+            },
+            {
+              name: 'keys bought match the answers',
+              pass: keys!.n >= bought && keys!.n - bought <= unanswered,
+              detail: `${keys!.n} keys, ${bought} answers 201, ${unanswered} unanswered`,
+            },
+            {
+              name: 'product sales and revenue count every key',
+              pass: products!.sold === products!.keys && products!.revenue === products!.paid,
+              detail: `sold ${products!.sold} / ${products!.keys} keys, revenue ${products!.revenue} / ${products!.paid} credits`,
+            },
           ];
         },
       };
@@ -226,7 +304,11 @@ export const SCENARIOS: Scenario[] = [
       return {
         next: () => {
           const status = random([null, ...KEY_STATUSES]);
-          return { method: 'GET', path: `/api/admin/keys?limit=15&search=${encodeURIComponent(random(forms)())}${status ? `&status=${status}` : ''}`, token: token() };
+          return {
+            method: 'GET',
+            path: `/api/admin/keys?limit=15&search=${encodeURIComponent(random(forms)())}${status ? `&status=${status}` : ''}`,
+            token: token(),
+          };
         },
         expect: { statuses: [200], check: (b) => b.startsWith('{"keys":[') },
       };
@@ -240,7 +322,11 @@ export const SCENARIOS: Scenario[] = [
     prepare: (data) => {
       const token = rotate(data.ownerTokens);
       return {
-        next: () => ({ method: 'GET', path: `/api/admin/keys?limit=15&page=${between(1, 10)}&status=${random(KEY_STATUSES)}`, token: token() }),
+        next: () => ({
+          method: 'GET',
+          path: `/api/admin/keys?limit=15&page=${between(1, 10)}&status=${random(KEY_STATUSES)}`,
+          token: token(),
+        }),
         expect: { statuses: [200], check: (b) => b.startsWith('{"keys":[{') },
       };
     },

@@ -155,7 +155,9 @@ const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'
 
 /** `newId`'s shape: 8 hex digits of seconds, then 8 random bytes in hex. */
 export function newId(at: number): string {
-  let id = Math.floor(at / 1000).toString(16).padStart(8, '0');
+  let id = Math.floor(at / 1000)
+    .toString(16)
+    .padStart(8, '0');
   for (let i = 0; i < 8; i++) id += HEX[randomByte()];
   return id;
 }
@@ -166,7 +168,7 @@ export function licenseKeyFor(keyTag: string): string {
   let key = keyTag;
   for (let g = 0; g < KEY_GROUPS; g++) {
     key += '-';
-    for (let c = 0; c < KEY_GROUP_LENGTH; ) {
+    for (let c = 0; c < KEY_GROUP_LENGTH;) {
       const byte = randomByte();
       if (byte < limit) {
         key += KEY_ALPHABET[byte % KEY_ALPHABET.length];
@@ -189,9 +191,64 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const ADJECTIVES = ['Photon', 'Quantum', 'Nimbus', 'Vertex', 'Aurora', 'Cobalt', 'Echo', 'Falcon', 'Granite', 'Helix', 'Ion', 'Juniper', 'Krypton', 'Lumen', 'Magnet', 'Nova', 'Orbit', 'Pixel', 'Quartz', 'Raven'];
-const NOUNS = ['Studio', 'Vault', 'Arena', 'Sync', 'Forge', 'Guard', 'Racer', 'Builder', 'Cloud', 'Editor', 'Tactics', 'Backup', 'Mixer', 'Scanner', 'Legends', 'Notes', 'Pilot', 'Support', 'Translate', 'VPN'];
-const FEATURES = ['Cloud sync', 'Priority support', 'Offline mode', 'Dark theme', 'Multi-device', 'Automatic updates', 'Export to PDF', 'Team sharing', 'Ad-free', 'Early access', '4K output', 'Plugin API'];
+const ADJECTIVES = [
+  'Photon',
+  'Quantum',
+  'Nimbus',
+  'Vertex',
+  'Aurora',
+  'Cobalt',
+  'Echo',
+  'Falcon',
+  'Granite',
+  'Helix',
+  'Ion',
+  'Juniper',
+  'Krypton',
+  'Lumen',
+  'Magnet',
+  'Nova',
+  'Orbit',
+  'Pixel',
+  'Quartz',
+  'Raven',
+];
+const NOUNS = [
+  'Studio',
+  'Vault',
+  'Arena',
+  'Sync',
+  'Forge',
+  'Guard',
+  'Racer',
+  'Builder',
+  'Cloud',
+  'Editor',
+  'Tactics',
+  'Backup',
+  'Mixer',
+  'Scanner',
+  'Legends',
+  'Notes',
+  'Pilot',
+  'Support',
+  'Translate',
+  'VPN',
+];
+const FEATURES = [
+  'Cloud sync',
+  'Priority support',
+  'Offline mode',
+  'Dark theme',
+  'Multi-device',
+  'Automatic updates',
+  'Export to PDF',
+  'Team sharing',
+  'Ad-free',
+  'Early access',
+  '4K output',
+  'Plugin API',
+];
 const REVOKE_REASONS = ['Chargeback', 'Key shared publicly', 'Refund requested', 'Terms of service violation'];
 const DEVICES = [
   { manufacturer: 'Samsung', model: 'SM-S918B', device: 'dm3q', cpuAbi: 'arm64-v8a' },
@@ -480,7 +537,13 @@ async function writeTables(d1: BatchDb, shop: Shop): Promise<Record<string, numb
     const columns = Object.keys(rows[0]);
     // In primary-key order, so each row lands at the end of the table's b-tree.
     const ordered = [...rows].sort((a, b) => ((a as { id: string }).id < (b as { id: string }).id ? -1 : 1));
-    const write = () => insertRows(d1, table, columns, ordered.map((row) => columns.map((c) => (row as Record<string, SqlValue>)[c])));
+    const write = () =>
+      insertRows(
+        d1,
+        table,
+        columns,
+        ordered.map((row) => columns.map((c) => (row as Record<string, SqlValue>)[c])),
+      );
     counts[table] = rows.length >= DEFER_INDEXES_FROM ? await withIndexesDeferred(d1, table, write) : await write();
   }
   return counts;

@@ -46,7 +46,11 @@ describe('size budgets', () => {
     const vite = path.join(ROOT, 'node_modules', '.bin', 'vite');
     // vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
     const env = { ...offlineEnv, NODE_ENV: 'production' };
-    const built = spawnSync(vite, ['build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir', '--manifest'], { cwd: ROOT, env, encoding: 'utf8' });
+    const built = spawnSync(vite, ['build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir', '--manifest'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
     expect(built.status, built.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(path.join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
 

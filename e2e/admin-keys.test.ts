@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowDevicesPerKey, apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, uniqueUser, visible } from './browser';
+import {
+  allowDevicesPerKey,
+  apiCall,
+  apiLogin,
+  launchBrowser,
+  newPage,
+  ownerCredentials,
+  screenshot,
+  signIn,
+  textOf,
+  uniqueUser,
+  visible,
+} from './browser';
 
 let browser: Browser;
 let ownerToken: string;
@@ -118,11 +130,22 @@ describe('key management in the browser', () => {
 
     // A key sold for 3 days: the orange badge, the red days, and the owner removing its device.
     const customer = await makeAccount('user');
-    const productId = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find((p: { keyTag: string }) => p.keyTag === tag)._id;
-    const sold = await apiCall('POST', `/api/admin/users/${customer.id}/purchase/${productId}`, { duration: 3, bypassBalance: true, useResellerCredits: false }, ownerToken);
+    const productId = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find(
+      (p: { keyTag: string }) => p.keyTag === tag,
+    )._id;
+    const sold = await apiCall(
+      'POST',
+      `/api/admin/users/${customer.id}/purchase/${productId}`,
+      { duration: 3, bypassBalance: true, useResellerCredits: false },
+      ownerToken,
+    );
     expect(sold.status).toBe(201);
     const soldKey = sold.body.licenseKey.key as string;
-    const activated = await apiCall('POST', '/api/v1/licenses/activate', { key: soldKey, deviceFingerprint: 'browser-test-device-0001', deviceInfo: { manufacturer: 'Acme', model: 'Phone 9' } });
+    const activated = await apiCall('POST', '/api/v1/licenses/activate', {
+      key: soldKey,
+      deviceFingerprint: 'browser-test-device-0001',
+      deviceInfo: { manufacturer: 'Acme', model: 'Phone 9' },
+    });
     expect(activated.body.valid).toBe(true);
     await page.getByRole('button', { name: 'Refresh Keys' }).click();
     const soldCard = keyCards(page).filter({ hasText: soldKey });
@@ -145,7 +168,9 @@ describe('key management in the browser', () => {
     await details.getByRole('button', { name: 'Release slot of browser-test-dev… now' }).click();
     await details.getByRole('button', { name: 'Confirm release' }).click();
     await details.getByRole('list', { name: 'Held slots' }).waitFor({ state: 'detached' });
-    expect((await apiCall('POST', '/api/v1/licenses/activate', { key: soldKey, deviceFingerprint: 'browser-test-device-0002' })).body.code).toBe('VALID');
+    expect(
+      (await apiCall('POST', '/api/v1/licenses/activate', { key: soldKey, deviceFingerprint: 'browser-test-device-0002' })).body.code,
+    ).toBe('VALID');
     await page.keyboard.press('Escape');
     expect(await dialog(page, 'License Key Details').count()).toBe(0);
     await context.close();
@@ -153,7 +178,20 @@ describe('key management in the browser', () => {
 
   it('lets a reseller buy a key for a customer, who then finds it in My Keys', async () => {
     const tag = tagOf();
-    const product = await apiCall('POST', '/api/products', { name: `Resale ${tag}`, description: 'Sold by resellers', keyTag: tag, baseCreditCost: 100, creditsPerDay: 10, minDays: 7, maxDays: 60 }, ownerToken);
+    const product = await apiCall(
+      'POST',
+      '/api/products',
+      {
+        name: `Resale ${tag}`,
+        description: 'Sold by resellers',
+        keyTag: tag,
+        baseCreditCost: 100,
+        creditsPerDay: 10,
+        minDays: 7,
+        maxDays: 60,
+      },
+      ownerToken,
+    );
     expect(product.status).toBe(201);
     const reseller = await makeAccount('reseller', 1000);
     const customer = await makeAccount('user');
@@ -164,7 +202,10 @@ describe('key management in the browser', () => {
     expect(await visible(page.getByRole('heading', { name: 'Reseller Purchase' }))).toBe(true);
     await page.getByLabel('Find a user').fill(customer.username);
     const userSelect = page.getByLabel('User', { exact: true });
-    await page.waitForFunction((name) => Array.from(document.querySelectorAll("option")).some((o) => o.textContent?.startsWith(name)), customer.username);
+    await page.waitForFunction(
+      (name) => Array.from(document.querySelectorAll('option')).some((o) => o.textContent?.startsWith(name)),
+      customer.username,
+    );
     await userSelect.selectOption({ index: 1 });
     await page.getByRole('combobox', { name: 'Product', exact: true }).selectOption({ label: `Resale ${tag} (100 + 10/day)` });
     // 7 days at the reseller price: 100 + ceil(7 x 10 x 75 / 100) = 153.
@@ -201,7 +242,10 @@ describe('key management in the browser', () => {
     await page.goto('/admin?tab=purchase');
     expect(await visible(page.getByRole('heading', { name: 'Direct Purchase' }))).toBe(true);
     await page.getByLabel('Find a user').fill(customer.username);
-    await page.waitForFunction((name) => Array.from(document.querySelectorAll("option")).some((o) => o.textContent?.startsWith(name)), customer.username);
+    await page.waitForFunction(
+      (name) => Array.from(document.querySelectorAll('option')).some((o) => o.textContent?.startsWith(name)),
+      customer.username,
+    );
     await page.getByLabel('User', { exact: true }).selectOption({ index: 1 });
     const products = await page.getByRole('combobox', { name: 'Product', exact: true }).locator('option').allTextContents();
     await page.getByRole('combobox', { name: 'Product', exact: true }).selectOption({ label: products[1] });

@@ -1,6 +1,18 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, register, screenshot, signIn, textOf, uniqueUser, visible } from './browser';
+import {
+  apiCall,
+  apiLogin,
+  launchBrowser,
+  newPage,
+  ownerCredentials,
+  register,
+  screenshot,
+  signIn,
+  textOf,
+  uniqueUser,
+  visible,
+} from './browser';
 
 let browser: Browser;
 let ownerToken: string;
@@ -31,7 +43,17 @@ describe('the admin panel', () => {
     await page.waitForURL('**/admin');
     expect(await visible(page.getByRole('heading', { name: 'Admin Panel', level: 1 }))).toBe(true);
     const names = await page.getByRole('tablist', { name: 'Admin sections' }).getByRole('tab').allTextContents();
-    expect(names).toEqual(['Overview', 'Users', 'Products', 'License Keys', 'Generate Keys', 'Direct Purchase', 'Payments', 'Webhooks', 'Settings']);
+    expect(names).toEqual([
+      'Overview',
+      'Users',
+      'Products',
+      'License Keys',
+      'Generate Keys',
+      'Direct Purchase',
+      'Payments',
+      'Webhooks',
+      'Settings',
+    ]);
     expect(await visible(page.getByRole('tab', { name: 'Overview', selected: true }))).toBe(true);
     expect(await visible(page.getByText('Total Users'))).toBe(true);
     expect(await visible(page.getByRole('heading', { name: 'Recent Users' }))).toBe(true);
@@ -150,7 +172,11 @@ describe('the admin panel', () => {
     await reloaded;
     expect(Date.now() - savedAt).toBeGreaterThanOrEqual(900);
     expect(await page.getByLabel('USD to Credit Rate').inputValue()).toBe('15');
-    expect((await apiCall('GET', '/api/settings', undefined, ownerToken)).body).toMatchObject({ usdToCreditRate: 15, lowBalanceThreshold: 2.5, sessionIdleDays: 3 });
+    expect((await apiCall('GET', '/api/settings', undefined, ownerToken)).body).toMatchObject({
+      usdToCreditRate: 15,
+      lowBalanceThreshold: 2.5,
+      sessionIdleDays: 3,
+    });
 
     await page.getByRole('button', { name: 'Reset to Defaults' }).click();
     const confirm = dialog(page, 'Reset to Defaults');

@@ -2,7 +2,19 @@
 // uses it, the list shows its last use, revoking it stops it at once; a plain user has no section.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, register, screenshot, signIn, textOf, uniqueUser, visible } from './browser';
+import {
+  apiCall,
+  apiLogin,
+  launchBrowser,
+  newPage,
+  ownerCredentials,
+  register,
+  screenshot,
+  signIn,
+  textOf,
+  uniqueUser,
+  visible,
+} from './browser';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -62,7 +74,9 @@ describe('API tokens on the security page', () => {
 
     // A script uses it: read-only, so it reads but cannot write.
     expect((await apiCall('GET', '/api/admin/keys', undefined, token)).status).toBe(200);
-    expect((await apiCall('POST', '/api/admin/users/000000000000000000000000/purchase/000000000000000000000000', { duration: 1 }, token)).status).toBe(403);
+    expect(
+      (await apiCall('POST', '/api/admin/users/000000000000000000000000/purchase/000000000000000000000000', { duration: 1 }, token)).status,
+    ).toBe(403);
 
     await section.getByRole('button', { name: 'I have saved it' }).click();
     expect(await shown.count()).toBe(0);
@@ -95,7 +109,9 @@ describe('API tokens on the security page', () => {
     await form.getByLabel('New password', { exact: true }).fill('NewPass123');
     await form.getByLabel('Confirm new password').fill('NewPass123');
     await form.getByRole('button', { name: 'Change password' }).click();
-    await visible(page.getByText('Password changed successfully. Other sessions have been signed out and your API tokens revoked.').first());
+    await visible(
+      page.getByText('Password changed successfully. Other sessions have been signed out and your API tokens revoked.').first(),
+    );
     expect((await apiCall('GET', '/api/users/profile', undefined, made.body.token)).status).toBe(401);
     expect((await apiCall('GET', '/api/users/profile', undefined, session)).status).toBe(401);
     await context.close();

@@ -14,7 +14,15 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 }
 
@@ -65,7 +73,12 @@ export async function signIn(page: Page, credentials: { email: string; password:
 }
 
 /** Calls the running API directly (for setup the browser test is not about). */
-export async function apiCall<T = any>(method: string, pathname: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
+export async function apiCall<T = any>(
+  method: string,
+  pathname: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(new URL(pathname, baseURL()), {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },

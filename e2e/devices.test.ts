@@ -1,7 +1,18 @@
 // A customer sees the devices their key runs on and frees a slot, once a day per key.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowDevicesPerKey, apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, register, screenshot, textOf, visible } from './browser';
+import {
+  allowDevicesPerKey,
+  apiCall,
+  apiLogin,
+  launchBrowser,
+  newPage,
+  ownerCredentials,
+  register,
+  screenshot,
+  textOf,
+  visible,
+} from './browser';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -16,7 +27,21 @@ describe('devices in My Keys', () => {
     const ownerToken = await apiLogin(ownerCredentials());
     await allowDevicesPerKey(ownerToken, 3);
     const keyTag = `DV${Date.now().toString(36).toUpperCase().slice(-6)}`;
-    const product = await apiCall('POST', '/api/products', { name: `Device App ${keyTag}`, description: 'Licensed per device', keyTag, baseCreditCost: 10, creditsPerDay: 1, minDays: 1, maxDays: 30, maxActivations: 3 }, ownerToken);
+    const product = await apiCall(
+      'POST',
+      '/api/products',
+      {
+        name: `Device App ${keyTag}`,
+        description: 'Licensed per device',
+        keyTag,
+        baseCreditCost: 10,
+        creditsPerDay: 1,
+        minDays: 1,
+        maxDays: 30,
+        maxActivations: 3,
+      },
+      ownerToken,
+    );
     expect(product.status).toBe(201);
 
     const { context, page } = await newPage(browser);
@@ -27,8 +52,15 @@ describe('devices in My Keys', () => {
     const bought = await apiCall('POST', '/api/keys/purchase', { productId: product.body._id, duration: 5 }, token);
     expect(bought.status).toBe(201);
     const key = bought.body.licenseKey.key;
-    for (const [fp, model] of [['laptop-fingerprint-0001-abcdef', 'ThinkPad'], ['desktop-fingerprint-0002-abcdef', 'Tower']]) {
-      const activated = await apiCall('POST', '/api/v1/licenses/activate', { key, deviceFingerprint: fp, deviceInfo: { manufacturer: 'Acme', model } });
+    for (const [fp, model] of [
+      ['laptop-fingerprint-0001-abcdef', 'ThinkPad'],
+      ['desktop-fingerprint-0002-abcdef', 'Tower'],
+    ]) {
+      const activated = await apiCall('POST', '/api/v1/licenses/activate', {
+        key,
+        deviceFingerprint: fp,
+        deviceInfo: { manufacturer: 'Acme', model },
+      });
       expect(activated.body.code).toBe('VALID');
     }
 

@@ -103,7 +103,10 @@ describe('the app shell', () => {
     await fetch(new URL('/api/auth/logout', page.url()), { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     // Any call now answers 401. The button is disabled while a refresh is in flight (slow on a busy
     // machine), so the click waits for it; the page may also be leaving already because of another call.
-    await page.getByRole('button', { name: 'Refresh balance' }).click({ timeout: 15_000 }).catch(() => undefined);
+    await page
+      .getByRole('button', { name: 'Refresh balance' })
+      .click({ timeout: 15_000 })
+      .catch(() => undefined);
     await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('expired') === 'true');
     expect(await visible(page.getByText('Your session has expired'))).toBe(true);
     await context.close();

@@ -30,7 +30,13 @@ export default async function setup(project: TestProject) {
   // Every browser test signs in from 127.0.0.1; the per-IP sign-in limit (tested in the Worker
   // suite) would otherwise count the whole run against one address. The app's public address is the
   // one the browser uses: Stripe Checkout returns there, where the session's token is stored.
-  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown', APP_URL: `http://127.0.0.1:${port}` }, secrets });
+  const server = await startServer({
+    port,
+    stateDir,
+    assetsDir,
+    vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown', APP_URL: `http://127.0.0.1:${port}` },
+    secrets,
+  });
   project.provide('baseURL', `http://127.0.0.1:${port}`);
   project.provide('owner', OWNER);
   project.provide('stripeStandIn', { url: standIn.url, webhookSecret: secrets.STRIPE_WEBHOOK_SECRET });

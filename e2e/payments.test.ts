@@ -17,7 +17,11 @@ afterAll(async () => {
 /** Delivers a signed Stripe event to the Worker, as Stripe would. */
 async function deliver(type: string, object: unknown) {
   const { body, signature } = signedStripeEvent(type, object, inject('stripeStandIn').webhookSecret);
-  const res = await fetch(new URL('/api/payments/stripe/webhook', inject('baseURL')), { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body });
+  const res = await fetch(new URL('/api/payments/stripe/webhook', inject('baseURL')), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body,
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as { outcome: string };
 }
@@ -55,9 +59,32 @@ describe('card top-ups', () => {
     await context.close();
 
     // Stripe refunds part of it and the customer disputes the charge: the owner's Payments tab shows both.
-    const session = await (await fetch(`${inject('stripeStandIn').url}/v1/checkout/sessions/${sessionId}`, { headers: { authorization: 'Bearer sk_test_stand_in' } })).json();
-    expect((await deliver('charge.refunded', { id: 'ch_test_e2e', object: 'charge', payment_intent: session.payment_intent, amount_refunded: 1000 })).outcome).toBe('refunded');
-    expect((await deliver('charge.dispute.created', { id: `dp_test_${sessionId.slice(-8)}`, object: 'dispute', payment_intent: session.payment_intent, amount: 2500, reason: 'fraudulent' })).outcome).toBe('disputed');
+    const session = await (
+      await fetch(`${inject('stripeStandIn').url}/v1/checkout/sessions/${sessionId}`, {
+        headers: { authorization: 'Bearer sk_test_stand_in' },
+      })
+    ).json();
+    expect(
+      (
+        await deliver('charge.refunded', {
+          id: 'ch_test_e2e',
+          object: 'charge',
+          payment_intent: session.payment_intent,
+          amount_refunded: 1000,
+        })
+      ).outcome,
+    ).toBe('refunded');
+    expect(
+      (
+        await deliver('charge.dispute.created', {
+          id: `dp_test_${sessionId.slice(-8)}`,
+          object: 'dispute',
+          payment_intent: session.payment_intent,
+          amount: 2500,
+          reason: 'fraudulent',
+        })
+      ).outcome,
+    ).toBe('disputed');
 
     const owner = await newPage(browser);
     await signIn(owner.page, ownerCredentials());

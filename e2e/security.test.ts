@@ -15,7 +15,8 @@ afterAll(async () => {
 });
 
 /** What an authenticator app shows for the secret, `offset` 30-second steps from now. */
-const totp = (secret: string, offset = 0) => generateHOTP(decodeBase32IgnorePadding(secret), BigInt(Math.floor(Date.now() / 30_000) + offset), 6);
+const totp = (secret: string, offset = 0) =>
+  generateHOTP(decodeBase32IgnorePadding(secret), BigInt(Math.floor(Date.now() / 30_000) + offset), 6);
 
 async function openSecurity(page: Page) {
   await page.getByRole('link', { name: 'Security' }).click();
@@ -218,7 +219,9 @@ describe('password', () => {
     await page.waitForURL('**/forgot-password');
     await page.getByLabel('Email').fill(`nobody-${Date.now()}@example.com`);
     await page.getByRole('button', { name: 'Send reset link' }).click();
-    expect(await textOf(page.getByRole('status').filter({ hasText: 'If an account exists' }))).toMatch(/^If an account exists for that email/);
+    expect(await textOf(page.getByRole('status').filter({ hasText: 'If an account exists' }))).toMatch(
+      /^If an account exists for that email/,
+    );
     await screenshot(page, 'forgot-password');
     await page.goto('/reset-password');
     await visible(page.getByText('This reset link is incomplete.'));

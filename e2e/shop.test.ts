@@ -7,7 +7,17 @@ let browser: Browser;
 let ownerToken: string;
 let rate: number;
 
-type ProductBody = { name: string; description: string; keyTag: string; baseCreditCost: number; creditsPerDay: number; minDays?: number; maxDays?: number; features?: string[]; productType?: string };
+type ProductBody = {
+  name: string;
+  description: string;
+  keyTag: string;
+  baseCreditCost: number;
+  creditsPerDay: number;
+  minDays?: number;
+  maxDays?: number;
+  features?: string[];
+  productType?: string;
+};
 type CreatedProduct = ProductBody & { _id: string; minDays: number; maxDays: number };
 
 const tag = () => `E${Date.now().toString(36).toUpperCase().slice(-6)}${Math.floor(Math.random() * 1000)}`.slice(0, 10);
@@ -26,8 +36,14 @@ async function whoAmI(page: Page) {
 }
 
 async function fund(userId: string, amounts: { usd?: number; credits?: number }) {
-  if (amounts.usd) expect((await apiCall('POST', `/api/admin/users/${userId}/balance`, { amount: amounts.usd, type: 'balance' }, ownerToken)).status).toBe(200);
-  if (amounts.credits) expect((await apiCall('POST', `/api/admin/users/${userId}/balance`, { amount: amounts.credits, type: 'credits' }, ownerToken)).status).toBe(200);
+  if (amounts.usd)
+    expect((await apiCall('POST', `/api/admin/users/${userId}/balance`, { amount: amounts.usd, type: 'balance' }, ownerToken)).status).toBe(
+      200,
+    );
+  if (amounts.credits)
+    expect(
+      (await apiCall('POST', `/api/admin/users/${userId}/balance`, { amount: amounts.credits, type: 'credits' }, ownerToken)).status,
+    ).toBe(200);
 }
 
 /** A registered customer with these balances, on the given page, seeing them in the header. */
@@ -55,7 +71,15 @@ beforeAll(async () => {
     maxDays: 90,
     features: ['Word processor', 'Spreadsheets', 'Slides', 'Cloud sync', 'Mail', 'Calendar'],
   });
-  premium = await createProduct({ name: `Studio Max ${tag()}`, baseCreditCost: 5000, creditsPerDay: 50, minDays: 7, maxDays: 365, productType: 'game', features: ['Everything'] });
+  premium = await createProduct({
+    name: `Studio Max ${tag()}`,
+    baseCreditCost: 5000,
+    creditsPerDay: 50,
+    minDays: 7,
+    maxDays: 365,
+    productType: 'game',
+    features: ['Everything'],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -100,7 +124,10 @@ describe('the exchange', () => {
 
   it('explains on /add-balance how USD arrives when card top-ups are off, and links to the exchange', async () => {
     const settings = (await apiCall('GET', '/api/settings', undefined, ownerToken)).body;
-    expect((await apiCall('PUT', '/api/settings', { ...settings, payments: { ...settings.payments, cardTopUpsEnabled: false } }, ownerToken)).status).toBe(200);
+    expect(
+      (await apiCall('PUT', '/api/settings', { ...settings, payments: { ...settings.payments, cardTopUpsEnabled: false } }, ownerToken))
+        .status,
+    ).toBe(200);
     const { context, page } = await newPage(browser);
     try {
       const user = await customer(page, { usd: 3.5 });

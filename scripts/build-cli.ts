@@ -16,7 +16,9 @@ export async function buildCli(outfile = CLI_OUTFILE) {
     target: 'node20',
     format: 'esm',
     // commander is CommonJS: inside an ES module bundle its require() calls need a real require.
-    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __keypanelRequire } from 'node:module';\nconst require = __keypanelRequire(import.meta.url);" },
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __keypanelRequire } from 'node:module';\nconst require = __keypanelRequire(import.meta.url);",
+    },
     minify: true,
     logLevel: 'warning',
   });

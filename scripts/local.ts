@@ -53,7 +53,10 @@ function run(command: string, args: string[], label: string, env: NodeJS.Process
 /** Builds the web app into dist/client, or into `outDir` (tests build their own copy, so runs can overlap). */
 export function buildWeb(outDir?: string) {
   // The build as users get it, even when a test runner has set NODE_ENV=test (React's development build otherwise).
-  run(bin('vite'), ['build', '--logLevel', 'warn', ...(outDir ? ['--outDir', outDir, '--emptyOutDir'] : [])], 'Building the web app', { ...offlineEnv, NODE_ENV: 'production' });
+  run(bin('vite'), ['build', '--logLevel', 'warn', ...(outDir ? ['--outDir', outDir, '--emptyOutDir'] : [])], 'Building the web app', {
+    ...offlineEnv,
+    NODE_ENV: 'production',
+  });
 }
 
 export function applyMigrations(stateDir = DEFAULT_STATE_DIR) {
@@ -66,7 +69,10 @@ export type OwnerResult = { created: false } | { created: true; email: string; p
  * Creates the owner account when none exists: from OWNER_EMAIL / OWNER_PASSWORD, else
  * owner@localhost with a generated password that the caller prints once.
  */
-export async function ensureOwner(stateDir = DEFAULT_STATE_DIR, credentials = { email: process.env.OWNER_EMAIL, password: process.env.OWNER_PASSWORD }): Promise<OwnerResult> {
+export async function ensureOwner(
+  stateDir = DEFAULT_STATE_DIR,
+  credentials = { email: process.env.OWNER_EMAIL, password: process.env.OWNER_PASSWORD },
+): Promise<OwnerResult> {
   const { getPlatformProxy } = await import('wrangler');
   const proxy = await getPlatformProxy<{ DB: D1Database }>({
     configPath: path.join(ROOT, 'wrangler.toml'),
@@ -80,7 +86,11 @@ export async function ensureOwner(stateDir = DEFAULT_STATE_DIR, credentials = { 
     const email = (credentials.email || 'owner@localhost').trim().toLowerCase();
     const generated = !credentials.password;
     const password = credentials.password || randomBytes(12).toString('base64url');
-    const username = email.split('@')[0].replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0').slice(0, 30);
+    const username = email
+      .split('@')[0]
+      .replace(/[^A-Za-z0-9_.-]/g, '')
+      .padEnd(3, '0')
+      .slice(0, 30);
     // The password policy every other account meets (a generated one is long and random).
     const problem = generated ? null : passwordProblem(password, { username, email });
     if (problem) throw new Error(`OWNER_PASSWORD: ${problem}`);
@@ -126,7 +136,19 @@ export async function startServer(options: {
   /** Secrets added to those of .dev.vars (Stripe's keys). */
   secrets?: Record<string, string>;
 }): Promise<ChildProcess> {
-  const args = ['dev', '--port', String(options.port), '--ip', '127.0.0.1', '--persist-to', options.stateDir ?? DEFAULT_STATE_DIR, '--test-scheduled', '--show-interactive-dev-session=false', '--log-level', options.inherit ? 'info' : 'warn'];
+  const args = [
+    'dev',
+    '--port',
+    String(options.port),
+    '--ip',
+    '127.0.0.1',
+    '--persist-to',
+    options.stateDir ?? DEFAULT_STATE_DIR,
+    '--test-scheduled',
+    '--show-interactive-dev-session=false',
+    '--log-level',
+    options.inherit ? 'info' : 'warn',
+  ];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
   // the local server gets its own address unless one is given. Served from this machine, webhook

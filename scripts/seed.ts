@@ -12,11 +12,43 @@ import { applyMigrations, DEFAULT_STATE_DIR, ROOT } from './local';
 /** Local demo accounts: their passwords are printed and in the README, so never use them anywhere real. */
 export const DEMO_ACCOUNTS = [
   { username: 'demo-owner', email: 'owner@demo.test', password: 'Lantern-Harbor-31', role: 'owner', credits: 0, balanceCents: 0 },
-  { username: 'demo-reseller', email: 'reseller@demo.test', password: 'Copper-Meadow-52', role: 'reseller', credits: 4_000, balanceCents: 25_000 },
-  { username: 'demo-customer', email: 'customer@demo.test', password: 'Velvet-Orchard-74', role: 'user', credits: 1_250, balanceCents: 4_000, keys: 14 },
+  {
+    username: 'demo-reseller',
+    email: 'reseller@demo.test',
+    password: 'Copper-Meadow-52',
+    role: 'reseller',
+    credits: 4_000,
+    balanceCents: 25_000,
+  },
+  {
+    username: 'demo-customer',
+    email: 'customer@demo.test',
+    password: 'Velvet-Orchard-74',
+    role: 'user',
+    credits: 1_250,
+    balanceCents: 4_000,
+    keys: 14,
+  },
 ] as const;
 
-const FIRST_NAMES = ['maria', 'liam', 'sofia', 'noah', 'amara', 'kenji', 'lucia', 'omar', 'freya', 'diego', 'ines', 'tomas', 'yara', 'felix', 'nadia', 'hugo'];
+const FIRST_NAMES = [
+  'maria',
+  'liam',
+  'sofia',
+  'noah',
+  'amara',
+  'kenji',
+  'lucia',
+  'omar',
+  'freya',
+  'diego',
+  'ines',
+  'tomas',
+  'yara',
+  'felix',
+  'nadia',
+  'hugo',
+];
 
 const { values: args } = parseArgs({ options: { 'persist-to': { type: 'string' } } });
 const stateDir = path.resolve(args['persist-to'] ?? DEFAULT_STATE_DIR);
@@ -27,18 +59,26 @@ step(`Applying migrations to the local D1 in ${shown}`);
 applyMigrations(stateDir);
 
 const { getPlatformProxy } = await import('wrangler');
-const proxy = await getPlatformProxy<{ DB: D1Database }>({ configPath: path.join(ROOT, 'wrangler.toml'), persist: { path: path.join(stateDir, 'v3') }, remoteBindings: false });
+const proxy = await getPlatformProxy<{ DB: D1Database }>({
+  configPath: path.join(ROOT, 'wrangler.toml'),
+  persist: { path: path.join(stateDir, 'v3') },
+  remoteBindings: false,
+});
 let exitCode = 0;
 try {
   const d1 = proxy.env.DB;
   const existing = await d1
-    .prepare('SELECT (SELECT count(*) FROM products) AS products, (SELECT count(*) FROM license_keys) AS keys, (SELECT count(*) FROM users WHERE email = ?1) AS seeded, (SELECT count(*) FROM users WHERE role = ?2) AS owners')
+    .prepare(
+      'SELECT (SELECT count(*) FROM products) AS products, (SELECT count(*) FROM license_keys) AS keys, (SELECT count(*) FROM users WHERE email = ?1) AS seeded, (SELECT count(*) FROM users WHERE role = ?2) AS owners',
+    )
     .bind(DEMO_ACCOUNTS[0].email, 'owner')
     .first<{ products: number; keys: number; seeded: number; owners: number }>();
   if (existing!.seeded > 0) {
     console.log('\n  The demo shop is already there; nothing to do. Delete .wrangler/state for a fresh one.\n');
   } else if (existing!.products > 0 || existing!.keys > 0) {
-    console.error(`\n  This database already has a shop (${existing!.products} products, ${existing!.keys} keys): the demo fills an empty shop only.`);
+    console.error(
+      `\n  This database already has a shop (${existing!.products} products, ${existing!.keys} keys): the demo fills an empty shop only.`,
+    );
     console.error('  Delete .wrangler/state (or use --persist-to DIR) to seed a fresh one.\n');
     exitCode = 1;
   } else {
@@ -46,7 +86,15 @@ try {
     const wanted = DEMO_ACCOUNTS.filter((a) => a.role !== 'owner' || existing!.owners === 0);
     step('Hashing the demo accounts\u2019 passwords');
     const accounts: NamedAccount[] = await Promise.all(
-      wanted.map(async (a) => ({ username: a.username, email: a.email, role: a.role, passwordHash: await hashPassword(a.password), credits: a.credits, balanceCents: a.balanceCents, keys: 'keys' in a ? a.keys : 0 })),
+      wanted.map(async (a) => ({
+        username: a.username,
+        email: a.email,
+        role: a.role,
+        passwordHash: await hashPassword(a.password),
+        credits: a.credits,
+        balanceCents: a.balanceCents,
+        keys: 'keys' in a ? a.keys : 0,
+      })),
     );
     const now = Date.now();
     const shop = generateShop({
@@ -89,7 +137,11 @@ try {
     step('Writing the demo shop');
     const counts = await writeShop(d1, shop);
     const byStatus = shop.keys.reduce<Record<string, number>>((m, k) => ({ ...m, [k.status]: (m[k.status] ?? 0) + 1 }), {});
-    console.log(`  ${counts.products} products, ${counts.users} accounts, ${counts.license_keys} keys (${Object.entries(byStatus).map(([s, n]) => `${n} ${s}`).join(', ')}), ${counts.activations} activations, ${counts.ledger} ledger rows over 42 days`);
+    console.log(
+      `  ${counts.products} products, ${counts.users} accounts, ${counts.license_keys} keys (${Object.entries(byStatus)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(', ')}), ${counts.activations} activations, ${counts.ledger} ledger rows over 42 days`,
+    );
     console.log('\n  Demo accounts (local only):');
     for (const a of wanted) console.log(`    ${a.role.padEnd(8)}  ${a.email.padEnd(20)}  ${a.password}`);
     if (wanted.length < DEMO_ACCOUNTS.length) console.log('    (the owner is the one `npm start` created)');

@@ -22,14 +22,20 @@ try {
     console.log('\n  Owner account created. Sign in with:');
     console.log(`    email:    ${owner.email}`);
     console.log(`    password: ${owner.generated ? owner.password : '(from OWNER_PASSWORD)'}`);
-    if (owner.generated) console.log('  This password is shown only once: keep it, or set OWNER_EMAIL / OWNER_PASSWORD on a fresh database.\n');
+    if (owner.generated)
+      console.log('  This password is shown only once: keep it, or set OWNER_EMAIL / OWNER_PASSWORD on a fresh database.\n');
   }
   // Card top-ups: STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET (and STRIPE_API_BASE) from the environment.
   const stripe = stripeVarsFromEnv();
   if (Object.keys(stripe).length) step(`Passing ${Object.keys(stripe).join(', ')} to the Worker`);
   step(`Starting KeyPanel at http://localhost:${port}`);
   // APP_URL from the environment wins (a tunnel or a proxy in front); else this server's own address.
-  const child = await startServer({ port, inherit: true, vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {}, secrets: stripe });
+  const child = await startServer({
+    port,
+    inherit: true,
+    vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {},
+    secrets: stripe,
+  });
   console.log(`\n  KeyPanel is running at http://localhost:${port}  (Ctrl+C to stop)\n`);
   const stop = () => child.kill('SIGINT');
   process.on('SIGINT', stop);

@@ -6,7 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Stripe from 'stripe';
 
-export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; authorization: string | null; params: Record<string, string> };
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  authorization: string | null;
+  params: Record<string, string>;
+};
 
 export type StandInSession = {
   id: string;
@@ -93,13 +99,18 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
         if (!header(req, 'authorization')?.startsWith('Bearer sk_')) {
           return json(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
         }
-        if (url.pathname === '/v1/checkout/sessions' && req.method === 'POST') return createSession(res, params, header(req, 'idempotency-key'));
+        if (url.pathname === '/v1/checkout/sessions' && req.method === 'POST')
+          return createSession(res, params, header(req, 'idempotency-key'));
         const found = url.pathname.match(/^\/v1\/checkout\/sessions\/([^/]+)$/);
         if (found && req.method === 'GET') {
           const session = sessions.get(found[1]);
-          return session ? json(res, 200, session) : json(res, 404, { error: { type: 'invalid_request_error', message: 'No such checkout.session' } });
+          return session
+            ? json(res, 200, session)
+            : json(res, 404, { error: { type: 'invalid_request_error', message: 'No such checkout.session' } });
         }
-        return json(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
+        return json(res, 404, {
+          error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` },
+        });
       }
       const page = url.pathname.match(/^\/checkout\/([^/]+)(\/pay)?$/);
       const session = page && sessions.get(page[1]);
@@ -115,13 +126,20 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
     const fingerprint = JSON.stringify(params);
     const earlier = idempotencyKey ? byIdempotencyKey.get(idempotencyKey) : undefined;
     if (earlier && earlier.params !== fingerprint) {
-      return json(res, 400, { error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } });
+      return json(res, 400, {
+        error: {
+          type: 'idempotency_error',
+          message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+        },
+      });
     }
     if (earlier) return json(res, 200, earlier.session);
     const unitAmount = Number(params['line_items[0][price_data][unit_amount]']);
     const quantity = Number(params['line_items[0][quantity]'] ?? 1);
     if (params.mode !== 'payment' || !Number.isInteger(unitAmount) || unitAmount < 1 || !params.success_url || !params.cancel_url) {
-      return json(res, 400, { error: { type: 'invalid_request_error', message: 'The stand-in takes payment-mode sessions with one priced line item' } });
+      return json(res, 400, {
+        error: { type: 'invalid_request_error', message: 'The stand-in takes payment-mode sessions with one priced line item' },
+      });
     }
     const sessionId = id('cs');
     const metadata = Object.fromEntries(
@@ -168,7 +186,11 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
       session.payment_intent = id('pi');
       if (options.webhookUrl && options.webhookSecret) {
         const { body, signature } = signedStripeEvent('checkout.session.completed', session, options.webhookSecret);
-        await fetch(options.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body });
+        await fetch(options.webhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+          body,
+        });
       }
     }
     res.writeHead(303, { location: session.success_url.replace('{CHECKOUT_SESSION_ID}', session.id) }).end();

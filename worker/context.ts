@@ -8,7 +8,9 @@ import type { Env } from './env';
 import type { SessionRecord } from './lib/sessions';
 
 /** Who is calling (middleware/auth.ts): the account, the role it acts with, and how it came. */
-export type Caller = { id: string; role: Role } & ({ via: 'session'; session: SessionRecord } | { via: 'apiToken'; apiToken: ApiTokenGrant });
+export type Caller = { id: string; role: Role } & (
+  { via: 'session'; session: SessionRecord } | { via: 'apiToken'; apiToken: ApiTokenGrant }
+);
 
 /** Every /api request: its D1 session (db/session.ts) and the drizzle instance over it. */
 export type AppEnv = {

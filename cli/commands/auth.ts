@@ -86,7 +86,13 @@ Examples:
       if ('requires2FA' in answer) throw new ApiError('The server asked for a second sign-in step again', 401, undefined);
       const { user } = answer;
       const publicKeys = publicKey ? { ...config.publicKeys, [url]: publicKey } : config.publicKeys;
-      writeConfig({ ...config, url, token: answer.token, user: { username: user.username, email: user.email, role: user.role }, publicKeys });
+      writeConfig({
+        ...config,
+        url,
+        token: answer.token,
+        user: { username: user.username, email: user.email, role: user.role },
+        publicKeys,
+      });
       success(`Signed in to ${url} as ${user.username} (${user.role}). Session saved in ${configPath()}.`);
       if (!publicKey) warn('The server offers no licensing public key, so none is pinned: `license verify-token` needs --public-key.');
       if (process.env.KEYPANEL_TOKEN) warn('KEYPANEL_TOKEN is set, and it takes precedence over this session until you unset it.');
@@ -108,7 +114,8 @@ Examples:
         await createClient({ url, token: config.token, tokenSource: 'config' }, 'signedIn').post('/api/auth/logout');
       } catch (err) {
         // An expired session is already over; anything else is worth a word, but the local sign-out still happens.
-        if (!(err instanceof ApiError && err.status === 401)) warn(`The server could not end the session (${(err as Error).message}); it ends on its own when it expires.`);
+        if (!(err instanceof ApiError && err.status === 401))
+          warn(`The server could not end the session (${(err as Error).message}); it ends on its own when it expires.`);
       }
       const { token: _token, user: _user, ...rest } = config;
       writeConfig(rest);
@@ -201,7 +208,8 @@ Examples:
     .addHelpText('after', '\nExample:\n  $ keypanel token revoke 6650f1c2a1b2c3d4e5f60718\n')
     .action(async (id: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      if (!/^[0-9a-f]{24}$/.test(id)) throw new UsageError(`"${id}" is not an API token id (24 hexadecimal characters, from \`keypanel token list\`)`);
+      if (!/^[0-9a-f]{24}$/.test(id))
+        throw new UsageError(`"${id}" is not an API token id (24 hexadecimal characters, from \`keypanel token list\`)`);
       const answer = await ctx.api().delete<{ message: string }>(`/api/users/api-tokens/${id}`);
       success(answer.message);
     });

@@ -4,7 +4,14 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
-import type { AdminKeysResponse, BulkDeleteResponse, GenerateKeysResponse, KeyChangeResponse, LicenseKey, MyKeysResponse } from '../../worker/schemas/entities';
+import type {
+  AdminKeysResponse,
+  BulkDeleteResponse,
+  GenerateKeysResponse,
+  KeyChangeResponse,
+  LicenseKey,
+  MyKeysResponse,
+} from '../../worker/schemas/entities';
 import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
 import type { Settings } from '../../worker/schemas/settings';
 import { contextOf, type CommandContext } from '../lib/context';
@@ -85,7 +92,11 @@ Examples:
       try {
         while (generated < options.quantity) {
           const quantity = Math.min(perRequest, options.quantity - generated);
-          const answer = await api.post<GenerateKeysResponse>('/api/keys/generate', { productId: product._id, quantity, duration: options.duration });
+          const answer = await api.post<GenerateKeysResponse>('/api/keys/generate', {
+            productId: product._id,
+            quantity,
+            duration: options.duration,
+          });
           for (const key of answer.keys) await out.write(key);
           generated += answer.generated;
           progress.advance(answer.generated);
@@ -93,7 +104,8 @@ Examples:
       } catch (err) {
         await out.abort();
         progress.stop();
-        if (generated > 0 && err instanceof CliError) err.message += ` (${generated} of ${options.quantity} keys were generated and printed before this error)`;
+        if (generated > 0 && err instanceof CliError)
+          err.message += ` (${generated} of ${options.quantity} keys were generated and printed before this error)`;
         throw err;
       }
       await out.end();
@@ -109,9 +121,7 @@ Examples:
       .option('--mine', 'your own keys (the ones you bought), instead of the keys you manage');
 
   listOptions(
-    keys
-      .command('list')
-      .description('List every key you manage (owner: all keys; reseller: the keys you created), page after page'),
+    keys.command('list').description('List every key you manage (owner: all keys; reseller: the keys you created), page after page'),
   )
     .addHelpText(
       'after',
@@ -181,17 +191,17 @@ Examples:
       let deleted = 0;
       const notFound: string[] = [];
       for (let i = 0; i < unique.length; i += MAX_BULK_DELETE) {
-        const answer = await api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', { keyIds: unique.slice(i, i + MAX_BULK_DELETE), reason });
+        const answer = await api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', {
+          keyIds: unique.slice(i, i + MAX_BULK_DELETE),
+          reason,
+        });
         deleted += answer.deleted;
         notFound.push(...answer.notFound);
       }
-      const out = rowWriter<{ id: string; deleted: boolean }>(
-        ctx.format,
-        [
-          { header: 'id', value: (r) => r.id, width: 24 },
-          { header: 'deleted', value: (r) => r.deleted, width: 7 },
-        ],
-      );
+      const out = rowWriter<{ id: string; deleted: boolean }>(ctx.format, [
+        { header: 'id', value: (r) => r.id, width: 24 },
+        { header: 'deleted', value: (r) => r.deleted, width: 7 },
+      ]);
       for (const id of unique) await out.write({ id, deleted: !notFound.includes(id) });
       await out.end();
       success(`Deleted ${deleted} license ${deleted === 1 ? 'key' : 'keys'}${notFound.length ? `; ${notFound.length} not found` : ''}.`);

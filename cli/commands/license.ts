@@ -4,7 +4,14 @@
 // this server at `keypanel login` (or --public-key), never trusting an answer that key did not sign.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createLicensing, TokenError, verifyOfflineToken, importPublicKey, type LicenseResult, type OfflineToken } from '../../sdk/src/index';
+import {
+  createLicensing,
+  TokenError,
+  verifyOfflineToken,
+  importPublicKey,
+  type LicenseResult,
+  type OfflineToken,
+} from '../../sdk/src/index';
 import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/schemas/licensing';
 import { readConfig, resolveConnection } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
@@ -20,7 +27,7 @@ type CallOptions = { key: string; fingerprint: string; nonce?: string; publicKey
 const ACTIONS = {
   activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot)' },
   validate: { schema: validateLicenseSchema, describe: 'Check a key on an activated device' },
-  deactivate: { schema: deactivateLicenseSchema, describe: "Deactivate a device (its slot frees once its offline token has expired)" },
+  deactivate: { schema: deactivateLicenseSchema, describe: 'Deactivate a device (its slot frees once its offline token has expired)' },
 } as const;
 
 /** A successful answer for each action; anything else exits 1 after printing the answer. */
@@ -48,7 +55,9 @@ Examples:
 `,
     );
 
-  for (const [action, { schema, describe }] of Object.entries(ACTIONS) as Array<[keyof typeof ACTIONS, (typeof ACTIONS)[keyof typeof ACTIONS]]>) {
+  for (const [action, { schema, describe }] of Object.entries(ACTIONS) as Array<
+    [keyof typeof ACTIONS, (typeof ACTIONS)[keyof typeof ACTIONS]]
+  >) {
     license
       .command(action)
       .description(describe)
@@ -69,7 +78,11 @@ Examples:
           const refused = notKeyPanel(url, null, `a licensing answer the public key does not verify (${result.detail})`);
           throw new CliError(refused.message, pinned ? `${refused.hint} ${REPIN_HINT}` : refused.hint);
         }
-        if (result.code === 'UNREACHABLE') throw new CliError(`${result.detail}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
+        if (result.code === 'UNREACHABLE')
+          throw new CliError(
+            `${result.detail}.`,
+            'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.',
+          );
         await printAnswer(ctx, result);
         if (result.code !== SUCCESS_CODES[action]) throw new CliError(`${result.code}: ${result.detail}`);
       });
@@ -94,7 +107,8 @@ Examples:
       const ctx = contextOf(command);
       const token = tokenArg === '-' ? (await ask('', 'the token')).trim() : tokenArg.trim();
       closeInput();
-      if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UsageError('That is not an offline token (three dot-separated base64url parts).');
+      if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token))
+        throw new UsageError('That is not an offline token (three dot-separated base64url parts).');
       const { text, pinned } = await loadPublicKey(options.publicKey);
       const publicKey = await importKey(text);
       let claims: OfflineToken;
@@ -102,7 +116,10 @@ Examples:
         claims = await verifyOfflineToken(publicKey, token, { key: options.key, fingerprint: options.fingerprint });
       } catch (err) {
         if (!(err instanceof TokenError)) throw err;
-        await printRecord(ctx.format, [['valid', false], ['reason', err.message]]);
+        await printRecord(ctx.format, [
+          ['valid', false],
+          ['reason', err.message],
+        ]);
         const rotated = pinned && err.problem === 'signature';
         throw new CliError(`The token is not valid: ${err.message}.`, rotated ? REPIN_HINT : undefined);
       }
@@ -166,7 +183,10 @@ async function loadPublicKey(file: string | undefined): Promise<{ text: string; 
   const { url } = resolveConnection();
   const pinned = readConfig().publicKeys?.[url];
   if (!pinned) {
-    throw new CliError(`No licensing public key is pinned for ${url}.`, 'Run `keypanel login` (it pins the server\u2019s key), or pass --public-key FILE.');
+    throw new CliError(
+      `No licensing public key is pinned for ${url}.`,
+      'Run `keypanel login` (it pins the server\u2019s key), or pass --public-key FILE.',
+    );
   }
   await importKey(pinned, 'the pinned public key');
   return { text: pinned, pinned: true };

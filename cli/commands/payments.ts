@@ -12,7 +12,12 @@ const paymentColumns: Column<Payment>[] = [
   { header: 'id', value: (p) => p._id, width: 30 },
   { header: 'username', value: (p) => p.user?.username ?? null, width: 18 },
   { header: 'amount', value: (p) => p.amount.toFixed(2), width: 9, align: 'right' },
-  { header: 'status', value: (p) => p.status, width: 9, colour: (v) => (v === 'paid' ? 'green' : v === 'refunded' || v === 'failed' ? 'red' : undefined) },
+  {
+    header: 'status',
+    value: (p) => p.status,
+    width: 9,
+    colour: (v) => (v === 'paid' ? 'green' : v === 'refunded' || v === 'failed' ? 'red' : undefined),
+  },
   { header: 'refunded', value: (p) => p.refunded.toFixed(2), width: 9, align: 'right' },
   { header: 'owed', value: (p) => p.refundOwed.toFixed(2), width: 8, align: 'right', colour: (v) => (v !== '0.00' ? 'red' : undefined) },
   { header: 'disputed', value: (p) => p.disputed, width: 8, colour: (v) => (v ? 'red' : undefined) },
@@ -27,7 +32,10 @@ export function registerPaymentsCommands(program: Command) {
     .description('List every card payment, newest first, page after page')
     .addOption(new Option('--status <status>', 'only this status').choices(PAYMENT_STATUSES))
     .option('--user <username>', "only this customer's payments")
-    .addHelpText('after', '\nExamples:\n  $ keypanel payments list --status refunded\n  $ keypanel payments list --user alice --format csv > alice-payments.csv\n  $ keypanel payments list --format json\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keypanel payments list --status refunded\n  $ keypanel payments list --user alice --format csv > alice-payments.csv\n  $ keypanel payments list --format json\n',
+    )
     .action(async (options: { status?: string; user?: string }, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();

@@ -29,7 +29,8 @@ const productColumns: Column<Product>[] = [
 
 /** Keys sold and revenue come to the owner only: the columns go when the server left them out. */
 const OWNER_ONLY_COLUMNS = new Set(['totalSold', 'revenue']);
-const columnsFor = (list: Product[]) => (list.some((p) => p.stats.revenue !== undefined) ? productColumns : productColumns.filter((c) => !OWNER_ONLY_COLUMNS.has(c.header)));
+const columnsFor = (list: Product[]) =>
+  list.some((p) => p.stats.revenue !== undefined) ? productColumns : productColumns.filter((c) => !OWNER_ONLY_COLUMNS.has(c.header));
 
 const productRecord = (p: Product) => productColumns.map((c): [string, ReturnType<typeof c.value>] => [c.header, c.value(p)]);
 
@@ -60,7 +61,11 @@ function productOptions(command: Command, required: boolean) {
     .option('--min-days <days>', 'shortest duration (default 1)', wholeNumber('--min-days', 1))
     .option('--max-days <days>', 'longest duration (default 365)', wholeNumber('--max-days', 1))
     .option('--max-activations <n>', 'devices per key (default 1)', wholeNumber('--max-activations', 1))
-    .option('--offline-token-hours <hours>', "how long an app's offline token lives, 1 to 720 (default 24); a device that leaves a key keeps its slot this long", wholeNumber('--offline-token-hours', 1, 720))
+    .option(
+      '--offline-token-hours <hours>',
+      "how long an app's offline token lives, 1 to 720 (default 24); a device that leaves a key keeps its slot this long",
+      wholeNumber('--offline-token-hours', 1, 720),
+    )
     .option('--features <list>', 'comma-separated features')
     .option('--active', 'offer the product (the default for a new one)')
     .option('--inactive', 'stop offering the product');
@@ -115,7 +120,10 @@ Examples:
     });
 
   productOptions(products.command('create').description('Create a product (owner)'), true)
-    .addHelpText('after', '\nExample:\n  $ keypanel products create --name "Photo Pro" --description "Photo editor" --key-tag PHOTO --base-cost 50 --per-day 5 --max-days 365\n')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ keypanel products create --name "Photo Pro" --description "Photo editor" --key-tag PHOTO --base-cost 50 --per-day 5 --max-days 365\n',
+    )
     .action(async (options: ProductOptions & { inactive?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const body = parseWith(productInputSchema, productFields(options));
@@ -131,11 +139,15 @@ Examples:
       .argument('<id|keyTag>', 'the product'),
     false,
   )
-    .addHelpText('after', '\nExamples:\n  $ keypanel products update PHOTO --per-day 4\n  $ keypanel products update 6650f1c2a1b2c3d4e5f60718 --inactive\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keypanel products update PHOTO --per-day 4\n  $ keypanel products update 6650f1c2a1b2c3d4e5f60718 --inactive\n',
+    )
     .action(async (ref: string, options: ProductOptions & { inactive?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const changes = productFields(options);
-      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to update: give at least one option, such as --name or --inactive');
+      if (Object.keys(changes).length === 0)
+        throw new UsageError('Nothing to update: give at least one option, such as --name or --inactive');
       const api = ctx.api();
       const current = await findProduct(api, ref);
       // The API replaces the whole product, so the current values fill in what was not given.

@@ -16,7 +16,7 @@ export function registerPurchaseCommand(program: Command) {
     .description('Buy a key for a user (reseller: paid with your credits; owner: charged to the user, or free)')
     .requiredOption('--user <user>', 'the customer: id, email or username')
     .requiredOption('--product <id|keyTag>', 'the product, by id or key tag')
-    .requiredOption('--days <n>', 'duration in days, within the product\'s range', wholeNumber('--days', 1, MAX_DURATION_DAYS))
+    .requiredOption('--days <n>', "duration in days, within the product's range", wholeNumber('--days', 1, MAX_DURATION_DAYS))
     .option('--free', 'owner only: nobody is charged (bypass the balance check)', false)
     .addHelpText(
       'after',
@@ -33,7 +33,9 @@ Examples:
       const body = parseWith(purchaseForUserSchema, { duration: options.days, bypassBalance: options.free });
       const api = ctx.api();
       const [user, product] = await Promise.all([findUserId(api, options.user), findProduct(api, options.product)]);
-      const answer = await api.post<PurchaseForUserResponse>(`/api/admin/users/${user._id}/purchase/${product._id}`, body, { 'idempotency-key': randomUUID() });
+      const answer = await api.post<PurchaseForUserResponse>(`/api/admin/users/${user._id}/purchase/${product._id}`, body, {
+        'idempotency-key': randomUUID(),
+      });
       const receipt = answer.licenseKey;
       await printRecord(
         ctx.format,

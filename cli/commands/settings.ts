@@ -36,7 +36,10 @@ function checkName(name: string): Name {
 /** `true`/`false` for the switches, a number for the rest (comma-separated for the quick amounts); the schema checks the bounds. */
 function parseValue(name: Name, raw: string): Value {
   if (name === 'payments.quickTopUpAmounts') {
-    const amounts = raw.split(',').filter((a) => a.trim() !== '').map(Number);
+    const amounts = raw
+      .split(',')
+      .filter((a) => a.trim() !== '')
+      .map(Number);
     if (amounts.some((a) => !Number.isFinite(a))) throw new UsageError(`${name} must be amounts separated by commas (got "${raw}")`);
     return amounts;
   }
@@ -52,7 +55,7 @@ function parseValue(name: Name, raw: string): Value {
 export function registerSettingsCommands(program: Command) {
   const settings = program
     .command('settings')
-    .description("Read and change the system settings (owner)")
+    .description('Read and change the system settings (owner)')
     .addHelpText(
       'after',
       `
@@ -76,7 +79,8 @@ Examples:
       const current = await ctx.api().get<Settings>('/api/settings');
       if (field === undefined) return printRecord(ctx.format, rowsOf(current), current);
       // One value: bare, so `$(keypanel settings get usdToCreditRate)` is just the number.
-      if (ctx.format === 'json') return writeOut(`${JSON.stringify(isPaymentName(field) ? current.payments[paymentField(field)] : current[field])}\n`);
+      if (ctx.format === 'json')
+        return writeOut(`${JSON.stringify(isPaymentName(field) ? current.payments[paymentField(field)] : current[field])}\n`);
       if (ctx.format === 'csv') return printRecord('csv', [[field, valueOf(current, field)]]);
       return writeOut(`${valueOf(current, field)}\n`);
     });
@@ -85,7 +89,10 @@ Examples:
     .command('set')
     .description('Change settings by name (the others keep their values)')
     .argument('<name=value...>', 'one or more settings')
-    .addHelpText('after', '\nExamples:\n  $ keypanel settings set maintenanceMode=true\n  $ keypanel settings set usdToCreditRate=12 defaultDailyDiscount=20\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keypanel settings set maintenanceMode=true\n  $ keypanel settings set usdToCreditRate=12 defaultDailyDiscount=20\n',
+    )
     .action(async (pairs: string[], _options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const changes: Partial<Record<Name, Value>> = {};

@@ -61,7 +61,10 @@ Examples:
     .description('List every user, page after page (reseller: active customers, names only)')
     .option('--search <prefix>', 'username or email prefix')
     .addOption(new Option('--role <role>', 'only this role').choices(ROLES))
-    .addHelpText('after', '\nExamples:\n  $ keypanel users list --search ali\n  $ keypanel users list --role user --format csv > users.csv\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keypanel users list --search ali\n  $ keypanel users list --role user --format csv > users.csv\n',
+    )
     .action(async (options: { search?: string; role?: string }, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();
@@ -70,7 +73,12 @@ Examples:
       const out = rowWriter(ctx.format, userColumns);
       const progress = progressBar('Fetching users', null, 'users');
       await writeAllPages(out, progress, async (page) => {
-        const answer = await api.get<AdminUsersResponse<Listed>>('/api/admin/users', { page, limit: PAGE_SIZE, search, role: options.role });
+        const answer = await api.get<AdminUsersResponse<Listed>>('/api/admin/users', {
+          page,
+          limit: PAGE_SIZE,
+          search,
+          role: options.role,
+        });
         return { items: answer.users, total: answer.total, totalPages: answer.totalPages };
       });
     });
@@ -92,18 +100,30 @@ Examples:
   $ printf '%s\\n' "$NEW_PASSWORD" | keypanel users create --username bob --email bob@example.com
 `,
     )
-    .action(async (options: { username: string; email: string; role: string; credits?: number; balance?: number; inactive?: boolean }, command: Command) => {
-      const ctx = contextOf(command);
-      const draft = { username: options.username, email: options.email, role: options.role, credits: options.credits, balance: options.balance, isActive: !options.inactive };
-      // Everything but the password first, so a typo is caught before anyone types a password.
-      parseWith(createUserSchema, { ...draft, password: 'checked-later' });
-      const password = await askSecret(`Password for ${options.username}: `, 'the new password');
-      closeInput();
-      const body = parseWith(createUserSchema, { ...draft, password });
-      const { user } = await ctx.api().post<AdminUserResponse>('/api/admin/users', body);
-      await printRecord(ctx.format, userRecord(user), user);
-      success(`Created ${user.role} ${user.username}.`);
-    });
+    .action(
+      async (
+        options: { username: string; email: string; role: string; credits?: number; balance?: number; inactive?: boolean },
+        command: Command,
+      ) => {
+        const ctx = contextOf(command);
+        const draft = {
+          username: options.username,
+          email: options.email,
+          role: options.role,
+          credits: options.credits,
+          balance: options.balance,
+          isActive: !options.inactive,
+        };
+        // Everything but the password first, so a typo is caught before anyone types a password.
+        parseWith(createUserSchema, { ...draft, password: 'checked-later' });
+        const password = await askSecret(`Password for ${options.username}: `, 'the new password');
+        closeInput();
+        const body = parseWith(createUserSchema, { ...draft, password });
+        const { user } = await ctx.api().post<AdminUserResponse>('/api/admin/users', body);
+        await printRecord(ctx.format, userRecord(user), user);
+        success(`Created ${user.role} ${user.username}.`);
+      },
+    );
 
   users
     .command('credit')
@@ -111,11 +131,18 @@ Examples:
     .argument('<user>', 'id, email or username')
     .option('--credits <n>', 'credits to add', wholeNumber('--credits', 1))
     .option('--balance <usd>', 'US dollars to add to the balance', decimalNumber('--balance'))
-    .addHelpText('after', '\nExamples:\n  $ keypanel users credit alice@example.com --credits 500\n  $ keypanel users credit alice --balance 25.00\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keypanel users credit alice@example.com --credits 500\n  $ keypanel users credit alice --balance 25.00\n',
+    )
     .action(async (ref: string, options: { credits?: number; balance?: number }, command: Command) => {
       const ctx = contextOf(command);
-      if ((options.credits === undefined) === (options.balance === undefined)) throw new UsageError('Give exactly one of --credits N or --balance USD');
-      const body = parseWith(addFundsSchema, options.credits !== undefined ? { amount: options.credits, type: 'credits' } : { amount: options.balance, type: 'balance' });
+      if ((options.credits === undefined) === (options.balance === undefined))
+        throw new UsageError('Give exactly one of --credits N or --balance USD');
+      const body = parseWith(
+        addFundsSchema,
+        options.credits !== undefined ? { amount: options.credits, type: 'credits' } : { amount: options.balance, type: 'balance' },
+      );
       const api = ctx.api();
       const target = await findUserId(api, ref);
       const answer = await api.post<AdminUserResponse>(`/api/admin/users/${target._id}/balance`, body);

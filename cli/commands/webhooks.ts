@@ -79,7 +79,13 @@ Examples:
     .option('--description <text>', 'what it is for')
     .action(async (url: string, options: { events: string; description?: string }, command: Command) => {
       const ctx = contextOf(command);
-      const events = options.events.trim() === 'all' ? [...WEBHOOK_EVENT_TYPES] : options.events.split(',').map((e) => e.trim()).filter(Boolean);
+      const events =
+        options.events.trim() === 'all'
+          ? [...WEBHOOK_EVENT_TYPES]
+          : options.events
+              .split(',')
+              .map((e) => e.trim())
+              .filter(Boolean);
       const body = parseWith(createWebhookSchema, { url, events, description: options.description ?? '' });
       const created = await ctx.api().post<CreatedWebhookEndpoint>('/api/webhooks', body);
       await printRecord(
@@ -127,7 +133,10 @@ Examples:
       const ctx = contextOf(command);
       const answer = await ctx
         .api()
-        .get<{ deliveries: WebhookDelivery[]; total: number; totalPages: number }>(`/api/webhooks/${endpointId(ref)}/deliveries`, { page: options.page ?? 1, limit: options.limit ?? 20 });
+        .get<{ deliveries: WebhookDelivery[]; total: number; totalPages: number }>(`/api/webhooks/${endpointId(ref)}/deliveries`, {
+          page: options.page ?? 1,
+          limit: options.limit ?? 20,
+        });
       const out = rowWriter(ctx.format, deliveryColumns);
       for (const delivery of answer.deliveries) await out.write(delivery);
       await out.end();

@@ -71,7 +71,9 @@ export function parseBaseUrl(value: string, what: string): string {
 export type Connection = { url: string; token: string | undefined; tokenSource: 'KEYPANEL_TOKEN' | 'config' | undefined };
 
 export function resolveConnection(env: NodeJS.ProcessEnv = process.env, config: StoredConfig = readConfig(configPath(env))): Connection {
-  const url = env.KEYPANEL_URL ? parseBaseUrl(env.KEYPANEL_URL, 'KEYPANEL_URL') : parseBaseUrl(config.url ?? DEFAULT_URL, 'The configured URL');
+  const url = env.KEYPANEL_URL
+    ? parseBaseUrl(env.KEYPANEL_URL, 'KEYPANEL_URL')
+    : parseBaseUrl(config.url ?? DEFAULT_URL, 'The configured URL');
   if (env.KEYPANEL_TOKEN) return { url, token: env.KEYPANEL_TOKEN.trim(), tokenSource: 'KEYPANEL_TOKEN' };
   // The stored session belongs to the server it was made on: never send it to another one.
   const storedUrl = parseBaseUrl(config.url ?? DEFAULT_URL, 'The configured URL');

@@ -50,9 +50,12 @@ export type Client = {
 export function createClient(connection: Connection, mode: 'signedIn' | 'public'): Client {
   const { url, token } = connection;
   assertSecureUrl(url);
-  if (mode === 'signedIn' && !token) throw new CliError('You are not signed in.', `${LOGIN_HINT} Scripts can set KEYPANEL_TOKEN to an API token instead.`);
+  if (mode === 'signedIn' && !token)
+    throw new CliError('You are not signed in.', `${LOGIN_HINT} Scripts can set KEYPANEL_TOKEN to an API token instead.`);
   const rejectedHint =
-    connection.tokenSource === 'KEYPANEL_TOKEN' ? 'Check KEYPANEL_TOKEN (it may have been revoked), or unset it and run `keypanel login`.' : 'Run `keypanel login` to sign in again.';
+    connection.tokenSource === 'KEYPANEL_TOKEN'
+      ? 'Check KEYPANEL_TOKEN (it may have been revoked), or unset it and run `keypanel login`.'
+      : 'Run `keypanel login` to sign in again.';
 
   async function request<T>(method: string, path: string, options: Options = {}): Promise<T> {
     const target = new URL(url + path);
@@ -72,7 +75,10 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
         response = await fetch(target, { method, headers, body, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
       } catch (err) {
         const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : networkReason(err);
-        throw new CliError(`Could not reach KeyPanel at ${url}: ${reason}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
+        throw new CliError(
+          `Could not reach KeyPanel at ${url}: ${reason}.`,
+          'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.',
+        );
       }
       rememberBookmark(url, response.headers.get(BOOKMARK_HEADER));
       const text = await response.text();
@@ -91,7 +97,10 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
         continue;
       }
       const error = (data ?? {}) as { message?: unknown; code?: unknown };
-      const message = typeof error.message === 'string' && error.message ? error.message : `The server answered ${response.status} ${response.statusText}`.trim();
+      const message =
+        typeof error.message === 'string' && error.message
+          ? error.message
+          : `The server answered ${response.status} ${response.statusText}`.trim();
       const code = typeof error.code === 'string' ? error.code : undefined;
       throw new ApiError(message, response.status, code, response.status === 401 && mode === 'signedIn' ? rejectedHint : undefined);
     }
@@ -109,7 +118,10 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
 export function notKeyPanel(url: string, response: Pick<Response, 'status' | 'headers'> | null, what: string) {
   const type = response?.headers.get('content-type')?.split(';')[0];
   const detail = response ? ` (HTTP ${response.status}${type ? `, ${type}` : ''})` : '';
-  return new CliError(`The server at ${url} sent ${what}${detail}.`, 'Check that KEYPANEL_URL (or `keypanel login --url`) is the address of a KeyPanel server.');
+  return new CliError(
+    `The server at ${url} sent ${what}${detail}.`,
+    'Check that KEYPANEL_URL (or `keypanel login --url`) is the address of a KeyPanel server.',
+  );
 }
 
 function parseJson(text: string): unknown {

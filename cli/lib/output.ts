@@ -12,7 +12,8 @@ export type Format = (typeof FORMATS)[number];
 /** `--format` when given; else a table on a terminal and JSON in a pipe or file (it parses, and keeps nesting). */
 export function resolveFormat(option: string | undefined, stdout: { isTTY?: boolean } = process.stdout, fallback?: Format): Format {
   if (option === undefined) return fallback ?? (stdout.isTTY ? 'table' : 'json');
-  if (!(FORMATS as readonly string[]).includes(option)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${option}")`);
+  if (!(FORMATS as readonly string[]).includes(option))
+    throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${option}")`);
   return option as Format;
 }
 
@@ -77,7 +78,8 @@ export const csvField = (value: Cell): string => csvCell(value);
 export const csvLine = (cells: Cell[]) => csvRow(cells);
 
 const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`);
-const pad = (text: string, width: number, align: 'left' | 'right' = 'left') => (align === 'right' ? text.padStart(width) : text.padEnd(width));
+const pad = (text: string, width: number, align: 'left' | 'right' = 'left') =>
+  align === 'right' ? text.padStart(width) : text.padEnd(width);
 
 /** `end` completes the output (an empty list still gets its header); `abort`, after an error, closes only what was started. */
 export type RowWriter<T> = { write(row: T): Promise<void>; end(): Promise<number>; abort(): Promise<void> };
@@ -86,7 +88,11 @@ export type RowWriter<T> = { write(row: T): Promise<void>; end(): Promise<number
  * Streams rows in the chosen format. The table has fixed column widths so it can print each row
  * as it comes; JSON is one array, written element by element; `json` picks what each element is.
  */
-export function rowWriter<T>(format: Format, columns: Column<T>[], options: { json?: (row: T) => unknown; stream?: Writable } = {}): RowWriter<T> {
+export function rowWriter<T>(
+  format: Format,
+  columns: Column<T>[],
+  options: { json?: (row: T) => unknown; stream?: Writable } = {},
+): RowWriter<T> {
   const stream = options.stream ?? process.stdout;
   const tty = stream as unknown as { isTTY?: boolean };
   let count = 0;
@@ -106,10 +112,15 @@ export function rowWriter<T>(format: Format, columns: Column<T>[], options: { js
       if (count === 0) await start();
       count++;
       if (format === 'csv') return writeOut(csvLine(columns.map((c) => c.value(row))), stream);
-      if (format === 'json') return writeOut(`${count > 1 ? ',' : ''}\n  ${JSON.stringify(options.json ? options.json(row) : row)}`, stream);
+      if (format === 'json')
+        return writeOut(`${count > 1 ? ',' : ''}\n  ${JSON.stringify(options.json ? options.json(row) : row)}`, stream);
       const cells = columns.map((c, i) => {
         const value = c.value(row);
-        const text = pad(cut(c.display ? c.display(value, row) : value === null || value === undefined ? '—' : String(value), widths[i]), widths[i], c.align);
+        const text = pad(
+          cut(c.display ? c.display(value, row) : value === null || value === undefined ? '—' : String(value), widths[i]),
+          widths[i],
+          c.align,
+        );
         return paint(tty, c.colour?.(value, row), text);
       });
       return writeOut(`${cells.join('  ').trimEnd()}\n`, stream);
@@ -131,9 +142,17 @@ export async function printRecord(format: Format, fields: Array<[string, Cell]>,
   if (format === 'json') return writeOut(`${JSON.stringify(json, null, 2)}\n`);
   if (format === 'csv') return writeOut(csvLine(fields.map(([name]) => name)) + csvLine(fields.map(([, value]) => value)));
   const width = Math.max(...fields.map(([name]) => name.length));
-  const lines = fields.map(([name, value]) => `${paint(process.stdout, 'bold', name.padEnd(width))}  ${value === null || value === undefined ? '—' : String(value)}`);
+  const lines = fields.map(
+    ([name, value]) =>
+      `${paint(process.stdout, 'bold', name.padEnd(width))}  ${value === null || value === undefined ? '—' : String(value)}`,
+  );
   return writeOut(`${lines.join('\n')}\n`);
 }
 
 /** `2026-05-01T10:20:30.000Z` as `2026-05-01 10:20` (UTC) for a table. */
-export const shortDate = (value: Cell) => (typeof value === 'string' && value.length >= 16 ? `${value.slice(0, 10)} ${value.slice(11, 16)}` : value === null || value === undefined ? '—' : String(value));
+export const shortDate = (value: Cell) =>
+  typeof value === 'string' && value.length >= 16
+    ? `${value.slice(0, 10)} ${value.slice(11, 16)}`
+    : value === null || value === undefined
+      ? '—'
+      : String(value);

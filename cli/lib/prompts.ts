@@ -11,7 +11,12 @@ let piped: { lines: string[]; waiting: Array<(line: string | null) => void>; end
 
 function pipedLine(): Promise<string | null> {
   if (!piped) {
-    const state = { lines: [] as string[], waiting: [] as Array<(line: string | null) => void>, ended: false, reader: createInterface({ input: process.stdin, terminal: false }) };
+    const state = {
+      lines: [] as string[],
+      waiting: [] as Array<(line: string | null) => void>,
+      ended: false,
+      reader: createInterface({ input: process.stdin, terminal: false }),
+    };
     state.reader.on('line', (line) => {
       const next = state.waiting.shift();
       if (next) next(line);
@@ -37,7 +42,8 @@ export function closeInput() {
 
 async function answerFromPipe(what: string): Promise<string> {
   const line = await pipedLine();
-  if (line === null) throw new UsageError(`Expected ${what} on standard input, but it ended. Run this in a terminal, or pipe the answer in.`);
+  if (line === null)
+    throw new UsageError(`Expected ${what} on standard input, but it ended. Run this in a terminal, or pipe the answer in.`);
   return line.replace(/\r$/, '');
 }
 

@@ -10,9 +10,10 @@ beforeAll(async () => {
 const json = (stdout: string) => JSON.parse(stdout);
 
 describe('keypanel users', () => {
-  it('refuses a password the policy refuses, with the API\'s own words, before sending anything', async () => {
+  it("refuses a password the policy refuses, with the API's own words, before sending anything", async () => {
     const username = unique('clipol');
-    const create = (password: string) => keypanel(['users', 'create', '--username', username, '--email', `${username}@cli.test`], { home, input: `${password}\n` });
+    const create = (password: string) =>
+      keypanel(['users', 'create', '--username', username, '--email', `${username}@cli.test`], { home, input: `${password}\n` });
     const common = await create('Qwertyuiop');
     expect(common.code).toBe(2);
     expect(common.stderr).toContain('password: This password is one of the most common passwords');
@@ -25,10 +26,13 @@ describe('keypanel users', () => {
   it('creates a user with the password piped in, credits them, finds them and deactivates them', async () => {
     const username = unique('cliuser');
     const email = `${username}@cli.test`;
-    const created = await keypanel(['users', 'create', '--username', username, '--email', email, '--role', 'reseller', '--credits', '10', '--format', 'json'], {
-      home,
-      input: 'Customer123\n',
-    });
+    const created = await keypanel(
+      ['users', 'create', '--username', username, '--email', email, '--role', 'reseller', '--credits', '10', '--format', 'json'],
+      {
+        home,
+        input: 'Customer123\n',
+      },
+    );
     expect(created.code, created.stderr).toBe(0);
     const user = json(created.stdout);
     expect(user).toMatchObject({ username, email, role: 'reseller', credits: 10, balance: 0, isActive: true });
@@ -42,7 +46,9 @@ describe('keypanel users', () => {
     expect(json(balance.stdout)).toMatchObject({ balance: 19.99, credits: 260 });
 
     const listed = await keypanel(['users', 'list', '--search', username, '--format', 'csv'], { home });
-    expect(csvRecords(listed.stdout)).toEqual([expect.objectContaining({ id: user._id, username, email, role: 'reseller', credits: '260', balance: '19.99', active: 'true' })]);
+    expect(csvRecords(listed.stdout)).toEqual([
+      expect.objectContaining({ id: user._id, username, email, role: 'reseller', credits: '260', balance: '19.99', active: 'true' }),
+    ]);
 
     const deactivated = await keypanel(['users', 'deactivate', user._id, '--format', 'json'], { home });
     expect(deactivated.code, deactivated.stderr).toBe(0);
@@ -63,7 +69,10 @@ describe('keypanel users', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No user with the email or username "nobody-here@cli.test".');
     const existing = await createUser('user');
-    const duplicate = await keypanel(['users', 'create', '--username', unique('dup'), '--email', existing.email], { home, input: 'Another123\n' });
+    const duplicate = await keypanel(['users', 'create', '--username', unique('dup'), '--email', existing.email], {
+      home,
+      input: 'Another123\n',
+    });
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/Error: .*(email|Email)/);
   });
@@ -71,29 +80,80 @@ describe('keypanel users', () => {
 
 describe('keypanel products', () => {
   it('creates, updates and lists a product', async () => {
-    const keyTag = unique('P').toUpperCase().replace(/[^A-Z0-9]/g, '').slice(-10);
+    const keyTag = unique('P')
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, '')
+      .slice(-10);
     const created = await keypanel(
-      ['products', 'create', '--name', 'CLI, "Deluxe"', '--description', 'Made from the CLI', '--key-tag', keyTag.toLowerCase(), '--base-cost', '20', '--per-day', '2', '--features', 'Export, Sync ,', '--format', 'json'],
+      [
+        'products',
+        'create',
+        '--name',
+        'CLI, "Deluxe"',
+        '--description',
+        'Made from the CLI',
+        '--key-tag',
+        keyTag.toLowerCase(),
+        '--base-cost',
+        '20',
+        '--per-day',
+        '2',
+        '--features',
+        'Export, Sync ,',
+        '--format',
+        'json',
+      ],
       { home },
     );
     expect(created.code, created.stderr).toBe(0);
     const product = json(created.stdout);
-    expect(product).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, baseCreditCost: 20, creditsPerDay: 2, minDays: 1, maxDays: 365, isActive: true, features: ['Export', 'Sync'] });
+    expect(product).toMatchObject({
+      name: 'CLI, "Deluxe"',
+      keyTag,
+      baseCreditCost: 20,
+      creditsPerDay: 2,
+      minDays: 1,
+      maxDays: 365,
+      isActive: true,
+      features: ['Export', 'Sync'],
+    });
 
     expect(product.offlineTokenHours).toBe(24);
 
-    const updated = await keypanel(['products', 'update', keyTag, '--per-day', '4', '--inactive', '--offline-token-hours', '72', '--format', 'json'], { home });
+    const updated = await keypanel(
+      ['products', 'update', keyTag, '--per-day', '4', '--inactive', '--offline-token-hours', '72', '--format', 'json'],
+      { home },
+    );
     expect(updated.code, updated.stderr).toBe(0);
-    expect(json(updated.stdout)).toMatchObject({ _id: product._id, creditsPerDay: 4, isActive: false, baseCreditCost: 20, features: ['Export', 'Sync'], description: 'Made from the CLI', offlineTokenHours: 72 });
+    expect(json(updated.stdout)).toMatchObject({
+      _id: product._id,
+      creditsPerDay: 4,
+      isActive: false,
+      baseCreditCost: 20,
+      features: ['Export', 'Sync'],
+      description: 'Made from the CLI',
+      offlineTokenHours: 72,
+    });
     // Another change keeps the lifetime.
-    expect(json((await keypanel(['products', 'update', keyTag, '--per-day', '5', '--format', 'json'], { home })).stdout).offlineTokenHours).toBe(72);
+    expect(
+      json((await keypanel(['products', 'update', keyTag, '--per-day', '5', '--format', 'json'], { home })).stdout).offlineTokenHours,
+    ).toBe(72);
     const tooLong = await keypanel(['products', 'update', keyTag, '--offline-token-hours', '721'], { home });
     expect(tooLong.code).toBe(2);
     expect(tooLong.stderr).toContain('--offline-token-hours must be at most 720');
 
     const listed = await keypanel(['products', 'list', '--format', 'csv'], { home });
     const row = csvRecords(listed.stdout).find((r) => r.id === product._id);
-    expect(row).toMatchObject({ name: 'CLI, "Deluxe"', keyTag, active: 'false', creditsPerDay: '5', offlineTokenHours: '72', features: 'Export, Sync', totalSold: '0', revenue: '0' });
+    expect(row).toMatchObject({
+      name: 'CLI, "Deluxe"',
+      keyTag,
+      active: 'false',
+      creditsPerDay: '5',
+      offlineTokenHours: '72',
+      features: 'Export, Sync',
+      totalSold: '0',
+      revenue: '0',
+    });
 
     // The server's own rules come back as its message: more devices than the settings allow.
     const { maxActivationsPerKey } = json((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
@@ -101,7 +161,9 @@ describe('keypanel products', () => {
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toContain(`Error: Max activations must be at most ${maxActivationsPerKey}`);
 
-    const clash = await keypanel(['products', 'create', '--name', 'Other', '--description', 'x', '--key-tag', keyTag, '--base-cost', '1'], { home });
+    const clash = await keypanel(['products', 'create', '--name', 'Other', '--description', 'x', '--key-tag', keyTag, '--base-cost', '1'], {
+      home,
+    });
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain('Error:');
   });
@@ -135,15 +197,20 @@ describe('keypanel products list as a customer or reseller', () => {
 });
 
 describe('keypanel purchase', () => {
-  it("charges the customer, or nobody with --free, and prints the key", async () => {
+  it('charges the customer, or nobody with --free, and prints the key', async () => {
     const customer = await createUser('user', { credits: 100 });
     const product = await createProduct({ baseCreditCost: 10, creditsPerDay: 2 });
-    const paid = await keypanel(['purchase', '--user', customer.username, '--product', product.keyTag, '--days', '5', '--format', 'json'], { home });
+    const paid = await keypanel(['purchase', '--user', customer.username, '--product', product.keyTag, '--days', '5', '--format', 'json'], {
+      home,
+    });
     expect(paid.code, paid.stderr).toBe(0);
     const answer = json(paid.stdout);
     expect(answer.licenseKey).toMatchObject({ product: product.name, duration: 5, cost: 20, purchasedBy: { username: customer.username } });
     expect(answer.remainingCredits).toBe(80);
-    const free = await keypanel(['purchase', '--user', customer.email, '--product', product._id, '--days', '5', '--free', '--format', 'json'], { home });
+    const free = await keypanel(
+      ['purchase', '--user', customer.email, '--product', product._id, '--days', '5', '--free', '--format', 'json'],
+      { home },
+    );
     expect(json(free.stdout).remainingCredits).toBeNull();
     const profile = await apiCall('GET', `/api/admin/users/${customer.id}`, { token: await ownerSession() });
     expect(profile.body.user.credits).toBe(80);
@@ -161,7 +228,10 @@ describe('keypanel settings and stats', () => {
     const set = await keypanel(['settings', 'set', 'defaultDailyDiscount=20', 'notifyLowBalance=false', '--format', 'json'], { home });
     expect(set.code, set.stderr).toBe(0);
     expect(json(set.stdout)).toEqual({ ...before, defaultDailyDiscount: 20, notifyLowBalance: false });
-    const restore = await keypanel(['settings', 'set', `defaultDailyDiscount=${before.defaultDailyDiscount}`, `notifyLowBalance=${before.notifyLowBalance}`], { home });
+    const restore = await keypanel(
+      ['settings', 'set', `defaultDailyDiscount=${before.defaultDailyDiscount}`, `notifyLowBalance=${before.notifyLowBalance}`],
+      { home },
+    );
     expect(restore.code).toBe(0);
     // The idle limit for sessions is a setting like the others.
     expect(before.sessionIdleDays).toBe(7);

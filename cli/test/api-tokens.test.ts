@@ -3,7 +3,18 @@
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
 import { describe, expect, it } from 'vitest';
-import { apiCall, createProduct, createUser, csvRecords, keypanel, ownerCredentials, ownerSession, PASSWORD, signedInHome, signIn } from './helpers';
+import {
+  apiCall,
+  createProduct,
+  createUser,
+  csvRecords,
+  keypanel,
+  ownerCredentials,
+  ownerSession,
+  PASSWORD,
+  signedInHome,
+  signIn,
+} from './helpers';
 
 /** Creates a token as a script would, confirming with KEYPANEL_PASSWORD (the owner's unless given). */
 async function createToken(home: string, args: string[], password = ownerCredentials().password) {
@@ -57,7 +68,18 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
 
     const { token: readOnly } = await createToken(ownerHome, ['--name', 'read only', '--role', 'owner', '--read-only']);
     expect((await asScript(readOnly, ['settings', 'get', 'maxKeysPerGeneration'])).stdout).toMatch(/^\d+\n$/);
-    const write = await asScript(readOnly, ['products', 'create', '--name', 'Nope', '--description', 'x', '--key-tag', 'NOPE', '--base-cost', '1']);
+    const write = await asScript(readOnly, [
+      'products',
+      'create',
+      '--name',
+      'Nope',
+      '--description',
+      'x',
+      '--key-tag',
+      'NOPE',
+      '--base-cost',
+      '1',
+    ]);
     expect(write.code).toBe(1);
     expect(write.stderr).toContain('Error: This API token is read-only');
   });
@@ -71,7 +93,10 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
 
     const reseller = await createUser('reseller');
     const resellerHome = signedInHome(await signIn(reseller));
-    const tooHigh = await keypanel(['token', 'create', '--name', 'x', '--role', 'owner'], { home: resellerHome, env: { KEYPANEL_PASSWORD: PASSWORD } });
+    const tooHigh = await keypanel(['token', 'create', '--name', 'x', '--role', 'owner'], {
+      home: resellerHome,
+      env: { KEYPANEL_PASSWORD: PASSWORD },
+    });
     expect(tooHigh.code).toBe(1);
     expect(tooHigh.stderr).toContain("A token's role cannot be above your own role (reseller)");
     const user = await createUser('user');
@@ -85,14 +110,21 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
     const customer = await createUser('user');
     const product = await createProduct();
     const resellerHome = signedInHome(await signIn(reseller));
-    const bought = await keypanel(['purchase', '--user', customer.email, '--product', product.keyTag, '--days', '10', '--format', 'json'], { home: resellerHome });
+    const bought = await keypanel(['purchase', '--user', customer.email, '--product', product.keyTag, '--days', '10', '--format', 'json'], {
+      home: resellerHome,
+    });
     expect(bought.code, bought.stderr).toBe(0);
     const { token } = await createToken(resellerHome, ['--name', 'export', '--role', 'reseller', '--read-only'], PASSWORD);
     const exported = await asScript(token, ['keys', 'export']);
     expect(exported.code, exported.stderr).toBe(0);
     const rows = csvRecords(exported.stdout);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ key: JSON.parse(bought.stdout).licenseKey.key, purchasedBy: customer.username, createdBy: reseller.username, status: 'used' });
+    expect(rows[0]).toMatchObject({
+      key: JSON.parse(bought.stdout).licenseKey.key,
+      purchasedBy: customer.username,
+      createdBy: reseller.username,
+      status: 'used',
+    });
   });
 });
 

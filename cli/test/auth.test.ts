@@ -10,13 +10,18 @@ import { apiCall, baseURL, configHome, createUser, keypanel, signIn } from './he
 const configFile = (home: string) => path.join(home, 'keypanel', 'config.json');
 
 /** What an authenticator app shows `offset` 30-second steps from now. */
-const totp = (secret: string, offset = 0) => generateHOTP(decodeBase32IgnorePadding(secret), BigInt(Math.floor(Date.now() / 30_000) + offset), 6);
+const totp = (secret: string, offset = 0) =>
+  generateHOTP(decodeBase32IgnorePadding(secret), BigInt(Math.floor(Date.now() / 30_000) + offset), 6);
 
 describe('keypanel login', () => {
   it('reads the password from stdin, keeps the session in a 0600 file under XDG_CONFIG_HOME, and whoami uses it', async () => {
     const user = await createUser('reseller', { credits: 42 });
     const home = configHome();
-    const login = await keypanel(['login', '--url', baseURL(), '--email', user.email.toUpperCase()], { home, input: `${user.password}\n`, env: { KEYPANEL_URL: undefined } });
+    const login = await keypanel(['login', '--url', baseURL(), '--email', user.email.toUpperCase()], {
+      home,
+      input: `${user.password}\n`,
+      env: { KEYPANEL_URL: undefined },
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toBe('');
     expect(login.stderr).toContain(`Signed in to ${baseURL()} as ${user.username} (reseller).`);
@@ -32,7 +37,9 @@ describe('keypanel login', () => {
     expect(whoami.code, whoami.stderr).toBe(0);
     expect(JSON.parse(whoami.stdout)).toMatchObject({ url: baseURL(), user: { username: user.username, role: 'reseller', credits: 42 } });
     const csv = await keypanel(['whoami', '--format', 'csv'], { home });
-    expect(csv.stdout).toBe(`url,username,email,role,credits,balance,twoFactorEnabled\r\n${baseURL()},${user.username},${user.email},reseller,42,0.00,false\r\n`);
+    expect(csv.stdout).toBe(
+      `url,username,email,role,credits,balance,twoFactorEnabled\r\n${baseURL()},${user.username},${user.email},reseller,42,0.00,false\r\n`,
+    );
   });
 
   it('refuses a wrong password with the API message and writes nothing', async () => {
@@ -84,7 +91,10 @@ describe('keypanel login', () => {
 
     // A recovery token works in place of the code, given with --code.
     const { body } = await apiCall('POST', '/api/users/recovery-tokens', { token: session, body: { currentPassword: user.password } });
-    const withToken = await keypanel(['login', '--email', user.email, '--code', body.tokens[0]], { home: configHome(), input: `${user.password}\n` });
+    const withToken = await keypanel(['login', '--email', user.email, '--code', body.tokens[0]], {
+      home: configHome(),
+      input: `${user.password}\n`,
+    });
     expect(withToken.code, withToken.stderr).toBe(0);
   });
 });
@@ -101,7 +111,10 @@ describe('keypanel logout', () => {
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stderr).toContain(`Signed out of ${baseURL()}.`);
     // The licensing key pinned at sign-in stays, as a known host would.
-    expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({ url: baseURL(), publicKeys: { [baseURL()]: expect.stringContaining('PUBLIC KEY') } });
+    expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({
+      url: baseURL(),
+      publicKeys: { [baseURL()]: expect.stringContaining('PUBLIC KEY') },
+    });
     expect((await apiCall('GET', '/api/users/profile', { token })).status).toBe(401);
 
     const whoami = await keypanel(['whoami'], { home });

@@ -7,7 +7,17 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopback } from '../lib/http';
-import { apiCall, baseURL, configHome, createProduct, keypanel, ownerCredentials, ownerSession, signedInHome, type CliResult } from './helpers';
+import {
+  apiCall,
+  baseURL,
+  configHome,
+  createProduct,
+  keypanel,
+  ownerCredentials,
+  ownerSession,
+  signedInHome,
+  type CliResult,
+} from './helpers';
 
 function expectFailure(result: CliResult, code: 1 | 2, message: string) {
   expect(result.code, result.stderr).toBe(code);
@@ -18,7 +28,10 @@ function expectFailure(result: CliResult, code: 1 | 2, message: string) {
 const configOf = (home: string) => JSON.parse(readFileSync(path.join(home, 'keypanel', 'config.json'), 'utf8'));
 const strangerKey = () => generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const login = (home: string, extra: string[] = []) =>
-  keypanel(['login', '--url', baseURL(), '--email', ownerCredentials().email, ...extra], { home, input: `${ownerCredentials().password}\n` });
+  keypanel(['login', '--url', baseURL(), '--email', ownerCredentials().email, ...extra], {
+    home,
+    input: `${ownerCredentials().password}\n`,
+  });
 
 describe('plain http://', () => {
   it('is refused for a server other than this machine, before anything is sent or asked', async () => {
@@ -26,7 +39,11 @@ describe('plain http://', () => {
     expectFailure(result, 2, 'Refusing to talk to http://keys.example.com over plain http://');
     expect(result.stderr).toContain('--insecure');
     expect(result.stderr).not.toContain('Password:');
-    expectFailure(await keypanel(['keys', 'list'], { env: { KEYPANEL_URL: 'http://203.0.113.9:8787', KEYPANEL_TOKEN: 'kp_x' } }), 2, 'over plain http://');
+    expectFailure(
+      await keypanel(['keys', 'list'], { env: { KEYPANEL_URL: 'http://203.0.113.9:8787', KEYPANEL_TOKEN: 'kp_x' } }),
+      2,
+      'over plain http://',
+    );
   });
 
   it('is allowed with --insecure', async () => {
@@ -34,7 +51,18 @@ describe('plain http://', () => {
     const url = baseURL().replace('127.0.0.1', '0.0.0.0');
     const serverKey = path.join(configHome(), 'server.pem');
     writeFileSync(serverKey, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
-    const args = ['license', 'validate', '--key', 'NOPE-KEY-1', '--fingerprint', 'device-0001', '--public-key', serverKey, '--format', 'json'];
+    const args = [
+      'license',
+      'validate',
+      '--key',
+      'NOPE-KEY-1',
+      '--fingerprint',
+      'device-0001',
+      '--public-key',
+      serverKey,
+      '--format',
+      'json',
+    ];
     expectFailure(await keypanel(args, { env: { KEYPANEL_URL: url } }), 2, 'over plain http://');
     const insecure = await keypanel([...args, '--insecure'], { env: { KEYPANEL_URL: url } });
     expect(insecure.stderr).not.toContain('Refusing');
@@ -67,7 +95,10 @@ describe('the licensing public key', () => {
     expect((await login(home)).code).toBe(0);
     const config = configOf(home);
     const serverKey = config.publicKeys[baseURL()] as string;
-    writeFileSync(path.join(home, 'keypanel', 'config.json'), JSON.stringify({ ...config, token: undefined, publicKeys: { [baseURL()]: strangerKey() } }));
+    writeFileSync(
+      path.join(home, 'keypanel', 'config.json'),
+      JSON.stringify({ ...config, token: undefined, publicKeys: { [baseURL()]: strangerKey() } }),
+    );
 
     const changed = await login(home);
     expectFailure(changed, 1, `The licensing public key of ${baseURL()} is not the one pinned at an earlier sign-in.`);
@@ -83,11 +114,15 @@ describe('the licensing public key', () => {
   it('verifies a token with the pinned key, and a token the pinned key did not sign says how to re-pin', async () => {
     const owner = signedInHome(await ownerSession());
     const product = await createProduct({ maxActivations: 1 });
-    const [key] = JSON.parse((await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home: owner })).stdout);
+    const [key] = JSON.parse(
+      (await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home: owner })).stdout,
+    );
     const home = configHome();
     expect((await login(home)).code).toBe(0);
     // The call's answer is verified with the pinned key too (the SDK, as an app does).
-    const activated = JSON.parse((await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', 'device-pinned-1', '--format', 'json'], { home })).stdout);
+    const activated = JSON.parse(
+      (await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', 'device-pinned-1', '--format', 'json'], { home })).stdout,
+    );
     const token = activated.license.token as string;
     const ok = await keypanel(['license', 'verify-token', token, '--format', 'json'], { home });
     expect(ok.code, ok.stderr).toBe(0);
@@ -104,7 +139,9 @@ describe('the licensing public key', () => {
   });
 
   it('is needed by the licensing calls too, never fetched for them', async () => {
-    const unpinned = await keypanel(['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });
+    const unpinned = await keypanel(['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001'], {
+      env: { KEYPANEL_URL: 'http://127.0.0.1:9' },
+    });
     expectFailure(unpinned, 1, 'No licensing public key is pinned for http://127.0.0.1:9.');
     expect(unpinned.stderr).not.toContain('Could not reach');
   });
@@ -140,7 +177,10 @@ describe('an answer that is not KeyPanel', () => {
     [['products', 'list'], 'sent an answer that is not a JSON object (HTTP 200, text/html)'],
     [['whoami'], 'sent an answer that is not a JSON object (HTTP 200, application/json)'],
     // Unsigned, so the SDK refuses it whatever key is pinned.
-    [['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001', '--public-key', 'STRANGER_KEY'], 'sent a licensing answer the public key does not verify (The answer is not signed by the pinned public key)'],
+    [
+      ['license', 'validate', '--key', 'APP-1', '--fingerprint', 'device-0001', '--public-key', 'STRANGER_KEY'],
+      'sent a licensing answer the public key does not verify (The answer is not signed by the pinned public key)',
+    ],
   ])('keypanel %j exits 1 with a clear message', async (args, message) => {
     const result = await run(args.map((arg) => (arg === 'STRANGER_KEY' ? strangerKeyFile : arg)));
     expectFailure(result, 1, `The server at ${url} ${message}`);

@@ -22,7 +22,10 @@ function expectFailure(result: CliResult, code: 1 | 2, message: string | RegExp)
 
 describe('bad usage exits 2', () => {
   it.each([
-    [['keys', 'generate', '--product', 'APP', '--quantity', 'many'], "option '--quantity <n>' argument 'many' is invalid. --quantity must be a whole number."],
+    [
+      ['keys', 'generate', '--product', 'APP', '--quantity', 'many'],
+      "option '--quantity <n>' argument 'many' is invalid. --quantity must be a whole number.",
+    ],
     [['keys', 'generate', '--product', 'APP', '--quantity', '0'], '--quantity must be at least 1.'],
     [['keys', 'generate', '--quantity', '5'], "required option '--product <id|keyTag>' not specified"],
     [['keys', 'list', '--status', 'lost'], "argument 'lost' is invalid. Allowed choices are available, used, revoked, expired."],
@@ -36,11 +39,14 @@ describe('bad usage exits 2', () => {
     [['settings', 'set', 'colour=blue'], 'Unknown setting "colour"'],
     [['settings', 'set', 'maxKeysPerGeneration=5000'], 'maxKeysPerGeneration: maxKeysPerGeneration must be at most 1000'],
     [['settings', 'set', 'maintenanceMode=yes'], 'maintenanceMode must be true or false (got "yes")'],
-    [['products', 'create', '--name', 'X', '--description', 'Y', '--key-tag', 'bad tag!', '--base-cost', '1'], 'Key tag must be 2 to 10 letters or digits'],
+    [
+      ['products', 'create', '--name', 'X', '--description', 'Y', '--key-tag', 'bad tag!', '--base-cost', '1'],
+      'Key tag must be 2 to 10 letters or digits',
+    ],
     [['products', 'update', 'APP'], 'Nothing to update'],
     [['license', 'validate', '--key', 'APP-1', '--fingerprint', 'short'], 'deviceFingerprint must be at least 8 characters'],
     [['license', 'verify-token', 'not-a-token'], 'That is not an offline token'],
-    [['token', 'create', '--name', 'x', '--role', 'admin'], "--role must be one of user, reseller, owner."],
+    [['token', 'create', '--name', 'x', '--role', 'admin'], '--role must be one of user, reseller, owner.'],
     [['token', 'revoke', 'abc'], '"abc" is not an API token id'],
     [['purchase', '--user', 'alice', '--product', 'APP', '--days', '-3'], '--days must be at least 1.'],
     [['keys', 'export', '--output', '/nonexistent-dir/keys.csv'], 'Cannot write --output /nonexistent-dir/keys.csv: ENOENT'],
@@ -50,7 +56,11 @@ describe('bad usage exits 2', () => {
   });
 
   it('a bad KEYPANEL_URL', async () => {
-    expectFailure(await keypanel(['whoami'], { home: ownerHome, env: { KEYPANEL_URL: 'ftp://example.com' } }), 2, 'KEYPANEL_URL must be an http:// or https:// address');
+    expectFailure(
+      await keypanel(['whoami'], { home: ownerHome, env: { KEYPANEL_URL: 'ftp://example.com' } }),
+      2,
+      'KEYPANEL_URL must be an http:// or https:// address',
+    );
   });
 
   it('no command at all shows the help on stderr', async () => {
@@ -62,12 +72,38 @@ describe('bad usage exits 2', () => {
 
   it('every command has --help with examples', async () => {
     const commands = [
-      'login', 'logout', 'whoami', 'token', 'token create', 'token list', 'token revoke',
-      'keys', 'keys generate', 'keys list', 'keys export', 'keys revoke', 'keys delete',
-      'users', 'users list', 'users create', 'users credit', 'users deactivate',
-      'products', 'products list', 'products create', 'products update', 'purchase',
-      'settings', 'settings get', 'settings set', 'stats',
-      'license', 'license activate', 'license validate', 'license deactivate', 'license verify-token',
+      'login',
+      'logout',
+      'whoami',
+      'token',
+      'token create',
+      'token list',
+      'token revoke',
+      'keys',
+      'keys generate',
+      'keys list',
+      'keys export',
+      'keys revoke',
+      'keys delete',
+      'users',
+      'users list',
+      'users create',
+      'users credit',
+      'users deactivate',
+      'products',
+      'products list',
+      'products create',
+      'products update',
+      'purchase',
+      'settings',
+      'settings get',
+      'settings set',
+      'stats',
+      'license',
+      'license activate',
+      'license validate',
+      'license deactivate',
+      'license verify-token',
     ];
     const results = await Promise.all(commands.map((c) => keypanel([...c.split(' '), '--help'])));
     results.forEach((result, i) => {
@@ -92,7 +128,11 @@ describe('bad usage exits 2', () => {
 
 describe('errors from the API or the network exit 1', () => {
   it("shows the API's own message", async () => {
-    expectFailure(await keypanel(['keys', 'revoke', '0123456789abcdef01234567', '--reason', 'gone'], { home: ownerHome }), 1, 'Error: License key not found');
+    expectFailure(
+      await keypanel(['keys', 'revoke', '0123456789abcdef01234567', '--reason', 'gone'], { home: ownerHome }),
+      1,
+      'Error: License key not found',
+    );
   });
 
   it('shows a refusal for the wrong role', async () => {
@@ -109,7 +149,10 @@ describe('errors from the API or the network exit 1', () => {
         server.close(() => resolve(port));
       });
     });
-    const result = await keypanel(['products', 'list'], { home: ownerHome, env: { KEYPANEL_URL: `http://127.0.0.1:${port}`, KEYPANEL_TOKEN: 'kp_unused' } });
+    const result = await keypanel(['products', 'list'], {
+      home: ownerHome,
+      env: { KEYPANEL_URL: `http://127.0.0.1:${port}`, KEYPANEL_TOKEN: 'kp_unused' },
+    });
     expectFailure(result, 1, `Could not reach KeyPanel at http://127.0.0.1:${port}: connection refused.`);
   });
 
@@ -121,7 +164,10 @@ describe('errors from the API or the network exit 1', () => {
   it('tells the user to log in again when the stored session is refused', async () => {
     const home = configHome();
     mkdirSync(path.join(home, 'keypanel'));
-    writeFileSync(path.join(home, 'keypanel', 'config.json'), JSON.stringify({ url: baseURL(), token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.bad' }));
+    writeFileSync(
+      path.join(home, 'keypanel', 'config.json'),
+      JSON.stringify({ url: baseURL(), token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.bad' }),
+    );
     const result = await keypanel(['whoami'], { home });
     expectFailure(result, 1, 'Error: Your session has expired. Please sign in again.\nRun `keypanel login` to sign in again.');
   });

@@ -18,7 +18,10 @@ export const configHome = () => mkdtempSync(path.join(tmpdir(), 'keypanel-cli-ho
  * Runs `keypanel args...`: stdin is `input` (or empty), stdout and stderr are pipes (not a
  * terminal, as in a script). The environment is minimal, so nothing from the runner leaks in.
  */
-export function keypanel(args: string[], options: { env?: Record<string, string | undefined>; input?: string; home?: string } = {}): Promise<CliResult> {
+export function keypanel(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; home?: string } = {},
+): Promise<CliResult> {
   const home = options.home ?? configHome();
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, KEYPANEL_URL: baseURL() };
   for (const [name, value] of Object.entries(options.env ?? {})) {
@@ -37,7 +40,11 @@ export function keypanel(args: string[], options: { env?: Record<string, string 
   });
 }
 
-export async function apiCall<T = any>(method: string, pathname: string, options: { body?: unknown; token?: string } = {}): Promise<{ status: number; body: T }> {
+export async function apiCall<T = any>(
+  method: string,
+  pathname: string,
+  options: { body?: unknown; token?: string } = {},
+): Promise<{ status: number; body: T }> {
   const res = await fetch(new URL(pathname, baseURL()), {
     method,
     headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
@@ -74,17 +81,32 @@ export const PASSWORD = 'Steady-Secret-9';
 export async function createUser(role: 'user' | 'reseller' | 'owner', extra: { credits?: number } = {}) {
   const username = unique(role);
   const email = `${username}@cli.test`;
-  const res = await apiCall('POST', '/api/admin/users', { token: await ownerSession(), body: { username, email, password: PASSWORD, role, ...extra } });
+  const res = await apiCall('POST', '/api/admin/users', {
+    token: await ownerSession(),
+    body: { username, email, password: PASSWORD, role, ...extra },
+  });
   if (res.status !== 201) throw new Error(`create user failed: ${JSON.stringify(res.body)}`);
   return { id: res.body.user._id as string, username, email, password: PASSWORD };
 }
 
 /** An active product with a unique key tag, made by the owner through the API. */
 export async function createProduct(fields: Record<string, unknown> = {}) {
-  const keyTag = unique('T').toUpperCase().replace(/[^A-Z0-9]/g, '').slice(-10);
+  const keyTag = unique('T')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .slice(-10);
   const res = await apiCall('POST', '/api/products', {
     token: await ownerSession(),
-    body: { name: `Product ${keyTag}`, description: 'For the CLI tests', keyTag, baseCreditCost: 5, creditsPerDay: 1, minDays: 1, maxDays: 365, ...fields },
+    body: {
+      name: `Product ${keyTag}`,
+      description: 'For the CLI tests',
+      keyTag,
+      baseCreditCost: 5,
+      creditsPerDay: 1,
+      minDays: 1,
+      maxDays: 365,
+      ...fields,
+    },
   });
   if (res.status !== 201) throw new Error(`create product failed: ${JSON.stringify(res.body)}`);
   return res.body as { _id: string; keyTag: string; name: string };

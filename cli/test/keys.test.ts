@@ -6,7 +6,20 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiCall, createProduct, csvRecords, keypanel, ownerSession, signedInHome } from './helpers';
 
-const KEY_HEADER = ['id', 'key', 'status', 'keyTag', 'product', 'duration', 'activations', 'purchasedBy', 'createdBy', 'createdAt', 'expiresAt', 'revokeReason'];
+const KEY_HEADER = [
+  'id',
+  'key',
+  'status',
+  'keyTag',
+  'product',
+  'duration',
+  'activations',
+  'purchasedBy',
+  'createdBy',
+  'createdAt',
+  'expiresAt',
+  'revokeReason',
+];
 
 let home: string;
 let product: { _id: string; keyTag: string; name: string };
@@ -23,7 +36,10 @@ beforeAll(async () => {
 
 describe('keypanel keys generate', () => {
   it('splits 250 keys into requests of 100, prints every key as CSV and reports progress on stderr', async () => {
-    const result = await keypanel(['keys', 'generate', '--product', product.keyTag.toLowerCase(), '--quantity', '250', '--duration', '30', '--format', 'csv'], { home });
+    const result = await keypanel(
+      ['keys', 'generate', '--product', product.keyTag.toLowerCase(), '--quantity', '250', '--duration', '30', '--format', 'csv'],
+      { home },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`Generating 250 keys for ${product.name} in 3 requests of at most 100.`);
     expect(result.stderr).toMatch(/Generating keys 250\/250 keys \(100%\)/);
@@ -36,7 +52,17 @@ describe('keypanel keys generate', () => {
     for (const row of rows) {
       expect(row.key.startsWith(`${product.keyTag}-`), row.key).toBe(true);
       expect(row.id).toMatch(/^[0-9a-f]{24}$/);
-      expect(row).toMatchObject({ status: 'available', keyTag: product.keyTag, product: product.name, duration: '30', activations: '0/1', purchasedBy: '', createdBy: 'owner', expiresAt: '', revokeReason: '' });
+      expect(row).toMatchObject({
+        status: 'available',
+        keyTag: product.keyTag,
+        product: product.name,
+        duration: '30',
+        activations: '0/1',
+        purchasedBy: '',
+        createdBy: 'owner',
+        expiresAt: '',
+        revokeReason: '',
+      });
       expect(Date.parse(row.createdAt)).toBeGreaterThan(Date.now() - 5 * 60_000);
     }
     // The server holds exactly these keys for the product: three batches, nothing lost or doubled.
@@ -108,9 +134,13 @@ describe('keypanel keys revoke and delete', () => {
     const generated = await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '3', '--format', 'json'], { home });
     const [a, b, c] = JSON.parse(generated.stdout) as Array<{ _id: string; key: string }>;
 
-    const revoked = await keypanel(['keys', 'revoke', a.key.toLowerCase(), '--reason', 'Refunded, "by request"', '--format', 'json'], { home });
+    const revoked = await keypanel(['keys', 'revoke', a.key.toLowerCase(), '--reason', 'Refunded, "by request"', '--format', 'json'], {
+      home,
+    });
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(JSON.parse(revoked.stdout)).toEqual([expect.objectContaining({ _id: a._id, status: 'revoked', revokeReason: 'Refunded, "by request"' })]);
+    expect(JSON.parse(revoked.stdout)).toEqual([
+      expect.objectContaining({ _id: a._id, status: 'revoked', revokeReason: 'Refunded, "by request"' }),
+    ]);
     const again = await keypanel(['keys', 'revoke', a._id, '--reason', 'twice'], { home });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('This license key is already revoked');

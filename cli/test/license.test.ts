@@ -17,18 +17,49 @@ const json = (stdout: string) => JSON.parse(stdout);
 describe('keypanel license', () => {
   it('activates, validates and deactivates a key, and verifies the offline token with the public key', async () => {
     const product = await createProduct({ maxActivations: 1 });
-    const [key] = json((await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout);
+    const [key] = json(
+      (await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout,
+    );
     const fingerprint = `device-${unique('fp')}`;
     // The licensing API needs no sign-in: no config, no token; the public key comes as an app ships it.
     const shipped = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-license-key-')), 'keypanel.pem');
     writeFileSync(shipped, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
-    const activate = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', fingerprint, '--nonce', 'n-1', '--public-key', shipped, '--format', 'json']);
+    const activate = await keypanel([
+      'license',
+      'activate',
+      '--key',
+      key.key,
+      '--fingerprint',
+      fingerprint,
+      '--nonce',
+      'n-1',
+      '--public-key',
+      shipped,
+      '--format',
+      'json',
+    ]);
     expect(activate.code, activate.stderr).toBe(0);
     const answer = json(activate.stdout);
-    expect(answer).toMatchObject({ valid: true, code: 'VALID', nonce: 'n-1', license: { key: key.key, status: 'used', activationCount: 1, maxActivations: 1 } });
+    expect(answer).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      nonce: 'n-1',
+      license: { key: key.key, status: 'used', activationCount: 1, maxActivations: 1 },
+    });
     const token = answer.license.token as string;
 
-    const second = await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', `${fingerprint}-other`, '--public-key', shipped, '--format', 'json']);
+    const second = await keypanel([
+      'license',
+      'activate',
+      '--key',
+      key.key,
+      '--fingerprint',
+      `${fingerprint}-other`,
+      '--public-key',
+      shipped,
+      '--format',
+      'json',
+    ]);
     expect(second.code).toBe(1);
     expect(json(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
     expect(second.stderr).toContain('Error: DEVICE_LIMIT_REACHED');
@@ -50,17 +81,26 @@ describe('keypanel license', () => {
     expect(withStranger.code).toBe(1);
     expect(withStranger.stderr).toContain('the signature does not match this public key');
     // The calls verify answers with the same kept key (through the SDK): the server's own answer is refused.
-    const refused = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
+    const refused = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--format', 'json'], {
+      home: home2,
+    });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`The server at ${baseURL()} sent a licensing answer the public key does not verify (The answer is not signed by the pinned public key).`);
+    expect(refused.stderr).toContain(
+      `The server at ${baseURL()} sent a licensing answer the public key does not verify (The answer is not signed by the pinned public key).`,
+    );
     expect(refused.stderr).toContain('keypanel login --repin');
     const pemFile = path.join(home2, 'public.pem');
     writeFileSync(pemFile, pem);
-    const fromFile = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--format', 'json'], { env: { KEYPANEL_URL: 'http://127.0.0.1:9' } });
+    const fromFile = await keypanel(['license', 'verify-token', token, '--public-key', pemFile, '--format', 'json'], {
+      env: { KEYPANEL_URL: 'http://127.0.0.1:9' },
+    });
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(json(fromFile.stdout).valid).toBe(true);
-    const fromStdin = await keypanel(['license', 'verify-token', '-', '--public-key', pemFile, '--key', key.key.toLowerCase(), '--format', 'csv'], { input: `${token}\n` });
+    const fromStdin = await keypanel(
+      ['license', 'verify-token', '-', '--public-key', pemFile, '--key', key.key.toLowerCase(), '--format', 'csv'],
+      { input: `${token}\n` },
+    );
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     expect(fromStdin.stdout.split('\r\n')[1].startsWith(`true,${key.key},${fingerprint},${product.keyTag},`)).toBe(true);
 
@@ -73,16 +113,41 @@ describe('keypanel license', () => {
     expect(forged.code).toBe(1);
     expect(forged.stderr).toContain('The token is not valid: the signature does not match this public key.');
 
-    const validate = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', pemFile, '--format', 'json'], { home: home2 });
+    const validate = await keypanel(
+      ['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', pemFile, '--format', 'json'],
+      { home: home2 },
+    );
     expect(validate.code, validate.stderr).toBe(0);
     expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(json(validate.stdout).license.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-    const deactivate = await keypanel(['license', 'deactivate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', shipped, '--format', 'json']);
+    const deactivate = await keypanel([
+      'license',
+      'deactivate',
+      '--key',
+      key.key,
+      '--fingerprint',
+      fingerprint,
+      '--public-key',
+      shipped,
+      '--format',
+      'json',
+    ]);
     expect(deactivate.code, deactivate.stderr).toBe(0);
     expect(json(deactivate.stdout).code).toBe('DEACTIVATED');
     // The slot stays held while the device's offline token may live.
     expect(Date.parse(json(deactivate.stdout).slotFreesAt)).toBeGreaterThan(Date.now());
-    const after = await keypanel(['license', 'validate', '--key', key.key, '--fingerprint', fingerprint, '--public-key', shipped, '--format', 'json']);
+    const after = await keypanel([
+      'license',
+      'validate',
+      '--key',
+      key.key,
+      '--fingerprint',
+      fingerprint,
+      '--public-key',
+      shipped,
+      '--format',
+      'json',
+    ]);
     expect(after.code).toBe(1);
     expect(json(after.stdout)).toMatchObject({ valid: false, code: 'NOT_ACTIVATED', license: { key: key.key, token: null } });
   });

@@ -57,14 +57,29 @@ describe('CSV', () => {
 
 describe('JSON', () => {
   it('is one array, even when empty', async () => {
-    expect(JSON.parse(await written('json', [{ a: 'q"', n: 1 }, { a: null, n: 2 }]))).toEqual([{ a: 'q"', n: 1 }, { a: null, n: 2 }]);
+    expect(
+      JSON.parse(
+        await written('json', [
+          { a: 'q"', n: 1 },
+          { a: null, n: 2 },
+        ]),
+      ),
+    ).toEqual([
+      { a: 'q"', n: 1 },
+      { a: null, n: 2 },
+    ]);
     expect(JSON.parse(await written('json', []))).toEqual([]);
   });
 });
 
 describe('table', () => {
   it('pads columns and cuts long values', async () => {
-    expect(await written('table', [{ a: 'abcdefghij', n: 7 }, { a: null, n: 42 }])).toBe('a         n\nabcde…    7\n—        42\n');
+    expect(
+      await written('table', [
+        { a: 'abcdefghij', n: 7 },
+        { a: null, n: 42 },
+      ]),
+    ).toBe('a         n\nabcde…    7\n—        42\n');
   });
 });
 

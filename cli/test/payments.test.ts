@@ -30,11 +30,20 @@ describe('keypanel payments list', () => {
     expect(csv.code, csv.stderr).toBe(0);
     const records = csvRecords(csv.stdout);
     expect(records.map((r) => r.id).sort()).toEqual([paidId, pendingId].sort());
-    expect(records.find((r) => r.id === paidId)).toMatchObject({ username: customer.username, amount: '25.00', status: 'paid', refunded: '0.00', owed: '0.00', disputed: 'false' });
+    expect(records.find((r) => r.id === paidId)).toMatchObject({
+      username: customer.username,
+      amount: '25.00',
+      status: 'paid',
+      refunded: '0.00',
+      owed: '0.00',
+      disputed: 'false',
+    });
 
     const json = await keypanel(['payments', 'list', '--user', customer.username, '--status', 'pending', '--format', 'json'], { home });
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ _id: pendingId, amount: 10, status: 'pending', user: { _id: customer.id, username: customer.username } })]);
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ _id: pendingId, amount: 10, status: 'pending', user: { _id: customer.id, username: customer.username } }),
+    ]);
   });
 
   it('refuses an unknown status before asking, and anyone but the owner', async () => {
@@ -52,13 +61,24 @@ describe('keypanel settings for card top-ups', () => {
   it('reads and changes the card top-up settings by their dotted names, checked by the server schema', async () => {
     const before = await keypanel(['settings', 'get', '--format', 'csv'], { home });
     expect(before.code, before.stderr).toBe(0);
-    expect(csvRecords(before.stdout)[0]).toMatchObject({ 'payments.cardTopUpsEnabled': 'true', 'payments.minTopUpUsd': '5', 'payments.quickTopUpAmounts': '10,25,50,100' });
+    expect(csvRecords(before.stdout)[0]).toMatchObject({
+      'payments.cardTopUpsEnabled': 'true',
+      'payments.minTopUpUsd': '5',
+      'payments.quickTopUpAmounts': '10,25,50,100',
+    });
     const quick = await keypanel(['settings', 'get', 'payments.quickTopUpAmounts', '--format', 'json'], { home });
     expect(JSON.parse(quick.stdout)).toEqual([10, 25, 50, 100]);
     try {
-      const set = await keypanel(['settings', 'set', 'payments.minTopUpUsd=6', 'payments.quickTopUpAmounts=6,20', '--format', 'json'], { home });
+      const set = await keypanel(['settings', 'set', 'payments.minTopUpUsd=6', 'payments.quickTopUpAmounts=6,20', '--format', 'json'], {
+        home,
+      });
       expect(set.code, set.stderr).toBe(0);
-      expect(JSON.parse(set.stdout).payments).toEqual({ cardTopUpsEnabled: true, minTopUpUsd: 6, maxTopUpUsd: 500, quickTopUpAmounts: [6, 20] });
+      expect(JSON.parse(set.stdout).payments).toEqual({
+        cardTopUpsEnabled: true,
+        minTopUpUsd: 6,
+        maxTopUpUsd: 500,
+        quickTopUpAmounts: [6, 20],
+      });
       const refused = await keypanel(['settings', 'set', 'payments.quickTopUpAmounts=2'], { home });
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('Quick amounts must lie between the minimum and the maximum');

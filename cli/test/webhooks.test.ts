@@ -28,14 +28,19 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('keypanel webhooks', () => {
   it('adds an endpoint, sends it a verified test event, lists it and its deliveries, and removes it', async () => {
-    const added = await keypanel(['webhooks', 'add', receiverUrl, '--events', 'key.purchased,key.revoked', '--description', 'CLI test', '--format', 'json'], { home });
+    const added = await keypanel(
+      ['webhooks', 'add', receiverUrl, '--events', 'key.purchased,key.revoked', '--description', 'CLI test', '--format', 'json'],
+      { home },
+    );
     expect(added.code, added.stderr).toBe(0);
     const endpoint = JSON.parse(added.stdout);
     expect(endpoint).toMatchObject({ url: receiverUrl, events: ['key.purchased', 'key.revoked'], enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_/);
 
     const listed = await keypanel(['webhooks', 'list', '--format', 'csv'], { home });
-    expect(csvRecords(listed.stdout)).toContainEqual(expect.objectContaining({ id: endpoint.id, url: receiverUrl, events: 'key.purchased key.revoked', enabled: 'true' }));
+    expect(csvRecords(listed.stdout)).toContainEqual(
+      expect.objectContaining({ id: endpoint.id, url: receiverUrl, events: 'key.purchased key.revoked', enabled: 'true' }),
+    );
 
     const tested = await keypanel(['webhooks', 'test', endpoint.id, '--format', 'json'], { home });
     expect(tested.code, tested.stderr).toBe(0);
@@ -45,12 +50,25 @@ describe('keypanel webhooks', () => {
     expect(event).toMatchObject({ id: eventId, type: 'webhook.test' });
 
     await expect
-      .poll(async () => JSON.parse((await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'json'], { home })).stdout), { timeout: 10_000, interval: 500 })
-      .toEqual([expect.objectContaining({ id: received[0].headers['webhook-id'], event: 'webhook.test', status: 'delivered', attempts: 1, responseStatus: 204 })]);
+      .poll(async () => JSON.parse((await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'json'], { home })).stdout), {
+        timeout: 10_000,
+        interval: 500,
+      })
+      .toEqual([
+        expect.objectContaining({
+          id: received[0].headers['webhook-id'],
+          event: 'webhook.test',
+          status: 'delivered',
+          attempts: 1,
+          responseStatus: 204,
+        }),
+      ]);
 
     const removed = await keypanel(['webhooks', 'remove', endpoint.id], { home });
     expect(removed.code, removed.stderr).toBe(0);
-    expect(JSON.parse((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout)).not.toContainEqual(expect.objectContaining({ id: endpoint.id }));
+    expect(JSON.parse((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout)).not.toContainEqual(
+      expect.objectContaining({ id: endpoint.id }),
+    );
   });
 
   it('refuses a bad URL or event before calling the API, and an unknown id', async () => {

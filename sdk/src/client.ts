@@ -33,10 +33,26 @@ export type LicenseRequest = {
 
 type Action = 'activate' | 'validate' | 'deactivate';
 
-const SERVER_CODES: readonly ServerCode[] = ['VALID', 'NOT_FOUND', 'REVOKED', 'EXPIRED', 'NOT_ACTIVATED', 'DEVICE_LIMIT_REACHED', 'PRODUCT_INACTIVE', 'DEACTIVATED'];
+const SERVER_CODES: readonly ServerCode[] = [
+  'VALID',
+  'NOT_FOUND',
+  'REVOKED',
+  'EXPIRED',
+  'NOT_ACTIVATED',
+  'DEVICE_LIMIT_REACHED',
+  'PRODUCT_INACTIVE',
+  'DEACTIVATED',
+];
 
 type WireLicense = Omit<LicenseInfo, 'expiresAt'> & { expiresAt: string | null; token: string | null };
-type WireAnswer = { valid: boolean; code: ServerCode; detail: string; nonce: string | null; slotFreesAt?: string | null; license: WireLicense | null };
+type WireAnswer = {
+  valid: boolean;
+  code: ServerCode;
+  detail: string;
+  nonce: string | null;
+  slotFreesAt?: string | null;
+  license: WireLicense | null;
+};
 
 export type Licensing = ReturnType<typeof createLicensing>;
 
@@ -71,22 +87,44 @@ export function createLicensing(options: LicensingOptions) {
   async function offline(req: LicenseRequest, why: Pick<LicenseResult, 'code' | 'detail' | 'retryAfter'>): Promise<LicenseResult> {
     const token = await keptToken(req);
     if (token) {
-      return { valid: true, code: 'VALID', detail: `Offline: the last verified token holds until ${token.expiresAt.toISOString()}`, source: 'offline', license: null, offlineToken: token };
+      return {
+        valid: true,
+        code: 'VALID',
+        detail: `Offline: the last verified token holds until ${token.expiresAt.toISOString()}`,
+        source: 'offline',
+        license: null,
+        offlineToken: token,
+      };
     }
     return { valid: false, ...why, source: 'none', license: null, offlineToken: null };
   }
 
-  const forged = (detail: string): LicenseResult => ({ valid: false, code: 'INVALID_SIGNATURE', detail, source: 'none', license: null, offlineToken: null });
+  const forged = (detail: string): LicenseResult => ({
+    valid: false,
+    code: 'INVALID_SIGNATURE',
+    detail,
+    source: 'none',
+    license: null,
+    offlineToken: null,
+  });
 
   async function call(action: Action, req: LicenseRequest, extra: { deviceInfo?: DeviceInfo } = {}): Promise<LicenseResult> {
     const key = await publicKey();
     // A fresh nonce per call, echoed inside the signed body: an old signed answer replayed does not match.
     const nonce = req.nonce ?? randomNonce();
-    const raw = await post(transport, `${base}/api/v1/licenses/${action}`, { key: req.key, deviceFingerprint: req.fingerprint, nonce, ...extra });
+    const raw = await post(transport, `${base}/api/v1/licenses/${action}`, {
+      key: req.key,
+      deviceFingerprint: req.fingerprint,
+      nonce,
+      ...extra,
+    });
     const fallback = action !== 'deactivate';
     // No answer, or one that grants nothing (throttled, server down): these need no signature.
     if (!raw || raw.status >= 500) {
-      const why = { code: 'UNREACHABLE' as const, detail: raw ? `The licensing server answered ${raw.status}` : 'The licensing server could not be reached' };
+      const why = {
+        code: 'UNREACHABLE' as const,
+        detail: raw ? `The licensing server answered ${raw.status}` : 'The licensing server could not be reached',
+      };
       return fallback ? offline(req, why) : { valid: false, ...why, source: 'none', license: null, offlineToken: await keptToken(req) };
     }
     if (raw.status === 429) {
@@ -98,10 +136,18 @@ export function createLicensing(options: LicensingOptions) {
     const body = parse(raw);
     if (raw.status !== 200) {
       const envelope = body as { message?: unknown } | null;
-      return { valid: false, code: 'REJECTED', detail: typeof envelope?.message === 'string' ? envelope.message : `HTTP ${raw.status}`, source: 'none', license: null, offlineToken: null };
+      return {
+        valid: false,
+        code: 'REJECTED',
+        detail: typeof envelope?.message === 'string' ? envelope.message : `HTTP ${raw.status}`,
+        source: 'none',
+        license: null,
+        offlineToken: null,
+      };
     }
     const answer = body as WireAnswer | null;
-    if (!answer || typeof answer !== 'object' || !SERVER_CODES.includes(answer.code) || typeof answer.detail !== 'string') return forged('The signed answer is not a licensing answer');
+    if (!answer || typeof answer !== 'object' || !SERVER_CODES.includes(answer.code) || typeof answer.detail !== 'string')
+      return forged('The signed answer is not a licensing answer');
     if (answer.nonce !== nonce) return forged('The signed answer is not the answer to this request (nonce)');
     if (answer.license && answer.license.key !== normalizeKey(req.key)) return forged('The signed answer is about another license key');
 
@@ -134,15 +180,18 @@ export function createLicensing(options: LicensingOptions) {
 
   return {
     /** Takes a device slot (activating the same device again takes none). */
-    activate: (req: LicenseRequest & { deviceInfo?: DeviceInfo }) => call('activate', req, req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
+    activate: (req: LicenseRequest & { deviceInfo?: DeviceInfo }) =>
+      call('activate', req, req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
     /** Asks the server; when it cannot answer, the last good offline token does until it expires. */
     validate: (req: LicenseRequest) => call('validate', req),
     /** Releases the device; its kept token is dropped once the server confirms. */
     deactivate: (req: LicenseRequest) => call('deactivate', req),
     /** The kept offline token alone, without the network. */
-    checkOffline: (req: LicenseRequest) => offline(req, { code: 'UNREACHABLE', detail: 'No offline token is kept for this key and device' }),
+    checkOffline: (req: LicenseRequest) =>
+      offline(req, { code: 'UNREACHABLE', detail: 'No offline token is kept for this key and device' }),
     /** Verifies any offline token against the pinned key (throws TokenError with the reason). */
-    verifyToken: async (token: string, expect: { key?: string; fingerprint?: string } = {}) => verifyOfflineToken(await publicKey(), token, { ...expect, now: now() }),
+    verifyToken: async (token: string, expect: { key?: string; fingerprint?: string } = {}) =>
+      verifyOfflineToken(await publicKey(), token, { ...expect, now: now() }),
   };
 }
 
@@ -154,7 +203,10 @@ function parse(raw: RawAnswer): unknown {
   }
 }
 
-const toLicense = ({ token: _token, ...wire }: WireLicense): LicenseInfo => ({ ...wire, expiresAt: wire.expiresAt === null ? null : new Date(wire.expiresAt) });
+const toLicense = ({ token: _token, ...wire }: WireLicense): LicenseInfo => ({
+  ...wire,
+  expiresAt: wire.expiresAt === null ? null : new Date(wire.expiresAt),
+});
 
 function randomNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

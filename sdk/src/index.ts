@@ -3,5 +3,23 @@
 export { createLicensing, type DeviceInfo, type LicenseRequest, type Licensing, type LicensingOptions } from './client.js';
 export { parseRetryAfter, type FetchLike, type RetryOptions } from './http.js';
 export { memoryStore, webStorageStore, type TokenStore, type WebStorage } from './store.js';
-export type { ClientCode, LicenseInfo, LicenseResult, OfflineToken, PublicJwk, PublicKeyInput, ResultCode, ServerCode, VerifyKey } from './types.js';
-export { importPublicKey, normalizeKey, TOKEN_ISSUER, TokenError, verifyOfflineToken, verifySignature, type TokenProblem } from './verify.js';
+export type {
+  ClientCode,
+  LicenseInfo,
+  LicenseResult,
+  OfflineToken,
+  PublicJwk,
+  PublicKeyInput,
+  ResultCode,
+  ServerCode,
+  VerifyKey,
+} from './types.js';
+export {
+  importPublicKey,
+  normalizeKey,
+  TOKEN_ISSUER,
+  TokenError,
+  verifyOfflineToken,
+  verifySignature,
+  type TokenProblem,
+} from './verify.js';

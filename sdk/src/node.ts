@@ -40,7 +40,9 @@ export async function machineId(platform: NodeJS.Platform = process.platform): P
  */
 export async function deviceFingerprint(options: { salt?: string } = {}): Promise<string> {
   const id = (await machineId()) ?? fallbackId();
-  return createHash('sha256').update(`keypanel-device:${options.salt ?? ''}:${id}`).digest('hex');
+  return createHash('sha256')
+    .update(`keypanel-device:${options.salt ?? ''}:${id}`)
+    .digest('hex');
 }
 
 function fallbackId(): string {

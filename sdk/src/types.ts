@@ -2,7 +2,8 @@
 // licensing API (worker/schemas/licensing.ts); the SDK adds its own for what happens on the way.
 
 /** What the licensing API answers, in a signed body. */
-export type ServerCode = 'VALID' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'NOT_ACTIVATED' | 'DEVICE_LIMIT_REACHED' | 'PRODUCT_INACTIVE' | 'DEACTIVATED';
+export type ServerCode =
+  'VALID' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'NOT_ACTIVATED' | 'DEVICE_LIMIT_REACHED' | 'PRODUCT_INACTIVE' | 'DEACTIVATED';
 
 /**
  * What the SDK decides itself:

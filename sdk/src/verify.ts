@@ -86,7 +86,8 @@ export async function verifyOfflineToken(
   if (header?.alg !== 'EdDSA' || typeof claims !== 'object' || claims === null) fail('malformed');
   const ok = await crypto.subtle.verify(ED25519, key, sig, new TextEncoder().encode(`${head}.${body}`)).catch(() => false);
   if (!ok) fail('signature');
-  if (typeof claims.sub !== 'string' || typeof claims.fp !== 'string' || typeof claims.exp !== 'number' || typeof claims.iat !== 'number') fail('malformed');
+  if (typeof claims.sub !== 'string' || typeof claims.fp !== 'string' || typeof claims.exp !== 'number' || typeof claims.iat !== 'number')
+    fail('malformed');
   if (claims.iss !== TOKEN_ISSUER) fail('issuer');
   if ((claims.exp as number) * 1000 <= (expect.now ?? Date.now())) fail('expired');
   if (expect.key !== undefined && claims.sub !== normalizeKey(expect.key)) fail('key');

@@ -28,7 +28,11 @@ describe('deviceFingerprint', () => {
   });
 
   it('gives a fingerprint and device info the licensing API accepts', async () => {
-    const parsed = activateLicenseSchema.safeParse({ key: 'APP-KEY', deviceFingerprint: await deviceFingerprint(), deviceInfo: deviceInfo() });
+    const parsed = activateLicenseSchema.safeParse({
+      key: 'APP-KEY',
+      deviceFingerprint: await deviceFingerprint(),
+      deviceInfo: deviceInfo(),
+    });
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
   });
 });

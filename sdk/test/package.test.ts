@@ -73,7 +73,10 @@ describe('the built @keypanel/licensing', () => {
       .sign(privateKey);
     for (const pinned of [pem, jwk, JSON.stringify(jwk)]) {
       const key = await sdk.importPublicKey(pinned);
-      expect(await sdk.verifyOfflineToken(key, token, { key: 'app-key-1', fingerprint: 'node-device-1' })).toMatchObject({ key: 'APP-KEY-1', keyTag: 'APP' });
+      expect(await sdk.verifyOfflineToken(key, token, { key: 'app-key-1', fingerprint: 'node-device-1' })).toMatchObject({
+        key: 'APP-KEY-1',
+        keyTag: 'APP',
+      });
     }
     const key = await sdk.importPublicKey(pem);
     await expect(sdk.verifyOfflineToken(key, token, { fingerprint: 'another' })).rejects.toMatchObject({ problem: 'fingerprint' });
@@ -81,7 +84,13 @@ describe('the built @keypanel/licensing', () => {
     const [, body, signature] = token.split('.');
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${body}.${signature}`;
     await expect(sdk.verifyOfflineToken(key, none)).rejects.toMatchObject({ problem: 'malformed' });
-    const hs = await new SignJWT({ fp: 'x' }).setProtectedHeader({ alg: 'HS256' }).setSubject('APP-KEY-1').setIssuer('keypanel').setIssuedAt(now).setExpirationTime(now + 60).sign(new Uint8Array(32));
+    const hs = await new SignJWT({ fp: 'x' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('APP-KEY-1')
+      .setIssuer('keypanel')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(new Uint8Array(32));
     await expect(sdk.verifyOfflineToken(key, hs)).rejects.toMatchObject({ problem: 'malformed' });
     // A private key is never accepted as the pinned key (it must not ship in an app).
     await expect(sdk.importPublicKey(privateKey.export({ format: 'jwk' }) as JsonWebKey)).rejects.toThrow(TypeError);

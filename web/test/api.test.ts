@@ -24,7 +24,9 @@ describe('the API client', () => {
   });
 
   it('throws the server’s message, code and details', async () => {
-    mockFetch({ 'POST /api/credits/exchange': { status: 409, body: { message: 'The rate changed', code: 'RATE_CHANGED', details: { rate: 12 } } } });
+    mockFetch({
+      'POST /api/credits/exchange': { status: 409, body: { message: 'The rate changed', code: 'RATE_CHANGED', details: { rate: 12 } } },
+    });
     const err = await api.post('/api/credits/exchange', {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ message: 'The rate changed', status: 409, code: 'RATE_CHANGED', details: { rate: 12 } });
@@ -36,7 +38,10 @@ describe('the API client', () => {
     vi.useFakeTimers();
     try {
       setSessionToken(TOKEN);
-      mockFetch({ 'POST /api/auth/login': { status: 401, body: { message: 'Invalid credentials' } }, 'GET /api/users/profile': { status: 401, body: { message: 'Session expired' } } });
+      mockFetch({
+        'POST /api/auth/login': { status: 401, body: { message: 'Invalid credentials' } },
+        'GET /api/users/profile': { status: 401, body: { message: 'Session expired' } },
+      });
       await expect(api.post('/api/auth/login', {})).rejects.toThrow('Invalid credentials');
       expect(appStore.get(tokenAtom)).toBe(TOKEN);
       await expect(api.get('/api/users/profile')).rejects.toThrow('Session expired');
@@ -50,7 +55,10 @@ describe('the API client', () => {
   });
 
   it('says the server could not be reached when fetch fails', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     await expect(api.get('/api/products')).rejects.toMatchObject({ status: 0, code: 'NETWORK' });
   });
 });

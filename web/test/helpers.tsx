@@ -34,7 +34,8 @@ export function mockFetch(routes: Record<string, Answer | ((call: Call) => Answe
     };
     calls.push(call);
     const route = routes[`${call.method} ${url.pathname}`];
-    const answer = typeof route === 'function' ? route(call) : (route ?? { status: 404, body: { message: 'Not found', code: 'NOT_FOUND' } });
+    const answer =
+      typeof route === 'function' ? route(call) : (route ?? { status: 404, body: { message: 'Not found', code: 'NOT_FOUND' } });
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status: answer.status ?? 200,
       headers: { 'Content-Type': 'application/json', ...answer.headers },

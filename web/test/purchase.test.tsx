@@ -87,7 +87,9 @@ describe('DurationPicker', () => {
 describe('useMyKeys', () => {
   it('asks for the page and filters, with the trimmed search', async () => {
     const calls = mockFetch({ 'GET /api/users/my-keys': { body: { keys: [], totalPages: 2, total: 11 } } });
-    const { result } = renderHook(() => useMyKeys({ page: 2, search: '  off ', status: 'used' }), { wrapper: wrapperFor(newQueryClient()) });
+    const { result } = renderHook(() => useMyKeys({ page: 2, search: '  off ', status: 'used' }), {
+      wrapper: wrapperFor(newQueryClient()),
+    });
     await waitFor(() => expect(result.current.isSuccess).toBe(true));
     expect(Object.fromEntries(calls[0].url.searchParams)).toEqual({ page: '2', limit: '10', search: 'off', status: 'used' });
     expect(result.current.data?.total).toBe(11);
@@ -103,7 +105,9 @@ describe('useMyKeys', () => {
 
 describe('usePurchase', () => {
   it('shows the new credits at once and invalidates My Keys, the profile, the dashboard and the catalogue', async () => {
-    const calls = mockFetch({ 'POST /api/keys/purchase': { status: 201, body: { success: true, remainingCredits: 330, licenseKey: { key: 'OFF-1' } } } });
+    const calls = mockFetch({
+      'POST /api/keys/purchase': { status: 201, body: { success: true, remainingCredits: 330, licenseKey: { key: 'OFF-1' } } },
+    });
     const queryClient = newQueryClient();
     const cached = [myKeysKeys.list({ page: 1, search: '', status: '' }), sessionKeys.profile, dashboardKeys.stats, productKeys.all];
     for (const key of cached) queryClient.setQueryData(key, key === sessionKeys.profile ? ({ credits: 500 } as User) : {});

@@ -120,7 +120,10 @@ describe('useLogout', () => {
 
   it('signs out locally even when the server cannot be reached', async () => {
     setSessionToken(TOKEN);
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('offline'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('offline'))),
+    );
     const { result } = renderHook(() => useLogout(), { wrapper: wrapperFor(newQueryClient()) });
     await result.current();
     expect(appStore.get(tokenAtom)).toBeNull();

@@ -33,11 +33,15 @@ describe('the registration form', () => {
 
   it('refuses a password made of the username, as the API does', () => {
     const mine = 'adalovelace-garden';
-    expect(validateRegistration({ ...good, username: 'adalovelace', password: mine, confirmPassword: mine })).toEqual({ password: PERSONAL_PASSWORD_MESSAGE });
+    expect(validateRegistration({ ...good, username: 'adalovelace', password: mine, confirmPassword: mine })).toEqual({
+      password: PERSONAL_PASSWORD_MESSAGE,
+    });
   });
 
   it('refuses a pasted session token as the email, as the API does', () => {
-    expect(validateRegistration({ ...good, email: 'eyJhbGciOi.x.y' }).email).toBe('Invalid email format. Please enter a valid email address.');
+    expect(validateRegistration({ ...good, email: 'eyJhbGciOi.x.y' }).email).toBe(
+      'Invalid email format. Please enter a valid email address.',
+    );
   });
 });
 
@@ -58,7 +62,8 @@ describe('the exchange form', () => {
   });
 
   it('refuses what is not an amount, a third decimal, nothing, or more than the balance', () => {
-    for (const usdAmount of ['', 'abc', '0', '-1', '1.005']) expect(validateExchange({ usdAmount }, 2000)).toEqual({ usdAmount: 'Please enter a valid USD amount' });
+    for (const usdAmount of ['', 'abc', '0', '-1', '1.005'])
+      expect(validateExchange({ usdAmount }, 2000)).toEqual({ usdAmount: 'Please enter a valid USD amount' });
     expect(validateExchange({ usdAmount: '20.01' }, 2000)).toEqual({ usdAmount: 'Insufficient USD balance' });
   });
 });

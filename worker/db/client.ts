@@ -49,7 +49,11 @@ export async function runBatch(db: DB, items: Statement[]): Promise<unknown[]> {
 
 /** What drizzle's D1 queries expose to its batch (drizzle-orm/d1 session). */
 type DrizzlePrepared = {
-  _prepare(): { stmt: D1PreparedStatement; getQuery(): { sql: string; params: unknown[] }; mapResult(result: unknown, isFromBatch: boolean): unknown };
+  _prepare(): {
+    stmt: D1PreparedStatement;
+    getQuery(): { sql: string; params: unknown[] };
+    mapResult(result: unknown, isFromBatch: boolean): unknown;
+  };
 };
 
 /**

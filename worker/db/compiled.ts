@@ -40,7 +40,10 @@ export function compiledStatement<Shape>(build: (db: DB, shape: Shape) => Built)
       compiled = { text, slots: params.map(toSlot) };
       texts.set(key, compiled);
     }
-    return new SqlStatement(compiled.text, compiled.slots.map((s) => fill(s, values)));
+    return new SqlStatement(
+      compiled.text,
+      compiled.slots.map((s) => fill(s, values)),
+    );
   };
 }
 

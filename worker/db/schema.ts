@@ -88,7 +88,10 @@ export const products = sqliteTable(
     maxDays: integer('max_days').notNull().default(365),
     maxActivations: integer('max_activations').notNull().default(1),
     isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
-    features: text('features', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    features: text('features', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     totalGenerated: integer('total_generated').notNull().default(0),
     totalSold: integer('total_sold').notNull().default(0),
     revenue: integer('revenue').notNull().default(0),
@@ -227,7 +230,9 @@ export const ledger = sqliteTable(
     index('ledger_user_idx').on(t.userId, t.createdAt),
     index('ledger_kind_created_idx').on(t.kind, t.createdAt),
     // A Checkout Session credits at most once, however often Stripe delivers its events.
-    uniqueIndex('ledger_topup_session_unique').on(t.reference).where(sql`${t.kind} = 'topup'`),
+    uniqueIndex('ledger_topup_session_unique')
+      .on(t.reference)
+      .where(sql`${t.kind} = 'topup'`),
   ],
 );
 
@@ -418,7 +423,9 @@ export const webhookEvents = sqliteTable(
     dispatchedAt: integer('dispatched_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
-    index('webhook_events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} IS NULL`),
+    index('webhook_events_undispatched_idx')
+      .on(t.createdAt)
+      .where(sql`${t.dispatchedAt} IS NULL`),
     index('webhook_events_created_idx').on(t.createdAt),
   ],
 );

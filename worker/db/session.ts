@@ -21,7 +21,10 @@ const BOOKMARK_FORM = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/i;
 export function parseBookmark(header: string | undefined): string | null {
   if (header === undefined || header === '') return null;
   if (!BOOKMARK_FORM.test(header)) {
-    throw new AppError('VALIDATION_ERROR', `The ${BOOKMARK_HEADER} header must be a bookmark from an earlier answer of this API, or be left out`);
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The ${BOOKMARK_HEADER} header must be a bookmark from an earlier answer of this API, or be left out`,
+    );
   }
   return header;
 }

@@ -17,12 +17,24 @@ import { keyCountsTotal, ownerKeyCounts, withCounts, type KeyCounts } from './ad
 import { auditStatement, recordAudit } from './audit';
 import { asD1, dispatchCommitted, keyEvents } from './webhook-outbox';
 import { recountProductActivations } from './key-lifecycle';
-import { chunks, effectiveStatus, effectiveStatusIs, keyListJson, keyMatches, keysJsonStatement, keysPageAndTotalQuery, keysPageJson, licenseKeysJson, likeContains, likeSql, NEWEST_FIRST } from './license-keys';
+import {
+  chunks,
+  effectiveStatus,
+  effectiveStatusIs,
+  keyListJson,
+  keyMatches,
+  keysJsonStatement,
+  keysPageAndTotalQuery,
+  keysPageJson,
+  licenseKeysJson,
+  likeContains,
+  likeSql,
+  NEWEST_FIRST,
+} from './license-keys';
 import { removeActivation } from './licensing';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
-
 
 /**
  * The keys a search names, with the list's other filters (`filters`), each form served by an index
@@ -34,7 +46,10 @@ export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
  * without reading one key's row. Slots: see searchSlots.
  */
 function searchMatches(db: DB, filters: SQL | undefined) {
-  const namedUsers = db.select({ id: users.id }).from(users).where(inPrefixRange(sql`lower(${users.username})`, slot('nameFrom'), slot('nameTo')));
+  const namedUsers = db
+    .select({ id: users.id })
+    .from(users)
+    .where(inPrefixRange(sql`lower(${users.username})`, slot('nameFrom'), slot('nameTo')));
   const namedProducts = db
     .select({ id: products.id })
     .from(products)
@@ -51,7 +66,13 @@ function searchMatches(db: DB, filters: SQL | undefined) {
 const searchSlots = (search: string) => {
   const keyPrefix = search.toUpperCase();
   const namePrefix = search.toLowerCase();
-  return { keyFrom: keyPrefix, keyTo: prefixEnd(keyPrefix), nameFrom: namePrefix, nameTo: prefixEnd(namePrefix), pattern: likeContains(search) };
+  return {
+    keyFrom: keyPrefix,
+    keyTo: prefixEnd(keyPrefix),
+    nameFrom: namePrefix,
+    nameTo: prefixEnd(namePrefix),
+    pattern: likeContains(search),
+  };
 };
 
 /** What a page of the admin key list is built from: structure only, never a caller's value. */
@@ -122,24 +143,28 @@ function expiredPageIds(db: DB) {
 }
 
 /** Whether the owner's page takes its total from the Overview's key counts (no search, no product). */
-const countedByOverview = (viewer: Pick<Actor, 'role'>, query: AdminKeysQuery) => viewer.role === 'owner' && !query.search && !query.product;
+const countedByOverview = (viewer: Pick<Actor, 'role'>, query: AdminKeysQuery) =>
+  viewer.role === 'owner' && !query.search && !query.product;
 
 /** The statement that answers a page of the admin key list (the query-plan tests read it too). */
 export function adminKeysStatement(db: DB, viewer: Actor, query: AdminKeysQuery, now = Date.now()) {
   const offset = (query.page - 1) * query.limit;
-  const values = { viewer: viewer.id, now, product: query.product ?? null, limit: query.limit, offset, upTo: offset + query.limit, ...(query.search ? searchSlots(query.search) : {}) };
+  const values = {
+    viewer: viewer.id,
+    now,
+    product: query.product ?? null,
+    limit: query.limit,
+    offset,
+    upTo: offset + query.limit,
+    ...(query.search ? searchSlots(query.search) : {}),
+  };
   const status = query.status ?? null;
   if (countedByOverview(viewer, query)) return ownerPage(db, { status }, values);
   return matchesPage(db, { reseller: viewer.role !== 'owner', status, product: !!query.product, search: !!query.search }, values);
 }
 
 /** A page of the admin key list as JSON (SQLite writes the keys, license-keys.ts), with its total. */
-export async function listAdminKeys(
-  db: DB,
-  viewer: Actor,
-  query: AdminKeysQuery,
-  now = Date.now(),
-): Promise<JsonText<AdminKeysResponse>> {
+export async function listAdminKeys(db: DB, viewer: Actor, query: AdminKeysQuery, now = Date.now()): Promise<JsonText<AdminKeysResponse>> {
   const statement = adminKeysStatement(db, viewer, query, now);
   if (countedByOverview(viewer, query)) {
     // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
@@ -148,7 +173,10 @@ export async function listAdminKeys(
     const {
       page: [[rows]],
       counts: [counts],
-    } = (await withCounts<[KeyCounts]>(db, now, [statement], [{ reused: ownerKeyCounts }])) as { page: [{ json: string }[]]; counts: [KeyCounts] };
+    } = (await withCounts<[KeyCounts]>(db, now, [statement], [{ reused: ownerKeyCounts }])) as {
+      page: [{ json: string }[]];
+      counts: [KeyCounts];
+    };
     return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
   }
   const { keysJson, total } = await keysPageJson(db, statement);
@@ -180,8 +208,15 @@ export async function revokeKey(admin: KeyAdmin, id: string, reason: string, now
     ip,
     sql`EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${guard})`,
   );
-  const revoke = db.update(licenseKeys).set({ status: 'revoked', revokeReason: reason, revokedAt: new Date(now) }).where(guard);
-  const results = await runBatch(db, [audit, revoke, keyEvents('key.revoked', [id], now, ` AND k.status = 'revoked' AND k.revoked_at = ?2`)]);
+  const revoke = db
+    .update(licenseKeys)
+    .set({ status: 'revoked', revokeReason: reason, revokedAt: new Date(now) })
+    .where(guard);
+  const results = await runBatch(db, [
+    audit,
+    revoke,
+    keyEvents('key.revoked', [id], now, ` AND k.status = 'revoked' AND k.revoked_at = ?2`),
+  ]);
   await dispatchCommitted(results);
   const result = results[1];
   if ((result as D1Result).meta.changes === 0) {
@@ -205,10 +240,26 @@ async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnT
   const d1 = admin.db.$client;
   // RETURNING counts the keys alone: D1's `changes` also counts the activations the cascade removed.
   const deletes = chunks(keys).map((chunk) =>
-    d1.prepare(`DELETE FROM license_keys WHERE id IN (${chunk.map((_, j) => `?${j + 1}`).join(', ')}) RETURNING id`).bind(...chunk.map((k) => k.id)),
+    d1
+      .prepare(`DELETE FROM license_keys WHERE id IN (${chunk.map((_, j) => `?${j + 1}`).join(', ')}) RETURNING id`)
+      .bind(...chunk.map((k) => k.id)),
   );
-  const event = asD1(d1, keyEvents('key.deleted', keys.map((k) => k.id)));
-  const results = await d1.batch([event, toD1Statement(d1, audit), ...deletes, ...recountProductActivations(d1, keys.map((k) => k.productId))]);
+  const event = asD1(
+    d1,
+    keyEvents(
+      'key.deleted',
+      keys.map((k) => k.id),
+    ),
+  );
+  const results = await d1.batch([
+    event,
+    toD1Statement(d1, audit),
+    ...deletes,
+    ...recountProductActivations(
+      d1,
+      keys.map((k) => k.productId),
+    ),
+  ]);
   await dispatchCommitted(results);
   return results.slice(2, 2 + deletes.length).reduce((n, r) => n + r.results.length, 0);
 }
@@ -216,7 +267,15 @@ async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnT
 export async function deleteKey(admin: KeyAdmin, id: string): Promise<void> {
   const { db, actor, ip } = admin;
   const key = await requireKey(db, id);
-  const audit = auditStatement(db, actor, 'key.delete', { type: 'license_key', id }, describeDeleted(key), ip, sql`EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${licenseKeys.id} = ${id})`);
+  const audit = auditStatement(
+    db,
+    actor,
+    'key.delete',
+    { type: 'license_key', id },
+    describeDeleted(key),
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${licenseKeys} WHERE ${licenseKeys.id} = ${id})`,
+  );
   if ((await deleteKeyRows(admin, [key], audit)) === 0) throw notFound('License key');
 }
 
@@ -226,12 +285,28 @@ export async function deleteKey(admin: KeyAdmin, id: string): Promise<void> {
  */
 export async function bulkDeleteKeys(admin: KeyAdmin, ids: string[], reason: string): Promise<{ deleted: number; notFound: string[] }> {
   const { db, actor, ip } = admin;
-  const fields = { id: licenseKeys.id, key: licenseKeys.key, productId: licenseKeys.productId, productName: licenseKeys.productName, status: licenseKeys.status, purchasedBy: licenseKeys.purchasedBy };
-  const found: DeletedKey[] = (await Promise.all(chunks(ids).map((chunk) => db.select(fields).from(licenseKeys).where(inArray(licenseKeys.id, chunk)).all()))).flat();
+  const fields = {
+    id: licenseKeys.id,
+    key: licenseKeys.key,
+    productId: licenseKeys.productId,
+    productName: licenseKeys.productName,
+    status: licenseKeys.status,
+    purchasedBy: licenseKeys.purchasedBy,
+  };
+  const found: DeletedKey[] = (
+    await Promise.all(chunks(ids).map((chunk) => db.select(fields).from(licenseKeys).where(inArray(licenseKeys.id, chunk)).all()))
+  ).flat();
   const foundIds = new Set(found.map((k) => k.id));
   const missing = ids.filter((id) => !foundIds.has(id));
   if (found.length === 0) throw notFound('License keys');
-  const audit = auditStatement(db, actor, 'keys.bulk_delete', { type: 'license_key', id: null }, { reason, count: found.length, keys: found.map(describeDeleted) }, ip);
+  const audit = auditStatement(
+    db,
+    actor,
+    'keys.bulk_delete',
+    { type: 'license_key', id: null },
+    { reason, count: found.length, keys: found.map(describeDeleted) },
+    ip,
+  );
   const deleted = await deleteKeyRows(admin, found, audit);
   return { deleted, notFound: missing };
 }
@@ -246,14 +321,25 @@ export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activa
     .where(and(eq(activations.id, activationId), eq(activations.keyId, keyId)))
     .get();
   if (!activation) throw notFound('Activation');
-  const removed = await removeActivation(db.$client, { keyId, productId: key.productId, activationId, fingerprint: activation.deviceFingerprint });
+  const removed = await removeActivation(db.$client, {
+    keyId,
+    productId: key.productId,
+    activationId,
+    fingerprint: activation.deviceFingerprint,
+  });
   if (!removed) throw notFound('Activation');
   await recordAudit(
     db,
     actor,
     'key.remove_activation',
     { type: 'license_key', id: keyId },
-    { key: key.key, activationId, deviceFingerprint: activation.deviceFingerprint, deviceInfo: activation.deviceInfo ?? null, slotFreesAt: new Date(removed.slotFreesAt).toISOString() },
+    {
+      key: key.key,
+      activationId,
+      deviceFingerprint: activation.deviceFingerprint,
+      deviceInfo: activation.deviceInfo ?? null,
+      slotFreesAt: new Date(removed.slotFreesAt).toISOString(),
+    },
     ip,
   );
   const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key]);
@@ -270,9 +356,23 @@ export async function releaseHeldSlot(admin: KeyAdmin, keyId: string, slotId: st
   const held = and(eq(heldSlots.id, slotId), eq(heldSlots.keyId, keyId), gt(heldSlots.freesAt, new Date(now)));
   const slot = await db.select().from(heldSlots).where(held).get();
   if (!slot) throw notFound('Held slot');
-  const details = { key: key.key, slotId, deviceFingerprint: slot.deviceFingerprint, releasedAt: slot.releasedAt.toISOString(), freesAt: slot.freesAt.toISOString() };
+  const details = {
+    key: key.key,
+    slotId,
+    deviceFingerprint: slot.deviceFingerprint,
+    releasedAt: slot.releasedAt.toISOString(),
+    freesAt: slot.freesAt.toISOString(),
+  };
   // The audit row only if the slot is still there, in the batch that deletes it.
-  const audit = auditStatement(db, actor, 'key.release_slot', { type: 'license_key', id: keyId }, details, ip, sql`EXISTS (SELECT 1 FROM ${heldSlots} WHERE ${held})`);
+  const audit = auditStatement(
+    db,
+    actor,
+    'key.release_slot',
+    { type: 'license_key', id: keyId },
+    details,
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${heldSlots} WHERE ${held})`,
+  );
   const [, removed] = await db.batch([audit, db.delete(heldSlots).where(held).returning({ id: heldSlots.id })]);
   if (removed.length === 0) throw notFound('Held slot');
   const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key], now);

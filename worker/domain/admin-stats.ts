@@ -119,7 +119,10 @@ export async function withCounts<C extends unknown[]>(
 }
 
 /** Every key by status, for the owner (see `ReusedCount`). */
-export const ownerKeyCounts = new ReusedCount<KeyCounts>((db, now) => keysByStatus(db, undefined, now), (c) => keyCountsTotal(c));
+export const ownerKeyCounts = new ReusedCount<KeyCounts>(
+  (db, now) => keysByStatus(db, undefined, now),
+  (c) => keyCountsTotal(c),
+);
 
 export type RoleCounts = Record<Role, number>;
 
@@ -187,12 +190,19 @@ export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promi
   const {
     page: [[row]],
     counts: [keyCounts, roleCounts],
-  } = (await withCounts<[KeyCounts, RoleCounts]>(db, now, [overviewStatement(db, shape, values)], [
-    isOwner ? { reused: ownerKeyCounts } : keysByStatus(db, keyScope, now),
-    isOwner ? { reused: ownerRoleCounts } : usersByRole(db, userScope),
-  ])) as { page: [OverviewRow[]]; counts: [KeyCounts, RoleCounts] };
+  } = (await withCounts<[KeyCounts, RoleCounts]>(
+    db,
+    now,
+    [overviewStatement(db, shape, values)],
+    [
+      isOwner ? { reused: ownerKeyCounts } : keysByStatus(db, keyScope, now),
+      isOwner ? { reused: ownerRoleCounts } : usersByRole(db, userScope),
+    ],
+  )) as { page: [OverviewRow[]]; counts: [KeyCounts, RoleCounts] };
   // A reseller's latest customers are named by a second read, from the ids the first one found.
-  const recentUsers = isOwner ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser) : await customersInOrder(db, JSON.parse(row.people) as string[]);
+  const recentUsers = isOwner
+    ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser)
+    : await customersInOrder(db, JSON.parse(row.people) as string[]);
   const recentKeys = JSON.parse(row.keys) as LicenseKey[];
 
   return {
@@ -226,7 +236,12 @@ const recentUserFields = {
   createdAt: sql<number>`${users.createdAt}`.as('createdAt'),
 };
 /** A row of recentUserFields as a JSON object, its fields under the same names (a RecentUserRow). */
-const recentUserJson = () => sql.raw(`json_object(${Object.keys(recentUserFields).map((f) => `'${f}', "${f}"`).join(', ')})`);
+const recentUserJson = () =>
+  sql.raw(
+    `json_object(${Object.keys(recentUserFields)
+      .map((f) => `'${f}', "${f}"`)
+      .join(', ')})`,
+  );
 
 /** A reseller's latest customers: buyers of the keys they created, other than themselves, latest sale first. */
 function latestCustomers(db: DB, resellerId: SQLWrapper) {

@@ -21,13 +21,16 @@ export type AdminContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string |
 
 export const LAST_OWNER_MESSAGE = 'The last owner cannot be demoted, deactivated or deleted';
 
-
 /**
  * One page of users, newest first. Search is a case-insensitive prefix of the username or the
  * email, each answered by its unique index. Resellers get active accounts' names, emails and
  * roles only: enough to pick a customer.
  */
-export async function listUsers(db: DB, query: ListUsersQuery, view: 'full' | 'summary'): Promise<{ users: (User | UserSummary)[]; totalPages: number; total: number }> {
+export async function listUsers(
+  db: DB,
+  query: ListUsersQuery,
+  view: 'full' | 'summary',
+): Promise<{ users: (User | UserSummary)[]; totalPages: number; total: number }> {
   const prefix = query.search?.toLowerCase();
   const where = and(
     prefix ? or(startsWith(sql`lower(${users.username})`, prefix), startsWith(sql`${users.email}`, prefix)) : undefined,
@@ -46,7 +49,8 @@ export async function listUsers(db: DB, query: ListUsersQuery, view: 'full' | 's
     db.select({ n: count() }).from(users).where(where),
   ]);
   const total = totalRow?.n ?? 0;
-  const list = view === 'full' ? rows.map(toUserJson) : rows.map((u) => ({ _id: u.id, username: u.username, email: u.email, role: u.role }));
+  const list =
+    view === 'full' ? rows.map(toUserJson) : rows.map((u) => ({ _id: u.id, username: u.username, email: u.email, role: u.role }));
   return { users: list, totalPages: Math.ceil(total / query.limit), total };
 }
 
@@ -71,10 +75,32 @@ export async function createUserAsAdmin(admin: AdminContext, input: CreateUserPa
   const balanceCents = toCents(input.balance);
   return createUser(
     db,
-    { username: input.username, email: input.email, password: input.password, role: input.role, balanceCents, credits: input.credits, isActive: input.isActive },
+    {
+      username: input.username,
+      email: input.email,
+      password: input.password,
+      role: input.role,
+      balanceCents,
+      credits: input.credits,
+      isActive: input.isActive,
+    },
     actor.id,
     (id) => [
-      auditStatement(db, actor, 'user.create', { type: 'user', id }, { username: input.username, email: input.email, role: input.role, balance: input.balance, credits: input.credits, isActive: input.isActive }, ip),
+      auditStatement(
+        db,
+        actor,
+        'user.create',
+        { type: 'user', id },
+        {
+          username: input.username,
+          email: input.email,
+          role: input.role,
+          balance: input.balance,
+          credits: input.credits,
+          isActive: input.isActive,
+        },
+        ip,
+      ),
     ],
   );
 }
@@ -86,7 +112,14 @@ export async function createUserAsAdmin(admin: AdminContext, input: CreateUserPa
 const leavesAnOwner = sql`(NOT (${users.role} = 'owner' AND ${users.isActive} = 1)
   OR EXISTS (SELECT 1 FROM ${users} AS other WHERE other.role = 'owner' AND other.is_active = 1 AND other.id != ${users.id}))`;
 
-export type UpdateUserParsed = Partial<{ username: string; email: string; role: UserRow['role']; balance: number; credits: number; isActive: boolean }>;
+export type UpdateUserParsed = Partial<{
+  username: string;
+  email: string;
+  role: UserRow['role'];
+  balance: number;
+  credits: number;
+  isActive: boolean;
+}>;
 
 /**
  * Applies the owner's edit. Balance and credits are absolute: the ledger row's delta is computed
@@ -124,7 +157,15 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
     sql`SELECT ${newId(now)}, ${users.id}, ${actor.id}, 'admin_adjustment', ${creditsDelta}, ${centsDelta}, NULL, 'Set by an owner', ${now}
           FROM ${users} WHERE ${guard} AND (${creditsDelta} != 0 OR ${centsDelta} != 0)`,
   );
-  const audit = auditStatement(db, actor, 'user.update', { type: 'user', id }, { username: before.username, changes }, ip, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`);
+  const audit = auditStatement(
+    db,
+    actor,
+    'user.update',
+    { type: 'user', id },
+    { username: before.username, changes },
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`,
+  );
   const update = db
     .update(users)
     .set({
@@ -143,7 +184,8 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
     results = moneyMoves ? await db.batch([adjustment, audit, update]) : await db.batch([audit, update]);
   } catch (err) {
     // Another edit took the name or email a moment ago: the unique index decides.
-    if (String((err as Error)?.message).includes('UNIQUE')) await assertUnique(db, input.email ?? before.email, input.username ?? before.username, id);
+    if (String((err as Error)?.message).includes('UNIQUE'))
+      await assertUnique(db, input.email ?? before.email, input.username ?? before.username, id);
     throw err;
   }
   const updated = (results[results.length - 1] as D1Result).meta.changes;
@@ -159,7 +201,8 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
   }
   const after = await getUser(db, id);
   // What authorizes the account's next request, wherever it is signed in (sessions and API tokens).
-  if (input.role !== undefined || input.isActive !== undefined) await saveAccountState(admin.kv, id, { role: after.role, active: after.isActive });
+  if (input.role !== undefined || input.isActive !== undefined)
+    await saveAccountState(admin.kv, id, { role: after.role, active: after.isActive });
   return after;
 }
 
@@ -176,7 +219,15 @@ export async function addFunds(admin: AdminContext, id: string, input: AddFundsI
     sql`SELECT ${newId(now.getTime())}, ${users.id}, ${actor.id}, 'admin_top_up', ${credits}, ${cents}, NULL, 'Added by an owner', ${now.getTime()}
           FROM ${users} WHERE ${exists}`,
   );
-  const audit = auditStatement(db, actor, 'user.add_funds', { type: 'user', id }, { username: target.username, type: input.type, amount: input.amount }, ip, sql`EXISTS (SELECT 1 FROM ${users} WHERE ${exists})`);
+  const audit = auditStatement(
+    db,
+    actor,
+    'user.add_funds',
+    { type: 'user', id },
+    { username: target.username, type: input.type, amount: input.amount },
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${users} WHERE ${exists})`,
+  );
   const update = db
     .update(users)
     .set({ credits: sql`${users.credits} + ${credits}`, balanceCents: sql`${users.balanceCents} + ${cents}` })
@@ -204,10 +255,21 @@ export async function deleteUser(admin: AdminContext, id: string): Promise<void>
     sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`,
   );
   // The account's API tokens go with its row (cascade); their grants in KV are deleted after it.
-  const [, tokens, result] = await db.batch([audit, db.select({ tokenHash: apiTokens.tokenHash }).from(apiTokens).where(eq(apiTokens.userId, id)), db.delete(users).where(guard)]);
+  const [, tokens, result] = await db.batch([
+    audit,
+    db.select({ tokenHash: apiTokens.tokenHash }).from(apiTokens).where(eq(apiTokens.userId, id)),
+    db.delete(users).where(guard),
+  ]);
   if ((result as D1Result).meta.changes === 0) {
     if (!(await findUserById(db, id))) throw notFound('User');
     throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
   }
-  await Promise.all([endAllSessions(admin.kv, id), forgetAccountState(admin.kv, id), forgetApiTokenGrants(admin.kv, tokens.map((t) => t.tokenHash))]);
+  await Promise.all([
+    endAllSessions(admin.kv, id),
+    forgetAccountState(admin.kv, id),
+    forgetApiTokenGrants(
+      admin.kv,
+      tokens.map((t) => t.tokenHash),
+    ),
+  ]);
 }

@@ -37,14 +37,24 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
   const to = (lastDay + 1) * DAY_MS;
 
   const [revenue, sold, byProduct, newUsers, activated, paid] = await d1.batch(
-    [ANALYTICS_SQL.revenue, ANALYTICS_SQL.keysSold, ANALYTICS_SQL.salesByProduct, ANALYTICS_SQL.newUsers, ANALYTICS_SQL.activations, ANALYTICS_SQL.payments].map((q) =>
-      d1.prepare(q).bind(from, to),
-    ),
+    [
+      ANALYTICS_SQL.revenue,
+      ANALYTICS_SQL.keysSold,
+      ANALYTICS_SQL.salesByProduct,
+      ANALYTICS_SQL.newUsers,
+      ANALYTICS_SQL.activations,
+      ANALYTICS_SQL.payments,
+    ].map((q) => d1.prepare(q).bind(from, to)),
   );
   const cards = paid.results[0] as PaymentFigures;
 
   const byDay = (rows: unknown[]) => new Map((rows as DayCount[]).map((r) => [r.day, r.n]));
-  const series = { revenue: byDay(revenue.results), keysSold: byDay(sold.results), newUsers: byDay(newUsers.results), activations: byDay(activated.results) };
+  const series = {
+    revenue: byDay(revenue.results),
+    keysSold: byDay(sold.results),
+    newUsers: byDay(newUsers.results),
+    activations: byDay(activated.results),
+  };
   const daily: AnalyticsDay[] = Array.from({ length: days }, (_, i) => {
     const day = firstDay + i;
     return {

@@ -13,7 +13,6 @@ import { LAST_ACTIVE_WRITE_MS } from '../lib/sessions';
 import { API_TOKEN_PREFIX, MAX_API_TOKENS_PER_USER } from '../schemas/api-tokens';
 import type { ApiToken } from '../schemas/entities';
 
-
 /** The roles that may hold API tokens; a plain user's account has no use for one. */
 export const mayHoldApiTokens = (role: Role) => isAtLeast(role, 'reseller');
 
@@ -38,7 +37,15 @@ export async function createApiToken(
   if (!mayHoldApiTokens(creator.role)) throw forbidden('API tokens are available to owners and resellers only');
   if (!isAtLeast(creator.role, input.role)) throw forbidden(`A token's role cannot be above your own role (${creator.role})`);
   const token = API_TOKEN_PREFIX + randomToken(32);
-  const row = { id: newId(now), userId: creator.id, name: input.name, tokenHash: await sha256Hex(token), role: input.role, readOnly: input.readOnly, createdAt: new Date(now) };
+  const row = {
+    id: newId(now),
+    userId: creator.id,
+    name: input.name,
+    tokenHash: await sha256Hex(token),
+    role: input.role,
+    readOnly: input.readOnly,
+    createdAt: new Date(now),
+  };
   // The count and the insert are one statement, so concurrent requests cannot pass the limit together.
   const inserted = await db
     .insert(apiTokens)
@@ -79,7 +86,10 @@ export async function revokeApiToken(db: DB, kv: KVNamespace, userId: string, id
 /** Deletes every token of the account (a password reset, say): rows and grants. */
 export async function revokeAllApiTokens(db: DB, kv: KVNamespace, userId: string): Promise<number> {
   const rows = await deleteAllApiTokens(db, userId);
-  await forgetApiTokenGrants(kv, rows.map((r) => r.tokenHash));
+  await forgetApiTokenGrants(
+    kv,
+    rows.map((r) => r.tokenHash),
+  );
   return rows.length;
 }
 
@@ -89,7 +99,10 @@ export async function revokeAllApiTokens(db: DB, kv: KVNamespace, userId: string
  * forgets their grants.
  */
 export const deleteAllApiTokens = (db: DB, userId: string, also?: SQL) =>
-  db.delete(apiTokens).where(and(eq(apiTokens.userId, userId), also)).returning({ tokenHash: apiTokens.tokenHash });
+  db
+    .delete(apiTokens)
+    .where(and(eq(apiTokens.userId, userId), also))
+    .returning({ tokenHash: apiTokens.tokenHash });
 
 /** Deletes the grants of tokens whose rows are gone. */
 export async function forgetApiTokenGrants(kv: KVNamespace, tokenHashes: string[]) {

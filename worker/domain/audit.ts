@@ -44,12 +44,21 @@ export function auditStatement(
   const row = auditRow(actor, action, target, details, ip);
   if (!onlyIf) return db.insert(auditLog).values(row);
   // INSERT ... SELECT lists every column in the table's order.
-  return db.insert(auditLog).select(
-    sql`SELECT ${row.id}, ${row.actorId}, ${row.action}, ${row.targetType}, ${row.targetId}, ${row.details === null ? null : JSON.stringify(row.details)}, ${row.ipAddress}, ${row.createdAt.getTime()} WHERE ${onlyIf}`,
-  );
+  return db
+    .insert(auditLog)
+    .select(
+      sql`SELECT ${row.id}, ${row.actorId}, ${row.action}, ${row.targetType}, ${row.targetId}, ${row.details === null ? null : JSON.stringify(row.details)}, ${row.ipAddress}, ${row.createdAt.getTime()} WHERE ${onlyIf}`,
+    );
 }
 
-export async function recordAudit(db: DB, actor: AuditActor, action: AuditAction, target: AuditTarget, details: AuditDetails, ip: string | null) {
+export async function recordAudit(
+  db: DB,
+  actor: AuditActor,
+  action: AuditAction,
+  target: AuditTarget,
+  details: AuditDetails,
+  ip: string | null,
+) {
   await auditStatement(db, actor, action, target, details, ip);
 }
 

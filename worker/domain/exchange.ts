@@ -46,7 +46,12 @@ export async function exchangeUsdForCredits(db: DB, order: ExchangeOrder): Promi
   try {
     return { body: await exchangeOnce(db, order), replayed: false };
   } catch (err) {
-    if (!order.idempotency || !(err instanceof AppError || lostIdempotencyRace(err)) || (err instanceof AppError && !EXCHANGE_REFUSALS.has(err.code))) throw err;
+    if (
+      !order.idempotency ||
+      !(err instanceof AppError || lostIdempotencyRace(err)) ||
+      (err instanceof AppError && !EXCHANGE_REFUSALS.has(err.code))
+    )
+      throw err;
     const replay = await findReplay<StoredBalances>(db, order.idempotency);
     if (!replay) throw err;
     const user = await findUserById(db, order.userId);
@@ -61,7 +66,9 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
   const { userId, cents, rate, idempotency } = order;
   const credits = creditsForCents(cents, rate);
   if (credits < 1) {
-    throw new AppError('VALIDATION_ERROR', `${dollars(cents)} buys no credits at the current rate of ${rate} credits per USD`, { details: { field: 'usdAmount' } });
+    throw new AppError('VALIDATION_ERROR', `${dollars(cents)} buys no credits at the current rate of ${rate} credits per USD`, {
+      details: { field: 'usdAmount' },
+    });
   }
   if (order.promisedCredits !== undefined && order.promisedCredits > credits) {
     throw new AppError(
@@ -97,7 +104,12 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
     }
     // The balances as they stand inside the batch, right after the move.
     const stored = sql`(SELECT json_object('balance', ${users.balanceCents} / 100.0, 'credits', ${users.credits}) FROM ${users} WHERE ${users.id} = ${userId})`;
-    const [after, , , ...events] = await runBatch(db, [debit, record, claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now), event]);
+    const [after, , , ...events] = await runBatch(db, [
+      debit,
+      record,
+      claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now),
+      event,
+    ]);
     await dispatchCommitted(events);
     return answer(toUserJson((after as UserRow[])[0]));
   } catch (err) {

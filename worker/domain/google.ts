@@ -15,7 +15,8 @@ const ISSUERS = new Set(['https://accounts.google.com', 'accounts.google.com']);
 
 export type GoogleProfile = { sub: string; email: string; name: string | null };
 
-export const googleConfigured = (env: Pick<Env, 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET'>) => Boolean(env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET);
+export const googleConfigured = (env: Pick<Env, 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET'>) =>
+  Boolean(env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET);
 
 export const notConfigured = () =>
   new AppError('NOT_CONFIGURED', 'Sign in with Google is not available on this server. Please use your email and password.');
@@ -55,7 +56,11 @@ const findByGoogleId = (db: DB, sub: string) => db.select().from(users).where(eq
  * registration here does not prove the email, so linking by address would let whoever registered it
  * first (or Google's owner of it) into the other's account. Its owner connects Google after signing in.
  */
-export async function accountForGoogle(db: DB, profile: GoogleProfile, newAccounts: AppError | null): Promise<{ user: UserRow; created: boolean }> {
+export async function accountForGoogle(
+  db: DB,
+  profile: GoogleProfile,
+  newAccounts: AppError | null,
+): Promise<{ user: UserRow; created: boolean }> {
   const linked = await findByGoogleId(db, profile.sub);
   if (linked) return { user: linked, created: false };
   if (await findUserByEmail(db, profile.email)) {
@@ -89,7 +94,10 @@ export async function accountForGoogle(db: DB, profile: GoogleProfile, newAccoun
 
 /** A username from the Google name or email: allowed characters, 3-30 long, numbered after a clash. */
 export function usernameFor(profile: GoogleProfile, attempt: number): string {
-  const base = (profile.name ?? profile.email.split('@')[0]).normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '').slice(0, USERNAME_MAX - 5);
+  const base = (profile.name ?? profile.email.split('@')[0])
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9_.-]+/g, '')
+    .slice(0, USERNAME_MAX - 5);
   const stem = base.length >= USERNAME_MIN ? base : `${base}user`.slice(0, USERNAME_MAX - 5);
   if (attempt === 0) return stem;
   const suffix = crypto.getRandomValues(new Uint32Array(1))[0] % 10_000;
@@ -109,7 +117,8 @@ export async function connectGoogle(db: DB, userId: string, profile: GoogleProfi
       .returning({ id: users.id });
     if (!linked.length) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
   } catch (err) {
-    if (String((err as Error)?.message).includes('UNIQUE')) throw new AppError('CONFLICT', 'This Google account is already connected to another account.');
+    if (String((err as Error)?.message).includes('UNIQUE'))
+      throw new AppError('CONFLICT', 'This Google account is already connected to another account.');
     throw err;
   }
 }

@@ -33,4 +33,4 @@ export function holdSlotStatement(d1: D1Database, keyId: string, activationId: s
 }
 
 /** `frees_at` from the result of `holdSlotStatement`, or null when nothing was held. */
-export const heldUntil = (result: D1Result) => ((result.results[0] as { frees_at: number } | undefined)?.frees_at ?? null);
+export const heldUntil = (result: D1Result) => (result.results[0] as { frees_at: number } | undefined)?.frees_at ?? null;

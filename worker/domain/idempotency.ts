@@ -17,7 +17,12 @@ export type IdempotencyClaim = {
 };
 
 /** The claim for a request's Idempotency-Key header; undefined when the request sent none. */
-export function idempotencyClaim(operation: string, userId: string, header: string | undefined, fingerprint: string): IdempotencyClaim | undefined {
+export function idempotencyClaim(
+  operation: string,
+  userId: string,
+  header: string | undefined,
+  fingerprint: string,
+): IdempotencyClaim | undefined {
   if (header === undefined) return undefined;
   const parsed = idempotencyKeySchema.safeParse(header);
   if (!parsed.success) throw new AppError('VALIDATION_ERROR', parsed.error.issues[0].message, { details: { field: 'Idempotency-Key' } });

@@ -32,9 +32,19 @@ export const inactiveProduct = () => new AppError('CONFLICT', 'Keys can only be 
  * product was deactivated or deleted since it was read; for a remembered product, also when anything
  * the keys copy from it or the duration was checked against has changed (?2 to ?6, ?9, ?10).
  */
-function insertStatement(d1: D1Database, product: ProductRow, days: number, actorId: string, now: number, keys: Array<{ id: string; key: string }>, remembered: boolean) {
+function insertStatement(
+  d1: D1Database,
+  product: ProductRow,
+  days: number,
+  actorId: string,
+  now: number,
+  keys: Array<{ id: string; key: string }>,
+  remembered: boolean,
+) {
   const values = keys.map((_, i) => `(?${SHARED_PARAMS + 2 * i + 1}, ?${SHARED_PARAMS + 2 * i + 2})`).join(', ');
-  const unchanged = remembered ? ' AND name = ?2 AND key_tag = ?3 AND product_type = ?4 AND max_activations = ?6 AND min_days = ?9 AND max_days = ?10' : '';
+  const unchanged = remembered
+    ? ' AND name = ?2 AND key_tag = ?3 AND product_type = ?4 AND max_activations = ?6 AND min_days = ?9 AND max_days = ?10'
+    : '';
   return d1
     .prepare(
       `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
@@ -102,7 +112,8 @@ async function generateFrom(
   for (let attempt = 1; ; attempt++) {
     const keys = Array.from({ length: input.quantity }, () => ({ id: newId(now), key: generateLicenseKey(product.keyTag) }));
     const inserts: D1PreparedStatement[] = [];
-    for (let i = 0; i < keys.length; i += KEYS_PER_INSERT) inserts.push(insertStatement(d1, product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT), remembered));
+    for (let i = 0; i < keys.length; i += KEYS_PER_INSERT)
+      inserts.push(insertStatement(d1, product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT), remembered));
     const audit = auditStatement(
       db,
       actor,
@@ -115,8 +126,17 @@ async function generateFrom(
     try {
       // Each key's insert counts it on its product (a trigger, migration 0005); the actor's name for
       // the keys' createdBy is read in the same round trip.
-      const event = generatedKeysEvent(actor.id, { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, keys }, now);
-      const results = await d1.batch([...inserts, toD1Statement(d1, audit), asD1(d1, event), d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id)]);
+      const event = generatedKeysEvent(
+        actor.id,
+        { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, keys },
+        now,
+      );
+      const results = await d1.batch([
+        ...inserts,
+        toD1Statement(d1, audit),
+        asD1(d1, event),
+        d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id),
+      ]);
       await dispatchCommitted(results);
       username = (results[results.length - 1].results[0] as { username: string } | undefined)?.username ?? '';
     } catch (err) {

@@ -17,7 +17,9 @@ export async function expireKeys(d1: D1Database, settings: Settings, now: number
   const cutoff = now - settings.keyExpiryGracePeriod * DAY_MS;
   const [events, result] = await d1.batch([
     asD1(d1, expiringKeyEvents(cutoff, now)),
-    d1.prepare(`UPDATE license_keys SET status = 'expired' WHERE status = 'used' AND expires_at IS NOT NULL AND expires_at < ?1`).bind(cutoff),
+    d1
+      .prepare(`UPDATE license_keys SET status = 'expired' WHERE status = 'used' AND expires_at IS NOT NULL AND expires_at < ?1`)
+      .bind(cutoff),
   ]);
   if (webhooks) await dispatchCommitted([events], webhooks);
   return result.meta.changes;
@@ -50,9 +52,14 @@ export async function cleanupExpiredKeys(d1: D1Database, settings: Settings, now
     await d1.batch([
       // Activations go with their key (ON DELETE CASCADE).
       d1.prepare(`DELETE FROM license_keys WHERE id IN (${marks})`).bind(...chunk.map((k) => k.id)),
-      ...recountProductActivations(d1, chunk.map((k) => k.product_id)),
+      ...recountProductActivations(
+        d1,
+        chunk.map((k) => k.product_id),
+      ),
       d1
-        .prepare(`INSERT INTO audit_log (id, actor_id, action, target_type, target_id, details, ip_address, created_at) VALUES (?1, NULL, 'keys.auto_cleanup', 'license_key', NULL, ?2, NULL, ?3)`)
+        .prepare(
+          `INSERT INTO audit_log (id, actor_id, action, target_type, target_id, details, ip_address, created_at) VALUES (?1, NULL, 'keys.auto_cleanup', 'license_key', NULL, ?2, NULL, ?3)`,
+        )
         .bind(newId(now), JSON.stringify({ count: chunk.length, keys: chunk.map((k) => k.key), olderThanDays: CLEANUP_AFTER_DAYS }), now),
     ]);
   }

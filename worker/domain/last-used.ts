@@ -35,6 +35,9 @@ export function noteDeviceSeen(d1: D1Database, activationId: string, at: number,
   open.set(d1, seen);
   return new Promise((resolve) => setTimeout(resolve, windowMs)).then(async () => {
     if (open.get(d1) === seen) open.delete(d1);
-    await d1.prepare(WRITE_LAST_USED).bind(JSON.stringify([...seen])).run();
+    await d1
+      .prepare(WRITE_LAST_USED)
+      .bind(JSON.stringify([...seen]))
+      .run();
   });
 }

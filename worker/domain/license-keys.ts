@@ -1,6 +1,21 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
-import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import {
+  and,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  or,
+  sql,
+  type AnyColumn,
+  type Placeholder,
+  type SQL,
+  type SQLWrapper,
+} from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../db/compiled';
@@ -127,7 +142,12 @@ export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, no
     })),
     heldSlots: (relations.heldSlotsByKey?.get(row.id) ?? [])
       .filter((h) => h.freesAt.getTime() > now)
-      .map((h) => ({ _id: h.id, deviceFingerprint: h.deviceFingerprint, releasedAt: h.releasedAt.toISOString(), freesAt: h.freesAt.toISOString() })),
+      .map((h) => ({
+        _id: h.id,
+        deviceFingerprint: h.deviceFingerprint,
+        releasedAt: h.releasedAt.toISOString(),
+        freesAt: h.freesAt.toISOString(),
+      })),
   };
 }
 
@@ -144,9 +164,15 @@ export function chunks<T>(items: T[]): T[][] {
 export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<KeyRelations> {
   const userIds = [...new Set(rows.flatMap((r) => [r.purchasedBy, r.createdBy]).filter((id): id is string => !!id))];
   const keyIds = rows.map((r) => r.id);
-  const userQueries = chunks(userIds).map((ids) => db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)));
-  const activationQueries = chunks(keyIds).map((ids) => db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt, activations.id));
-  const heldQueries = chunks(keyIds).map((ids) => db.select().from(heldSlots).where(inArray(heldSlots.keyId, ids)).orderBy(heldSlots.freesAt, heldSlots.id));
+  const userQueries = chunks(userIds).map((ids) =>
+    db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids)),
+  );
+  const activationQueries = chunks(keyIds).map((ids) =>
+    db.select().from(activations).where(inArray(activations.keyId, ids)).orderBy(activations.activatedAt, activations.id),
+  );
+  const heldQueries = chunks(keyIds).map((ids) =>
+    db.select().from(heldSlots).where(inArray(heldSlots.keyId, ids)).orderBy(heldSlots.freesAt, heldSlots.id),
+  );
   const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries, ...heldQueries];
   const results = (queries.length ? await runBatch(db, queries) : []) as unknown[][];
   const heldFrom = userQueries.length + activationQueries.length;
@@ -167,8 +193,16 @@ function byKey<T extends { keyId: string }>(rows: T[]): Map<string, T[]> {
   return map;
 }
 
-function relationsFrom(userRows: { id: string; username: string }[], activationRows: ActivationRow[], heldRows: HeldSlotRow[]): KeyRelations {
-  return { usernames: new Map(userRows.map((u) => [u.id, u.username])), activationsByKey: byKey(activationRows), heldSlotsByKey: byKey(heldRows) };
+function relationsFrom(
+  userRows: { id: string; username: string }[],
+  activationRows: ActivationRow[],
+  heldRows: HeldSlotRow[],
+): KeyRelations {
+  return {
+    usernames: new Map(userRows.map((u) => [u.id, u.username])),
+    activationsByKey: byKey(activationRows),
+    heldSlotsByKey: byKey(heldRows),
+  };
 }
 
 /** A timestamp column (milliseconds) written as `Date.prototype.toISOString` writes it; NULL stays NULL. */
@@ -223,7 +257,8 @@ export const licenseKeyJsonSql = (now: At) => sql`json_object(
 export const NEWEST_FIRST = [desc(licenseKeys.createdAt), desc(licenseKeys.id)];
 
 /** The keys in scope as one JSON array, newest first. */
-const keysArraySql = (now: At) => sql<string>`json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC)`;
+const keysArraySql = (now: At) =>
+  sql<string>`json_group_array(${licenseKeyJsonSql(now)} ORDER BY ${licenseKeys.createdAt} DESC, ${licenseKeys.id} DESC)`;
 
 /**
  * The statement that answers a page of keys as one JSON array (text), newest first. `pageIds`
@@ -231,16 +266,24 @@ const keysArraySql = (now: At) => sql<string>`json_group_array(${licenseKeyJsonS
  * from an index that holds (…, created_at, id), so that only the page's rows are read.
  */
 export function keysJsonStatement(db: DB, pageIds: SQLWrapper, now: At) {
-  return db.select({ json: keysArraySql(now).as('json') }).from(licenseKeys).where(inArray(licenseKeys.id, pageIds));
+  return db
+    .select({ json: keysArraySql(now).as('json') })
+    .from(licenseKeys)
+    .where(inArray(licenseKeys.id, pageIds));
 }
 
 /** A list's answer, written around the page's JSON array as SQLite made it. */
-export const keyListJson = (keysJson: string, total: number, limit: number) => `{"keys":${keysJson},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
+export const keyListJson = (keysJson: string, total: number, limit: number) =>
+  `{"keys":${keysJson},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
 
 /** The keys `where` picks, as the rows (r: rowid, c: creation, i: id) keysPageAndTotalQuery pages and counts. */
 export const keyMatches = (db: DB, where: SQL | undefined) =>
   db
-    .select({ r: sql<number>`${licenseKeys}.rowid`.as('r'), c: sql<number>`${licenseKeys.createdAt}`.as('c'), i: sql<string>`${licenseKeys.id}`.as('i') })
+    .select({
+      r: sql<number>`${licenseKeys}.rowid`.as('r'),
+      c: sql<number>`${licenseKeys.createdAt}`.as('c'),
+      i: sql<string>`${licenseKeys.id}`.as('i'),
+    })
     .from(licenseKeys)
     .where(where);
 

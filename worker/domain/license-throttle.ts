@@ -15,10 +15,13 @@ export function addressGuard(address: string | null, now: number, rule: Rule = U
 
 /** This window's unknown keys from the address, as `misses`. */
 export const missesStatement = (d1: D1Database, g: AddressGuard) =>
-  d1.prepare('SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses').bind(g.bucket, g.windowStart);
+  d1
+    .prepare('SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses')
+    .bind(g.bucket, g.windowStart);
 
 /** SQL that holds while the address is under its limit (?-numbered from `first`), for a write's WHERE. */
-export const underLimitSql = (first: number) => `coalesce((SELECT count FROM rate_limits WHERE bucket = ?${first} AND window_start = ?${first + 1}), 0) < ?${first + 2}`;
+export const underLimitSql = (first: number) =>
+  `coalesce((SELECT count FROM rate_limits WHERE bucket = ?${first} AND window_start = ?${first + 1}), 0) < ?${first + 2}`;
 export const underLimitParams = (g: AddressGuard) => [g.bucket, g.windowStart, g.rule.limit] as const;
 
 /** Throws 429 when the address was over its limit before this request. */
@@ -30,7 +33,9 @@ export function assertUnderLimit(g: AddressGuard, result: D1Result) {
 /** Counts an unknown key against the address. */
 export async function countMiss(d1: D1Database, g: AddressGuard) {
   await d1
-    .prepare('INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1) ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1')
+    .prepare(
+      'INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1) ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1',
+    )
     .bind(g.bucket, g.windowStart)
     .run();
 }

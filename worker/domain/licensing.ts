@@ -58,7 +58,8 @@ const HELD_COLUMNS = `,
 const KEY_SQL = KEY_QUERY.replace('%HELD%', '');
 const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
 const keyStatement = (d1: D1Database, key: string, fingerprint: string) => d1.prepare(KEY_SQL).bind(fingerprint, key);
-const fullKeyStatement = (d1: D1Database, key: string, fingerprint: string, now: number) => d1.prepare(FULL_KEY_SQL).bind(fingerprint, key, now);
+const fullKeyStatement = (d1: D1Database, key: string, fingerprint: string, now: number) =>
+  d1.prepare(FULL_KEY_SQL).bind(fingerprint, key, now);
 
 /** The key as the batch read it, after the address's limit (when there is one) has been checked. */
 async function readFirst<Row>(d1: D1Database, statement: D1PreparedStatement, guard?: AddressGuard): Promise<Row | null> {
@@ -111,7 +112,13 @@ function standing(row: KeyRow, settings: Settings, now: number): Standing {
   return { code: 'OK', expiry, graceEndsAt: expiry !== null && now > expiry ? graceEnd : null };
 }
 
-function describe(row: KeyRow, now: number, activationCount = row.activation_count, status?: KeyStatus, expiresAt?: number | null): NonNullable<LicenseResult['license']> {
+function describe(
+  row: KeyRow,
+  now: number,
+  activationCount = row.activation_count,
+  status?: KeyStatus,
+  expiresAt?: number | null,
+): NonNullable<LicenseResult['license']> {
   const expiry = expiresAt === undefined ? keyExpiry(row) : expiresAt;
   const shownStatus = status ?? (row.status === 'used' && expiry !== null && now > expiry ? 'expired' : row.status);
   return {
@@ -198,7 +205,15 @@ export async function activateLicense(
          ON CONFLICT (key_id, device_fingerprint) DO NOTHING
          RETURNING id`,
       )
-      .bind(activationId, input.key, input.deviceFingerprint, input.deviceInfo ? JSON.stringify(input.deviceInfo) : null, now, graceMs, ...(guard ? underLimitParams(guard) : [])),
+      .bind(
+        activationId,
+        input.key,
+        input.deviceFingerprint,
+        input.deviceInfo ? JSON.stringify(input.deviceInfo) : null,
+        now,
+        graceMs,
+        ...(guard ? underLimitParams(guard) : []),
+      ),
     fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
     asD1(d1, activationEvent('license.activated', activationId, now)),
   ]);
@@ -214,7 +229,12 @@ export async function activateLicense(
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   if (row.activation_id) return valid(row, s, now, 'Device already activated');
   if (row.status === 'available' && row.product_active !== 1) {
-    return { valid: false, code: 'PRODUCT_INACTIVE', detail: 'This product is no longer available for activation', license: describe(row, now) };
+    return {
+      valid: false,
+      code: 'PRODUCT_INACTIVE',
+      detail: 'This product is no longer available for activation',
+      license: describe(row, now),
+    };
   }
   if (made) return valid(again ?? row, s, now, 'Device activated');
   // Not inserted: the limit was reached, or the same device won a race with itself.
@@ -259,7 +279,12 @@ export async function validateLicense(
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   if (!row.activation_id) {
-    return { valid: false, code: 'NOT_ACTIVATED', detail: 'This device is not activated for this license key', license: describe(row, now) };
+    return {
+      valid: false,
+      code: 'NOT_ACTIVATED',
+      detail: 'This device is not activated for this license key',
+      license: describe(row, now),
+    };
   }
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
     // Through the binding, not this request's session: the batch outlives the request that opens it.
@@ -302,13 +327,23 @@ export async function deactivateLicense(
   const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(d1, input.key, input.deviceFingerprint, now), guard);
   if (!row) return unknownKey(d1, guard);
   const removed = row.activation_id
-    ? await removeActivation(d1, { keyId: row.id, productId: row.product_id, activationId: row.activation_id, fingerprint: input.deviceFingerprint }, now)
+    ? await removeActivation(
+        d1,
+        { keyId: row.id, productId: row.product_id, activationId: row.activation_id, fingerprint: input.deviceFingerprint },
+        now,
+      )
     : null;
   if (!removed) {
     // Deactivated before: its slot may still be held.
     const held = row.own_slot_frees_at;
     const detail = held === null ? '' : `; the slot it held frees at ${iso(held)}`;
-    return { valid: false, code: 'NOT_ACTIVATED', detail: `This device is not activated for this license key${detail}`, slotFreesAt: held, license: describe(row, now) };
+    return {
+      valid: false,
+      code: 'NOT_ACTIVATED',
+      detail: `This device is not activated for this license key${detail}`,
+      slotFreesAt: held,
+      license: describe(row, now),
+    };
   }
   return {
     valid: false,

@@ -18,11 +18,7 @@ const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null
     eq(licenseKeys.purchasedBy, slot('buyer')),
     shape.status ? effectiveStatusIs(shape.status, slot('now'), { narrowed: true }) : undefined,
     shape.search
-      ? or(
-          likeSql(licenseKeys.key, pattern),
-          likeSql(licenseKeys.productName, pattern),
-          likeSql(licenseKeys.productKeyTag, pattern),
-        )
+      ? or(likeSql(licenseKeys.key, pattern), likeSql(licenseKeys.productName, pattern), likeSql(licenseKeys.productKeyTag, pattern))
       : undefined,
   );
   return keysPageAndTotalQuery(keyMatches(db, where), slot('now'), { materialize: shape.search });

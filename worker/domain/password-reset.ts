@@ -72,7 +72,10 @@ export async function resetPassword(db: DB, kv: KVNamespace, token: string, pass
   const at = new Date(now);
   const tokenStillGood = sql`EXISTS (SELECT 1 FROM ${passwordResetTokens} WHERE ${passwordResetTokens.id} = ${row.id} AND ${passwordResetTokens.usedAt} IS NULL AND ${passwordResetTokens.expiresAt} > ${now})`;
   const [, revoked, spent] = await db.batch([
-    db.update(users).set({ passwordHash, passwordChangedAt: at }).where(and(eq(users.id, row.userId), tokenStillGood)),
+    db
+      .update(users)
+      .set({ passwordHash, passwordChangedAt: at })
+      .where(and(eq(users.id, row.userId), tokenStillGood)),
     // Whoever held the old password may have made API tokens with it: they end with it.
     deleteAllApiTokens(db, row.userId, tokenStillGood),
     db
@@ -81,7 +84,10 @@ export async function resetPassword(db: DB, kv: KVNamespace, token: string, pass
       .where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, at)))
       .returning({ id: passwordResetTokens.id }),
   ]);
-  await forgetApiTokenGrants(kv, revoked.map((r) => r.tokenHash));
+  await forgetApiTokenGrants(
+    kv,
+    revoked.map((r) => r.tokenHash),
+  );
   if (!spent.some((t) => t.id === row.id)) throw resetLinkInvalid();
   return row.userId;
 }

@@ -8,7 +8,14 @@ import { payments, users } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import type { Stripe } from '../lib/stripe';
 import type { PaymentSettings } from '../schemas/settings';
-import type { AdminPaymentsQuery, MyPaymentsQuery, Payment, PaymentOptions, PaymentsResponse, PaymentStatusResponse } from '../schemas/payments';
+import type {
+  AdminPaymentsQuery,
+  MyPaymentsQuery,
+  Payment,
+  PaymentOptions,
+  PaymentsResponse,
+  PaymentStatusResponse,
+} from '../schemas/payments';
 import { findUserById } from './users';
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
@@ -80,7 +87,10 @@ async function createSession(stripe: Stripe, user: { id: string; email: string }
       throw new AppError('CONFLICT', 'This payment request was already used for another amount. Please start again.');
     }
     console.error('Stripe Checkout Session not created', type ?? err);
-    throw new AppError('PAYMENT_PROVIDER_ERROR', 'The payment provider could not be reached. Nothing was charged; please try again in a moment.');
+    throw new AppError(
+      'PAYMENT_PROVIDER_ERROR',
+      'The payment provider could not be reached. Nothing was charged; please try again in a moment.',
+    );
   }
 }
 
@@ -138,7 +148,11 @@ export const listPayments = (db: DB, query: AdminPaymentsQuery) =>
 /** One of the customer's own payments with their balance: what the return from Checkout polls. */
 export async function myPaymentStatus(db: DB, userId: string, sessionId: string): Promise<PaymentStatusResponse> {
   const [found, balance] = await db.batch([
-    db.select(paymentColumns).from(payments).leftJoin(users, eq(users.id, payments.userId)).where(and(eq(payments.id, sessionId), eq(payments.userId, userId))),
+    db
+      .select(paymentColumns)
+      .from(payments)
+      .leftJoin(users, eq(users.id, payments.userId))
+      .where(and(eq(payments.id, sessionId), eq(payments.userId, userId))),
     db.select({ cents: users.balanceCents }).from(users).where(eq(users.id, userId)),
   ]);
   if (!found[0]) throw notFound('Payment');

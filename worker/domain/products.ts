@@ -80,13 +80,18 @@ export function purchasable(product: ProductRow | undefined): ProductRow {
 /** A duration the product is sold for (a purchase) or runs for (generated keys), or a 400 saying which. */
 export function assertOfferedDuration(product: Pick<ProductRow, 'minDays' | 'maxDays' | 'name'>, days: number): void {
   if (!isOfferedDuration(product, days)) {
-    throw new AppError('VALIDATION_ERROR', `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`, {
-      details: { field: 'duration' },
-    });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Duration must be a whole number of days between ${product.minDays} and ${product.maxDays} for ${product.name}`,
+      {
+        details: { field: 'duration' },
+      },
+    );
   }
 }
 
-const keyTagTaken = (keyTag: string) => new AppError('CONFLICT', `Another product already uses the key tag ${keyTag}`, { details: { field: 'keyTag' } });
+const keyTagTaken = (keyTag: string) =>
+  new AppError('CONFLICT', `Another product already uses the key tag ${keyTag}`, { details: { field: 'keyTag' } });
 
 async function assertKeyTagFree(db: DB, keyTag: string, exceptId?: string) {
   const clash = await db

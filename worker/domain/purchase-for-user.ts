@@ -43,7 +43,9 @@ export async function purchaseForUser(
   if (!customer.isActive) throw new AppError('CONFLICT', `${customer.username}'s account is deactivated: keys cannot be bought for it`);
   // The reseller price is for selling on; a reseller's own key is bought in the shop at its price.
   if (!isOwner && customer.id === actor.id) {
-    throw new AppError('VALIDATION_ERROR', 'Resellers buy keys for themselves in the shop; choose a customer here', { details: { field: 'userId' } });
+    throw new AppError('VALIDATION_ERROR', 'Resellers buy keys for themselves in the shop; choose a customer here', {
+      details: { field: 'userId' },
+    });
   }
 
   const free = isOwner && order.bypassBalance;
@@ -63,7 +65,14 @@ export async function purchaseForUser(
         actor,
         'key.purchase_for_user',
         { type: 'license_key', id: receipt._id },
-        { key: receipt.key, product: receipt.product, days: receipt.duration, cost: receipt.cost, customer: { _id: customer.id, username: customer.username }, paidBy },
+        {
+          key: receipt.key,
+          product: receipt.product,
+          days: receipt.duration,
+          cost: receipt.cost,
+          customer: { _id: customer.id, username: customer.username },
+          paidBy,
+        },
         ip,
       ),
     ],

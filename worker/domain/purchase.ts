@@ -49,8 +49,16 @@ export type PurchaseResult = {
 export const PURCHASE_STATUS = 201;
 
 export function insufficientCredits(q: Quote, required: number, available: number): AppError {
-  const details: PurchaseShortfall = { requiredCredits: required, availableCredits: available, baseCost: q.baseCost, durationCost: q.durationCost, days: q.days };
-  return new AppError('INSUFFICIENT_CREDITS', `Insufficient credits: this key costs ${required} credits and ${available} are available`, { details });
+  const details: PurchaseShortfall = {
+    requiredCredits: required,
+    availableCredits: available,
+    baseCost: q.baseCost,
+    durationCost: q.durationCost,
+    days: q.days,
+  };
+  return new AppError('INSUFFICIENT_CREDITS', `Insufficient credits: this key costs ${required} credits and ${available} are available`, {
+    details,
+  });
 }
 
 async function creditsOf(db: DB, userId: string): Promise<number> {
@@ -63,7 +71,10 @@ async function creditsOf(db: DB, userId: string): Promise<number> {
 async function readOrder(db: DB, productId: string, payerId: string | null): Promise<{ product: ProductRow; available: number | null }> {
   const productQuery = db.select().from(products).where(eq(products.id, productId));
   if (payerId === null) return { product: purchasable((await productQuery)[0]), available: null };
-  const [productRows, payerRows] = await db.batch([productQuery, db.select({ credits: users.credits }).from(users).where(eq(users.id, payerId))]);
+  const [productRows, payerRows] = await db.batch([
+    productQuery,
+    db.select({ credits: users.credits }).from(users).where(eq(users.id, payerId)),
+  ]);
   return { product: purchasable(productRows[0]), available: payerRows[0]?.credits ?? null };
 }
 
@@ -153,7 +164,15 @@ async function commitPurchase(
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;
-    statements.push(claimStatement(db, idempotency, sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`, PURCHASE_STATUS, new Date(at)));
+    statements.push(
+      claimStatement(
+        db,
+        idempotency,
+        sql`json_set(${JSON.stringify(answer)}, '$.payerCredits', ${payerCredits})`,
+        PURCHASE_STATUS,
+        new Date(at),
+      ),
+    );
   }
   try {
     const results = await runBatch(db, statements);

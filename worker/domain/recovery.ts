@@ -18,7 +18,11 @@ export function newRecoveryToken(): string {
 
 /** Case, spaces and dashes do not matter when a person types a token back; O reads as 0, I and L as 1. */
 export const normalizeRecoveryToken = (token: string) =>
-  token.toUpperCase().replace(/[^A-Z0-9]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
+  token
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .replace(/O/g, '0')
+    .replace(/[IL]/g, '1');
 
 /** Hashed with the account id, so the same text could never be spent on another account. */
 const tokenHash = (userId: string, token: string) => sha256Hex(`${userId}:${normalizeRecoveryToken(token)}`);
@@ -45,7 +49,9 @@ export async function spendRecoveryToken(db: DB, userId: string, token: string, 
   const spent = await db
     .update(recoveryTokens)
     .set({ usedAt: now })
-    .where(and(eq(recoveryTokens.userId, userId), eq(recoveryTokens.tokenHash, await tokenHash(userId, token)), isNull(recoveryTokens.usedAt)))
+    .where(
+      and(eq(recoveryTokens.userId, userId), eq(recoveryTokens.tokenHash, await tokenHash(userId, token)), isNull(recoveryTokens.usedAt)),
+    )
     .returning({ id: recoveryTokens.id });
   return spent.length === 1;
 }

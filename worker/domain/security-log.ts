@@ -17,6 +17,11 @@ export function securityEventRow(userId: string, event: SecurityEvent, origin: P
   };
 }
 
-export async function recordSecurityEvent(db: DB, userId: string, event: SecurityEvent, origin: Pick<SessionOrigin, 'ipAddress' | 'userAgent'>) {
+export async function recordSecurityEvent(
+  db: DB,
+  userId: string,
+  event: SecurityEvent,
+  origin: Pick<SessionOrigin, 'ipAddress' | 'userAgent'>,
+) {
   await db.insert(securityLog).values(securityEventRow(userId, event, origin));
 }

@@ -27,7 +27,14 @@ export async function replaceSettings(ctx: SettingsContext, next: Settings): Pro
   clearSettingsCache();
   const before = await getSettings(ctx.kv);
   const saved = await saveSettings(ctx.kv, next);
-  await recordAudit(ctx.db, ctx.actor, 'settings.update', { type: 'settings', id: null }, { changes: changedFields(before, saved) }, ctx.ip);
+  await recordAudit(
+    ctx.db,
+    ctx.actor,
+    'settings.update',
+    { type: 'settings', id: null },
+    { changes: changedFields(before, saved) },
+    ctx.ip,
+  );
   return saved;
 }
 

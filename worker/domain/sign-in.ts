@@ -17,7 +17,10 @@ export const accountDisabled = () => new AppError('ACCOUNT_DISABLED', 'This acco
 
 export async function openSession(env: Pick<Env, 'KV' | 'JWT_SECRET'>, db: DB, user: UserRow, origin: SessionOrigin, rememberMe: boolean) {
   // The account's state goes to KV beside the session, so the session's first call reads no D1.
-  const [{ token }] = await Promise.all([createSession(env, user.id, origin, rememberMe), saveAccountState(env.KV, user.id, { role: user.role, active: user.isActive })]);
+  const [{ token }] = await Promise.all([
+    createSession(env, user.id, origin, rememberMe),
+    saveAccountState(env.KV, user.id, { role: user.role, active: user.isActive }),
+  ]);
   const lastLogin = new Date();
   await db.batch([
     db.update(users).set({ lastLogin }).where(eq(users.id, user.id)),
@@ -27,7 +30,13 @@ export async function openSession(env: Pick<Env, 'KV' | 'JWT_SECRET'>, db: DB, u
 }
 
 /** After the first factor: a session, or, with two-factor on, a challenge for the code step. */
-export async function afterFirstFactor(env: Pick<Env, 'KV' | 'JWT_SECRET'>, db: DB, user: UserRow, origin: SessionOrigin, rememberMe: boolean): Promise<SignInAnswer> {
+export async function afterFirstFactor(
+  env: Pick<Env, 'KV' | 'JWT_SECRET'>,
+  db: DB,
+  user: UserRow,
+  origin: SessionOrigin,
+  rememberMe: boolean,
+): Promise<SignInAnswer> {
   if (!user.isActive) throw accountDisabled();
   if (user.twoFactorEnabled) return { requires2FA: true, challenge: await createChallenge(env.JWT_SECRET, user.id, rememberMe) };
   return openSession(env, db, user, origin, rememberMe);

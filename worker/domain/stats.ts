@@ -27,7 +27,14 @@ export async function dashboardStats(db: DB, user: Actor, now = Date.now()) {
     db
       .select({ n: count() })
       .from(licenseKeys)
-      .where(and(scope, eq(licenseKeys.status, 'used'), gt(licenseKeys.expiresAt, new Date(now)), lte(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS)))),
+      .where(
+        and(
+          scope,
+          eq(licenseKeys.status, 'used'),
+          gt(licenseKeys.expiresAt, new Date(now)),
+          lte(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS)),
+        ),
+      ),
     // Credits this user paid for keys, from the ledger: the user's rows (ledger_user_idx), filtered by
     // kind. The unary + keeps SQLite, which has no statistics, off ledger_kind_created_idx, which
     // would walk every purchase in the shop.
@@ -49,4 +56,3 @@ export async function dashboardStats(db: DB, user: Actor, now = Date.now()) {
     creditsSpent: spent?.n ?? 0,
   };
 }
-

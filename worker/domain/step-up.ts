@@ -27,7 +27,8 @@ const reauthRequired = (user: UserRow, message: string) =>
   new AppError('REAUTH_REQUIRED', message, { details: { methods: stepUpMethods(user) } });
 
 function missingProofMessage(user: UserRow): string {
-  if (user.passwordHash) return user.twoFactorEnabled ? 'Confirm with your current password or a two-factor code.' : 'Confirm with your current password.';
+  if (user.passwordHash)
+    return user.twoFactorEnabled ? 'Confirm with your current password or a two-factor code.' : 'Confirm with your current password.';
   return user.twoFactorEnabled
     ? 'Confirm with a two-factor code, or sign in again and retry within 5 minutes.'
     : 'For your security, sign in again and retry within 5 minutes.';
@@ -47,11 +48,15 @@ export async function confirmStepUp(
   now = Date.now(),
 ): Promise<void> {
   if (proof.code !== undefined) {
-    if (!user.twoFactorEnabled) throw reauthRequired(user, 'Two-factor authentication is off for this account: confirm with your password instead.');
+    if (!user.twoFactorEnabled)
+      throw reauthRequired(user, 'Two-factor authentication is off for this account: confirm with your password instead.');
     const attempts = await secondFactorAttempt(db, user.id, now);
     const check = await spendTwoFactorCode(env, db, user, proof.code, now);
     if (check !== 'ok') {
-      throw reauthRequired(user, check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
+      throw reauthRequired(
+        user,
+        check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
+      );
     }
     await Promise.all(attempts.map((a) => refund(db, a)));
     return;

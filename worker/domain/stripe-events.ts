@@ -27,7 +27,12 @@ const sessionSchema = z.object({
   payment_intent: objectId.nullable().optional(),
 });
 const chargeSchema = z.object({ id: z.string(), payment_intent: objectId.nullable(), amount_refunded: z.number().int().min(0) });
-const disputeSchema = z.object({ id: z.string(), payment_intent: objectId.nullable(), amount: z.number().int(), reason: z.string().nullable().optional() });
+const disputeSchema = z.object({
+  id: z.string(),
+  payment_intent: objectId.nullable(),
+  amount: z.number().int(),
+  reason: z.string().nullable().optional(),
+});
 
 export async function applyStripeEvent(db: DB, event: Stripe.Event, now = Date.now()): Promise<EventOutcome> {
   const object: unknown = event.data?.object;
@@ -59,7 +64,8 @@ export async function applyStripeEvent(db: DB, event: Stripe.Event, now = Date.n
 }
 
 const findPayment = (db: DB, id: string) => db.select().from(payments).where(eq(payments.id, id)).get();
-const findByIntent = (db: DB, paymentIntentId: string) => db.select().from(payments).where(eq(payments.paymentIntentId, paymentIntentId)).get();
+const findByIntent = (db: DB, paymentIntentId: string) =>
+  db.select().from(payments).where(eq(payments.paymentIntentId, paymentIntentId)).get();
 
 export type TopUpCredit = { sessionId: string; userId: string; amountCents: number; paymentIntentId: string | null; now: number };
 
@@ -71,7 +77,10 @@ export type TopUpCredit = { sessionId: string; userId: string; amountCents: numb
  * others only when that row went in, which `credited` tests, so a statement
  * added to the batch (an outbox row for `balance.topped_up`) can take the same guard.
  */
-export function topUpCreditStatements(db: DB, credit: TopUpCredit): { ledgerId: string; credited: ReturnType<typeof sql>; statements: Statement[] } {
+export function topUpCreditStatements(
+  db: DB,
+  credit: TopUpCredit,
+): { ledgerId: string; credited: ReturnType<typeof sql>; statements: Statement[] } {
   const ledgerId = newId(credit.now);
   const credited = sql`EXISTS (SELECT 1 FROM ledger WHERE id = ${ledgerId})`;
   const note = `Card top-up of $${(credit.amountCents / 100).toFixed(2)} (Stripe Checkout)`;
@@ -106,7 +115,8 @@ export function topUpCreditStatements(db: DB, credit: TopUpCredit): { ledgerId: 
 
 async function creditTopUp(db: DB, session: z.infer<typeof sessionSchema>, now: number): Promise<EventOutcome> {
   const payment = await findPayment(db, session.id);
-  if (!payment || session.mode !== 'payment' || session.currency !== 'usd' || !session.amount_total || session.amount_total < 1) return 'ignored';
+  if (!payment || session.mode !== 'payment' || session.currency !== 'usd' || !session.amount_total || session.amount_total < 1)
+    return 'ignored';
   // The session is ours for this customer; anything else is not a payment this shop started.
   if (session.client_reference_id && session.client_reference_id !== payment.userId) return 'ignored';
   if (payment.status !== 'pending') return payment.status === 'paid' || payment.status === 'refunded' ? 'duplicate' : 'ignored';
@@ -119,7 +129,10 @@ async function creditTopUp(db: DB, session: z.infer<typeof sessionSchema>, now: 
   });
   try {
     // The balance.topped_up webhook event commits with the credit, and only with it.
-    const results = await runBatch(db, [...statements, balanceToppedUpEvent(payment.userId, { amountUsd: session.amount_total / 100, ledgerId }, now)]);
+    const results = await runBatch(db, [
+      ...statements,
+      balanceToppedUpEvent(payment.userId, { amountUsd: session.amount_total / 100, ledgerId }, now),
+    ]);
     await dispatchCommitted(results);
     const [inserted] = results as [unknown[]];
     return inserted.length === 1 ? 'credited' : 'duplicate';
@@ -168,7 +181,15 @@ async function recordRefund(db: DB, charge: z.infer<typeof chargeSchema>, now: n
         WHERE id = (SELECT reference FROM ledger WHERE id = ?2 AND kind = 'topup_refund')`,
       [total, ledgerId],
     ),
-    auditStatement(db, null, 'payment.refunded', { type: 'payment', id: payment.id }, { userId: payment.userId, refundedTotal: total / 100, charge: charge.id }, null, recorded),
+    auditStatement(
+      db,
+      null,
+      'payment.refunded',
+      { type: 'payment', id: payment.id },
+      { userId: payment.userId, refundedTotal: total / 100, charge: charge.id },
+      null,
+      recorded,
+    ),
   ])) as [unknown[]];
   return inserted.length === 1 ? 'refunded' : 'duplicate';
 }
@@ -181,7 +202,11 @@ async function recordDispute(db: DB, dispute: z.infer<typeof disputeSchema>, now
   if (payment.disputeId) return 'duplicate';
   const marked = sql`EXISTS (SELECT 1 FROM payments WHERE id = ${payment.id} AND dispute_id = ${dispute.id} AND disputed_at = ${now})`;
   const [changed] = (await runBatch(db, [
-    new SqlStatement(`UPDATE payments SET dispute_id = ?1, disputed_at = ?2 WHERE id = ?3 AND dispute_id IS NULL RETURNING id`, [dispute.id, now, payment.id]),
+    new SqlStatement(`UPDATE payments SET dispute_id = ?1, disputed_at = ?2 WHERE id = ?3 AND dispute_id IS NULL RETURNING id`, [
+      dispute.id,
+      now,
+      payment.id,
+    ]),
     new SqlStatement(
       `UPDATE users SET payment_flagged_at = coalesce(payment_flagged_at, ?1)
         WHERE id = (SELECT user_id FROM payments WHERE id = ?2 AND dispute_id = ?3 AND disputed_at = ?1)`,

@@ -39,7 +39,9 @@ export const ACCOUNT_LOCKOUT = { free: 10, firstLockMs: MINUTE, maxLockMs: HOUR,
 
 /** How long the account is locked after its `failures`-th failure in a row. */
 export const lockoutMs = (failures: number) =>
-  failures < ACCOUNT_LOCKOUT.free ? 0 : Math.min(ACCOUNT_LOCKOUT.firstLockMs * 2 ** (failures - ACCOUNT_LOCKOUT.free), ACCOUNT_LOCKOUT.maxLockMs);
+  failures < ACCOUNT_LOCKOUT.free
+    ? 0
+    : Math.min(ACCOUNT_LOCKOUT.firstLockMs * 2 ** (failures - ACCOUNT_LOCKOUT.free), ACCOUNT_LOCKOUT.maxLockMs);
 
 /** A counted request, so a successful attempt can be given back (see `refund`). */
 export type Reservation = { bucket: string; windowStart: number; count: number; rule: Rule; now: number; account?: string };
@@ -65,7 +67,8 @@ export async function consume(db: DB, bucket: string, rule: Rule, now = Date.now
 export const isOver = (r: Pick<Reservation, 'count' | 'rule'>) => r.count > r.rule.limit;
 
 /** Whole seconds until the window ends (at least 1). */
-export const retryAfterSeconds = (rule: Rule, now: number) => Math.max(1, Math.ceil((windowStartOf(rule, now) + rule.windowMs - now) / 1000));
+export const retryAfterSeconds = (rule: Rule, now: number) =>
+  Math.max(1, Math.ceil((windowStartOf(rule, now) + rule.windowMs - now) / 1000));
 
 export function rateLimited(rule: Rule, now: number, message: string): AppError {
   const seconds = retryAfterSeconds(rule, now);
@@ -98,7 +101,10 @@ export async function refund(db: DB, r: Reservation) {
     window,
     db
       .update(signInFailures)
-      .set({ failures: sql`${failures} - 1`, lockedUntil: sql`CASE WHEN ${failures} - 1 >= ${ACCOUNT_LOCKOUT.free} THEN ${lockedUntil} ELSE 0 END` })
+      .set({
+        failures: sql`${failures} - 1`,
+        lockedUntil: sql`CASE WHEN ${failures} - 1 >= ${ACCOUNT_LOCKOUT.free} THEN ${lockedUntil} ELSE 0 END`,
+      })
       .where(and(eq(signInFailures.account, r.account), gt(failures, 0))),
   ]);
 }
@@ -140,7 +146,11 @@ async function reserveAccountFailure(db: DB, account: string, now: number) {
   const counted = await db
     .insert(signInFailures)
     .values({ account, failures: 1, lockedUntil: lockoutMs(1) ? now + lockoutMs(1) : 0, lastFailureAt: now })
-    .onConflictDoUpdate({ target: signInFailures.account, set: { failures: next, lockedUntil: lock, lastFailureAt: now }, setWhere: sql`${lockedUntil} <= ${now}` })
+    .onConflictDoUpdate({
+      target: signInFailures.account,
+      set: { failures: next, lockedUntil: lock, lastFailureAt: now },
+      setWhere: sql`${lockedUntil} <= ${now}`,
+    })
     .returning({ failures })
     .get();
   if (counted) return;

@@ -51,7 +51,11 @@ export function qrCodeDataUrl(text: string): string {
 }
 
 /** Starts setup: a fresh secret waits (encrypted) until a code from it proves the app has it. */
-export async function beginTwoFactorSetup(env: Pick<Env, 'TOTP_ENCRYPTION_KEY' | 'APP_NAME'>, db: DB, user: UserRow): Promise<TwoFactorSetup> {
+export async function beginTwoFactorSetup(
+  env: Pick<Env, 'TOTP_ENCRYPTION_KEY' | 'APP_NAME'>,
+  db: DB,
+  user: UserRow,
+): Promise<TwoFactorSetup> {
   if (user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is already enabled');
   const key = crypto.getRandomValues(new Uint8Array(SECRET_BYTES));
   const sealed = await sealSecret(env.TOTP_ENCRYPTION_KEY, key);
@@ -85,7 +89,13 @@ export type CodeCheck = 'ok' | 'invalid' | 'reused';
  * Checks a code against the account's active secret and spends its time step, atomically: of
  * two requests carrying the same code, exactly one gets 'ok'.
  */
-export async function spendTwoFactorCode(env: Pick<Env, 'TOTP_ENCRYPTION_KEY'>, db: DB, user: UserRow, code: string, now = Date.now()): Promise<CodeCheck> {
+export async function spendTwoFactorCode(
+  env: Pick<Env, 'TOTP_ENCRYPTION_KEY'>,
+  db: DB,
+  user: UserRow,
+  code: string,
+  now = Date.now(),
+): Promise<CodeCheck> {
   if (!user.twoFactorEnabled || !user.twoFactorSecret) return 'invalid';
   const key = await openSecret(env.TOTP_ENCRYPTION_KEY, user.twoFactorSecret);
   const step = matchingStep(key, code, now, user.twoFactorLastStep);

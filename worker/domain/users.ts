@@ -85,7 +85,16 @@ export async function createUser(
         ]
       : [];
   try {
-    const fresh = { ...row, lastLogin: null, twoFactorEnabled: false, twoFactorSecret: null, twoFactorPendingSecret: null, twoFactorLastStep: null, passwordChangedAt: null, paymentFlaggedAt: null };
+    const fresh = {
+      ...row,
+      lastLogin: null,
+      twoFactorEnabled: false,
+      twoFactorSecret: null,
+      twoFactorPendingSecret: null,
+      twoFactorLastStep: null,
+      passwordChangedAt: null,
+      paymentFlaggedAt: null,
+    };
     const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
     await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]));
   } catch (err) {

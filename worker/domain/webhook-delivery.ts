@@ -60,7 +60,9 @@ export async function fanOut(env: DeliveryEnv, eventId: string, now = Date.now()
   ]);
   const ids = (made.results as Array<{ id: string }>).map((r) => r.id);
   for (let i = 0; i < ids.length; i += 100) {
-    await env.WEBHOOK_QUEUE.sendBatch(ids.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } as WebhookMessage })));
+    await env.WEBHOOK_QUEUE.sendBatch(
+      ids.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } as WebhookMessage })),
+    );
   }
   return ids;
 }
@@ -107,7 +109,9 @@ export async function attemptDelivery(env: DeliveryEnv, deliveryId: string, atte
   if (!target || target.status !== 'pending') return { status: 'skipped' };
   if (!target.enabled) {
     await d1
-      .prepare(`UPDATE webhook_deliveries SET status = 'failed', error = 'Not sent: the endpoint is disabled', next_attempt_at = NULL WHERE id = ?1`)
+      .prepare(
+        `UPDATE webhook_deliveries SET status = 'failed', error = 'Not sent: the endpoint is disabled', next_attempt_at = NULL WHERE id = ?1`,
+      )
       .bind(deliveryId)
       .run();
     return { status: 'failed' };
@@ -165,10 +169,18 @@ async function post(target: DeliveryTarget, secret: Uint8Array, now: number): Pr
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
     const responseBody = await firstBytes(res, RESPONSE_KEEP_BYTES);
-    return { ok: res.status >= 200 && res.status < 300, responseStatus: res.status, responseBody, error: null, durationMs: Date.now() - started };
+    return {
+      ok: res.status >= 200 && res.status < 300,
+      responseStatus: res.status,
+      responseBody,
+      error: null,
+      durationMs: Date.now() - started,
+    };
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    const error = timedOut ? `No response within ${DELIVERY_TIMEOUT_MS / 1000} seconds` : `Could not connect: ${err instanceof Error ? err.message : String(err)}`;
+    const error = timedOut
+      ? `No response within ${DELIVERY_TIMEOUT_MS / 1000} seconds`
+      : `Could not connect: ${err instanceof Error ? err.message : String(err)}`;
     return { ok: false, responseStatus: null, responseBody: null, error: error.slice(0, 500), durationMs: Date.now() - started };
   }
 }
@@ -210,16 +222,25 @@ export const GIVE_UP_AFTER_MS = 2 * 24 * 3600 * 1000;
  * and deliveries whose message was lost, go on the queue again; a delivery that could never be
  * attempted (its message kept failing) is given up; a month of history is kept.
  */
-export async function redispatchWebhooks(env: Pick<Env, 'DB' | 'WEBHOOK_QUEUE'>, now = Date.now()): Promise<{ events: number; deliveries: number }> {
+export async function redispatchWebhooks(
+  env: Pick<Env, 'DB' | 'WEBHOOK_QUEUE'>,
+  now = Date.now(),
+): Promise<{ events: number; deliveries: number }> {
   const d1 = env.DB;
   const [, events, deliveries] = await d1.batch([
     d1
-      .prepare(`UPDATE webhook_deliveries SET status = 'failed', error = 'Given up: not delivered within 2 days', next_attempt_at = NULL
-                 WHERE status = 'pending' AND created_at < ?1`)
+      .prepare(
+        `UPDATE webhook_deliveries SET status = 'failed', error = 'Given up: not delivered within 2 days', next_attempt_at = NULL
+                 WHERE status = 'pending' AND created_at < ?1`,
+      )
       .bind(now - GIVE_UP_AFTER_MS),
-    d1.prepare('SELECT id FROM webhook_events WHERE dispatched_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT 500').bind(now - 60_000),
     d1
-      .prepare(`SELECT id FROM webhook_deliveries WHERE status = 'pending' AND COALESCE(next_attempt_at, created_at) < ?1 ORDER BY created_at LIMIT 500`)
+      .prepare('SELECT id FROM webhook_events WHERE dispatched_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT 500')
+      .bind(now - 60_000),
+    d1
+      .prepare(
+        `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND COALESCE(next_attempt_at, created_at) < ?1 ORDER BY created_at LIMIT 500`,
+      )
       .bind(now - 15 * 60_000),
     d1.prepare('DELETE FROM webhook_events WHERE created_at < ?1').bind(now - 30 * 24 * 3600 * 1000),
   ]);
@@ -227,7 +248,9 @@ export async function redispatchWebhooks(env: Pick<Env, 'DB' | 'WEBHOOK_QUEUE'>,
   const deliveryIds = (deliveries.results as Array<{ id: string }>).map((r) => r.id);
   await enqueueEvents(env.WEBHOOK_QUEUE, eventIds);
   for (let i = 0; i < deliveryIds.length; i += 100) {
-    await env.WEBHOOK_QUEUE.sendBatch(deliveryIds.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } as WebhookMessage })));
+    await env.WEBHOOK_QUEUE.sendBatch(
+      deliveryIds.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } as WebhookMessage })),
+    );
   }
   return { events: eventIds.length, deliveries: deliveryIds.length };
 }

@@ -76,17 +76,29 @@ function toEndpointJson(r: EndpointRow): WebhookEndpoint {
     failingSince: iso(r.failing_since),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: iso(r.updated_at),
-    health: { delivered24h: r.delivered24h, failed24h: r.failed24h, pending: r.pending, lastDeliveryAt: iso(last?.at ?? null), lastStatus: last?.status ?? null },
+    health: {
+      delivered24h: r.delivered24h,
+      failed24h: r.failed24h,
+      pending: r.pending,
+      lastDeliveryAt: iso(last?.at ?? null),
+      lastStatus: last?.status ?? null,
+    },
   };
 }
 
 export async function listWebhookEndpoints(db: DB, now = Date.now()): Promise<WebhookEndpoint[]> {
-  const { results } = await db.$client.prepare(`${ENDPOINTS_WITH_HEALTH} ORDER BY e.created_at, e.id`).bind(now - DAY_MS).all<EndpointRow>();
+  const { results } = await db.$client
+    .prepare(`${ENDPOINTS_WITH_HEALTH} ORDER BY e.created_at, e.id`)
+    .bind(now - DAY_MS)
+    .all<EndpointRow>();
   return results.map(toEndpointJson);
 }
 
 export async function getWebhookEndpoint(db: DB, id: string, now = Date.now()): Promise<WebhookEndpoint> {
-  const row = await db.$client.prepare(`${ENDPOINTS_WITH_HEALTH} WHERE e.id = ?2`).bind(now - DAY_MS, id).first<EndpointRow>();
+  const row = await db.$client
+    .prepare(`${ENDPOINTS_WITH_HEALTH} WHERE e.id = ?2`)
+    .bind(now - DAY_MS, id)
+    .first<EndpointRow>();
   if (!row) throw notFound('Webhook endpoint');
   return toEndpointJson(row);
 }
@@ -114,7 +126,13 @@ export async function createWebhookEndpoint(
   return { ...(await getWebhookEndpoint(db, id, now)), secret: secret.shown };
 }
 
-export async function updateWebhookEndpoint(db: DB, env: WebhookEnv, id: string, patch: Exclude<UpdateWebhookInput, undefined> & { events?: WebhookEventType[] }, now = Date.now()): Promise<WebhookEndpoint> {
+export async function updateWebhookEndpoint(
+  db: DB,
+  env: WebhookEnv,
+  id: string,
+  patch: Exclude<UpdateWebhookInput, undefined> & { events?: WebhookEventType[] },
+  now = Date.now(),
+): Promise<WebhookEndpoint> {
   if (patch.url !== undefined) assertUrl(env, patch.url);
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = { updatedAt: new Date(now) };
   if (patch.url !== undefined) changes.url = patch.url;
@@ -239,4 +257,3 @@ export async function redeliver(db: DB, queue: Queue<WebhookMessage>, deliveryId
   await queue.send({ kind: 'delivery', deliveryId });
   return toDeliveryJson({ ...updated, event: found.event });
 }
-

@@ -58,7 +58,13 @@ export const KEY_JSON = `json_object(
 
 /** key.* events for the keys with these ids, as they are at that point of the batch. */
 export function keyEvents(type: WebhookEventType, keyIds: string[], now = Date.now(), extraWhere = ''): OutboxStatement {
-  return outbox(type, `json_object('licenseKey', json(${KEY_JSON}))`, `FROM license_keys k WHERE k.id IN (SELECT value FROM json_each(?3))${extraWhere}`, [JSON.stringify(keyIds)], now);
+  return outbox(
+    type,
+    `json_object('licenseKey', json(${KEY_JSON}))`,
+    `FROM license_keys k WHERE k.id IN (SELECT value FROM json_each(?3))${extraWhere}`,
+    [JSON.stringify(keyIds)],
+    now,
+  );
 }
 
 /** key.generated: one event per generation, with the keys' ids and strings, and who made them. */
@@ -69,7 +75,13 @@ export function generatedKeysEvent(
 ): OutboxStatement {
   const { product, duration, keys } = generation;
   const data = { product, duration, quantity: keys.length, keys: keys.map((k) => ({ _id: k.id, key: k.key })) };
-  return outbox('key.generated', `json_set(?4, '$.createdBy', json_object('_id', u.id, 'username', u.username))`, `FROM users u WHERE u.id = ?3`, [actorId, JSON.stringify(data)], now);
+  return outbox(
+    'key.generated',
+    `json_set(?4, '$.createdBy', json_object('_id', u.id, 'username', u.username))`,
+    `FROM users u WHERE u.id = ?3`,
+    [actorId, JSON.stringify(data)],
+    now,
+  );
 }
 
 /** key.expired for every used key the expiry job is about to mark (run before its UPDATE). */
@@ -95,25 +107,37 @@ export function activationEvent(
 ): OutboxStatement {
   const data = `json_object('licenseKey', json(${KEY_JSON}), 'activation', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
     'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}))`;
-  return outbox(type, data, `FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?3${guard.sql}`, [activationId, ...guard.params], now);
+  return outbox(
+    type,
+    data,
+    `FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?3${guard.sql}`,
+    [activationId, ...guard.params],
+    now,
+  );
 }
 
 /** balance.exchanged: the account's balances as the batch left them, and what was exchanged. */
-export function exchangeEvent(userId: string, exchange: { usdAmount: number; credits: number; rate: number }, now = Date.now()): OutboxStatement {
+export function exchangeEvent(
+  userId: string,
+  exchange: { usdAmount: number; credits: number; rate: number },
+  now = Date.now(),
+): OutboxStatement {
   const data = `json_object('user', json_object('_id', u.id, 'username', u.username, 'email', u.email),
     'usdAmount', ?4, 'creditsAdded', ?5, 'rate', ?6, 'balances', json_object('usd', u.balance_cents / 100.0, 'credits', u.credits))`;
-  return outbox('balance.exchanged', data, `FROM users u WHERE u.id = ?3`, [userId, exchange.usdAmount, exchange.credits, exchange.rate], now);
+  return outbox(
+    'balance.exchanged',
+    data,
+    `FROM users u WHERE u.id = ?3`,
+    [userId, exchange.usdAmount, exchange.credits, exchange.rate],
+    now,
+  );
 }
 
 /**
  * balance.topped_up, for the card top-up's batch (after its balance update): the account's balances
  * as the batch left them, and the amount credited.
  */
-export function balanceToppedUpEvent(
-  userId: string,
-  topUp: { amountUsd: number; ledgerId?: string },
-  now = Date.now(),
-): OutboxStatement {
+export function balanceToppedUpEvent(userId: string, topUp: { amountUsd: number; ledgerId?: string }, now = Date.now()): OutboxStatement {
   const data = `json_object('user', json_object('_id', u.id, 'username', u.username, 'email', u.email),
     'amountUsd', ?4, 'balances', json_object('usd', u.balance_cents / 100.0, 'credits', u.credits))`;
   // With the credit's ledger row named, only a batch that wrote that row writes the event.
@@ -155,10 +179,13 @@ export async function enqueueEvents(queue: WebhookQueue, eventIds: string[]): Pr
 export async function dispatchCommitted(results: readonly unknown[], env?: { WEBHOOK_QUEUE: WebhookQueue }): Promise<void> {
   const ids = eventIdsIn(results);
   if (ids.length === 0) return;
-  if (env) return enqueueEvents(env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
+  if (env)
+    return enqueueEvents(env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
   const c = tryGetContext<{ Bindings: { WEBHOOK_QUEUE?: WebhookQueue } }>();
   if (!c?.env.WEBHOOK_QUEUE) return;
-  const sent = enqueueEvents(c.env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
+  const sent = enqueueEvents(c.env.WEBHOOK_QUEUE, ids).catch((err) =>
+    console.error('Webhook events not enqueued; the cron will retry', err),
+  );
   try {
     c.executionCtx.waitUntil(sent);
   } catch {

@@ -39,11 +39,7 @@ export class AppError extends HTTPException {
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
     super(codeToStatus[code], { message });
     this.code = code;
     this.details = options.details;
@@ -91,4 +87,5 @@ function appErrorIn(err: unknown): AppError | null {
 
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to do this') => new AppError('FORBIDDEN', message);
-export const registrationClosed = () => new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');
+export const registrationClosed = () =>
+  new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');

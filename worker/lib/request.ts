@@ -33,4 +33,5 @@ export async function inBackground(c: Context, work: Promise<unknown> | undefine
 export type JsonText<T> = string & { readonly encodes?: T };
 
 /** Answers JSON text as it is, without parsing and writing it again. */
-export const jsonText = <T>(c: Context, text: JsonText<T>, status: 200 | 201 = 200) => c.body(text, status, { 'Content-Type': 'application/json' });
+export const jsonText = <T>(c: Context, text: JsonText<T>, status: 200 | 201 = 200) =>
+  c.body(text, status, { 'Content-Type': 'application/json' });

@@ -127,7 +127,10 @@ export async function readSession(
 ): Promise<SessionRecord | null> {
   const claims = await verifiedClaims(env.JWT_SECRET, token, now);
   if (!claims) return null;
-  const [session, idleMs] = await Promise.all([env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json'), idleLimitMs(env.KV, now)]);
+  const [session, idleMs] = await Promise.all([
+    env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json'),
+    idleLimitMs(env.KV, now),
+  ]);
   if (!session || session.expiresAt <= now || session.userId !== claims.sub) return null;
   if (isIdle(session, idleMs, now)) {
     await endSession(env.KV, session.userId, session.id);

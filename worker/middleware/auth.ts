@@ -47,12 +47,18 @@ export async function identify<E extends AppEnv>(c: Context<E>): Promise<Caller>
   const token = bearerToken(c.req.header('authorization'));
   if (!token) throw new AppError('UNAUTHORIZED', 'Please sign in to continue');
   const caller = isApiTokenValue(token) ? await callerByApiToken(c, token) : await callerBySession(c, token);
-  const { success } = await c.env.CALL_LIMITER.limit({ key: caller.via === 'session' ? `session:${caller.session.id}` : `token:${caller.apiToken.id}` });
+  const { success } = await c.env.CALL_LIMITER.limit({
+    key: caller.via === 'session' ? `session:${caller.session.id}` : `token:${caller.apiToken.id}`,
+  });
   if (!success) {
-    throw new AppError('RATE_LIMITED', `Too many requests ${caller.via === 'session' ? 'from this session' : 'with this API token'}. Please try again in a minute.`, {
-      headers: { 'Retry-After': '60' },
-      details: { retryAfter: 60 },
-    });
+    throw new AppError(
+      'RATE_LIMITED',
+      `Too many requests ${caller.via === 'session' ? 'from this session' : 'with this API token'}. Please try again in a minute.`,
+      {
+        headers: { 'Retry-After': '60' },
+        details: { retryAfter: 60 },
+      },
+    );
   }
   return caller;
 }

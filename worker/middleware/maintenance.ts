@@ -65,7 +65,10 @@ async function callerRole(c: Context<AppEnv>) {
 async function signInDuringMaintenance(c: Context<AppEnv>, next: () => Promise<void>) {
   await next();
   if (c.res.status !== 200) return;
-  const body = (await c.res.clone().json().catch(() => null)) as { token?: unknown; user?: { role?: unknown } } | null;
+  const body = (await c.res
+    .clone()
+    .json()
+    .catch(() => null)) as { token?: unknown; user?: { role?: unknown } } | null;
   if (typeof body?.token !== 'string' || body.user?.role === 'owner') return;
   const session = await readSession(c.env, body.token);
   if (session) await endSession(c.env.KV, session.userId, session.id);

@@ -8,7 +8,12 @@ import { getSettings } from '../lib/settings';
 
 /** Addresses the per-IP limit leaves alone (comma-separated), e.g. a health probe or a test runner. */
 export function exemptAddresses(list: string | undefined): Set<string> {
-  return new Set((list ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    (list ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 export const limitPerIp = createMiddleware<AppEnv>(async (c, next) => {

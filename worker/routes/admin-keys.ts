@@ -19,7 +19,12 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {
     const { keyIds, reason } = c.req.valid('json');
     const { deleted, notFound } = await bulkDeleteKeys(keyAdmin(c), keyIds, reason);
-    const body: BulkDeleteResponse = { success: true, deleted, notFound, message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted` };
+    const body: BulkDeleteResponse = {
+      success: true,
+      deleted,
+      notFound,
+      message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted`,
+    };
     return c.json(body, 200);
   })
   .delete('/:id', owner, pathParams(keyIdParam), async (c) => {
@@ -28,11 +33,19 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   })
   .delete('/:id/activations/:activationId', owner, pathParams(activationParams), async (c) => {
     const { id, activationId } = c.req.valid('param');
-    const body: KeyChangeResponse = { success: true, message: 'Device removed from this license key', licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId) };
+    const body: KeyChangeResponse = {
+      success: true,
+      message: 'Device removed from this license key',
+      licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId),
+    };
     return c.json(body, 200);
   })
   .delete('/:id/held-slots/:slotId', owner, pathParams(heldSlotParams), async (c) => {
     const { id, slotId } = c.req.valid('param');
-    const body: KeyChangeResponse = { success: true, message: 'Device slot released', licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId) };
+    const body: KeyChangeResponse = {
+      success: true,
+      message: 'Device slot released',
+      licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId),
+    };
     return c.json(body, 200);
   });

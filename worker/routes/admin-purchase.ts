@@ -19,18 +19,29 @@ export const adminPurchaseRoutes = new Hono<AppEnv>()
     const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
     return c.json(terms, 200);
   })
-  .post('/users/:userId/purchase/:productId', requireAuth({ role: 'reseller' }), pathParams(purchaseForUserParams), jsonBody(purchaseForUserSchema), async (c) => {
-    const { userId, productId } = c.req.valid('param');
-    const { duration, bypassBalance } = c.req.valid('json');
-    const actor = c.var.caller;
-    const idempotency = idempotencyClaim('purchase-for-user', actor.id, c.req.header('idempotency-key'), `${userId}:${productId}:${duration}:${bypassBalance}`);
-    const { replayed, ...body } = await purchaseForUser(
-      { db: c.var.db, actor, ip: clientIp(c) },
-      await getSettings(c.env.KV),
-      { userId, productId, duration, bypassBalance },
-      idempotency,
-    );
-    if (replayed) c.header('Idempotent-Replayed', 'true');
-    const answer: PurchaseForUserResponse = { ...body, message: `License key purchased for ${body.licenseKey.purchasedBy.username}` };
-    return c.json(answer, PURCHASE_STATUS);
-  });
+  .post(
+    '/users/:userId/purchase/:productId',
+    requireAuth({ role: 'reseller' }),
+    pathParams(purchaseForUserParams),
+    jsonBody(purchaseForUserSchema),
+    async (c) => {
+      const { userId, productId } = c.req.valid('param');
+      const { duration, bypassBalance } = c.req.valid('json');
+      const actor = c.var.caller;
+      const idempotency = idempotencyClaim(
+        'purchase-for-user',
+        actor.id,
+        c.req.header('idempotency-key'),
+        `${userId}:${productId}:${duration}:${bypassBalance}`,
+      );
+      const { replayed, ...body } = await purchaseForUser(
+        { db: c.var.db, actor, ip: clientIp(c) },
+        await getSettings(c.env.KV),
+        { userId, productId, duration, bypassBalance },
+        idempotency,
+      );
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      const answer: PurchaseForUserResponse = { ...body, message: `License key purchased for ${body.licenseKey.purchasedBy.username}` };
+      return c.json(answer, PURCHASE_STATUS);
+    },
+  );

@@ -10,4 +10,6 @@ import { auditLogQuery } from '../schemas/audit';
 
 export const adminStatsRoutes = new Hono<AppEnv>()
   .get('/stats', requireAuth({ role: 'reseller' }), async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200))
-  .get('/audit-log', requireAuth({ role: 'owner' }), queryParams(auditLogQuery), async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200));
+  .get('/audit-log', requireAuth({ role: 'owner' }), queryParams(auditLogQuery), async (c) =>
+    c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
+  );

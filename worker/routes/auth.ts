@@ -36,10 +36,7 @@ export const auth = new Hono<AppEnv>()
     const { token } = await createSession(c.env, user.id, origin);
     await c.var.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, user.id));
     await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'register', origin));
-    return c.json(
-      { success: true, token, user: toUserJson({ ...user, lastLogin: new Date() }), message: 'Registration successful' },
-      201,
-    );
+    return c.json({ success: true, token, user: toUserJson({ ...user, lastLogin: new Date() }), message: 'Registration successful' }, 201);
   })
   .post('/login', limitPerIp, jsonBody(loginSchema), async (c) => {
     const { email, password, rememberMe } = c.req.valid('json');
@@ -76,7 +73,9 @@ export const auth = new Hono<AppEnv>()
     if (code !== undefined) {
       const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
       if (check !== 'ok') {
-        throw await failed(check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
+        throw await failed(
+          check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
+        );
       }
     } else if (!(await spendRecoveryToken(c.var.db, user.id, recoveryToken!))) {
       throw await failed('Invalid or already used recovery token');

@@ -8,7 +8,15 @@ import { Hono } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { z } from 'zod';
 import type { AppEnv } from '../context';
-import { accountForGoogle, connectGoogle, GOOGLE_SCOPES, googleClient, googleConfigured, googleProfile, notConfigured } from '../domain/google';
+import {
+  accountForGoogle,
+  connectGoogle,
+  GOOGLE_SCOPES,
+  googleClient,
+  googleConfigured,
+  googleProfile,
+  notConfigured,
+} from '../domain/google';
 import { recordSecurityEvent } from '../domain/security-log';
 import { afterFirstFactor } from '../domain/sign-in';
 import { findUserById, toUserJson } from '../domain/users';
@@ -54,8 +62,13 @@ const cookieOptions = <E extends AppEnv>(c: Context<E>, maxAge: number) => ({
 export function appUrl<E extends AppEnv>(c: Context<E>, purpose: string): string {
   const configured = c.env.APP_URL?.trim();
   if (!configured) {
-    console.error(`APP_URL is not set: refusing to build ${purpose}. Set APP_URL to the app's public address (e.g. https://keys.example.com).`);
-    throw new AppError('NOT_CONFIGURED', 'This server has no public address configured (APP_URL), so it cannot send this link. Please tell the administrator.');
+    console.error(
+      `APP_URL is not set: refusing to build ${purpose}. Set APP_URL to the app's public address (e.g. https://keys.example.com).`,
+    );
+    throw new AppError(
+      'NOT_CONFIGURED',
+      'This server has no public address configured (APP_URL), so it cannot send this link. Please tell the administrator.',
+    );
   }
   return configured.replace(/\/$/, '');
 }
@@ -68,7 +81,13 @@ export async function startGoogleFlow<E extends AppEnv>(c: Context<E>, flow: Omi
   const verifier = generateCodeVerifier();
   const url = google.createAuthorizationURL(state, verifier, GOOGLE_SCOPES);
   url.searchParams.set('prompt', 'select_account');
-  await setSignedCookie(c, FLOW_COOKIE, JSON.stringify({ ...flow, state, verifier } satisfies Flow), cookieSecret(c), cookieOptions(c, FLOW_TTL_S));
+  await setSignedCookie(
+    c,
+    FLOW_COOKIE,
+    JSON.stringify({ ...flow, state, verifier } satisfies Flow),
+    cookieSecret(c),
+    cookieOptions(c, FLOW_TTL_S),
+  );
   return url.toString();
 }
 

@@ -14,11 +14,18 @@ import { keyAdmin } from './admin-keys';
 export const keyManagementRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .put('/:id/revoke', requireAuth({ role: 'owner' }), pathParams(keyIdParam), jsonBody(revokeKeySchema), async (c) => {
-    const body: KeyChangeResponse = { success: true, message: 'License key revoked', licenseKey: await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason) };
+    const body: KeyChangeResponse = {
+      success: true,
+      message: 'License key revoked',
+      licenseKey: await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason),
+    };
     return c.json(body, 200);
   })
   .post('/generate', requireAuth({ role: 'owner' }), jsonBody(generateKeysSchema), async (c) => {
     const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));
-    const body: GenerateKeysResponse = { ...result, message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}` };
+    const body: GenerateKeysResponse = {
+      ...result,
+      message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}`,
+    };
     return c.json(body, 201);
   });

@@ -46,7 +46,11 @@ async function answer(c: Context<AppEnv>, result: LicenseResult, input: { device
   const license = result.license;
   const token =
     result.valid && license && result.tokenExpiresAt
-      ? await signOfflineToken(c.env, { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, tokenExpiresAt: result.tokenExpiresAt }, now)
+      ? await signOfflineToken(
+          c.env,
+          { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, tokenExpiresAt: result.tokenExpiresAt },
+          now,
+        )
       : null;
   const body: LicenseAnswer = {
     valid: result.valid,
@@ -54,8 +58,12 @@ async function answer(c: Context<AppEnv>, result: LicenseResult, input: { device
     detail: result.detail,
     nonce: input.nonce ?? null,
     ts: new Date(now).toISOString(),
-    ...(result.slotFreesAt !== undefined ? { slotFreesAt: result.slotFreesAt === null ? null : new Date(result.slotFreesAt).toISOString() } : {}),
-    license: license ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token } : null,
+    ...(result.slotFreesAt !== undefined
+      ? { slotFreesAt: result.slotFreesAt === null ? null : new Date(result.slotFreesAt).toISOString() }
+      : {}),
+    license: license
+      ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token }
+      : null,
   };
   return c.json(body, 200);
 }

@@ -48,4 +48,6 @@ export const paymentsRoutes = new Hono<SignedInEnv>()
     return c.json(session, 201);
   })
   .get('/', queryParams(myPaymentsQuery), async (c) => c.json(await listMyPayments(c.var.db, c.var.caller.id, c.req.valid('query')), 200))
-  .get('/:id', pathParams(sessionIdParam), async (c) => c.json(await myPaymentStatus(c.var.db, c.var.caller.id, c.req.valid('param').id), 200));
+  .get('/:id', pathParams(sessionIdParam), async (c) =>
+    c.json(await myPaymentStatus(c.var.db, c.var.caller.id, c.req.valid('param').id), 200),
+  );

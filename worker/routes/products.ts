@@ -17,7 +17,10 @@ export const productsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .get('/', async (c) => {
     const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.caller.role, 'owner') });
-    return c.json(rows.map((p) => toProductJson(p, c.var.caller)), 200);
+    return c.json(
+      rows.map((p) => toProductJson(p, c.var.caller)),
+      200,
+    );
   })
   .post('/', requireAuth({ role: 'owner' }), jsonBody(productInputSchema), async (c) => {
     const input = c.req.valid('json');

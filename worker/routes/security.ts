@@ -22,7 +22,14 @@ import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth, sessionOf } from '../middleware/auth';
 import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../schemas/entities';
 import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
-import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, stepUpSchema, verifyTwoFactorSchema, type StepUpProof } from '../schemas/security';
+import {
+  changePasswordSchema,
+  disableTwoFactorSchema,
+  sessionIdSchema,
+  stepUpSchema,
+  verifyTwoFactorSchema,
+  type StepUpProof,
+} from '../schemas/security';
 import { startGoogleFlow } from './google';
 
 const SECURITY_LOG_LIMIT = 100;
@@ -74,17 +81,25 @@ export const securityRoutes = new Hono<SignedInEnv>()
     }
     if (currentPassword === newPassword) throw new AppError('VALIDATION_ERROR', 'New password must be different from the current password');
     const db = c.var.db;
-    const setPassword = db.update(users).set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() }).where(eq(users.id, user.id));
+    const setPassword = db
+      .update(users)
+      .set({ passwordHash: await hashPassword(newPassword), passwordChangedAt: new Date() })
+      .where(eq(users.id, user.id));
     // Tokens made with the old password end with it, in the same batch, unless the user keeps them.
     if (keepApiTokens) await setPassword;
     else {
       const [, revoked] = await db.batch([setPassword, deleteAllApiTokens(db, user.id)]);
-      await forgetApiTokenGrants(c.env.KV, revoked.map((r) => r.tokenHash));
+      await forgetApiTokenGrants(
+        c.env.KV,
+        revoked.map((r) => r.tokenHash),
+      );
     }
     // Whoever else was signed in with the old password is signed out; this device stays in.
     await endAllSessions(c.env.KV, user.id, sessionOf(c.var.caller).id);
     await recordSecurityEvent(db, user.id, 'password_changed', requestOrigin(c));
-    const ended = keepApiTokens ? 'Other sessions have been signed out.' : 'Other sessions have been signed out and your API tokens revoked.';
+    const ended = keepApiTokens
+      ? 'Other sessions have been signed out.'
+      : 'Other sessions have been signed out and your API tokens revoked.';
     return c.json({ success: true, message: `Password changed successfully. ${ended}` }, 200);
   })
   // Step-up is asked here, before any secret is shown, not at verify-2fa.
@@ -151,7 +166,12 @@ export const securityRoutes = new Hono<SignedInEnv>()
       .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
       .limit(runtimeLimit(SECURITY_LOG_LIMIT))
       .all();
-    const logs: SecurityLogEntry[] = rows.map((r) => ({ _id: r.id, event: r.event, ipAddress: r.ipAddress, timestamp: r.createdAt.toISOString() }));
+    const logs: SecurityLogEntry[] = rows.map((r) => ({
+      _id: r.id,
+      event: r.event,
+      ipAddress: r.ipAddress,
+      timestamp: r.createdAt.toISOString(),
+    }));
     return c.json({ logs }, 200);
   })
   // A plain navigation carries no bearer token, so the app asks here and then goes to the address.

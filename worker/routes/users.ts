@@ -12,7 +12,9 @@ import { myKeysQuerySchema, ownDeviceParams } from '../schemas/keys';
 
 export const usersRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))))
+  .get('/my-keys', queryParams(myKeysQuerySchema), async (c) =>
+    jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
+  )
   .get('/profile', async (c) => {
     const user = await findUserById(c.var.db, c.var.caller.id);
     if (!user) throw notFound('User');
@@ -24,5 +26,8 @@ export const usersRoutes = new Hono<SignedInEnv>()
     const { slotFreesAt } = await removeOwnDevice(c.var.db, c.var.caller.id, keyId, activationId);
     const at = new Date(slotFreesAt).toISOString();
     // The slot stays held while an offline token the device may hold is still valid.
-    return c.json({ success: true, message: `Device removed. Its slot frees at ${at}, once any offline token it holds has expired.`, slotFreesAt: at }, 200);
+    return c.json(
+      { success: true, message: `Device removed. Its slot frees at ${at}, once any offline token it holds has expired.`, slotFreesAt: at },
+      200,
+    );
   });

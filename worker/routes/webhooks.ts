@@ -38,7 +38,10 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   })
   .post('/:id/rotate-secret', pathParams(webhookIdParam), async (c) => {
     const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
-    return c.json({ ...rotated, message: 'New signing secret made. Copy it now: it is shown only once. Deliveries are signed with it from now on.' }, 200);
+    return c.json(
+      { ...rotated, message: 'New signing secret made. Copy it now: it is shown only once. Deliveries are signed with it from now on.' },
+      200,
+    );
   })
   .post('/:id/test', pathParams(webhookIdParam), async (c) => {
     const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.caller.id);

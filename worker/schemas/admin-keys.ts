@@ -52,10 +52,7 @@ export const generationLimitMessage = (limit: number) => `Maximum ${limit} keys 
 
 export const generateKeysSchema = z.object({
   productId: idSchema('Product'),
-  quantity: z
-    .number({ error: 'Quantity must be a number' })
-    .int('Quantity must be a whole number')
-    .min(1, 'Quantity must be at least 1'),
+  quantity: z.number({ error: 'Quantity must be a number' }).int('Quantity must be a whole number').min(1, 'Quantity must be at least 1'),
   /** Days each key runs once activated; the product's minDays when absent. */
   duration: z
     .number({ error: 'Duration must be a number of days' })
@@ -89,7 +86,11 @@ export type ResellerQuote = { days: number; baseCost: number; durationCost: numb
  * rounded up to a whole credit: `baseCreditCost + ceil(days x creditsPerDay x (100 - discount) / 100)`.
  * Integer arithmetic, so the server and every screen agree to the credit.
  */
-export function resellerQuote(product: { baseCreditCost: number; creditsPerDay: number }, days: number, discountPercent: number): ResellerQuote {
+export function resellerQuote(
+  product: { baseCreditCost: number; creditsPerDay: number },
+  days: number,
+  discountPercent: number,
+): ResellerQuote {
   const fullDays = days * product.creditsPerDay * (100 - discountPercent);
   const durationCost = Math.ceil(fullDays / 100);
   return { days, baseCost: product.baseCreditCost, durationCost, total: product.baseCreditCost + durationCost, discountPercent };

@@ -39,7 +39,12 @@ const roleSchema = z.enum(ROLES, { error: 'Role must be user, reseller or owner'
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
 export const listUsersQuery = z.object({
-  page: z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page is too large').default(1),
+  page: z.coerce
+    .number({ error: 'page must be a number' })
+    .int('page must be a whole number')
+    .min(1, 'page must be at least 1')
+    .max(1_000_000, 'page is too large')
+    .default(1),
   limit: z.coerce
     .number({ error: 'limit must be a number' })
     .int('limit must be a whole number')
@@ -51,15 +56,17 @@ export const listUsersQuery = z.object({
 });
 export type ListUsersQuery = z.infer<typeof listUsersQuery>;
 
-export const createUserSchema = z.object({
-  username: usernameSchema,
-  email: emailSchema,
-  password: newPasswordRule(`${PASSWORD_TOO_SHORT_MESSAGE} long`),
-  role: roleSchema.default('user'),
-  balance: usdAmount('Balance', 0).default(0),
-  credits: creditAmount('Credits', 0).default(0),
-  isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
-}).superRefine(passwordNotPersonal);
+export const createUserSchema = z
+  .object({
+    username: usernameSchema,
+    email: emailSchema,
+    password: newPasswordRule(`${PASSWORD_TOO_SHORT_MESSAGE} long`),
+    role: roleSchema.default('user'),
+    balance: usdAmount('Balance', 0).default(0),
+    credits: creditAmount('Credits', 0).default(0),
+    isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
+  })
+  .superRefine(passwordNotPersonal);
 export type CreateUserInput = z.input<typeof createUserSchema>;
 
 /**

@@ -163,7 +163,16 @@ export type SecurityInfo = {
   hasPassword: boolean;
   googleAvailable: boolean;
 };
-export type SessionInfo = { id: string; device: string; browser: string; location: string | null; ipAddress: string | null; lastActive: string; createdAt: string; current: boolean };
+export type SessionInfo = {
+  id: string;
+  device: string;
+  browser: string;
+  location: string | null;
+  ipAddress: string | null;
+  lastActive: string;
+  createdAt: string;
+  current: boolean;
+};
 export type SecurityLogEntry = { _id: string; event: string; ipAddress: string | null; timestamp: string };
 export type TwoFactorSetupResponse = { qrCodeUrl: string; secret: string; otpauthUrl: string };
 export type RecoveryTokensResponse = { tokens: string[] };

@@ -26,25 +26,20 @@ export function creditsForCents(cents: number, rate: number): number {
 }
 
 export const exchangeSchema = z.object({
-  usdAmount: z
-    .unknown()
-    .transform((v, ctx) => {
-      const cents = toCents(v);
-      if (cents === null || cents < 1) {
-        ctx.addIssue({ code: 'custom', message: INVALID_AMOUNT_MESSAGE });
-        return z.NEVER;
-      }
-      if (cents > MAX_EXCHANGE_CENTS) {
-        ctx.addIssue({ code: 'custom', message: `At most $${(MAX_EXCHANGE_CENTS / 100).toLocaleString('en-US')} can be exchanged at once` });
-        return z.NEVER;
-      }
-      return cents;
-    }),
+  usdAmount: z.unknown().transform((v, ctx) => {
+    const cents = toCents(v);
+    if (cents === null || cents < 1) {
+      ctx.addIssue({ code: 'custom', message: INVALID_AMOUNT_MESSAGE });
+      return z.NEVER;
+    }
+    if (cents > MAX_EXCHANGE_CENTS) {
+      ctx.addIssue({ code: 'custom', message: `At most $${(MAX_EXCHANGE_CENTS / 100).toLocaleString('en-US')} can be exchanged at once` });
+      return z.NEVER;
+    }
+    return cents;
+  }),
   /** What the customer's screen promised; the server never credits more than its own figure. */
-  creditsToAdd: z
-    .number({ error: 'creditsToAdd must be a number' })
-    .min(0, 'creditsToAdd cannot be negative')
-    .optional(),
+  creditsToAdd: z.number({ error: 'creditsToAdd must be a number' }).min(0, 'creditsToAdd cannot be negative').optional(),
 });
 
 export type ExchangeInput = { usdAmount: number | string; creditsToAdd?: number };

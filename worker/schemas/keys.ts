@@ -30,7 +30,12 @@ const emptyAsUndefined = (v: unknown) => (v === '' || v === null ? undefined : v
 export const pageQuery = (defaultLimit: number) => ({
   page: z.preprocess(
     emptyAsUndefined,
-    z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page is too large').default(1),
+    z.coerce
+      .number({ error: 'page must be a number' })
+      .int('page must be a whole number')
+      .min(1, 'page must be at least 1')
+      .max(1_000_000, 'page is too large')
+      .default(1),
   ),
   limit: z.preprocess(
     emptyAsUndefined,

@@ -16,7 +16,11 @@ export const deviceFingerprintField = z
   .max(256, 'deviceFingerprint must be at most 256 characters')
   .regex(printable, 'deviceFingerprint must contain printable characters only');
 
-const infoText = (name: string) => z.string({ error: `deviceInfo.${name} must be a string` }).max(200, `deviceInfo.${name} must be at most 200 characters`).optional();
+const infoText = (name: string) =>
+  z
+    .string({ error: `deviceInfo.${name} must be a string` })
+    .max(200, `deviceInfo.${name} must be at most 200 characters`)
+    .optional();
 
 export const deviceInfoSchema = z
   .object({
@@ -28,7 +32,12 @@ export const deviceInfoSchema = z
   })
   .strict();
 
-const nonceField = z.string({ error: 'nonce must be a string' }).min(1, 'nonce must not be empty').max(128, 'nonce must be at most 128 characters').regex(printable, 'nonce must contain printable characters only').optional();
+const nonceField = z
+  .string({ error: 'nonce must be a string' })
+  .min(1, 'nonce must not be empty')
+  .max(128, 'nonce must be at most 128 characters')
+  .regex(printable, 'nonce must contain printable characters only')
+  .optional();
 
 export const validateLicenseSchema = z.object({ key: licenseKeyField, deviceFingerprint: deviceFingerprintField, nonce: nonceField });
 export const deactivateLicenseSchema = validateLicenseSchema;
@@ -37,7 +46,16 @@ export const activateLicenseSchema = validateLicenseSchema.extend({ deviceInfo: 
 export type ActivateLicenseInput = z.infer<typeof activateLicenseSchema>;
 export type ValidateLicenseInput = z.infer<typeof validateLicenseSchema>;
 
-export const LICENSE_CODES = ['VALID', 'NOT_FOUND', 'REVOKED', 'EXPIRED', 'NOT_ACTIVATED', 'DEVICE_LIMIT_REACHED', 'PRODUCT_INACTIVE', 'DEACTIVATED'] as const;
+export const LICENSE_CODES = [
+  'VALID',
+  'NOT_FOUND',
+  'REVOKED',
+  'EXPIRED',
+  'NOT_ACTIVATED',
+  'DEVICE_LIMIT_REACHED',
+  'PRODUCT_INACTIVE',
+  'DEACTIVATED',
+] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 
 export type LicenseAnswer = {

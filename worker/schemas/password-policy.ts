@@ -7,7 +7,8 @@ import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_REQUIRED_MESSAGE } from './auth-ru
 import { isCommonPassword } from './common-passwords';
 
 export const PASSWORD_TOO_SHORT_MESSAGE = `Password must be at least ${PASSWORD_MIN} characters`;
-export const COMMON_PASSWORD_MESSAGE = 'This password is one of the most common passwords, the first ones an attacker tries. Please choose another.';
+export const COMMON_PASSWORD_MESSAGE =
+  'This password is one of the most common passwords, the first ones an attacker tries. Please choose another.';
 export const PERSONAL_PASSWORD_MESSAGE = 'Password must not contain the username or email address';
 export const PASSWORD_HINT = `At least ${PASSWORD_MIN} characters. A few unrelated words make a password that is strong and easy to remember.`;
 

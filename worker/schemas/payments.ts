@@ -25,9 +25,19 @@ export const MY_PAYMENTS_PAGE_SIZE = 10;
 export const ADMIN_PAYMENTS_PAGE_SIZE = 20;
 
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
-const page = z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page is too large').default(1);
+const page = z.coerce
+  .number({ error: 'page must be a number' })
+  .int('page must be a whole number')
+  .min(1, 'page must be at least 1')
+  .max(1_000_000, 'page is too large')
+  .default(1);
 const limit = (fallback: number) =>
-  z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(fallback);
+  z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(100, 'limit must be at most 100')
+    .default(fallback);
 
 export const myPaymentsQuery = z.object({ page, limit: limit(MY_PAYMENTS_PAGE_SIZE) });
 export type MyPaymentsQuery = z.infer<typeof myPaymentsQuery>;
@@ -35,7 +45,10 @@ export type MyPaymentsQuery = z.infer<typeof myPaymentsQuery>;
 export const adminPaymentsQuery = z.object({
   page,
   limit: limit(ADMIN_PAYMENTS_PAGE_SIZE),
-  status: z.preprocess(emptyAsUndefined, z.enum(PAYMENT_STATUSES, { error: `status must be one of ${PAYMENT_STATUSES.join(', ')}` }).optional()),
+  status: z.preprocess(
+    emptyAsUndefined,
+    z.enum(PAYMENT_STATUSES, { error: `status must be one of ${PAYMENT_STATUSES.join(', ')}` }).optional(),
+  ),
   /** The customer's username, exactly (case-insensitive). */
   user: z.preprocess(emptyAsUndefined, z.string().trim().min(1).max(30, 'user must be at most 30 characters').optional()),
 });

@@ -60,7 +60,9 @@ export const productInputSchema = z
     minDays: wholeNumber('Minimum days', 1, MAX_DURATION_DAYS).default(1),
     maxDays: wholeNumber('Maximum days', 1, MAX_DURATION_DAYS).default(365),
     maxActivations: wholeNumber('Maximum activations', 1, MAX_PRODUCT_ACTIVATIONS).default(1),
-    offlineTokenHours: wholeNumber('Offline token lifetime (hours)', MIN_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS).default(DEFAULT_OFFLINE_TOKEN_HOURS),
+    offlineTokenHours: wholeNumber('Offline token lifetime (hours)', MIN_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS).default(
+      DEFAULT_OFFLINE_TOKEN_HOURS,
+    ),
     isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
     features: featuresSchema.default([]),
   })

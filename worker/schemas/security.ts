@@ -8,7 +8,10 @@ export const RECOVERY_TOKEN_COUNT = 10;
 export { PASSWORD_HINT } from './password-policy';
 
 export const changePasswordSchema = z.object({
-  currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(PASSWORD_MAX, 'Current password is incorrect'),
+  currentPassword: z
+    .string({ error: 'Current password is required' })
+    .min(1, 'Current password is required')
+    .max(PASSWORD_MAX, 'Current password is incorrect'),
   newPassword: newPasswordSchema,
   /** API tokens end with the old password unless the user keeps them (sessions other than this one always end). */
   keepApiTokens: z.boolean({ error: 'keepApiTokens must be true or false' }).default(false),
@@ -35,7 +38,11 @@ export const verifyTwoFactorSchema = z.object({ code: twoFactorCodeSchema });
  */
 export const STEP_UP_RECENT_MS = 5 * 60 * 1000;
 export const stepUpFields = {
-  currentPassword: z.string({ error: 'Current password must be text' }).min(1, 'Enter your current password').max(PASSWORD_MAX, 'Password is incorrect').optional(),
+  currentPassword: z
+    .string({ error: 'Current password must be text' })
+    .min(1, 'Enter your current password')
+    .max(PASSWORD_MAX, 'Password is incorrect')
+    .optional(),
   code: twoFactorCodeSchema.optional(),
 };
 export const stepUpSchema = z.object(stepUpFields);

@@ -49,7 +49,9 @@ const url = z
   .min(1, 'URL is required')
   .max(WEBHOOK_URL_MAX, `URL must be at most ${WEBHOOK_URL_MAX} characters`);
 const events = z
-  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `Events must be among: ${WEBHOOK_EVENT_TYPES.join(', ')}` }), { error: 'Events must be a list of event types' })
+  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `Events must be among: ${WEBHOOK_EVENT_TYPES.join(', ')}` }), {
+    error: 'Events must be a list of event types',
+  })
   .min(1, 'Choose at least one event')
   .transform((list) => [...new Set(list)]);
 const description = z
@@ -72,7 +74,12 @@ export const deliveryIdParam = z.object({ id: z.string().regex(/^msg_[0-9a-f]{24
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const deliveriesQuery = z.object({
   page: z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(DELIVERIES_PAGE_DEFAULT),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(100, 'limit must be at most 100')
+    .default(DELIVERIES_PAGE_DEFAULT),
 });
 
 /** An endpoint as the API shows it (the secret never, except once when made or rotated). */
@@ -88,7 +95,13 @@ export type WebhookEndpoint = {
   failingSince: string | null;
   createdAt: string;
   updatedAt: string | null;
-  health: { delivered24h: number; failed24h: number; pending: number; lastDeliveryAt: string | null; lastStatus: WebhookDeliveryStatus | null };
+  health: {
+    delivered24h: number;
+    failed24h: number;
+    pending: number;
+    lastDeliveryAt: string | null;
+    lastStatus: WebhookDeliveryStatus | null;
+  };
 };
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 export type CreatedWebhookEndpoint = WebhookEndpoint & { secret: string };

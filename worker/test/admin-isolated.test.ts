@@ -43,7 +43,10 @@ describe('the last owner', () => {
     }
     expect(await ownerState(owner.user.id)).toEqual(before);
     // Edits that keep them an active owner are fine.
-    const rename = await box.api('PUT', `/api/admin/users/${owner.user.id}`, { token: owner.token, body: { role: 'owner', isActive: true, credits: 9 } });
+    const rename = await box.api('PUT', `/api/admin/users/${owner.user.id}`, {
+      token: owner.token,
+      body: { role: 'owner', isActive: true, credits: 9 },
+    });
     expect(rename.status).toBe(200);
   });
 
@@ -76,7 +79,16 @@ describe('the last owner', () => {
 });
 
 /** A key row as the shop writes it, with only what the stats read. */
-function keyRow(values: { productId: string; productName: string; status: KeyStatus; createdBy: string | null; purchasedBy: string | null; price?: number; expiresAt?: Date | null; createdAt: Date }) {
+function keyRow(values: {
+  productId: string;
+  productName: string;
+  status: KeyStatus;
+  createdBy: string | null;
+  purchasedBy: string | null;
+  price?: number;
+  expiresAt?: Date | null;
+  createdAt: Date;
+}) {
   const id = newId(values.createdAt.getTime());
   return {
     id,
@@ -117,11 +129,46 @@ describe('GET /api/admin/stats', () => {
     const rows = [
       keyRow({ productId: p1.id, productName: 'Alpha', status: 'available', createdBy: owner.user.id, purchasedBy: null, createdAt: t(1) }),
       keyRow({ productId: p1.id, productName: 'Alpha', status: 'available', createdBy: owner.user.id, purchasedBy: null, createdAt: t(2) }),
-      keyRow({ productId: p1.id, productName: 'Alpha', status: 'used', createdBy: r1.user.id, purchasedBy: u1.user.id, price: 30, expiresAt: t(60 * 24 * 40), createdAt: t(3) }),
+      keyRow({
+        productId: p1.id,
+        productName: 'Alpha',
+        status: 'used',
+        createdBy: r1.user.id,
+        purchasedBy: u1.user.id,
+        price: 30,
+        expiresAt: t(60 * 24 * 40),
+        createdAt: t(3),
+      }),
       // Past its expiry and not yet marked by the scheduled job: expired all the same.
-      keyRow({ productId: p2.id, productName: 'Beta', status: 'used', createdBy: r1.user.id, purchasedBy: u2.user.id, price: 20, expiresAt: t(0), createdAt: t(4) }),
-      keyRow({ productId: p1.id, productName: 'Alpha', status: 'used', createdBy: r1.user.id, purchasedBy: r1.user.id, price: 10, expiresAt: t(60 * 24 * 40), createdAt: t(5) }),
-      keyRow({ productId: p1.id, productName: 'Alpha', status: 'revoked', createdBy: r2.user.id, purchasedBy: u3.user.id, price: 7, createdAt: t(6) }),
+      keyRow({
+        productId: p2.id,
+        productName: 'Beta',
+        status: 'used',
+        createdBy: r1.user.id,
+        purchasedBy: u2.user.id,
+        price: 20,
+        expiresAt: t(0),
+        createdAt: t(4),
+      }),
+      keyRow({
+        productId: p1.id,
+        productName: 'Alpha',
+        status: 'used',
+        createdBy: r1.user.id,
+        purchasedBy: r1.user.id,
+        price: 10,
+        expiresAt: t(60 * 24 * 40),
+        createdAt: t(5),
+      }),
+      keyRow({
+        productId: p1.id,
+        productName: 'Alpha',
+        status: 'revoked',
+        createdBy: r2.user.id,
+        purchasedBy: u3.user.id,
+        price: 7,
+        createdAt: t(6),
+      }),
     ];
     await box.db.insert(licenseKeys).values(rows);
     return { owner, r1, r2, u1, u2, u3, rows };
@@ -140,10 +187,27 @@ describe('GET /api/admin/stats', () => {
       usersByRole: { user: 3, reseller: 2, owner: 1 },
       keysByStatus: { available: 2, used: 2, expired: 1, revoked: 1 },
     });
-    expect(res.body.recentActivity.users.map((u: { username: string }) => u.username)).toEqual([u3.username, u2.username, u1.username, r2.username, expect.any(String)]);
-    expect(res.body.recentActivity.users[0]).toEqual({ _id: u3.user.id, username: u3.username, email: u3.email, role: 'user', createdAt: u3.user.createdAt.toISOString() });
+    expect(res.body.recentActivity.users.map((u: { username: string }) => u.username)).toEqual([
+      u3.username,
+      u2.username,
+      u1.username,
+      r2.username,
+      expect.any(String),
+    ]);
+    expect(res.body.recentActivity.users[0]).toEqual({
+      _id: u3.user.id,
+      username: u3.username,
+      email: u3.email,
+      role: 'user',
+      createdAt: u3.user.createdAt.toISOString(),
+    });
     const keys = res.body.recentActivity.keys;
-    expect(keys.map((k: { _id: string }) => k._id)).toEqual(rows.slice(1).reverse().map((r) => r.id));
+    expect(keys.map((k: { _id: string }) => k._id)).toEqual(
+      rows
+        .slice(1)
+        .reverse()
+        .map((r) => r.id),
+    );
     // The one key shape of every key list.
     expect(keys[0]).toMatchObject({
       _id: rows[5].id,
@@ -174,7 +238,9 @@ describe('GET /api/admin/stats', () => {
       // Sales to customers; their own purchase is not revenue.
       totalRevenue: 50,
     });
-    expect(res.body.recentActivity.users).toEqual([{ _id: u1.user.id, username: u1.username, email: u1.email, role: 'user', createdAt: u1.user.createdAt.toISOString() }]);
+    expect(res.body.recentActivity.users).toEqual([
+      { _id: u1.user.id, username: u1.username, email: u1.email, role: 'user', createdAt: u1.user.createdAt.toISOString() },
+    ]);
     const keys = res.body.recentActivity.keys;
     expect(keys.map((k: { _id: string }) => k._id)).toEqual([rows[4].id, rows[3].id, rows[2].id]);
     expect(keys[1].purchasedBy).toEqual({ _id: u2.user.id, username: 'Deleted user' });
@@ -205,7 +271,10 @@ describe('GET /api/admin/stats', () => {
     expect(queries.length).toBeGreaterThanOrEqual(9);
     for (const query of queries) {
       const params = (query.match(/\?/g) ?? []).map(() => 1);
-      const plan = await d1.prepare(`EXPLAIN QUERY PLAN ${query}`).bind(...params).all<{ detail: string }>();
+      const plan = await d1
+        .prepare(`EXPLAIN QUERY PLAN ${query}`)
+        .bind(...params)
+        .all<{ detail: string }>();
       for (const { detail } of plan.results) expect(detail, query).not.toMatch(/^SCAN (users|license_keys)$/);
     }
   });
@@ -215,7 +284,11 @@ describe('GET /api/admin/audit-log', () => {
   it('lists admin actions newest first, filtered by action and by actor, paged', async () => {
     const [a, b] = [await box.signedInUser('owner'), await box.signedInUser('owner')];
     const target = await box.signedInUser('user');
-    await box.api('POST', `/api/admin/users/${target.user.id}/balance`, { token: a.token, body: { amount: 5, type: 'credits' }, ip: '198.51.100.1' });
+    await box.api('POST', `/api/admin/users/${target.user.id}/balance`, {
+      token: a.token,
+      body: { amount: 5, type: 'credits' },
+      ip: '198.51.100.1',
+    });
     await box.api('PUT', `/api/admin/users/${target.user.id}`, { token: a.token, body: { credits: 1 } });
     await box.api('POST', `/api/admin/users/${target.user.id}/balance`, { token: b.token, body: { amount: 2, type: 'balance' } });
 

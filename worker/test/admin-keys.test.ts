@@ -30,7 +30,12 @@ async function keyState(id: string) {
 describe('role matrix over key management', () => {
   roleMatrix(
     'GET /api/admin/keys',
-    { request: () => ({ method: 'GET', path: '/api/admin/keys' }), state: async () => null, allowed: (res) => expect(res.body).toMatchObject({ keys: expect.any(Array), totalPages: expect.any(Number), total: expect.any(Number) }) },
+    {
+      request: () => ({ method: 'GET', path: '/api/admin/keys' }),
+      state: async () => null,
+      allowed: (res) =>
+        expect(res.body).toMatchObject({ keys: expect.any(Array), totalPages: expect.any(Number), total: expect.any(Number) }),
+    },
     RESELLER_AND_OWNER,
   );
 
@@ -147,7 +152,11 @@ describe('GET /api/admin/keys', () => {
       .filter((_, i) => kinds[i] !== 'live')
       .map((k) => k._id)
       .reverse();
-    const page = async (n: number) => (await list(ownerToken, { status: 'expired', limit: 2, page: n })).body.keys.map((k: { _id: string; status: string }) => [k._id, k.status]);
+    const page = async (n: number) =>
+      (await list(ownerToken, { status: 'expired', limit: 2, page: n })).body.keys.map((k: { _id: string; status: string }) => [
+        k._id,
+        k.status,
+      ]);
     const firstThree = [...(await page(1)), ...(await page(2)), ...(await page(3))];
     expect(firstThree).toEqual(expected.map((id) => [id, 'expired']));
     // Past the new keys, the pages go on with every other expired key in the shop, in the same order.
@@ -181,10 +190,20 @@ describe('GET /api/admin/keys', () => {
     const bought = await sold(product.id, customer.user.id, customer.user.id);
     await api('PUT', `/api/keys/${keys[0]._id}/revoke`, { token: ownerToken, body: { reason: 'Test' } });
     // A used key whose expiry has passed, still marked used.
-    await db().update(licenseKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(licenseKeys.id, bought._id)).run();
-    const ids = async (status: string) => (await list(ownerToken, { product: product.id, status })).body.keys.map((k: { _id: string }) => k._id).sort();
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(licenseKeys.id, bought._id))
+      .run();
+    const ids = async (status: string) =>
+      (await list(ownerToken, { product: product.id, status })).body.keys.map((k: { _id: string }) => k._id).sort();
     expect(await ids('revoked')).toEqual([keys[0]._id]);
-    expect(await ids('available')).toEqual(keys.slice(1).map((k) => k._id).sort());
+    expect(await ids('available')).toEqual(
+      keys
+        .slice(1)
+        .map((k) => k._id)
+        .sort(),
+    );
     expect(await ids('expired')).toEqual([bought._id]);
     expect(await ids('used')).toEqual([]);
     expect((await list(ownerToken, { product: product.id, status: 'all' })).body.total).toBe(5);
@@ -233,10 +252,16 @@ describe('GET /api/admin/keys', () => {
         for (const viewer of [owner, { id: reseller.user.id, role: 'reseller' as const }]) {
           const query = adminKeysQuery.parse({ search, status: 'used' });
           const plan = await queryPlan(adminKeysStatement(db(), viewer, query));
-          expect(plan.filter((step) => /SCAN license_keys\b/.test(step)), plan.join('\n')).toEqual([]);
+          expect(
+            plan.filter((step) => /SCAN license_keys\b/.test(step)),
+            plan.join('\n'),
+          ).toEqual([]);
           // The owner's search: one lookup per form. A reseller's: their own keys (the creator
           // index) are few, and every form is matched among them.
-          const lookups = viewer.role === 'owner' ? ['license_keys_key_unique', 'license_keys_product_idx', 'license_keys_buyer_idx', 'license_keys_creator_idx'] : ['license_keys_creator_idx'];
+          const lookups =
+            viewer.role === 'owner'
+              ? ['license_keys_key_unique', 'license_keys_product_idx', 'license_keys_buyer_idx', 'license_keys_creator_idx']
+              : ['license_keys_creator_idx'];
           for (const index of lookups) expect(plan.join('\n')).toContain(index);
         }
       }
@@ -264,7 +289,9 @@ describe('GET /api/admin/keys', () => {
     expect(await seen(mine.token, { search: product.keyTag })).toEqual([forCustomer._id, ownKey._id].sort());
     expect(await seen(mine.token, { status: 'available' })).toEqual([]);
     expect((await list(mine.token)).body.keys.every((k: { createdBy: { _id: string } }) => k.createdBy._id === mine.user.id)).toBe(true);
-    expect(await seen(ownerToken)).toEqual([forCustomer._id, ownKey._id, otherSale._id, customersOwn._id, ...ownerKeys.map((k) => k._id)].sort());
+    expect(await seen(ownerToken)).toEqual(
+      [forCustomer._id, ownKey._id, otherSale._id, customersOwn._id, ...ownerKeys.map((k) => k._id)].sort(),
+    );
   });
 });
 
@@ -274,7 +301,11 @@ describe('PUT /api/keys/{id}/revoke', () => {
     const [key] = await generated(owner, product.id, 1);
     const res = await api('PUT', `/api/keys/${key._id}/revoke`, { token: ownerToken, body: { reason: '  Refunded  ' }, ip: '203.0.113.9' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: 'License key revoked', licenseKey: { _id: key._id, status: 'revoked', revokeReason: 'Refunded' } });
+    expect(res.body).toMatchObject({
+      success: true,
+      message: 'License key revoked',
+      licenseKey: { _id: key._id, status: 'revoked', revokeReason: 'Refunded' },
+    });
     const row = (await keyRow(key._id))!;
     expect(row).toMatchObject({ status: 'revoked', revokeReason: 'Refunded' });
     expect(row.revokedAt).toBeInstanceOf(Date);
@@ -292,7 +323,11 @@ describe('PUT /api/keys/{id}/revoke', () => {
     const [key] = await generated(owner, (await makeProduct()).id, 1);
     const revoke = (body: unknown, id = key._id) => api('PUT', `/api/keys/${id}/revoke`, { token: ownerToken, body });
     for (const body of [{}, { reason: '' }, { reason: '   ' }, { reason: null }]) {
-      expect((await revoke(body)).body).toEqual({ code: 'VALIDATION_ERROR', message: 'Please provide a reason for revoking this key', details: { field: 'reason' } });
+      expect((await revoke(body)).body).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: 'Please provide a reason for revoking this key',
+        details: { field: 'reason' },
+      });
     }
     expect((await revoke({ reason: 'x'.repeat(501) })).body.message).toBe('The reason must be at most 500 characters');
     expect((await keyRow(key._id))!.status).toBe('available');
@@ -307,7 +342,9 @@ describe('PUT /api/keys/{id}/revoke', () => {
 
   it('revokes once when two requests race', async () => {
     const [key] = await generated(owner, (await makeProduct()).id, 1);
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => api('PUT', `/api/keys/${key._id}/revoke`, { token: ownerToken, body: { reason: `Race ${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => api('PUT', `/api/keys/${key._id}/revoke`, { token: ownerToken, body: { reason: `Race ${i}` } })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
     expect(await auditOf(key._id)).toHaveLength(1);
   });
@@ -327,7 +364,12 @@ describe('DELETE /api/admin/keys/{id}', () => {
     expect(await activationsOf(gone._id)).toEqual([]);
     expect(await productRow(product.id)).toMatchObject({ totalActivations: 1, totalGenerated: 2 });
     expect(await auditOf(gone._id)).toEqual([
-      expect.objectContaining({ action: 'key.delete', actorId: owner.id, ipAddress: '198.51.100.4', details: { id: gone._id, key: gone.key, product: product.name, status: 'used', purchasedBy: null } }),
+      expect.objectContaining({
+        action: 'key.delete',
+        actorId: owner.id,
+        ipAddress: '198.51.100.4',
+        details: { id: gone._id, key: gone.key, product: product.name, status: 'used', purchasedBy: null },
+      }),
     ]);
     const again = await api('DELETE', `/api/admin/keys/${gone._id}`, { token: ownerToken });
     expect(again.status).toBe(404);
@@ -345,7 +387,9 @@ describe('DELETE /api/admin/keys/bulk', () => {
     expect((await bulk({ keyIds: [key._id] })).body.message).toBe('Please provide a reason for deleting these keys');
     expect((await bulk({ keyIds: [key._id], reason: ' ' })).body.message).toBe('Please provide a reason for deleting these keys');
     expect((await bulk({ keyIds: [42], reason: 'x' })).body.message).toBe('Key id is required');
-    expect((await bulk({ keyIds: Array.from({ length: 501 }, (_, i) => `k${i}`), reason: 'x' })).body.message).toBe('At most 500 keys can be deleted at once');
+    expect((await bulk({ keyIds: Array.from({ length: 501 }, (_, i) => `k${i}`), reason: 'x' })).body.message).toBe(
+      'At most 500 keys can be deleted at once',
+    );
     const noBody = await api('DELETE', '/api/admin/keys/bulk', { token: ownerToken });
     expect(noBody.status).toBe(400);
     expect(await keyRow(key._id)).toBeDefined();
@@ -382,7 +426,7 @@ describe('DELETE /api/admin/keys/bulk', () => {
 });
 
 describe('DELETE /api/admin/keys/{id}/activations/{activationId}', () => {
-  it("frees one device slot of the key, counted on the product and audited", async () => {
+  it('frees one device slot of the key, counted on the product and audited', async () => {
     const product = await makeProduct({ maxActivations: 2 });
     const [key, other] = await generated(owner, product.id, 2);
     const first = await activate(key.key);
@@ -392,14 +436,25 @@ describe('DELETE /api/admin/keys/{id}/activations/{activationId}', () => {
     const one = both.find((a) => a.deviceFingerprint === first)!;
     const two = both.find((a) => a.deviceFingerprint !== first)!;
     const [otherActivation] = await activationsOf(other._id);
-    const remove = (keyId: string, activationId: string) => api('DELETE', `/api/admin/keys/${keyId}/activations/${activationId}`, { token: ownerToken });
+    const remove = (keyId: string, activationId: string) =>
+      api('DELETE', `/api/admin/keys/${keyId}/activations/${activationId}`, { token: ownerToken });
 
     const res = await remove(key._id, one.id);
     expect(res.status).toBe(200);
     expect(res.body.licenseKey.activations.map((a: { _id: string }) => a._id)).toEqual([two.id]);
     expect((await productRow(product.id))!.totalActivations).toBe(2);
     expect(await auditOf(key._id)).toEqual([
-      expect.objectContaining({ action: 'key.remove_activation', actorId: owner.id, details: { key: key.key, activationId: one.id, deviceFingerprint: first, deviceInfo: null, slotFreesAt: res.body.licenseKey.heldSlots[0].freesAt } }),
+      expect.objectContaining({
+        action: 'key.remove_activation',
+        actorId: owner.id,
+        details: {
+          key: key.key,
+          activationId: one.id,
+          deviceFingerprint: first,
+          deviceInfo: null,
+          slotFreesAt: res.body.licenseKey.heldSlots[0].freesAt,
+        },
+      }),
     ]);
     // The removed device's slot stays held while its offline token may live (device-limit-offline.test.ts).
     expect(res.body.licenseKey.heldSlots).toEqual([expect.objectContaining({ deviceFingerprint: first })]);
@@ -419,9 +474,22 @@ describe('product counters after deletions', () => {
     for (const k of keys) await activate(k.key);
     await api('DELETE', `/api/admin/keys/${keys[0]._id}`, { token: ownerToken });
     await api('DELETE', '/api/admin/keys/bulk', { token: ownerToken, body: { keyIds: [keys[1]._id, keys[2]._id], reason: 'x' } });
-    const remaining = await db().select().from(licenseKeys).where(inArray(licenseKeys.id, keys.map((k) => k._id))).all();
+    const remaining = await db()
+      .select()
+      .from(licenseKeys)
+      .where(
+        inArray(
+          licenseKeys.id,
+          keys.map((k) => k._id),
+        ),
+      )
+      .all();
     expect(remaining.map((k) => k.id)).toEqual([keys[3]._id]);
-    const [{ totalActivations }] = await db().select({ totalActivations: products.totalActivations }).from(products).where(eq(products.id, product.id)).all();
+    const [{ totalActivations }] = await db()
+      .select({ totalActivations: products.totalActivations })
+      .from(products)
+      .where(eq(products.id, product.id))
+      .all();
     expect(totalActivations).toBe(1);
   });
 });

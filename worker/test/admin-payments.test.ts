@@ -10,7 +10,11 @@ import { deliver, paidSession, signedEvent } from './payment-helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { sandbox } from './sandbox';
 
-roleMatrix('GET /api/admin/payments', { request: () => ({ method: 'GET', path: '/api/admin/payments' }), state: async () => null }, OWNER_ONLY);
+roleMatrix(
+  'GET /api/admin/payments',
+  { request: () => ({ method: 'GET', path: '/api/admin/payments' }), state: async () => null },
+  OWNER_ONLY,
+);
 
 describe('GET /api/admin/payments', () => {
   it('lists every payment newest first, paged, filtered by status and customer, refunds and disputes marked', async () => {
@@ -23,8 +27,22 @@ describe('GET /api/admin/payments', () => {
     const [first, second] = started;
     await deliver(await signedEvent('checkout.session.completed', paidSession(first, customer.user.id, 1000)));
     await deliver(await signedEvent('checkout.session.completed', paidSession(second, customer.user.id, 2000)));
-    await deliver(await signedEvent('charge.refunded', { id: 'ch_test_a', object: 'charge', payment_intent: `pi_test_${first.slice(-16)}`, amount_refunded: 1000 }));
-    await deliver(await signedEvent('charge.dispute.created', { id: `dp_test_${second.slice(-8)}`, object: 'dispute', payment_intent: `pi_test_${second.slice(-16)}`, amount: 2000 }));
+    await deliver(
+      await signedEvent('charge.refunded', {
+        id: 'ch_test_a',
+        object: 'charge',
+        payment_intent: `pi_test_${first.slice(-16)}`,
+        amount_refunded: 1000,
+      }),
+    );
+    await deliver(
+      await signedEvent('charge.dispute.created', {
+        id: `dp_test_${second.slice(-8)}`,
+        object: 'dispute',
+        payment_intent: `pi_test_${second.slice(-16)}`,
+        amount: 2000,
+      }),
+    );
 
     const owner = await tokenFor('owner');
     const mine = await api('GET', `/api/admin/payments?user=${customer.username.toUpperCase()}&limit=2`, { token: owner });
@@ -35,7 +53,13 @@ describe('GET /api/admin/payments', () => {
     const all = [...mine.body.payments, ...page2.body.payments];
     expect(all.map((p: { _id: string }) => p._id).sort()).toEqual([...started].sort());
     const byId = Object.fromEntries(all.map((p: { _id: string }) => [p._id, p]));
-    expect(byId[first]).toMatchObject({ status: 'refunded', amount: 10, refunded: 10, refundOwed: 0, user: { _id: customer.user.id, username: customer.username } });
+    expect(byId[first]).toMatchObject({
+      status: 'refunded',
+      amount: 10,
+      refunded: 10,
+      refundOwed: 0,
+      user: { _id: customer.user.id, username: customer.username },
+    });
     expect(byId[second]).toMatchObject({ status: 'paid', disputed: true, accountFlagged: true, disputedAt: expect.any(String) });
     expect(byId[started[2]]).toMatchObject({ status: 'pending', disputed: false });
 
@@ -60,13 +84,35 @@ describe('payment figures in analytics', () => {
   it('counts the paid top-ups of the period, their amount, refunds, owed amounts and disputes', async () => {
     const now = Date.UTC(2003, 5, 10, 12);
     const userId = newId();
-    await db().insert(users).values({ id: userId, username: `pf${Date.now().toString(36)}`, email: `pf${Date.now()}@example.com`, createdAt: new Date(Date.UTC(2001, 0, 1)) }).run();
-    const row = (at: number, extra: Partial<typeof payments.$inferInsert>) => ({ id: `cs_test_${newId()}`, userId, amountCents: 1000, createdAt: new Date(at), ...extra });
+    await db()
+      .insert(users)
+      .values({
+        id: userId,
+        username: `pf${Date.now().toString(36)}`,
+        email: `pf${Date.now()}@example.com`,
+        createdAt: new Date(Date.UTC(2001, 0, 1)),
+      })
+      .run();
+    const row = (at: number, extra: Partial<typeof payments.$inferInsert>) => ({
+      id: `cs_test_${newId()}`,
+      userId,
+      amountCents: 1000,
+      createdAt: new Date(at),
+      ...extra,
+    });
     await db()
       .insert(payments)
       .values([
         row(now - 3600_000, { status: 'paid', paidAt: new Date(now) }),
-        row(now - 2 * 86400_000, { status: 'refunded', amountCents: 2500, paidAt: new Date(now), refundedCents: 2500, refundOwedCents: 700, disputeId: 'dp_1', disputedAt: new Date(now) }),
+        row(now - 2 * 86400_000, {
+          status: 'refunded',
+          amountCents: 2500,
+          paidAt: new Date(now),
+          refundedCents: 2500,
+          refundOwedCents: 700,
+          disputeId: 'dp_1',
+          disputedAt: new Date(now),
+        }),
         row(now - 3600_000, { status: 'pending' }),
         // Before the period.
         row(now - 10 * 86400_000, { status: 'paid', paidAt: new Date(now) }),
@@ -81,11 +127,20 @@ describe('payment settings', () => {
   it('has defaults ($5 to $500), validates bounds and quick amounts, and keeps older documents valid', async () => {
     const box = await sandbox();
     const { token, user: owner } = await box.signedInUser('owner');
-    expect((await box.api('GET', '/api/settings', { token })).body.payments).toEqual({ cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100] });
+    expect((await box.api('GET', '/api/settings', { token })).body.payments).toEqual({
+      cardTopUpsEnabled: true,
+      minTopUpUsd: 5,
+      maxTopUpUsd: 500,
+      quickTopUpAmounts: [10, 25, 50, 100],
+    });
     const put = (payments: unknown) => box.api('PUT', '/api/settings', { token, body: { ...DEFAULT_SETTINGS, payments } });
     const changed = { cardTopUpsEnabled: false, minTopUpUsd: 2.5, maxTopUpUsd: 50, quickTopUpAmounts: [2.5, 20] };
     expect((await put(changed)).body.payments).toEqual(changed);
-    const audited = await db().select().from(auditLog).where(and(eq(auditLog.actorId, owner.id), eq(auditLog.action, 'settings.update'))).all();
+    const audited = await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorId, owner.id), eq(auditLog.action, 'settings.update')))
+      .all();
     expect(audited.map((a) => a.details)).toEqual([{ changes: { payments: { from: DEFAULT_SETTINGS.payments, to: changed } } }]);
     for (const bad of [
       { ...changed, minTopUpUsd: 60 },

@@ -13,7 +13,13 @@ import { db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { sandbox } from './sandbox';
 
-const changed = { ...DEFAULT_SETTINGS, usdToCreditRate: 12, maxKeysPerGeneration: 250, lowBalanceThreshold: 4.5, registrationEnabled: false };
+const changed = {
+  ...DEFAULT_SETTINGS,
+  usdToCreditRate: 12,
+  maxKeysPerGeneration: 250,
+  lowBalanceThreshold: 4.5,
+  registrationEnabled: false,
+};
 
 describe('role matrix over /api/settings', () => {
   for (const [name, method, path, body] of [
@@ -47,7 +53,11 @@ describe('GET, PUT /api/settings and POST /api/settings/reset', () => {
     expect(put.body).toEqual(changed);
     expect(box.storedSettings()).toEqual(changed);
     expect((await box.api('GET', '/api/settings', { token })).body).toEqual(changed);
-    expect((await box.api('GET', '/api/settings/public', { token })).body).toMatchObject({ usdToCreditRate: 12, lowBalanceThreshold: 4.5, registrationEnabled: false });
+    expect((await box.api('GET', '/api/settings/public', { token })).body).toMatchObject({
+      usdToCreditRate: 12,
+      lowBalanceThreshold: 4.5,
+      registrationEnabled: false,
+    });
 
     const reset = await box.api('POST', '/api/settings/reset', { token });
     expect(reset.status).toBe(200);
@@ -100,8 +110,26 @@ describe('GET, PUT /api/settings and POST /api/settings/reset', () => {
   it('accepts every bound itself', async () => {
     const box = await sandbox();
     const token = await tokenFor('owner');
-    const high = { ...DEFAULT_SETTINGS, usdToCreditRate: 1000, maxKeysPerGeneration: 1000, maxActivationsPerKey: 100, defaultDailyDiscount: 90, apiRateLimit: 10000, keyExpiryGracePeriod: 365, lowBalanceThreshold: 0.01 };
-    const low = { ...DEFAULT_SETTINGS, usdToCreditRate: 1, maxKeysPerGeneration: 1, maxActivationsPerKey: 1, defaultDailyDiscount: 0, apiRateLimit: 10, keyExpiryGracePeriod: 0, lowBalanceThreshold: 0 };
+    const high = {
+      ...DEFAULT_SETTINGS,
+      usdToCreditRate: 1000,
+      maxKeysPerGeneration: 1000,
+      maxActivationsPerKey: 100,
+      defaultDailyDiscount: 90,
+      apiRateLimit: 10000,
+      keyExpiryGracePeriod: 365,
+      lowBalanceThreshold: 0.01,
+    };
+    const low = {
+      ...DEFAULT_SETTINGS,
+      usdToCreditRate: 1,
+      maxKeysPerGeneration: 1,
+      maxActivationsPerKey: 1,
+      defaultDailyDiscount: 0,
+      apiRateLimit: 10,
+      keyExpiryGracePeriod: 0,
+      lowBalanceThreshold: 0,
+    };
     expect((await box.api('PUT', '/api/settings', { token, body: high })).body).toEqual(high);
     expect((await box.api('PUT', '/api/settings', { token, body: low })).body).toEqual(low);
   });
@@ -145,7 +173,9 @@ describe('maintenanceMode', () => {
   it('refuses writes without changing anything', async () => {
     const box = await maintenance();
     const username = uniqueName('maint');
-    const res = await box.api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password: 'Sturdy-secret-1' } });
+    const res = await box.api('POST', '/api/auth/register', {
+      body: { username, email: `${username}@example.com`, password: 'Sturdy-secret-1' },
+    });
     expect(res.status).toBe(503);
     expect(await db().select().from(users).where(eq(users.username, username)).all()).toEqual([]);
   });
@@ -199,7 +229,7 @@ describe('maintenanceMode', () => {
 });
 
 describe('maxActivationsPerKey', () => {
-  it('bounds a product\'s maxActivations through the exported rule', () => {
+  it("bounds a product's maxActivations through the exported rule", () => {
     expect(() => assertWithinActivationLimit({ maxActivationsPerKey: 3 }, 3)).not.toThrow();
     let error: unknown;
     try {
@@ -209,7 +239,11 @@ describe('maxActivationsPerKey', () => {
     }
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(400);
-    expect((error as AppError).body).toEqual({ code: 'VALIDATION_ERROR', message: activationLimitMessage(3), details: { field: 'maxActivations' } });
+    expect((error as AppError).body).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: activationLimitMessage(3),
+      details: { field: 'maxActivations' },
+    });
   });
 });
 
@@ -218,7 +252,11 @@ describe('the audit trail of settings', () => {
     const box = await sandbox({ settings: { maintenanceMode: true, apiRateLimit: 500 } });
     const owner = await signedInUser('owner');
     await box.api('POST', '/api/settings/reset', { token: owner.token });
-    const rows = await db().select().from(auditLog).where(and(eq(auditLog.actorId, owner.user.id), eq(auditLog.action, 'settings.reset'))).all();
+    const rows = await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorId, owner.user.id), eq(auditLog.action, 'settings.reset')))
+      .all();
     expect(rows).toHaveLength(1);
     expect(rows[0].details).toEqual({ changes: { maintenanceMode: { from: true, to: false }, apiRateLimit: { from: 500, to: 100 } } });
   });

@@ -85,7 +85,12 @@ describe("the owner's key counts", () => {
     await addKeys(1, 'used');
     expect((await adminStats(db, owner, now + COUNTS_REUSE_MS - 1)).totalKeys).toBe(COUNTS_REUSE_FROM + 5);
     expect(counted()).toBe(oneCount);
-    expect((await adminStats(db, owner, now + COUNTS_REUSE_MS)).keysByStatus).toEqual({ available: 3, used: COUNTS_REUSE_FROM + 1, revoked: 2, expired: 0 });
+    expect((await adminStats(db, owner, now + COUNTS_REUSE_MS)).keysByStatus).toEqual({
+      available: 3,
+      used: COUNTS_REUSE_FROM + 1,
+      revoked: 2,
+      expired: 0,
+    });
     expect(counted()).toBe(2 * oneCount);
   });
 });

@@ -38,7 +38,10 @@ describe('role matrix over /api/admin/users', () => {
       state: async () => null,
       allowed: (res, caller) => {
         expect(res.body.users.length).toBeGreaterThan(0);
-        const keys = caller === 'owner' ? ['_id', 'username', 'email', 'role', 'balance', 'credits', 'isActive', 'createdAt', 'lastLogin'] : ['_id', 'username', 'email', 'role'];
+        const keys =
+          caller === 'owner'
+            ? ['_id', 'username', 'email', 'role', 'balance', 'credits', 'isActive', 'createdAt', 'lastLogin']
+            : ['_id', 'username', 'email', 'role'];
         for (const key of keys) expect(res.body.users[0]).toHaveProperty(key);
         if (caller !== 'owner') expect(Object.keys(res.body.users[0]).sort()).toEqual(['_id', 'email', 'role', 'username']);
       },
@@ -50,7 +53,12 @@ describe('role matrix over /api/admin/users', () => {
     'POST /api/admin/users',
     {
       request: () => ({ method: 'POST', path: '/api/admin/users', body: newAccount() }),
-      state: async (r) => db().select().from(users).where(eq(users.email, (r.body as { email: string }).email)).all(),
+      state: async (r) =>
+        db()
+          .select()
+          .from(users)
+          .where(eq(users.email, (r.body as { email: string }).email))
+          .all(),
       allowed: (res) => expect(res.status).toBe(201),
     },
     OWNER_ONLY,
@@ -69,7 +77,11 @@ describe('role matrix over /api/admin/users', () => {
   roleMatrix(
     'PUT /api/admin/users/{id}',
     {
-      request: async () => ({ method: 'PUT', path: `/api/admin/users/${(await customer()).id}`, body: { role: 'reseller', credits: 99, balance: 5, isActive: false } }),
+      request: async () => ({
+        method: 'PUT',
+        path: `/api/admin/users/${(await customer()).id}`,
+        body: { role: 'reseller', credits: 99, balance: 5, isActive: false },
+      }),
       state: async (r) => userState(idFromPath(r)),
       allowed: async (res) => expect(res.body.user).toMatchObject({ role: 'reseller', credits: 99, balance: 5, isActive: false }),
     },
@@ -79,7 +91,11 @@ describe('role matrix over /api/admin/users', () => {
   roleMatrix(
     'POST /api/admin/users/{id}/balance',
     {
-      request: async () => ({ method: 'POST', path: `/api/admin/users/${(await customer()).id}/balance`, body: { amount: 25, type: 'credits' } }),
+      request: async () => ({
+        method: 'POST',
+        path: `/api/admin/users/${(await customer()).id}/balance`,
+        body: { amount: 25, type: 'credits' },
+      }),
       state: async (r) => userState(idFromPath(r)),
       allowed: async (res) => expect(res.body.user.credits).toBe(25),
     },
@@ -104,7 +120,15 @@ describe('role matrix over the Overview routes', () => {
       request: () => ({ method: 'GET', path: '/api/admin/stats' }),
       state: async () => null,
       allowed: (res) => {
-        expect(Object.keys(res.body).sort()).toEqual(['keysByStatus', 'recentActivity', 'totalKeys', 'totalProducts', 'totalRevenue', 'totalUsers', 'usersByRole']);
+        expect(Object.keys(res.body).sort()).toEqual([
+          'keysByStatus',
+          'recentActivity',
+          'totalKeys',
+          'totalProducts',
+          'totalRevenue',
+          'totalUsers',
+          'usersByRole',
+        ]);
         expect(Object.keys(res.body.recentActivity).sort()).toEqual(['keys', 'users']);
       },
     },
@@ -197,7 +221,14 @@ describe('POST /api/admin/users', () => {
     const account = { ...newAccount(), role: 'reseller' as const };
     const res = await api('POST', '/api/admin/users', { token, body: account, ip: '203.0.113.7' });
     expect(res.status).toBe(201);
-    expect(res.body.user).toMatchObject({ username: account.username, email: account.email, role: 'reseller', balance: 12.34, credits: 50, isActive: true });
+    expect(res.body.user).toMatchObject({
+      username: account.username,
+      email: account.email,
+      role: 'reseller',
+      balance: 12.34,
+      credits: 50,
+      isActive: true,
+    });
     const id = res.body.user._id;
     const state = await userState(id);
     expect(state.row).toMatchObject({ balanceCents: 1234, credits: 50 });
@@ -274,13 +305,22 @@ describe('PUT /api/admin/users/{id}', () => {
   it('changes the fields given and records the change', async () => {
     const target = await customer();
     const username = uniqueName('renamed');
-    const res = await api('PUT', `/api/admin/users/${target.id}`, { token: await ownerToken(), body: { username, email: `${username}@Example.com`, role: 'reseller' } });
+    const res = await api('PUT', `/api/admin/users/${target.id}`, {
+      token: await ownerToken(),
+      body: { username, email: `${username}@Example.com`, role: 'reseller' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ username, email: `${username}@example.com`, role: 'reseller', isActive: true });
     const { auditRows, ledgerRows } = await userState(target.id);
     expect(ledgerRows).toEqual([]);
     expect(auditRows).toHaveLength(1);
-    expect(auditRows[0]).toMatchObject({ action: 'user.update', details: { username: target.username, changes: { username: { from: target.username, to: username }, role: { from: 'user', to: 'reseller' } } } });
+    expect(auditRows[0]).toMatchObject({
+      action: 'user.update',
+      details: {
+        username: target.username,
+        changes: { username: { from: target.username, to: username }, role: { from: 'user', to: 'reseller' } },
+      },
+    });
   });
 
   it('sets absolute balances through a ledger adjustment of the exact difference', async () => {
@@ -288,7 +328,9 @@ describe('PUT /api/admin/users/{id}', () => {
     const res = await api('PUT', `/api/admin/users/${target.id}`, { token: await ownerToken(), body: { credits: 15, balance: 20.5 } });
     expect(res.body.user).toMatchObject({ credits: 15, balance: 20.5 });
     const { ledgerRows } = await userState(target.id);
-    expect(ledgerRows.filter((r) => r.kind === 'admin_adjustment')).toEqual([expect.objectContaining({ creditsDelta: -25, usdCentsDelta: 1050 })]);
+    expect(ledgerRows.filter((r) => r.kind === 'admin_adjustment')).toEqual([
+      expect.objectContaining({ creditsDelta: -25, usdCentsDelta: 1050 }),
+    ]);
     // The same values again move nothing and add no ledger row.
     await api('PUT', `/api/admin/users/${target.id}`, { token: await ownerToken(), body: { credits: 15, balance: 20.5 } });
     expect((await userState(target.id)).ledgerRows).toHaveLength(ledgerRows.length);
@@ -301,14 +343,29 @@ describe('PUT /api/admin/users/{id}', () => {
     const loaded = (await api('GET', `/api/admin/users/${target.id}`, { token })).body.user;
     expect(loaded.credits).toBe(100);
     // A purchase debits 30 credits after the form loaded (its ledger row takes them as it goes in).
-    await db().insert(ledger).values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -30, createdAt: new Date() });
+    await db()
+      .insert(ledger)
+      .values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -30, createdAt: new Date() });
     // The owner saves the form with the credits set to 120, as loaded plus 20.
-    const saved = await api('PUT', `/api/admin/users/${target.id}`, { token, body: { ...loaded, _id: undefined, createdAt: undefined, lastLogin: undefined, twoFactorEnabled: undefined, googleConnected: undefined, credits: 120 } });
+    const saved = await api('PUT', `/api/admin/users/${target.id}`, {
+      token,
+      body: {
+        ...loaded,
+        _id: undefined,
+        createdAt: undefined,
+        lastLogin: undefined,
+        twoFactorEnabled: undefined,
+        googleConnected: undefined,
+        credits: 120,
+      },
+    });
     expect(saved.status).toBe(200);
     expect(saved.body.user.credits).toBe(120);
     const { ledgerRows } = await userState(target.id);
     // The adjustment is 120 - 70, measured inside the batch, not 120 - 100 from the form.
-    expect(ledgerRows.filter((r) => r.kind === 'admin_adjustment')).toEqual([expect.objectContaining({ creditsDelta: 50, usdCentsDelta: 0 })]);
+    expect(ledgerRows.filter((r) => r.kind === 'admin_adjustment')).toEqual([
+      expect.objectContaining({ creditsDelta: 50, usdCentsDelta: 0 }),
+    ]);
     expect(await unreconciledUsers()).toEqual([]);
   });
 
@@ -316,15 +373,20 @@ describe('PUT /api/admin/users/{id}', () => {
     const target = await customer({ credits: 1000, balanceCents: 50_000 });
     const token = await ownerToken();
     // A purchase's ledger row takes its credits as it goes in.
-    const debit = (n: number) => db().insert(ledger).values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -n, createdAt: new Date() });
-    const edits = Array.from({ length: 10 }, (_, i) => api('PUT', `/api/admin/users/${target.id}`, { token, body: { credits: 500 + i, balance: 100 + i } }));
+    const debit = (n: number) =>
+      db()
+        .insert(ledger)
+        .values({ id: newId(), userId: target.id, actorId: target.id, kind: 'purchase', creditsDelta: -n, createdAt: new Date() });
+    const edits = Array.from({ length: 10 }, (_, i) =>
+      api('PUT', `/api/admin/users/${target.id}`, { token, body: { credits: 500 + i, balance: 100 + i } }),
+    );
     const debits = Array.from({ length: 10 }, () => debit(1));
     const results = await Promise.all([...edits, ...debits.map((p) => p.then(() => null))]);
     for (const res of results.slice(0, 10)) expect((res as { status: number }).status).toBe(200);
     expect(await unreconciledUsers()).toEqual([]);
   });
 
-  it('deactivating ends the account\'s sessions and logs it', async () => {
+  it("deactivating ends the account's sessions and logs it", async () => {
     const { user, token: theirToken } = await signedInUser('user');
     expect((await api('GET', '/api/users/profile', { token: theirToken })).status).toBe(200);
     const res = await api('PUT', `/api/admin/users/${user.id}`, { token: await ownerToken(), body: { isActive: false } });
@@ -332,7 +394,11 @@ describe('PUT /api/admin/users/{id}', () => {
     expect((await api('GET', '/api/users/profile', { token: theirToken })).status).toBe(401);
     const login = await api('POST', '/api/auth/login', { body: { email: user.email, password: TEST_PASSWORD } });
     expect(login.status).toBe(403);
-    const events = await db().select().from(securityLog).where(and(eq(securityLog.userId, user.id), eq(securityLog.event, 'account_deactivated'))).all();
+    const events = await db()
+      .select()
+      .from(securityLog)
+      .where(and(eq(securityLog.userId, user.id), eq(securityLog.event, 'account_deactivated')))
+      .all();
     expect(events).toHaveLength(1);
     // Reactivated, the account signs in again.
     await api('PUT', `/api/admin/users/${user.id}`, { token: await ownerToken(), body: { isActive: true } });
@@ -356,7 +422,7 @@ describe('PUT /api/admin/users/{id}', () => {
     expect(await userState(target.id)).toEqual(before);
   });
 
-  it('refuses another account\'s email or username with 409 and changes nothing', async () => {
+  it("refuses another account's email or username with 409 and changes nothing", async () => {
     const [target, other] = [await customer(), await customer()];
     const before = await userState(target.id);
     const token = await ownerToken();
@@ -400,7 +466,11 @@ describe('POST /api/admin/users/{id}/balance', () => {
   it('adds exactly under concurrency', async () => {
     const target = await customer();
     const token = await ownerToken();
-    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', `/api/admin/users/${target.id}/balance`, { token, body: { amount: 3, type: 'credits' } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api('POST', `/api/admin/users/${target.id}/balance`, { token, body: { amount: 3, type: 'credits' } }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect((await userState(target.id)).row?.credits).toBe(60);
     expect(await unreconciledUsers()).toEqual([]);
@@ -437,21 +507,23 @@ describe('DELETE /api/admin/users/{id}', () => {
   it('deletes the account, ends its sessions, and keeps its keys and ledger', async () => {
     const { user, token: theirToken } = await signedInUser('user', { credits: 30 });
     const keyId = newId();
-    await db().insert(licenseKeys).values({
-      id: keyId,
-      key: `DEL-${keyId}`,
-      status: 'used',
-      productId: newId(),
-      productName: 'Kept Product',
-      productKeyTag: 'KEPT',
-      productType: 'software',
-      duration: 30,
-      maxActivations: 1,
-      purchasedBy: user.id,
-      createdBy: user.id,
-      purchasedAt: new Date(),
-      createdAt: new Date(),
-    });
+    await db()
+      .insert(licenseKeys)
+      .values({
+        id: keyId,
+        key: `DEL-${keyId}`,
+        status: 'used',
+        productId: newId(),
+        productName: 'Kept Product',
+        productKeyTag: 'KEPT',
+        productType: 'software',
+        duration: 30,
+        maxActivations: 1,
+        purchasedBy: user.id,
+        createdBy: user.id,
+        purchasedAt: new Date(),
+        createdAt: new Date(),
+      });
     const res = await api('DELETE', `/api/admin/users/${user.id}`, { token: await ownerToken() });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'User deleted successfully' });

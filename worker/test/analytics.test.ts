@@ -86,7 +86,14 @@ describe('systemAnalytics', () => {
       purchasePrice: price,
       createdAt: at,
     });
-    const keys = [key(alpha, day(0), 30), key(alpha, day(2), 10), key(beta, day(2), 50), key(beta, day(2), 0), key(alpha, day(1), 0, false), key(beta, day(9), 99)];
+    const keys = [
+      key(alpha, day(0), 30),
+      key(alpha, day(2), 10),
+      key(beta, day(2), 50),
+      key(beta, day(2), 0),
+      key(alpha, day(1), 0, false),
+      key(beta, day(9), 99),
+    ];
     await db().insert(licenseKeys).values(keys).run();
     // Ledger rows of the paid sales; the free one (price 0) has none, and other kinds do not count.
     await db()

@@ -12,7 +12,10 @@ import { MAX_API_TOKENS_PER_USER } from '../schemas/api-tokens';
 import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
 
 async function createToken(session: string, body: { name?: string; role: Role; readOnly?: boolean }) {
-  const res = await api('POST', '/api/users/api-tokens', { token: session, body: { name: body.name ?? uniqueName('token'), currentPassword: TEST_PASSWORD, ...body } });
+  const res = await api('POST', '/api/users/api-tokens', {
+    token: session,
+    body: { name: body.name ?? uniqueName('token'), currentPassword: TEST_PASSWORD, ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { token: string; apiToken: { _id: string; name: string; role: Role; readOnly: boolean; lastUsedAt: string | null } };
 }
@@ -32,13 +35,20 @@ describe('POST /api/users/api-tokens', () => {
     expect(list.status).toBe(200);
     expect(list.body.tokens).toEqual([expect.objectContaining({ _id: created.apiToken._id, name: 'Nightly export' })]);
     expect(JSON.stringify(list.body)).not.toContain(created.token);
-    const events = await db().select().from(securityLog).where(and(eq(securityLog.userId, owner.user.id), eq(securityLog.event, 'api_token_created'))).all();
+    const events = await db()
+      .select()
+      .from(securityLog)
+      .where(and(eq(securityLog.userId, owner.user.id), eq(securityLog.event, 'api_token_created')))
+      .all();
     expect(events).toHaveLength(1);
   });
 
   it('binds the role to the creator: a reseller cannot make an owner token', async () => {
     const reseller = await signedInUser('reseller');
-    const res = await api('POST', '/api/users/api-tokens', { token: reseller.token, body: { name: 'too much', role: 'owner', currentPassword: TEST_PASSWORD } });
+    const res = await api('POST', '/api/users/api-tokens', {
+      token: reseller.token,
+      body: { name: 'too much', role: 'owner', currentPassword: TEST_PASSWORD },
+    });
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/cannot be above your own role/);
     expect(await db().select().from(apiTokens).where(eq(apiTokens.userId, reseller.user.id)).all()).toEqual([]);
@@ -72,7 +82,8 @@ describe('POST /api/users/api-tokens', () => {
 
   it(`keeps at most ${MAX_API_TOKENS_PER_USER} tokens per account, even when the last ones are created all at once`, async () => {
     const owner = await signedInUser('owner');
-    const create = (i: number) => api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: `t${i}`, role: 'user', currentPassword: TEST_PASSWORD } });
+    const create = (i: number) =>
+      api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: `t${i}`, role: 'user', currentPassword: TEST_PASSWORD } });
     // All but three one after another, then eight at once for the last three places. Eight, not more:
     // each step-up's password check is counted against the account before it runs (sign-in limits),
     // and ten checks in flight at once would meet that limit, by design.
@@ -97,7 +108,7 @@ describe('using an API token', () => {
     expect(Date.parse(list.body.tokens[0].lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
-  it('acts with the token role: an owner\'s reseller token cannot do owner work', async () => {
+  it("acts with the token role: an owner's reseller token cannot do owner work", async () => {
     const owner = await signedInUser('owner');
     const { token } = await createToken(owner.token, { role: 'reseller' });
     const users = await api('GET', '/api/admin/users', { token });
@@ -105,7 +116,10 @@ describe('using an API token', () => {
     // The reseller's view of the user list: names only, no balances.
     expect(users.body.users[0]).not.toHaveProperty('credits');
     expect((await api('GET', '/api/settings', { token })).status).toBe(403);
-    const product = await api('POST', '/api/products', { token, body: { name: 'Nope', description: 'x', keyTag: 'NOPE', baseCreditCost: 1 } });
+    const product = await api('POST', '/api/products', {
+      token,
+      body: { name: 'Nope', description: 'x', keyTag: 'NOPE', baseCreditCost: 1 },
+    });
     expect(product.status).toBe(403);
   });
 
@@ -130,7 +144,10 @@ describe('using an API token', () => {
     const { token } = await createToken(owner.token, { role: 'owner', readOnly: true });
     expect((await api('GET', '/api/settings', { token })).status).toBe(200);
     const before = await api('GET', '/api/products', { token });
-    const write = await api('POST', '/api/products', { token, body: { name: uniqueName('P'), description: 'x', keyTag: 'RO', baseCreditCost: 1 } });
+    const write = await api('POST', '/api/products', {
+      token,
+      body: { name: uniqueName('P'), description: 'x', keyTag: 'RO', baseCreditCost: 1 },
+    });
     expect(write.status).toBe(403);
     expect(write.body).toMatchObject({ code: 'FORBIDDEN', message: 'This API token is read-only' });
     expect((await api('PUT', '/api/settings', { token, body: {} })).status).toBe(403);

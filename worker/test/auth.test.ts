@@ -44,7 +44,11 @@ describe('POST /api/auth/register', () => {
     const res = await api('POST', '/api/auth/register', { body: account });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
-    const count = await db().select().from(users).where(eq(users.email, String(account.email).toLowerCase())).all();
+    const count = await db()
+      .select()
+      .from(users)
+      .where(eq(users.email, String(account.email).toLowerCase()))
+      .all();
     expect(count).toHaveLength(0);
   });
 

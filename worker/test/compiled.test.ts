@@ -58,13 +58,24 @@ describe('compiledStatement', () => {
     );
     const call = (limit: number, offset: number) => page(db(), {}, { pattern: likeContains(tag), limit, offset });
     // A bare ? there would have SQLite compile the statement again whenever it is bound (db/compiled.ts).
-    expect(call(2, 0).text).toMatch(/like \('' \|\| \?\) ESCAPE '\\' order by "users"."username" asc limit \(\? \+ 0\) offset \(\? \+ 0\)$/i);
+    expect(call(2, 0).text).toMatch(
+      /like \('' \|\| \?\) ESCAPE '\\' order by "users"."username" asc limit \(\? \+ 0\) offset \(\? \+ 0\)$/i,
+    );
     const [first, second, last] = (await runBatch(db(), [call(2, 0), call(2, 2), call(2, 4)])) as { username: string }[][];
-    expect([first, second, last].map((rows) => rows.map((r) => r.username))).toEqual([names.slice(0, 2), names.slice(2, 4), names.slice(4)]);
+    expect([first, second, last].map((rows) => rows.map((r) => r.username))).toEqual([
+      names.slice(0, 2),
+      names.slice(2, 4),
+      names.slice(4),
+    ]);
   });
 
   it('refuses a call that leaves a slot without a value', () => {
-    const after = compiledStatement((d) => d.select({ id: licenseKeys.id }).from(licenseKeys).where(gt(licenseKeys.createdAt, slot('since'))));
+    const after = compiledStatement((d) =>
+      d
+        .select({ id: licenseKeys.id })
+        .from(licenseKeys)
+        .where(gt(licenseKeys.createdAt, slot('since'))),
+    );
     expect(() => after(db(), {}, {})).toThrow('no value for "since"');
   });
 
@@ -83,7 +94,8 @@ describe('compiledStatement', () => {
     const [one, two] = [await newUser('k1', 10_000), await newUser('k2', 10_000)];
     const [keyOne, keyTwo] = [await sold(product.id, one.id, one.id), await sold(product.id, two.id, two.id)];
     const query = myKeysQuerySchema.parse({});
-    const list = async (userId: string) => (JSON.parse(await listOwnKeys(db(), userId, query)) as { keys: { _id: string }[] }).keys.map((k) => k._id);
+    const list = async (userId: string) =>
+      (JSON.parse(await listOwnKeys(db(), userId, query)) as { keys: { _id: string }[] }).keys.map((k) => k._id);
     expect(await list(one.id)).toEqual([keyOne._id]);
     expect(await list(two.id)).toEqual([keyTwo._id]);
   });

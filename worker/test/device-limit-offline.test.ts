@@ -46,7 +46,8 @@ async function keyFixture(options: { maxActivations?: number; hours?: number; ex
   return { id, key, product };
 }
 
-const activeDevices = async (keyId: string) => new Set((await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).map((a) => a.deviceFingerprint));
+const activeDevices = async (keyId: string) =>
+  new Set((await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).map((a) => a.deviceFingerprint));
 const heldOf = (keyId: string) => db().select().from(heldSlots).where(eq(heldSlots.keyId, keyId)).all();
 const call = (path: string, body: unknown, ip?: string) => api('POST', `/api/v1/licenses/${path}`, { body, ip });
 
@@ -70,7 +71,11 @@ describe('the device limit offline', () => {
       const op = next(3);
       const input = { key: k.key, deviceFingerprint: fp };
       const result =
-        op === 0 ? await activateLicense(env.DB, settings(), input, now) : op === 1 ? await validateLicense(env.DB, settings(), input, now) : await deactivateLicense(env.DB, input, now);
+        op === 0
+          ? await activateLicense(env.DB, settings(), input, now)
+          : op === 1
+            ? await validateLicense(env.DB, settings(), input, now)
+            : await deactivateLicense(env.DB, input, now);
       const end = tokenEnd(result);
       if (result.valid && end !== null) tokenUntil.set(fp, Math.max(tokenUntil.get(fp) ?? 0, end));
       if (result.code === 'DEACTIVATED') seen.deactivated++;
@@ -134,7 +139,9 @@ describe('the device limit offline', () => {
     const keyId = bought.body.licenseKey._id as string;
     const [a, b, c] = [device(), device(), device()];
     for (const fp of [a, b]) expect((await call('activate', { key, deviceFingerprint: fp })).body.code).toBe('VALID');
-    const [devA, devB] = (await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).sort((x, y) => (x.deviceFingerprint === a ? -1 : y.deviceFingerprint === a ? 1 : 0));
+    const [devA, devB] = (await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).sort((x, y) =>
+      x.deviceFingerprint === a ? -1 : y.deviceFingerprint === a ? 1 : 0,
+    );
 
     const before = Date.now();
     expect((await api('DELETE', `/api/users/my-keys/${keyId}/activations/${devA.id}`, { token: buyer.token })).status).toBe(200);
@@ -145,7 +152,7 @@ describe('the device limit offline', () => {
     const refused = await call('activate', { key, deviceFingerprint: c });
     expect(refused.body).toMatchObject({ code: 'DEVICE_LIMIT_REACHED', slotFreesAt: held.map((h) => h.freesAt.toISOString()).sort()[0] });
     // The product counts devices on keys, not held slots.
-    expect((await db().select().from(activations).where(eq(activations.keyId, keyId)).all())).toHaveLength(0);
+    expect(await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).toHaveLength(0);
 
     // Customers and the owner see the held slots on the key.
     const mine = await api('GET', '/api/users/my-keys', { token: buyer.token });
@@ -188,7 +195,14 @@ describe('the device limit offline', () => {
     const exp = decodeJwt(on.body.license.token).exp! * 1000;
     expect(exp).toBeGreaterThan(Date.now() + 29 * DAY_MS);
     const p = k.product;
-    const body = { name: p.name, description: p.description, keyTag: p.keyTag, baseCreditCost: p.baseCreditCost, maxActivations: 1, offlineTokenHours: 1 };
+    const body = {
+      name: p.name,
+      description: p.description,
+      keyTag: p.keyTag,
+      baseCreditCost: p.baseCreditCost,
+      maxActivations: 1,
+      offlineTokenHours: 1,
+    };
     const put = await api('PUT', `/api/products/${p.id}`, { token: owner.token, body });
     expect(put.status).toBe(200);
     expect(put.body.offlineTokenHours).toBe(1);
@@ -243,7 +257,20 @@ describe('offline tokens and the grace period', () => {
     const product = await makeProduct({ maxActivations: 1, offlineTokenHours: 720 });
     const id = newId();
     const key = `${product.keyTag}-${newId().toUpperCase()}`;
-    await db().insert(licenseKeys).values({ id, key, status: 'available', productId: product.id, productName: product.name, productKeyTag: product.keyTag, productType: product.productType, duration: 1, maxActivations: 1, createdAt: new Date() });
+    await db()
+      .insert(licenseKeys)
+      .values({
+        id,
+        key,
+        status: 'available',
+        productId: product.id,
+        productName: product.name,
+        productKeyTag: product.keyTag,
+        productType: product.productType,
+        duration: 1,
+        maxActivations: 1,
+        createdAt: new Date(),
+      });
     const now = Date.now();
     const on = await activateLicense(env.DB, settings(0), { key, deviceFingerprint: device() }, now);
     expect(on.tokenExpiresAt).toBe(now + DAY_MS);
@@ -269,7 +296,12 @@ describe('DELETE /api/admin/keys/{id}/held-slots/{slotId}', () => {
     expect(await heldOf(k.id)).toEqual([]);
     const [entry] = (await auditOf(k.id)).filter((e) => e.action === 'key.release_slot');
     expect(entry).toMatchObject({ actorId: owner.user.id, targetType: 'license_key', targetId: k.id });
-    expect(entry.details).toMatchObject({ key: k.key, slotId: k.slot.id, deviceFingerprint: k.slot.deviceFingerprint, freesAt: k.slot.freesAt.toISOString() });
+    expect(entry.details).toMatchObject({
+      key: k.key,
+      slotId: k.slot.id,
+      deviceFingerprint: k.slot.deviceFingerprint,
+      freesAt: k.slot.freesAt.toISOString(),
+    });
     // The slot is free: a new device takes it.
     expect((await call('activate', { key: k.key, deviceFingerprint: device() })).body.code).toBe('VALID');
     // Released twice: nothing left to release, and no second audit row.
@@ -282,7 +314,14 @@ describe('DELETE /api/admin/keys/{id}/held-slots/{slotId}', () => {
     const k = await heldKey();
     const list = await api('GET', `/api/admin/keys?search=${encodeURIComponent(k.key)}`, { token: owner.token });
     const listed = list.body.keys.find((x: { _id: string }) => x._id === k.id);
-    expect(listed.heldSlots).toEqual([{ _id: k.slot.id, deviceFingerprint: k.slot.deviceFingerprint, releasedAt: k.slot.releasedAt.toISOString(), freesAt: k.slot.freesAt.toISOString() }]);
+    expect(listed.heldSlots).toEqual([
+      {
+        _id: k.slot.id,
+        deviceFingerprint: k.slot.deviceFingerprint,
+        releasedAt: k.slot.releasedAt.toISOString(),
+        freesAt: k.slot.freesAt.toISOString(),
+      },
+    ]);
   });
 
   it('answers 404 for a slot of another key, and refuses everyone but the owner', async () => {

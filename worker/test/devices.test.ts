@@ -10,7 +10,19 @@ async function ownedKeyWithDevices(maxActivations = 3) {
   const owner = await signedInUser('owner');
   const buyer = await signedInUser('user', { credits: 1000 });
   const keyTag = `DV${Math.random().toString(36).slice(2, 7).toUpperCase()}`;
-  const product = await api('POST', '/api/products', { token: owner.token, body: { name: `Devices ${keyTag}`, description: 'd', keyTag, baseCreditCost: 5, creditsPerDay: 1, minDays: 1, maxDays: 30, maxActivations } });
+  const product = await api('POST', '/api/products', {
+    token: owner.token,
+    body: {
+      name: `Devices ${keyTag}`,
+      description: 'd',
+      keyTag,
+      baseCreditCost: 5,
+      creditsPerDay: 1,
+      minDays: 1,
+      maxDays: 30,
+      maxActivations,
+    },
+  });
   expect(product.status).toBe(201);
   const bought = await api('POST', '/api/keys/purchase', { token: buyer.token, body: { productId: product.body._id, duration: 10 } });
   expect(bought.status).toBe(201);
@@ -18,8 +30,12 @@ async function ownedKeyWithDevices(maxActivations = 3) {
   for (const fp of ['device-one-123', 'device-two-456']) {
     expect((await api('POST', '/api/v1/licenses/activate', { body: { key, deviceFingerprint: fp } })).body.code).toBe('VALID');
   }
-  const row = await env.DB.prepare('SELECT id, product_id FROM license_keys WHERE key = ?').bind(key).first<{ id: string; product_id: string }>();
-  const devices = await env.DB.prepare('SELECT id, device_fingerprint FROM activations WHERE key_id = ? ORDER BY device_fingerprint').bind(row!.id).all<{ id: string; device_fingerprint: string }>();
+  const row = await env.DB.prepare('SELECT id, product_id FROM license_keys WHERE key = ?')
+    .bind(key)
+    .first<{ id: string; product_id: string }>();
+  const devices = await env.DB.prepare('SELECT id, device_fingerprint FROM activations WHERE key_id = ? ORDER BY device_fingerprint')
+    .bind(row!.id)
+    .all<{ id: string; device_fingerprint: string }>();
   return { owner, buyer, key, keyId: row!.id, productId: row!.product_id, devices: devices.results };
 }
 
@@ -37,7 +53,9 @@ describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
     const product = await env.DB.prepare('SELECT total_activations AS n FROM products WHERE id = ?').bind(k.productId).first('n');
     expect(product).toBe(1);
     // The removed device validates no more.
-    expect((await api('POST', '/api/v1/licenses/validate', { body: { key: k.key, deviceFingerprint: 'device-one-123' } })).body.code).toBe('NOT_ACTIVATED');
+    expect((await api('POST', '/api/v1/licenses/validate', { body: { key: k.key, deviceFingerprint: 'device-one-123' } })).body.code).toBe(
+      'NOT_ACTIVATED',
+    );
 
     const second = await api('DELETE', path(k.devices[1].id), { token: k.buyer.token });
     expect(second.status).toBe(429);
@@ -58,7 +76,9 @@ describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
 
   it('lets only one of two racing removals through', async () => {
     const k = await ownedKeyWithDevices();
-    const results = await Promise.all(k.devices.map((d) => api('DELETE', `/api/users/my-keys/${k.keyId}/activations/${d.id}`, { token: k.buyer.token })));
+    const results = await Promise.all(
+      k.devices.map((d) => api('DELETE', `/api/users/my-keys/${k.keyId}/activations/${d.id}`, { token: k.buyer.token })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 429]);
     expect(await env.DB.prepare('SELECT count(*) AS n FROM activations WHERE key_id = ?').bind(k.keyId).first('n')).toBe(1);
   });
@@ -77,4 +97,3 @@ describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
     expect(row).toBeNull();
   });
 });
-

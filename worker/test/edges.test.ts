@@ -139,8 +139,26 @@ describe('the settings document', () => {
   });
 
   it('accepts the bounds themselves', () => {
-    const high = { ...DEFAULT_SETTINGS, usdToCreditRate: 1000, maxKeysPerGeneration: 1000, maxActivationsPerKey: 100, defaultDailyDiscount: 90, apiRateLimit: 10000, keyExpiryGracePeriod: 365, lowBalanceThreshold: 0.01 };
-    const low = { ...DEFAULT_SETTINGS, usdToCreditRate: 1, maxKeysPerGeneration: 1, maxActivationsPerKey: 1, defaultDailyDiscount: 0, apiRateLimit: 10, keyExpiryGracePeriod: 0, lowBalanceThreshold: 0 };
+    const high = {
+      ...DEFAULT_SETTINGS,
+      usdToCreditRate: 1000,
+      maxKeysPerGeneration: 1000,
+      maxActivationsPerKey: 100,
+      defaultDailyDiscount: 90,
+      apiRateLimit: 10000,
+      keyExpiryGracePeriod: 365,
+      lowBalanceThreshold: 0.01,
+    };
+    const low = {
+      ...DEFAULT_SETTINGS,
+      usdToCreditRate: 1,
+      maxKeysPerGeneration: 1,
+      maxActivationsPerKey: 1,
+      defaultDailyDiscount: 0,
+      apiRateLimit: 10,
+      keyExpiryGracePeriod: 0,
+      lowBalanceThreshold: 0,
+    };
     expect(settingsSchema.safeParse(high).success).toBe(true);
     expect(settingsSchema.safeParse(low).success).toBe(true);
   });
@@ -164,7 +182,14 @@ describe('the settings document', () => {
     const { token } = await signedInUser();
     const res = await api('GET', '/api/settings/public', { token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ usdToCreditRate: 12, registrationEnabled: true, maintenanceMode: false, notifyLowBalance: true, lowBalanceThreshold: 10, keyExpiryGracePeriod: 0 });
+    expect(res.body).toEqual({
+      usdToCreditRate: 12,
+      registrationEnabled: true,
+      maintenanceMode: false,
+      notifyLowBalance: true,
+      lowBalanceThreshold: 10,
+      keyExpiryGracePeriod: 0,
+    });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
     await saveSettings(env.KV, TEST_SETTINGS);
   });
@@ -176,7 +201,16 @@ describe('GET /api/users/stats', () => {
     const res = await api('GET', '/api/users/stats', { token });
     expect(res.status).toBe(200);
     const activeProducts = await env.DB.prepare('SELECT count(*) AS n FROM products WHERE is_active = 1').first<{ n: number }>();
-    expect(res.body).toEqual({ totalKeys: 0, availableKeys: 0, usedKeys: 0, expiredKeys: 0, revokedKeys: 0, totalProducts: activeProducts!.n, expiringSoonKeys: 0, creditsSpent: 0 });
+    expect(res.body).toEqual({
+      totalKeys: 0,
+      availableKeys: 0,
+      usedKeys: 0,
+      expiredKeys: 0,
+      revokedKeys: 0,
+      totalProducts: activeProducts!.n,
+      expiringSoonKeys: 0,
+      creditsSpent: 0,
+    });
   });
 });
 

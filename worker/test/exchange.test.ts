@@ -7,8 +7,14 @@ import { api, db, signedInUser, unreconciledUsers } from './helpers';
 import { sandbox } from './sandbox';
 import { uniqueTag, userRow } from './shop-helpers';
 
-const exchange = (token: string, body: unknown, headers?: Record<string, string>) => api('POST', '/api/credits/exchange', { token, body, headers });
-const exchangeRows = (userId: string) => db().select().from(ledger).where(and(eq(ledger.userId, userId), eq(ledger.kind, 'exchange'))).all();
+const exchange = (token: string, body: unknown, headers?: Record<string, string>) =>
+  api('POST', '/api/credits/exchange', { token, body, headers });
+const exchangeRows = (userId: string) =>
+  db()
+    .select()
+    .from(ledger)
+    .where(and(eq(ledger.userId, userId), eq(ledger.kind, 'exchange')))
+    .all();
 
 /** A Worker whose settings carry this rate, so other test files never see it. */
 async function atRate(rate: number) {
@@ -76,7 +82,8 @@ describe('POST /api/credits/exchange', () => {
     expect(res.status).toBe(409);
     expect(res.body).toEqual({
       code: 'RATE_CHANGED',
-      message: 'The exchange rate has changed to 8 credits per USD: $5.00 now buys 40 credits, not 50. Please check the new amount and try again.',
+      message:
+        'The exchange rate has changed to 8 credits per USD: $5.00 now buys 40 credits, not 50. Please check the new amount and try again.',
       details: { rate: 8, creditsToAdd: 40 },
     });
     expect(await userRow(user.id)).toMatchObject({ balanceCents: 1000, credits: 0 });
@@ -110,7 +117,11 @@ describe('POST /api/credits/exchange', () => {
     const { user, token } = await signedInUser('user', { balanceCents: 500 });
     const res = await exchange(token, { usdAmount: 5.01 });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ code: 'INSUFFICIENT_BALANCE', message: 'Insufficient USD balance', details: { requiredUsd: 5.01, availableUsd: 5 } });
+    expect(res.body).toEqual({
+      code: 'INSUFFICIENT_BALANCE',
+      message: 'Insufficient USD balance',
+      details: { requiredUsd: 5.01, availableUsd: 5 },
+    });
     expect(await userRow(user.id)).toMatchObject({ balanceCents: 500, credits: 0 });
     expect((await exchange(token, { usdAmount: 5 })).status).toBe(200);
   });
@@ -145,7 +156,9 @@ describe('concurrent exchanges', () => {
 
   it('stay exact when called directly, where every copy passes the first balance check', async () => {
     const { user } = await signedInUser('user', { balanceCents: 300 });
-    const settled = await Promise.allSettled(Array.from({ length: 10 }, () => exchangeUsdForCredits(db(), { userId: user.id, cents: 100, rate: 10 })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 10 }, () => exchangeUsdForCredits(db(), { userId: user.id, cents: 100, rate: 10 })),
+    );
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
     const reasons = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
     expect(reasons.every((r) => r.code === 'INSUFFICIENT_BALANCE')).toBe(true);
@@ -172,7 +185,9 @@ describe('Idempotency-Key on exchanges', () => {
   it('moves the money once when copies race (domain level)', async () => {
     const { user } = await signedInUser('user', { balanceCents: 1000 });
     const idempotency = { userId: user.id, key: `exchange:${uniqueTag()}`, fingerprint: '100' };
-    const results = await Promise.all(Array.from({ length: 6 }, () => exchangeUsdForCredits(db(), { userId: user.id, cents: 100, rate: 10, idempotency })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => exchangeUsdForCredits(db(), { userId: user.id, cents: 100, rate: 10, idempotency })),
+    );
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
     const first = results.find((r) => !r.replayed)!;
     for (const r of results) expect(r.body).toEqual(first.body);

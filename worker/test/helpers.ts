@@ -68,7 +68,9 @@ export async function api<T = any>(
     headers['content-type'] ??= 'application/json';
   }
   const url = `http://localhost${path}`;
-  const res = options.fetch ? await options.fetch(url, { method, headers, body }) : await exports.default.fetch(url, { method, headers, body });
+  const res = options.fetch
+    ? await options.fetch(url, { method, headers, body })
+    : await exports.default.fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: any = text;
   try {
@@ -98,7 +100,9 @@ export async function signedInUser(role: Role = 'user', extra: { credits?: numbe
  * Checks that every user's balances equal the sum of their ledger rows; returns the users that
  * do not reconcile (an empty list when all is well).
  */
-export async function unreconciledUsers(): Promise<Array<{ id: string; credits: number; balanceCents: number; ledgerCredits: number; ledgerCents: number }>> {
+export async function unreconciledUsers(): Promise<
+  Array<{ id: string; credits: number; balanceCents: number; ledgerCredits: number; ledgerCents: number }>
+> {
   const { results } = await env.DB.prepare(
     `SELECT u.id, u.credits, u.balance_cents AS balanceCents,
             COALESCE(SUM(l.credits_delta), 0) AS ledgerCredits, COALESCE(SUM(l.usd_cents_delta), 0) AS ledgerCents

@@ -68,10 +68,22 @@ describe('POST /api/keys/generate', () => {
     const rows = await keysOfProduct(product.id);
     expect(rows.map((r) => r.id).sort()).toEqual(res.body.keys.map((k: { _id: string }) => k._id).sort());
     expect(rows.map((r) => r.key).sort()).toEqual(res.body.keys.map((k: { key: string }) => k.key).sort());
-    for (const row of rows) expect(row).toMatchObject({ status: 'available', generationMethod: 'automatic', createdBy: ownerId, duration: 7, purchasedBy: null, expiresAt: null });
+    for (const row of rows)
+      expect(row).toMatchObject({
+        status: 'available',
+        generationMethod: 'automatic',
+        createdBy: ownerId,
+        duration: 7,
+        purchasedBy: null,
+        expiresAt: null,
+      });
     expect(await productRow(product.id)).toMatchObject({ totalGenerated: 3, totalSold: 0, revenue: 0 });
     const [audit] = await auditsOf(product.id);
-    expect(audit).toMatchObject({ actorId: ownerId, targetType: 'product', details: { product: product.name, keyTag: product.keyTag, quantity: 3, duration: 7 } });
+    expect(audit).toMatchObject({
+      actorId: ownerId,
+      targetType: 'product',
+      details: { product: product.name, keyTag: product.keyTag, quantity: 3, duration: 7 },
+    });
   });
 
   it('takes a duration within the product’s bounds, and the key’s clock starts at its first activation', async () => {
@@ -88,10 +100,15 @@ describe('POST /api/keys/generate', () => {
     expect(row.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 10 * 86_400_000);
 
     const bounds = `Duration must be a whole number of days between 5 and 10 for ${product.name}`;
-    expect((await generate({ productId: product.id, quantity: 1, duration: 4 })).body).toMatchObject({ code: 'VALIDATION_ERROR', message: bounds });
+    expect((await generate({ productId: product.id, quantity: 1, duration: 4 })).body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: bounds,
+    });
     expect((await generate({ productId: product.id, quantity: 1, duration: 11 })).body.message).toBe(bounds);
     expect((await generate({ productId: product.id, quantity: 1, duration: 0 })).body.message).toBe('Duration must be at least 1 day');
-    expect((await generate({ productId: product.id, quantity: 1, duration: 5.5 })).body.message).toBe('Duration must be a whole number of days');
+    expect((await generate({ productId: product.id, quantity: 1, duration: 5.5 })).body.message).toBe(
+      'Duration must be a whole number of days',
+    );
     expect(await keysOfProduct(product.id)).toHaveLength(1);
   });
 
@@ -125,8 +142,13 @@ describe('POST /api/keys/generate', () => {
     const owner = await box.signedInUser('owner');
     const product = await makeProduct();
     const over = await box.api('POST', '/api/keys/generate', { token: owner.token, body: { productId: product.id, quantity: 6 } });
-    expect(over.body).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Maximum 5 keys per generation allowed. Please adjust the quantity.' });
-    expect((await box.api('POST', '/api/keys/generate', { token: owner.token, body: { productId: product.id, quantity: 5 } })).status).toBe(201);
+    expect(over.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'Maximum 5 keys per generation allowed. Please adjust the quantity.',
+    });
+    expect((await box.api('POST', '/api/keys/generate', { token: owner.token, body: { productId: product.id, quantity: 5 } })).status).toBe(
+      201,
+    );
     expect(await keysOfProduct(product.id)).toHaveLength(5);
   });
 
@@ -145,7 +167,9 @@ describe('POST /api/keys/generate', () => {
     expect(keys.size).toBe(1000);
     const [{ n }] = await db().select({ n: count() }).from(licenseKeys).where(eq(licenseKeys.productId, product.id)).all();
     expect(n).toBe(1000);
-    expect(await db().select({ totalGenerated: products.totalGenerated }).from(products).where(eq(products.id, product.id)).get()).toEqual({ totalGenerated: 1000 });
+    expect(await db().select({ totalGenerated: products.totalGenerated }).from(products).where(eq(products.id, product.id)).get()).toEqual({
+      totalGenerated: 1000,
+    });
     expect(await auditsOf(product.id)).toHaveLength(1);
     const over = await box.api('POST', '/api/keys/generate', { token: owner.token, body: { productId: product.id, quantity: 1001 } });
     expect(over.body.message).toBe('Maximum 1000 keys per generation allowed. Please adjust the quantity.');
@@ -155,8 +179,14 @@ describe('POST /api/keys/generate', () => {
     const product = await makeProduct();
     const owner = { id: ownerId, username: 'owner', email: 'o@example.com', role: 'owner' as const };
     // The owner deactivates the product after it was read as active, just before the batch runs.
-    const racingD1 = interceptedD1(env.DB, { batch: () => env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run() });
-    const pending = generateKeys({ db: createDb(racingD1 as D1Database), actor: owner, ip: null }, { maxKeysPerGeneration: 100 }, { productId: product.id, quantity: 60 });
+    const racingD1 = interceptedD1(env.DB, {
+      batch: () => env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run(),
+    });
+    const pending = generateKeys(
+      { db: createDb(racingD1 as D1Database), actor: owner, ip: null },
+      { maxKeysPerGeneration: 100 },
+      { productId: product.id, quantity: 60 },
+    );
     await expect(pending).rejects.toMatchObject({ code: 'CONFLICT', message: 'Keys can only be generated for active products' });
     expect(await keysOfProduct(product.id)).toEqual([]);
     expect((await productRow(product.id))!.totalGenerated).toBe(0);

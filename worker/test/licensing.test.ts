@@ -15,19 +15,29 @@ import { api, clearOfMinuteEdge, db, freshIp, interceptedD1 } from './helpers';
 const preparing = (log: string[]) => interceptedD1(env.DB, { prepare: (sql) => log.push(sql) });
 
 let counter = 0;
-async function fixture(options: { maxActivations?: number; status?: 'available' | 'used' | 'revoked'; productActive?: boolean; duration?: number; purchasedAt?: number } = {}) {
+async function fixture(
+  options: {
+    maxActivations?: number;
+    status?: 'available' | 'used' | 'revoked';
+    productActive?: boolean;
+    duration?: number;
+    purchasedAt?: number;
+  } = {},
+) {
   const productId = newId();
   const keyTag = `LT${(counter++).toString(36).toUpperCase()}${Date.now().toString(36).slice(-4).toUpperCase()}`.slice(0, 10);
-  await db().insert(products).values({
-    id: productId,
-    name: `Licensed App ${keyTag}`,
-    keyTag,
-    baseCreditCost: 10,
-    creditsPerDay: 1,
-    maxActivations: options.maxActivations ?? 1,
-    isActive: options.productActive ?? true,
-    createdAt: new Date(),
-  });
+  await db()
+    .insert(products)
+    .values({
+      id: productId,
+      name: `Licensed App ${keyTag}`,
+      keyTag,
+      baseCreditCost: 10,
+      creditsPerDay: 1,
+      maxActivations: options.maxActivations ?? 1,
+      isActive: options.productActive ?? true,
+      createdAt: new Date(),
+    });
   const key = `${keyTag}-${newId().toUpperCase()}`;
   const id = newId();
   const status = options.status ?? 'available';
@@ -74,9 +84,26 @@ describe('activation', () => {
     const k = await fixture({ duration: 30 });
     const fp = device();
     const before = Date.now();
-    const res = await call('activate', { key: k.key.toLowerCase(), deviceFingerprint: fp, deviceInfo: { manufacturer: 'Acme', model: 'X1' }, nonce: 'n-123' });
+    const res = await call('activate', {
+      key: k.key.toLowerCase(),
+      deviceFingerprint: fp,
+      deviceInfo: { manufacturer: 'Acme', model: 'X1' },
+      nonce: 'n-123',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, code: 'VALID', detail: 'Device activated', nonce: 'n-123', license: { key: k.key, status: 'used', maxActivations: 1, activationCount: 1, product: { keyTag: k.keyTag, productType: 'software' } } });
+    expect(res.body).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      detail: 'Device activated',
+      nonce: 'n-123',
+      license: {
+        key: k.key,
+        status: 'used',
+        maxActivations: 1,
+        activationCount: 1,
+        product: { keyTag: k.keyTag, productType: 'software' },
+      },
+    });
     const row = await db().select().from(licenseKeys).where(eq(licenseKeys.id, k.id)).get();
     expect(row!.status).toBe('used');
     expect(row!.firstUsedAt!.getTime()).toBeGreaterThanOrEqual(before);
@@ -92,7 +119,10 @@ describe('activation', () => {
   it('re-activates a known device without using a new slot, and refuses a device over the limit', async () => {
     const k = await fixture({ maxActivations: 1 });
     const fp = device();
-    expect((await call('activate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ code: 'VALID', detail: 'Device activated' });
+    expect((await call('activate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({
+      code: 'VALID',
+      detail: 'Device activated',
+    });
     const again = await call('activate', { key: k.key, deviceFingerprint: fp });
     expect(again.body).toMatchObject({ valid: true, code: 'VALID', detail: 'Device already activated', license: { activationCount: 1 } });
     const other = await call('activate', { key: k.key, deviceFingerprint: device() });
@@ -106,8 +136,14 @@ describe('activation', () => {
     const off = await call('deactivate', { key: k.key, deviceFingerprint: a, nonce: 'bye' });
     expect(off.body).toMatchObject({ valid: false, code: 'DEACTIVATED', nonce: 'bye', license: { activationCount: 0 } });
     expect(new Date(off.body.slotFreesAt).getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
-    expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body).toMatchObject({ code: 'NOT_ACTIVATED', slotFreesAt: off.body.slotFreesAt });
-    expect((await call('activate', { key: k.key, deviceFingerprint: b })).body).toMatchObject({ code: 'DEVICE_LIMIT_REACHED', slotFreesAt: off.body.slotFreesAt });
+    expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body).toMatchObject({
+      code: 'NOT_ACTIVATED',
+      slotFreesAt: off.body.slotFreesAt,
+    });
+    expect((await call('activate', { key: k.key, deviceFingerprint: b })).body).toMatchObject({
+      code: 'DEVICE_LIMIT_REACHED',
+      slotFreesAt: off.body.slotFreesAt,
+    });
     const product = await db().select().from(products).where(eq(products.id, k.productId)).get();
     expect(product!.totalActivations).toBe(0);
   });
@@ -135,17 +171,47 @@ describe('activation: which keys may take a new device', () => {
   // The batch's SQL decides whether the device is inserted; the answer comes from `standing` in
   // TypeScript. Every kind of key, each side of its expiry and grace: the row exists exactly when the
   // answer says the device was activated.
-  const cases: { name: string; setup: Parameters<typeof fixture>[0]; change?: Partial<typeof licenseKeys.$inferInsert>; grace?: number; code: string }[] = [
+  const cases: {
+    name: string;
+    setup: Parameters<typeof fixture>[0];
+    change?: Partial<typeof licenseKeys.$inferInsert>;
+    grace?: number;
+    code: string;
+  }[] = [
     { name: 'a generated key', setup: {}, code: 'VALID' },
     { name: 'a generated key of an inactive product', setup: { productActive: false }, code: 'PRODUCT_INACTIVE' },
     { name: 'a bought key of an inactive product', setup: { status: 'used', productActive: false }, code: 'VALID' },
     { name: 'a revoked key', setup: { status: 'revoked' }, code: 'REVOKED' },
     { name: 'a key marked expired', setup: { status: 'used' }, change: { status: 'expired' }, code: 'EXPIRED' },
-    { name: 'a key past its expiry, no grace', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS }, code: 'EXPIRED' },
-    { name: 'a key past its expiry, within the grace period', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS }, grace: 3, code: 'VALID' },
-    { name: 'a key past its expiry and its grace period', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 5 * DAY_MS }, grace: 3, code: 'EXPIRED' },
-    { name: 'a bought key without a stored expiry, past purchase + duration', setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS }, change: { expiresAt: null }, code: 'EXPIRED' },
-    { name: 'a bought key without a stored expiry, within it', setup: { status: 'used', duration: 10, purchasedAt: Date.now() - 2 * DAY_MS }, change: { expiresAt: null }, code: 'VALID' },
+    {
+      name: 'a key past its expiry, no grace',
+      setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS },
+      code: 'EXPIRED',
+    },
+    {
+      name: 'a key past its expiry, within the grace period',
+      setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS },
+      grace: 3,
+      code: 'VALID',
+    },
+    {
+      name: 'a key past its expiry and its grace period',
+      setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 5 * DAY_MS },
+      grace: 3,
+      code: 'EXPIRED',
+    },
+    {
+      name: 'a bought key without a stored expiry, past purchase + duration',
+      setup: { status: 'used', duration: 1, purchasedAt: Date.now() - 2 * DAY_MS },
+      change: { expiresAt: null },
+      code: 'EXPIRED',
+    },
+    {
+      name: 'a bought key without a stored expiry, within it',
+      setup: { status: 'used', duration: 10, purchasedAt: Date.now() - 2 * DAY_MS },
+      change: { expiresAt: null },
+      code: 'VALID',
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: ${c.code}`, async () => {
@@ -163,13 +229,29 @@ describe('validation', () => {
   it('answers each code', async () => {
     const k = await fixture({ status: 'used' });
     const fp = device();
-    expect((await call('validate', { key: 'NOPE-NOT-A-KEY', deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'NOT_FOUND', license: null });
-    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'NOT_ACTIVATED', license: { token: null } });
+    expect((await call('validate', { key: 'NOPE-NOT-A-KEY', deviceFingerprint: fp })).body).toMatchObject({
+      valid: false,
+      code: 'NOT_FOUND',
+      license: null,
+    });
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({
+      valid: false,
+      code: 'NOT_ACTIVATED',
+      license: { token: null },
+    });
     await call('activate', { key: k.key, deviceFingerprint: fp });
-    expect((await call('validate', { key: k.key, deviceFingerprint: fp, nonce: 'abc' })).body).toMatchObject({ valid: true, code: 'VALID', nonce: 'abc' });
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp, nonce: 'abc' })).body).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      nonce: 'abc',
+    });
     await db().update(licenseKeys).set({ status: 'revoked', revokeReason: 'refund' }).where(eq(licenseKeys.id, k.id));
     // A revoked key stops validating at once: nothing is cached on the way.
-    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'REVOKED', license: { status: 'revoked' } });
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({
+      valid: false,
+      code: 'REVOKED',
+      license: { status: 'revoked' },
+    });
     expect((await call('activate', { key: k.key, deviceFingerprint: device() })).body.code).toBe('REVOKED');
   });
 
@@ -186,9 +268,15 @@ describe('validation', () => {
     expect(inGrace.code).toBe('VALID');
     expect(inGrace.detail).toContain('grace period ends on');
     expect(inGrace.license!.status).toBe('expired');
-    expect((await validateLicense(env.DB, settings(15), { key: k.key, deviceFingerprint: fp }, expiry + 15 * DAY_MS + 1)).code).toBe('EXPIRED');
+    expect((await validateLicense(env.DB, settings(15), { key: k.key, deviceFingerprint: fp }, expiry + 15 * DAY_MS + 1)).code).toBe(
+      'EXPIRED',
+    );
     // Through the API (real clock: 40 days after purchase, no grace): expired.
-    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({ valid: false, code: 'EXPIRED', license: { status: 'expired' } });
+    expect((await call('validate', { key: k.key, deviceFingerprint: fp })).body).toMatchObject({
+      valid: false,
+      code: 'EXPIRED',
+      license: { status: 'expired' },
+    });
   });
 
   it('writes lastUsed at most every few minutes', async () => {
@@ -213,7 +301,10 @@ describe('validation', () => {
       seen.push((await db().select().from(activations).where(eq(activations.keyId, k.id)).get())!.id);
     }
     // The last device was seen later elsewhere (another isolate's write): this batch must not undo it.
-    await db().update(activations).set({ lastUsed: new Date(t0 + 10 * LAST_USED_WRITE_MS) }).where(eq(activations.id, seen[4]));
+    await db()
+      .update(activations)
+      .set({ lastUsed: new Date(t0 + 10 * LAST_USED_WRITE_MS) })
+      .where(eq(activations.id, seen[4]));
     const updates: string[] = [];
     const d1 = preparing(updates);
     const at = t0 + LAST_USED_WRITE_MS;
@@ -305,14 +396,21 @@ describe('signed answers', () => {
     const res = await call('activate', { key: k.key, deviceFingerprint: fp });
     const { jwk } = await publicKey();
     const key = await importJWK(jwk, 'EdDSA');
-    const { payload, protectedHeader } = await jwtVerify(res.body.license.token, key, { algorithms: ['EdDSA'], issuer: LICENSE_TOKEN_ISSUER });
+    const { payload, protectedHeader } = await jwtVerify(res.body.license.token, key, {
+      algorithms: ['EdDSA'],
+      issuer: LICENSE_TOKEN_ISSUER,
+    });
     expect(protectedHeader.alg).toBe('EdDSA');
     expect(payload).toMatchObject({ sub: k.key, fp, product: k.keyTag, iss: 'keypanel' });
     // The product's default lifetime: 24 hours, well before the key's expiry in 3 days.
     expect(payload.exp! - payload.iat!).toBeGreaterThanOrEqual(24 * 3600 - 1);
     expect(payload.exp! - payload.iat!).toBeLessThanOrEqual(24 * 3600);
 
-    const old = await signOfflineToken(env, { key: k.key, fingerprint: fp, keyTag: k.keyTag, tokenExpiresAt: Date.now() - DAY_MS }, Date.now() - 2 * DAY_MS);
+    const old = await signOfflineToken(
+      env,
+      { key: k.key, fingerprint: fp, keyTag: k.keyTag, tokenExpiresAt: Date.now() - DAY_MS },
+      Date.now() - 2 * DAY_MS,
+    );
     await expect(jwtVerify(old, key)).rejects.toThrow(/exp/);
   });
 });
@@ -377,7 +475,8 @@ describe('input and throttling', () => {
     expect(await db().select().from(activations).where(eq(activations.keyId, k.id)).all()).toHaveLength(1);
     // A valid key's own traffic never counts: another address validates it as often as it likes.
     const other = freshIp();
-    for (let i = 0; i < UNKNOWN_KEYS_PER_ADDRESS.limit + 5; i++) expect((await call('validate', { key: k.key, deviceFingerprint: fp }, other)).body.code).toBe('VALID');
+    for (let i = 0; i < UNKNOWN_KEYS_PER_ADDRESS.limit + 5; i++)
+      expect((await call('validate', { key: k.key, deviceFingerprint: fp }, other)).body.code).toBe('VALID');
     expect((await call('validate', { key: 'GUESS-X', deviceFingerprint: 'guessing-device' }, other)).body.code).toBe('NOT_FOUND');
   }, 30_000);
 
@@ -387,9 +486,15 @@ describe('input and throttling', () => {
     const k = await fixture({ status: 'used' });
     const fp = device();
     await call('activate', { key: k.key, deviceFingerprint: fp });
-    await Promise.all(Array.from({ length: UNKNOWN_KEYS_PER_ADDRESS.limit + 10 }, (_, i) => call('validate', { key: `BURST-${i}-${Date.now()}`, deviceFingerprint: 'guessing-device' }, ip)));
+    await Promise.all(
+      Array.from({ length: UNKNOWN_KEYS_PER_ADDRESS.limit + 10 }, (_, i) =>
+        call('validate', { key: `BURST-${i}-${Date.now()}`, deviceFingerprint: 'guessing-device' }, ip),
+      ),
+    );
     // Once over, a real key and an unknown one are answered alike, many times over.
-    const mixed = await Promise.all(Array.from({ length: 10 }, (_, i) => call('validate', { key: i % 2 ? k.key : `LATE-${i}`, deviceFingerprint: fp }, ip)));
+    const mixed = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call('validate', { key: i % 2 ? k.key : `LATE-${i}`, deviceFingerprint: fp }, ip)),
+    );
     expect(mixed.map((r) => r.status)).toEqual(Array(10).fill(429));
   }, 30_000);
 

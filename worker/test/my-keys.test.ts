@@ -12,7 +12,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const myKeys = (token: string, query = '') => api('GET', `/api/users/my-keys${query}`, { token });
 
 async function buyDirect(userId: string, productId: string, days = 1) {
-  const { licenseKey } = await purchaseKey(db(), { productId, days, buyerId: userId, payerId: userId, actorId: userId, generationMethod: 'purchase' });
+  const { licenseKey } = await purchaseKey(db(), {
+    productId,
+    days,
+    buyerId: userId,
+    payerId: userId,
+    actorId: userId,
+    generationMethod: 'purchase',
+  });
   return licenseKey;
 }
 
@@ -24,13 +31,22 @@ describe('GET /api/users/my-keys', () => {
 
   beforeAll(async () => {
     customer = await signedInUser('user', { credits: 100_000 });
-    product = await makeProduct({ name: `Photo Studio ${Date.now()}`, baseCreditCost: 10, creditsPerDay: 1, maxActivations: 3, productType: 'software' });
+    product = await makeProduct({
+      name: `Photo Studio ${Date.now()}`,
+      baseCreditCost: 10,
+      creditsPerDay: 1,
+      maxActivations: 3,
+      productType: 'software',
+    });
     other = await makeProduct({ name: `Racing Game ${Date.now()}`, baseCreditCost: 5, creditsPerDay: 1, productType: 'game' });
     // 12 keys, oldest first: 8 of the studio, 4 of the game.
     for (let i = 0; i < 12; i++) {
       const key = await buyDirect(customer.user.id, i < 8 ? product.id : other.id, 30);
       bought.push(key._id);
-      await db().update(licenseKeys).set({ createdAt: new Date(Date.now() - (12 - i) * 60_000) }).where(eq(licenseKeys.id, key._id));
+      await db()
+        .update(licenseKeys)
+        .set({ createdAt: new Date(Date.now() - (12 - i) * 60_000) })
+        .where(eq(licenseKeys.id, key._id));
     }
   });
 
@@ -71,7 +87,10 @@ describe('GET /api/users/my-keys', () => {
 
   it('filters by status, an expired key counting as expired before the cron marks it', async () => {
     const [lapsed, revoked] = bought.slice(0, 2);
-    await db().update(licenseKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(licenseKeys.id, lapsed));
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(licenseKeys.id, lapsed));
     await db().update(licenseKeys).set({ status: 'revoked', revokeReason: 'Chargeback' }).where(eq(licenseKeys.id, revoked));
     const used = await myKeys(customer.token, '?status=used&limit=100');
     expect(used.body.total).toBe(10);
@@ -81,7 +100,10 @@ describe('GET /api/users/my-keys', () => {
     const revokedList = await myKeys(customer.token, '?status=revoked');
     expect(revokedList.body.keys).toEqual([expect.objectContaining({ _id: revoked, status: 'revoked', revokeReason: 'Chargeback' })]);
     expect((await myKeys(customer.token, '?status=available')).body.total).toBe(0);
-    await db().update(licenseKeys).set({ expiresAt: new Date(Date.now() + 30 * DAY_MS) }).where(eq(licenseKeys.id, lapsed));
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(Date.now() + 30 * DAY_MS) })
+      .where(eq(licenseKeys.id, lapsed));
     await db().update(licenseKeys).set({ status: 'used', revokeReason: null }).where(eq(licenseKeys.id, revoked));
   });
 
@@ -89,10 +111,26 @@ describe('GET /api/users/my-keys', () => {
     const keyId = bought[11];
     const activatedAt = new Date(Date.now() - 3 * DAY_MS);
     const lastUsed = new Date(Date.now() - DAY_MS);
-    await db().insert(activations).values([
-      { id: newId(), keyId, deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa', deviceInfo: { manufacturer: 'Acme', model: 'One' }, activatedAt, lastUsed },
-      { id: newId(), keyId, deviceFingerprint: 'fp-bbbb', deviceInfo: null, activatedAt: new Date(activatedAt.getTime() + 1000), lastUsed: null },
-    ]);
+    await db()
+      .insert(activations)
+      .values([
+        {
+          id: newId(),
+          keyId,
+          deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa',
+          deviceInfo: { manufacturer: 'Acme', model: 'One' },
+          activatedAt,
+          lastUsed,
+        },
+        {
+          id: newId(),
+          keyId,
+          deviceFingerprint: 'fp-bbbb',
+          deviceInfo: null,
+          activatedAt: new Date(activatedAt.getTime() + 1000),
+          lastUsed: null,
+        },
+      ]);
     const res = await myKeys(customer.token, '?limit=1');
     const row = (await db().select().from(licenseKeys).where(eq(licenseKeys.id, keyId)).get())!;
     expect(res.body.keys[0]).toEqual({
@@ -113,8 +151,20 @@ describe('GET /api/users/my-keys', () => {
       metadata: { generationMethod: 'purchase' },
       maxActivations: 1,
       activations: [
-        { _id: expect.any(String), activatedAt: activatedAt.toISOString(), lastUsed: lastUsed.toISOString(), deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa', deviceInfo: { manufacturer: 'Acme', model: 'One' } },
-        { _id: expect.any(String), activatedAt: new Date(activatedAt.getTime() + 1000).toISOString(), lastUsed: null, deviceFingerprint: 'fp-bbbb', deviceInfo: null },
+        {
+          _id: expect.any(String),
+          activatedAt: activatedAt.toISOString(),
+          lastUsed: lastUsed.toISOString(),
+          deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa',
+          deviceInfo: { manufacturer: 'Acme', model: 'One' },
+        },
+        {
+          _id: expect.any(String),
+          activatedAt: new Date(activatedAt.getTime() + 1000).toISOString(),
+          lastUsed: null,
+          deviceFingerprint: 'fp-bbbb',
+          deviceInfo: null,
+        },
       ],
       heldSlots: [],
     });
@@ -126,10 +176,20 @@ describe('GET /api/users/my-keys', () => {
     expect(res.body).toEqual({ keys: [], totalPages: 0, total: 0 });
     // A reseller's key bought for a customer is the customer's, not the reseller's.
     const reseller = await signedInUser('reseller', { credits: 100 });
-    await purchaseKey(db(), { productId: product.id, days: 1, buyerId: stranger.user.id, payerId: reseller.user.id, actorId: reseller.user.id, generationMethod: 'reseller' });
+    await purchaseKey(db(), {
+      productId: product.id,
+      days: 1,
+      buyerId: stranger.user.id,
+      payerId: reseller.user.id,
+      actorId: reseller.user.id,
+      generationMethod: 'reseller',
+    });
     expect((await myKeys(reseller.token)).body.total).toBe(0);
     const theirs = await myKeys(stranger.token);
-    expect(theirs.body.keys[0]).toMatchObject({ purchasedBy: { _id: stranger.user.id }, createdBy: { _id: reseller.user.id, username: reseller.username } });
+    expect(theirs.body.keys[0]).toMatchObject({
+      purchasedBy: { _id: stranger.user.id },
+      createdBy: { _id: reseller.user.id, username: reseller.username },
+    });
   });
 
   it.each([
@@ -183,9 +243,30 @@ describe('the key serializer', () => {
       { status: 'available', expiresAt: at(now - 1) },
       { status: 'available', expiresAt: at(now) },
       { status: 'available', expiresAt: at(now + 1) },
-      { status: 'used', expiresAt: at(now - DAY_MS), firstUsedAt: at(now - 9 * DAY_MS), purchasedBy: buyer.user.id, purchasedAt: at(now - 10 * DAY_MS + 7) },
-      { status: 'used', expiresAt: at(now + 1), firstUsedAt: at(1), purchasedBy: gone.user.id, createdBy: gone.user.id, purchasePrice: 1234, generationMethod: 'purchase' },
-      { status: 'revoked', expiresAt: at(now - DAY_MS), revokeReason: 'Chargeback: "fraud"\nline two\t✓', revokedAt: at(now), createdBy: buyer.user.id, generationMethod: 'direct' },
+      {
+        status: 'used',
+        expiresAt: at(now - DAY_MS),
+        firstUsedAt: at(now - 9 * DAY_MS),
+        purchasedBy: buyer.user.id,
+        purchasedAt: at(now - 10 * DAY_MS + 7),
+      },
+      {
+        status: 'used',
+        expiresAt: at(now + 1),
+        firstUsedAt: at(1),
+        purchasedBy: gone.user.id,
+        createdBy: gone.user.id,
+        purchasePrice: 1234,
+        generationMethod: 'purchase',
+      },
+      {
+        status: 'revoked',
+        expiresAt: at(now - DAY_MS),
+        revokeReason: 'Chargeback: "fraud"\nline two\t✓',
+        revokedAt: at(now),
+        createdBy: buyer.user.id,
+        generationMethod: 'direct',
+      },
       { status: 'expired', expiresAt: at(now + DAY_MS), generationMethod: 'reseller', createdBy: 'never-existed' },
       { status: 'used', expiresAt: at(253402300799999), purchasedAt: at(999), createdAt: at(86_400_123) },
     ];
@@ -204,24 +285,39 @@ describe('the key serializer', () => {
     }));
     await db().insert(licenseKeys).values(rows.slice(0, 5));
     await db().insert(licenseKeys).values(rows.slice(5));
-    await db().insert(activations).values([
-      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-a', deviceInfo: { manufacturer: 'Acme', model: 'X "1"' }, activatedAt: at(now - 5 * DAY_MS), lastUsed: at(now - 1) },
-      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-b', deviceInfo: null, activatedAt: at(now - 6 * DAY_MS), lastUsed: null },
-      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-c', activatedAt: at(now - 6 * DAY_MS) },
-      { id: newId(), keyId: rows[5].id, deviceFingerprint: 'fp-d', deviceInfo: {}, activatedAt: at(now - 123_456) },
-    ]);
+    await db()
+      .insert(activations)
+      .values([
+        {
+          id: newId(),
+          keyId: rows[4].id,
+          deviceFingerprint: 'fp-a',
+          deviceInfo: { manufacturer: 'Acme', model: 'X "1"' },
+          activatedAt: at(now - 5 * DAY_MS),
+          lastUsed: at(now - 1),
+        },
+        { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-b', deviceInfo: null, activatedAt: at(now - 6 * DAY_MS), lastUsed: null },
+        { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-c', activatedAt: at(now - 6 * DAY_MS) },
+        { id: newId(), keyId: rows[5].id, deviceFingerprint: 'fp-d', deviceInfo: {}, activatedAt: at(now - 123_456) },
+      ]);
     // Slots released devices hold: two live (listed soonest first), one freed (listed nowhere).
-    await db().insert(heldSlots).values([
-      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-late', releasedAt: at(now - 1000), freesAt: at(now + 2 * DAY_MS + 7) },
-      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-soon', releasedAt: at(now - 2000), freesAt: at(now + 1) },
-      { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-freed', releasedAt: at(now - 3000), freesAt: at(now) },
-    ]);
+    await db()
+      .insert(heldSlots)
+      .values([
+        { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-late', releasedAt: at(now - 1000), freesAt: at(now + 2 * DAY_MS + 7) },
+        { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-soon', releasedAt: at(now - 2000), freesAt: at(now + 1) },
+        { id: newId(), keyId: rows[4].id, deviceFingerprint: 'fp-freed', releasedAt: at(now - 3000), freesAt: at(now) },
+      ]);
     await db().delete(users).where(eq(users.id, gone.user.id));
 
     const ids = rows.map((r) => r.id);
     const stored = await db().select().from(licenseKeys).where(inArray(licenseKeys.id, ids)).all();
     const fromTs = await licenseKeysJson(db(), stored, now);
-    const [{ json }] = await keysJsonStatement(db(), db().select({ id: licenseKeys.id }).from(licenseKeys).where(inArray(licenseKeys.id, ids)), now).all();
+    const [{ json }] = await keysJsonStatement(
+      db(),
+      db().select({ id: licenseKeys.id }).from(licenseKeys).where(inArray(licenseKeys.id, ids)),
+      now,
+    ).all();
     const fromSql = JSON.parse(json) as typeof fromTs;
     const byCreation = [...fromTs].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || (b._id < a._id ? -1 : 1));
     expect(fromSql.map((k) => k._id)).toEqual(byCreation.map((k) => k._id));
@@ -255,9 +351,14 @@ describe('the key serializer', () => {
       purchasedBy: `buyer-${i}`,
       createdAt: now,
     }));
-    for (let i = 0; i < rows.length; i += 5) await db().insert(licenseKeys).values(rows.slice(i, i + 5));
+    for (let i = 0; i < rows.length; i += 5)
+      await db()
+        .insert(licenseKeys)
+        .values(rows.slice(i, i + 5));
     for (let i = 0; i < rows.length; i += 20) {
-      await db().insert(activations).values(rows.slice(i, i + 20).map((r) => ({ id: newId(), keyId: r.id, deviceFingerprint: `fp-${r.id}`, activatedAt: now })));
+      await db()
+        .insert(activations)
+        .values(rows.slice(i, i + 20).map((r) => ({ id: newId(), keyId: r.id, deviceFingerprint: `fp-${r.id}`, activatedAt: now })));
     }
     const stored = await db().select().from(licenseKeys).where(eq(licenseKeys.productId, product.id)).all();
     const json = await licenseKeysJson(db(), stored);

@@ -10,7 +10,13 @@ import { api, type ApiResult } from './helpers';
 export const STAND_IN = env.STRIPE_API_BASE!;
 export const WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET!;
 
-export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; authorization: string | null; params: Record<string, string> };
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  authorization: string | null;
+  params: Record<string, string>;
+};
 
 /** Every request the stand-in has received (from every test file), oldest first. */
 export async function standInRequests(): Promise<RecordedRequest[]> {

@@ -22,7 +22,12 @@ async function pendingTopUp(cents = 2500, extra: { balanceCents?: number } = {})
 
 const balanceOf = async (userId: string) => (await db().select().from(users).where(eq(users.id, userId)).get())!.balanceCents;
 const paymentRow = (id: string) => db().select().from(payments).where(eq(payments.id, id)).get();
-const topUpRows = (sessionId: string) => db().select().from(ledger).where(and(eq(ledger.reference, sessionId), eq(ledger.kind, 'topup'))).all();
+const topUpRows = (sessionId: string) =>
+  db()
+    .select()
+    .from(ledger)
+    .where(and(eq(ledger.reference, sessionId), eq(ledger.kind, 'topup')))
+    .all();
 const auditRows = (sessionId: string) => db().select().from(auditLog).where(eq(auditLog.targetId, sessionId)).all();
 
 describe('POST /api/payments/checkout', () => {
@@ -34,7 +39,12 @@ describe('POST /api/payments/checkout', () => {
 
     const sent = (await standInRequests()).filter((r) => r.params.client_reference_id === customer.user.id);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', authorization: 'Bearer sk_test_stand_in', idempotencyKey: `topup:${customer.user.id}:click-1` });
+    expect(sent[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/checkout/sessions',
+      authorization: 'Bearer sk_test_stand_in',
+      idempotencyKey: `topup:${customer.user.id}:click-1`,
+    });
     expect(sent[0].params).toMatchObject({
       mode: 'payment',
       'line_items[0][price_data][currency]': 'usd',
@@ -55,7 +65,11 @@ describe('POST /api/payments/checkout', () => {
 
     const mine = await api('GET', '/api/payments', { token: customer.token });
     expect(mine.status).toBe(200);
-    expect(mine.body).toMatchObject({ total: 1, totalPages: 1, payments: [{ _id: res.body.id, amount: 25, status: 'pending', refunded: 0, disputed: false }] });
+    expect(mine.body).toMatchObject({
+      total: 1,
+      totalPages: 1,
+      payments: [{ _id: res.body.id, amount: 25, status: 'pending', refunded: 0, disputed: false }],
+    });
     const status = await api('GET', `/api/payments/${res.body.id}`, { token: customer.token });
     expect(status.body).toMatchObject({ payment: { _id: res.body.id, status: 'pending' }, balance: 0 });
   });
@@ -83,26 +97,45 @@ describe('POST /api/payments/checkout', () => {
   });
 
   it('is 403 when the owner turned card top-ups off, or without a Stripe secret key', async () => {
-    const box = await sandbox({ settings: { payments: { cardTopUpsEnabled: false, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10] } } });
+    const box = await sandbox({
+      settings: { payments: { cardTopUpsEnabled: false, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10] } },
+    });
     const customer = await box.signedInUser();
     const off = await box.api('POST', '/api/payments/checkout', { token: customer.token, body: { usdAmount: 25 } });
     expect(off.status).toBe(403);
     expect(off.body).toEqual({ code: 'PAYMENTS_DISABLED', message: 'Card top-ups are turned off' });
-    expect((await box.api('GET', '/api/payments/options', { token: customer.token })).body).toEqual({ enabled: false, minUsd: 5, maxUsd: 500, quickAmounts: [10] });
+    expect((await box.api('GET', '/api/payments/options', { token: customer.token })).body).toEqual({
+      enabled: false,
+      minUsd: 5,
+      maxUsd: 500,
+      quickAmounts: [10],
+    });
 
     const noKey = workerWith({ STRIPE_SECRET_KEY: undefined });
     const other = await signedInUser();
     const res = await api('POST', '/api/payments/checkout', { token: other.token, body: { usdAmount: 25 }, fetch: noKey });
     expect(res.status).toBe(403);
     expect((await api('GET', '/api/payments/options', { token: other.token, fetch: noKey })).body.enabled).toBe(false);
-    expect((await api('GET', '/api/payments/options', { token: other.token })).body).toEqual({ enabled: true, minUsd: 5, maxUsd: 500, quickAmounts: [10, 25, 50, 100] });
+    expect((await api('GET', '/api/payments/options', { token: other.token })).body).toEqual({
+      enabled: true,
+      minUsd: 5,
+      maxUsd: 500,
+      quickAmounts: [10, 25, 50, 100],
+    });
   });
 
   it('is 502 with a clear message and leaves no pending payment when Stripe cannot be reached or fails', async () => {
     const customer = await signedInUser();
-    const unreachable = await api('POST', '/api/payments/checkout', { token: customer.token, body: { usdAmount: 25 }, fetch: workerWith({ STRIPE_API_BASE: 'http://127.0.0.1:9' }) });
+    const unreachable = await api('POST', '/api/payments/checkout', {
+      token: customer.token,
+      body: { usdAmount: 25 },
+      fetch: workerWith({ STRIPE_API_BASE: 'http://127.0.0.1:9' }),
+    });
     expect(unreachable.status).toBe(502);
-    expect(unreachable.body).toEqual({ code: 'PAYMENT_PROVIDER_ERROR', message: 'The payment provider could not be reached. Nothing was charged; please try again in a moment.' });
+    expect(unreachable.body).toEqual({
+      code: 'PAYMENT_PROVIDER_ERROR',
+      message: 'The payment provider could not be reached. Nothing was charged; please try again in a moment.',
+    });
 
     // Stripe answering 500 to the call and to the SDK's one retry.
     await standInFails(500, 2);
@@ -139,15 +172,23 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(res.body).toEqual({ received: true, outcome: 'credited' });
     expect(await balanceOf(user.id)).toBe(2600);
     expect(await topUpRows(sessionId)).toMatchObject([{ userId: user.id, usdCentsDelta: 2500, creditsDelta: 0, actorId: null }]);
-    expect(await auditRows(sessionId)).toMatchObject([{ action: 'payment.credited', targetType: 'payment', details: { userId: user.id, amount: 25 } }]);
-    expect(await paymentRow(sessionId)).toMatchObject({ status: 'paid', amountCents: 2500, paymentIntentId: `pi_test_${sessionId.slice(-16)}` });
+    expect(await auditRows(sessionId)).toMatchObject([
+      { action: 'payment.credited', targetType: 'payment', details: { userId: user.id, amount: 25 } },
+    ]);
+    expect(await paymentRow(sessionId)).toMatchObject({
+      status: 'paid',
+      amountCents: 2500,
+      paymentIntentId: `pi_test_${sessionId.slice(-16)}`,
+    });
     const status = await api('GET', `/api/payments/${sessionId}`, { token });
     expect(status.body).toMatchObject({ payment: { status: 'paid', amount: 25, paidAt: expect.any(String) }, balance: 26 });
 
     // Delivered again (Stripe retries), or as its async success: nothing more.
     const again = await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 2500)));
     expect(again.body.outcome).toBe('duplicate');
-    expect((await deliver(await signedEvent('checkout.session.async_payment_succeeded', paidSession(sessionId, user.id, 2500)))).body.outcome).toBe('duplicate');
+    expect(
+      (await deliver(await signedEvent('checkout.session.async_payment_succeeded', paidSession(sessionId, user.id, 2500)))).body.outcome,
+    ).toBe('duplicate');
     expect(await balanceOf(user.id)).toBe(2600);
     expect(await unreconciledUsers()).toEqual([]);
   });
@@ -168,15 +209,22 @@ describe('POST /api/payments/stripe/webhook', () => {
   it('has a unique key per session in the ledger: a second topup row for it is refused', async () => {
     const { user, sessionId } = await pendingTopUp(1000);
     await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 1000)));
-    const again = db().insert(ledger).values({ id: `dup${Date.now()}`, userId: user.id, kind: 'topup', usdCentsDelta: 1000, reference: sessionId, createdAt: new Date() });
-    const refused = await again.run().then(() => null, (err: unknown) => err);
+    const again = db()
+      .insert(ledger)
+      .values({ id: `dup${Date.now()}`, userId: user.id, kind: 'topup', usdCentsDelta: 1000, reference: sessionId, createdAt: new Date() });
+    const refused = await again.run().then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(dbErrorText(refused)).toMatch(/UNIQUE constraint failed: ledger\.reference/);
     expect(await balanceOf(user.id)).toBe(1000);
   });
 
   it('credits an unpaid completion only on its async success, and closes expired or failed sessions', async () => {
     const { user, sessionId } = await pendingTopUp(1500);
-    const unpaid = await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 1500, { payment_status: 'unpaid' })));
+    const unpaid = await deliver(
+      await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 1500, { payment_status: 'unpaid' })),
+    );
     expect(unpaid.body.outcome).toBe('ignored');
     expect(await balanceOf(user.id)).toBe(0);
     const succeeded = await deliver(await signedEvent('checkout.session.async_payment_succeeded', paidSession(sessionId, user.id, 1500)));
@@ -184,14 +232,34 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(await balanceOf(user.id)).toBe(1500);
 
     const expired = await pendingTopUp(1500);
-    expect((await deliver(await signedEvent('checkout.session.expired', paidSession(expired.sessionId, expired.user.id, 1500, { payment_status: 'unpaid', status: 'expired' })))).body.outcome).toBe('expired');
+    expect(
+      (
+        await deliver(
+          await signedEvent(
+            'checkout.session.expired',
+            paidSession(expired.sessionId, expired.user.id, 1500, { payment_status: 'unpaid', status: 'expired' }),
+          ),
+        )
+      ).body.outcome,
+    ).toBe('expired');
     expect(await paymentRow(expired.sessionId)).toMatchObject({ status: 'expired' });
     // A paid event for an expired session credits nothing.
-    expect((await deliver(await signedEvent('checkout.session.completed', paidSession(expired.sessionId, expired.user.id, 1500)))).body.outcome).toBe('ignored');
+    expect(
+      (await deliver(await signedEvent('checkout.session.completed', paidSession(expired.sessionId, expired.user.id, 1500)))).body.outcome,
+    ).toBe('ignored');
     expect(await balanceOf(expired.user.id)).toBe(0);
 
     const failed = await pendingTopUp(1500);
-    expect((await deliver(await signedEvent('checkout.session.async_payment_failed', paidSession(failed.sessionId, failed.user.id, 1500, { payment_status: 'unpaid' })))).body.outcome).toBe('failed');
+    expect(
+      (
+        await deliver(
+          await signedEvent(
+            'checkout.session.async_payment_failed',
+            paidSession(failed.sessionId, failed.user.id, 1500, { payment_status: 'unpaid' }),
+          ),
+        )
+      ).body.outcome,
+    ).toBe('failed');
     expect(await paymentRow(failed.sessionId)).toMatchObject({ status: 'failed' });
   });
 
@@ -225,7 +293,13 @@ describe('POST /api/payments/stripe/webhook', () => {
     const { user, token, sessionId } = await pendingTopUp(3000);
     const intent = `pi_test_${sessionId.slice(-16)}`;
     await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 3000)));
-    const charge = (refunded: number) => ({ id: `ch_test_${sessionId.slice(-8)}`, object: 'charge', payment_intent: intent, amount_refunded: refunded, refunded: refunded === 3000 });
+    const charge = (refunded: number) => ({
+      id: `ch_test_${sessionId.slice(-8)}`,
+      object: 'charge',
+      payment_intent: intent,
+      amount_refunded: refunded,
+      refunded: refunded === 3000,
+    });
 
     const partial = await deliver(await signedEvent('charge.refunded', charge(1000)));
     expect(partial.body.outcome).toBe('refunded');
@@ -242,7 +316,11 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(await paymentRow(sessionId)).toMatchObject({ refundedCents: 3000, refundOwedCents: 1500 });
     // An older event arriving late adds nothing.
     expect((await deliver(await signedEvent('charge.refunded', charge(1000)))).body.outcome).toBe('duplicate');
-    const refunds = await db().select().from(ledger).where(and(eq(ledger.reference, sessionId), eq(ledger.kind, 'topup_refund'))).all();
+    const refunds = await db()
+      .select()
+      .from(ledger)
+      .where(and(eq(ledger.reference, sessionId), eq(ledger.kind, 'topup_refund')))
+      .all();
     expect(refunds.map((r) => r.usdCentsDelta)).toEqual([-1000, -500]);
     expect(await auditRows(sessionId)).toHaveLength(3);
     expect(await unreconciledUsers()).toEqual([]);
@@ -251,7 +329,14 @@ describe('POST /api/payments/stripe/webhook', () => {
   it('flags the account on a dispute and pauses its card top-ups', async () => {
     const { user, token, sessionId } = await pendingTopUp(2000);
     await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 2000)));
-    const dispute = await signedEvent('charge.dispute.created', { id: `dp_test_${sessionId.slice(-8)}`, object: 'dispute', payment_intent: `pi_test_${sessionId.slice(-16)}`, charge: 'ch_test_1', amount: 2000, reason: 'fraudulent' });
+    const dispute = await signedEvent('charge.dispute.created', {
+      id: `dp_test_${sessionId.slice(-8)}`,
+      object: 'dispute',
+      payment_intent: `pi_test_${sessionId.slice(-16)}`,
+      charge: 'ch_test_1',
+      amount: 2000,
+      reason: 'fraudulent',
+    });
     const answers = await Promise.all([deliver(dispute), deliver(dispute), deliver(dispute)]);
     expect(answers.map((a) => a.body.outcome).sort()).toEqual(['disputed', 'duplicate', 'duplicate']);
     expect(await paymentRow(sessionId)).toMatchObject({ disputeId: `dp_test_${sessionId.slice(-8)}`, disputedAt: expect.any(Date) });
@@ -275,7 +360,11 @@ describe('POST /api/payments/stripe/webhook', () => {
 
   it('is 501 when no webhook secret is configured', async () => {
     const event = await signedEvent('checkout.session.completed', {});
-    const res = await api('POST', '/api/payments/stripe/webhook', { rawBody: event.body, headers: { 'stripe-signature': event.signature }, fetch: workerWith({ STRIPE_WEBHOOK_SECRET: undefined }) });
+    const res = await api('POST', '/api/payments/stripe/webhook', {
+      rawBody: event.body,
+      headers: { 'stripe-signature': event.signature },
+      fetch: workerWith({ STRIPE_WEBHOOK_SECRET: undefined }),
+    });
     expect(res.status).toBe(501);
     expect(res.body.code).toBe('NOT_CONFIGURED');
   });

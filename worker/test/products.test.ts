@@ -9,7 +9,9 @@ let owner: string;
 let customer: string;
 let reseller: string;
 beforeAll(async () => {
-  [owner, customer, reseller] = (await Promise.all([signedInUser('owner'), signedInUser('user'), signedInUser('reseller')])).map((u) => u.token);
+  [owner, customer, reseller] = (await Promise.all([signedInUser('owner'), signedInUser('user'), signedInUser('reseller')])).map(
+    (u) => u.token,
+  );
 });
 
 const validBody = (overrides: Record<string, unknown> = {}) => ({
@@ -76,7 +78,12 @@ describe('GET /api/products', () => {
       expect(res.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({ totalGenerated: 4, totalActivations: 0 });
     }
     const all = await api('GET', '/api/products', { token: owner });
-    expect(all.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({ totalGenerated: 4, totalSold: 3, revenue: 450, totalActivations: 0 });
+    expect(all.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({
+      totalGenerated: 4,
+      totalSold: 3,
+      revenue: 450,
+      totalActivations: 0,
+    });
   });
 
   it('needs a session', async () => {
@@ -86,7 +93,11 @@ describe('GET /api/products', () => {
 
 describe('POST /api/products', () => {
   it('creates a product with the spec defaults, the key tag in capitals, stats ignored', async () => {
-    const body = validBody({ keyTag: ` ab${uniqueTag().slice(0, 6).toLowerCase()} `, stats: { totalGenerated: 5, totalSold: 9, revenue: 1000 }, features: [' Fast ', '', 'Cloud sync ', '  '] });
+    const body = validBody({
+      keyTag: ` ab${uniqueTag().slice(0, 6).toLowerCase()} `,
+      stats: { totalGenerated: 5, totalSold: 9, revenue: 1000 },
+      features: [' Fast ', '', 'Cloud sync ', '  '],
+    });
     const res = await api('POST', '/api/products', { token: owner, body });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -123,7 +134,10 @@ describe('POST /api/products', () => {
   });
 
   it('accepts free products and single-day ranges', async () => {
-    const res = await api('POST', '/api/products', { token: owner, body: validBody({ baseCreditCost: 0, creditsPerDay: 0, minDays: 7, maxDays: 7 }) });
+    const res = await api('POST', '/api/products', {
+      token: owner,
+      body: validBody({ baseCreditCost: 0, creditsPerDay: 0, minDays: 7, maxDays: 7 }),
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ baseCreditCost: 0, creditsPerDay: 0, minDays: 7, maxDays: 7 });
   });
@@ -166,13 +180,19 @@ describe('POST /api/products', () => {
     const name = `Clash ${uniqueTag()}`;
     const res = await api('POST', '/api/products', { token: owner, body: validBody({ name, keyTag: existing.keyTag.toLowerCase() }) });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ code: 'CONFLICT', message: `Another product already uses the key tag ${existing.keyTag}`, details: { field: 'keyTag' } });
+    expect(res.body).toEqual({
+      code: 'CONFLICT',
+      message: `Another product already uses the key tag ${existing.keyTag}`,
+      details: { field: 'keyTag' },
+    });
     expect(await countByName(name)).toBe(0);
   });
 
   it('lets exactly one of many racing creations take a key tag', async () => {
     const keyTag = uniqueTag();
-    const results = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/api/products', { token: owner, body: validBody({ keyTag }) })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => api('POST', '/api/products', { token: owner, body: validBody({ keyTag }) })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
     const n = await env.DB.prepare('SELECT count(*) AS n FROM products WHERE key_tag = ?').bind(keyTag).first<{ n: number }>();
@@ -238,7 +258,12 @@ describe('DELETE /api/products/{id}', () => {
     expect(bought.status).toBe(201);
     const res = await api('DELETE', `/api/products/${product.id}`, { token: owner });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, deleted: false, deactivated: true, product: { _id: product.id, isActive: false, stats: { totalSold: 1, revenue: 15 } } });
+    expect(res.body).toMatchObject({
+      success: true,
+      deleted: false,
+      deactivated: true,
+      product: { _id: product.id, isActive: false, stats: { totalSold: 1, revenue: 15 } },
+    });
     expect(res.body.message).toMatch(/deactivated instead of deleted/);
     expect(await keysOfProduct(product.id)).toHaveLength(1);
     const listed = await api('GET', '/api/products', { token: customer });

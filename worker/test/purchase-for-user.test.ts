@@ -21,7 +21,13 @@ const auditOfKey = (keyId: string) =>
 
 describe('the reseller price', () => {
   it('is baseCreditCost + ceil(days x creditsPerDay x (100 - discount) / 100)', () => {
-    expect(resellerQuote({ baseCreditCost: 100, creditsPerDay: 10 }, 30, 25)).toEqual({ days: 30, baseCost: 100, durationCost: 225, total: 325, discountPercent: 25 });
+    expect(resellerQuote({ baseCreditCost: 100, creditsPerDay: 10 }, 30, 25)).toEqual({
+      days: 30,
+      baseCost: 100,
+      durationCost: 225,
+      total: 325,
+      discountPercent: 25,
+    });
     // 7 x 3 x 0.75 = 15.75, rounded up.
     expect(resellerQuote({ baseCreditCost: 5, creditsPerDay: 3 }, 7, 25).total).toBe(21);
     expect(resellerQuote({ baseCreditCost: 5, creditsPerDay: 3 }, 7, 0).total).toBe(26);
@@ -33,7 +39,11 @@ describe('the reseller price', () => {
 // Each caller gets their own funded account and customer, so an allowed call has something to pay with.
 const funded = new Map<Role, Promise<string>>();
 const fundedToken = (role: Role) => {
-  if (!funded.has(role)) funded.set(role, signedInUser(role, { credits: 100_000 }).then((u) => u.token));
+  if (!funded.has(role))
+    funded.set(
+      role,
+      signedInUser(role, { credits: 100_000 }).then((u) => u.token),
+    );
   return funded.get(role)!;
 };
 
@@ -42,12 +52,21 @@ roleMatrix(
   {
     request: async (caller: Caller) => {
       const [product, customer] = await Promise.all([makeProduct(), signedInUser('user', { credits: 1000 })]);
-      return { method: 'POST', path: `/api/admin/users/${customer.user.id}/purchase/${product.id}`, body: { duration: 3, bypassBalance: caller === 'owner', useResellerCredits: caller === 'reseller' } };
+      return {
+        method: 'POST',
+        path: `/api/admin/users/${customer.user.id}/purchase/${product.id}`,
+        body: { duration: 3, bypassBalance: caller === 'owner', useResellerCredits: caller === 'reseller' },
+      };
     },
     tokenFor: fundedToken,
     state: async (r) => {
       const [, , , , userId, , productId] = r.path.split('/');
-      return { keys: await keysBoughtBy(userId), customer: await userRow(userId), ledger: await ledgerOf(userId), product: await productRow(productId) };
+      return {
+        keys: await keysBoughtBy(userId),
+        customer: await userRow(userId),
+        ledger: await ledgerOf(userId),
+        product: await productRow(productId),
+      };
     },
     allowed: (res) => expect(res.body.licenseKey.key).toEqual(expect.any(String)),
   },
@@ -59,7 +78,8 @@ roleMatrix(
   {
     request: () => ({ method: 'GET', path: '/api/admin/purchase-terms' }),
     state: async () => null,
-    allowed: (res) => expect(Object.keys(res.body).sort()).toEqual(['defaultDailyDiscount', 'enableDirectPurchases', 'enableResellerPurchases']),
+    allowed: (res) =>
+      expect(Object.keys(res.body).sort()).toEqual(['defaultDailyDiscount', 'enableDirectPurchases', 'enableResellerPurchases']),
   },
   RESELLER_AND_OWNER,
 );
@@ -85,7 +105,13 @@ describe('a reseller buying for a customer', () => {
     expect(res.body).toMatchObject({
       resellerCredits: 675,
       remainingCredits: 675,
-      licenseKey: { product: product.name, productId: product.id, duration: 30, cost: 325, purchasedBy: { _id: customer.user.id, username: customer.username } },
+      licenseKey: {
+        product: product.name,
+        productId: product.id,
+        duration: 30,
+        cost: 325,
+        purchasedBy: { _id: customer.user.id, username: customer.username },
+      },
       message: `License key purchased for ${customer.username}`,
     });
     const [key] = await keysBoughtBy(customer.user.id);
@@ -112,7 +138,14 @@ describe('a reseller buying for a customer', () => {
       expect.objectContaining({
         actorId: reseller.user.id,
         targetType: 'license_key',
-        details: { key: key.key, product: product.name, days: 30, cost: 325, customer: { _id: customer.user.id, username: customer.username }, paidBy: 'reseller' },
+        details: {
+          key: key.key,
+          product: product.name,
+          days: 30,
+          cost: 325,
+          customer: { _id: customer.user.id, username: customer.username },
+          paidBy: 'reseller',
+        },
       }),
     ]);
 
@@ -154,7 +187,9 @@ describe('a reseller buying for a customer', () => {
     const reseller = await signedInUser('reseller', { credits: 75 });
     const customers = await Promise.all(Array.from({ length: 3 }, () => signedInUser('user')));
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => buyFor(reseller.token, customers[i % 3].user.id, product.id, { duration: 5, useResellerCredits: true })),
+      Array.from({ length: 10 }, (_, i) =>
+        buyFor(reseller.token, customers[i % 3].user.id, product.id, { duration: 5, useResellerCredits: true }),
+      ),
     );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([201, 201, 201, 402, 402, 402, 402, 402, 402, 402]);
@@ -164,7 +199,12 @@ describe('a reseller buying for a customer', () => {
     expect(keys.every((k) => k.purchasePrice === 25)).toBe(true);
     expect((await ledgerOf(reseller.user.id)).filter((l) => l.kind === 'purchase').map((l) => l.creditsDelta)).toEqual([-25, -25, -25]);
     expect(await productRow(product.id)).toMatchObject({ totalSold: 3, revenue: 75 });
-    expect(answers.filter((a) => a.status === 201).map((a) => a.body.resellerCredits).sort()).toEqual([0, 25, 50]);
+    expect(
+      answers
+        .filter((a) => a.status === 201)
+        .map((a) => a.body.resellerCredits)
+        .sort(),
+    ).toEqual([0, 25, 50]);
     expect(await unreconciledUsers()).toEqual([]);
   });
 
@@ -174,7 +214,10 @@ describe('a reseller buying for a customer', () => {
     const customer = await signedInUser('user');
     const headers = { 'Idempotency-Key': `retry-${Date.now()}` };
     const body = { duration: 1, useResellerCredits: true };
-    const [first, second] = await Promise.all([buyFor(reseller.token, customer.user.id, product.id, body, headers), buyFor(reseller.token, customer.user.id, product.id, body, headers)]);
+    const [first, second] = await Promise.all([
+      buyFor(reseller.token, customer.user.id, product.id, body, headers),
+      buyFor(reseller.token, customer.user.id, product.id, body, headers),
+    ]);
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.body.licenseKey.key).toBe(first.body.licenseKey.key);
     expect((await userRow(reseller.user.id))!.credits).toBe(90);
@@ -194,7 +237,9 @@ describe('the owner’s direct purchase', () => {
     expect(key).toMatchObject({ createdBy: owner.user.id, generationMethod: 'direct', purchasePrice: 40, status: 'used' });
     expect((await userRow(customer.user.id))!.credits).toBe(60);
     expect((await userRow(owner.user.id))!.credits).toBe(7);
-    expect((await ledgerOf(customer.user.id)).filter((l) => l.kind === 'purchase')).toEqual([expect.objectContaining({ actorId: owner.user.id, creditsDelta: -40 })]);
+    expect((await ledgerOf(customer.user.id)).filter((l) => l.kind === 'purchase')).toEqual([
+      expect.objectContaining({ actorId: owner.user.id, creditsDelta: -40 }),
+    ]);
     expect((await auditOfKey(key.id))[0].details).toMatchObject({ paidBy: 'customer', cost: 40 });
     expect(await unreconciledUsers()).toEqual([]);
   });
@@ -234,7 +279,10 @@ describe('what every purchase for a customer checks', () => {
     expect((await call({ duration: 6 })).body.message).toBe(`Duration must be a whole number of days between 2 and 5 for ${product.name}`);
     expect((await call({ duration: 1 })).status).toBe(400);
     expect((await call({ duration: 3 }, 'no-such-user')).body).toMatchObject({ code: 'NOT_FOUND', message: 'User not found' });
-    expect((await call({ duration: 3 }, customer.user.id, 'no-such-product')).body).toMatchObject({ code: 'NOT_FOUND', message: 'Product not found' });
+    expect((await call({ duration: 3 }, customer.user.id, 'no-such-product')).body).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'Product not found',
+    });
     const inactive = await makeProduct({ isActive: false });
     expect((await call({ duration: 1 }, customer.user.id, inactive.id)).status).toBe(404);
     await api('PUT', `/api/admin/users/${customer.user.id}`, { token: owner.token, body: { isActive: false } });
@@ -253,18 +301,25 @@ describe('what every purchase for a customer checks', () => {
     const body = { duration: 1, bypassBalance: false, useResellerCredits: true };
 
     const reseller = await noResale.signedInUser('reseller', { credits: 100 });
-    const refused = await noResale.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: reseller.token, body });
+    const refused = await noResale.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, {
+      token: reseller.token,
+      body,
+    });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ code: 'PURCHASES_DISABLED', message: 'Reseller purchases are turned off in the settings' });
     const owner = await noResale.signedInUser('owner');
-    expect((await noResale.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: owner.token, body })).status).toBe(201);
+    expect(
+      (await noResale.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: owner.token, body })).status,
+    ).toBe(201);
 
     const owner2 = await noDirect.signedInUser('owner');
     const off = await noDirect.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: owner2.token, body });
     expect(off.status).toBe(403);
     expect(off.body).toEqual({ code: 'PURCHASES_DISABLED', message: 'Direct purchases are turned off in the settings' });
     const reseller2 = await noDirect.signedInUser('reseller', { credits: 100 });
-    expect((await noDirect.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: reseller2.token, body })).status).toBe(201);
+    expect(
+      (await noDirect.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: reseller2.token, body })).status,
+    ).toBe(201);
 
     expect((await userRow(reseller.user.id))!.credits).toBe(100);
     expect(await keysBoughtBy(customer.user.id)).toHaveLength(2);
@@ -276,7 +331,10 @@ describe('what every purchase for a customer checks', () => {
     const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 3 });
     const reseller = await box.signedInUser('reseller', { credits: 100 });
     const customer = await signedInUser('user');
-    const res = await box.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, { token: reseller.token, body: { duration: 5, useResellerCredits: true } });
+    const res = await box.api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, {
+      token: reseller.token,
+      body: { duration: 5, useResellerCredits: true },
+    });
     // 10 + ceil(5 x 3 x 50 / 100) = 10 + 8.
     expect(res.body.licenseKey.cost).toBe(18);
     expect((await userRow(reseller.user.id))!.credits).toBe(82);

@@ -51,7 +51,9 @@ describe('POST /api/keys/purchase', () => {
     expect(key.expiresAt!.toISOString()).toBe(licenseKey.expiryDate);
     expect(key.purchasedAt!.getTime() + 30 * DAY_MS).toBe(expiry);
     const rows = (await ledgerOf(user.id)).filter((l) => l.kind === 'purchase');
-    expect(rows).toEqual([expect.objectContaining({ userId: user.id, actorId: user.id, creditsDelta: -400, usdCentsDelta: 0, reference: key.id })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ userId: user.id, actorId: user.id, creditsDelta: -400, usdCentsDelta: 0, reference: key.id }),
+    ]);
     expect(await productRow(product.id)).toMatchObject({ totalGenerated: 1, totalSold: 1, revenue: 400 });
     expect(await unreconciledUsers()).toEqual([]);
   });
@@ -155,7 +157,10 @@ describe('concurrent purchases', () => {
   });
 
   it('keep the credits exact when one account buys several products at once', async () => {
-    const [a, b] = await Promise.all([makeProduct({ baseCreditCost: 30, creditsPerDay: 0 }), makeProduct({ baseCreditCost: 70, creditsPerDay: 0 })]);
+    const [a, b] = await Promise.all([
+      makeProduct({ baseCreditCost: 30, creditsPerDay: 0 }),
+      makeProduct({ baseCreditCost: 70, creditsPerDay: 0 }),
+    ]);
     const { user, token } = await signedInUser('user', { credits: 300 });
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => buy(token, { productId: i % 2 ? a.id : b.id, duration: 1 })));
     const sold = results.filter((r) => r.status === 201);
@@ -196,7 +201,15 @@ describe('Idempotency-Key', () => {
     const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 0 });
     const { user } = await signedInUser('user', { credits: 100 });
     const idempotency = { userId: user.id, key: `purchase:${uniqueTag()}`, fingerprint: `${product.id}:1` };
-    const order = { productId: product.id, days: 1, buyerId: user.id, payerId: user.id, actorId: user.id, generationMethod: 'purchase' as const, idempotency };
+    const order = {
+      productId: product.id,
+      days: 1,
+      buyerId: user.id,
+      payerId: user.id,
+      actorId: user.id,
+      generationMethod: 'purchase' as const,
+      idempotency,
+    };
     const first = await purchaseKey(db(), order);
     const calls: string[] = [];
     const watched = interceptedD1(env.DB, {
@@ -231,7 +244,15 @@ describe('Idempotency-Key', () => {
     const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 0 });
     const { user } = await signedInUser('user', { credits: 100 });
     const idempotency = { userId: user.id, key: `purchase:${uniqueTag()}`, fingerprint: `${product.id}:1` };
-    const order = { productId: product.id, days: 1, buyerId: user.id, payerId: user.id, actorId: user.id, generationMethod: 'purchase' as const, idempotency };
+    const order = {
+      productId: product.id,
+      days: 1,
+      buyerId: user.id,
+      payerId: user.id,
+      actorId: user.id,
+      generationMethod: 'purchase' as const,
+      idempotency,
+    };
     const results = await Promise.all(Array.from({ length: 6 }, () => purchaseKey(db(), order)));
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
     expect(new Set(results.map((r) => r.licenseKey.key)).size).toBe(1);
@@ -259,7 +280,10 @@ describe('Idempotency-Key', () => {
     expect((await buy(alice.token, { productId: product.id, duration: 1 }, headers)).status).toBe(201);
     const other = await buy(alice.token, { productId: product.id, duration: 2 }, headers);
     expect(other.status).toBe(409);
-    expect(other.body).toEqual({ code: 'CONFLICT', message: 'This Idempotency-Key was already used for a different request. Use a new key for a new request.' });
+    expect(other.body).toEqual({
+      code: 'CONFLICT',
+      message: 'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
+    });
     expect((await userRow(alice.user.id))!.credits).toBe(48);
     const bobs = await buy(bob.token, { productId: product.id, duration: 1 }, headers);
     expect(bobs.status).toBe(201);
@@ -285,7 +309,9 @@ describe('Idempotency-Key', () => {
     expect((await buy(token, { productId: product.id, duration: 1 }, headers)).status).toBe(402);
     await env.DB.batch([
       env.DB.prepare('UPDATE users SET credits = credits + 5 WHERE id = ?').bind(user.id),
-      env.DB.prepare("INSERT INTO ledger (id, user_id, kind, credits_delta, usd_cents_delta, created_at) VALUES (?, ?, 'test_top_up', 5, 0, ?)").bind(newId(), user.id, Date.now()),
+      env.DB.prepare(
+        "INSERT INTO ledger (id, user_id, kind, credits_delta, usd_cents_delta, created_at) VALUES (?, ?, 'test_top_up', 5, 0, ?)",
+      ).bind(newId(), user.id, Date.now()),
     ]);
     expect((await buy(token, { productId: product.id, duration: 1 }, headers)).status).toBe(201);
   });
@@ -306,7 +332,12 @@ describe('purchaseKey for resellers and direct purchases', () => {
     });
     expect(result).toMatchObject({ payerCredits: 70, replayed: false, licenseKey: { cost: 30, duration: 5 } });
     const [key] = await keysBoughtBy(customer.user.id);
-    expect(key).toMatchObject({ purchasedBy: customer.user.id, createdBy: reseller.user.id, generationMethod: 'reseller', purchasePrice: 30 });
+    expect(key).toMatchObject({
+      purchasedBy: customer.user.id,
+      createdBy: reseller.user.id,
+      generationMethod: 'reseller',
+      purchasePrice: 30,
+    });
     expect((await userRow(customer.user.id))!.credits).toBe(0);
     expect((await userRow(reseller.user.id))!.credits).toBe(70);
     expect(await unreconciledUsers()).toEqual([]);
@@ -316,19 +347,39 @@ describe('purchaseKey for resellers and direct purchases', () => {
     const product = await makeProduct({ baseCreditCost: 20, creditsPerDay: 2 });
     const owner = await signedInUser('owner');
     const customer = await signedInUser('user');
-    const result = await purchaseKey(db(), { productId: product.id, days: 3, buyerId: customer.user.id, payerId: null, actorId: owner.user.id, generationMethod: 'direct' });
+    const result = await purchaseKey(db(), {
+      productId: product.id,
+      days: 3,
+      buyerId: customer.user.id,
+      payerId: null,
+      actorId: owner.user.id,
+      generationMethod: 'direct',
+    });
     expect(result).toMatchObject({ payerCredits: null, licenseKey: { cost: 0 } });
     const [key] = await keysBoughtBy(customer.user.id);
     expect(key).toMatchObject({ generationMethod: 'direct', purchasePrice: 0, createdBy: owner.user.id, status: 'used' });
     expect(await productRow(product.id)).toMatchObject({ totalGenerated: 1, totalSold: 1, revenue: 0 });
-    expect(await db().select().from(ledger).where(and(eq(ledger.kind, 'purchase'), eq(ledger.reference, key.id))).all()).toEqual([]);
+    expect(
+      await db()
+        .select()
+        .from(ledger)
+        .where(and(eq(ledger.kind, 'purchase'), eq(ledger.reference, key.id)))
+        .all(),
+    ).toEqual([]);
   });
 
   it('refuses a payer who is gone', async () => {
     const product = await makeProduct();
     const customer = await signedInUser('user');
     await expect(
-      purchaseKey(db(), { productId: product.id, days: 1, buyerId: customer.user.id, payerId: 'nobody', actorId: customer.user.id, generationMethod: 'reseller' }),
+      purchaseKey(db(), {
+        productId: product.id,
+        days: 1,
+        buyerId: customer.user.id,
+        payerId: 'nobody',
+        actorId: customer.user.id,
+        generationMethod: 'reseller',
+      }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
@@ -337,19 +388,41 @@ describe('the batch guards', () => {
   // The purchase relies on these constraints failing the whole batch; prove each is recognised.
   it('recognises the credits CHECK, the NOT NULL guards and the idempotency key', async () => {
     const { user } = await signedInUser('user', { credits: 1 });
-    const catching = (p: Promise<unknown>) => p.then(() => null, (e) => e);
+    const catching = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e) => e,
+      );
     const overdraw = await catching(db().update(users).set({ credits: -1 }).where(eq(users.id, user.id)).run());
     expect(failedConstraint(overdraw, 'CHECK', 'users_credits_check')).toBe(true);
-    const orphanLedger = await catching(env.DB.prepare("INSERT INTO ledger (id, user_id, kind, created_at) VALUES ('x', (SELECT id FROM users WHERE id = 'none'), 'k', 0)").run());
+    const orphanLedger = await catching(
+      env.DB.prepare(
+        "INSERT INTO ledger (id, user_id, kind, created_at) VALUES ('x', (SELECT id FROM users WHERE id = 'none'), 'k', 0)",
+      ).run(),
+    );
     expect(failedConstraint(orphanLedger, 'NOT NULL', 'ledger.user_id')).toBe(true);
     const orphanKey = await catching(
       db()
         .insert(licenseKeys)
-        .values({ id: newId(), key: uniqueTag(), status: 'used', productId: null as unknown as string, productName: 'x', productKeyTag: 'XX', productType: 'other', duration: 1, maxActivations: 1, createdAt: new Date() })
+        .values({
+          id: newId(),
+          key: uniqueTag(),
+          status: 'used',
+          productId: null as unknown as string,
+          productName: 'x',
+          productKeyTag: 'XX',
+          productType: 'other',
+          duration: 1,
+          maxActivations: 1,
+          createdAt: new Date(),
+        })
         .run(),
     );
     expect(failedConstraint(orphanKey, 'NOT NULL', 'license_keys.product_id')).toBe(true);
-    const insert = () => env.DB.prepare("INSERT INTO idempotency_keys (user_id, key, response, status, created_at) VALUES (?, 'k', '{}', 201, 0)").bind(user.id).run();
+    const insert = () =>
+      env.DB.prepare("INSERT INTO idempotency_keys (user_id, key, response, status, created_at) VALUES (?, 'k', '{}', 201, 0)")
+        .bind(user.id)
+        .run();
     await insert();
     expect(failedConstraint(await catching(insert()), 'UNIQUE', 'idempotency_keys')).toBe(true);
     expect((await userRow(user.id))!.credits).toBe(1);
@@ -373,7 +446,8 @@ describe('license key strings', () => {
 // A Worker remembers the products it has sold for a minute and skips reading them again; these
 // change a product behind its back (straight in D1, as another isolate's edit would) between sales.
 describe('purchases of a product changed since this Worker last sold it', () => {
-  const change = (id: string, set: Partial<typeof products.$inferInsert>) => db().update(products).set(set).where(eq(products.id, id)).run();
+  const change = (id: string, set: Partial<typeof products.$inferInsert>) =>
+    db().update(products).set(set).where(eq(products.id, id)).run();
 
   async function soldOnce(credits: number) {
     const product = await makeProduct({ baseCreditCost: 100, creditsPerDay: 10, minDays: 1, maxDays: 60 });
@@ -392,7 +466,11 @@ describe('purchases of a product changed since this Worker last sold it', () => 
     expect(res.body.licenseKey).toMatchObject({ cost: 500, product: `${product.name} 2` });
     expect(res.body.remainingCredits).toBe(10_000 - 200 - 500);
     const keys = await keysBoughtBy(user.id);
-    expect(keys.find((k) => k.id === res.body.licenseKey._id)).toMatchObject({ purchasePrice: 500, productName: `${product.name} 2`, maxActivations: 3 });
+    expect(keys.find((k) => k.id === res.body.licenseKey._id)).toMatchObject({
+      purchasePrice: 500,
+      productName: `${product.name} 2`,
+      maxActivations: 3,
+    });
     expect(await productRow(product.id)).toMatchObject({ totalSold: 2, revenue: 700 });
     expect(await unreconciledUsers()).toEqual([]);
   });

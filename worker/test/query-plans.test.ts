@@ -53,7 +53,26 @@ async function statementsOf(work: (d1: D1Database) => Promise<unknown>): Promise
 }
 
 const WATCHED = ['license_keys', 'activations', 'users'];
-const NOT_ALIASES = new Set(['where', 'on', 'left', 'inner', 'join', 'set', 'group', 'order', 'limit', 'using', 'values', 'as', 'select', 'union', 'and', 'or', 'natural', 'cross']);
+const NOT_ALIASES = new Set([
+  'where',
+  'on',
+  'left',
+  'inner',
+  'join',
+  'set',
+  'group',
+  'order',
+  'limit',
+  'using',
+  'values',
+  'as',
+  'select',
+  'union',
+  'and',
+  'or',
+  'natural',
+  'cross',
+]);
 
 /** The names SQLite may use for the watched tables in a plan: the table itself or its alias. */
 function watchedNames(sql: string): Map<string, string> {
@@ -106,7 +125,10 @@ async function expectNoFullScans(statements: Recorded[]) {
 /** The status indexes serve a list of one status over all keys, never a list already narrowed. */
 function expectNotDrivenByStatus(plans: Plan[]) {
   for (const plan of plans) {
-    expect(plan.steps.filter((step) => /license_keys_(status|expiry)_idx/.test(step)), `${plan.sql}\n  ${plan.steps.join('\n  ')}`).toEqual([]);
+    expect(
+      plan.steps.filter((step) => /license_keys_(status|expiry)_idx/.test(step)),
+      `${plan.sql}\n  ${plan.steps.join('\n  ')}`,
+    ).toEqual([]);
   }
 }
 
@@ -116,7 +138,9 @@ const noteIndexes = (plans: Plan[], used: Set<string>) =>
 
 /** Every index made for `table` (at least `atLeast` of them) is among `used`: none is kept up for nothing. */
 async function expectEveryIndexUsed(table: string, used: Set<string>, atLeast: number) {
-  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL").bind(table).all<{ name: string }>();
+  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
+    .bind(table)
+    .all<{ name: string }>();
   expect(results.length).toBeGreaterThanOrEqual(atLeast);
   expect(results.map((r) => r.name).filter((name) => !used.has(name))).toEqual([]);
 }
@@ -149,7 +173,13 @@ async function shop() {
     createdAt: new Date(now - i * 1000),
     ...fields,
   });
-  const bought = { purchasedBy: customer.id, createdBy: customer.id, purchasedAt: new Date(now), expiresAt: new Date(now + 30 * DAY_MS), generationMethod: 'purchase' as const };
+  const bought = {
+    purchasedBy: customer.id,
+    createdBy: customer.id,
+    purchasedAt: new Date(now),
+    expiresAt: new Date(now + 30 * DAY_MS),
+    generationMethod: 'purchase' as const,
+  };
   const keys = [
     key(1, bought),
     key(2, { ...bought, status: 'revoked', revokeReason: 'test' }),
@@ -159,7 +189,15 @@ async function shop() {
   ];
   await d.insert(licenseKeys).values(keys);
   const device = 'plan-device-1';
-  await d.insert(activations).values({ id: newId(), keyId: keys[0].id, deviceFingerprint: device, activatedAt: new Date(now - DAY_MS), lastUsed: new Date(now - DAY_MS) });
+  await d
+    .insert(activations)
+    .values({
+      id: newId(),
+      keyId: keys[0].id,
+      deviceFingerprint: device,
+      activatedAt: new Date(now - DAY_MS),
+      lastUsed: new Date(now - DAY_MS),
+    });
   const viewer = (u: typeof owner): Actor & { username: string } => ({ id: u.id, role: u.role, username: u.username });
   return { owner: viewer(owner), reseller: viewer(reseller), customer: viewer(customer), product, keys, device };
 }
@@ -170,7 +208,9 @@ describe('query plans', () => {
     const validate = await statementsOf((d1) => validateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[0].key, deviceFingerprint: s.device }));
     // The device was last seen a day ago, so this validation also rewrites its lastUsed.
     expect(validate.some((r) => /^UPDATE activations/.test(r.sql))).toBe(true);
-    const activate = await statementsOf((d1) => activateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[4].key, deviceFingerprint: 'plan-device-2' }));
+    const activate = await statementsOf((d1) =>
+      activateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[4].key, deviceFingerprint: 'plan-device-2' }),
+    );
     expect(activate.some((r) => /INSERT INTO activations/.test(r.sql))).toBe(true);
     const plans = await expectNoFullScans([...validate, ...activate]);
     // The key is found by its unique index, its device and device count by the activation index.
@@ -210,7 +250,9 @@ describe('query plans', () => {
     for (const viewer of [s.owner, s.reseller]) {
       for (const search of [undefined, ...forms]) {
         for (const status of [undefined, 'available', 'used', 'revoked', 'expired'] as const) {
-          const plans = await expectNoFullScans(await statementsOf((d1) => listAdminKeys(createDb(d1), viewer, { page: 1, limit: 15, search, status })));
+          const plans = await expectNoFullScans(
+            await statementsOf((d1) => listAdminKeys(createDb(d1), viewer, { page: 1, limit: 15, search, status })),
+          );
           // A reseller's keys and a search's matches are few; walking every key of a status instead
           // would read a quarter of the table or more.
           if (viewer.role === 'reseller' || search) expectNotDrivenByStatus(plans);
@@ -218,7 +260,8 @@ describe('query plans', () => {
             // Each form's lookup filters its matches in its own index, never reading a key's row
             // (a product's thousand keys), and the matches are found once for the page and the count.
             const steps = plans.flatMap((p) => p.steps).join('\n');
-            for (const index of ['license_keys_product_idx', 'license_keys_buyer_idx', 'license_keys_creator_idx']) expect(steps).toContain(`USING COVERING INDEX ${index}`);
+            for (const index of ['license_keys_product_idx', 'license_keys_buyer_idx', 'license_keys_creator_idx'])
+              expect(steps).toContain(`USING COVERING INDEX ${index}`);
             expect(steps).toContain('MATERIALIZE matches');
           }
         }
@@ -240,7 +283,9 @@ describe('query plans', () => {
 
   it('the other paged lists bind their page and search as values SQLite does not plan with', async () => {
     const s = await shop();
-    const users = await statementsOf((d1) => listUsers(createDb(d1), { page: 2, limit: 20, search: s.customer.username.slice(0, 6) }, 'full'));
+    const users = await statementsOf((d1) =>
+      listUsers(createDb(d1), { page: 2, limit: 20, search: s.customer.username.slice(0, 6) }, 'full'),
+    );
     const audit = await statementsOf((d1) => listAuditLog(createDb(d1), { page: 2, limit: 20 }));
     expect([...users, ...audit].filter((r) => /\blimit\b/i.test(r.sql))).toHaveLength(2);
     expectCompiledOnce([...users, ...audit]);
@@ -250,13 +295,21 @@ describe('query plans', () => {
     const s = await shop();
     const used = new Set<string>();
     const note = (plans: Plan[]) => noteIndexes(plans, used);
-    note(await expectNoFullScans(await statementsOf((d1) => validateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[0].key, deviceFingerprint: s.device }))));
+    note(
+      await expectNoFullScans(
+        await statementsOf((d1) => validateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[0].key, deviceFingerprint: s.device })),
+      ),
+    );
     note(await expectNoFullScans(await statementsOf((d1) => listOwnKeys(createDb(d1), s.customer.id, { page: 1, limit: 10 }))));
     for (const viewer of [s.owner, s.reseller]) {
       note(await expectNoFullScans(await statementsOf((d1) => adminStats(createDb(d1), viewer))));
       for (const search of [undefined, s.product.name]) {
         for (const status of [undefined, 'used', 'expired'] as const) {
-          note(await expectNoFullScans(await statementsOf((d1) => listAdminKeys(createDb(d1), viewer, { page: 1, limit: 15, search, status }))));
+          note(
+            await expectNoFullScans(
+              await statementsOf((d1) => listAdminKeys(createDb(d1), viewer, { page: 1, limit: 15, search, status })),
+            ),
+          );
         }
       }
     }
@@ -273,8 +326,19 @@ describe('query plans', () => {
     // A card top-up's credit looks for the session's topup row through its unique index.
     const sessionId = `cs_test_plan${newId()}`;
     await db().insert(payments).values({ id: sessionId, userId: s.customer.id, amountCents: 500, createdAt: new Date() });
-    const paid = { id: sessionId, mode: 'payment', payment_status: 'paid', currency: 'usd', amount_total: 500, payment_intent: `pi_test_plan${newId()}` };
-    const recorded = await statementsOf(async (d1) => expect(await applyStripeEvent(createDb(d1), { type: 'checkout.session.completed', data: { object: paid } } as unknown as Stripe.Event)).toBe('credited'));
+    const paid = {
+      id: sessionId,
+      mode: 'payment',
+      payment_status: 'paid',
+      currency: 'usd',
+      amount_total: 500,
+      payment_intent: `pi_test_plan${newId()}`,
+    };
+    const recorded = await statementsOf(async (d1) =>
+      expect(
+        await applyStripeEvent(createDb(d1), { type: 'checkout.session.completed', data: { object: paid } } as unknown as Stripe.Event),
+      ).toBe('credited'),
+    );
     // runBatch has drizzle prepare its statements once more, unbound, to read their SQL: not run.
     const credit = await expectNoFullScans(recorded.filter((r) => r.params.length > 0));
     expect(credit.flatMap((p) => p.steps).join('\n')).toMatch(/USING (COVERING )?INDEX ledger_topup_session_unique/);

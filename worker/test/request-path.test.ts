@@ -55,7 +55,10 @@ describe('bookmarks', () => {
     const { token } = await signedInUser('user', { credits: 100 });
     const worker = instrumentedWorker();
     await api('GET', '/api/users/profile', { token, fetch: worker.fetch });
-    await api('POST', '/api/v1/licenses/validate', { body: { key: 'KP-NOPE-NOPE', deviceFingerprint: 'fp-bookmarks' }, fetch: worker.fetch });
+    await api('POST', '/api/v1/licenses/validate', {
+      body: { key: 'KP-NOPE-NOPE', deviceFingerprint: 'fp-bookmarks' },
+      fetch: worker.fetch,
+    });
     expect(worker.take().sessions).toEqual(['first-unconstrained', 'first-unconstrained']);
     await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 1 }, fetch: worker.fetch });
     expect(worker.take().sessions).toEqual(['first-primary']);
@@ -64,8 +67,17 @@ describe('bookmarks', () => {
   it('refuse a malformed bookmark with a 400 that changes nothing', async () => {
     const product = await makeProduct({ baseCreditCost: 5, creditsPerDay: 1 });
     const { token, user } = await signedInUser('user', { credits: 100 });
-    for (const bad of ['garbage', '00000000-0000000b-00000000', `${'0'.repeat(8)}-${'0'.repeat(8)}-${'0'.repeat(8)}-${'g'.repeat(32)}`, 'x'.repeat(5000)]) {
-      const res = await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 }, headers: { 'x-d1-bookmark': bad } });
+    for (const bad of [
+      'garbage',
+      '00000000-0000000b-00000000',
+      `${'0'.repeat(8)}-${'0'.repeat(8)}-${'0'.repeat(8)}-${'g'.repeat(32)}`,
+      'x'.repeat(5000),
+    ]) {
+      const res = await api('POST', '/api/keys/purchase', {
+        token,
+        body: { productId: product.id, duration: 1 },
+        headers: { 'x-d1-bookmark': bad },
+      });
       expect(res.status, bad).toBe(400);
       expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('x-d1-bookmark') });
     }
@@ -97,7 +109,10 @@ describe('the caller guard in every signed-in write', () => {
     const { token, user } = await signedInUser('owner');
     const product = await makeProduct();
     await db().update(users).set({ role: 'reseller' }).where(eq(users.id, user.id));
-    const res = await api('PUT', `/api/products/${product.id}`, { token, body: { name: 'Renamed by a demoted owner', description: 'x', keyTag: product.keyTag, baseCreditCost: 1 } });
+    const res = await api('PUT', `/api/products/${product.id}`, {
+      token,
+      body: { name: 'Renamed by a demoted owner', description: 'x', keyTag: product.keyTag, baseCreditCost: 1 },
+    });
     expect(res.status).toBe(403);
     expect((await productRow(product.id))!.name).toBe(product.name);
   });

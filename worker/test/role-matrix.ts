@@ -32,7 +32,11 @@ export type MatrixCase = {
 const sessions = new Map<Role, Promise<string>>();
 /** One signed-in account per role for the whole file (in the shared database). */
 export function tokenFor(role: Role): Promise<string> {
-  if (!sessions.has(role)) sessions.set(role, signedInUser(role).then((u) => u.token));
+  if (!sessions.has(role))
+    sessions.set(
+      role,
+      signedInUser(role).then((u) => u.token),
+    );
   return sessions.get(role)!;
 }
 

@@ -14,7 +14,13 @@ type Call = { method: string; path: string; body?: unknown; as: 'user' | 'resell
 const read = (roundTrips = 1, kvReads = 2): Budget => ({ roundTrips, writes: 0, kvReads, session: 'first-unconstrained' });
 const write = (writes: number, kvReads = 2): Budget => ({ roundTrips: 1, writes, kvReads, session: 'first-primary' });
 
-let shop: { productId: string; keyId: string; key: string; tokens: Record<'user' | 'reseller' | 'owner' | 'apiToken', string>; customerId: string };
+let shop: {
+  productId: string;
+  keyId: string;
+  key: string;
+  tokens: Record<'user' | 'reseller' | 'owner' | 'apiToken', string>;
+  customerId: string;
+};
 
 beforeAll(async () => {
   const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
@@ -22,7 +28,10 @@ beforeAll(async () => {
   const reseller = await signedInUser('reseller', { credits: 100_000 });
   const owner = await signedInUser('owner');
   const bought = await api('POST', '/api/keys/purchase', { token: user.token, body: { productId: product.id, duration: 30 } });
-  const apiToken = await api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: 'budget', role: 'owner', currentPassword: TEST_PASSWORD } });
+  const apiToken = await api('POST', '/api/users/api-tokens', {
+    token: owner.token,
+    body: { name: 'budget', role: 'owner', currentPassword: TEST_PASSWORD },
+  });
   shop = {
     productId: product.id,
     keyId: bought.body.licenseKey._id,
@@ -57,12 +66,30 @@ const calls = (): Call[] => [
   { method: 'GET', path: '/api/payments/options', as: 'user', budget: read(0) },
   // Writes: one round trip to the primary, all or nothing (the caller guard opens it). Each counts
   // its webhook outbox statement, which writes a row only when an enabled endpoint subscribes.
-  { method: 'POST', path: '/api/keys/purchase', as: 'user', body: () => ({ productId: shop.productId, duration: 30 }), budget: write(2, 2) },
+  {
+    method: 'POST',
+    path: '/api/keys/purchase',
+    as: 'user',
+    body: () => ({ productId: shop.productId, duration: 30 }),
+    budget: write(2, 2),
+  },
   { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(3) },
   { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(3) },
   // The licensing API: no session, and the settings from the isolate's copy.
-  { method: 'POST', path: '/api/v1/licenses/validate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 0, kvReads: 0, session: 'first-unconstrained' } },
-  { method: 'POST', path: '/api/v1/licenses/activate', as: 'none', body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }), budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary' } },
+  {
+    method: 'POST',
+    path: '/api/v1/licenses/validate',
+    as: 'none',
+    body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }),
+    budget: { roundTrips: 1, writes: 0, kvReads: 0, session: 'first-unconstrained' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/licenses/activate',
+    as: 'none',
+    body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }),
+    budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary' },
+  },
 ];
 
 describe('the round-trip budget', () => {
@@ -79,7 +106,13 @@ describe('the round-trip budget', () => {
       const res = await send();
       expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
       const cost: RequestCost = worker.take();
-      const measured = { roundTrips: cost.roundTrips.length, writes: cost.writes.length, kvReads: cost.kvReads, kvWrites: cost.kvWrites, session: cost.sessions.join(',') };
+      const measured = {
+        roundTrips: cost.roundTrips.length,
+        writes: cost.writes.length,
+        kvReads: cost.kvReads,
+        kvWrites: cost.kvWrites,
+        session: cost.sessions.join(','),
+      };
       expect(measured, JSON.stringify(cost.roundTrips, null, 1)).toEqual({ kvWrites: 0, ...call.budget });
     }
   });

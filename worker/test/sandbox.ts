@@ -56,7 +56,18 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
   const d1 = options.isolatedDb ? env.ISOLATED_DB : env.DB;
   if (options.isolatedDb) {
     await applyD1Migrations(d1, env.TEST_MIGRATIONS);
-    const tables = ['activations', 'license_keys', 'products', 'ledger', 'audit_log', 'security_log', 'recovery_tokens', 'password_reset_tokens', 'api_tokens', 'users'];
+    const tables = [
+      'activations',
+      'license_keys',
+      'products',
+      'ledger',
+      'audit_log',
+      'security_log',
+      'recovery_tokens',
+      'password_reset_tokens',
+      'api_tokens',
+      'users',
+    ];
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));
   }
   const sandboxEnv = { ...(env as unknown as Env), KV: settings.kv, DB: d1 } as Env;

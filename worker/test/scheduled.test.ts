@@ -16,14 +16,34 @@ async function productWithKeys(expiries: Array<number | null>, status: 'used' | 
   for (const expiresAt of expiries) {
     const id = newId();
     ids.push(id);
-    await db().insert(licenseKeys).values({ id, key: `${keyTag}-${id.toUpperCase()}`, status, productId, productName: 'Scheduled', productKeyTag: keyTag, productType: 'software', duration: 30, maxActivations: 1, expiresAt: expiresAt === null ? null : new Date(expiresAt), createdAt: new Date() });
+    await db()
+      .insert(licenseKeys)
+      .values({
+        id,
+        key: `${keyTag}-${id.toUpperCase()}`,
+        status,
+        productId,
+        productName: 'Scheduled',
+        productKeyTag: keyTag,
+        productType: 'software',
+        duration: 30,
+        maxActivations: 1,
+        expiresAt: expiresAt === null ? null : new Date(expiresAt),
+        createdAt: new Date(),
+      });
     // A key in use has its device (which counts on the product: migration 0008); an available one has none.
-    if (status === 'used') await db().insert(activations).values({ id: newId(), keyId: id, deviceFingerprint: `fp-${id}`, activatedAt: new Date() });
+    if (status === 'used')
+      await db()
+        .insert(activations)
+        .values({ id: newId(), keyId: id, deviceFingerprint: `fp-${id}`, activatedAt: new Date() });
   }
   return { productId, ids };
 }
 
-const statuses = async (ids: string[]) => (await db().select({ id: licenseKeys.id, status: licenseKeys.status }).from(licenseKeys).where(inArray(licenseKeys.id, ids)).all()).map((r) => [ids.indexOf(r.id), r.status]).sort();
+const statuses = async (ids: string[]) =>
+  (await db().select({ id: licenseKeys.id, status: licenseKeys.status }).from(licenseKeys).where(inArray(licenseKeys.id, ids)).all())
+    .map((r) => [ids.indexOf(r.id), r.status])
+    .sort();
 
 describe('scheduled jobs', () => {
   it('expires used keys past expiry plus grace, and running twice changes nothing more', async () => {
@@ -32,10 +52,18 @@ describe('scheduled jobs', () => {
     const unactivated = await productWithKeys([null], 'available');
     await withSettings({ keyExpiryGracePeriod: 2 }, async () => {
       await runScheduledJobs(env, now);
-      expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
+      expect(await statuses(ids)).toEqual([
+        [0, 'used'],
+        [1, 'expired'],
+        [2, 'used'],
+      ]);
       const second = await runScheduledJobs(env, now);
       expect(second.expired).toBe(0);
-      expect(await statuses(ids)).toEqual([[0, 'used'], [1, 'expired'], [2, 'used']]);
+      expect(await statuses(ids)).toEqual([
+        [0, 'used'],
+        [1, 'expired'],
+        [2, 'used'],
+      ]);
       expect(await statuses(unactivated.ids)).toEqual([[0, 'available']]);
     });
   });
@@ -46,12 +74,19 @@ describe('scheduled jobs', () => {
     clearSettingsCache();
     await saveSettings(env.KV, TEST_SETTINGS);
     await runScheduledJobs(env, now);
-    expect(await statuses(ids)).toEqual([[0, 'expired'], [1, 'expired'], [2, 'used']]);
+    expect(await statuses(ids)).toEqual([
+      [0, 'expired'],
+      [1, 'expired'],
+      [2, 'used'],
+    ]);
 
     await withSettings({ autoCleanupExpiredKeys: true }, async () => {
       const first = await runScheduledJobs(env, now);
       expect(first.deleted).toBeGreaterThanOrEqual(1);
-      expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
+      expect(await statuses(ids)).toEqual([
+        [1, 'expired'],
+        [2, 'used'],
+      ]);
       expect(await db().select().from(activations).where(eq(activations.keyId, ids[0])).all()).toHaveLength(0);
       const product = await db().select().from(products).where(eq(products.id, productId)).get();
       expect(product!.totalActivations).toBe(2);
@@ -61,7 +96,10 @@ describe('scheduled jobs', () => {
       const auditCount = audits.length;
       const second = await runScheduledJobs(env, now);
       expect(second.deleted).toBe(0);
-      expect(await statuses(ids)).toEqual([[1, 'expired'], [2, 'used']]);
+      expect(await statuses(ids)).toEqual([
+        [1, 'expired'],
+        [2, 'used'],
+      ]);
       expect(await db().select().from(auditLog).where(eq(auditLog.action, 'keys.auto_cleanup')).all()).toHaveLength(auditCount);
     });
   });

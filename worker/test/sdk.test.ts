@@ -13,7 +13,8 @@ import { api, db, freshIp } from './helpers';
 type Fetch = NonNullable<LicensingOptions['fetch']>;
 
 /** The Worker itself, each call from its own address (per-address limits are tested elsewhere). */
-const worker: Fetch = (url, init) => exports.default.fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'cf-connecting-ip': freshIp() } });
+const worker: Fetch = (url, init) =>
+  exports.default.fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'cf-connecting-ip': freshIp() } });
 
 let pem: string | null = null;
 async function serverPem(): Promise<string> {
@@ -32,28 +33,44 @@ const noWait = { retry: { baseDelayMs: 1, maxDelayMs: 30_000 }, sleep: async () 
 
 async function client(options: Partial<LicensingOptions> = {}) {
   const store = options.store ?? memoryStore();
-  return { store, sdk: createLicensing({ url: 'http://localhost', publicKey: await serverPem(), fetch: worker, store, ...noWait, ...options }) };
+  return {
+    store,
+    sdk: createLicensing({ url: 'http://localhost', publicKey: await serverPem(), fetch: worker, store, ...noWait, ...options }),
+  };
 }
 
 let counter = 0;
 async function licenseKey(maxActivations = 1) {
   const productId = newId();
   const keyTag = `SDK${(counter++).toString(36).toUpperCase()}${Date.now().toString(36).slice(-5).toUpperCase()}`.slice(0, 10);
-  await db().insert(products).values({ id: productId, name: `SDK App ${keyTag}`, keyTag, baseCreditCost: 10, creditsPerDay: 1, maxActivations, isActive: true, createdAt: new Date() });
+  await db()
+    .insert(products)
+    .values({
+      id: productId,
+      name: `SDK App ${keyTag}`,
+      keyTag,
+      baseCreditCost: 10,
+      creditsPerDay: 1,
+      maxActivations,
+      isActive: true,
+      createdAt: new Date(),
+    });
   const key = `${keyTag}-${newId().toUpperCase()}`;
-  await db().insert(licenseKeys).values({
-    id: newId(),
-    key,
-    status: 'available',
-    productId,
-    productName: `SDK App ${keyTag}`,
-    productKeyTag: keyTag,
-    productType: 'software',
-    duration: 30,
-    maxActivations,
-    generationMethod: 'automatic',
-    createdAt: new Date(),
-  });
+  await db()
+    .insert(licenseKeys)
+    .values({
+      id: newId(),
+      key,
+      status: 'available',
+      productId,
+      productName: `SDK App ${keyTag}`,
+      productKeyTag: keyTag,
+      productType: 'software',
+      duration: 30,
+      maxActivations,
+      generationMethod: 'automatic',
+      createdAt: new Date(),
+    });
   return { key, keyTag };
 }
 const device = () => `sdk-device-${counter++}-${Date.now()}`;
@@ -72,7 +89,12 @@ describe('the licensing SDK against the Worker', () => {
     const fingerprint = device();
     const { sdk, store } = await client();
     const activated = await sdk.activate({ key: key.toLowerCase(), fingerprint, deviceInfo: { model: 'Test rig' } });
-    expect(activated).toMatchObject({ valid: true, code: 'VALID', source: 'online', license: { key, status: 'used', activationCount: 1, maxActivations: 1, product: { keyTag } } });
+    expect(activated).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      source: 'online',
+      license: { key, status: 'used', activationCount: 1, maxActivations: 1, product: { keyTag } },
+    });
     expect(activated.license!.expiresAt).toBeInstanceOf(Date);
     expect(activated.offlineToken).toMatchObject({ key, fingerprint, keyTag });
     expect(activated.offlineToken!.expiresAt.getTime()).toBeGreaterThan(Date.now());
@@ -87,12 +109,20 @@ describe('the licensing SDK against the Worker', () => {
     expect(off.slotFreesAt!.getTime()).toBeGreaterThan(Date.now());
     expect(await store.get(`${key}|${fingerprint}`)).toBeUndefined();
     expect(await sdk.validate({ key, fingerprint })).toMatchObject({ valid: false, code: 'NOT_ACTIVATED', source: 'online' });
-    expect(await sdk.validate({ key: `${keyTag}-NO-SUCH-KEY`, fingerprint })).toMatchObject({ valid: false, code: 'NOT_FOUND', license: null });
+    expect(await sdk.validate({ key: `${keyTag}-NO-SUCH-KEY`, fingerprint })).toMatchObject({
+      valid: false,
+      code: 'NOT_FOUND',
+      license: null,
+    });
   });
 
   it('gives the API’s own refusal of a malformed request as REJECTED (that answer is signed too)', async () => {
     const { sdk } = await client();
-    expect(await sdk.validate({ key: 'ANY-KEY', fingerprint: 'short' })).toMatchObject({ valid: false, code: 'REJECTED', detail: 'deviceFingerprint must be at least 8 characters' });
+    expect(await sdk.validate({ key: 'ANY-KEY', fingerprint: 'short' })).toMatchObject({
+      valid: false,
+      code: 'REJECTED',
+      detail: 'deviceFingerprint must be at least 8 characters',
+    });
   });
 
   it('refuses a tampered, unsigned, foreign-signed or replayed answer, and keeps what it had', async () => {
@@ -114,7 +144,10 @@ describe('the licensing SDK against the Worker', () => {
     const { sdk: plain } = await client({ fetch: tampering((text) => text) });
     expect(await plain.validate({ key, fingerprint: device() })).toMatchObject({ code: 'NOT_ACTIVATED' });
     const { store: other } = await client();
-    const { sdk: flipped } = await client({ store: other, fetch: tampering((text) => text.replace('"valid":false', '"valid":true').replace('"NOT_ACTIVATED"', '"VALID"')) });
+    const { sdk: flipped } = await client({
+      store: other,
+      fetch: tampering((text) => text.replace('"valid":false', '"valid":true').replace('"NOT_ACTIVATED"', '"VALID"')),
+    });
     expect(await flipped.validate({ key, fingerprint: device() })).toMatchObject({ valid: false, code: 'INVALID_SIGNATURE' });
     // No signature at all.
     await check({
@@ -149,9 +182,16 @@ describe('the licensing SDK against the Worker', () => {
         const res = await worker(url, init);
         const answer = (await res.json()) as { license: { token: string } };
         const now = Date.now();
-        answer.license.token = await signOfflineToken(env, { key, fingerprint: 'someone-elses-device', keyTag, tokenExpiresAt: now + 3_600_000 }, now);
+        answer.license.token = await signOfflineToken(
+          env,
+          { key, fingerprint: 'someone-elses-device', keyTag, tokenExpiresAt: now + 3_600_000 },
+          now,
+        );
         const bytes = new Uint8Array(new TextEncoder().encode(JSON.stringify(answer)));
-        return new Response(bytes, { status: 200, headers: { 'content-type': 'application/json', 'x-signature': await signBytes(env, bytes) } });
+        return new Response(bytes, {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-signature': await signBytes(env, bytes) },
+        });
       },
     });
     const result = await sdk.activate({ key, fingerprint });
@@ -170,7 +210,13 @@ describe('the licensing SDK against the Worker', () => {
     };
     let clock = Date.now();
     const { sdk: offline } = await client({ store, fetch: down, now: () => clock });
-    expect(await offline.validate({ key, fingerprint })).toMatchObject({ valid: true, code: 'VALID', source: 'offline', license: null, offlineToken: { token: offlineToken!.token } });
+    expect(await offline.validate({ key, fingerprint })).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      source: 'offline',
+      license: null,
+      offlineToken: { token: offlineToken!.token },
+    });
     // Not for another device or key, even with the token kept.
     expect(await offline.validate({ key, fingerprint: device() })).toMatchObject({ valid: false, code: 'UNREACHABLE', source: 'none' });
     // Past the token's expiry: no answer, and the dead token is dropped.
@@ -205,7 +251,8 @@ describe('the licensing SDK against the Worker', () => {
     const flaky: Fetch = async (url, init) => {
       calls++;
       if (calls === 1) return new Response('{"message":"down","code":"INTERNAL"}', { status: 503 });
-      if (calls === 2) return new Response('{"message":"slow down","code":"RATE_LIMITED"}', { status: 429, headers: { 'Retry-After': '7' } });
+      if (calls === 2)
+        return new Response('{"message":"slow down","code":"RATE_LIMITED"}', { status: 429, headers: { 'Retry-After': '7' } });
       return worker(url, init);
     };
     const { sdk } = await client({ fetch: flaky, sleep: async (ms) => void waits.push(ms), retry: { baseDelayMs: 100 } });

@@ -8,8 +8,10 @@ import { createChallenge, matchingStep, readChallenge, spendTwoFactorCode, timeS
 import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
-const login = (email: string, extra: Record<string, unknown> = {}) => api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD, ...extra } });
-const eventsOf = async (userId: string) => (await db().select().from(securityLog).where(eq(securityLog.userId, userId)).all()).map((e) => e.event);
+const login = (email: string, extra: Record<string, unknown> = {}) =>
+  api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD, ...extra } });
+const eventsOf = async (userId: string) =>
+  (await db().select().from(securityLog).where(eq(securityLog.userId, userId)).all()).map((e) => e.event);
 
 describe('two-factor setup', () => {
   it('gives a QR image, the secret and the otpauth address, and keeps the secret encrypted', async () => {
@@ -201,7 +203,11 @@ describe('sign-in with two-factor', () => {
     // Even the right code waits now.
     const right = await api('POST', '/api/auth/login/2fa', { body: { challenge: challenges[0].body.challenge, code: good } });
     expect(right.status).toBe(429);
-    const rows = await db().select().from(rateLimits).where(eq(rateLimits.bucket, `2fa:${user.id}`)).all();
+    const rows = await db()
+      .select()
+      .from(rateLimits)
+      .where(eq(rateLimits.bucket, `2fa:${user.id}`))
+      .all();
     expect(rows.reduce((n, r) => n + r.count, 0)).toBe(9);
   });
 });
@@ -234,8 +240,10 @@ describe('recovery tokens', () => {
   it('each sign in once in place of a code; an old set no longer works', async () => {
     const { token, email, user } = await signedInUser();
     await enableTwoFactor(token);
-    const old = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens as string[];
-    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens as string[];
+    const old = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body
+      .tokens as string[];
+    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body
+      .tokens as string[];
     const challenge = async () => (await login(email)).body.challenge;
 
     const stale = await api('POST', '/api/auth/login/2fa', { body: { challenge: await challenge(), recoveryToken: old[0] } });
@@ -253,7 +261,9 @@ describe('recovery tokens', () => {
 
     // One token sent twice at once: one session.
     const [c1, c2] = [await challenge(), await challenge()];
-    const race = await Promise.all([c1, c2].map((c) => api('POST', '/api/auth/login/2fa', { body: { challenge: c, recoveryToken: tokens[1] } })));
+    const race = await Promise.all(
+      [c1, c2].map((c) => api('POST', '/api/auth/login/2fa', { body: { challenge: c, recoveryToken: tokens[1] } })),
+    );
     expect(race.map((r) => r.status).sort()).toEqual([200, 401]);
     const left = await db()
       .select()
@@ -301,7 +311,9 @@ describe('turning two-factor off', () => {
     const { token, user } = await signedInUser();
     const secret = await enableTwoFactor(token);
     const wrong = (i: number) => String((Number(codeFor(secret, 1)) + 13 + i) % 1_000_000).padStart(6, '0');
-    const tries = await Promise.all(Array.from({ length: 7 }, (_, i) => api('DELETE', '/api/users/disable-2fa', { token, body: { code: wrong(i) } })));
+    const tries = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => api('DELETE', '/api/users/disable-2fa', { token, body: { code: wrong(i) } })),
+    );
     expect(tries.filter((t) => t.status === 403)).toHaveLength(5);
     expect(tries.filter((t) => t.status === 429)).toHaveLength(2);
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.twoFactorEnabled).toBe(true);

@@ -19,7 +19,10 @@ const works = async (token: string) => (await api('GET', '/api/users/profile', {
 async function ownerWithCredentials() {
   const owner = await signedInUser('owner');
   const other = (await login(owner.email)).body.token as string;
-  const made = await api('POST', '/api/users/api-tokens', { token: owner.token, body: { name: 'ci', role: 'owner', currentPassword: TEST_PASSWORD } });
+  const made = await api('POST', '/api/users/api-tokens', {
+    token: owner.token,
+    body: { name: 'ci', role: 'owner', currentPassword: TEST_PASSWORD },
+  });
   expect(made.status).toBe(201);
   return { ...owner, other, apiToken: made.body.token as string };
 }
@@ -39,7 +42,10 @@ describe('credentials end together', () => {
 
   it('a password change ends the other sessions and the API tokens, and keeps this session', async () => {
     const owner = await ownerWithCredentials();
-    const res = await api('PUT', '/api/users/change-password', { token: owner.token, body: { currentPassword: TEST_PASSWORD, newPassword: NEW_PASSWORD } });
+    const res = await api('PUT', '/api/users/change-password', {
+      token: owner.token,
+      body: { currentPassword: TEST_PASSWORD, newPassword: NEW_PASSWORD },
+    });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Password changed successfully. Other sessions have been signed out and your API tokens revoked.');
     expect(await works(owner.token)).toBe(200);
@@ -58,7 +64,10 @@ describe('credentials end together', () => {
     expect(res.body.message).toBe('Password changed successfully. Other sessions have been signed out.');
     expect(await works(owner.other)).toBe(401);
     expect(await works(owner.apiToken)).toBe(200);
-    const bad = await api('PUT', '/api/users/change-password', { token: owner.token, body: { currentPassword: NEW_PASSWORD, newPassword: TEST_PASSWORD, keepApiTokens: 'yes' } });
+    const bad = await api('PUT', '/api/users/change-password', {
+      token: owner.token,
+      body: { currentPassword: NEW_PASSWORD, newPassword: TEST_PASSWORD, keepApiTokens: 'yes' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('keepApiTokens must be true or false');
   });
@@ -77,7 +86,8 @@ describe('credentials end together', () => {
 describe('idle sessions', () => {
   const origin = { ipAddress: null, userAgent: null, location: null };
   /** A 30-day session whose last call was `idleMs` ago. */
-  const sessionIdleFor = async (userId: string, idleMs: number) => (await createSession(env, userId, origin, true, Date.now() - idleMs)).token;
+  const sessionIdleFor = async (userId: string, idleMs: number) =>
+    (await createSession(env, userId, origin, true, Date.now() - idleMs)).token;
 
   it('end after 7 days without a call by default, and are no longer listed', async () => {
     const { user, token } = await signedInUser();
@@ -138,12 +148,17 @@ describe('a two-factor sign-in challenge', () => {
   it('opens one session when raced, and spends one recovery token', async () => {
     const { token, email, user } = await signedInUser();
     await enableTwoFactor(token);
-    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens as string[];
+    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body
+      .tokens as string[];
     const challenge = await challengeFor(email);
-    const race = await Promise.all(tokens.slice(0, 5).map((recoveryToken) => api('POST', '/api/auth/login/2fa', { body: { challenge, recoveryToken } })));
+    const race = await Promise.all(
+      tokens.slice(0, 5).map((recoveryToken) => api('POST', '/api/auth/login/2fa', { body: { challenge, recoveryToken } })),
+    );
     expect(race.filter((r) => r.status === 200)).toHaveLength(1);
     expect(race.filter((r) => r.status === 401)).toHaveLength(4);
-    const unused = (await db().select().from(recoveryTokens).where(eq(recoveryTokens.userId, user.id)).all()).filter((t) => t.usedAt === null);
+    const unused = (await db().select().from(recoveryTokens).where(eq(recoveryTokens.userId, user.id)).all()).filter(
+      (t) => t.usedAt === null,
+    );
     expect(unused).toHaveLength(9);
   });
 
@@ -156,7 +171,9 @@ describe('a two-factor sign-in challenge', () => {
     expect((await api('POST', '/api/auth/login/2fa', { body: { challenge, code: codeFor(secret, 1) } })).status).toBe(200);
     const { jti } = JSON.parse(atob(challenge.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { jti: string };
     const stale = `stale-${jti}`;
-    await db().insert(spentChallenges).values({ id: stale, expiresAt: Date.now() - 1000 });
+    await db()
+      .insert(spentChallenges)
+      .values({ id: stale, expiresAt: Date.now() - 1000 });
     await runScheduledJobs(env);
     const left = (await db().select().from(spentChallenges).all()).map((r) => r.id);
     expect(left).toContain(jti);

@@ -34,7 +34,11 @@ class FakeGoogle {
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('scope')).toBe('openid email profile');
     const code = crypto.randomUUID();
-    this.grants.set(code, { challenge: url.searchParams.get('code_challenge')!, redirectUri: url.searchParams.get('redirect_uri')!, claims });
+    this.grants.set(code, {
+      challenge: url.searchParams.get('code_challenge')!,
+      redirectUri: url.searchParams.get('redirect_uri')!,
+      claims,
+    });
     return { code, state: url.searchParams.get('state')! };
   }
 
@@ -42,7 +46,8 @@ class FakeGoogle {
     this.tokenCalls++;
     const form = new URLSearchParams(await request.text());
     const refuse = (error: string) => Response.json({ error }, { status: 400 });
-    if (request.headers.get('authorization') !== `Basic ${btoa(`${CLIENT_ID}:${CLIENT_SECRET}`)}`) return Response.json({ error: 'invalid_client' }, { status: 401 });
+    if (request.headers.get('authorization') !== `Basic ${btoa(`${CLIENT_ID}:${CLIENT_SECRET}`)}`)
+      return Response.json({ error: 'invalid_client' }, { status: 401 });
     const grant = this.grants.get(form.get('code') ?? '');
     if (!grant || form.get('grant_type') !== 'authorization_code') return refuse('invalid_grant');
     this.grants.delete(form.get('code')!);
@@ -50,11 +55,20 @@ class FakeGoogle {
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.get('code_verifier') ?? ''));
     if (encodeBase64urlNoPadding(new Uint8Array(digest)) !== grant.challenge) return refuse('invalid_grant');
     const now = Math.floor(Date.now() / 1000);
-    const idToken = [{ alg: 'RS256', typ: 'JWT' }, { iss: 'https://accounts.google.com', aud: CLIENT_ID, iat: now, exp: now + 3600, ...grant.claims }]
+    const idToken = [
+      { alg: 'RS256', typ: 'JWT' },
+      { iss: 'https://accounts.google.com', aud: CLIENT_ID, iat: now, exp: now + 3600, ...grant.claims },
+    ]
       .map((part) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify(part))))
       .concat('c2lnbmF0dXJl')
       .join('.');
-    return Response.json({ access_token: 'ya29.test', expires_in: 3599, token_type: 'Bearer', scope: 'openid email profile', id_token: idToken });
+    return Response.json({
+      access_token: 'ya29.test',
+      expires_in: 3599,
+      token_type: 'Bearer',
+      scope: 'openid email profile',
+      id_token: idToken,
+    });
   }
 }
 
@@ -104,7 +118,10 @@ class Browser {
 
   async returnFromGoogle(authorizationUrl: string, claims: Claims, tamper = (a: { code: string; state: string }) => a) {
     const { code, state } = tamper(google.approve(authorizationUrl, claims));
-    const callback = await this.call('GET', `/api/auth/google/callback?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`);
+    const callback = await this.call(
+      'GET',
+      `/api/auth/google/callback?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`,
+    );
     expect(callback.status).toBe(302);
     expect(callback.headers.get('location')).toBe('/login/google');
     return this.call('POST', '/api/auth/google/complete');
@@ -122,7 +139,13 @@ async function expectNewcomerRefused(status: number, code: string) {
   const done = await new Browser().signInWithGoogle(claims);
   expect(done.status).toBe(status);
   expect(done.body.code).toBe(code);
-  expect(await db().select().from(users).where(eq(users.email, claims.email as string)).get()).toBeUndefined();
+  expect(
+    await db()
+      .select()
+      .from(users)
+      .where(eq(users.email, claims.email as string))
+      .get(),
+  ).toBeUndefined();
 }
 
 describe('starting Google sign-in', () => {
@@ -141,14 +164,19 @@ describe('starting Google sign-in', () => {
     expect(cookie).toMatch(/Path=\/api\/auth\/google/);
     expect(cookie).toMatch(/Max-Age=600/);
     // The verifier is in the cookie only, never in the address Google sees.
-    expect(location.toString()).not.toContain(JSON.parse(decodeURIComponent(browser.cookies.get('kp_google_flow')!).replace(/\.[^.]*$/, '')).verifier);
+    expect(location.toString()).not.toContain(
+      JSON.parse(decodeURIComponent(browser.cookies.get('kp_google_flow')!).replace(/\.[^.]*$/, '')).verifier,
+    );
   });
 
   it('answers 501 with a message when Google is not configured', async () => {
     for (const path of ['/api/auth/google', '/api/auth/google/url']) {
       const res = await api('GET', path);
       expect(res.status).toBe(501);
-      expect(res.body).toEqual({ code: 'NOT_CONFIGURED', message: 'Sign in with Google is not available on this server. Please use your email and password.' });
+      expect(res.body).toEqual({
+        code: 'NOT_CONFIGURED',
+        message: 'Sign in with Google is not available on this server. Please use your email and password.',
+      });
     }
     const { token } = await signedInUser();
     const connect = await api('POST', '/api/users/connect-google', { token });
@@ -253,11 +281,14 @@ describe('signing in with Google', () => {
     const { email, user } = await signedInUser();
     const done = await new Browser().signInWithGoogle(person({ email }));
     expect(done.status).toBe(409);
-    expect(done.body.message).toBe('An account with this email already exists. Sign in with your password, then connect Google in Security settings.');
+    expect(done.body.message).toBe(
+      'An account with this email already exists. Sign in with your password, then connect Google in Security settings.',
+    );
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.googleId).toBeNull();
   });
 
-  it('creates no account while registration is closed', () => withSettings({ registrationEnabled: false }, () => expectNewcomerRefused(403, 'REGISTRATION_DISABLED')));
+  it('creates no account while registration is closed', () =>
+    withSettings({ registrationEnabled: false }, () => expectNewcomerRefused(403, 'REGISTRATION_DISABLED')));
 
   it('does not skip two-factor: the account still gets the code step', async () => {
     const claims = person();
@@ -308,7 +339,10 @@ describe('connecting Google to a signed-in account', () => {
     const { token, user } = await signedInUser();
     const done = await connect(token, claims);
     expect(done.status).toBe(409);
-    expect(done.body).toMatchObject({ message: 'This Google account is already connected to another account.', details: { intent: 'connect' } });
+    expect(done.body).toMatchObject({
+      message: 'This Google account is already connected to another account.',
+      details: { intent: 'connect' },
+    });
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.googleId).toBeNull();
   });
 
@@ -327,7 +361,10 @@ describe('connecting Google to a signed-in account', () => {
     const res = await api('DELETE', '/api/users/disconnect-google', { token: first.body.token });
     expect(res.status).toBe(409);
     expect(res.body.message).toMatch(/^Google is the only way into this account/);
-    expect((await api('GET', '/api/users/security', { token: first.body.token })).body).toMatchObject({ googleConnected: true, hasPassword: false });
+    expect((await api('GET', '/api/users/security', { token: first.body.token })).body).toMatchObject({
+      googleConnected: true,
+      hasPassword: false,
+    });
   });
 
   it('lets a password account disconnect, and it still signs in with the password', async () => {
@@ -342,7 +379,14 @@ describe('Google sign-in during maintenance', () => {
   const inMaintenance = (work: () => Promise<void>) => withSettings({ maintenanceMode: true }, work);
   async function googleAccount(role: Role) {
     const claims = person();
-    const user = await createUser(db(), { username: uniqueName('gm'), email: claims.email, password: null, role, googleId: claims.sub, googleEmail: claims.email });
+    const user = await createUser(db(), {
+      username: uniqueName('gm'),
+      email: claims.email,
+      password: null,
+      role,
+      googleId: claims.sub,
+      googleEmail: claims.email,
+    });
     return { claims, user };
   }
 

@@ -17,7 +17,11 @@ async function forged(path: string, workerEnv: typeof env, init: { method?: stri
   const headers: Record<string, string> = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'cf-connecting-ip': freshIp() };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.token) headers.authorization = `Bearer ${init.token}`;
-  const res = await app.request(`https://evil.example${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }, workerEnv);
+  const res = await app.request(
+    `https://evil.example${path}`,
+    { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) },
+    workerEnv,
+  );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

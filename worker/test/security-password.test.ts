@@ -10,7 +10,8 @@ import { COMMON_PASSWORD_MESSAGE } from '../schemas/password-policy';
 import { api, clearOfMinuteEdge, db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
 import { codeFor, enableTwoFactor, resetTokenFrom, waitForMail } from './security-helpers';
 
-const eventsOf = async (userId: string) => (await db().select().from(securityLog).where(eq(securityLog.userId, userId)).all()).map((e) => e.event);
+const eventsOf = async (userId: string) =>
+  (await db().select().from(securityLog).where(eq(securityLog.userId, userId)).all()).map((e) => e.event);
 const NEW_PASSWORD = 'Fresh4Start';
 
 describe('PUT /api/users/change-password', () => {
@@ -36,7 +37,10 @@ describe('PUT /api/users/change-password', () => {
   it('changes the password, keeps this session and ends the others', async () => {
     const { token, email, user } = await signedInUser();
     const other = (await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } })).body.token;
-    const res = await api('PUT', '/api/users/change-password', { token, body: { currentPassword: TEST_PASSWORD, newPassword: NEW_PASSWORD } });
+    const res = await api('PUT', '/api/users/change-password', {
+      token,
+      body: { currentPassword: TEST_PASSWORD, newPassword: NEW_PASSWORD },
+    });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect((await api('GET', '/api/users/profile', { token })).status).toBe(200);
@@ -53,7 +57,9 @@ describe('PUT /api/users/change-password', () => {
     const { token } = await signedInUser();
     const ip = '203.0.113.77';
     const tries = await Promise.all(
-      Array.from({ length: 7 }, () => api('PUT', '/api/users/change-password', { token, ip, body: { currentPassword: 'Wrong1234', newPassword: NEW_PASSWORD } })),
+      Array.from({ length: 7 }, () =>
+        api('PUT', '/api/users/change-password', { token, ip, body: { currentPassword: 'Wrong1234', newPassword: NEW_PASSWORD } }),
+      ),
     );
     expect(tries.filter((t) => t.status === 400)).toHaveLength(5);
     expect(tries.filter((t) => t.status === 429)).toHaveLength(2);
@@ -77,7 +83,11 @@ describe('forgot and reset password', () => {
     expect(await readOutbox(env.KV, missing)).toEqual([]);
     // Stored hashed, valid one hour.
     const token = resetTokenFrom(mail)!;
-    const row = await db().select().from(passwordResetTokens).where(eq(passwordResetTokens.tokenHash, await sha256Hex(token))).get();
+    const row = await db()
+      .select()
+      .from(passwordResetTokens)
+      .where(eq(passwordResetTokens.tokenHash, await sha256Hex(token)))
+      .get();
     expect(row).toBeDefined();
     expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(60 * 60 * 1000);
     expect(JSON.stringify(row)).not.toContain(token);
@@ -120,7 +130,10 @@ describe('forgot and reset password', () => {
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     const later = Date.now() + 60 * 60 * 1000 + 1;
     await expect(resetPassword(db(), env.KV, reset, NEW_PASSWORD, later)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await db().update(passwordResetTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(passwordResetTokens.userId, user.id));
+    await db()
+      .update(passwordResetTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(passwordResetTokens.userId, user.id));
     const expired = await api('POST', '/api/auth/reset-password', { body: { token: reset, password: NEW_PASSWORD } });
     expect(expired.status).toBe(400);
     const unknown = await api('POST', '/api/auth/reset-password', { body: { token: 'x'.repeat(43), password: NEW_PASSWORD } });
@@ -133,7 +146,9 @@ describe('forgot and reset password', () => {
     await api('POST', '/api/auth/forgot-password', { body: { email } });
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     const passwords = ['Racer1One', 'Racer2Two', 'Racer3Three', 'Racer4Four'];
-    const results = await Promise.all(passwords.map((password) => api('POST', '/api/auth/reset-password', { body: { token: reset, password } })));
+    const results = await Promise.all(
+      passwords.map((password) => api('POST', '/api/auth/reset-password', { body: { token: reset, password } })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400)).toHaveLength(3);
     const winner = passwords[results.findIndex((r) => r.status === 200)];
@@ -190,7 +205,9 @@ describe('forgot and reset password', () => {
     const { email } = await signedInUser();
     const missing = `${uniqueName('ghost')}@example.com`;
     for (const address of [email, missing]) {
-      const answers = await Promise.all(Array.from({ length: 5 }, () => api('POST', '/api/auth/forgot-password', { body: { email: address } })));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => api('POST', '/api/auth/forgot-password', { body: { email: address } })),
+      );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
       const limited = answers.filter((a) => a.status === 429);
       expect(limited).toHaveLength(2);

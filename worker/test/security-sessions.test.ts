@@ -8,7 +8,8 @@ import { describeUserAgent } from '../lib/user-agent';
 import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
 
 const CHROME_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
 /** Signs in from a given browser and place (Cloudflare's request data carries the place). */
 async function signInFrom(email: string, userAgent: string, cf: Record<string, string>, ip: string) {
@@ -34,13 +35,19 @@ describe('GET /api/users/sessions', () => {
     const sessions = res.body.sessions as Array<Record<string, unknown>>;
     expect(sessions).toHaveLength(3);
     const current = sessions.find((s) => s.current)!;
-    expect(current).toMatchObject({ device: 'Windows computer', browser: 'Chrome 126', location: 'Berlin, Berlin, DE', ipAddress: '198.51.100.7' });
+    expect(current).toMatchObject({
+      device: 'Windows computer',
+      browser: 'Chrome 126',
+      location: 'Berlin, Berlin, DE',
+      ipAddress: '198.51.100.7',
+    });
     expect(Date.parse(current.lastActive as string)).toBeGreaterThan(Date.now() - 60_000);
     expect(sessions.filter((s) => s.current)).toHaveLength(1);
     expect(sessions.find((s) => s.device === 'iPhone')).toMatchObject({ browser: 'Safari 17', location: 'Lyon, FR', current: false });
     const fromPhone = await api('GET', '/api/users/sessions', { token: phone });
     expect(fromPhone.body.sessions.find((s: { current: boolean }) => s.current).device).toBe('iPhone');
-    for (const s of sessions) expect(Object.keys(s).sort()).toEqual(['browser', 'createdAt', 'current', 'device', 'id', 'ipAddress', 'lastActive', 'location']);
+    for (const s of sessions)
+      expect(Object.keys(s).sort()).toEqual(['browser', 'createdAt', 'current', 'device', 'id', 'ipAddress', 'lastActive', 'location']);
   });
 
   it('shows only your own sessions', async () => {
@@ -171,10 +178,22 @@ describe('describeUserAgent', () => {
   it.each([
     [CHROME_WINDOWS, 'Windows computer', 'Chrome 126'],
     [SAFARI_IPHONE, 'iPhone', 'Safari 17'],
-    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15', 'Mac', 'Safari 17'],
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+      'Mac',
+      'Safari 17',
+    ],
     ['Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0', 'Linux computer', 'Firefox 127'],
-    ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36', 'Android phone', 'Chrome 126'],
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0', 'Windows computer', 'Edge 126'],
+    [
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
+      'Android phone',
+      'Chrome 126',
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0',
+      'Windows computer',
+      'Edge 126',
+    ],
     [null, 'Unknown device', 'Unknown browser'],
   ])('reads %s', (ua, device, browser) => {
     expect(describeUserAgent(ua)).toEqual({ device, browser });

@@ -60,7 +60,10 @@ const ACTIONS: Array<{
     role: 'user',
     twoFactor: false,
     prepare: async (a) => {
-      await db().update(users).set({ googleId: `google-${a.user.id}`, googleEmail: a.email }).where(eq(users.id, a.user.id));
+      await db()
+        .update(users)
+        .set({ googleId: `google-${a.user.id}`, googleEmail: a.email })
+        .where(eq(users.id, a.user.id));
     },
     call: (token, proof) => api('DELETE', '/api/users/disconnect-google', { token, body: proof }),
     changed: async (a) => (await userRow(a.user.id))!.googleId === null,
@@ -127,7 +130,10 @@ describe('step-up for an account without a password', () => {
   /** A Google-only account (no password), with a session opened `ageMs` ago. */
   async function passwordless(role: 'user' | 'owner', ageMs: number) {
     const a = await signedInUser(role);
-    await db().update(users).set({ passwordHash: null, googleId: `google-${a.user.id}` }).where(eq(users.id, a.user.id));
+    await db()
+      .update(users)
+      .set({ passwordHash: null, googleId: `google-${a.user.id}` })
+      .where(eq(users.id, a.user.id));
     const { token } = await createSession(env, a.user.id, { ipAddress: null, userAgent: null, location: null }, false, Date.now() - ageMs);
     return { ...a, token };
   }
@@ -161,7 +167,13 @@ describe('step-up for an account without a password', () => {
   it('takes a current code from an account with two-factor on, however old the sign-in', async () => {
     const fresh = await passwordless('user', 0);
     const secret = await enableTwoFactor(fresh.token, {});
-    const { token } = await createSession(env, fresh.user.id, { ipAddress: null, userAgent: null, location: null }, false, Date.now() - 60 * 60_000);
+    const { token } = await createSession(
+      env,
+      fresh.user.id,
+      { ipAddress: null, userAgent: null, location: null },
+      false,
+      Date.now() - 60 * 60_000,
+    );
     const bare = await api('POST', '/api/users/recovery-tokens', { token });
     expect(bare.status).toBe(403);
     expect(bare.body.details).toEqual({ methods: ['code', 'recentSignIn'] });

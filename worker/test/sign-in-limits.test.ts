@@ -17,7 +17,11 @@ let prefix = 0;
 /** A /64 of the documentation range no other test uses. */
 const ownSlash64 = () => `2001:db8:${(Date.now() % 0xffff).toString(16)}:${(prefix++ + Math.floor(Math.random() * 60000)).toString(16)}`;
 const failuresRow = (account: string) => db().select().from(signInFailures).where(eq(signInFailures.account, account)).get();
-const settle = <T>(work: Promise<T>) => work.then(() => 'passed' as const, (e: { code?: string }) => e.code ?? 'error');
+const settle = <T>(work: Promise<T>) =>
+  work.then(
+    () => 'passed' as const,
+    (e: { code?: string }) => e.code ?? 'error',
+  );
 
 describe('networkOf', () => {
   it('counts an IPv6 address by its /64 and an IPv4 address by itself', () => {
@@ -42,7 +46,9 @@ describe('sign-in from many IPv6 addresses of one /64', () => {
     const net = ownSlash64();
     const addresses = Array.from({ length: 8 }, (_, i) => `${net}:${i + 1}:0:0:${(i * 7919).toString(16)}`);
     const guesses = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => api('POST', '/api/auth/login', { ip: addresses[i % 8], body: { email, password: `Wrong-guess-${i}` } })),
+      Array.from({ length: 40 }, (_, i) =>
+        api('POST', '/api/auth/login', { ip: addresses[i % 8], body: { email, password: `Wrong-guess-${i}` } }),
+      ),
     );
     expect(guesses.filter((r) => r.status === 401)).toHaveLength(5);
     expect(guesses.filter((r) => r.status === 429)).toHaveLength(35);
@@ -56,12 +62,18 @@ describe('sign-in from many IPv6 addresses of one /64', () => {
       const net = ownSlash64();
       const calls = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
-          api('POST', '/api/auth/forgot-password', { ip: `${net}::${(i + 1).toString(16)}`, body: { email: `${uniqueName('n')}@example.com` } }),
+          api('POST', '/api/auth/forgot-password', {
+            ip: `${net}::${(i + 1).toString(16)}`,
+            body: { email: `${uniqueName('n')}@example.com` },
+          }),
         ),
       );
       expect(calls.filter((r) => r.status === 429)).toHaveLength(2);
       const username = uniqueName('v6');
-      const register = await api('POST', '/api/auth/register', { ip: `${net}:1::1`, body: { username, email: `${username}@example.com`, password: 'a-long-enough-phrase' } });
+      const register = await api('POST', '/api/auth/register', {
+        ip: `${net}:1::1`,
+        body: { username, email: `${username}@example.com`, password: 'a-long-enough-phrase' },
+      });
       expect(register.status).toBe(429);
     }));
 });
@@ -70,7 +82,10 @@ describe('the licensing API', () => {
   it('limits unknown keys per /64 too', async () => {
     const net = ownSlash64();
     for (const ip of [`${net}::1`, `${net}:ffff:1:2:3`, '192.0.2.44']) {
-      const res = await api('POST', '/api/v1/licenses/validate', { ip, body: { key: `NOPE-${uniqueName('k')}`, deviceFingerprint: 'device-one' } });
+      const res = await api('POST', '/api/v1/licenses/validate', {
+        ip,
+        body: { key: `NOPE-${uniqueName('k')}`, deviceFingerprint: 'device-one' },
+      });
       expect(res.body.code).toBe('NOT_FOUND');
     }
     // Counted in D1 before the lookup (domain/license-throttle.ts), one bucket per network.
@@ -133,7 +148,11 @@ describe('failed passwords per account across all addresses', () => {
     const ghost = await api('POST', '/api/auth/login', { body: { email: `${uniqueName('none')}@example.com`, password: TEST_PASSWORD } });
     for (const answer of [wrong, right]) {
       expect(answer.status).toBe(429);
-      expect(answer.body).toEqual({ code: 'RATE_LIMITED', message: expect.stringMatching(/^Too many failed attempts\. Please try again in (\d+ seconds|1 minute)\.$/), details: { retryAfter: expect.any(Number) } });
+      expect(answer.body).toEqual({
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(/^Too many failed attempts\. Please try again in (\d+ seconds|1 minute)\.$/),
+        details: { retryAfter: expect.any(Number) },
+      });
       expect(Number(answer.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     }
     expect(Object.keys(right.body).sort()).toEqual(Object.keys(wrong.body).sort());

@@ -76,8 +76,12 @@ describe('apiRateLimit per IP per hour', () => {
       const calls = [
         ...Array.from({ length: 4 }, () => api('POST', '/api/auth/login', { ip, body: { email, password: TEST_PASSWORD } })),
         ...Array.from({ length: 4 }, () => api('POST', '/api/auth/register', { ip, body: newAccount() })),
-        ...Array.from({ length: 4 }, () => api('POST', '/api/auth/forgot-password', { ip, body: { email: `${uniqueName('f')}@example.com` } })),
-        ...Array.from({ length: 2 }, () => api('POST', '/api/auth/reset-password', { ip, body: { token: 'y'.repeat(43), password: 'Sturdy-secret-1' } })),
+        ...Array.from({ length: 4 }, () =>
+          api('POST', '/api/auth/forgot-password', { ip, body: { email: `${uniqueName('f')}@example.com` } }),
+        ),
+        ...Array.from({ length: 2 }, () =>
+          api('POST', '/api/auth/reset-password', { ip, body: { token: 'y'.repeat(43), password: 'Sturdy-secret-1' } }),
+        ),
       ];
       const results = await Promise.all(calls);
       const limited = results.filter((r) => r.status === 429);
@@ -92,7 +96,9 @@ describe('apiRateLimit per IP per hour', () => {
       const [row] = await db()
         .select()
         .from(rateLimits)
-        .where(and(eq(rateLimits.bucket, `ip:${ip}`), eq(rateLimits.windowStart, windowStartOf({ limit: 10, windowMs: 3_600_000 }, Date.now()))))
+        .where(
+          and(eq(rateLimits.bucket, `ip:${ip}`), eq(rateLimits.windowStart, windowStartOf({ limit: 10, windowMs: 3_600_000 }, Date.now()))),
+        )
         .all();
       expect(row.count).toBe(14);
       // Another address is not affected.
@@ -103,11 +109,15 @@ describe('apiRateLimit per IP per hour', () => {
     withApiRateLimit(10, async () => {
       const ip = ownIp();
       const call = async (workerEnv: typeof env) =>
-        await app.request('http://localhost/api/auth/forgot-password', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip },
-          body: JSON.stringify({ email: `${uniqueName('x')}@example.com` }),
-        }, workerEnv);
+        await app.request(
+          'http://localhost/api/auth/forgot-password',
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip },
+            body: JSON.stringify({ email: `${uniqueName('x')}@example.com` }),
+          },
+          workerEnv,
+        );
       const exempt = { ...env, THROTTLE_EXEMPT_IPS: `127.0.0.1, ${ip}` };
       const statuses = await Promise.all(Array.from({ length: 12 }, () => call(exempt).then((r) => r.status)));
       expect(statuses.every((s) => s === 200)).toBe(true);
@@ -120,7 +130,9 @@ describe('sign-in failures per account and address', () => {
   it('allows five wrong passwords a minute, then refuses even the right one from that address', async () => {
     const { email } = await signedInUser();
     const ip = ownIp();
-    const wrong = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/api/auth/login', { ip, body: { email, password: 'Wrong-pass1' } })));
+    const wrong = await Promise.all(
+      Array.from({ length: 8 }, () => api('POST', '/api/auth/login', { ip, body: { email, password: 'Wrong-pass1' } })),
+    );
     expect(wrong.filter((r) => r.status === 401)).toHaveLength(5);
     const limited = wrong.filter((r) => r.status === 429);
     expect(limited).toHaveLength(3);
@@ -134,14 +146,17 @@ describe('sign-in failures per account and address', () => {
   it('gives the same answer for an unknown email, so the limit reveals no account', async () => {
     const ip = ownIp();
     const ghost = `${uniqueName('ghost')}@example.com`;
-    const answers = await Promise.all(Array.from({ length: 7 }, () => api('POST', '/api/auth/login', { ip, body: { email: ghost, password: 'Wrong-pass1' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 7 }, () => api('POST', '/api/auth/login', { ip, body: { email: ghost, password: 'Wrong-pass1' } })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
   it('does not count successful sign-ins', async () => {
     const { email } = await signedInUser();
     const ip = ownIp();
-    for (let i = 0; i < 8; i++) expect((await api('POST', '/api/auth/login', { ip, body: { email, password: TEST_PASSWORD } })).status).toBe(200);
+    for (let i = 0; i < 8; i++)
+      expect((await api('POST', '/api/auth/login', { ip, body: { email, password: TEST_PASSWORD } })).status).toBe(200);
     expect((await api('POST', '/api/auth/login', { ip, body: { email, password: 'Wrong-pass1' } })).status).toBe(401);
   });
 });

@@ -12,26 +12,45 @@ import { uniqueTag } from './shop-helpers';
 
 async function account(credits: number) {
   const id = newId();
-  await db().insert(users).values({ id, username: `tr${uniqueTag()}`, email: `${uniqueTag()}@triggers.example`, credits, createdAt: new Date() });
+  await db()
+    .insert(users)
+    .values({ id, username: `tr${uniqueTag()}`, email: `${uniqueTag()}@triggers.example`, credits, createdAt: new Date() });
   return id;
 }
 
 const creditsOf = async (id: string) => (await db().select({ credits: users.credits }).from(users).where(eq(users.id, id)).get())!.credits;
 const ledgerRowsOf = async (id: string) => (await db().select().from(ledger).where(eq(ledger.userId, id)).all()).length;
-const row = (userId: string, kind: 'purchase' | 'exchange' | 'admin_top_up', creditsDelta: number) => ({ id: newId(), userId, actorId: userId, kind, creditsDelta, createdAt: new Date() });
+const row = (userId: string, kind: 'purchase' | 'exchange' | 'admin_top_up', creditsDelta: number) => ({
+  id: newId(),
+  userId,
+  actorId: userId,
+  kind,
+  creditsDelta,
+  createdAt: new Date(),
+});
 
 describe('a purchase ledger row', () => {
   it('takes its credits from its user as it goes in; rows of other kinds leave the balance to their own statements', async () => {
     const id = await account(100);
-    await db().insert(ledger).values(row(id, 'purchase', -30));
+    await db()
+      .insert(ledger)
+      .values(row(id, 'purchase', -30));
     expect(await creditsOf(id)).toBe(70);
-    await db().insert(ledger).values([row(id, 'exchange', 500), row(id, 'admin_top_up', 5)]);
+    await db()
+      .insert(ledger)
+      .values([row(id, 'exchange', 500), row(id, 'admin_top_up', 5)]);
     expect(await creditsOf(id)).toBe(70);
   });
 
   it('fails whole, debit and row, when the credits are not there', async () => {
     const id = await account(20);
-    const refused = await db().insert(ledger).values(row(id, 'purchase', -21)).then(() => null, (err: unknown) => err);
+    const refused = await db()
+      .insert(ledger)
+      .values(row(id, 'purchase', -21))
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
     expect(failedConstraint(refused, 'CHECK', 'users_credits_check')).toBe(true);
     expect(await creditsOf(id)).toBe(20);
     expect(await ledgerRowsOf(id)).toBe(0);
@@ -39,7 +58,13 @@ describe('a purchase ledger row', () => {
 
   it('debits exactly under many concurrent inserts, never below zero', async () => {
     const id = await account(50);
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => db().insert(ledger).values(row(id, 'purchase', -7))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        db()
+          .insert(ledger)
+          .values(row(id, 'purchase', -7)),
+      ),
+    );
     const made = results.filter((r) => r.status === 'fulfilled').length;
     expect(made).toBe(7);
     expect(await creditsOf(id)).toBe(50 - 7 * 7);
@@ -54,16 +79,38 @@ describe('a license key', () => {
     await db().insert(products).values({ id: productId, name: 'Triggered', keyTag, baseCreditCost: 1, createdAt: new Date() });
     const key = (purchasedBy: string | null, purchasePrice: number, paidBy: string | null = null, createdBy = paidBy) => {
       const id = newId();
-      return { id, key: `${keyTag}-${id.toUpperCase()}`, status: purchasedBy ? ('used' as const) : ('available' as const), productId, productName: 'Triggered', productKeyTag: keyTag, productType: 'software' as const, duration: 30, maxActivations: 1, purchasedBy, createdBy, paidBy, purchasePrice, createdAt: new Date(1_800_000_000_000) };
+      return {
+        id,
+        key: `${keyTag}-${id.toUpperCase()}`,
+        status: purchasedBy ? ('used' as const) : ('available' as const),
+        productId,
+        productName: 'Triggered',
+        productKeyTag: keyTag,
+        productType: 'software' as const,
+        duration: 30,
+        maxActivations: 1,
+        purchasedBy,
+        createdBy,
+        paidBy,
+        purchasePrice,
+        createdAt: new Date(1_800_000_000_000),
+      };
     };
-    const figures = () => db().select({ generated: products.totalGenerated, sold: products.totalSold, revenue: products.revenue }).from(products).where(eq(products.id, productId)).get();
+    const figures = () =>
+      db()
+        .select({ generated: products.totalGenerated, sold: products.totalSold, revenue: products.revenue })
+        .from(products)
+        .where(eq(products.id, productId))
+        .get();
     return { key, figures };
   }
 
   it('counts on its product as it goes in: every key as generated, a bought one also as sold for its price', async () => {
     const { key, figures } = await product();
     const buyer = await account(0);
-    await db().insert(licenseKeys).values([key(null, 0), key(null, 0), key(buyer, 40), key(buyer, 0)]);
+    await db()
+      .insert(licenseKeys)
+      .values([key(null, 0), key(null, 0), key(buyer, 40), key(buyer, 0)]);
     expect(await figures()).toEqual({ generated: 4, sold: 2, revenue: 40 });
   });
 
@@ -76,7 +123,17 @@ describe('a license key', () => {
     expect([await creditsOf(customer), await creditsOf(reseller)]).toEqual([70, 455]);
     const rows = await db().select().from(ledger).where(eq(ledger.reference, own.id)).all();
     expect(rows).toEqual([
-      { id: expect.stringMatching(/^6b49d200[0-9a-f]{16}$/), userId: customer, actorId: customer, kind: 'purchase', creditsDelta: -30, usdCentsDelta: 0, reference: own.id, note: 'Triggered, 30 days', createdAt: own.createdAt },
+      {
+        id: expect.stringMatching(/^6b49d200[0-9a-f]{16}$/),
+        userId: customer,
+        actorId: customer,
+        kind: 'purchase',
+        creditsDelta: -30,
+        usdCentsDelta: 0,
+        reference: own.id,
+        note: 'Triggered, 30 days',
+        createdAt: own.createdAt,
+      },
     ]);
     const [resold] = await db().select().from(ledger).where(eq(ledger.reference, forCustomer.id)).all();
     expect(resold).toMatchObject({ userId: reseller, actorId: reseller, creditsDelta: -45, note: `Triggered, 30 days (for ${customer})` });
@@ -86,9 +143,33 @@ describe('a license key', () => {
     const { key, figures } = await product();
     const poor = await account(10);
     const short = key(poor, 11, poor);
-    expect(failedConstraint(await db().insert(licenseKeys).values(short).then(() => null, (err: unknown) => err), 'CHECK', 'users_credits_check')).toBe(true);
+    expect(
+      failedConstraint(
+        await db()
+          .insert(licenseKeys)
+          .values(short)
+          .then(
+            () => null,
+            (err: unknown) => err,
+          ),
+        'CHECK',
+        'users_credits_check',
+      ),
+    ).toBe(true);
     const gone = key(poor, 1, newId());
-    expect(failedConstraint(await db().insert(licenseKeys).values(gone).then(() => null, (err: unknown) => err), 'NOT NULL', 'ledger.user_id')).toBe(true);
+    expect(
+      failedConstraint(
+        await db()
+          .insert(licenseKeys)
+          .values(gone)
+          .then(
+            () => null,
+            (err: unknown) => err,
+          ),
+        'NOT NULL',
+        'ledger.user_id',
+      ),
+    ).toBe(true);
     expect(await db().select().from(licenseKeys).where(eq(licenseKeys.productId, short.productId)).all()).toEqual([]);
     expect(await ledgerRowsOf(poor)).toBe(0);
     expect(await creditsOf(poor)).toBe(10);
@@ -99,7 +180,9 @@ describe('a license key', () => {
     const { key, figures } = await product();
     const customer = await account(5);
     const free = key(customer, 0, null);
-    await db().insert(licenseKeys).values([key(null, 0), free]);
+    await db()
+      .insert(licenseKeys)
+      .values([key(null, 0), free]);
     expect(await db().select().from(ledger).where(eq(ledger.reference, free.id)).all()).toEqual([]);
     expect(await creditsOf(customer)).toBe(5);
     expect(await figures()).toEqual({ generated: 2, sold: 1, revenue: 0 });
@@ -118,12 +201,34 @@ describe('an activation', () => {
       const id = newId();
       await db()
         .insert(licenseKeys)
-        .values({ id, key: `${keyTag}-${id.toUpperCase()}`, status: 'available', productId, productName: 'Activated', productKeyTag: keyTag, productType: 'software', duration: 30, maxActivations: 3, createdAt: new Date(1_800_000_000_000), ...fields });
+        .values({
+          id,
+          key: `${keyTag}-${id.toUpperCase()}`,
+          status: 'available',
+          productId,
+          productName: 'Activated',
+          productKeyTag: keyTag,
+          productType: 'software',
+          duration: 30,
+          maxActivations: 3,
+          createdAt: new Date(1_800_000_000_000),
+          ...fields,
+        });
       return id;
     };
-    const activate = (keyId: string, device: string, when = at) => db().insert(activations).values({ id: newId(), keyId, deviceFingerprint: device, activatedAt: new Date(when) }).onConflictDoNothing();
-    const keyRow = async (id: string) => (await db().select({ status: licenseKeys.status, firstUsedAt: licenseKeys.firstUsedAt, expiresAt: licenseKeys.expiresAt }).from(licenseKeys).where(eq(licenseKeys.id, id)).get())!;
-    const activationsCounted = async () => (await db().select({ n: products.totalActivations }).from(products).where(eq(products.id, productId)).get())!.n;
+    const activate = (keyId: string, device: string, when = at) =>
+      db()
+        .insert(activations)
+        .values({ id: newId(), keyId, deviceFingerprint: device, activatedAt: new Date(when) })
+        .onConflictDoNothing();
+    const keyRow = async (id: string) =>
+      (await db()
+        .select({ status: licenseKeys.status, firstUsedAt: licenseKeys.firstUsedAt, expiresAt: licenseKeys.expiresAt })
+        .from(licenseKeys)
+        .where(eq(licenseKeys.id, id))
+        .get())!;
+    const activationsCounted = async () =>
+      (await db().select({ n: products.totalActivations }).from(products).where(eq(products.id, productId)).get())!.n;
     return { key, activate, keyRow, activationsCounted };
   }
 

@@ -37,7 +37,10 @@ afterEach(async () => {
 
 async function addEndpoint(mode: string, events: readonly string[] = WEBHOOK_EVENT_TYPES) {
   const name = uniqueName('hook');
-  const res = await api('POST', '/api/webhooks', { token: ownerToken, body: { url: `${receiver}/hook/${name}?mode=${mode}`, events, description: `Test ${mode}` } });
+  const res = await api('POST', '/api/webhooks', {
+    token: ownerToken,
+    body: { url: `${receiver}/hook/${name}?mode=${mode}`, events, description: `Test ${mode}` },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   made.push(res.body.id);
   return { id: res.body.id as string, secret: res.body.secret as string, name };
@@ -46,7 +49,11 @@ async function addEndpoint(mode: string, events: readonly string[] = WEBHOOK_EVE
 const receivedBy = async (name: string): Promise<Received[]> => (await fetch(`${receiver}/received/${name}`)).json();
 
 /** Waits for `name` to have received what `match` accepts; verifies each signature on the way. */
-async function waitFor(hook: { name: string; secret: string }, match: (e: Event) => boolean, timeoutMs = 8_000): Promise<{ event: Event; request: Received }> {
+async function waitFor(
+  hook: { name: string; secret: string },
+  match: (e: Event) => boolean,
+  timeoutMs = 8_000,
+): Promise<{ event: Event; request: Received }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     for (const request of await receivedBy(hook.name)) {
@@ -58,25 +65,36 @@ async function waitFor(hook: { name: string; secret: string }, match: (e: Event)
   }
 }
 
-const deliveriesOf = (endpointId: string) => db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).all();
+const deliveriesOf = (endpointId: string) =>
+  db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).all();
 
 describe('endpoints', () => {
   roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: async () => null }, OWNER_ONLY);
-  const secretOf = async (id: string) => (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get())?.secret ?? null;
+  const secretOf = async (id: string) =>
+    (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get())?.secret ?? null;
   const target = async () => {
-    const res = await api('POST', '/api/webhooks', { token: ownerToken ?? (await tokenFor('owner')), body: { url: 'https://example.com/matrix', events: ['key.revoked'] } });
+    const res = await api('POST', '/api/webhooks', {
+      token: ownerToken ?? (await tokenFor('owner')),
+      body: { url: 'https://example.com/matrix', events: ['key.revoked'] },
+    });
     await db().update(webhookEndpoints).set({ enabled: false }).where(eq(webhookEndpoints.id, res.body.id));
     made.push(res.body.id);
     return res.body.id as string;
   };
   roleMatrix(
     'POST /api/webhooks/:id/rotate-secret',
-    { request: async () => ({ method: 'POST', path: `/api/webhooks/${await target()}/rotate-secret` }), state: async (r) => secretOf(r.path.split('/')[3]) },
+    {
+      request: async () => ({ method: 'POST', path: `/api/webhooks/${await target()}/rotate-secret` }),
+      state: async (r) => secretOf(r.path.split('/')[3]),
+    },
     OWNER_ONLY,
   );
   roleMatrix(
     'DELETE /api/webhooks/:id',
-    { request: async () => ({ method: 'DELETE', path: `/api/webhooks/${await target()}` }), state: async (r) => secretOf(r.path.split('/')[3]) },
+    {
+      request: async () => ({ method: 'DELETE', path: `/api/webhooks/${await target()}` }),
+      state: async (r) => secretOf(r.path.split('/')[3]),
+    },
     OWNER_ONLY,
   );
   roleMatrix(
@@ -91,7 +109,10 @@ describe('endpoints', () => {
   );
 
   it('creates an endpoint with its secret shown once, sealed at rest, and edits, rotates and deletes it', async () => {
-    const res = await api('POST', '/api/webhooks', { token: ownerToken, body: { url: 'https://example.com/hooks', events: ['key.purchased', 'key.purchased'], description: 'CRM' } });
+    const res = await api('POST', '/api/webhooks', {
+      token: ownerToken,
+      body: { url: 'https://example.com/hooks', events: ['key.purchased', 'key.purchased'], description: 'CRM' },
+    });
     expect(res.status).toBe(201);
     made.push(res.body.id);
     expect(res.body).toMatchObject({ url: 'https://example.com/hooks', events: ['key.purchased'], enabled: true, description: 'CRM' });
@@ -101,10 +122,16 @@ describe('endpoints', () => {
     expect(row!.secret).not.toContain(res.body.secret.slice(6));
     const list = await api('GET', '/api/webhooks', { token: ownerToken });
     const listed = list.body.endpoints.find((e: { id: string }) => e.id === res.body.id);
-    expect(listed).toMatchObject({ url: 'https://example.com/hooks', health: { delivered24h: 0, failed24h: 0, pending: 0, lastStatus: null } });
+    expect(listed).toMatchObject({
+      url: 'https://example.com/hooks',
+      health: { delivered24h: 0, failed24h: 0, pending: 0, lastStatus: null },
+    });
     expect(JSON.stringify(list.body)).not.toContain('secret');
 
-    const patched = await api('PATCH', `/api/webhooks/${res.body.id}`, { token: ownerToken, body: { enabled: false, events: ['key.revoked'] } });
+    const patched = await api('PATCH', `/api/webhooks/${res.body.id}`, {
+      token: ownerToken,
+      body: { enabled: false, events: ['key.revoked'] },
+    });
     expect(patched.body).toMatchObject({ enabled: false, events: ['key.revoked'], disabledReason: null });
     const rotated = await api('POST', `/api/webhooks/${res.body.id}/rotate-secret`, { token: ownerToken });
     expect(rotated.status).toBe(200);
@@ -134,13 +161,18 @@ describe('endpoints', () => {
     // Only this file makes endpoints, one test at a time, and each test removes its own.
     const room = MAX_WEBHOOK_ENDPOINTS - (await db().select().from(webhookEndpoints)).length;
     const answers = await Promise.all(
-      Array.from({ length: room + 4 }, () => api('POST', '/api/webhooks', { token: ownerToken, body: { url: 'https://example.com/many', events: ['user.registered'] } })),
+      Array.from({ length: room + 4 }, () =>
+        api('POST', '/api/webhooks', { token: ownerToken, body: { url: 'https://example.com/many', events: ['user.registered'] } }),
+      ),
     );
     const created = answers.filter((a) => a.status === 201).map((a) => a.body.id as string);
     for (const id of created) await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     expect(created).toHaveLength(room);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(4);
-    expect(answers.find((a) => a.status === 409)!.body).toEqual({ code: 'CONFLICT', message: `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints` });
+    expect(answers.find((a) => a.status === 409)!.body).toEqual({
+      code: 'CONFLICT',
+      message: `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`,
+    });
   });
 
   it('answers 404 for unknown endpoints and deliveries, 400 for an empty patch', async () => {
@@ -162,7 +194,12 @@ describe('delivery', () => {
     expect(bought.status).toBe(201);
     const keyId = bought.body.licenseKey._id;
     const { event, request } = await waitFor(hook, (e) => e.type === 'key.purchased' && e.data.licenseKey._id === keyId);
-    expect(event.data.licenseKey).toMatchObject({ key: bought.body.licenseKey.key, status: 'used', product: { _id: product.id, name: product.name }, purchasePrice: 110 });
+    expect(event.data.licenseKey).toMatchObject({
+      key: bought.body.licenseKey.key,
+      status: 'used',
+      product: { _id: product.id, name: product.name },
+      purchasePrice: 110,
+    });
     expect(event.id).toMatch(/^evt_[0-9a-f]{24}$/);
     expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
     expect(request.headers['webhook-signature']).toMatch(/^v1,/);
@@ -171,7 +208,9 @@ describe('delivery', () => {
 
     const page = await api('GET', `/api/webhooks/${hook.id}/deliveries?limit=100`, { token: ownerToken });
     const delivery = page.body.deliveries.find((d: { id: string }) => d.id === request.headers['webhook-id']);
-    await expect.poll(async () => (await deliveriesOf(hook.id)).find((d) => d.id === delivery.id)?.status, { timeout: 5_000 }).toBe('delivered');
+    await expect
+      .poll(async () => (await deliveriesOf(hook.id)).find((d) => d.id === delivery.id)?.status, { timeout: 5_000 })
+      .toBe('delivered');
   });
 
   it('sends each event type to its subscribers', async () => {
@@ -187,16 +226,24 @@ describe('delivery', () => {
     await api('DELETE', `/api/admin/keys/${generatedIds[0]}`, { token: ownerToken });
     await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 1 } });
     const username = uniqueName('newcomer');
-    const registered = await api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password: TEST_PASSWORD } });
+    const registered = await api('POST', '/api/auth/register', {
+      body: { username, email: `${username}@example.com`, password: TEST_PASSWORD },
+    });
     expect(registered.status).toBe(201);
 
     const purchased = await waitFor(hook, (e) => e.type === 'key.purchased' && e.data.licenseKey._id === bought._id);
     expect(purchased.event.data.licenseKey.purchasedBy).toEqual({ _id: user.id, username: user.username });
     const gen = await waitFor(hook, (e) => e.type === 'key.generated' && e.data.product._id === product.id);
-    expect(gen.event.data).toMatchObject({ quantity: 2, keys: generated.keys.map((k: { _id: string; key: string }) => ({ _id: k._id, key: k.key })) });
+    expect(gen.event.data).toMatchObject({
+      quantity: 2,
+      keys: generated.keys.map((k: { _id: string; key: string }) => ({ _id: k._id, key: k.key })),
+    });
     const activated = await waitFor(hook, (e) => e.type === 'license.activated' && e.data.licenseKey._id === bought._id);
     expect(activated.event.data.activation).toMatchObject({ deviceFingerprint: 'device-1' });
-    await waitFor(hook, (e) => e.type === 'license.deactivated' && e.data.activation.deviceFingerprint === 'device-1' && e.data.licenseKey._id === bought._id);
+    await waitFor(
+      hook,
+      (e) => e.type === 'license.deactivated' && e.data.activation.deviceFingerprint === 'device-1' && e.data.licenseKey._id === bought._id,
+    );
     const revoked = await waitFor(hook, (e) => e.type === 'key.revoked' && e.data.licenseKey._id === bought._id);
     expect(revoked.event.data.licenseKey).toMatchObject({ status: 'revoked', revokeReason: 'Chargeback' });
     await waitFor(hook, (e) => e.type === 'key.deleted' && e.data.licenseKey._id === generatedIds[0]);
@@ -208,7 +255,9 @@ describe('delivery', () => {
 
     // key.expired comes from the cron's expiry job.
     const expiring = (await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 } })).body.licenseKey;
-    await env.DB.prepare('UPDATE license_keys SET expires_at = ?1 WHERE id = ?2').bind(Date.now() - 10 * 86_400_000, expiring._id).run();
+    await env.DB.prepare('UPDATE license_keys SET expires_at = ?1 WHERE id = ?2')
+      .bind(Date.now() - 10 * 86_400_000, expiring._id)
+      .run();
     expect(await expireKeys(env.DB, TEST_SETTINGS, Date.now(), env)).toBeGreaterThanOrEqual(1);
     const expired = await waitFor(hook, (e) => e.type === 'key.expired' && e.data.licenseKey._id === expiring._id);
     expect(expired.event.data.licenseKey.status).toBe('expired');
@@ -244,7 +293,11 @@ describe('delivery', () => {
     ]);
     await dispatchCommitted(results, env);
     const { event } = await waitFor(hook, (e) => e.type === 'balance.topped_up' && e.data.user._id === user.id);
-    expect(event.data).toEqual({ user: { _id: user.id, username: user.username, email: user.email }, amountUsd: 20, balances: { usd: 25.5, credits: 7 } });
+    expect(event.data).toEqual({
+      user: { _id: user.id, username: user.username, email: user.email },
+      amountUsd: 20,
+      balances: { usd: 25.5, credits: 7 },
+    });
   });
 
   it('sends balance.topped_up once when Stripe delivers a paid Checkout Session 20 times at once', async () => {
@@ -256,8 +309,14 @@ describe('delivery', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(paid)));
     expect(answers.filter((a) => a.body.outcome === 'credited')).toHaveLength(1);
     const { event } = await waitFor(hook, (e) => e.type === 'balance.topped_up' && e.data.user._id === customer.user.id);
-    expect(event.data).toEqual({ user: { _id: customer.user.id, username: customer.username, email: customer.email }, amountUsd: 12, balances: { usd: 13.5, credits: 0 } });
-    const written = (await db().select().from(webhookEvents).all()).filter((e) => e.type === 'balance.topped_up' && e.data.includes(customer.user.id));
+    expect(event.data).toEqual({
+      user: { _id: customer.user.id, username: customer.username, email: customer.email },
+      amountUsd: 12,
+      balances: { usd: 13.5, credits: 0 },
+    });
+    const written = (await db().select().from(webhookEvents).all()).filter(
+      (e) => e.type === 'balance.topped_up' && e.data.includes(customer.user.id),
+    );
     expect(written).toHaveLength(1);
   });
 
@@ -267,15 +326,23 @@ describe('delivery', () => {
     const { token } = await signedInUser('user', { credits: 1000 });
     const keyId = (await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 } })).body.licenseKey._id;
     const first = await waitFor(hook, (e) => e.data.licenseKey._id === keyId);
-    await expect.poll(async () => (await deliveriesOf(hook.id))[0], { timeout: 5_000 }).toMatchObject({ status: 'pending', attempts: 1, responseStatus: 500, responseBody: 'receiver says no' });
+    await expect
+      .poll(async () => (await deliveriesOf(hook.id))[0], { timeout: 5_000 })
+      .toMatchObject({ status: 'pending', attempts: 1, responseStatus: 500, responseBody: 'receiver says no' });
     // The first retry comes 5 seconds later.
     await expect.poll(async () => (await receivedBy(hook.name)).length, { timeout: 12_000, interval: 250 }).toBe(2);
     const [a, b] = await receivedBy(hook.name);
     expect(b.headers['webhook-id']).toBe(a.headers['webhook-id']);
     expect(new Webhook(hook.secret).verify(b.body, b.headers)).toEqual(first.event);
-    await expect.poll(async () => (await deliveriesOf(hook.id))[0], { timeout: 3_000 }).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200 });
+    await expect
+      .poll(async () => (await deliveriesOf(hook.id))[0], { timeout: 3_000 })
+      .toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200 });
     const listed = await api('GET', `/api/webhooks/${hook.id}/deliveries`, { token: ownerToken });
-    expect(listed.body).toMatchObject({ total: 1, totalPages: 1, deliveries: [{ event: 'key.purchased', status: 'delivered', attempts: 2, responseStatus: 200 }] });
+    expect(listed.body).toMatchObject({
+      total: 1,
+      totalPages: 1,
+      deliveries: [{ event: 'key.purchased', status: 'delivered', attempts: 2, responseStatus: 200 }],
+    });
   }, 25_000);
 
   it('recovers with the cron an event committed but never enqueued (a crash after the commit)', async () => {
@@ -283,8 +350,20 @@ describe('delivery', () => {
     const product = await makeProduct();
     const { user } = await signedInUser('user', { credits: 1000 });
     // Called outside a request, the purchase commits its outbox row and sends nothing, as after a crash.
-    const { licenseKey } = await purchaseKey(db(), { productId: product.id, days: 1, buyerId: user.id, payerId: user.id, actorId: user.id, generationMethod: 'purchase' });
-    const [row] = await db().select().from(webhookEvents).where(eq(webhookEvents.type, 'key.purchased')).all().then((rows) => rows.filter((r) => r.data.includes(licenseKey._id)));
+    const { licenseKey } = await purchaseKey(db(), {
+      productId: product.id,
+      days: 1,
+      buyerId: user.id,
+      payerId: user.id,
+      actorId: user.id,
+      generationMethod: 'purchase',
+    });
+    const [row] = await db()
+      .select()
+      .from(webhookEvents)
+      .where(eq(webhookEvents.type, 'key.purchased'))
+      .all()
+      .then((rows) => rows.filter((r) => r.data.includes(licenseKey._id)));
     expect(row.dispatchedAt).toBeNull();
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await receivedBy(hook.name)).toHaveLength(0);
@@ -296,8 +375,19 @@ describe('delivery', () => {
   it('gives up with the cron a delivery that could never be attempted for days', async () => {
     const hook = await addEndpoint('ok', ['key.purchased']);
     const old = new Date(Date.now() - GIVE_UP_AFTER_MS - 60_000);
-    await db().insert(webhookEvents).values({ id: 'evt_0123456789abcdef01234567', type: 'webhook.test', data: '{}', endpointId: hook.id, createdAt: old, dispatchedAt: old });
-    await db().insert(webhookDeliveries).values({ id: 'msg_0123456789abcdef01234567', eventId: 'evt_0123456789abcdef01234567', endpointId: hook.id, createdAt: old });
+    await db()
+      .insert(webhookEvents)
+      .values({
+        id: 'evt_0123456789abcdef01234567',
+        type: 'webhook.test',
+        data: '{}',
+        endpointId: hook.id,
+        createdAt: old,
+        dispatchedAt: old,
+      });
+    await db()
+      .insert(webhookDeliveries)
+      .values({ id: 'msg_0123456789abcdef01234567', eventId: 'evt_0123456789abcdef01234567', endpointId: hook.id, createdAt: old });
     await runScheduledJobs(env);
     expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: 'failed', error: 'Given up: not delivered within 2 days' });
     await db().delete(webhookEvents).where(eq(webhookEvents.id, 'evt_0123456789abcdef01234567'));
@@ -364,7 +454,9 @@ describe('attempts', () => {
     await db().update(webhookEndpoints).set({ enabled: true }).where(eq(webhookEndpoints.id, hook.id));
     const eventId = `evt_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
     const deliveryId = `msg_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    await db().insert(webhookEvents).values({ id: eventId, type: 'webhook.test', data: '{}', endpointId: hook.id, createdAt: new Date(), dispatchedAt: new Date() });
+    await db()
+      .insert(webhookEvents)
+      .values({ id: eventId, type: 'webhook.test', data: '{}', endpointId: hook.id, createdAt: new Date(), dispatchedAt: new Date() });
     await db().insert(webhookDeliveries).values({ id: deliveryId, eventId, endpointId: hook.id, createdAt: new Date() });
     return { hook, deliveryId };
   }
@@ -388,14 +480,20 @@ describe('attempts', () => {
   it('disables an endpoint failing for days, with the reason shown', async () => {
     const { deliveryId, hook } = await pendingDelivery('fail');
     const now = Date.now();
-    await db().update(webhookEndpoints).set({ failingSince: new Date(now - DISABLE_AFTER_MS - 1) }).where(eq(webhookEndpoints.id, hook.id));
+    await db()
+      .update(webhookEndpoints)
+      .set({ failingSince: new Date(now - DISABLE_AFTER_MS - 1) })
+      .where(eq(webhookEndpoints.id, hook.id));
     expect(await attemptDelivery(env, deliveryId, 1, now)).toEqual({ status: 'failed' });
     const shown = (await api('GET', `/api/webhooks/${hook.id}`, { token: ownerToken })).body;
     expect(shown.enabled).toBe(false);
     expect(shown.disabledReason).toMatch(/^Disabled automatically: every delivery has failed since .* \(last: HTTP 500\)$/);
     // A success clears the failing streak.
     const ok = await pendingDelivery('ok');
-    await db().update(webhookEndpoints).set({ failingSince: new Date(now - 1000) }).where(eq(webhookEndpoints.id, ok.hook.id));
+    await db()
+      .update(webhookEndpoints)
+      .set({ failingSince: new Date(now - 1000) })
+      .where(eq(webhookEndpoints.id, ok.hook.id));
     expect(await attemptDelivery(env, ok.deliveryId, 1)).toEqual({ status: 'delivered' });
     expect((await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, ok.hook.id)).get())!.failingSince).toBeNull();
   });

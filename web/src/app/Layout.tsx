@@ -92,7 +92,13 @@ export function Layout() {
                 <span className="balance" title="Credits">
                   <span className="balance-label">Credits</span> <strong data-testid="header-credits">{formatCredits(user.credits)}</strong>
                 </span>
-                <button type="button" className="icon-button" aria-label="Refresh balance" onClick={refreshBalance} disabled={profile.isFetching}>
+                <button
+                  type="button"
+                  className="icon-button"
+                  aria-label="Refresh balance"
+                  onClick={refreshBalance}
+                  disabled={profile.isFetching}
+                >
                   <Icon name="refresh" size={16} className={profile.isFetching ? 'spin' : ''} />
                 </button>
               </div>

@@ -22,7 +22,8 @@ export function RequireAuth({ roles, children }: { roles?: Role[]; children: Rea
   }, [token, failedAtStartup]);
 
   if (token && maintenance) return <MaintenanceScreen message={maintenance} />;
-  if (!token || failedAtStartup) return <Navigate to="/login" state={{ from: { pathname: location.pathname, search: location.search } }} replace />;
+  if (!token || failedAtStartup)
+    return <Navigate to="/login" state={{ from: { pathname: location.pathname, search: location.search } }} replace />;
   if (!profile.data) return <PageSpinner label="Checking your session…" />;
   if (roles && !roles.includes(profile.data.role)) return <Navigate to="/dashboard" replace />;
   return <>{children}</>;

@@ -32,11 +32,31 @@ export function createRouter() {
   return createBrowserRouter([
     { path: '/login', element: <LoginPage />, errorElement: <ErrorPage /> },
     // On demand: registration's checks bring zod, which the sign-in page does without.
-    { path: '/register', lazy: async () => ({ Component: (await import('../features/auth/RegisterPage')).RegisterPage }), errorElement: <ErrorPage /> },
-    { path: '/forgot-password', lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }), errorElement: <ErrorPage /> },
-    { path: '/reset-password', lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }), errorElement: <ErrorPage /> },
-    { path: '/login/2fa', lazy: async () => ({ Component: (await import('../features/auth/TwoFactorLoginPage')).TwoFactorLoginPage }), errorElement: <ErrorPage /> },
-    { path: '/login/google', lazy: async () => ({ Component: (await import('../features/auth/GoogleReturnPage')).GoogleReturnPage }), errorElement: <ErrorPage /> },
+    {
+      path: '/register',
+      lazy: async () => ({ Component: (await import('../features/auth/RegisterPage')).RegisterPage }),
+      errorElement: <ErrorPage />,
+    },
+    {
+      path: '/forgot-password',
+      lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }),
+      errorElement: <ErrorPage />,
+    },
+    {
+      path: '/reset-password',
+      lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }),
+      errorElement: <ErrorPage />,
+    },
+    {
+      path: '/login/2fa',
+      lazy: async () => ({ Component: (await import('../features/auth/TwoFactorLoginPage')).TwoFactorLoginPage }),
+      errorElement: <ErrorPage />,
+    },
+    {
+      path: '/login/google',
+      lazy: async () => ({ Component: (await import('../features/auth/GoogleReturnPage')).GoogleReturnPage }),
+      errorElement: <ErrorPage />,
+    },
     {
       path: '/',
       element: (
@@ -59,11 +79,16 @@ export function createRouter() {
         { path: 'exchange', lazy: async () => ({ Component: (await import('../features/exchange/ExchangePage')).ExchangePage }) },
         { path: 'add-balance', lazy: async () => ({ Component: (await import('../features/payments/AddBalancePage')).AddBalancePage }) },
         { path: 'settings/security', lazy: async () => ({ Component: (await import('../features/security/SecurityPage')).SecurityPage }) },
-        restricted(ADMIN_ROLES, [{ path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) }]),
+        restricted(ADMIN_ROLES, [
+          { path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) },
+        ]),
         restricted(OWNER_ONLY, [
           { path: 'manage-products', element: <Navigate to="/admin?tab=products" replace /> },
           { path: 'user-management', element: <Navigate to="/admin?tab=users" replace /> },
-          { path: 'system-analytics', lazy: async () => ({ Component: (await import('../features/analytics/AnalyticsPage')).AnalyticsPage }) },
+          {
+            path: 'system-analytics',
+            lazy: async () => ({ Component: (await import('../features/analytics/AnalyticsPage')).AnalyticsPage }),
+          },
         ]),
       ],
     },

@@ -13,7 +13,10 @@ export function PasswordStrength({ password, username, email }: { password: stri
   useEffect(() => {
     if (!password || scorer) return;
     let live = true;
-    loadScorer().then((s) => live && setScorer(() => s), () => undefined);
+    loadScorer().then(
+      (s) => live && setScorer(() => s),
+      () => undefined,
+    );
     return () => {
       live = false;
     };

@@ -1,6 +1,16 @@
 import type { ReactNode } from 'react';
 
-export function Card({ title, actions, children, className = '' }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  actions,
+  children,
+  className = '',
+}: {
+  title?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`card ${className}`}>
       {(title || actions) && (
@@ -14,7 +24,19 @@ export function Card({ title, actions, children, className = '' }: { title?: Rea
   );
 }
 
-export function StatCard({ label, value, hint, tone = 'default', icon }: { label: string; value: ReactNode; hint?: ReactNode; tone?: 'default' | 'blue' | 'green' | 'purple' | 'orange'; icon?: ReactNode }) {
+export function StatCard({
+  label,
+  value,
+  hint,
+  tone = 'default',
+  icon,
+}: {
+  label: string;
+  value: ReactNode;
+  hint?: ReactNode;
+  tone?: 'default' | 'blue' | 'green' | 'purple' | 'orange';
+  icon?: ReactNode;
+}) {
   return (
     <div className={`stat-card stat-${tone}`}>
       {icon && (

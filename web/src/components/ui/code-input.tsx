@@ -4,7 +4,19 @@ import { TWO_FACTOR_CODE_LENGTH as CODE_LENGTH } from '../../lib/constants';
 
 export const isCompleteCode = (code: string) => new RegExp(`^\\d{${CODE_LENGTH}}$`).test(code);
 
-export function CodeInput({ label, value, onChange, autoFocus, error }: { label: string; value: string; onChange: (code: string) => void; autoFocus?: boolean; error?: string }) {
+export function CodeInput({
+  label,
+  value,
+  onChange,
+  autoFocus,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (code: string) => void;
+  autoFocus?: boolean;
+  error?: string;
+}) {
   const id = useId();
   return (
     <div className="field">

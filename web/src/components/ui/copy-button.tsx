@@ -22,7 +22,17 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export function CopyButton({ text, label = 'Copy', copiedMessage = 'Copied to clipboard', className = 'btn btn-secondary btn-sm' }: { text: string; label?: string; copiedMessage?: string; className?: string }) {
+export function CopyButton({
+  text,
+  label = 'Copy',
+  copiedMessage = 'Copied to clipboard',
+  className = 'btn btn-secondary btn-sm',
+}: {
+  text: string;
+  label?: string;
+  copiedMessage?: string;
+  className?: string;
+}) {
   const [copied, setCopied] = useState(false);
   async function onClick() {
     if (await copyText(text)) {

@@ -15,14 +15,35 @@ type FormModalProps = Omit<ComponentProps<typeof Modal>, 'footer' | 'busy' | 'op
   children: ReactNode;
 };
 
-export function FormModal({ open = true, formId, submitLabel, busyLabel, busy, submitDisabled = false, tone = 'primary', onClose, children, ...modal }: FormModalProps) {
+export function FormModal({
+  open = true,
+  formId,
+  submitLabel,
+  busyLabel,
+  busy,
+  submitDisabled = false,
+  tone = 'primary',
+  onClose,
+  children,
+  ...modal
+}: FormModalProps) {
   return (
     <Modal
       {...modal}
       open={open}
       onClose={onClose}
       busy={busy}
-      footer={<ModalActions onCancel={onClose} busy={busy} label={submitLabel} busyLabel={busyLabel} tone={tone} disabled={submitDisabled} formId={formId} />}
+      footer={
+        <ModalActions
+          onCancel={onClose}
+          busy={busy}
+          label={submitLabel}
+          busyLabel={busyLabel}
+          tone={tone}
+          disabled={submitDisabled}
+          formId={formId}
+        />
+      }
     >
       {children}
     </Modal>

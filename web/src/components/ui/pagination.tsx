@@ -1,4 +1,14 @@
-export function Pagination({ page, totalPages, onChange, disabled = false }: { page: number; totalPages: number; onChange: (page: number) => void; disabled?: boolean }) {
+export function Pagination({
+  page,
+  totalPages,
+  onChange,
+  disabled = false,
+}: {
+  page: number;
+  totalPages: number;
+  onChange: (page: number) => void;
+  disabled?: boolean;
+}) {
   if (totalPages <= 1) return null;
   return (
     <nav className="pagination" aria-label="Pagination">

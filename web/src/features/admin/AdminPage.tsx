@@ -45,11 +45,15 @@ export function AdminPage() {
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
     const index = tabs.indexOf(selected);
     const next =
-      e.key === 'ArrowRight' ? tabs[(index + 1) % tabs.length]
-      : e.key === 'ArrowLeft' ? tabs[(index - 1 + tabs.length) % tabs.length]
-      : e.key === 'Home' ? tabs[0]
-      : e.key === 'End' ? tabs[tabs.length - 1]
-      : null;
+      e.key === 'ArrowRight'
+        ? tabs[(index + 1) % tabs.length]
+        : e.key === 'ArrowLeft'
+          ? tabs[(index - 1 + tabs.length) % tabs.length]
+          : e.key === 'Home'
+            ? tabs[0]
+            : e.key === 'End'
+              ? tabs[tabs.length - 1]
+              : null;
     if (!next) return;
     e.preventDefault();
     selectTab(next);
@@ -62,7 +66,11 @@ export function AdminPage() {
     <div className="page">
       <header className="page-header">
         <h1>{user.role === 'owner' ? 'Admin Panel' : 'Reseller Panel'}</h1>
-        <p className="muted">{user.role === 'owner' ? 'Run the shop: users, products, keys and settings.' : 'Sell keys to your customers and follow your sales.'}</p>
+        <p className="muted">
+          {user.role === 'owner'
+            ? 'Run the shop: users, products, keys and settings.'
+            : 'Sell keys to your customers and follow your sales.'}
+        </p>
       </header>
       <div className="tabs" role="tablist" aria-label="Admin sections" onKeyDown={onKeyDown}>
         {tabs.map((tab) => (
@@ -87,7 +95,9 @@ export function AdminPage() {
       </div>
       <div
         className="tab-panel"
-        {...(refused ? { role: 'region', 'aria-label': TAB_LABELS[refused] } : { role: 'tabpanel', id: `admin-panel-${selected}`, 'aria-labelledby': `admin-tab-${selected}` })}
+        {...(refused
+          ? { role: 'region', 'aria-label': TAB_LABELS[refused] }
+          : { role: 'tabpanel', id: `admin-panel-${selected}`, 'aria-labelledby': `admin-tab-${selected}` })}
       >
         <Suspense fallback={<PageSpinner label="Loading…" />}>
           <Panel key={shown} user={user} selectTab={selectTab} />

@@ -22,7 +22,15 @@ type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User
 const credits = (n: number) => `${formatCredits(n)} ${n === 1 ? 'credit' : 'credits'}`;
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 
-function CostBreakdown({ product, days, isOwner, discount, bypass, payerCredits, payer }: {
+function CostBreakdown({
+  product,
+  days,
+  isOwner,
+  discount,
+  bypass,
+  payerCredits,
+  payer,
+}: {
   product: Product;
   days: number;
   isOwner: boolean;
@@ -101,7 +109,8 @@ export function DirectPurchaseTab({ user }: TabProps) {
   // Who pays, and what they have: the reseller themselves, or the owner's customer.
   const payerCredits = isOwner ? (customer?.credits ?? null) : user.credits;
   const short = product !== null && !(isOwner && bypass) && payerCredits !== null && payerCredits < total;
-  const ready = customer !== null && product !== null && !short && !switchedOff && !purchase.isPending && (isOwner || terms.data !== undefined);
+  const ready =
+    customer !== null && product !== null && !short && !switchedOff && !purchase.isPending && (isOwner || terms.data !== undefined);
 
   function chooseProduct(id: string) {
     setProductId(id);
@@ -156,11 +165,23 @@ export function DirectPurchaseTab({ user }: TabProps) {
           onDismiss={() => setAnswer(null)}
         />
       )}
-      <form className="card direct-purchase-form" onSubmit={onSubmit} noValidate aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}>
+      <form
+        className="card direct-purchase-form"
+        onSubmit={onSubmit}
+        noValidate
+        aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}
+      >
         <div className="form-grid">
           <div className="field">
             <label htmlFor={ids.search}>Find a user</label>
-            <input id={ids.search} type="search" placeholder="Username or email starts with…" value={search} maxLength={100} onChange={(e) => setSearch(e.target.value)} />
+            <input
+              id={ids.search}
+              type="search"
+              placeholder="Username or email starts with…"
+              value={search}
+              maxLength={100}
+              onChange={(e) => setSearch(e.target.value)}
+            />
           </div>
           <div className="field">
             <label htmlFor={ids.customer}>User</label>
@@ -196,7 +217,8 @@ export function DirectPurchaseTab({ user }: TabProps) {
             <DurationPicker key={product._id} product={product} days={days} onChange={setDays} disabled={purchase.isPending} />
             {isOwner && (
               <label className="checkbox bypass-check">
-                <input type="checkbox" checked={bypass} onChange={(e) => setBypass(e.target.checked)} /> Bypass balance check (free purchase)
+                <input type="checkbox" checked={bypass} onChange={(e) => setBypass(e.target.checked)} /> Bypass balance check (free
+                purchase)
               </label>
             )}
             {(isOwner || terms.data) && (
@@ -214,7 +236,9 @@ export function DirectPurchaseTab({ user }: TabProps) {
         )}
         {short && (
           <div className="notice notice-warning" role="status">
-            {isOwner ? `${customer?.username} does not have enough credits for this key. Choose fewer days, or bypass the balance check.` : 'You do not have enough credits for this key. Choose fewer days or exchange USD for credits.'}
+            {isOwner
+              ? `${customer?.username} does not have enough credits for this key. Choose fewer days, or bypass the balance check.`
+              : 'You do not have enough credits for this key. Choose fewer days or exchange USD for credits.'}
           </div>
         )}
         <button type="submit" className="btn btn-primary" disabled={!ready}>

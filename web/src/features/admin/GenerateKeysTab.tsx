@@ -2,7 +2,8 @@
 import type { TabProps } from './AdminPage';
 import { GenerateKeysForm } from './GenerateTab';
 
-export const GENERATE_ACCESS_DENIED = 'Access Denied - Only owners can generate license keys. This feature is restricted to system administrators.';
+export const GENERATE_ACCESS_DENIED =
+  'Access Denied - Only owners can generate license keys. This feature is restricted to system administrators.';
 
 export function GenerateKeysTab({ user }: TabProps) {
   if (user.role !== 'owner') {

@@ -9,7 +9,12 @@ import { CopyButton } from '../../components/ui/copy-button';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
-import { DEFAULT_MAX_KEYS_PER_GENERATION, GENERATION_QUICK_QUANTITIES, TOAST_GENERATION_MS, TOAST_GENERATION_SHORT_MS } from '../../lib/constants';
+import {
+  DEFAULT_MAX_KEYS_PER_GENERATION,
+  GENERATION_QUICK_QUANTITIES,
+  TOAST_GENERATION_MS,
+  TOAST_GENERATION_SHORT_MS,
+} from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { DurationPicker } from '../purchase';
 import { useSettings } from './api';
@@ -27,7 +32,12 @@ function GeneratedKeys({ result }: { result: Generated }) {
       className="generated-keys"
       actions={
         <div className="button-row">
-          <CopyButton text={all} label="Copy all keys" copiedMessage={`${result.keys.length} keys copied to clipboard`} className="btn btn-secondary" />
+          <CopyButton
+            text={all}
+            label="Copy all keys"
+            copiedMessage={`${result.keys.length} keys copied to clipboard`}
+            className="btn btn-secondary"
+          />
           <button type="button" className="btn btn-primary" onClick={() => downloadText(filename, keysCsv(result.keys))}>
             Download CSV
           </button>
@@ -35,7 +45,8 @@ function GeneratedKeys({ result }: { result: Generated }) {
       }
     >
       <p className="muted">
-        Each key runs for {result.days} {result.days === 1 ? 'day' : 'days'} from its first activation. They are also listed under License Keys.
+        Each key runs for {result.days} {result.days === 1 ? 'day' : 'days'} from its first activation. They are also listed under License
+        Keys.
       </p>
       <ol className="generated-list" aria-label="Generated keys">
         {result.keys.map((k) => (

@@ -11,7 +11,15 @@ import { useReleaseHeldSlot } from './keys-api';
 
 const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
 
-export function HeldSlotList({ licenseKey, canManage, onChanged }: { licenseKey: LicenseKey; canManage: boolean; onChanged: (key: LicenseKey) => void }) {
+export function HeldSlotList({
+  licenseKey,
+  canManage,
+  onChanged,
+}: {
+  licenseKey: LicenseKey;
+  canManage: boolean;
+  onChanged: (key: LicenseKey) => void;
+}) {
   const release = useReleaseHeldSlot();
   const [confirming, setConfirming] = useState<string | null>(null);
   const slots = licenseKey.heldSlots ?? [];
@@ -31,7 +39,9 @@ export function HeldSlotList({ licenseKey, canManage, onChanged }: { licenseKey:
   return (
     <>
       <h3 className="section-title">Held slots</h3>
-      <p className="muted small">Devices that left this key may keep working offline until their token expires, so their slots stay taken until then.</p>
+      <p className="muted small">
+        Devices that left this key may keep working offline until their token expires, so their slots stay taken until then.
+      </p>
       <ul className="admin-device-list" aria-label="Held slots">
         {slots.map((h) => (
           <li key={h._id}>
@@ -47,12 +57,22 @@ export function HeldSlotList({ licenseKey, canManage, onChanged }: { licenseKey:
                   <button type="button" className="btn btn-danger btn-sm" onClick={() => onRelease(h._id)} disabled={release.isPending}>
                     {release.isPending ? 'Releasing…' : 'Confirm release'}
                   </button>
-                  <button type="button" className="btn btn-secondary btn-sm" onClick={() => setConfirming(null)} disabled={release.isPending}>
+                  <button
+                    type="button"
+                    className="btn btn-secondary btn-sm"
+                    onClick={() => setConfirming(null)}
+                    disabled={release.isPending}
+                  >
                     Keep
                   </button>
                 </div>
               ) : (
-                <button type="button" className="btn btn-secondary btn-sm" aria-label={`Release slot of ${fingerprint(h.deviceFingerprint)} now`} onClick={() => setConfirming(h._id)}>
+                <button
+                  type="button"
+                  className="btn btn-secondary btn-sm"
+                  aria-label={`Release slot of ${fingerprint(h.deviceFingerprint)} now`}
+                  onClick={() => setConfirming(h._id)}
+                >
                   Release now
                 </button>
               ))}

@@ -35,7 +35,15 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
 }
 
 /** The devices of a key; the owner may free a slot, after confirming which device. */
-function DeviceList({ licenseKey, canManage, onChanged }: { licenseKey: LicenseKey; canManage: boolean; onChanged: (key: LicenseKey) => void }) {
+function DeviceList({
+  licenseKey,
+  canManage,
+  onChanged,
+}: {
+  licenseKey: LicenseKey;
+  canManage: boolean;
+  onChanged: (key: LicenseKey) => void;
+}) {
   const remove = useRemoveActivation();
   const [confirming, setConfirming] = useState<string | null>(null);
 
@@ -71,12 +79,22 @@ function DeviceList({ licenseKey, canManage, onChanged }: { licenseKey: LicenseK
                   <button type="button" className="btn btn-danger btn-sm" onClick={() => onRemove(a._id)} disabled={remove.isPending}>
                     {remove.isPending ? 'Removing…' : 'Confirm removal'}
                   </button>
-                  <button type="button" className="btn btn-secondary btn-sm" onClick={() => setConfirming(null)} disabled={remove.isPending}>
+                  <button
+                    type="button"
+                    className="btn btn-secondary btn-sm"
+                    onClick={() => setConfirming(null)}
+                    disabled={remove.isPending}
+                  >
                     Keep
                   </button>
                 </div>
               ) : (
-                <button type="button" className="btn btn-secondary btn-sm" aria-label={`Remove device ${fingerprint(a.deviceFingerprint)}`} onClick={() => setConfirming(a._id)}>
+                <button
+                  type="button"
+                  className="btn btn-secondary btn-sm"
+                  aria-label={`Remove device ${fingerprint(a.deviceFingerprint)}`}
+                  onClick={() => setConfirming(a._id)}
+                >
                   Remove
                 </button>
               ))}
@@ -92,7 +110,17 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
   const status = shownStatus(key);
   const left = daysLeft(key);
   return (
-    <Modal open title="License Key Details" onClose={onClose} size="lg" footer={<button type="button" className="btn btn-secondary" onClick={onClose}>Close</button>}>
+    <Modal
+      open
+      title="License Key Details"
+      onClose={onClose}
+      size="lg"
+      footer={
+        <button type="button" className="btn btn-secondary" onClick={onClose}>
+          Close
+        </button>
+      }
+    >
       <div className="key-box">
         <code>{key.key}</code>
         <CopyButton text={key.key} label={`Copy license key ${key.key}`} copiedMessage="License key copied to clipboard" />
@@ -142,7 +170,19 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
   );
 }
 
-function ReasonField({ id, value, onChange, error, label }: { id: string; value: string; onChange: (v: string) => void; error: string | null; label: string }) {
+function ReasonField({
+  id,
+  value,
+  onChange,
+  error,
+  label,
+}: {
+  id: string;
+  value: string;
+  onChange: (v: string) => void;
+  error: string | null;
+  label: string;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -218,9 +258,17 @@ export function DeleteKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
     }
   }
   return (
-    <ConfirmModal title="Delete License Key" confirmLabel="Delete Key" busyLabel="Deleting…" busy={remove.isPending} onConfirm={onConfirm} onClose={onClose}>
+    <ConfirmModal
+      title="Delete License Key"
+      confirmLabel="Delete Key"
+      busyLabel="Deleting…"
+      busy={remove.isPending}
+      onConfirm={onConfirm}
+      onClose={onClose}
+    >
       <p>
-        Delete <code>{licenseKey.key}</code> ({licenseKey.product.name || 'Unknown Product'}) for good, with its {plural(licenseKey.activations.length, 'device')}?
+        Delete <code>{licenseKey.key}</code> ({licenseKey.product.name || 'Unknown Product'}) for good, with its{' '}
+        {plural(licenseKey.activations.length, 'device')}?
       </p>
       <p className="muted">The deletion is permanent and recorded in the audit log.</p>
     </ConfirmModal>
@@ -262,7 +310,8 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
     >
       <form id="bulk-delete-form" onSubmit={onSubmit} noValidate>
         <p>
-          {plural(keyIds.length, 'selected key')} and their devices will be deleted for good. The deletion is permanent and recorded with your reason.
+          {plural(keyIds.length, 'selected key')} and their devices will be deleted for good. The deletion is permanent and recorded with
+          your reason.
         </p>
         <ReasonField id={reasonId} label="Reason for deleting" value={reason} onChange={setReason} error={error} />
       </form>

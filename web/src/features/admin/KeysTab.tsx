@@ -19,7 +19,19 @@ import { useDebounced } from './useDebounced';
 
 type Dialog = { kind: 'details' | 'revoke' | 'delete'; key: LicenseKey } | { kind: 'bulk' } | null;
 
-function KeyCard({ licenseKey: k, isOwner, selected, onSelect, open }: { licenseKey: LicenseKey; isOwner: boolean; selected: boolean; onSelect: (on: boolean) => void; open: (d: Dialog) => void }) {
+function KeyCard({
+  licenseKey: k,
+  isOwner,
+  selected,
+  onSelect,
+  open,
+}: {
+  licenseKey: LicenseKey;
+  isOwner: boolean;
+  selected: boolean;
+  onSelect: (on: boolean) => void;
+  open: (d: Dialog) => void;
+}) {
   const status = shownStatus(k);
   const left = daysLeft(k);
   const productName = k.product.name || 'Unknown Product';
@@ -28,7 +40,13 @@ function KeyCard({ licenseKey: k, isOwner, selected, onSelect, open }: { license
     <li className={`card admin-key-card${selected ? ' selected' : ''}`}>
       <div className="admin-key-head">
         {isOwner && (
-          <input type="checkbox" className="admin-key-select" checked={selected} onChange={(e) => onSelect(e.target.checked)} aria-label={`Select ${k.key}`} />
+          <input
+            type="checkbox"
+            className="admin-key-select"
+            checked={selected}
+            onChange={(e) => onSelect(e.target.checked)}
+            aria-label={`Select ${k.key}`}
+          />
         )}
         <div className="admin-key-title">
           <h3 id={headingId} className="product-name">
@@ -79,16 +97,31 @@ function KeyCard({ licenseKey: k, isOwner, selected, onSelect, open }: { license
         </div>
       </dl>
       <div className="user-card-actions">
-        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Details of ${k.key}`} onClick={() => open({ kind: 'details', key: k })}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={`Details of ${k.key}`}
+          onClick={() => open({ kind: 'details', key: k })}
+        >
           Details
         </button>
         {isOwner && k.status !== 'revoked' && (
-          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Revoke ${k.key}`} onClick={() => open({ kind: 'revoke', key: k })}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-label={`Revoke ${k.key}`}
+            onClick={() => open({ kind: 'revoke', key: k })}
+          >
             Revoke
           </button>
         )}
         {isOwner && (
-          <button type="button" className="btn btn-danger btn-sm" aria-label={`Delete ${k.key}`} onClick={() => open({ kind: 'delete', key: k })}>
+          <button
+            type="button"
+            className="btn btn-danger btn-sm"
+            aria-label={`Delete ${k.key}`}
+            onClick={() => open({ kind: 'delete', key: k })}
+          >
             Delete
           </button>
         )}
@@ -152,7 +185,11 @@ export function KeysTab({ user }: TabProps) {
         <div>
           <h2 id="keys-title">{title}</h2>
           <p className="muted">
-            {keys.data ? `${formatCredits(keys.data.total)} ${keys.data.total === 1 ? 'key' : 'keys'}` : isOwner ? 'Every license key in the shop' : 'The keys you created and sold'}
+            {keys.data
+              ? `${formatCredits(keys.data.total)} ${keys.data.total === 1 ? 'key' : 'keys'}`
+              : isOwner
+                ? 'Every license key in the shop'
+                : 'The keys you created and sold'}
           </p>
         </div>
         <div className="button-row">
@@ -194,7 +231,12 @@ export function KeysTab({ user }: TabProps) {
       </div>
 
       <label className="checkbox select-all">
-        <input type="checkbox" checked={allSelected} disabled={!isOwner || list.length === 0} onChange={(e) => toggleAll(e.target.checked)} />
+        <input
+          type="checkbox"
+          checked={allSelected}
+          disabled={!isOwner || list.length === 0}
+          onChange={(e) => toggleAll(e.target.checked)}
+        />
         Select all on this page
       </label>
 
@@ -210,12 +252,25 @@ export function KeysTab({ user }: TabProps) {
         </EmptyState>
       ) : list.length === 0 ? (
         <EmptyState title="No license keys found" icon="🔑">
-          <p className="muted">{search || status ? 'No key matches these filters.' : isOwner ? 'Generate keys or sell some, and they appear here.' : 'Keys you buy for your customers appear here.'}</p>
+          <p className="muted">
+            {search || status
+              ? 'No key matches these filters.'
+              : isOwner
+                ? 'Generate keys or sell some, and they appear here.'
+                : 'Keys you buy for your customers appear here.'}
+          </p>
         </EmptyState>
       ) : (
         <ul className="admin-key-grid" aria-busy={keys.isFetching}>
           {list.map((k) => (
-            <KeyCard key={k._id} licenseKey={k} isOwner={isOwner} selected={selected.has(k._id)} onSelect={(on) => toggle(k._id, on)} open={setDialog} />
+            <KeyCard
+              key={k._id}
+              licenseKey={k}
+              isOwner={isOwner}
+              selected={selected.has(k._id)}
+              onSelect={(on) => toggle(k._id, on)}
+              open={setDialog}
+            />
           ))}
         </ul>
       )}
@@ -232,7 +287,9 @@ export function KeysTab({ user }: TabProps) {
           }}
         />
       )}
-      {dialog?.kind === 'bulk' && <BulkDeleteModal keyIds={[...selected]} onClose={() => setDialog(null)} onDeleted={() => setSelected(new Set())} />}
+      {dialog?.kind === 'bulk' && (
+        <BulkDeleteModal keyIds={[...selected]} onClose={() => setDialog(null)} onDeleted={() => setSelected(new Set())} />
+      )}
     </section>
   );
 }

@@ -59,9 +59,21 @@ function BarList({ title, rows }: { title: string; rows: { label: string; value:
 function Figures({ stats }: { stats: AdminStats }) {
   return (
     <section className="stat-grid" aria-label="Figures">
-      <StatCard label="Total Users" value={formatCredits(stats.totalUsers)} hint={`${formatCredits(stats.usersByRole.user)} with role user`} tone="blue" icon={<Icon name="users" />} />
+      <StatCard
+        label="Total Users"
+        value={formatCredits(stats.totalUsers)}
+        hint={`${formatCredits(stats.usersByRole.user)} with role user`}
+        tone="blue"
+        icon={<Icon name="users" />}
+      />
       <StatCard label="Total Products" value={formatCredits(stats.totalProducts)} tone="orange" icon={<Icon name="box" />} />
-      <StatCard label="License Keys" value={formatCredits(stats.totalKeys)} hint={`${formatCredits(stats.keysByStatus.available)} available`} tone="green" icon={<Icon name="key" />} />
+      <StatCard
+        label="License Keys"
+        value={formatCredits(stats.totalKeys)}
+        hint={`${formatCredits(stats.keysByStatus.available)} available`}
+        tone="green"
+        icon={<Icon name="key" />}
+      />
       <StatCard label="Revenue" value={`${formatCredits(stats.totalRevenue)} credits`} tone="purple" icon={<Icon name="dollar" />} />
     </section>
   );
@@ -151,11 +163,19 @@ export function OverviewTab({ user, selectTab }: TabProps) {
           <div className="two-columns">
             <BarList
               title="Users by Role"
-              rows={(['user', 'reseller', 'owner'] as const).map((role) => ({ label: role, value: stats.data.usersByRole[role] ?? 0, tone: ROLE_TONES[role] }))}
+              rows={(['user', 'reseller', 'owner'] as const).map((role) => ({
+                label: role,
+                value: stats.data.usersByRole[role] ?? 0,
+                tone: ROLE_TONES[role],
+              }))}
             />
             <BarList
               title="Keys by Status"
-              rows={(['available', 'used', 'expired', 'revoked'] as const).map((s) => ({ label: keyStatusLabel(s), value: stats.data.keysByStatus[s] ?? 0, tone: keyStatusTone(s) }))}
+              rows={(['available', 'used', 'expired', 'revoked'] as const).map((s) => ({
+                label: keyStatusLabel(s),
+                value: stats.data.keysByStatus[s] ?? 0,
+                tone: keyStatusTone(s),
+              }))}
             />
           </div>
           <div className="two-columns">

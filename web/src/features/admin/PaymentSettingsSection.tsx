@@ -36,7 +36,9 @@ export function PaymentSettingsSection({ draft, errors, onChange }: Props) {
   return (
     <fieldset className="settings-section card">
       <legend>Payments</legend>
-      <p className="muted small">Card top-ups of the USD balance through Stripe Checkout. They also need the Stripe keys on the server (docs/payments.md).</p>
+      <p className="muted small">
+        Card top-ups of the USD balance through Stripe Checkout. They also need the Stripe keys on the server (docs/payments.md).
+      </p>
       <div className="form-grid">
         {FIELDS.map(({ field, label, hint }) => {
           const id = `setting-payments-${field}`;
@@ -69,7 +71,13 @@ export function PaymentSettingsSection({ draft, errors, onChange }: Props) {
       </div>
       <div className="setting-flag">
         <label className="checkbox">
-          <input type="checkbox" checked={draft.cardTopUpsEnabled} onChange={(e) => onChange({ ...draft, cardTopUpsEnabled: e.target.checked })} aria-describedby="setting-payments-enabled-hint" /> Card Top-ups Enabled
+          <input
+            type="checkbox"
+            checked={draft.cardTopUpsEnabled}
+            onChange={(e) => onChange({ ...draft, cardTopUpsEnabled: e.target.checked })}
+            aria-describedby="setting-payments-enabled-hint"
+          />{' '}
+          Card Top-ups Enabled
         </label>
         <div id="setting-payments-enabled-hint" className="field-hint">
           Customers may add USD by card on the Add Balance page

@@ -176,12 +176,53 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
               <ProductTypeOptions />
             </select>
           </div>
-          <Field label="Base cost (credits)" name="baseCreditCost" type="number" min={1} step={1} inputMode="numeric" value={form.baseCreditCost} onChange={set('baseCreditCost')} error={errors.baseCreditCost} required />
-          <Field label="Credits per day" name="creditsPerDay" type="number" min={1} step={1} inputMode="numeric" value={form.creditsPerDay} onChange={set('creditsPerDay')} error={errors.creditsPerDay} />
+          <Field
+            label="Base cost (credits)"
+            name="baseCreditCost"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={form.baseCreditCost}
+            onChange={set('baseCreditCost')}
+            error={errors.baseCreditCost}
+            required
+          />
+          <Field
+            label="Credits per day"
+            name="creditsPerDay"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={form.creditsPerDay}
+            onChange={set('creditsPerDay')}
+            error={errors.creditsPerDay}
+          />
         </div>
         <div className="form-grid">
-          <Field label="Minimum days" name="minDays" type="number" min={1} step={1} inputMode="numeric" value={form.minDays} onChange={set('minDays')} error={errors.minDays} />
-          <Field label="Maximum days" name="maxDays" type="number" min={1} step={1} inputMode="numeric" value={form.maxDays} onChange={set('maxDays')} error={errors.maxDays} />
+          <Field
+            label="Minimum days"
+            name="minDays"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={form.minDays}
+            onChange={set('minDays')}
+            error={errors.minDays}
+          />
+          <Field
+            label="Maximum days"
+            name="maxDays"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={form.maxDays}
+            onChange={set('maxDays')}
+            error={errors.maxDays}
+          />
           <Field
             label="Max activations"
             name="maxActivations"
@@ -208,9 +249,17 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
             hint="1 to 720 (30 days). A device that leaves a key keeps its slot this long."
           />
         </div>
-        <Field label="Features" name="features" value={form.features} onChange={set('features')} error={errors.features} hint="Separated by commas" />
+        <Field
+          label="Features"
+          name="features"
+          value={form.features}
+          onChange={set('features')}
+          error={errors.features}
+          hint="Separated by commas"
+        />
         <label className="checkbox">
-          <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Active (offered for purchase and generation)
+          <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Active
+          (offered for purchase and generation)
         </label>
       </form>
     </FormModal>
@@ -231,7 +280,14 @@ export function DeleteProductModal({ product, onClose }: { product: Product; onC
     }
   }
   return (
-    <ConfirmModal title="Delete Product" confirmLabel="Delete Product" busyLabel="Deleting…" busy={remove.isPending} onConfirm={onConfirm} onClose={onClose}>
+    <ConfirmModal
+      title="Delete Product"
+      confirmLabel="Delete Product"
+      busyLabel="Deleting…"
+      busy={remove.isPending}
+      onConfirm={onConfirm}
+      onClose={onClose}
+    >
       <p>
         Delete <strong>{product.name}</strong>?
       </p>

@@ -68,10 +68,20 @@ function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog)
         <Stat label="Activations" value={p.stats.totalActivations} />
       </dl>
       <div className="user-card-actions">
-        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Edit ${p.name}`} onClick={() => open({ kind: 'edit', product: p })}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={`Edit ${p.name}`}
+          onClick={() => open({ kind: 'edit', product: p })}
+        >
           Edit
         </button>
-        <button type="button" className="btn btn-danger btn-sm" aria-label={`Delete ${p.name}`} onClick={() => open({ kind: 'delete', product: p })}>
+        <button
+          type="button"
+          className="btn btn-danger btn-sm"
+          aria-label={`Delete ${p.name}`}
+          onClick={() => open({ kind: 'delete', product: p })}
+        >
           Delete
         </button>
       </div>
@@ -107,7 +117,11 @@ export function ProductsTab() {
       <div className="section-head">
         <div>
           <h2 id="products-title">Product Management</h2>
-          <p className="muted">{products.data ? `${products.data.length} ${products.data.length === 1 ? 'product' : 'products'}` : 'The catalogue, its prices and its sales'}</p>
+          <p className="muted">
+            {products.data
+              ? `${products.data.length} ${products.data.length === 1 ? 'product' : 'products'}`
+              : 'The catalogue, its prices and its sales'}
+          </p>
         </div>
         <button type="button" className="btn btn-primary" onClick={() => setDialog({ kind: 'create' })}>
           <Icon name="plus" size={16} />
@@ -118,7 +132,13 @@ export function ProductsTab() {
       <div className="filters">
         <div className="field grow">
           <label htmlFor="product-search">Search products</label>
-          <input id="product-search" type="search" placeholder="Name or key tag" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            id="product-search"
+            type="search"
+            placeholder="Name or key tag"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor="product-type-filter">Type</label>
@@ -149,7 +169,9 @@ export function ProductsTab() {
         </EmptyState>
       ) : shown.length === 0 ? (
         <EmptyState title="No products found" icon="📦">
-          <p className="muted">{products.data.length > 0 ? 'No product matches these filters.' : 'Create the first product to start selling keys.'}</p>
+          <p className="muted">
+            {products.data.length > 0 ? 'No product matches these filters.' : 'Create the first product to start selling keys.'}
+          </p>
         </EmptyState>
       ) : (
         <ul className="admin-product-grid">

@@ -19,7 +19,16 @@ type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : neve
 /** The form's copy: numbers as typed, so a half-typed value is not rewritten under the cursor. */
 type Draft = Record<NumberField, string> & Record<FlagField, boolean> & { payments: PaymentDraft };
 
-const NUMBER_FIELDS: NumberField[] = ['usdToCreditRate', 'maxKeysPerGeneration', 'maxActivationsPerKey', 'defaultDailyDiscount', 'apiRateLimit', 'lowBalanceThreshold', 'keyExpiryGracePeriod', 'sessionIdleDays'];
+const NUMBER_FIELDS: NumberField[] = [
+  'usdToCreditRate',
+  'maxKeysPerGeneration',
+  'maxActivationsPerKey',
+  'defaultDailyDiscount',
+  'apiRateLimit',
+  'lowBalanceThreshold',
+  'keyExpiryGracePeriod',
+  'sessionIdleDays',
+];
 
 function toDraft(s: Settings): Draft {
   const draft = { ...s } as unknown as Draft;
@@ -51,14 +60,28 @@ const SECTIONS: Section[] = [
     description: 'Limits on making keys.',
     numbers: [
       { field: 'maxKeysPerGeneration', label: 'Max Keys per Generation', min: 1, max: 1000, hint: '1 to 1000 keys in one request' },
-      { field: 'maxActivationsPerKey', label: 'Max Activations per Key', min: 1, max: 100, hint: 'The most devices a product may allow per key, 1 to 100' },
+      {
+        field: 'maxActivationsPerKey',
+        label: 'Max Activations per Key',
+        min: 1,
+        max: 100,
+        hint: 'The most devices a product may allow per key, 1 to 100',
+      },
     ],
     flags: [],
   },
   {
     title: 'Purchase',
     description: 'Who may buy for others, and the resellers’ price.',
-    numbers: [{ field: 'defaultDailyDiscount', label: 'Reseller Daily Discount (%)', min: 0, max: 90, hint: 'Off the per-day part of the price for resellers, 0 to 90' }],
+    numbers: [
+      {
+        field: 'defaultDailyDiscount',
+        label: 'Reseller Daily Discount (%)',
+        min: 0,
+        max: 90,
+        hint: 'Off the per-day part of the price for resellers, 0 to 90',
+      },
+    ],
     flags: [
       { field: 'enableDirectPurchases', label: 'Enable Direct Purchases', hint: 'Owners may buy keys for users' },
       { field: 'enableResellerPurchases', label: 'Enable Reseller Purchases', hint: 'Resellers may buy keys for their customers' },
@@ -68,8 +91,20 @@ const SECTIONS: Section[] = [
     title: 'System',
     description: 'Access to KeyPanel.',
     numbers: [
-      { field: 'apiRateLimit', label: 'API Rate Limit (per hour per IP)', min: 10, max: 10000, hint: 'Sign-in, registration and password reset attempts, 10 to 10000' },
-      { field: 'sessionIdleDays', label: 'Session Idle Timeout (days)', min: 1, max: 90, hint: 'Sign out a session unused for this many days, 1 to 90' },
+      {
+        field: 'apiRateLimit',
+        label: 'API Rate Limit (per hour per IP)',
+        min: 10,
+        max: 10000,
+        hint: 'Sign-in, registration and password reset attempts, 10 to 10000',
+      },
+      {
+        field: 'sessionIdleDays',
+        label: 'Session Idle Timeout (days)',
+        min: 1,
+        max: 90,
+        hint: 'Sign out a session unused for this many days, 1 to 90',
+      },
     ],
     flags: [
       { field: 'maintenanceMode', label: 'Maintenance Mode', hint: 'Only owners can use KeyPanel; licensed apps keep working' },
@@ -79,24 +114,48 @@ const SECTIONS: Section[] = [
   {
     title: 'Notification',
     description: 'Warnings shown to customers.',
-    numbers: [{ field: 'lowBalanceThreshold', label: 'Low Balance Threshold (USD)', min: 0, step: 0.01, hint: 'Warn when the USD balance is below this' }],
+    numbers: [
+      {
+        field: 'lowBalanceThreshold',
+        label: 'Low Balance Threshold (USD)',
+        min: 0,
+        step: 0.01,
+        hint: 'Warn when the USD balance is below this',
+      },
+    ],
     flags: [
       { field: 'notifyLowBalance', label: 'Notify Low Balance', hint: 'Show customers and resellers a low-balance warning' },
-      { field: 'emailNotificationsEnabled', label: 'Email Notifications Enabled', hint: 'Kept for a mail integration; KeyPanel sends no notification email yet' },
+      {
+        field: 'emailNotificationsEnabled',
+        label: 'Email Notifications Enabled',
+        hint: 'Kept for a mail integration; KeyPanel sends no notification email yet',
+      },
     ],
   },
   {
     title: 'Advanced',
     description: 'How keys age.',
-    numbers: [{ field: 'keyExpiryGracePeriod', label: 'Key Expiry Grace Period (days)', min: 0, max: 365, hint: 'Days a key keeps working after it expires, 0 to 365' }],
+    numbers: [
+      {
+        field: 'keyExpiryGracePeriod',
+        label: 'Key Expiry Grace Period (days)',
+        min: 0,
+        max: 365,
+        hint: 'Days a key keeps working after it expires, 0 to 365',
+      },
+    ],
     flags: [{ field: 'autoCleanupExpiredKeys', label: 'Auto Cleanup Expired Keys', hint: 'Delete keys expired for more than 30 days' }],
   },
 ];
 
-const LABELS = Object.fromEntries(SECTIONS.flatMap((s) => [...s.numbers, ...s.flags]).map((f) => [f.field, f.label])) as Record<keyof Settings, string>;
+const LABELS = Object.fromEntries(SECTIONS.flatMap((s) => [...s.numbers, ...s.flags]).map((f) => [f.field, f.label])) as Record<
+  keyof Settings,
+  string
+>;
 
 /** The API's message names the field as the API does; the form names it as its label does. */
-const inFormWords = (field: string, message: string) => (field in LABELS ? message.replace(field, LABELS[field as keyof Settings]) : message);
+const inFormWords = (field: string, message: string) =>
+  field in LABELS ? message.replace(field, LABELS[field as keyof Settings]) : message;
 
 function Fieldset({ title, description, children }: { title: string; description: string; children: ReactNode }) {
   return (
@@ -243,7 +302,13 @@ export function SettingsTab({ user }: TabProps) {
               {section.flags.map((f) => (
                 <div className="setting-flag" key={f.field}>
                   <label className="checkbox">
-                    <input type="checkbox" checked={draft[f.field]} onChange={setFlag(f.field)} aria-describedby={`setting-${f.field}-hint`} /> {f.label}
+                    <input
+                      type="checkbox"
+                      checked={draft[f.field]}
+                      onChange={setFlag(f.field)}
+                      aria-describedby={`setting-${f.field}-hint`}
+                    />{' '}
+                    {f.label}
                   </label>
                   <div id={`setting-${f.field}-hint`} className="field-hint">
                     {f.hint}
@@ -288,7 +353,16 @@ export function SettingsTab({ user }: TabProps) {
         title="Reset to Defaults"
         onClose={() => setConfirmReset(false)}
         busy={busy === 'reset'}
-        footer={<ModalActions onCancel={() => setConfirmReset(false)} busy={busy === 'reset'} label="Reset Settings" busyLabel="Resetting…" tone="danger" onAct={onReset} />}
+        footer={
+          <ModalActions
+            onCancel={() => setConfirmReset(false)}
+            busy={busy === 'reset'}
+            label="Reset Settings"
+            busyLabel="Resetting…"
+            tone="danger"
+            onAct={onReset}
+          />
+        }
       >
         <p>Every setting returns to its default value, and takes effect at once.</p>
         <p>

@@ -86,14 +86,63 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
       busyLabel="Creating…"
     >
       <form id="create-user-form" onSubmit={onSubmit} noValidate>
-        <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} required />
-        <Field label="Email" name="email" type="email" autoComplete="off" value={form.email} onChange={set('email')} error={errors.email} required />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={errors.password} hint={PASSWORD_HINT} required />
+        <Field
+          label="Username"
+          name="username"
+          autoComplete="off"
+          value={form.username}
+          onChange={set('username')}
+          error={errors.username}
+          required
+        />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="off"
+          value={form.email}
+          onChange={set('email')}
+          error={errors.email}
+          required
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={form.password}
+          onChange={set('password')}
+          error={errors.password}
+          hint={PASSWORD_HINT}
+          required
+        />
         <PasswordStrength password={form.password} username={form.username.trim()} email={form.email.trim()} />
         <RoleSelect id="create-role" value={form.role} onChange={(role) => setForm((f) => ({ ...f, role }))} />
         <div className="form-grid">
-          <Field label="Balance (USD)" name="balance" type="number" min={0} step={0.01} inputMode="decimal" placeholder="0.00" value={form.balance} onChange={set('balance')} error={errors.balance} />
-          <Field label="Credits" name="credits" type="number" min={0} step={1} inputMode="numeric" placeholder="0" value={form.credits} onChange={set('credits')} error={errors.credits} />
+          <Field
+            label="Balance (USD)"
+            name="balance"
+            type="number"
+            min={0}
+            step={0.01}
+            inputMode="decimal"
+            placeholder="0.00"
+            value={form.balance}
+            onChange={set('balance')}
+            error={errors.balance}
+          />
+          <Field
+            label="Credits"
+            name="credits"
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            placeholder="0"
+            value={form.credits}
+            onChange={set('credits')}
+            error={errors.credits}
+          />
         </div>
       </form>
     </FormModal>
@@ -157,16 +206,44 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
       busyLabel="Saving…"
     >
       <form id="edit-user-form" onSubmit={onSubmit} noValidate>
-        <Field label="Username" name="username" autoComplete="off" value={form.username} onChange={set('username')} error={errors.username} />
+        <Field
+          label="Username"
+          name="username"
+          autoComplete="off"
+          value={form.username}
+          onChange={set('username')}
+          error={errors.username}
+        />
         <Field label="Email" name="email" type="email" autoComplete="off" value={form.email} onChange={set('email')} error={errors.email} />
         <RoleSelect id="edit-role" value={form.role} onChange={(role) => setForm((f) => ({ ...f, role }))} />
         <div className="form-grid">
-          <Field label="Balance (USD)" name="balance" type="number" min={0} step={0.01} inputMode="decimal" value={form.balance} onChange={set('balance')} error={errors.balance} />
-          <Field label="Credits" name="credits" type="number" min={0} step={1} inputMode="numeric" value={form.credits} onChange={set('credits')} error={errors.credits} />
+          <Field
+            label="Balance (USD)"
+            name="balance"
+            type="number"
+            min={0}
+            step={0.01}
+            inputMode="decimal"
+            value={form.balance}
+            onChange={set('balance')}
+            error={errors.balance}
+          />
+          <Field
+            label="Credits"
+            name="credits"
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            value={form.credits}
+            onChange={set('credits')}
+            error={errors.credits}
+          />
         </div>
         <p className="field-hint">Balance and credits are set to the values above; the change is recorded in the ledger.</p>
         <label className="checkbox">
-          <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Account Active
+          <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Account
+          Active
         </label>
         {!form.isActive && user.isActive && <p className="field-hint">Deactivating signs this account out everywhere.</p>}
       </form>
@@ -250,7 +327,14 @@ export function DeleteUserModal({ user, onClose }: { user: User; onClose: () => 
   }
 
   return (
-    <ConfirmModal title="Delete User" confirmLabel="Delete User" busyLabel="Deleting…" busy={remove.isPending} onConfirm={confirm} onClose={onClose}>
+    <ConfirmModal
+      title="Delete User"
+      confirmLabel="Delete User"
+      busyLabel="Deleting…"
+      busy={remove.isPending}
+      onConfirm={confirm}
+      onClose={onClose}
+    >
       <p>
         Delete <strong>{user.username}</strong> ({user.email})? This cannot be undone.
       </p>

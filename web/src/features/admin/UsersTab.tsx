@@ -52,14 +52,29 @@ function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (
         </div>
       </dl>
       <div className="user-card-actions">
-        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Edit ${user.username}`} onClick={() => open({ kind: 'edit', user })}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={`Edit ${user.username}`}
+          onClick={() => open({ kind: 'edit', user })}
+        >
           Edit
         </button>
-        <button type="button" className="btn btn-secondary btn-sm" aria-label={`Add balance or credits to ${user.username}`} onClick={() => open({ kind: 'funds', user })}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={`Add balance or credits to ${user.username}`}
+          onClick={() => open({ kind: 'funds', user })}
+        >
           <Icon name="dollar" size={14} />
           Add Funds
         </button>
-        <button type="button" className="btn btn-danger btn-sm" aria-label={`Delete ${user.username}`} onClick={() => open({ kind: 'delete', user })}>
+        <button
+          type="button"
+          className="btn btn-danger btn-sm"
+          aria-label={`Delete ${user.username}`}
+          onClick={() => open({ kind: 'delete', user })}
+        >
           Delete
         </button>
       </div>
@@ -87,7 +102,11 @@ export function UsersTab({ user: me }: TabProps) {
       <div className="section-head">
         <div>
           <h2 id="users-title">User Management</h2>
-          <p className="muted">{users.data ? `${formatCredits(users.data.total)} ${users.data.total === 1 ? 'account' : 'accounts'}` : 'Accounts, roles and balances'}</p>
+          <p className="muted">
+            {users.data
+              ? `${formatCredits(users.data.total)} ${users.data.total === 1 ? 'account' : 'accounts'}`
+              : 'Accounts, roles and balances'}
+          </p>
         </div>
         <button type="button" className="btn btn-primary" onClick={() => setDialog({ kind: 'create' })}>
           <Icon name="plus" size={16} />

@@ -22,7 +22,8 @@ export type UsersQuery = { page: number; search: string; role: string };
 export function useAdminUsers(query: UsersQuery) {
   return useQuery({
     queryKey: adminKeys.users(query),
-    queryFn: ({ signal }) => api.get<AdminUsersResponse>('/api/admin/users', { page: query.page, search: query.search.trim(), role: query.role }, signal),
+    queryFn: ({ signal }) =>
+      api.get<AdminUsersResponse>('/api/admin/users', { page: query.page, search: query.search.trim(), role: query.role }, signal),
     placeholderData: keepPreviousData,
   });
 }
@@ -32,7 +33,8 @@ export type AuditQuery = { page: number; action: string; actor: string };
 export function useAuditLog(query: AuditQuery) {
   return useQuery({
     queryKey: adminKeys.auditLog(query),
-    queryFn: ({ signal }) => api.get<AuditLogResponse>('/api/admin/audit-log', { page: query.page, action: query.action, actor: query.actor.trim() }, signal),
+    queryFn: ({ signal }) =>
+      api.get<AuditLogResponse>('/api/admin/audit-log', { page: query.page, action: query.action, actor: query.actor.trim() }, signal),
     placeholderData: keepPreviousData,
   });
 }
@@ -57,7 +59,8 @@ export function useCreateUser() {
 export function useUpdateUser() {
   const after = useAfterUserChange();
   return useMutation({
-    mutationFn: ({ id, changes }: { id: string; changes: UpdateUserInput }) => api.put<AdminUserResponse>(`/api/admin/users/${id}`, changes),
+    mutationFn: ({ id, changes }: { id: string; changes: UpdateUserInput }) =>
+      api.put<AdminUserResponse>(`/api/admin/users/${id}`, changes),
     onSuccess: after,
   });
 }
@@ -72,7 +75,10 @@ export function useAddFunds() {
 
 export function useDeleteUser() {
   const after = useAfterUserChange();
-  return useMutation({ mutationFn: (id: string) => api.delete<{ success: boolean; message: string }>(`/api/admin/users/${id}`), onSuccess: after });
+  return useMutation({
+    mutationFn: (id: string) => api.delete<{ success: boolean; message: string }>(`/api/admin/users/${id}`),
+    onSuccess: after,
+  });
 }
 
 export function useSettings(enabled: boolean) {

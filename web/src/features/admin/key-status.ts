@@ -6,7 +6,12 @@ import { daysUntil } from '../../lib/format';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const KEY_STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };
+export const KEY_STATUS_LABELS: Record<KeyStatus, string> = {
+  used: 'Active',
+  available: 'Available',
+  expired: 'Expired',
+  revoked: 'Revoked',
+};
 export const KEY_STATUS_TONES: Record<KeyStatus, BadgeTone> = { used: 'green', available: 'blue', expired: 'gray', revoked: 'red' };
 export const KEY_STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
 

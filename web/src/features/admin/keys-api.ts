@@ -26,7 +26,11 @@ export function useAdminKeys(filters: AdminKeysFilters) {
   return useQuery({
     queryKey: adminKeys.keys(filters),
     queryFn: ({ signal }) =>
-      api.get<AdminKeysResponse>('/api/admin/keys', { page: filters.page, limit: ADMIN_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status }, signal),
+      api.get<AdminKeysResponse>(
+        '/api/admin/keys',
+        { page: filters.page, limit: ADMIN_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status },
+        signal,
+      ),
     placeholderData: keepPreviousData,
   });
 }
@@ -53,12 +57,18 @@ export function useRevokeKey() {
 
 export function useDeleteKey() {
   const after = useAfterKeyChange();
-  return useMutation({ mutationFn: (id: string) => api.delete<{ success: true; message: string }>(`/api/admin/keys/${id}`), onSuccess: after });
+  return useMutation({
+    mutationFn: (id: string) => api.delete<{ success: true; message: string }>(`/api/admin/keys/${id}`),
+    onSuccess: after,
+  });
 }
 
 export function useBulkDeleteKeys() {
   const after = useAfterKeyChange();
-  return useMutation({ mutationFn: (body: BulkDeleteInput) => api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', body), onSuccess: after });
+  return useMutation({
+    mutationFn: (body: BulkDeleteInput) => api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', body),
+    onSuccess: after,
+  });
 }
 
 export function useRemoveActivation() {
@@ -74,25 +84,37 @@ export function useRemoveActivation() {
 export function useReleaseHeldSlot() {
   const after = useAfterKeyChange();
   return useMutation({
-    mutationFn: ({ keyId, slotId }: { keyId: string; slotId: string }) => api.delete<KeyChangeResponse>(`/api/admin/keys/${keyId}/held-slots/${slotId}`),
+    mutationFn: ({ keyId, slotId }: { keyId: string; slotId: string }) =>
+      api.delete<KeyChangeResponse>(`/api/admin/keys/${keyId}/held-slots/${slotId}`),
     onSuccess: after,
   });
 }
 
 export function useGenerateKeys() {
   const after = useAfterKeyChange();
-  return useMutation({ mutationFn: (body: GenerateKeysInput) => api.post<GenerateKeysResponse>('/api/keys/generate', body), onSuccess: after });
+  return useMutation({
+    mutationFn: (body: GenerateKeysInput) => api.post<GenerateKeysResponse>('/api/keys/generate', body),
+    onSuccess: after,
+  });
 }
 
 export function usePurchaseTerms() {
-  return useQuery({ queryKey: adminKeys.purchaseTerms, queryFn: ({ signal }) => api.get<PurchaseTerms>('/api/admin/purchase-terms', undefined, signal) });
+  return useQuery({
+    queryKey: adminKeys.purchaseTerms,
+    queryFn: ({ signal }) => api.get<PurchaseTerms>('/api/admin/purchase-terms', undefined, signal),
+  });
 }
 
 /** Users to pick a customer from: the first 100 matching the search (SPEC section 7). */
 export function useCustomerChoices(search: string) {
   return useQuery({
     queryKey: adminKeys.customerChoices(search),
-    queryFn: ({ signal }) => api.get<{ users: Array<Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>> }>('/api/admin/users', { limit: 100, search: search.trim() }, signal),
+    queryFn: ({ signal }) =>
+      api.get<{ users: Array<Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>> }>(
+        '/api/admin/users',
+        { limit: 100, search: search.trim() },
+        signal,
+      ),
     placeholderData: keepPreviousData,
   });
 }

@@ -9,7 +9,8 @@ export type PaymentsQuery = { page: number; status: string; user: string };
 export function useAdminPayments(query: PaymentsQuery) {
   return useQuery({
     queryKey: adminKeys.payments(query),
-    queryFn: ({ signal }) => api.get<PaymentsResponse>('/api/admin/payments', { page: query.page, status: query.status, user: query.user.trim() }, signal),
+    queryFn: ({ signal }) =>
+      api.get<PaymentsResponse>('/api/admin/payments', { page: query.page, status: query.status, user: query.user.trim() }, signal),
     placeholderData: keepPreviousData,
   });
 }

@@ -11,7 +11,8 @@ import { useAnalytics } from './api';
 import { DailyBarChart, RankedBarChart } from './charts';
 
 /** 'YYYY-MM-DD' (a UTC day) as 'Mar 4'. */
-const dayLabel = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const dayLabel = (date: string) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const count = (word: string) => (n: number) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
 const creditsOf = count('credit');
 
@@ -26,18 +27,27 @@ export function AnalyticsPage() {
   }, [analytics.error]);
 
   const data = analytics.data;
-  const series = (pick: (d: NonNullable<typeof data>['daily'][number]) => number) => (data?.daily ?? []).map((d) => ({ label: dayLabel(d.date), value: pick(d) }));
+  const series = (pick: (d: NonNullable<typeof data>['daily'][number]) => number) =>
+    (data?.daily ?? []).map((d) => ({ label: dayLabel(d.date), value: pick(d) }));
 
   return (
     <div className="page">
       <header className="page-header-row">
         <div className="page-header">
           <h1>System Analytics</h1>
-          <p className="muted">{data ? `${dayLabel(data.from)} to ${dayLabel(data.to)} (UTC days)` : 'Sales, customers and activations over time'}</p>
+          <p className="muted">
+            {data ? `${dayLabel(data.from)} to ${dayLabel(data.to)} (UTC days)` : 'Sales, customers and activations over time'}
+          </p>
         </div>
         <div className="period-picker" role="group" aria-label="Period">
           {ANALYTICS_PERIODS.map((p) => (
-            <button key={p} type="button" className={`btn btn-sm ${p === days ? 'btn-primary' : 'btn-secondary'}`} aria-pressed={p === days} onClick={() => setParams({ days: String(p) })}>
+            <button
+              key={p}
+              type="button"
+              className={`btn btn-sm ${p === days ? 'btn-primary' : 'btn-secondary'}`}
+              aria-pressed={p === days}
+              onClick={() => setParams({ days: String(p) })}
+            >
               Last {p} days
             </button>
           ))}
@@ -55,10 +65,28 @@ export function AnalyticsPage() {
       ) : (
         <div className="analytics" aria-busy={analytics.isFetching}>
           <div className="stat-grid">
-            <StatCard label="Revenue" value={formatCredits(data.totals.revenue)} hint="credits spent on keys" tone="green" icon={<Icon name="dollar" />} />
-            <StatCard label="Keys Sold" value={formatCredits(data.totals.keysSold)} hint="free direct purchases included" tone="blue" icon={<Icon name="key" />} />
+            <StatCard
+              label="Revenue"
+              value={formatCredits(data.totals.revenue)}
+              hint="credits spent on keys"
+              tone="green"
+              icon={<Icon name="dollar" />}
+            />
+            <StatCard
+              label="Keys Sold"
+              value={formatCredits(data.totals.keysSold)}
+              hint="free direct purchases included"
+              tone="blue"
+              icon={<Icon name="key" />}
+            />
             <StatCard label="New Users" value={formatCredits(data.totals.newUsers)} tone="purple" icon={<Icon name="users" />} />
-            <StatCard label="Activations" value={formatCredits(data.totals.activations)} hint="new devices" tone="orange" icon={<Icon name="check" />} />
+            <StatCard
+              label="Activations"
+              value={formatCredits(data.totals.activations)}
+              hint="new devices"
+              tone="orange"
+              icon={<Icon name="check" />}
+            />
           </div>
           <section className="stat-grid" aria-label="Card top-ups">
             <StatCard
@@ -68,12 +96,30 @@ export function AnalyticsPage() {
               tone="green"
               icon={<Icon name="dollar" />}
             />
-            <StatCard label="Refunded" value={formatUsd(data.payments.refunded)} hint={`${formatUsd(data.payments.refundOwed)} of it still owed`} tone="orange" icon={<Icon name="swap" />} />
-            <StatCard label="Disputes" value={formatCredits(data.payments.disputes)} hint="accounts flagged for the owner" tone="purple" icon={<Icon name="users" />} />
+            <StatCard
+              label="Refunded"
+              value={formatUsd(data.payments.refunded)}
+              hint={`${formatUsd(data.payments.refundOwed)} of it still owed`}
+              tone="orange"
+              icon={<Icon name="swap" />}
+            />
+            <StatCard
+              label="Disputes"
+              value={formatCredits(data.payments.disputes)}
+              hint="accounts flagged for the owner"
+              tone="purple"
+              icon={<Icon name="users" />}
+            />
           </section>
           <div className="chart-grid">
             <DailyBarChart title="Revenue per day" valueLabel="Revenue" points={series((d) => d.revenue)} format={creditsOf} tone="green" />
-            <DailyBarChart title="Keys sold per day" valueLabel="Keys sold" points={series((d) => d.keysSold)} format={count('key')} tone="blue" />
+            <DailyBarChart
+              title="Keys sold per day"
+              valueLabel="Keys sold"
+              points={series((d) => d.keysSold)}
+              format={count('key')}
+              tone="blue"
+            />
             <RankedBarChart
               title="Sales by product"
               itemLabel="Product"
@@ -81,8 +127,20 @@ export function AnalyticsPage() {
               points={data.salesByProduct.map((p) => ({ label: `${p.name} (${p.keyTag})`, value: p.keysSold, note: creditsOf(p.revenue) }))}
               format={count('key')}
             />
-            <DailyBarChart title="New users per day" valueLabel="New users" points={series((d) => d.newUsers)} format={count('user')} tone="purple" />
-            <DailyBarChart title="Activations per day" valueLabel="Activations" points={series((d) => d.activations)} format={count('activation')} tone="orange" />
+            <DailyBarChart
+              title="New users per day"
+              valueLabel="New users"
+              points={series((d) => d.newUsers)}
+              format={count('user')}
+              tone="purple"
+            />
+            <DailyBarChart
+              title="Activations per day"
+              valueLabel="Activations"
+              points={series((d) => d.activations)}
+              format={count('activation')}
+              tone="orange"
+            />
           </div>
         </div>
       )}

@@ -34,7 +34,8 @@ export function niceMax(value: number): number {
   return 10 * power;
 }
 
-const short = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${+(n / 1000).toFixed(1)}k` : n.toLocaleString('en-US'));
+const short = (n: number) =>
+  n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${+(n / 1000).toFixed(1)}k` : n.toLocaleString('en-US');
 
 function DataTable({ caption, columns, rows }: { caption: string; columns: [string, string]; rows: Array<[string, string]> }) {
   return (
@@ -65,7 +66,17 @@ function DataTable({ caption, columns, rows }: { caption: string; columns: [stri
 
 type Frame = { title: string; desc: string; width: number };
 
-function ChartFrame({ title, summary, children, table }: { title: string; summary: string; children: (frame: Frame) => ReactNode; table: ReactNode }) {
+function ChartFrame({
+  title,
+  summary,
+  children,
+  table,
+}: {
+  title: string;
+  summary: string;
+  children: (frame: Frame) => ReactNode;
+  table: ReactNode;
+}) {
   const id = useId();
   const { ref, width } = useWidth();
   const frame = { title: `${id}-title`, desc: `${id}-desc`, width };
@@ -88,12 +99,26 @@ function ChartFrame({ title, summary, children, table }: { title: string; summar
 }
 
 /** One bar per day. `format` writes a value for the summary, the tooltips and the table. */
-export function DailyBarChart({ title, points, format, tone = 'primary', valueLabel }: { title: string; points: Point[]; format: (n: number) => string; tone?: 'primary' | 'green' | 'blue' | 'orange' | 'purple'; valueLabel: string }) {
+export function DailyBarChart({
+  title,
+  points,
+  format,
+  tone = 'primary',
+  valueLabel,
+}: {
+  title: string;
+  points: Point[];
+  format: (n: number) => string;
+  tone?: 'primary' | 'green' | 'blue' | 'orange' | 'purple';
+  valueLabel: string;
+}) {
   const total = points.reduce((sum, p) => sum + p.value, 0);
   const peak = points.reduce<Point | null>((best, p) => (best === null || p.value > best.value ? p : best), null);
   const max = niceMax(peak?.value ?? 0);
   const summary =
-    total === 0 ? `No ${valueLabel.toLowerCase()} in these ${points.length} days.` : `${format(total)} over ${points.length} days; the most on ${peak!.label} (${format(peak!.value)}).`;
+    total === 0
+      ? `No ${valueLabel.toLowerCase()} in these ${points.length} days.`
+      : `${format(total)} over ${points.length} days; the most on ${peak!.label} (${format(peak!.value)}).`;
 
   return (
     <ChartFrame
@@ -109,7 +134,15 @@ export function DailyBarChart({ title, points, format, tone = 'primary', valueLa
         // A date label every 60 pixels or so, whatever the period and the screen.
         const labelEvery = Math.max(1, Math.ceil(points.length / Math.max(1, Math.floor(plotW / 60))));
         return (
-          <svg className={`chart-svg chart-${tone}`} viewBox={`0 0 ${width} ${HEIGHT}`} width={width} height={HEIGHT} role="img" aria-labelledby={titleId} aria-describedby={desc}>
+          <svg
+            className={`chart-svg chart-${tone}`}
+            viewBox={`0 0 ${width} ${HEIGHT}`}
+            width={width}
+            height={HEIGHT}
+            role="img"
+            aria-labelledby={titleId}
+            aria-describedby={desc}
+          >
             <title>{title}</title>
             {[0, 0.5, 1].map((f) => {
               const y = PAD.top + plotH * (1 - f);
@@ -126,7 +159,15 @@ export function DailyBarChart({ title, points, format, tone = 'primary', valueLa
               const h = (p.value / max) * plotH;
               const x = PAD.left + i * slot + (slot - barW) / 2;
               return (
-                <rect key={p.label} className="chart-bar" x={x} y={PAD.top + plotH - h} width={barW} height={Math.max(h, p.value > 0 ? 1 : 0)} rx={Math.min(3, barW / 3)}>
+                <rect
+                  key={p.label}
+                  className="chart-bar"
+                  x={x}
+                  y={PAD.top + plotH - h}
+                  width={barW}
+                  height={Math.max(h, p.value > 0 ? 1 : 0)}
+                  rx={Math.min(3, barW / 3)}
+                >
                   <title>{`${p.label}: ${format(p.value)}`}</title>
                 </rect>
               );
@@ -146,22 +187,50 @@ export function DailyBarChart({ title, points, format, tone = 'primary', valueLa
 }
 
 /** One horizontal bar per item (sales by product), longest first. */
-export function RankedBarChart({ title, points, format, valueLabel, itemLabel }: { title: string; points: Point[]; format: (n: number) => string; valueLabel: string; itemLabel: string }) {
+export function RankedBarChart({
+  title,
+  points,
+  format,
+  valueLabel,
+  itemLabel,
+}: {
+  title: string;
+  points: Point[];
+  format: (n: number) => string;
+  valueLabel: string;
+  itemLabel: string;
+}) {
   const rowH = 30;
   const height = Math.max(points.length, 1) * rowH + 8;
   const max = niceMax(points.reduce((m, p) => Math.max(m, p.value), 0));
   const withNote = (p: Point) => (p.note ? `${format(p.value)} · ${p.note}` : format(p.value));
-  const summary = points.length === 0 ? 'No sales in this period.' : `${points.length} ${points.length === 1 ? 'product' : 'products'} sold; the most: ${points[0].label} (${format(points[0].value)}).`;
+  const summary =
+    points.length === 0
+      ? 'No sales in this period.'
+      : `${points.length} ${points.length === 1 ? 'product' : 'products'} sold; the most: ${points[0].label} (${format(points[0].value)}).`;
 
   return (
-    <ChartFrame title={title} summary={summary} table={<DataTable caption={title} columns={[itemLabel, valueLabel]} rows={points.map((p) => [p.label, withNote(p)])} />}>
+    <ChartFrame
+      title={title}
+      summary={summary}
+      table={<DataTable caption={title} columns={[itemLabel, valueLabel]} rows={points.map((p) => [p.label, withNote(p)])} />}
+    >
       {({ title: titleId, desc, width }) => {
         if (points.length === 0) return <p className="chart-empty muted">Nothing sold yet in this period.</p>;
         const labelW = Math.min(170, Math.round(width * 0.35));
         const barSpace = width - labelW - 150;
-        const clip = (text: string) => (text.length * 7 > labelW - 12 ? `${text.slice(0, Math.max(4, Math.floor((labelW - 12) / 7) - 1))}…` : text);
+        const clip = (text: string) =>
+          text.length * 7 > labelW - 12 ? `${text.slice(0, Math.max(4, Math.floor((labelW - 12) / 7) - 1))}…` : text;
         return (
-          <svg className="chart-svg chart-purple" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby={titleId} aria-describedby={desc}>
+          <svg
+            className="chart-svg chart-purple"
+            viewBox={`0 0 ${width} ${height}`}
+            width={width}
+            height={height}
+            role="img"
+            aria-labelledby={titleId}
+            aria-describedby={desc}
+          >
             <title>{title}</title>
             {points.map((p, i) => {
               const y = 4 + i * rowH;

@@ -32,7 +32,11 @@ export function GoogleReturnPage() {
       })
       .catch((err) => {
         const connecting = err instanceof ApiError && err.details?.intent === 'connect';
-        toast.error(err instanceof SignInError ? err.message : errorMessage(err, connecting ? 'Failed to connect Google account' : 'Google sign-in failed'));
+        toast.error(
+          err instanceof SignInError
+            ? err.message
+            : errorMessage(err, connecting ? 'Failed to connect Google account' : 'Google sign-in failed'),
+        );
         navigate(connecting ? '/settings/security' : '/login', { replace: true });
       });
   }, [navigate, completeSignIn]);

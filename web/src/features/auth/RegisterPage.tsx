@@ -46,9 +46,24 @@ export function RegisterPage() {
         </div>
       )}
       <form onSubmit={form.handleSubmit} noValidate>
-        <Field label="Username" autoComplete="username" {...form.field('username')} required minLength={USERNAME_MIN} maxLength={USERNAME_MAX} />
+        <Field
+          label="Username"
+          autoComplete="username"
+          {...form.field('username')}
+          required
+          minLength={USERNAME_MIN}
+          maxLength={USERNAME_MAX}
+        />
         <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required />
-        <Field label="Password" type="password" autoComplete="new-password" {...form.field('password')} hint={PASSWORD_HINT} required minLength={PASSWORD_MIN} />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          {...form.field('password')}
+          hint={PASSWORD_HINT}
+          required
+          minLength={PASSWORD_MIN}
+        />
         <PasswordStrength password={form.values.password} username={form.values.username.trim()} email={form.values.email.trim()} />
         <Field label="Confirm password" type="password" autoComplete="new-password" {...form.field('confirmPassword')} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>

@@ -65,7 +65,15 @@ export function ResetPasswordPage() {
   return (
     <AuthLayout title="Choose a new password" subtitle="You will be signed out everywhere and can sign in with the new password.">
       <form onSubmit={form.handleSubmit} noValidate>
-        <Field label="New password" type="password" autoComplete="new-password" {...form.field('password')} hint={PASSWORD_HINT} required autoFocus />
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          {...form.field('password')}
+          hint={PASSWORD_HINT}
+          required
+          autoFocus
+        />
         <PasswordStrength password={form.values.password} />
         <Field label="Confirm new password" type="password" autoComplete="new-password" {...form.field('confirm')} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>

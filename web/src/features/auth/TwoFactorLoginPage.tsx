@@ -60,7 +60,17 @@ export function TwoFactorLoginPage() {
     >
       <form onSubmit={onSubmit} noValidate>
         {useRecovery ? (
-          <Field label="Recovery token" name="recoveryToken" autoComplete="off" spellCheck={false} className="mono" value={recoveryToken} onChange={(e) => setRecoveryToken(e.target.value)} placeholder="XXXX-XXXX-XXXX-XXXX" autoFocus />
+          <Field
+            label="Recovery token"
+            name="recoveryToken"
+            autoComplete="off"
+            spellCheck={false}
+            className="mono"
+            value={recoveryToken}
+            onChange={(e) => setRecoveryToken(e.target.value)}
+            placeholder="XXXX-XXXX-XXXX-XXXX"
+            autoFocus
+          />
         ) : (
           <CodeInput label="Authentication code" value={code} onChange={setCode} autoFocus />
         )}

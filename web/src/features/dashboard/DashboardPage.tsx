@@ -31,7 +31,12 @@ function quickActions(user: User, stats: { totalKeys: number; totalProducts: num
         { to: '/admin?tab=keys', title: 'My Generated Keys', description: `${keys} keys`, icon: 'key' },
         { to: '/admin', title: 'Reseller Panel', description: 'Sell keys to your customers', icon: 'gear' },
         { to: '/products', title: 'Available Products', description: `${products} products`, icon: 'box' },
-        { to: '/purchase', title: 'Purchase Direct', description: `Balance: ${formatCredits(user.credits)} credits · ${formatUsd(user.balance)}`, icon: 'plus' },
+        {
+          to: '/purchase',
+          title: 'Purchase Direct',
+          description: `Balance: ${formatCredits(user.credits)} credits · ${formatUsd(user.balance)}`,
+          icon: 'plus',
+        },
         { to: '/admin', title: 'My Statistics', description: 'Your sales at a glance', icon: 'chart' },
       ];
     case 'owner':
@@ -65,7 +70,12 @@ export function DashboardPage() {
       <section className="stat-grid" aria-label="Your figures" aria-busy={stats.isPending}>
         <StatCard label="Total Keys" value={value(stats.data?.totalKeys)} tone="blue" icon={<Icon name="key" />} />
         {!isUser && <StatCard label="Available Keys" value={value(stats.data?.availableKeys)} tone="green" icon={<Icon name="circle" />} />}
-        <StatCard label={isUser ? 'Purchased Keys' : 'Used Keys'} value={value(stats.data?.usedKeys)} tone="purple" icon={<Icon name="check" />} />
+        <StatCard
+          label={isUser ? 'Purchased Keys' : 'Used Keys'}
+          value={value(stats.data?.usedKeys)}
+          tone="purple"
+          icon={<Icon name="check" />}
+        />
         <StatCard label="Total Products" value={value(stats.data?.totalProducts)} tone="orange" icon={<Icon name="box" />} />
       </section>
       <section aria-labelledby="quick-actions">

@@ -38,7 +38,11 @@ export function ExchangePage() {
       const cents = toCents(values.usdAmount)!;
       const promised = creditsForCents(cents, rate);
       const usdAmount = cents / 100;
-      const answer = await exchange.mutateAsync({ usdAmount, creditsToAdd: promised, idempotencyKey: attempt.keyFor(`${cents}:${promised}`) });
+      const answer = await exchange.mutateAsync({
+        usdAmount,
+        creditsToAdd: promised,
+        idempotencyKey: attempt.keyFor(`${cents}:${promised}`),
+      });
       attempt.done();
       const received = answer.balances.credits - user.credits;
       toast.success(`Exchanged ${formatUsd(usdAmount)} for ${formatCredits(received > 0 ? received : promised)} credits`);
@@ -68,9 +72,28 @@ export function ExchangePage() {
         <p className="muted">Credits buy license keys. No fees: you receive every credit shown.</p>
       </header>
       <section className="stat-grid" aria-label="Rate and balances">
-        <StatCard label="Current rate" value={<span className="rate-value" data-testid="exchange-rate">1 USD = {formatCredits(rate)} credits</span>} tone="purple" icon={<Icon name="swap" />} />
-        <StatCard label="USD balance" value={<span data-testid="exchange-usd">{formatUsd(user.balance)}</span>} tone="green" icon={<Icon name="dollar" />} />
-        <StatCard label="Credits" value={<span data-testid="exchange-credits">{formatCredits(user.credits)}</span>} tone="blue" icon={<Icon name="key" />} />
+        <StatCard
+          label="Current rate"
+          value={
+            <span className="rate-value" data-testid="exchange-rate">
+              1 USD = {formatCredits(rate)} credits
+            </span>
+          }
+          tone="purple"
+          icon={<Icon name="swap" />}
+        />
+        <StatCard
+          label="USD balance"
+          value={<span data-testid="exchange-usd">{formatUsd(user.balance)}</span>}
+          tone="green"
+          icon={<Icon name="dollar" />}
+        />
+        <StatCard
+          label="Credits"
+          value={<span data-testid="exchange-credits">{formatCredits(user.credits)}</span>}
+          tone="blue"
+          icon={<Icon name="key" />}
+        />
       </section>
       <div className="exchange-layout">
         <Card title="Exchange">
@@ -89,7 +112,13 @@ export function ExchangePage() {
             />
             <div className="quick-amounts" role="group" aria-label="Quick amounts">
               {QUICK_EXCHANGE_AMOUNTS.map((usd) => (
-                <button key={usd} type="button" className="btn btn-secondary btn-sm" disabled={usd * 100 > balanceCents || exchange.isPending} onClick={() => form.set('usdAmount', usd.toFixed(2))}>
+                <button
+                  key={usd}
+                  type="button"
+                  className="btn btn-secondary btn-sm"
+                  disabled={usd * 100 > balanceCents || exchange.isPending}
+                  onClick={() => form.set('usdAmount', usd.toFixed(2))}
+                >
                   ${usd}
                 </button>
               ))}
@@ -143,7 +172,9 @@ export function ExchangePage() {
             <ul className="notes">
               <li>Credits cannot be converted back to USD.</li>
               <li>Exchanges are final and irreversible.</li>
-              <li>The exchange rate may change. If it changes before you confirm, nothing is exchanged and you are shown the new figure.</li>
+              <li>
+                The exchange rate may change. If it changes before you confirm, nothing is exchanged and you are shown the new figure.
+              </li>
               <li>No fees are charged.</li>
             </ul>
             <p className="muted">

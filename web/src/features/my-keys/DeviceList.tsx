@@ -24,7 +24,11 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
     if (!removing) return;
     try {
       const answer = await remove.mutateAsync({ keyId: k._id, activationId: removing._id });
-      toast.success(answer.slotFreesAt ? `Device removed. Its slot frees ${formatDateTime(answer.slotFreesAt)}, once any offline token it holds has expired.` : answer.message);
+      toast.success(
+        answer.slotFreesAt
+          ? `Device removed. Its slot frees ${formatDateTime(answer.slotFreesAt)}, once any offline token it holds has expired.`
+          : answer.message,
+      );
     } catch (err) {
       toast.error(errorMessage(err, 'Failed to remove the device'));
     } finally {
@@ -43,7 +47,12 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
                 {deviceName(a) && <span className="muted"> {deviceName(a)}</span>}
                 <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
               </span>
-              <button type="button" className="btn btn-secondary btn-sm" onClick={() => setRemoving(a)} aria-label={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}>
+              <button
+                type="button"
+                className="btn btn-secondary btn-sm"
+                onClick={() => setRemoving(a)}
+                aria-label={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}
+              >
                 Remove
               </button>
             </li>
@@ -57,17 +66,26 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
           {held.map((h) => (
             <li key={h._id} className="muted">
               <span>
-                <code title="Device fingerprint">{shortFingerprint(h.deviceFingerprint)}</code> removed · its slot frees {formatDateTime(h.freesAt)}
+                <code title="Device fingerprint">{shortFingerprint(h.deviceFingerprint)}</code> removed · its slot frees{' '}
+                {formatDateTime(h.freesAt)}
               </span>
             </li>
           ))}
         </ul>
       )}
       {removing && (
-        <ConfirmModal title="Remove this device?" confirmLabel="Remove device" busyLabel="Removing…" busy={remove.isPending} onConfirm={confirmRemove} onClose={() => setRemoving(null)}>
+        <ConfirmModal
+          title="Remove this device?"
+          confirmLabel="Remove device"
+          busyLabel="Removing…"
+          busy={remove.isPending}
+          onConfirm={confirmRemove}
+          onClose={() => setRemoving(null)}
+        >
           <p>
-            <code>{shortFingerprint(removing.deviceFingerprint)}</code> will stop working with this key once it is back online. Its slot stays taken until the offline
-            token it may hold has expired, then another device can use it. You can remove one device from a key each day.
+            <code>{shortFingerprint(removing.deviceFingerprint)}</code> will stop working with this key once it is back online. Its slot
+            stays taken until the offline token it may hold has expired, then another device can use it. You can remove one device from a
+            key each day.
           </p>
         </ConfirmModal>
       )}

@@ -69,7 +69,14 @@ export function MyKeysPage() {
       <section className="filters card" aria-label="Filters">
         <div className="field">
           <label htmlFor={searchId}>Search keys</label>
-          <input id={searchId} type="search" placeholder="Key, product name or tag" value={searchText} onChange={(e) => setSearchText(e.target.value)} maxLength={100} />
+          <input
+            id={searchId}
+            type="search"
+            placeholder="Key, product name or tag"
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            maxLength={100}
+          />
         </div>
         <div className="field">
           <label htmlFor={statusId}>Status</label>

@@ -12,7 +12,11 @@ export function useMyKeys(filters: MyKeysFilters) {
   return useQuery({
     queryKey: myKeysKeys.list(filters),
     queryFn: ({ signal }) =>
-      api.get<MyKeysResponse>('/api/users/my-keys', { page: filters.page, limit: MY_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status }, signal),
+      api.get<MyKeysResponse>(
+        '/api/users/my-keys',
+        { page: filters.page, limit: MY_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status },
+        signal,
+      ),
     placeholderData: keepPreviousData,
     // react-query pauses the interval while the document is hidden (refetchIntervalInBackground is off).
     refetchInterval: MY_KEYS_REFRESH_MS,
@@ -28,7 +32,9 @@ export function useRemoveDevice() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
-      api.delete<{ success: boolean; message: string; slotFreesAt?: string }>(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`),
+      api.delete<{ success: boolean; message: string; slotFreesAt?: string }>(
+        `/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`,
+      ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
   });
 }

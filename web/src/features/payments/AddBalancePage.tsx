@@ -28,7 +28,12 @@ export function AddBalancePage() {
       {returned && <CheckoutReturn sessionId={returned} onDismiss={dismiss} />}
       {cancelled && <CheckoutCancelled onDismiss={dismiss} />}
       <section className="stat-grid" aria-label="Your balances">
-        <StatCard label="USD balance" value={<span data-testid="add-balance-usd">{formatUsd(user.balance)}</span>} tone="green" icon={<Icon name="dollar" />} />
+        <StatCard
+          label="USD balance"
+          value={<span data-testid="add-balance-usd">{formatUsd(user.balance)}</span>}
+          tone="green"
+          icon={<Icon name="dollar" />}
+        />
         <StatCard label="Credits" value={formatCredits(user.credits)} tone="blue" icon={<Icon name="key" />} />
       </section>
       {options.isPending ? (

@@ -42,7 +42,10 @@ export function CheckoutReturn({ sessionId, onDismiss }: { sessionId: string; on
     return (
       <div className="notice notice-info" role="status" aria-live="polite">
         {waitedOut ? (
-          <>Still waiting for the card payment to be confirmed. It is credited as soon as Stripe confirms it; this list shows it then. {dismiss}</>
+          <>
+            Still waiting for the card payment to be confirmed. It is credited as soon as Stripe confirms it; this list shows it then.{' '}
+            {dismiss}
+          </>
         ) : (
           <>
             <Spinner size="sm" label="Checking" /> Waiting for the card payment to be confirmed…
@@ -54,13 +57,17 @@ export function CheckoutReturn({ sessionId, onDismiss }: { sessionId: string; on
   if (payment.status === 'paid' || payment.status === 'refunded') {
     return (
       <div className="notice notice-success" role="status" aria-live="polite">
-        {formatUsd(payment.amount)} was added to your balance. Your USD balance is now <strong data-testid="topup-new-balance">{formatUsd(status.data!.balance)}</strong>. {dismiss}
+        {formatUsd(payment.amount)} was added to your balance. Your USD balance is now{' '}
+        <strong data-testid="topup-new-balance">{formatUsd(status.data!.balance)}</strong>. {dismiss}
       </div>
     );
   }
   return (
     <div className="notice notice-warning" role="status" aria-live="polite">
-      {payment.status === 'expired' ? 'This checkout expired before it was paid. Nothing was charged.' : 'The payment did not go through. Nothing was added to your balance.'} {dismiss}
+      {payment.status === 'expired'
+        ? 'This checkout expired before it was paid. Nothing was charged.'
+        : 'The payment did not go through. Nothing was added to your balance.'}{' '}
+      {dismiss}
     </div>
   );
 }

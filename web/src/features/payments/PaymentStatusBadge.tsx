@@ -17,7 +17,9 @@ export function PaymentStatusBadge({ payment }: { payment: Payment }) {
   const partly = payment.status === 'refunded' && payment.refunded < payment.amount;
   return (
     <span className="user-card-badges">
-      <Badge tone={TONES[payment.status]}>{partly ? `Refunded ${formatUsd(payment.refunded)}` : PAYMENT_STATUS_LABELS[payment.status]}</Badge>
+      <Badge tone={TONES[payment.status]}>
+        {partly ? `Refunded ${formatUsd(payment.refunded)}` : PAYMENT_STATUS_LABELS[payment.status]}
+      </Badge>
       {payment.disputed && <Badge tone="red">Disputed</Badge>}
     </span>
   );

@@ -57,7 +57,11 @@ export function ProductCard({ product, credits, onPurchase }: Props) {
           const cost = quote(product, days).total;
           const tooDear = credits !== null && credits < cost;
           return (
-            <li key={days} className={`sample-cost ${tooDear ? 'sample-unaffordable' : ''}`} title={tooDear ? 'More than your credits' : undefined}>
+            <li
+              key={days}
+              className={`sample-cost ${tooDear ? 'sample-unaffordable' : ''}`}
+              title={tooDear ? 'More than your credits' : undefined}
+            >
               <span>{label}</span>
               <span>
                 {tooDear && <span aria-label="unaffordable">✗ </span>}

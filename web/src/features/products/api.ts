@@ -5,7 +5,6 @@ import type { Product } from '@schemas/entities';
 import { api } from '../../lib/api';
 import { productKeys } from './query-keys';
 
-
 export function useProducts() {
   return useQuery({
     queryKey: productKeys.all,

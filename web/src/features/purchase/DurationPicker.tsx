@@ -4,7 +4,17 @@ import type { Product } from '@schemas/entities';
 
 const plural = (n: number) => `${n} ${n === 1 ? 'day' : 'days'}`;
 
-export function DurationPicker({ product, days, onChange, disabled = false }: { product: Product; days: number; onChange: (days: number) => void; disabled?: boolean }) {
+export function DurationPicker({
+  product,
+  days,
+  onChange,
+  disabled = false,
+}: {
+  product: Product;
+  days: number;
+  onChange: (days: number) => void;
+  disabled?: boolean;
+}) {
   const rangeId = useId();
   const numberId = useId();
   // The box may hold a half-typed number; the chosen duration changes only with a valid one.
@@ -58,7 +68,9 @@ export function DurationPicker({ product, days, onChange, disabled = false }: { 
           }}
         />
         <div className="field-hint">
-          {product.minDays === product.maxDays ? `Sold for ${plural(product.minDays)} only` : `From ${product.minDays} to ${product.maxDays} days`}
+          {product.minDays === product.maxDays
+            ? `Sold for ${plural(product.minDays)} only`
+            : `From ${product.minDays} to ${product.maxDays} days`}
         </div>
       </div>
     </div>

@@ -25,7 +25,11 @@ export function PurchaseModal({ product, onClose }: { product: Product; onClose:
   async function onPurchase() {
     if (!user || short) return;
     try {
-      const answer = await purchase.mutateAsync({ productId: product._id, duration: days, idempotencyKey: attempt.keyFor(`${product._id}:${days}`) });
+      const answer = await purchase.mutateAsync({
+        productId: product._id,
+        duration: days,
+        idempotencyKey: attempt.keyFor(`${product._id}:${days}`),
+      });
       attempt.done();
       toast.success(`License key purchased: ${answer.licenseKey.key}. You will find it in My Keys.`, TOAST_PURCHASE_MS);
       setDays(product.minDays);
@@ -41,7 +45,17 @@ export function PurchaseModal({ product, onClose }: { product: Product; onClose:
       title="Purchase License"
       onClose={onClose}
       busy={purchase.isPending}
-      footer={<ModalActions onCancel={onClose} busy={purchase.isPending} label="Purchase" busyLabel="Purchasing…" tone="primary" disabled={!user || short} onAct={onPurchase} />}
+      footer={
+        <ModalActions
+          onCancel={onClose}
+          busy={purchase.isPending}
+          label="Purchase"
+          busyLabel="Purchasing…"
+          tone="primary"
+          disabled={!user || short}
+          onAct={onPurchase}
+        />
+      }
     >
       <p className="purchase-product">
         <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span>

@@ -48,7 +48,11 @@ export function PurchasePage() {
     e.preventDefault();
     if (!product || short || purchase.isPending) return;
     try {
-      const answer = await purchase.mutateAsync({ productId: product._id, duration: days, idempotencyKey: attempt.keyFor(`${product._id}:${days}`) });
+      const answer = await purchase.mutateAsync({
+        productId: product._id,
+        duration: days,
+        idempotencyKey: attempt.keyFor(`${product._id}:${days}`),
+      });
       attempt.done();
       setReceipt(answer.licenseKey);
       setDays(product.minDays);
@@ -86,7 +90,12 @@ export function PurchasePage() {
               <form onSubmit={onSubmit} noValidate>
                 <div className="field">
                   <label htmlFor={selectId}>Product</label>
-                  <select id={selectId} value={productId} onChange={(e) => choose(e.target.value)} disabled={purchase.isPending || !products.data?.length}>
+                  <select
+                    id={selectId}
+                    value={productId}
+                    onChange={(e) => choose(e.target.value)}
+                    disabled={purchase.isPending || !products.data?.length}
+                  >
                     <option value="">{products.data?.length ? 'Select a product' : 'No products available'}</option>
                     {products.data?.map((p) => (
                       <option key={p._id} value={p._id}>
@@ -100,7 +109,8 @@ export function PurchasePage() {
                     <DurationPicker product={product} days={days} onChange={setDays} disabled={purchase.isPending} />
                     <h3 className="section-title">Purchase summary</h3>
                     <p className="purchase-product">
-                      <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span> for {days} {days === 1 ? 'day' : 'days'}
+                      <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span> for {days}{' '}
+                      {days === 1 ? 'day' : 'days'}
                     </p>
                     <PriceBreakdown product={product} days={days} credits={user.credits} />
                     {short && (
@@ -132,7 +142,13 @@ export function PurchasePage() {
               <ul className="side-products">
                 {products.data?.map((p) => (
                   <li key={p._id} className={p._id === productId ? 'selected' : ''}>
-                    <button type="button" className="side-product" onClick={() => choose(p._id)} aria-pressed={p._id === productId} disabled={purchase.isPending}>
+                    <button
+                      type="button"
+                      className="side-product"
+                      onClick={() => choose(p._id)}
+                      aria-pressed={p._id === productId}
+                      disabled={purchase.isPending}
+                    >
                       <span className="side-product-name">
                         {p.name} <span className="key-tag">{p.keyTag}</span>
                       </span>

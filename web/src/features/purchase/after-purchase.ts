@@ -9,6 +9,8 @@ import { productKeys } from '../products';
 
 export function invalidateAfterPurchase(queryClient: QueryClient) {
   return Promise.all(
-    [sessionKeys.profile, myKeysKeys.all, dashboardKeys.stats, productKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
+    [sessionKeys.profile, myKeysKeys.all, dashboardKeys.stats, productKeys.all].map((queryKey) =>
+      queryClient.invalidateQueries({ queryKey }),
+    ),
   );
 }

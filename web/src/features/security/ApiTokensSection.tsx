@@ -38,10 +38,14 @@ function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }
   return (
     <Card title="API tokens">
       <p className="muted">
-        Tokens let scripts and the <code>keypanel</code> command-line tool act for you: set one as <code>KEYPANEL_TOKEN</code>. A token acts with its role (at
-        most yours); a read-only token can only read. Tokens cannot change your password, two-factor or sessions.
+        Tokens let scripts and the <code>keypanel</code> command-line tool act for you: set one as <code>KEYPANEL_TOKEN</code>. A token acts
+        with its role (at most yours); a read-only token can only read. Tokens cannot change your password, two-factor or sessions.
       </p>
-      {created ? <NewToken created={created} onDone={() => setCreated(null)} /> : <CreateTokenForm role={role} account={account} onCreated={setCreated} />}
+      {created ? (
+        <NewToken created={created} onDone={() => setCreated(null)} />
+      ) : (
+        <CreateTokenForm role={role} account={account} onCreated={setCreated} />
+      )}
       <h3 className="api-tokens-heading">Your tokens</h3>
       {tokens.isPending ? (
         <Spinner label="Loading API tokens…" />
@@ -74,13 +78,24 @@ function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }
             <tbody>
               {tokens.data.map((t) => (
                 <tr key={t._id}>
-                  <td data-label="Name" className="api-token-name">{t.name}</td>
+                  <td data-label="Name" className="api-token-name">
+                    {t.name}
+                  </td>
                   <td data-label="Role">{ROLE_LABELS[t.role]}</td>
-                  <td data-label="Access">{t.readOnly ? <Badge tone="blue">Read-only</Badge> : <Badge tone="orange">Read and write</Badge>}</td>
+                  <td data-label="Access">
+                    {t.readOnly ? <Badge tone="blue">Read-only</Badge> : <Badge tone="orange">Read and write</Badge>}
+                  </td>
                   <td data-label="Created">{formatDateTime(t.createdAt)}</td>
-                  <td data-label="Last used" title={t.lastUsedAt ? formatDateTime(t.lastUsedAt) : undefined}>{t.lastUsedAt ? formatRelativeTime(t.lastUsedAt) : 'Never'}</td>
+                  <td data-label="Last used" title={t.lastUsedAt ? formatDateTime(t.lastUsedAt) : undefined}>
+                    {t.lastUsedAt ? formatRelativeTime(t.lastUsedAt) : 'Never'}
+                  </td>
                   <td className="api-tokens-actions">
-                    <button type="button" className="btn btn-secondary btn-sm" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.name}`}>
+                    <button
+                      type="button"
+                      className="btn btn-secondary btn-sm"
+                      onClick={() => setRevoking(t)}
+                      aria-label={`Revoke token ${t.name}`}
+                    >
                       Revoke
                     </button>
                   </td>
@@ -95,7 +110,15 @@ function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }
   );
 }
 
-function CreateTokenForm({ role, account, onCreated }: { role: Role; account: StepUpAccount; onCreated: (created: { name: string; token: string }) => void }) {
+function CreateTokenForm({
+  role,
+  account,
+  onCreated,
+}: {
+  role: Role;
+  account: StepUpAccount;
+  onCreated: (created: { name: string; token: string }) => void;
+}) {
   const roleId = useId();
   const [name, setName] = useState('');
   const [tokenRole, setTokenRole] = useState<Role>(role);
@@ -110,7 +133,8 @@ function CreateTokenForm({ role, account, onCreated }: { role: Role; account: St
     const parsed = createApiTokenSchema.safeParse({ name, role: tokenRole, readOnly });
     if (!parsed.success) return setError(parsed.error.issues[0].message);
     setError(null);
-    if (!stepUpReady(stepUp)) return setRefused(stepUp.method === 'code' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter your current password.');
+    if (!stepUpReady(stepUp))
+      return setRefused(stepUp.method === 'code' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter your current password.');
     setRefused(null);
     try {
       // A token outlives this session, so the server asks for proof beyond it.
@@ -129,7 +153,16 @@ function CreateTokenForm({ role, account, onCreated }: { role: Role; account: St
   return (
     <form onSubmit={onSubmit} noValidate aria-label="Create an API token" className="api-token-form">
       <div className="form-grid">
-        <Field label="Token name" name="tokenName" placeholder="e.g. nightly export" autoComplete="off" maxLength={60} value={name} onChange={(e) => setName(e.target.value)} error={error} />
+        <Field
+          label="Token name"
+          name="tokenName"
+          placeholder="e.g. nightly export"
+          autoComplete="off"
+          maxLength={60}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={error}
+        />
         <div className="field">
           <label htmlFor={roleId}>Role</label>
           <select id={roleId} value={tokenRole} onChange={(e) => setTokenRole(e.target.value as Role)}>
@@ -142,7 +175,8 @@ function CreateTokenForm({ role, account, onCreated }: { role: Role; account: St
         </div>
       </div>
       <label className="checkbox">
-        <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> Read-only (the token can only read, never change anything)
+        <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> Read-only (the token can only read,
+        never change anything)
       </label>
       <StepUpFields account={account} value={stepUp} onChange={setStepUp} />
       {refused && (
@@ -190,10 +224,15 @@ function RevokeModal({ token, onClose }: { token: ApiToken; onClose: () => void 
     }
   }
   return (
-    <ConfirmModal title="Revoke this API token?" confirmLabel="Revoke token" busyLabel="Revoking…" busy={revoke.isPending} onConfirm={onRevoke} onClose={onClose}>
-      <p>
-        Scripts using “{token.name}” stop working at once. This cannot be undone.
-      </p>
+    <ConfirmModal
+      title="Revoke this API token?"
+      confirmLabel="Revoke token"
+      busyLabel="Revoking…"
+      busy={revoke.isPending}
+      onConfirm={onRevoke}
+      onClose={onClose}
+    >
+      <p>Scripts using “{token.name}” stop working at once. This cannot be undone.</p>
     </ConfirmModal>
   );
 }

@@ -49,7 +49,9 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
       submitDisabled={!ready}
     >
       <form id="two-factor-disable" onSubmit={onSubmit} noValidate>
-        <p className="muted">Your account will be protected by your password alone, your recovery tokens stop working, and you are signed out everywhere else.</p>
+        <p className="muted">
+          Your account will be protected by your password alone, your recovery tokens stop working, and you are signed out everywhere else.
+        </p>
         {hasPassword && (
           <fieldset className="segmented">
             <legend className="visually-hidden">Confirm with</legend>
@@ -64,7 +66,14 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
         {proof === 'code' ? (
           <CodeInput label="Current code from your authenticator app" value={code} onChange={setCode} autoFocus />
         ) : (
-          <Field label="Your password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
+          <Field
+            label="Your password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoFocus
+          />
         )}
       </form>
     </FormModal>

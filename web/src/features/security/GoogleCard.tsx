@@ -27,7 +27,10 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
   }
 
   return (
-    <Card title="Google account" actions={<Badge tone={info.googleConnected ? 'green' : 'gray'}>{info.googleConnected ? 'Connected' : 'Not connected'}</Badge>}>
+    <Card
+      title="Google account"
+      actions={<Badge tone={info.googleConnected ? 'green' : 'gray'}>{info.googleConnected ? 'Connected' : 'Not connected'}</Badge>}
+    >
       {info.googleConnected ? (
         <>
           <p>
@@ -36,7 +39,12 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
           {!info.hasPassword && (
             <p className="field-hint">Google is the only way into this account: set a password before disconnecting it.</p>
           )}
-          <button type="button" className="btn btn-secondary" onClick={() => setConfirming(true)} disabled={disconnect.isPending || !info.hasPassword}>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => setConfirming(true)}
+            disabled={disconnect.isPending || !info.hasPassword}
+          >
             {disconnect.isPending ? 'Disconnecting…' : 'Disconnect Google'}
           </button>
           <StepUpModal
@@ -61,7 +69,12 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
             </p>
           )}
           {/* While connecting, the browser is leaving for Google: keep the button busy. */}
-          <button type="button" className="btn btn-secondary" onClick={onConnect} disabled={connect.isPending || connect.isSuccess || !info.googleAvailable}>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={onConnect}
+            disabled={connect.isPending || connect.isSuccess || !info.googleAvailable}
+          >
             <span aria-hidden="true" className="google-mark">
               G
             </span>{' '}

@@ -42,7 +42,11 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
     if (found.confirmPassword === 'New passwords do not match') toast.error('New passwords do not match');
     if (Object.keys(found).length) return;
     try {
-      const answer = await change.mutateAsync({ currentPassword: form.currentPassword, newPassword: form.newPassword, keepApiTokens: !endApiTokens });
+      const answer = await change.mutateAsync({
+        currentPassword: form.currentPassword,
+        newPassword: form.newPassword,
+        keepApiTokens: !endApiTokens,
+      });
       toast.success(answer.message || 'Password changed successfully');
       setForm(EMPTY);
     } catch (err) {
@@ -54,8 +58,8 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
     return (
       <Card title="Password">
         <p className="muted">
-          This account signs in with Google and has no password yet. To set one, use{' '}
-          <Link to="/forgot-password">Forgot password</Link>: we email you a link.
+          This account signs in with Google and has no password yet. To set one, use <Link to="/forgot-password">Forgot password</Link>: we
+          email you a link.
         </p>
       </Card>
     );
@@ -64,10 +68,40 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
   return (
     <Card title="Change password">
       <form onSubmit={onSubmit} noValidate aria-label="Change password">
-        <Field label="Current password" type="password" name="currentPassword" autoComplete="current-password" value={form.currentPassword} onChange={set('currentPassword')} error={errors.currentPassword} required />
-        <Field label="New password" type="password" name="newPassword" autoComplete="new-password" value={form.newPassword} onChange={set('newPassword')} error={errors.newPassword} hint={PASSWORD_HINT} required minLength={PASSWORD_MIN} />
+        <Field
+          label="Current password"
+          type="password"
+          name="currentPassword"
+          autoComplete="current-password"
+          value={form.currentPassword}
+          onChange={set('currentPassword')}
+          error={errors.currentPassword}
+          required
+        />
+        <Field
+          label="New password"
+          type="password"
+          name="newPassword"
+          autoComplete="new-password"
+          value={form.newPassword}
+          onChange={set('newPassword')}
+          error={errors.newPassword}
+          hint={PASSWORD_HINT}
+          required
+          minLength={PASSWORD_MIN}
+        />
         <PasswordStrength password={form.newPassword} username={user?.username} email={user?.email} />
-        <Field label="Confirm new password" type="password" name="confirmPassword" autoComplete="new-password" value={form.confirmPassword} onChange={set('confirmPassword')} error={errors.confirmPassword} required minLength={PASSWORD_MIN} />
+        <Field
+          label="Confirm new password"
+          type="password"
+          name="confirmPassword"
+          autoComplete="new-password"
+          value={form.confirmPassword}
+          onChange={set('confirmPassword')}
+          error={errors.confirmPassword}
+          required
+          minLength={PASSWORD_MIN}
+        />
         {mayHoldApiTokens && (
           <label className="checkbox">
             <input type="checkbox" checked={endApiTokens} onChange={(e) => setEndApiTokens(e.target.checked)} /> Also revoke my API tokens

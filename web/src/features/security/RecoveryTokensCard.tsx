@@ -7,7 +7,14 @@ import { useGenerateRecoveryTokens } from './api';
 import { StepUpModal, type StepUpAccount, type StepUpProof } from './StepUp';
 
 function download(tokens: string[]) {
-  const text = ['KeyPanel recovery tokens', `Generated ${new Date().toLocaleString()}`, 'Each token works once, in place of a two-factor code.', '', ...tokens, ''].join('\n');
+  const text = [
+    'KeyPanel recovery tokens',
+    `Generated ${new Date().toLocaleString()}`,
+    'Each token works once, in place of a two-factor code.',
+    '',
+    ...tokens,
+    '',
+  ].join('\n');
   const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
   const link = Object.assign(document.createElement('a'), { href: url, download: 'keypanel-recovery-tokens.txt' });
   link.click();
@@ -85,7 +92,11 @@ export function RecoveryTokensCard({ remaining, account }: { remaining: number; 
         onClose={() => setConfirming(false)}
         act={onGenerate}
       >
-        {remaining > 0 && <p>Your {remaining} remaining {remaining === 1 ? 'token stops' : 'tokens stop'} working and ten new ones replace them.</p>}
+        {remaining > 0 && (
+          <p>
+            Your {remaining} remaining {remaining === 1 ? 'token stops' : 'tokens stop'} working and ten new ones replace them.
+          </p>
+        )}
       </StepUpModal>
     </Card>
   );

@@ -26,9 +26,24 @@ export function stepUpProof(state: StepUpState): StepUpProof {
 export const stepUpReady = (state: StepUpState) =>
   state.method === 'none' || (state.method === 'code' ? isCompleteCode(state.code) : state.currentPassword.length > 0);
 
-export function StepUpFields({ account, value, onChange, autoFocus }: { account: StepUpAccount; value: StepUpState; onChange: (next: StepUpState) => void; autoFocus?: boolean }) {
+export function StepUpFields({
+  account,
+  value,
+  onChange,
+  autoFocus,
+}: {
+  account: StepUpAccount;
+  value: StepUpState;
+  onChange: (next: StepUpState) => void;
+  autoFocus?: boolean;
+}) {
   if (value.method === 'none') {
-    return <p className="field-hint">You signed in with Google, so a sign-in within the last 5 minutes confirms it is you. If this is refused, sign out, sign in again and retry.</p>;
+    return (
+      <p className="field-hint">
+        You signed in with Google, so a sign-in within the last 5 minutes confirms it is you. If this is refused, sign out, sign in again
+        and retry.
+      </p>
+    );
   }
   return (
     <div className="step-up">
@@ -36,15 +51,27 @@ export function StepUpFields({ account, value, onChange, autoFocus }: { account:
         <fieldset className="segmented">
           <legend className="visually-hidden">Confirm with</legend>
           <label className={value.method === 'currentPassword' ? 'active' : ''}>
-            <input type="radio" name="step-up" checked={value.method === 'currentPassword'} onChange={() => onChange({ ...value, method: 'currentPassword' })} /> Password
+            <input
+              type="radio"
+              name="step-up"
+              checked={value.method === 'currentPassword'}
+              onChange={() => onChange({ ...value, method: 'currentPassword' })}
+            />{' '}
+            Password
           </label>
           <label className={value.method === 'code' ? 'active' : ''}>
-            <input type="radio" name="step-up" checked={value.method === 'code'} onChange={() => onChange({ ...value, method: 'code' })} /> Authenticator code
+            <input type="radio" name="step-up" checked={value.method === 'code'} onChange={() => onChange({ ...value, method: 'code' })} />{' '}
+            Authenticator code
           </label>
         </fieldset>
       )}
       {value.method === 'code' ? (
-        <CodeInput label="Current code from your authenticator app" value={value.code} onChange={(code) => onChange({ ...value, code })} autoFocus={autoFocus} />
+        <CodeInput
+          label="Current code from your authenticator app"
+          value={value.code}
+          onChange={(code) => onChange({ ...value, code })}
+          autoFocus={autoFocus}
+        />
       ) : (
         <Field
           label="Confirm with your password"

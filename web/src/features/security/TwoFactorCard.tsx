@@ -21,10 +21,7 @@ export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasP
   }
 
   return (
-    <Card
-      title="Two-factor authentication"
-      actions={<Badge tone={enabled ? 'green' : 'gray'}>{enabled ? 'Enabled' : 'Disabled'}</Badge>}
-    >
+    <Card title="Two-factor authentication" actions={<Badge tone={enabled ? 'green' : 'gray'}>{enabled ? 'Enabled' : 'Disabled'}</Badge>}>
       <p className="muted">
         {enabled
           ? 'Signing in asks for a code from your authenticator app after your password.'

@@ -12,7 +12,15 @@ import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
 /** The base32 secret in groups of four, easier to read and type. */
 export const groupSecret = (secret: string) => secret.replace(/(.{4})/g, '$1 ').trim();
 
-export function TwoFactorSetupModal({ setup, onClose, onEnabled }: { setup: TwoFactorSetupResponse | null; onClose: () => void; onEnabled: () => void }) {
+export function TwoFactorSetupModal({
+  setup,
+  onClose,
+  onEnabled,
+}: {
+  setup: TwoFactorSetupResponse | null;
+  onClose: () => void;
+  onEnabled: () => void;
+}) {
   const [code, setCode] = useState('');
   const verify = useVerifyTwoFactor();
 

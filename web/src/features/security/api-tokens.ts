@@ -22,10 +22,16 @@ function useRefresh() {
 
 export function useCreateApiToken() {
   const refresh = useRefresh();
-  return useMutation({ mutationFn: (body: CreateApiTokenInput & StepUpProof) => api.post<CreatedApiToken>('/api/users/api-tokens', body), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (body: CreateApiTokenInput & StepUpProof) => api.post<CreatedApiToken>('/api/users/api-tokens', body),
+    onSuccess: refresh,
+  });
 }
 
 export function useRevokeApiToken() {
   const refresh = useRefresh();
-  return useMutation({ mutationFn: (id: string) => api.delete<{ message: string }>(`/api/users/api-tokens/${encodeURIComponent(id)}`), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (id: string) => api.delete<{ message: string }>(`/api/users/api-tokens/${encodeURIComponent(id)}`),
+    onSuccess: refresh,
+  });
 }

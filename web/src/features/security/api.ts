@@ -9,7 +9,10 @@ import type { StepUpProof } from './StepUp';
 type Message = { success: boolean; message: string };
 
 export function useSecurityInfo() {
-  return useQuery({ queryKey: securityKeys.info, queryFn: ({ signal }) => api.get<SecurityInfo>('/api/users/security', undefined, signal) });
+  return useQuery({
+    queryKey: securityKeys.info,
+    queryFn: ({ signal }) => api.get<SecurityInfo>('/api/users/security', undefined, signal),
+  });
 }
 
 export function useSessions() {
@@ -31,13 +34,18 @@ export function useSecurityLog() {
 /** After anything on this page: the status, the log (a new entry) and the profile (2FA/Google flags). */
 function useRefreshSecurity() {
   const queryClient = useQueryClient();
-  return () => Promise.all([queryClient.invalidateQueries({ queryKey: securityKeys.all }), queryClient.invalidateQueries({ queryKey: sessionKeys.profile })]);
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: securityKeys.all }),
+      queryClient.invalidateQueries({ queryKey: sessionKeys.profile }),
+    ]);
 }
 
 export function useChangePassword() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string; keepApiTokens: boolean }) => api.put<Message>('/api/users/change-password', body),
+    mutationFn: (body: { currentPassword: string; newPassword: string; keepApiTokens: boolean }) =>
+      api.put<Message>('/api/users/change-password', body),
     onSuccess: refresh,
   });
 }
@@ -61,12 +69,18 @@ export function useDisableTwoFactor() {
 
 export function useGenerateRecoveryTokens() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: (proof: StepUpProof) => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens', proof), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (proof: StepUpProof) => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens', proof),
+    onSuccess: refresh,
+  });
 }
 
 export function useTerminateSession() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: (id: string) => api.delete<Message>(`/api/users/sessions/${encodeURIComponent(id)}`), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (id: string) => api.delete<Message>(`/api/users/sessions/${encodeURIComponent(id)}`),
+    onSuccess: refresh,
+  });
 }
 
 /** A plain navigation carries no bearer token: ask for Google's address, then go there. */
@@ -79,5 +93,8 @@ export function useConnectGoogle() {
 
 export function useDisconnectGoogle() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disconnect-google', proof), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disconnect-google', proof),
+    onSuccess: refresh,
+  });
 }

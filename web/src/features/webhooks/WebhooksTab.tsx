@@ -13,7 +13,16 @@ import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
-import { useCreateWebhook, useDeleteWebhook, useDeliveries, useRedeliver, useRotateSecret, useSendTest, useUpdateWebhook, useWebhookEndpoints } from './api';
+import {
+  useCreateWebhook,
+  useDeleteWebhook,
+  useDeliveries,
+  useRedeliver,
+  useRotateSecret,
+  useSendTest,
+  useUpdateWebhook,
+  useWebhookEndpoints,
+} from './api';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -38,7 +47,9 @@ export function WebhooksTab() {
         </button>
       }
     >
-      <p className="muted">Signed events (Standard Webhooks) sent to your systems when keys are bought, generated, revoked or activated, and more.</p>
+      <p className="muted">
+        Signed events (Standard Webhooks) sent to your systems when keys are bought, generated, revoked or activated, and more.
+      </p>
       {endpoints.isPending ? (
         <Spinner label="Loading endpoints…" />
       ) : endpoints.isError ? (
@@ -68,7 +79,12 @@ export function WebhooksTab() {
 
 function Health({ endpoint }: { endpoint: WebhookEndpoint }) {
   if (!endpoint.enabled) return <Badge tone="gray">Disabled</Badge>;
-  if (endpoint.failingSince) return <Badge tone="red" title={`Failing since ${when(endpoint.failingSince)}`}>Failing</Badge>;
+  if (endpoint.failingSince)
+    return (
+      <Badge tone="red" title={`Failing since ${when(endpoint.failingSince)}`}>
+        Failing
+      </Badge>
+    );
   return <Badge tone="green">Healthy</Badge>;
 }
 
@@ -95,7 +111,8 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
       {endpoint.description && <p className="muted">{endpoint.description}</p>}
       <p className="muted small">{endpoint.events.join(', ')}</p>
       <p className="small">
-        Last 24 h: {health.delivered24h} delivered, {health.failed24h} failed; {health.pending} pending. Last delivery: {when(health.lastDeliveryAt)}
+        Last 24 h: {health.delivered24h} delivered, {health.failed24h} failed; {health.pending} pending. Last delivery:{' '}
+        {when(health.lastDeliveryAt)}
         {health.lastStatus ? ` (${health.lastStatus})` : ''}
       </p>
       {endpoint.disabledReason && (
@@ -115,7 +132,11 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           className="btn btn-secondary btn-sm"
           disabled={busy}
           onClick={() =>
-            run(() => update.mutateAsync({ id: endpoint.id, body: { enabled: !endpoint.enabled } }), () => toast.success(endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled'), 'Could not change the endpoint')
+            run(
+              () => update.mutateAsync({ id: endpoint.id, body: { enabled: !endpoint.enabled } }),
+              () => toast.success(endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled'),
+              'Could not change the endpoint',
+            )
           }
         >
           {endpoint.enabled ? 'Disable' : 'Enable'}
@@ -124,7 +145,13 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           type="button"
           className="btn btn-secondary btn-sm"
           disabled={busy || !endpoint.enabled}
-          onClick={() => run(() => test.mutateAsync(endpoint.id), () => toast.success('Test event queued'), 'Could not send a test event')}
+          onClick={() =>
+            run(
+              () => test.mutateAsync(endpoint.id),
+              () => toast.success('Test event queued'),
+              'Could not send a test event',
+            )
+          }
         >
           Send test
         </button>
@@ -132,7 +159,13 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           type="button"
           className="btn btn-secondary btn-sm"
           disabled={busy}
-          onClick={() => run(() => rotate.mutateAsync(endpoint.id), (r) => open({ kind: 'secret', url: endpoint.url, secret: r.secret }), 'Could not rotate the secret')}
+          onClick={() =>
+            run(
+              () => rotate.mutateAsync(endpoint.id),
+              (r) => open({ kind: 'secret', url: endpoint.url, secret: r.secret }),
+              'Could not rotate the secret',
+            )
+          }
         >
           Rotate secret
         </button>
@@ -144,7 +177,15 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
   );
 }
 
-function EndpointForm({ endpoint, onClose, onCreated }: { endpoint?: WebhookEndpoint; onClose: () => void; onCreated?: (url: string, secret: string) => void }) {
+function EndpointForm({
+  endpoint,
+  onClose,
+  onCreated,
+}: {
+  endpoint?: WebhookEndpoint;
+  onClose: () => void;
+  onCreated?: (url: string, secret: string) => void;
+}) {
   const [url, setUrl] = useState(endpoint?.url ?? 'https://');
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [events, setEvents] = useState<WebhookEventType[]>(endpoint?.events ?? ['key.purchased']);
@@ -175,9 +216,24 @@ function EndpointForm({ endpoint, onClose, onCreated }: { endpoint?: WebhookEndp
   }
 
   return (
-    <FormModal title={endpoint ? 'Edit endpoint' : 'Add endpoint'} formId="webhook-form" submitLabel={endpoint ? 'Save' : 'Add endpoint'} busyLabel="Saving…" busy={busy} onClose={onClose}>
+    <FormModal
+      title={endpoint ? 'Edit endpoint' : 'Add endpoint'}
+      formId="webhook-form"
+      submitLabel={endpoint ? 'Save' : 'Add endpoint'}
+      busyLabel="Saving…"
+      busy={busy}
+      onClose={onClose}
+    >
       <form id="webhook-form" onSubmit={onSubmit} noValidate>
-        <Field label="URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={error} autoComplete="off" hint="https only" />
+        <Field
+          label="URL"
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          error={error}
+          autoComplete="off"
+          hint="https only"
+        />
         <Field label="Description" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
         <fieldset className="field">
           <legend>Events</legend>
@@ -223,10 +279,15 @@ function DeleteModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose
     }
   }
   return (
-    <ConfirmModal title="Delete this endpoint?" confirmLabel="Delete endpoint" busyLabel="Deleting…" busy={remove.isPending} onConfirm={onConfirm} onClose={onClose}>
-      <p>
-        {endpoint.url} stops receiving events and its delivery history is deleted. This cannot be undone.
-      </p>
+    <ConfirmModal
+      title="Delete this endpoint?"
+      confirmLabel="Delete endpoint"
+      busyLabel="Deleting…"
+      busy={remove.isPending}
+      onConfirm={onConfirm}
+      onClose={onClose}
+    >
+      <p>{endpoint.url} stops receiving events and its delivery history is deleted. This cannot be undone.</p>
     </ConfirmModal>
   );
 }
@@ -294,7 +355,13 @@ function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onC
                     <td>{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
                     <td>{when(d.lastAttemptAt ?? d.createdAt)}</td>
                     <td>
-                      <button type="button" className="btn btn-secondary btn-sm" disabled={redeliver.isPending || !endpoint.enabled} onClick={() => onRedeliver(d.id)} aria-label={`Redeliver ${d.event} ${d.id}`}>
+                      <button
+                        type="button"
+                        className="btn btn-secondary btn-sm"
+                        disabled={redeliver.isPending || !endpoint.enabled}
+                        onClick={() => onRedeliver(d.id)}
+                        aria-label={`Redeliver ${d.event} ${d.id}`}
+                      >
                         Redeliver
                       </button>
                     </td>

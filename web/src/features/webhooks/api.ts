@@ -19,7 +19,12 @@ export function useWebhookEndpoints() {
 export function useDeliveries(endpointId: string, page: number) {
   return useQuery({
     queryKey: [...webhooksKey, 'deliveries', endpointId, page],
-    queryFn: ({ signal }) => api.get<{ deliveries: WebhookDelivery[]; total: number; totalPages: number }>(`${path(endpointId)}/deliveries`, { page, limit: 20 }, signal),
+    queryFn: ({ signal }) =>
+      api.get<{ deliveries: WebhookDelivery[]; total: number; totalPages: number }>(
+        `${path(endpointId)}/deliveries`,
+        { page, limit: 20 },
+        signal,
+      ),
     refetchInterval: 5_000,
   });
 }
@@ -36,7 +41,10 @@ export function useCreateWebhook() {
 
 export function useUpdateWebhook() {
   const onSuccess = useRefresh();
-  return useMutation({ mutationFn: ({ id, body }: { id: string; body: UpdateWebhookInput }) => apiRequest<WebhookEndpoint>('PATCH', path(id), { body }), onSuccess });
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: UpdateWebhookInput }) => apiRequest<WebhookEndpoint>('PATCH', path(id), { body }),
+    onSuccess,
+  });
 }
 
 export function useDeleteWebhook() {
@@ -56,5 +64,9 @@ export function useSendTest() {
 
 export function useRedeliver() {
   const onSuccess = useRefresh();
-  return useMutation({ mutationFn: (deliveryId: string) => api.post<{ delivery: WebhookDelivery }>(`/api/webhooks/deliveries/${encodeURIComponent(deliveryId)}/redeliver`), onSuccess });
+  return useMutation({
+    mutationFn: (deliveryId: string) =>
+      api.post<{ delivery: WebhookDelivery }>(`/api/webhooks/deliveries/${encodeURIComponent(deliveryId)}/redeliver`),
+    onSuccess,
+  });
 }
