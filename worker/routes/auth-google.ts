@@ -70,7 +70,6 @@ export const authGoogleRoutes = new Hono<AppEnv>()
       access: 'public',
       responses: { 200: { description: 'OK', schema: googleCompletionSchema } },
       errors: [400, 401, 403, 409, 501],
-      servedInMaintenance: true,
     }),
     async (c) => {
       const outcome = await takeGoogleOutcome(c);

@@ -2087,6 +2087,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     loginTwoFactor: {
@@ -2124,6 +2125,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     forgotPassword: {
@@ -2330,6 +2332,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             501: components["responses"]["Error501"];
+            503: components["responses"]["Error503"];
         };
     };
     listMyKeys: {
