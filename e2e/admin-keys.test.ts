@@ -130,9 +130,7 @@ describe('key management in the browser', () => {
 
     // A key sold for 3 days: the orange badge, the red days, and the owner removing its device.
     const customer = await makeAccount('user');
-    const productId = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find(
-      (p: { keyTag: string }) => p.keyTag === tag,
-    )._id;
+    const productId = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find((p) => p.keyTag === tag)!._id;
     const sold = await apiCall(
       'POST',
       `/api/admin/users/${customer.id}/purchase/${productId}`,

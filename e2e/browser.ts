@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import type { TestAnswerBody } from '../worker/schemas/api-client';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');
@@ -73,24 +74,24 @@ export async function signIn(page: Page, credentials: { email: string; password:
 }
 
 /** Calls the running API directly (for setup the browser test is not about). */
-export async function apiCall<T = any>(
-  method: string,
-  pathname: string,
+export async function apiCall<M extends string, P extends string>(
+  method: M,
+  pathname: P,
   body?: unknown,
   token?: string,
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: TestAnswerBody<M, P> }> {
   const res = await fetch(new URL(pathname, baseURL()), {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 
 export async function apiLogin(credentials: { email: string; password: string }): Promise<string> {
-  const res = await apiCall<{ token: string }>('POST', '/api/auth/login', credentials);
-  if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+  const res = await apiCall('POST', '/api/auth/login', credentials);
+  if (res.status !== 200 || !res.body.token) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
   return res.body.token;
 }
 

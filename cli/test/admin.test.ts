@@ -255,7 +255,7 @@ describe('keypanel settings and stats', () => {
 
     const user = await createUser('user');
     const login = await apiCall('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
-    const own = await keypanel(['stats', '--format', 'json'], { home: signedInHome(login.body.token) });
+    const own = await keypanel(['stats', '--format', 'json'], { home: signedInHome(login.body.token!) });
     expect(own.code, own.stderr).toBe(0);
     expect(json(own.stdout)).toMatchObject({ totalKeys: 0 });
   });

@@ -50,7 +50,7 @@ describe('plain http://', () => {
     // 0.0.0.0 reaches this machine's server but is not a loopback name, so it needs --insecure.
     const url = baseURL().replace('127.0.0.1', '0.0.0.0');
     const serverKey = path.join(configHome(), 'server.pem');
-    writeFileSync(serverKey, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
+    writeFileSync(serverKey, (await apiCall('GET', '/api/v1/licenses/public-key')).body.pem);
     const args = [
       'license',
       'validate',

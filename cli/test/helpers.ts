@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
+import type { TestAnswerBody } from '../../worker/schemas/api-client';
 
 export const baseURL = () => inject('cliBaseURL');
 export const ownerCredentials = () => inject('cliOwner');
@@ -40,23 +41,24 @@ export function keypanel(
   });
 }
 
-export async function apiCall<T = any>(
-  method: string,
-  pathname: string,
+/** Calls the API directly; the body is typed by the document for this method and path. */
+export async function apiCall<M extends string, P extends string>(
+  method: M,
+  pathname: P,
   options: { body?: unknown; token?: string } = {},
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: TestAnswerBody<M, P> }> {
   const res = await fetch(new URL(pathname, baseURL()), {
     method,
     headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 
 export async function signIn(credentials: { email: string; password: string }): Promise<string> {
-  const res = await apiCall<{ token: string }>('POST', '/api/auth/login', { body: credentials });
-  if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+  const res = await apiCall('POST', '/api/auth/login', { body: credentials });
+  if (res.status !== 200 || !res.body.token) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
   return res.body.token;
 }
 
@@ -86,7 +88,7 @@ export async function createUser(role: 'user' | 'reseller' | 'owner', extra: { c
     body: { username, email, password: PASSWORD, role, ...extra },
   });
   if (res.status !== 201) throw new Error(`create user failed: ${JSON.stringify(res.body)}`);
-  return { id: res.body.user._id as string, username, email, password: PASSWORD };
+  return { id: res.body.user._id, username, email, password: PASSWORD };
 }
 
 /** An active product with a unique key tag, made by the owner through the API. */
@@ -109,7 +111,7 @@ export async function createProduct(fields: Record<string, unknown> = {}) {
     },
   });
   if (res.status !== 201) throw new Error(`create product failed: ${JSON.stringify(res.body)}`);
-  return res.body as { _id: string; keyTag: string; name: string };
+  return res.body;
 }
 
 /** RFC 4180, written here independently of the CLI's writer: quoted fields, doubled quotes, CRLF. */

@@ -23,7 +23,7 @@ describe('keypanel license', () => {
     const fingerprint = `device-${unique('fp')}`;
     // The licensing API needs no sign-in: no config, no token; the public key comes as an app ships it.
     const shipped = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-license-key-')), 'keypanel.pem');
-    writeFileSync(shipped, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
+    writeFileSync(shipped, (await apiCall('GET', '/api/v1/licenses/public-key')).body.pem);
     const activate = await keypanel([
       'license',
       'activate',

@@ -42,7 +42,7 @@ async function ownedKeyWithDevices(maxActivations = 3) {
 describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
   it('lets the key owner remove a device once a day, freeing its slot', async () => {
     const k = await ownedKeyWithDevices();
-    const path = (id: string) => `/api/users/my-keys/${k.keyId}/activations/${id}`;
+    const path = (id: string) => `/api/users/my-keys/${k.keyId}/activations/${id}` as const;
     const res = await api('DELETE', path(k.devices[0].id), { token: k.buyer.token });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
