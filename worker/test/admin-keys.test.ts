@@ -34,7 +34,11 @@ describe('role matrix over key management', () => {
       request: () => ({ method: 'GET', path: '/api/admin/keys' }),
       state: async () => null,
       allowed: (res) =>
-        expect(res.body).toMatchObject({ keys: expect.any(Array), totalPages: expect.any(Number), total: expect.any(Number) }),
+        expect(res.body).toMatchObject({
+          keys: expect.any(Array) as unknown,
+          totalPages: expect.any(Number) as unknown,
+          total: expect.any(Number) as unknown,
+        }),
     },
     RESELLER_AND_OWNER,
   );
@@ -124,7 +128,12 @@ describe('GET /api/admin/keys', () => {
       duration: 5,
       metadata: { generationMethod: 'automatic' },
       maxActivations: 3,
-      activations: [expect.objectContaining({ _id: expect.any(String), deviceFingerprint: expect.stringMatching(/^test-device-/) })],
+      activations: [
+        expect.objectContaining({
+          _id: expect.any(String) as unknown,
+          deviceFingerprint: expect.stringMatching(/^test-device-/) as unknown,
+        }),
+      ],
     });
     expect(shown.expiresAt).not.toBeNull();
   });

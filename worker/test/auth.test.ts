@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { securityLog, users } from '../db/schema';
 import { readSession } from '../lib/sessions';
@@ -156,7 +156,7 @@ describe('sessions and tokens', () => {
 
   it('refuses a token with alg none', async () => {
     const { user, token } = await signedInUser();
-    const sid = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sid;
+    const { sid } = decodeJwt(token);
     const unsigned = new UnsecuredJWT({ sid }).setSubject(user.id).setIssuedAt().setExpirationTime('1h').encode();
     expect((await api('GET', '/api/users/profile', { token: unsigned })).status).toBe(401);
   });
@@ -172,7 +172,7 @@ describe('sessions and tokens', () => {
 
   it('refuses a token signed with another secret or another algorithm', async () => {
     const { user, token } = await signedInUser();
-    const sid = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sid;
+    const { sid } = decodeJwt(token);
     const wrongSecret = await new SignJWT({ sid })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(user.id)
@@ -189,7 +189,7 @@ describe('sessions and tokens', () => {
 
   it('refuses an expired token', async () => {
     const { user, token } = await signedInUser();
-    const sid = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sid;
+    const { sid } = decodeJwt(token);
     const expired = await new SignJWT({ sid })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(user.id)

@@ -39,8 +39,8 @@ export function instrumentedWorker() {
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
     sqlOf.set(wrapper, sql);
@@ -63,18 +63,19 @@ export function instrumentedWorker() {
             return database((target as D1Database).withSession(arg));
           };
         }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
   const KV = new Proxy(env.KV, {
     get(target, prop) {
-      const value = Reflect.get(target, prop, target);
+      const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
       return (...args: unknown[]) => {
         if (prop === 'get' || prop === 'getWithMetadata' || prop === 'list') cost.kvReads++;
         if (prop === 'put' || prop === 'delete') cost.kvWrites++;
-        return value.apply(target, args);
+        return method.apply(target, args);
       };
     },
   });

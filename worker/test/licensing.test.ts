@@ -437,7 +437,7 @@ describe('input and throttling', () => {
 
   // The binding counts in fixed 60-second windows, so a burst may straddle two: fire until refused.
   async function burstUntilLimited(send: () => Promise<{ status: number }>, max: number) {
-    const seen: Array<{ status: number; headers?: Headers; body?: any }> = [];
+    const seen: Array<{ status: number; headers?: Headers; body?: unknown }> = [];
     while (seen.length < max) {
       const batch = await Promise.all(Array.from({ length: 20 }, send));
       seen.push(...batch);

@@ -152,14 +152,14 @@ describe('GET /api/users/my-keys', () => {
       maxActivations: 1,
       activations: [
         {
-          _id: expect.any(String),
+          _id: expect.any(String) as unknown,
           activatedAt: activatedAt.toISOString(),
           lastUsed: lastUsed.toISOString(),
           deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa',
           deviceInfo: { manufacturer: 'Acme', model: 'One' },
         },
         {
-          _id: expect.any(String),
+          _id: expect.any(String) as unknown,
           activatedAt: new Date(activatedAt.getTime() + 1000).toISOString(),
           lastUsed: null,
           deviceFingerprint: 'fp-bbbb',

@@ -391,7 +391,7 @@ describe('the batch guards', () => {
     const catching = (p: Promise<unknown>) =>
       p.then(
         () => null,
-        (e) => e,
+        (e: unknown) => e,
       );
     const overdraw = await catching(db().update(users).set({ credits: -1 }).where(eq(users.id, user.id)).run());
     expect(failedConstraint(overdraw, 'CHECK', 'users_credits_check')).toBe(true);

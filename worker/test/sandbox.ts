@@ -34,13 +34,13 @@ function kvWithOwnSettings(real: KVNamespace, initial: Settings) {
           return Promise.resolve();
         };
       }
-      const value = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
   return {
     kv,
-    stored: (): Settings | null => (stored === null ? null : JSON.parse(stored)),
+    stored: (): Settings | null => (stored === null ? null : (JSON.parse(stored) as Settings)),
     store: (settings: Settings) => {
       stored = JSON.stringify(settings);
     },

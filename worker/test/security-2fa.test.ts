@@ -105,7 +105,7 @@ describe('sign-in with two-factor', () => {
     const secret = await enableTwoFactor(token);
     const first = await login(email, { rememberMe: true });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ requires2FA: true, challenge: expect.any(String) });
+    expect(first.body).toEqual({ requires2FA: true, challenge: expect.any(String) as unknown });
     expect(first.body).not.toHaveProperty('token');
     // The challenge is no session token.
     expect((await api('GET', '/api/users/profile', { token: first.body.challenge })).status).toBe(401);
@@ -115,7 +115,7 @@ describe('sign-in with two-factor', () => {
     expect(second.body.user).toMatchObject({ _id: user.id, twoFactorEnabled: true });
     expect((await api('GET', '/api/users/profile', { token: second.body.token })).status).toBe(200);
     // rememberMe carried through the challenge: a 30-day session.
-    const claims = JSON.parse(atob(second.body.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+    const claims = JSON.parse(atob(second.body.token!.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { exp: number; iat: number };
     expect(claims.exp - claims.iat).toBe(30 * 24 * 3600);
     expect(await eventsOf(user.id)).toContain('login');
   });
