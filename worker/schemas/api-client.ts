@@ -45,8 +45,15 @@ export type TemplateOf<M extends ApiMethod, P extends string> =
 /** Templates that offer this method. */
 type WithMethod<M extends ApiMethod> = { [T in Path]: paths[T][M] extends { responses: unknown } ? T : never }[Path];
 
-/** A concrete path this method may be called with (what a typed client accepts). */
-export type PathFor<M extends ApiMethod, P extends string> = [TemplateOf<M, P>] extends [never] ? never : P;
+type Pattern<T extends string> = T extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${Pattern<Tail>}` : T;
+/**
+ * Every path this method may be called with, parameters as `${string}` (`/api/admin/users/${string}`):
+ * a typed client constrains its path to it, so a path or method the document lacks does not compile.
+ */
+export type PathPattern<M extends ApiMethod> = Pattern<WithMethod<M>>;
+
+/** The document's schemas by component name (`Schemas['User']`), for what a client reads besides answers. */
+export type Schemas = components['schemas'];
 
 type Operation<M extends ApiMethod, P extends string> = paths[TemplateOf<M, P> & Path][M];
 

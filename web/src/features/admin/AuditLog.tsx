@@ -7,7 +7,7 @@ import { Card } from '../../components/ui/card';
 import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { formatDateTime } from '../../lib/format';
-import { useAuditLog } from './api';
+import { useAuditLog, type AuditQuery } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
 import { useDebounced } from './useDebounced';
 
@@ -60,7 +60,7 @@ function targetOf(entry: AuditEntry): string {
 
 export function AuditLog() {
   const [page, setPage] = useState(1);
-  const [action, setAction] = useState('');
+  const [action, setAction] = useState<AuditQuery['action']>('');
   const [actor, setActor] = useState('');
   const debouncedActor = useDebounced(actor);
   const log = useAuditLog({ page, action, actor: debouncedActor });
@@ -74,7 +74,7 @@ export function AuditLog() {
             id="audit-action"
             value={action}
             onChange={(e) => {
-              setAction(e.target.value);
+              setAction(e.target.value as AuditQuery['action']);
               setPage(1);
             }}
           >

@@ -8,12 +8,12 @@ import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { formatDateTime, formatUsd } from '../../lib/format';
 import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../payments';
-import { useAdminPayments } from './payments-api';
+import { useAdminPayments, type PaymentsQuery } from './payments-api';
 import { useDebounced } from './useDebounced';
 
 export function PaymentsTab() {
   const [page, setPage] = useState(1);
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<PaymentsQuery['status']>('');
   const [user, setUser] = useState('');
   const debouncedUser = useDebounced(user);
   const list = useAdminPayments({ page, status, user: debouncedUser });
@@ -27,7 +27,7 @@ export function PaymentsTab() {
             id="payments-status"
             value={status}
             onChange={(e) => {
-              setStatus(e.target.value);
+              setStatus(e.target.value as PaymentsQuery['status']);
               setPage(1);
             }}
           >

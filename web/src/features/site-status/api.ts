@@ -1,5 +1,4 @@
 import { useQuery } from '@tanstack/react-query';
-import type { PublicSettings } from '@schemas/settings';
 import { api } from '../../lib/api';
 import { siteStatusKeys } from './query-keys';
 
@@ -7,7 +6,7 @@ import { siteStatusKeys } from './query-keys';
 export function usePublicSettings() {
   return useQuery({
     queryKey: siteStatusKeys.publicSettings,
-    queryFn: ({ signal }) => api.get<PublicSettings>('/api/settings/public', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/settings/public', undefined, signal),
     staleTime: 60_000,
   });
 }
