@@ -6,7 +6,6 @@ import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
 import type { LicenseKey } from '../../worker/schemas/entities';
 import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
-
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { purchaseForUserSchema } from '../../worker/schemas/admin-keys';
-
 import { MAX_DURATION_DAYS } from '../../worker/schemas/products';
 import { contextOf } from '../lib/context';
 import { findProduct, findUserId } from '../lib/lookup';
