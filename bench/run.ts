@@ -163,6 +163,12 @@ try {
         console.log(`  ${isolate}: ${path.relative(process.cwd(), file)} (Chrome DevTools), ${path.relative(process.cwd(), summaryFile)}`);
         if (isolate === PROFILED_ISOLATES[0]) console.log(summary.replace(/^/gm, '    '));
       }
+      const claimed = [...profiles.values()].reduce((sum, cpu) => sum + summarise(cpu).busyMs, 0);
+      const span = Math.max(...[...profiles.values()].map((cpu) => (cpu.endTime - cpu.startTime) / 1000));
+      console.log(
+        `  The isolates claim ${(claimed / 1000).toFixed(1)} s of busy time within ${(span / 1000).toFixed(1)} s on one thread: ` +
+          'each profile also counts time spent in the others, so read shares within a profile, not times (docs/performance.md).',
+      );
     }
     const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db, unanswered) : [];
     results.push({
