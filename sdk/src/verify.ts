@@ -10,7 +10,7 @@ const ED25519 = { name: 'Ed25519' } as const;
 
 /** Imports the pinned key: the PEM (SPKI) or the JWK that GET /api/v1/licenses/public-key gives. */
 export async function importPublicKey(input: PublicKeyInput): Promise<VerifyKey> {
-  if (typeof input === 'object' && input !== null && 'algorithm' in input && 'type' in input) return input as VerifyKey;
+  if (typeof input === 'object' && input !== null && 'algorithm' in input && 'type' in input) return input;
   try {
     if (typeof input === 'string' && input.trim().startsWith('-----BEGIN PUBLIC KEY-----')) {
       const body = input.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');

@@ -42,7 +42,7 @@ describe('the built @keypanel/licensing', () => {
   it('builds ESM and declarations for both entries, as package.json exports them', async () => {
     const pkg = JSON.parse(readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8'));
     expect(pkg.dependencies ?? {}).toEqual({});
-    for (const entry of Object.values(pkg.exports) as Array<{ types: string; import: string }>) {
+    for (const entry of Object.values<{ types: string; import: string }>(pkg.exports)) {
       expect(readFileSync(path.join(out, path.relative('dist', entry.types)), 'utf8')).toContain('export');
     }
     sdk = await import(pathToFileURL(path.join(out, 'index.js')).href);

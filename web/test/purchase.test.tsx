@@ -110,7 +110,7 @@ describe('usePurchase', () => {
     });
     const queryClient = newQueryClient();
     const cached = [myKeysKeys.list({ page: 1, search: '', status: '' }), sessionKeys.profile, dashboardKeys.stats, productKeys.all];
-    for (const key of cached) queryClient.setQueryData(key, key === sessionKeys.profile ? ({ credits: 500 } as User) : {});
+    for (const key of cached) queryClient.setQueryData(key, key === sessionKeys.profile ? { credits: 500 } : {});
     const unrelated = ['settings', 'public'];
     queryClient.setQueryData(unrelated, {});
 

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, ledger, licenseKeys, securityLog, users } from '../db/schema';
 import { newId } from '../lib/ids';

@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { activations, ledger, licenseKeys, products, users } from '../db/schema';
 import { ANALYTICS_SQL, systemAnalytics } from '../domain/analytics';

@@ -70,7 +70,7 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     ];
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));
   }
-  const sandboxEnv = { ...(env as unknown as Env), KV: settings.kv, DB: d1 } as Env;
+  const sandboxEnv = { ...(env as unknown as Env), KV: settings.kv, DB: d1 };
   const db = createDb(d1);
 
   async function fetchWorker(url: string, init: RequestInit) {

@@ -180,7 +180,7 @@ describe('the licensing SDK against the Worker', () => {
     const { sdk } = await client({
       fetch: async (url, init) => {
         const res = await worker(url, init);
-        const answer = (await res.json()) as { license: { token: string } };
+        const answer = await res.json<{ license: { token: string } }>();
         const now = Date.now();
         answer.license.token = await signOfflineToken(
           env,
