@@ -11,7 +11,7 @@ import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
-import { formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
+import { formatCredits, formatDateTime, formatRelativeTime } from '../../lib/format';
 import { HeldSlotList } from './HeldSlots';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { useBulkDeleteKeys, useDeleteKey, useRemoveActivation, useRevokeKey } from './keys-api';
