@@ -16,7 +16,7 @@ import {
   TOAST_GENERATION_SHORT_MS,
 } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { DurationPicker } from '../purchase';
+import { DurationPicker } from '../../components/purchase/DurationPicker';
 import { useSettings } from './api';
 import { downloadText, keysCsv } from './csv';
 import { useAllProducts, useGenerateKeys } from './keys-api';

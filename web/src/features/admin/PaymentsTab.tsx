@@ -8,7 +8,7 @@ import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
 import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime, formatUsd } from '../../lib/format';
-import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../payments';
+import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
 import { useAdminPayments } from './payments-api';
 import { useDebounced } from './useDebounced';
 

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
-import { ProductTypeOptions } from '../products';
+import { ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
 import { FormModal } from '../../components/ui/form-modal';

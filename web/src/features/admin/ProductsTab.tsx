@@ -9,7 +9,8 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { ADMIN_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { FeatureList, ProductTypeBadge, ProductTypeOptions } from '../products';
+import { FeatureList } from '../../components/products/FeatureList';
+import { ProductTypeBadge, ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { useAllProducts } from './keys-api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 

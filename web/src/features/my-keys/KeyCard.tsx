@@ -4,7 +4,7 @@ import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { CopyButton } from '../../components/ui/copy-button';
 import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
 import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
-import { usePublicSettings } from '../site-status';
+import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
 
 export const STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };

@@ -7,7 +7,7 @@ import { Pagination } from '../../components/ui/pagination';
 import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime, formatUsd } from '../../lib/format';
 import { useMyPayments } from './api';
-import { PaymentStatusBadge } from './PaymentStatusBadge';
+import { PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
 
 const COLUMNS: Column<Payment>[] = [
   { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },

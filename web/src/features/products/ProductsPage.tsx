@@ -6,8 +6,8 @@ import { EmptyState } from '../../components/ui/card';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { useCurrentUser } from '../../lib/session';
-import { PurchaseModal } from '../purchase';
-import { useProducts } from './api';
+import { PurchaseModal } from '../../components/purchase/PurchaseModal';
+import { useProducts } from '../../lib/products';
 import { BalancePanel } from './BalancePanel';
 import { ProductCard } from './ProductCard';
 

@@ -10,11 +10,11 @@ import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
-import { useProducts } from '../products';
-import { purchaseErrorMessage, usePurchase } from './api';
-import { DurationPicker } from './DurationPicker';
-import { PriceBreakdown } from './PriceBreakdown';
-import { ReceiptCard } from './ReceiptCard';
+import { DurationPicker } from '../../components/purchase/DurationPicker';
+import { PriceBreakdown } from '../../components/purchase/PriceBreakdown';
+import { ReceiptCard } from '../../components/purchase/ReceiptCard';
+import { useProducts } from '../../lib/products';
+import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 

@@ -7,7 +7,7 @@ import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
-import { purchaseErrorMessage, usePurchase } from './api';
+import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';
 

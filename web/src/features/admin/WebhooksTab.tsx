@@ -30,7 +30,7 @@ import {
   useSendTest,
   useUpdateWebhook,
   useWebhookEndpoints,
-} from './api';
+} from './webhooks-api';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
