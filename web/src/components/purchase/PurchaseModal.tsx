@@ -10,6 +10,7 @@ import { useCurrentUser } from '../../lib/session';
 import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';
+import { asyncHandler } from '../../lib/async-handler';
 
 /** Rendered while a product is chosen (keyed by it, so each product opens at its own minimum). */
 export function PurchaseModal({ product, onClose }: { product: Product; onClose: () => void }) {
@@ -53,7 +54,7 @@ export function PurchaseModal({ product, onClose }: { product: Product; onClose:
           busyLabel="Purchasing…"
           tone="primary"
           disabled={!user || short}
-          onAct={onPurchase}
+          onAct={asyncHandler(onPurchase)}
         />
       }
     >

@@ -18,6 +18,7 @@ import { purchaseErrorMessage } from '../../lib/purchase';
 import type { TabProps } from './AdminPage';
 import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys-api';
 import { useDebounced } from './useDebounced';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
@@ -169,7 +170,7 @@ export function DirectPurchaseTab({ user }: TabProps) {
       )}
       <form
         className="card direct-purchase-form"
-        onSubmit={onSubmit}
+        onSubmit={asyncHandler(onSubmit)}
         noValidate
         aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}
       >

@@ -164,7 +164,7 @@ export function ProductsTab() {
         </div>
       ) : products.isError && !products.data ? (
         <EmptyState title="Failed to load products" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => products.refetch()}>
+          <button type="button" className="btn btn-secondary" onClick={() => void products.refetch()}>
             Try again
           </button>
         </EmptyState>

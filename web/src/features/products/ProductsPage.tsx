@@ -32,7 +32,7 @@ export function ProductsPage() {
       ) : products.isError ? (
         <div className="notice notice-error" role="alert">
           Failed to load products.{' '}
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => products.refetch()}>
+          <button type="button" className="btn btn-secondary btn-sm" onClick={() => void products.refetch()}>
             Try again
           </button>
         </div>
