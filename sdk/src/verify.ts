@@ -76,8 +76,8 @@ export async function verifyOfflineToken(
   let sig: Uint8Array<ArrayBuffer>;
   try {
     const text = new TextDecoder();
-    header = JSON.parse(text.decode(fromBase64Url(head)));
-    claims = JSON.parse(text.decode(fromBase64Url(body)));
+    header = JSON.parse(text.decode(fromBase64Url(head))) as typeof header;
+    claims = JSON.parse(text.decode(fromBase64Url(body))) as typeof claims;
     sig = fromBase64Url(signature);
   } catch {
     return fail('malformed');

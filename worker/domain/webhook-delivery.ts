@@ -191,7 +191,8 @@ async function firstBytes(res: Response, max: number): Promise<string | null> {
   let size = 0;
   try {
     while (size < max) {
-      const { done, value } = await reader.read();
+      // The Workers types leave a body's chunks untyped; a fetch body's chunks are bytes.
+      const { done, value } = (await reader.read()) as ReadableStreamReadResult<Uint8Array>;
       if (done) break;
       chunks.push(value);
       size += value.byteLength;

@@ -13,7 +13,7 @@ roleMatrix(
   'GET /api/admin/analytics',
   {
     request: () => ({ method: 'GET', path: '/api/admin/analytics?days=7' }),
-    state: async () => null,
+    state: () => null,
     allowed: (res) => {
       expect(res.body.days).toBe(7);
       expect(res.body.daily).toHaveLength(7);
