@@ -5,6 +5,7 @@ import { createDb } from '../db/client';
 import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
+import { passThrough } from '../lib/proxy';
 import type { TestAnswerBody } from '../schemas/api-client';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 
@@ -34,8 +35,7 @@ export function interceptedD1(
           return target.batch(statements);
         };
       }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return passThrough(target, prop);
     },
   });
 }

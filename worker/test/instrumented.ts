@@ -4,6 +4,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { app } from '../app';
 import type { Env } from '../env';
+import { passThrough } from '../lib/proxy';
 
 export type RequestCost = {
   /** How each D1 session was opened: a constraint, or 'bookmark'. */
@@ -39,8 +40,7 @@ export function instrumentedWorker() {
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        return passThrough(target, prop);
       },
     });
     sqlOf.set(wrapper, sql);
@@ -63,19 +63,18 @@ export function instrumentedWorker() {
             return database((target as D1Database).withSession(arg));
           };
         }
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        return passThrough(target, prop);
       },
     });
   const KV = new Proxy(env.KV, {
     get(target, prop) {
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
+      const member = passThrough(target, prop);
+      if (typeof member !== 'function') return member;
+      const method = member as (...args: unknown[]) => unknown;
       return (...args: unknown[]) => {
         if (prop === 'get' || prop === 'getWithMetadata' || prop === 'list') cost.kvReads++;
         if (prop === 'put' || prop === 'delete') cost.kvWrites++;
-        return method.apply(target, args);
+        return method(...args);
       };
     },
   });

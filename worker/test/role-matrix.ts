@@ -23,7 +23,7 @@ export type MatrixCase<M extends Method = Method, P extends string = string> = {
   /** A fresh request for one caller, so each caller acts on its own target. */
   request: (caller: Caller) => Promise<MatrixRequest<M, P>> | MatrixRequest<M, P>;
   /** Everything the request could change; read before and after a refusal, and compared. */
-  state: (request: MatrixRequest<M, P>) => Promise<unknown>;
+  state: (request: MatrixRequest<M, P>) => unknown;
   /** Signs a caller in elsewhere (a sandbox with its own database). */
   tokenFor?: (role: Role) => Promise<string>;
   /** Further checks of an allowed answer. */
