@@ -1,11 +1,20 @@
 // Running the built CLI as a person or a script would, and calling the API directly to set up
 // what a test needs.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import type { TestAnswerBody } from '../../worker/schemas/api-client';
+import type { Schemas, TestAnswerBody } from '../../worker/schemas/api-client';
+import type { StoredConfig } from '../lib/config';
+
+export type { Schemas };
+
+/** What a `--format json` command printed, read as the shape the test expects (the API's own, mostly). */
+export const json = <T>(stdout: string) => JSON.parse(stdout) as T;
+
+/** The config file `keypanel login` writes. */
+export const readConfig = (file: string) => json<StoredConfig>(readFileSync(file, 'utf8'));
 
 export const baseURL = () => inject('cliBaseURL');
 export const ownerCredentials = () => inject('cliOwner');

@@ -2,7 +2,7 @@
 // Stripe stand-in's checkout page (which delivers the signed webhook to the Worker).
 import { inject } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn } from './helpers';
+import { apiCall, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn, json, type Schemas } from './helpers';
 
 let home: string;
 beforeAll(async () => {
@@ -73,7 +73,7 @@ describe('keypanel settings for card top-ups', () => {
         home,
       });
       expect(set.code, set.stderr).toBe(0);
-      expect(JSON.parse(set.stdout).payments).toEqual({
+      expect(json<Schemas['Settings']>(set.stdout).payments).toEqual({
         cardTopUpsEnabled: true,
         minTopUpUsd: 6,
         maxTopUpUsd: 500,
