@@ -3,7 +3,7 @@
 // revenue from the ledger (ledger_kind_created_idx), keys sold and sales by product from the keys
 // (license_keys_created_idx; a bought key's purchasedAt is its createdAt), new users
 // (users_created_idx) and activations (activations_activated_idx). Days are UTC days.
-import type { DB } from '../db/client';
+import { rawSql, runBatch, type DB } from '../db/client';
 import type { Analytics, AnalyticsDay, ProductSales } from '../schemas/analytics';
 import { DAY_MS } from './licensing';
 
@@ -30,13 +30,13 @@ export const ANALYTICS_SQL = {
 type PaymentFigures = { topUps: number; toppedUpCents: number; refundedCents: number; owedCents: number; disputes: number };
 
 export async function systemAnalytics(db: DB, days: number, now = Date.now()): Promise<Analytics> {
-  const d1 = db.$client;
   const lastDay = Math.floor(now / DAY_MS);
   const firstDay = lastDay - days + 1;
   const from = firstDay * DAY_MS;
   const to = (lastDay + 1) * DAY_MS;
 
-  const [revenue, sold, byProduct, newUsers, activated, paid] = await d1.batch(
+  const [revenue, sold, byProduct, newUsers, activated, paid] = (await runBatch(
+    db,
     [
       ANALYTICS_SQL.revenue,
       ANALYTICS_SQL.keysSold,
@@ -44,16 +44,16 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
       ANALYTICS_SQL.newUsers,
       ANALYTICS_SQL.activations,
       ANALYTICS_SQL.payments,
-    ].map((q) => d1.prepare(q).bind(from, to)),
-  );
-  const cards = paid.results[0] as PaymentFigures;
+    ].map((q) => rawSql(q, from, to)),
+  )) as unknown[][];
+  const cards = paid[0] as PaymentFigures;
 
   const byDay = (rows: unknown[]) => new Map((rows as DayCount[]).map((r) => [r.day, r.n]));
   const series = {
-    revenue: byDay(revenue.results),
-    keysSold: byDay(sold.results),
-    newUsers: byDay(newUsers.results),
-    activations: byDay(activated.results),
+    revenue: byDay(revenue),
+    keysSold: byDay(sold),
+    newUsers: byDay(newUsers),
+    activations: byDay(activated),
   };
   const daily: AnalyticsDay[] = Array.from({ length: days }, (_, i) => {
     const day = firstDay + i;
@@ -71,7 +71,7 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
     from: isoDay(firstDay),
     to: isoDay(lastDay),
     daily,
-    salesByProduct: (byProduct.results as ProductSales[]).map((p) => ({ ...p, revenue: p.revenue ?? 0 })),
+    salesByProduct: (byProduct as ProductSales[]).map((p) => ({ ...p, revenue: p.revenue ?? 0 })),
     totals: { revenue: sum('revenue'), keysSold: sum('keysSold'), newUsers: sum('newUsers'), activations: sum('activations') },
     payments: {
       topUps: cards.topUps,

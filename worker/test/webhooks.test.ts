@@ -258,7 +258,7 @@ describe('delivery', () => {
     await env.DB.prepare('UPDATE license_keys SET expires_at = ?1 WHERE id = ?2')
       .bind(Date.now() - 10 * 86_400_000, expiring._id)
       .run();
-    expect(await expireKeys(env.DB, TEST_SETTINGS, Date.now(), env)).toBeGreaterThanOrEqual(1);
+    expect(await expireKeys(db(), TEST_SETTINGS, Date.now(), env)).toBeGreaterThanOrEqual(1);
     const expired = await waitFor(hook, (e) => e.type === 'key.expired' && e.data.licenseKey._id === expiring._id);
     expect(expired.event.data.licenseKey.status).toBe('expired');
   });
@@ -375,16 +375,14 @@ describe('delivery', () => {
   it('gives up with the cron a delivery that could never be attempted for days', async () => {
     const hook = await addEndpoint('ok', ['key.purchased']);
     const old = new Date(Date.now() - GIVE_UP_AFTER_MS - 60_000);
-    await db()
-      .insert(webhookEvents)
-      .values({
-        id: 'evt_0123456789abcdef01234567',
-        type: 'webhook.test',
-        data: '{}',
-        endpointId: hook.id,
-        createdAt: old,
-        dispatchedAt: old,
-      });
+    await db().insert(webhookEvents).values({
+      id: 'evt_0123456789abcdef01234567',
+      type: 'webhook.test',
+      data: '{}',
+      endpointId: hook.id,
+      createdAt: old,
+      dispatchedAt: old,
+    });
     await db()
       .insert(webhookDeliveries)
       .values({ id: 'msg_0123456789abcdef01234567', eventId: 'evt_0123456789abcdef01234567', endpointId: hook.id, createdAt: old });
