@@ -7,7 +7,7 @@ import { runBatch, type DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { activations, heldSlots, licenseKeys, products, users } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
-import { inPrefixRange, prefixEnd } from '../lib/sql-prefix';
+import { exactEnd, inPrefixRange, prefixEnd } from '../lib/sql-prefix';
 import type { Actor } from '../db/schema';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { JsonText } from '../lib/request';
@@ -26,6 +26,7 @@ import {
   keysPageJson,
   licenseKeysJson,
   likeContains,
+  likeExactly,
   likeSql,
   NEWEST_FIRST,
 } from './license-keys';
@@ -61,9 +62,28 @@ function searchMatches(db: DB, filters: SQL | undefined) {
   );
 }
 
+/** Shorter searches match whole values only (see searchSlots). */
+export const SHORT_SEARCH = 3;
+
+/**
+ * A search's values for searchMatches. From SHORT_SEARCH characters on: a key by prefix, a product
+ * by any part of its name or by its keyTag, a user by username prefix. A shorter one would name most
+ * of a large shop (every key whose tag starts with "A", every product with an "a" in its name), so it
+ * matches whole values only: a product's keyTag or whole name, a user's whole username.
+ */
 const searchSlots = (search: string) => {
   const keyPrefix = search.toUpperCase();
   const namePrefix = search.toLowerCase();
+  if (search.length < SHORT_SEARCH) {
+    return {
+      keyFrom: keyPrefix,
+      // An empty range: no key is this short.
+      keyTo: keyPrefix,
+      nameFrom: namePrefix,
+      nameTo: exactEnd(namePrefix),
+      pattern: likeExactly(search),
+    };
+  }
   return {
     keyFrom: keyPrefix,
     keyTo: prefixEnd(keyPrefix),

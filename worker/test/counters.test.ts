@@ -2,7 +2,8 @@
 // activations' triggers, up as a device goes in and down as one goes, whichever path removes it: the
 // app's deactivation, its customer, the owner, a revoked key's device, a key deleted by the owner or
 // by the cron. Each test compares the figure with the rows themselves.
-import { and, eq, sql } from 'drizzle-orm';
+import { env } from 'cloudflare:test';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activations, licenseKeys, products, type Actor } from '../db/schema';
 import { bulkDeleteKeys, deleteKey, removeKeyActivation, revokeKey, type KeyAdmin } from '../domain/admin-keys';
@@ -13,7 +14,6 @@ import { createUser } from '../domain/users';
 import { TEST_SETTINGS, db, uniqueName } from './helpers';
 import { activate, activationsOf, generated, sold } from './key-admin-helpers';
 import { makeProduct } from './shop-helpers';
-import { env } from 'cloudflare:test';
 
 async function account(role: Actor['role'], credits = 0) {
   const username = uniqueName(role);
@@ -110,9 +110,7 @@ describe("a product's totalActivations", () => {
     const bought = await sold(s.product.id, s.customer.id, s.customer.id);
     await s.activated(bought.key, 3);
     const [first] = await activationsOf(bought._id);
-    await db()
-      .delete(activations)
-      .where(and(eq(activations.id, first.id)));
+    await db().delete(activations).where(eq(activations.id, first.id));
     expect(await s.counted()).toBe(2);
     await db().delete(licenseKeys).where(eq(licenseKeys.id, bought._id));
     expect(await s.counted()).toBe(0);
