@@ -1,51 +1,89 @@
 // /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
 // created), and the owner's deletions, device removal and release of held device slots.
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import type { SignedInEnv } from '../context';
-import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
-import { clientIp, jsonText } from '../lib/request';
+import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../domain/admin-keys';
+import { jsonText } from '../lib/request';
+import { keyAdmin } from '../lib/signed-in';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
+import { adminKeysResponseSchema, bulkDeleteResponseSchema, keyChangeResponseSchema } from '../schemas/entities';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Admin', access: 'owner' });
 
 const owner = requireAuth({ role: 'owner' });
-export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });
 
 export const adminKeysRoutes = new Hono<SignedInEnv>()
   .use(requireAuth({ role: 'reseller' }))
-  .get('/', queryParams(adminKeysQuery), async (c) => jsonText(c, await listAdminKeys(c.var.db, c.var.caller, c.req.valid('query'))))
+  .get(
+    '/',
+    doc(
+      'listAdminKeys',
+      'License keys, paged (a reseller sees the keys they made)',
+      { 200: adminKeysResponseSchema },
+      { access: 'reseller', errors: [400] },
+    ),
+    queryParams(adminKeysQuery),
+    async (c) => jsonText(c, await listAdminKeys(c.var.db, c.var.caller, c.req.valid('query'))),
+  )
   // Before '/:id', so 'bulk' is never read as a key id.
-  .delete('/bulk', owner, jsonBody(bulkDeleteSchema), async (c) => {
-    const { keyIds, reason } = c.req.valid('json');
-    const { deleted, notFound } = await bulkDeleteKeys(keyAdmin(c), keyIds, reason);
-    const body: BulkDeleteResponse = {
-      success: true,
-      deleted,
-      notFound,
-      message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted`,
-    };
-    return c.json(body, 200);
-  })
-  .delete('/:id', owner, pathParams(keyIdParam), async (c) => {
-    await deleteKey(keyAdmin(c), c.req.valid('param').id);
-    return c.json({ success: true, message: 'License key deleted' }, 200);
-  })
-  .delete('/:id/activations/:activationId', owner, pathParams(activationParams), async (c) => {
-    const { id, activationId } = c.req.valid('param');
-    const body: KeyChangeResponse = {
-      success: true,
-      message: 'Device removed from this license key',
-      licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId),
-    };
-    return c.json(body, 200);
-  })
-  .delete('/:id/held-slots/:slotId', owner, pathParams(heldSlotParams), async (c) => {
-    const { id, slotId } = c.req.valid('param');
-    const body: KeyChangeResponse = {
-      success: true,
-      message: 'Device slot released',
-      licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId),
-    };
-    return c.json(body, 200);
-  });
+  .delete(
+    '/bulk',
+    doc('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400] }),
+    owner,
+    jsonBody(bulkDeleteSchema),
+    async (c) => {
+      const { keyIds, reason } = c.req.valid('json');
+      const { deleted, notFound } = await bulkDeleteKeys(keyAdmin(c), keyIds, reason);
+      const body: BulkDeleteResponse = {
+        success: true,
+        deleted,
+        notFound,
+        message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted`,
+      };
+      return c.json(body, 200);
+    },
+  )
+  .delete(
+    '/:id',
+    doc('deleteKey', 'Delete a license key', { 200: successMessageSchema }, { errors: [400, 404] }),
+    owner,
+    pathParams(keyIdParam),
+    async (c) => {
+      await deleteKey(keyAdmin(c), c.req.valid('param').id);
+      return c.json({ success: true, message: 'License key deleted' }, 200);
+    },
+  )
+  .delete(
+    '/:id/activations/:activationId',
+    doc('removeKeyActivation', 'Remove a device from a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
+    owner,
+    pathParams(activationParams),
+    async (c) => {
+      const { id, activationId } = c.req.valid('param');
+      const body: KeyChangeResponse = {
+        success: true,
+        message: 'Device removed from this license key',
+        licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId),
+      };
+      return c.json(body, 200);
+    },
+  )
+  .delete(
+    '/:id/held-slots/:slotId',
+    doc('releaseHeldSlot', 'Release a held device slot at once', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
+    owner,
+    pathParams(heldSlotParams),
+    async (c) => {
+      const { id, slotId } = c.req.valid('param');
+      const body: KeyChangeResponse = {
+        success: true,
+        message: 'Device slot released',
+        licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId),
+      };
+      return c.json(body, 200);
+    },
+  );

@@ -1,53 +1,67 @@
-// /api/payments: card top-ups through Stripe Checkout. The customer's options, checkout and own
-// payments; and Stripe's webhook, which alone credits a balance.
+// /api/payments: card top-ups through Stripe Checkout: the customer's options, checkout and own
+// payments. Stripe's webhook, which alone credits a balance, is routes/payments-stripe.ts.
 import { Hono } from 'hono';
-import type { AppEnv, SignedInEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { listMyPayments, myPaymentStatus, paymentOptions, startCheckout } from '../domain/payments';
-import { applyStripeEvent } from '../domain/stripe-events';
-import { AppError } from '../lib/errors';
+import { appUrl } from '../lib/app-url';
 import { getSettings } from '../lib/settings';
-import { stripeClient, stripeConfigured, verifiedEvent } from '../lib/stripe';
+import { stripeClient, stripeConfigured } from '../lib/stripe';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
-import { checkoutSchema, myPaymentsQuery, sessionIdParam, type CheckoutResponse } from '../schemas/payments';
-import { appUrl } from './google';
+import {
+  checkoutSchema,
+  myPaymentsQuery,
+  sessionIdParam,
+  type CheckoutResponse,
+  checkoutResponseSchema,
+  paymentOptionsSchema,
+  paymentStatusResponseSchema,
+  paymentsResponseSchema,
+} from '../schemas/payments';
+import { routeDocs } from '../lib/openapi';
 
-/**
- * POST /api/payments/stripe/webhook: no session (Stripe calls it), served during maintenance, and
- * answered 200 for every verified event, handled or not, so Stripe stops retrying it. Only a bad
- * signature is refused; the body is read raw, since the signature covers its exact bytes.
- */
-export const stripeWebhookRoutes = new Hono<AppEnv>().post('/webhook', async (c) => {
-  const secret = c.env.STRIPE_WEBHOOK_SECRET;
-  if (!secret) throw new AppError('NOT_CONFIGURED', 'Stripe webhooks are not configured on this server');
-  const signature = c.req.header('stripe-signature');
-  if (!signature) throw new AppError('VALIDATION_ERROR', 'Missing Stripe-Signature header');
-  const body = await c.req.text();
-  let event;
-  try {
-    event = await verifiedEvent(body, signature, secret);
-  } catch {
-    throw new AppError('VALIDATION_ERROR', 'Invalid Stripe signature');
-  }
-  const outcome = await applyStripeEvent(c.var.db, event);
-  return c.json({ received: true, outcome }, 200);
-});
+const doc = routeDocs({ tag: 'Payments', access: 'user' });
 
 export const paymentsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get('/options', async (c) => c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200))
-  .post('/checkout', jsonBody(checkoutSchema), async (c) => {
-    const { payments: settings } = await getSettings(c.env.KV);
-    const idempotencyKey = c.req.header('idempotency-key')?.slice(0, 200) || undefined;
-    const session: CheckoutResponse = await startCheckout(c.var.db, await stripeClient(c.env), settings, {
-      userId: c.var.caller.id,
-      cents: c.req.valid('json').usdAmount,
-      appUrl: appUrl(c, "Stripe Checkout's return address"),
-      idempotencyKey,
-    });
-    return c.json(session, 201);
-  })
-  .get('/', queryParams(myPaymentsQuery), async (c) => c.json(await listMyPayments(c.var.db, c.var.caller.id, c.req.valid('query')), 200))
-  .get('/:id', pathParams(sessionIdParam), async (c) =>
-    c.json(await myPaymentStatus(c.var.db, c.var.caller.id, c.req.valid('param').id), 200),
+  .get('/options', doc('getPaymentOptions', 'Whether card top-ups are on, and their bounds', { 200: paymentOptionsSchema }), async (c) =>
+    c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200),
+  )
+  .post(
+    '/checkout',
+    doc(
+      'startCheckout',
+      'Start a Stripe Checkout for a top-up',
+      { 201: checkoutResponseSchema },
+      { errors: [400, 403, 501, 502], idempotent: true },
+    ),
+    jsonBody(checkoutSchema),
+    async (c) => {
+      const { payments: settings } = await getSettings(c.env.KV);
+      const idempotencyKey = c.req.header('idempotency-key')?.slice(0, 200) || undefined;
+      const session: CheckoutResponse = await startCheckout(c.var.db, await stripeClient(c.env), settings, {
+        userId: c.var.caller.id,
+        cents: c.req.valid('json').usdAmount,
+        appUrl: appUrl(c, "Stripe Checkout's return address"),
+        idempotencyKey,
+      });
+      return c.json(session, 201);
+    },
+  )
+  .get(
+    '/',
+    doc('listMyPayments', 'My card top-ups, paged', { 200: paymentsResponseSchema }, { errors: [400] }),
+    queryParams(myPaymentsQuery),
+    async (c) => c.json(await listMyPayments(c.var.db, c.var.caller.id, c.req.valid('query')), 200),
+  )
+  .get(
+    '/:id',
+    doc(
+      'getMyPayment',
+      'One of my top-ups by its Checkout Session id, with my balance',
+      { 200: paymentStatusResponseSchema },
+      { errors: [400, 404] },
+    ),
+    pathParams(sessionIdParam),
+    async (c) => c.json(await myPaymentStatus(c.var.db, c.var.caller.id, c.req.valid('param').id), 200),
   );

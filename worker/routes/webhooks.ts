@@ -15,39 +15,112 @@ import {
 import { notFound } from '../lib/errors';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
-import { createWebhookSchema, deliveriesQuery, deliveryIdParam, updateWebhookSchema, webhookIdParam } from '../schemas/webhooks';
+import {
+  createWebhookSchema,
+  deliveriesQuery,
+  deliveryIdParam,
+  updateWebhookSchema,
+  webhookIdParam,
+  createdWebhookEndpointSchema,
+  redeliveryResponseSchema,
+  rotatedSecretSchema,
+  testEventResponseSchema,
+  webhookDeliveriesResponseSchema,
+  webhookEndpointSchema,
+  webhookEndpointsResponseSchema,
+} from '../schemas/webhooks';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Webhooks', access: 'owner' });
 
 export const webhooksRoutes = new Hono<SignedInEnv>()
   .use(requireAuth({ role: 'owner' }))
-  .get('/', async (c) => c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200))
-  .post('/', jsonBody(createWebhookSchema), async (c) => {
-    const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, c.req.valid('json'));
-    return c.json({ ...created, message: 'Webhook endpoint created. Copy the signing secret now: it is shown only once.' }, 201);
-  })
-  .post('/deliveries/:id/redeliver', pathParams(deliveryIdParam), async (c) => {
-    const delivery = await redeliver(c.var.db, c.env.WEBHOOK_QUEUE, c.req.valid('param').id);
-    return c.json({ delivery }, 202);
-  })
-  .get('/:id', pathParams(webhookIdParam), async (c) => c.json(await getWebhookEndpoint(c.var.db, c.req.valid('param').id), 200))
-  .patch('/:id', pathParams(webhookIdParam), jsonBody(updateWebhookSchema), async (c) =>
-    c.json(await updateWebhookEndpoint(c.var.db, c.env, c.req.valid('param').id, c.req.valid('json')), 200),
+  .get('/', doc('listWebhooks', 'Webhook endpoints with their health', { 200: webhookEndpointsResponseSchema }), async (c) =>
+    c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200),
   )
-  .delete('/:id', pathParams(webhookIdParam), async (c) => {
-    if (!(await deleteWebhookEndpoint(c.var.db, c.req.valid('param').id))) throw notFound('Webhook endpoint');
-    return c.json({ success: true, message: 'Webhook endpoint deleted' }, 200);
-  })
-  .post('/:id/rotate-secret', pathParams(webhookIdParam), async (c) => {
-    const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
-    return c.json(
-      { ...rotated, message: 'New signing secret made. Copy it now: it is shown only once. Deliveries are signed with it from now on.' },
-      200,
-    );
-  })
-  .post('/:id/test', pathParams(webhookIdParam), async (c) => {
-    const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.caller.id);
-    return c.json({ eventId, message: 'Test event queued' }, 202);
-  })
-  .get('/:id/deliveries', pathParams(webhookIdParam), queryParams(deliveriesQuery), async (c) => {
-    const { page, limit } = c.req.valid('query');
-    return c.json(await listDeliveries(c.var.db, c.req.valid('param').id, page, limit), 200);
-  });
+  .post(
+    '/',
+    doc(
+      'createWebhook',
+      'Add an endpoint; its signing secret is shown once',
+      { 201: createdWebhookEndpointSchema },
+      { errors: [400, 409] },
+    ),
+    jsonBody(createWebhookSchema),
+    async (c) => {
+      const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, c.req.valid('json'));
+      return c.json({ ...created, message: 'Webhook endpoint created. Copy the signing secret now: it is shown only once.' }, 201);
+    },
+  )
+  .post(
+    '/deliveries/:id/redeliver',
+    doc(
+      'redeliverWebhook',
+      'Send a delivery again',
+      { 202: { description: 'Queued', schema: redeliveryResponseSchema } },
+      { errors: [400, 404] },
+    ),
+    pathParams(deliveryIdParam),
+    async (c) => {
+      const delivery = await redeliver(c.var.db, c.env.WEBHOOK_QUEUE, c.req.valid('param').id);
+      return c.json({ delivery }, 202);
+    },
+  )
+  .get(
+    '/:id',
+    doc('getWebhook', 'One endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
+    pathParams(webhookIdParam),
+    async (c) => c.json(await getWebhookEndpoint(c.var.db, c.req.valid('param').id), 200),
+  )
+  .patch(
+    '/:id',
+    doc('updateWebhook', 'Change an endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
+    pathParams(webhookIdParam),
+    jsonBody(updateWebhookSchema),
+    async (c) => c.json(await updateWebhookEndpoint(c.var.db, c.env, c.req.valid('param').id, c.req.valid('json')), 200),
+  )
+  .delete(
+    '/:id',
+    doc('deleteWebhook', 'Delete an endpoint', { 200: successMessageSchema }, { errors: [400, 404] }),
+    pathParams(webhookIdParam),
+    async (c) => {
+      if (!(await deleteWebhookEndpoint(c.var.db, c.req.valid('param').id))) throw notFound('Webhook endpoint');
+      return c.json({ success: true, message: 'Webhook endpoint deleted' }, 200);
+    },
+  )
+  .post(
+    '/:id/rotate-secret',
+    doc('rotateWebhookSecret', 'Make a new signing secret; shown once', { 200: rotatedSecretSchema }, { errors: [400, 404] }),
+    pathParams(webhookIdParam),
+    async (c) => {
+      const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
+      return c.json(
+        { ...rotated, message: 'New signing secret made. Copy it now: it is shown only once. Deliveries are signed with it from now on.' },
+        200,
+      );
+    },
+  )
+  .post(
+    '/:id/test',
+    doc(
+      'testWebhook',
+      'Queue a test event to an endpoint',
+      { 202: { description: 'Queued', schema: testEventResponseSchema } },
+      { errors: [400, 404] },
+    ),
+    pathParams(webhookIdParam),
+    async (c) => {
+      const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.caller.id);
+      return c.json({ eventId, message: 'Test event queued' }, 202);
+    },
+  )
+  .get(
+    '/:id/deliveries',
+    doc('listWebhookDeliveries', "An endpoint's deliveries, paged", { 200: webhookDeliveriesResponseSchema }, { errors: [400, 404] }),
+    pathParams(webhookIdParam),
+    queryParams(deliveriesQuery),
+    async (c) => {
+      const { page, limit } = c.req.valid('query');
+      return c.json(await listDeliveries(c.var.db, c.req.valid('param').id, page, limit), 200);
+    },
+  );

@@ -1,0 +1,78 @@
+// /api/admin: the Overview tab's figures (owner and reseller, scoped) and audit log (owner), and a
+// reseller's purchase for a customer or the owner's direct purchase, with what its screen shows.
+// Middleware is per route: this app is mounted at /api/admin, which the other admin apps share.
+import { Hono } from 'hono';
+import type { AppEnv } from '../context';
+import { adminStats } from '../domain/admin-stats';
+import { listAuditLog } from '../domain/audit';
+import { idempotencyClaim } from '../domain/idempotency';
+import { purchaseForUser } from '../domain/purchase-for-user';
+import { PURCHASE_STATUS } from '../domain/purchase';
+import { clientIp } from '../lib/request';
+import { getSettings } from '../lib/settings';
+import { jsonBody, pathParams, queryParams } from '../lib/validate';
+import { requireAuth } from '../middleware/auth';
+import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from '../schemas/admin-keys';
+import { auditLogQuery } from '../schemas/audit';
+import type { PurchaseForUserResponse } from '../schemas/entities';
+import { adminStatsSchema, auditLogResponseSchema, purchaseForUserResponseSchema } from '../schemas/entities';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Admin', access: 'reseller' });
+
+export const adminRoutes = new Hono<AppEnv>()
+  .get(
+    '/stats',
+    doc('getAdminStats', "The Overview tab's figures (a reseller's are scoped to them)", { 200: adminStatsSchema }),
+    requireAuth({ role: 'reseller' }),
+    async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200),
+  )
+  .get(
+    '/audit-log',
+    doc('getAuditLog', 'The audit log, paged and filtered', { 200: auditLogResponseSchema }, { access: 'owner', errors: [400] }),
+    requireAuth({ role: 'owner' }),
+    queryParams(auditLogQuery),
+    async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
+  )
+  .get(
+    '/purchase-terms',
+    doc('getPurchaseTerms', 'What the purchase screen needs to show the price', { 200: purchaseTermsSchema }),
+    requireAuth({ role: 'reseller' }),
+    async (c) => {
+      const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
+      const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
+      return c.json(terms, 200);
+    },
+  )
+  .post(
+    '/users/:userId/purchase/:productId',
+    doc(
+      'purchaseForUser',
+      'Buy a key for a customer (reseller) or directly (owner)',
+      { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseForUserResponseSchema } },
+      { errors: [400, 402, 404, 409], idempotent: true },
+    ),
+    requireAuth({ role: 'reseller' }),
+    pathParams(purchaseForUserParams),
+    jsonBody(purchaseForUserSchema),
+    async (c) => {
+      const { userId, productId } = c.req.valid('param');
+      const { duration, bypassBalance } = c.req.valid('json');
+      const actor = c.var.caller;
+      const idempotency = idempotencyClaim(
+        'purchase-for-user',
+        actor.id,
+        c.req.header('idempotency-key'),
+        `${userId}:${productId}:${duration}:${bypassBalance}`,
+      );
+      const { replayed, ...body } = await purchaseForUser(
+        { db: c.var.db, actor, ip: clientIp(c) },
+        await getSettings(c.env.KV),
+        { userId, productId, duration, bypassBalance },
+        idempotency,
+      );
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      const answer: PurchaseForUserResponse = { ...body, message: `License key purchased for ${body.licenseKey.purchasedBy.username}` };
+      return c.json(answer, PURCHASE_STATUS);
+    },
+  );

@@ -1,0 +1,13 @@
+// /api/health: a liveness check for uptime monitors, served in maintenance too.
+import { Hono } from 'hono';
+import type { AppEnv } from '../context';
+import { healthSchema } from '../schemas/entities';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Meta', access: 'public' });
+
+export const healthRoutes = new Hono<AppEnv>().get(
+  '/',
+  doc('getHealth', 'Liveness check', { 200: healthSchema }, { servedInMaintenance: true }),
+  (c) => c.json({ ok: true }, 200),
+);
