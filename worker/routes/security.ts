@@ -115,7 +115,7 @@ export const securityRoutes = new Hono<SignedInEnv>()
     await recordSecurityEvent(c.var.db, user.id, '2fa_enabled', requestOrigin(c));
     return c.json({ success: true, message: 'Two-factor authentication enabled' }, 200);
   })
-  // Extends the spec's call: step-up proof must come with it (README).
+  // Extends the original call: step-up proof must come with it (docs/api.md, "Account security").
   .delete('/disable-2fa', jsonBody(disableTwoFactorSchema), async (c) => {
     const user = await currentUser(c);
     if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is not enabled');

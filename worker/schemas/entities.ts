@@ -1,4 +1,4 @@
-// The shapes the API returns (SPEC section 3 and ARCHITECTURE.md), shared by the web app and the CLI.
+// The shapes the API returns, shared by the web app and the CLI.
 export type Role = 'user' | 'reseller' | 'owner';
 
 export type User = {
@@ -152,7 +152,7 @@ export type AdminStats = {
   recentActivity: { users: RecentUser[]; keys: LicenseKey[] };
 };
 
-// Account security (SPEC sections 3 and 7).
+// Account security.
 export type SecurityInfo = {
   twoFactorEnabled: boolean;
   googleConnected: boolean;

@@ -1,5 +1,5 @@
 // The product catalogue from the server. The owner's answer includes inactive products; every
-// screen of this feature offers only the active ones, as the spec's client does.
+// screen of this feature offers only the active ones, as the original client does.
 import { useQuery } from '@tanstack/react-query';
 import type { Product } from '@schemas/entities';
 import { api } from '../../lib/api';
