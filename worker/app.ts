@@ -92,7 +92,7 @@ app.use('/api/*', maintenanceMode);
 app.get('/api/health', (c) => c.json({ ok: true }, 200));
 
 // One line per resource, so each mount reads (and merges) on its own.
-const routes = app
+export const routes = app
   .route('/api/auth', auth)
   .route('/api/users', usersRoutes)
   .route('/api/users', securityRoutes)

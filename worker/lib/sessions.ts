@@ -3,7 +3,6 @@
 // deactivation, deletion) ends the session at once in this location; other Cloudflare
 // locations see the deletion within about a minute (KV is eventually consistent).
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Role } from '../db/schema';
 import { randomToken } from './ids';
 import { isolateCache } from './isolate-cache';
 import { getSettings } from './settings';

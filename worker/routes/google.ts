@@ -151,7 +151,7 @@ async function finishGoogleFlow(c: Context<AppEnv>): Promise<Outcome> {
 }
 
 export const googleRoutes = new Hono<AppEnv>()
-  // The spec's client navigates here: straight on to Google.
+  // The original client navigates here: straight on to Google.
   .get('/', limitPerIp, async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302))
   // The app asks first, so it can show why when Google is not configured (501) before leaving.
   .get('/url', limitPerIp, queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })), async (c) => {

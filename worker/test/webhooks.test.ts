@@ -69,7 +69,7 @@ const deliveriesOf = (endpointId: string) =>
   db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).all();
 
 describe('endpoints', () => {
-  roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: async () => null }, OWNER_ONLY);
+  roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: () => null }, OWNER_ONLY);
   const secretOf = async (id: string) =>
     (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get())?.secret ?? null;
   const target = async () => {
