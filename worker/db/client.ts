@@ -1,13 +1,14 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import * as schema from './schema';
+import { isolateCache } from '../lib/isolate-cache';
 import { bindingOf, type RequestD1 } from './session';
 
 export type DB = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
 // Building a drizzle instance walks the whole schema (relational config, dialect): a few percent of
 // a licensing request's CPU when done per request. One per D1 binding, kept for the isolate's life.
-const instances = new WeakMap<D1Database, DB>();
+const instances = isolateCache<D1Database, DB>('drizzle-instances');
 
 /** A D1 batch's statements, as `db.batch` takes them (at least one). */
 export type BatchItems = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
@@ -87,10 +88,5 @@ export const requestDb = (d1: RequestD1): DB => drizzle(d1 as unknown as D1Datab
 export const databaseOf = (db: DB): D1Database => bindingOf(db.$client);
 
 export function createDb(d1: D1Database): DB {
-  let db = instances.get(d1);
-  if (!db) {
-    db = drizzle(d1, { schema });
-    instances.set(d1, db);
-  }
-  return db;
+  return instances.getOrSet(d1, () => drizzle(d1, { schema }));
 }

@@ -1,4 +1,4 @@
-// The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
+// The admin's key management: the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
@@ -37,7 +37,7 @@ export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
 
 /**
  * The keys a search names, with the list's other filters (`filters`), each form served by an index
- * (ARCHITECTURE.md): a key by prefix (keys are uppercase; a range on the unique index), a product
+ * (docs/api.md, "Key management"): a key by prefix (keys are uppercase; a range on the unique index), a product
  * by name or keyTag (the few products are matched first, then license_keys_product_idx), a buyer or
  * creator by username prefix (the lower(username) index, then the buyer and creator indexes). One
  * lookup per form, united: the product, buyer and creator indexes hold what the filters and the page

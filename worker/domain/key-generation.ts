@@ -1,4 +1,4 @@
-// The owner's free key generation (SPEC sections 2 and 5): up to `maxKeysPerGeneration` available
+// The owner's free key generation: up to `maxKeysPerGeneration` available
 // keys of an active product in one request. The keys go in as many-row inserts, each within D1's
 // 100 bound parameters, all in one batch with the audit row (each key counts itself on its product), so a
 // thousand keys take one round trip and either all exist or none does.

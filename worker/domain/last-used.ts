@@ -3,6 +3,7 @@
 // is due one on every validation. Instead of a D1 call of its own after each such answer, the writes
 // due in an isolate within LAST_USED_BATCH_MS go together, as one statement: the first validation
 // to need one opens the batch and keeps it alive (its request's waitUntil), the others join it.
+import { isolateCache } from '../lib/isolate-cache';
 
 import { rawSql, sqlRows } from '../db/client';
 
@@ -12,7 +13,7 @@ export const LAST_USED_BATCH_MS = 200;
 export const LAST_USED_BATCH_MAX = 1_000;
 
 /** The open batch per D1 binding: activation id → when the device was seen. */
-const open = new Map<D1Database, Map<string, number>>();
+const open = isolateCache<D1Database, Map<string, number>>('last-used-batches');
 
 /** Sets each listed activation's lastUsed, never moving it back: `?1` is JSON `[[id, seenAt], ...]`. */
 const WRITE_LAST_USED = `UPDATE activations SET last_used = json_extract(j.value, '$[1]')

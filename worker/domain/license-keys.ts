@@ -96,7 +96,7 @@ function userRef(id: string | null, usernames: Map<string, string>): KeyUserRef 
   return { _id: id, username: usernames.get(id) ?? DELETED_USER };
 }
 
-/** The one JSON shape of a license key (SPEC section 3, ARCHITECTURE.md). */
+/** The one JSON shape of a license key (`LicenseKey` in schemas/entities.ts). */
 export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, now = Date.now()): LicenseKey {
   return {
     _id: row.id,

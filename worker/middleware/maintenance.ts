@@ -1,4 +1,4 @@
-// Maintenance mode (SPEC section 4: "blocks all user access"): while it is on, every API call of
+// Maintenance mode ("blocks all user access"): while it is on, every API call of
 // anyone but an owner answers 503 MAINTENANCE. Owners keep working, and licensed software keeps
 // being served by the licensing API.
 import type { Context } from 'hono';

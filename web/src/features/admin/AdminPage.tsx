@@ -22,7 +22,7 @@ const panels: Record<TabId, ComponentType<TabProps>> = {
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 
-/** Owner-only tabs whose screen says so itself when reached by URL (SPEC's texts for non-owners). */
+/** Owner-only tabs whose screen says so itself when reached by URL (a refusal text of its own for non-owners). */
 const EXPLAINS_ITS_REFUSAL: TabId[] = ['generate', 'settings'];
 
 export function AdminPage() {
