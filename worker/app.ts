@@ -8,22 +8,22 @@ import { BOOKMARK_HEADER, openRequestD1, parseBookmark } from './db/session';
 import { AppError, errorResponse } from './lib/errors';
 import { API_DOCS_PATH, securityHeaders } from './lib/security-headers';
 import { maintenanceMode } from './middleware/maintenance';
+import { LICENSES_PATH, signLicensingAnswers } from './middleware/license-signature';
+import { adminRoutes } from './routes/admin';
+import { adminAnalyticsRoutes } from './routes/admin-analytics';
 import { adminKeysRoutes } from './routes/admin-keys';
 import { adminPaymentsRoutes } from './routes/admin-payments';
-import { adminPurchaseRoutes } from './routes/admin-purchase';
-import { adminStatsRoutes } from './routes/admin-stats';
 import { adminUsersRoutes } from './routes/admin-users';
-import { analyticsRoutes } from './routes/analytics';
-import { apiTokensRoutes } from './routes/api-tokens';
-import { auth } from './routes/auth';
+import { authRoutes } from './routes/auth';
+import { authGoogleRoutes } from './routes/auth-google';
 import { creditsRoutes } from './routes/credits';
 import { docsRoutes } from './routes/docs';
-import { keyManagementRoutes } from './routes/key-management';
+import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
-import { LICENSES_PATH, licenses, signLicensingAnswers } from './routes/licenses';
-import { paymentsRoutes, stripeWebhookRoutes } from './routes/payments';
+import { licensesRoutes } from './routes/licenses';
+import { paymentsRoutes } from './routes/payments';
+import { paymentsStripeRoutes } from './routes/payments-stripe';
 import { productsRoutes } from './routes/products';
-import { securityRoutes } from './routes/security';
 import { settingsRoutes } from './routes/settings';
 import { usersRoutes } from './routes/users';
 import { webhooksRoutes } from './routes/webhooks';
@@ -68,29 +68,25 @@ app.use(
 // Before every route: while maintenance mode is on, only owners (and licensed apps) are served.
 app.use('/api/*', maintenanceMode);
 
-app.get('/api/health', (c) => c.json({ ok: true }, 200));
-
-// One line per resource, so each mount reads (and merges) on its own.
+// One line per mount, each served by routes/<the path after /api, dashed>.ts.
 const routes = app
-  .route('/api/auth', auth)
+  .route('/api/health', healthRoutes)
+  .route('/api/auth', authRoutes)
+  .route('/api/auth/google', authGoogleRoutes)
   .route('/api/users', usersRoutes)
-  .route('/api/users', securityRoutes)
-  .route('/api/users', apiTokensRoutes)
   .route('/api/settings', settingsRoutes)
   .route('/api/products', productsRoutes)
   .route('/api/keys', keysRoutes)
-  .route('/api/keys', keyManagementRoutes)
   .route('/api/credits', creditsRoutes)
   // The webhook first: it has no session, and answers before the payments routes' sign-in check.
-  .route('/api/payments/stripe', stripeWebhookRoutes)
+  .route('/api/payments/stripe', paymentsStripeRoutes)
   .route('/api/payments', paymentsRoutes)
   .route('/api/admin/users', adminUsersRoutes)
   .route('/api/admin/keys', adminKeysRoutes)
-  .route('/api/admin/analytics', analyticsRoutes)
+  .route('/api/admin/analytics', adminAnalyticsRoutes)
   .route('/api/admin/payments', adminPaymentsRoutes)
-  .route('/api/admin', adminStatsRoutes)
-  .route('/api/admin', adminPurchaseRoutes)
-  .route(LICENSES_PATH, licenses)
+  .route('/api/admin', adminRoutes)
+  .route(LICENSES_PATH, licensesRoutes)
   .route('/api/webhooks', webhooksRoutes)
   .route(API_DOCS_PATH, docsRoutes);
 

@@ -27,7 +27,7 @@ const SIGN_OUT = '/api/auth/logout';
 /**
  * Google sign-in is browser navigations (to Google and back), so a 503 here would show the browser
  * raw JSON and keep owners who sign in with Google out. Its steps run; the flow itself lets only
- * owners in and opens no account (routes/google.ts), and the app's return page shows the message.
+ * owners in and opens no account (lib/google-flow.ts), and the app's return page shows the message.
  */
 const GOOGLE_SIGN_IN_PREFIX = '/api/auth/google';
 

@@ -1,16 +1,16 @@
 // /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
 // created), and the owner's deletions, device removal and release of held device slots.
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import type { SignedInEnv } from '../context';
-import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyActivation, type KeyAdmin } from '../domain/admin-keys';
-import { clientIp, jsonText } from '../lib/request';
+import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../domain/admin-keys';
+import { jsonText } from '../lib/request';
+import { keyAdmin } from '../lib/signed-in';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 
 const owner = requireAuth({ role: 'owner' });
-export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });
 
 export const adminKeysRoutes = new Hono<SignedInEnv>()
   .use(requireAuth({ role: 'reseller' }))

@@ -1,3 +1,4 @@
+// /api/auth: registering, signing in (with a second factor when it is on), password reset, signing out.
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
@@ -9,6 +10,7 @@ import { accountDisabled, afterFirstFactor, openSession } from '../domain/sign-i
 import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
 import { readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from '../domain/two-factor';
 import { createUser, findUserByEmail, findUserById, toUserJson } from '../domain/users';
+import { appUrl } from '../lib/app-url';
 import { AppError, registrationClosed } from '../lib/errors';
 import { verifyPassword } from '../lib/password';
 import { inBackground, requestOrigin } from '../lib/request';
@@ -19,14 +21,13 @@ import { requireAuth, sessionOf } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
-import { appUrl, googleRoutes } from './google';
 
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
 const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has expired. Please sign in again.');
 const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was already completed. Please sign in again.');
 
-export const auth = new Hono<AppEnv>()
+export const authRoutes = new Hono<AppEnv>()
   .post('/register', limitPerIp, jsonBody(registerSchema), async (c) => {
     const settings = await getSettings(c.env.KV);
     if (!settings.registrationEnabled) throw registrationClosed();
@@ -114,5 +115,4 @@ export const auth = new Hono<AppEnv>()
     await endSession(c.env.KV, caller.id, sessionOf(caller).id);
     await inBackground(c, recordSecurityEvent(c.var.db, caller.id, 'logout', requestOrigin(c)));
     return c.json({ success: true, message: 'Logged out' }, 200);
-  })
-  .route('/google', googleRoutes);
+  });

@@ -1,26 +1,49 @@
-// /api/keys: a customer buys a key with their own credits.
+// /api/keys: a customer buys a key with their own credits; the owner revokes and generates keys.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../context';
+import { revokeKey } from '../domain/admin-keys';
 import { idempotencyClaim } from '../domain/idempotency';
+import { generateKeys } from '../domain/key-generation';
 import { PURCHASE_STATUS, purchaseKey } from '../domain/purchase';
-import { jsonBody } from '../lib/validate';
+import { getSettings } from '../lib/settings';
+import { keyAdmin } from '../lib/signed-in';
+import { jsonBody, pathParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
-import type { PurchaseResponse } from '../schemas/entities';
+import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
+import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
 
-export const keysRoutes = new Hono<SignedInEnv>().post('/purchase', requireAuth(), jsonBody(purchaseSchema), async (c) => {
-  const { productId, duration } = c.req.valid('json');
-  const me = c.var.caller.id;
-  const result = await purchaseKey(c.var.db, {
-    productId,
-    days: duration,
-    buyerId: me,
-    payerId: me,
-    actorId: me,
-    generationMethod: 'purchase',
-    idempotency: idempotencyClaim('purchase', me, c.req.header('idempotency-key'), `${productId}:${duration}`),
+export const keysRoutes = new Hono<SignedInEnv>()
+  .use(requireAuth())
+  .post('/purchase', jsonBody(purchaseSchema), async (c) => {
+    const { productId, duration } = c.req.valid('json');
+    const me = c.var.caller.id;
+    const result = await purchaseKey(c.var.db, {
+      productId,
+      days: duration,
+      buyerId: me,
+      payerId: me,
+      actorId: me,
+      generationMethod: 'purchase',
+      idempotency: idempotencyClaim('purchase', me, c.req.header('idempotency-key'), `${productId}:${duration}`),
+    });
+    const body: PurchaseResponse = { licenseKey: result.licenseKey, remainingCredits: result.payerCredits ?? 0 };
+    if (result.replayed) c.header('Idempotent-Replayed', 'true');
+    return c.json(body, PURCHASE_STATUS);
+  })
+  .put('/:id/revoke', requireAuth({ role: 'owner' }), pathParams(keyIdParam), jsonBody(revokeKeySchema), async (c) => {
+    const body: KeyChangeResponse = {
+      success: true,
+      message: 'License key revoked',
+      licenseKey: await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason),
+    };
+    return c.json(body, 200);
+  })
+  .post('/generate', requireAuth({ role: 'owner' }), jsonBody(generateKeysSchema), async (c) => {
+    const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));
+    const body: GenerateKeysResponse = {
+      ...result,
+      message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}`,
+    };
+    return c.json(body, 201);
   });
-  const body: PurchaseResponse = { licenseKey: result.licenseKey, remainingCredits: result.payerCredits ?? 0 };
-  if (result.replayed) c.header('Idempotent-Replayed', 'true');
-  return c.json(body, PURCHASE_STATUS);
-});

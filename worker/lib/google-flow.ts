@@ -1,12 +1,10 @@
-// Google sign-in and connect (mounted at /api/auth/google). The flow's state and PKCE verifier
-// wait in a short-lived signed HttpOnly cookie; the callback leaves its outcome (a session token,
-// a two-factor challenge, or an error) in another such cookie and sends the browser to the app's
-// /login/google page, which collects it with POST /complete. The token never appears in a URL.
+// The Google sign-in and connect flow behind routes/auth-google.ts. The flow's state and PKCE
+// verifier wait in a short-lived signed HttpOnly cookie; the callback leaves its outcome (a session
+// token, a two-factor challenge, or an error) in another such cookie and sends the browser to the
+// app's /login/google page, which collects it with POST /complete. The token never appears in a URL.
 import { generateCodeVerifier, generateState } from 'arctic';
 import type { Context } from 'hono';
-import { Hono } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
-import { z } from 'zod';
 import type { AppEnv } from '../context';
 import {
   accountForGoogle,
@@ -19,15 +17,14 @@ import {
 } from '../domain/google';
 import { recordSecurityEvent } from '../domain/security-log';
 import { afterFirstFactor } from '../domain/sign-in';
-import { findUserById, toUserJson } from '../domain/users';
-import { AppError, registrationClosed, type ErrorCode } from '../lib/errors';
-import { timingSafeEqual } from '../lib/password';
-import { requestOrigin } from '../lib/request';
-import { findSession, readSession } from '../lib/sessions';
-import { getSettings } from '../lib/settings';
-import { queryParams } from '../lib/validate';
+import { findUserById } from '../domain/users';
+import { appUrl } from './app-url';
+import { AppError, registrationClosed, type ErrorCode } from './errors';
+import { timingSafeEqual } from './password';
+import { requestOrigin } from './request';
+import { findSession } from './sessions';
+import { getSettings } from './settings';
 import { underMaintenance } from '../middleware/maintenance';
-import { limitPerIp } from '../middleware/throttle';
 
 const FLOW_COOKIE = 'kp_google_flow';
 const RESULT_COOKIE = 'kp_google_result';
@@ -39,7 +36,7 @@ export const GOOGLE_RETURN_PAGE = '/login/google';
 
 type Intent = 'signin' | 'connect';
 type Flow = { state: string; verifier: string; intent: Intent; rememberMe: boolean; userId?: string; sessionId?: string };
-type Outcome =
+export type GoogleOutcome =
   | { kind: 'session'; token: string }
   | { kind: '2fa'; challenge: string }
   | { kind: 'connected' }
@@ -54,24 +51,6 @@ const cookieOptions = <E extends AppEnv>(c: Context<E>, maxAge: number) => ({
   sameSite: 'Lax' as const,
   maxAge,
 });
-
-/**
- * The public origin, from APP_URL only: never the request's Host header, which a client can forge to
- * have a reset link or an OAuth redirect point at its own server. Unset, nothing that needs it is sent.
- */
-export function appUrl<E extends AppEnv>(c: Context<E>, purpose: string): string {
-  const configured = c.env.APP_URL?.trim();
-  if (!configured) {
-    console.error(
-      `APP_URL is not set: refusing to build ${purpose}. Set APP_URL to the app's public address (e.g. https://keys.example.com).`,
-    );
-    throw new AppError(
-      'NOT_CONFIGURED',
-      'This server has no public address configured (APP_URL), so it cannot send this link. Please tell the administrator.',
-    );
-  }
-  return configured.replace(/\/$/, '');
-}
 
 /** Sets the flow cookie and returns Google's authorization address. */
 export async function startGoogleFlow<E extends AppEnv>(c: Context<E>, flow: Omit<Flow, 'state' | 'verifier'>): Promise<string> {
@@ -103,10 +82,10 @@ async function readCookie<T>(c: Context<AppEnv>, name: string): Promise<T | null
 }
 
 const sameText = (a: string, b: string) => timingSafeEqual(new TextEncoder().encode(a), new TextEncoder().encode(b));
-const refused = (message: string) => new AppError('UNAUTHORIZED', message);
+export const refused = (message: string) => new AppError('UNAUTHORIZED', message);
 
 /** Everything the callback decides, as an outcome for the app to collect. */
-async function finishGoogleFlow(c: Context<AppEnv>): Promise<Outcome> {
+export async function finishGoogleFlow(c: Context<AppEnv>): Promise<GoogleOutcome> {
   const flow = await readCookie<Flow>(c, FLOW_COOKIE);
   const intent: Intent = flow?.intent ?? 'signin';
   try {
@@ -150,34 +129,10 @@ async function finishGoogleFlow(c: Context<AppEnv>): Promise<Outcome> {
   }
 }
 
-export const googleRoutes = new Hono<AppEnv>()
-  // The spec's client navigates here: straight on to Google.
-  .get('/', limitPerIp, async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302))
-  // The app asks first, so it can show why when Google is not configured (501) before leaving.
-  .get('/url', limitPerIp, queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })), async (c) => {
-    const { rememberMe } = c.req.valid('query');
-    return c.json({ url: await startGoogleFlow(c, { intent: 'signin', rememberMe: rememberMe === 'true' }) }, 200);
-  })
-  .get('/callback', async (c) => {
-    const outcome = await finishGoogleFlow(c);
-    await setSignedCookie(c, RESULT_COOKIE, JSON.stringify(outcome), cookieSecret(c), cookieOptions(c, RESULT_TTL_S));
-    return c.redirect(GOOGLE_RETURN_PAGE, 302);
-  })
-  .post('/complete', async (c) => {
-    const outcome = await readCookie<Outcome>(c, RESULT_COOKIE);
-    if (!outcome) throw new AppError('VALIDATION_ERROR', 'No Google sign-in is waiting here. Please start again.');
-    switch (outcome.kind) {
-      case 'session': {
-        const session = await readSession(c.env, outcome.token);
-        const user = session ? await findUserById(c.var.db, session.userId) : undefined;
-        if (!user) throw refused('Your Google sign-in expired. Please try again.');
-        return c.json({ token: outcome.token, user: toUserJson(user) }, 200);
-      }
-      case '2fa':
-        return c.json({ requires2FA: true as const, challenge: outcome.challenge }, 200);
-      case 'connected':
-        return c.json({ connected: true as const, message: 'Google account connected' }, 200);
-      case 'error':
-        throw new AppError(outcome.code, outcome.message, { details: { intent: outcome.intent } });
-    }
-  });
+/** Leaves the callback's outcome for the app's return page to collect. */
+export async function leaveGoogleOutcome(c: Context<AppEnv>, outcome: GoogleOutcome) {
+  await setSignedCookie(c, RESULT_COOKIE, JSON.stringify(outcome), cookieSecret(c), cookieOptions(c, RESULT_TTL_S));
+}
+
+/** The outcome the callback left, once: the cookie is cleared as it is read. */
+export const takeGoogleOutcome = (c: Context<AppEnv>) => readCookie<GoogleOutcome>(c, RESULT_COOKIE);

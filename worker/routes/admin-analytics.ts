@@ -6,7 +6,7 @@ import { queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { analyticsQuery, type Analytics } from '../schemas/analytics';
 
-export const analyticsRoutes = new Hono<SignedInEnv>()
+export const adminAnalyticsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth({ role: 'owner' }))
   .get('/', queryParams(analyticsQuery), async (c) => {
     const body: Analytics = await systemAnalytics(c.var.db, c.req.valid('query').days);

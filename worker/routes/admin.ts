@@ -1,19 +1,26 @@
-// /api/admin/users/{userId}/purchase/{productId}: a reseller's purchase for a customer, or the
-// owner's direct purchase; /api/admin/purchase-terms: what the purchase screen needs to show the
-// price. Mounted at /api/admin, which other admin apps share: middleware is per route.
+// /api/admin: the Overview tab's figures (owner and reseller, scoped) and audit log (owner), and a
+// reseller's purchase for a customer or the owner's direct purchase, with what its screen shows.
+// Middleware is per route: this app is mounted at /api/admin, which the other admin apps share.
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
+import { adminStats } from '../domain/admin-stats';
+import { listAuditLog } from '../domain/audit';
 import { idempotencyClaim } from '../domain/idempotency';
 import { purchaseForUser } from '../domain/purchase-for-user';
 import { PURCHASE_STATUS } from '../domain/purchase';
 import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
-import { jsonBody, pathParams } from '../lib/validate';
+import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms } from '../schemas/admin-keys';
+import { auditLogQuery } from '../schemas/audit';
 import type { PurchaseForUserResponse } from '../schemas/entities';
 
-export const adminPurchaseRoutes = new Hono<AppEnv>()
+export const adminRoutes = new Hono<AppEnv>()
+  .get('/stats', requireAuth({ role: 'reseller' }), async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200))
+  .get('/audit-log', requireAuth({ role: 'owner' }), queryParams(auditLogQuery), async (c) =>
+    c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
+  )
   .get('/purchase-terms', requireAuth({ role: 'reseller' }), async (c) => {
     const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
     const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };

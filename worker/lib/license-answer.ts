@@ -1,0 +1,61 @@
+// What the licensing routes share: the per-key and per-address limits, and the answer they give.
+import type { Context } from 'hono';
+import type { AppEnv } from '../context';
+import { addressGuard } from '../domain/license-throttle';
+import type { LicenseResult } from '../domain/licensing';
+import type { LicenseAnswer } from '../schemas/licensing';
+import { AppError } from './errors';
+import { signOfflineToken } from './license-signing';
+import { clientNetwork } from './request';
+
+const RETRY_AFTER_SECONDS = 60;
+
+async function throttleKey(c: Context<AppEnv>, key: string) {
+  // Counted per key string, known or not, so this 429 says nothing about the key either.
+  const { success } = await c.env.LICENSE_KEY_LIMITER.limit({ key: `key:${key}` });
+  if (!success) {
+    throw new AppError('RATE_LIMITED', 'Too many licensing requests. Please retry in a minute.', {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+/** The answer to a licensing call: the result, an offline token when valid, and the caller's nonce. */
+export async function licenseAnswer(
+  c: Context<AppEnv>,
+  result: LicenseResult,
+  input: { deviceFingerprint: string; nonce?: string },
+  now: number,
+) {
+  const license = result.license;
+  const token =
+    result.valid && license && result.tokenExpiresAt
+      ? await signOfflineToken(
+          c.env,
+          { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, tokenExpiresAt: result.tokenExpiresAt },
+          now,
+        )
+      : null;
+  const body: LicenseAnswer = {
+    valid: result.valid,
+    code: result.code,
+    detail: result.detail,
+    nonce: input.nonce ?? null,
+    ts: new Date(now).toISOString(),
+    ...(result.slotFreesAt !== undefined
+      ? { slotFreesAt: result.slotFreesAt === null ? null : new Date(result.slotFreesAt).toISOString() }
+      : {}),
+    license: license
+      ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token }
+      : null,
+  };
+  return c.json(body, 200);
+}
+
+/** Per-key limit first, then the address's limit on unknown keys, read with the lookup. */
+export async function prepareLicenseCall(c: Context<AppEnv>, key: string) {
+  await throttleKey(c, key);
+  const now = Date.now();
+  // An IPv6 address counts by its /64 (lib/network.ts).
+  return { now, guard: addressGuard(clientNetwork(c), now) };
+}

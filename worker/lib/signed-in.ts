@@ -1,0 +1,40 @@
+// What several signed-in routes build from the request before they call the domain: the caller's
+// account, the password and step-up checks, and the key-admin context.
+import type { Context } from 'hono';
+import type { SignedInEnv } from '../context';
+import type { KeyAdmin } from '../domain/admin-keys';
+import { confirmStepUp } from '../domain/step-up';
+import { passwordAttempt, refund } from '../domain/throttle';
+import { findUserById, type UserRow } from '../domain/users';
+import { sessionOf } from '../middleware/auth';
+import type { StepUpProof } from '../schemas/security';
+import { notFound } from './errors';
+import { verifyPassword } from './password';
+import { clientIp, requestOrigin } from './request';
+
+/** The caller's own account row; 404 when it was deleted under a live session. */
+export async function currentUser(c: Context<SignedInEnv>) {
+  const user = await findUserById(c.var.db, c.var.caller.id);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+/** Checks the signed-in user's password, counting failures like sign-in does (5 a minute). */
+export async function confirmPassword(
+  c: Context<SignedInEnv>,
+  user: { email: string; passwordHash: string | null },
+  password: string,
+): Promise<boolean> {
+  const origin = requestOrigin(c);
+  const attempt = await passwordAttempt(c.var.db, user.email, origin.ipAddress);
+  if (!(await verifyPassword(password, user.passwordHash))) return false;
+  await refund(c.var.db, attempt);
+  return true;
+}
+
+/** Step-up for a sensitive action (domain/step-up.ts): 403 REAUTH_REQUIRED before anything changes. */
+export const stepUp = (c: Context<SignedInEnv>, user: UserRow, proof: StepUpProof) =>
+  confirmStepUp(c.env, c.var.db, user, sessionOf(c.var.caller), proof, requestOrigin(c).ipAddress);
+
+/** Who acts on license keys, for domain/admin-keys.ts and domain/key-generation.ts. */
+export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });

@@ -1,0 +1,27 @@
+// /api/payments/stripe: Stripe's webhook, the only thing that credits a card top-up to a balance.
+import { Hono } from 'hono';
+import type { AppEnv } from '../context';
+import { applyStripeEvent } from '../domain/stripe-events';
+import { AppError } from '../lib/errors';
+import { verifiedEvent } from '../lib/stripe';
+
+/**
+ * POST /api/payments/stripe/webhook: no session (Stripe calls it), served during maintenance, and
+ * answered 200 for every verified event, handled or not, so Stripe stops retrying it. Only a bad
+ * signature is refused; the body is read raw, since the signature covers its exact bytes.
+ */
+export const paymentsStripeRoutes = new Hono<AppEnv>().post('/webhook', async (c) => {
+  const secret = c.env.STRIPE_WEBHOOK_SECRET;
+  if (!secret) throw new AppError('NOT_CONFIGURED', 'Stripe webhooks are not configured on this server');
+  const signature = c.req.header('stripe-signature');
+  if (!signature) throw new AppError('VALIDATION_ERROR', 'Missing Stripe-Signature header');
+  const body = await c.req.text();
+  let event;
+  try {
+    event = await verifiedEvent(body, signature, secret);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'Invalid Stripe signature');
+  }
+  const outcome = await applyStripeEvent(c.var.db, event);
+  return c.json({ received: true, outcome }, 200);
+});
