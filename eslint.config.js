@@ -13,7 +13,18 @@ const features = readdirSync(new URL(`./${FEATURES}`, import.meta.url), { withFi
   .map((entry) => entry.name);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.wrangler/', 'sdk/dist/', 'bench/profiles/', 'e2e/screenshots/', '**/*.d.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.wrangler/',
+      'sdk/dist/',
+      'bench/profiles/',
+      'e2e/screenshots/',
+      '**/*.d.ts',
+      'worker/schemas/api-paths.generated.ts',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -66,6 +66,10 @@ export default defineConfig(async () => {
           test: { name: 'sdk', include: ['sdk/test/**/*.test.ts'], environment: 'node', testTimeout: 60_000 },
         },
         {
+          // Node-side checks of generated artifacts (the OpenAPI document's validity).
+          test: { name: 'scripts', include: ['scripts/test/**/*.test.ts'], environment: 'node' },
+        },
+        {
           // Node-side checks of the build output (bundle sizes); the benchmark itself is `npm run bench`.
           test: { name: 'budgets', include: ['bench/**/*.test.ts'], environment: 'node', testTimeout: 300_000 },
         },

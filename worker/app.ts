@@ -21,6 +21,7 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
 import { licensesRoutes } from './routes/licenses';
+import { openapiRoutes } from './routes/openapi';
 import { paymentsRoutes } from './routes/payments';
 import { paymentsStripeRoutes } from './routes/payments-stripe';
 import { productsRoutes } from './routes/products';
@@ -71,6 +72,7 @@ app.use('/api/*', maintenanceMode);
 // One line per mount, each served by routes/<the path after /api, dashed>.ts.
 const routes = app
   .route('/api/health', healthRoutes)
+  .route('/api/openapi.json', openapiRoutes(app))
   .route('/api/auth', authRoutes)
   .route('/api/auth/google', authGoogleRoutes)
   .route('/api/users', usersRoutes)

@@ -1,23 +1,38 @@
-// zod at the edge of the API: a failed parse becomes the one error envelope, never a 500.
-import { zValidator } from '@hono/zod-validator';
+// zod at the edge of the API: a failed parse becomes the one error envelope, never a 500. The
+// validators come from hono-openapi, so the schema that checks an input also documents it.
 import type { ValidationTargets } from 'hono';
+import { validator } from 'hono-openapi';
 import type { ZodType } from 'zod';
 import { AppError } from './errors';
 
-export function firstIssueMessage(issues: ReadonlyArray<{ message: string; path: PropertyKey[] }>): string {
+type Issue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> };
+
+export function firstIssueMessage(issues: ReadonlyArray<{ message: string }>): string {
   const issue = issues[0];
   return issue?.message ?? 'Invalid input';
 }
 
+const fieldOf = (issue: Issue | undefined) =>
+  issue?.path?.map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.') || null;
+
+/**
+ * Schemas that transform (a preprocess, a coercion) have no exact JSON Schema; the document shows
+ * what they accept as far as it can be said, and the schema stays the judge.
+ */
+const DOCUMENT_OPTIONS = { unrepresentable: 'any' } as const;
+
 function validate<T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) {
-  return zValidator(target, schema, (result) => {
-    if (!result.success) {
-      const issues = result.error.issues;
-      throw new AppError('VALIDATION_ERROR', firstIssueMessage(issues), {
-        details: { field: issues[0]?.path.join('.') || null },
-      });
-    }
-  });
+  return validator(
+    target,
+    schema,
+    (result) => {
+      if (!result.success) {
+        const issues = result.error;
+        throw new AppError('VALIDATION_ERROR', firstIssueMessage(issues), { details: { field: fieldOf(issues[0]) } });
+      }
+    },
+    { options: DOCUMENT_OPTIONS },
+  );
 }
 
 export const jsonBody = <T extends ZodType>(schema: T) => validate('json', schema);

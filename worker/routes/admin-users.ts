@@ -7,35 +7,117 @@ import { clientIp } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
+import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/entities';
+import { documented, successMessageSchema } from '../lib/openapi';
 
 const owner = requireAuth({ role: 'owner' });
 const admin = (c: Context<SignedInEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
 
 export const adminUsersRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get('/', requireAuth({ role: 'reseller' }), queryParams(listUsersQuery), async (c) => {
-    const view = c.var.caller.role === 'owner' ? 'full' : 'summary';
-    return c.json(await listUsers(c.var.db, c.req.valid('query'), view), 200);
-  })
-  .post('/', owner, jsonBody(createUserSchema), async (c) => {
-    const user = await createUserAsAdmin(admin(c), c.req.valid('json'));
-    return c.json({ user: toUserJson(user), message: 'User created successfully' }, 201);
-  })
-  .get('/:id', owner, pathParams(userIdParam), async (c) => {
-    const user = await getUser(c.var.db, c.req.valid('param').id);
-    return c.json({ user: toUserJson(user) }, 200);
-  })
-  .put('/:id', owner, pathParams(userIdParam), jsonBody(updateUserSchema), async (c) => {
-    const user = await updateUser(admin(c), c.req.valid('param').id, c.req.valid('json'));
-    return c.json({ user: toUserJson(user), message: 'User updated successfully' }, 200);
-  })
-  .post('/:id/balance', owner, pathParams(userIdParam), jsonBody(addFundsSchema), async (c) => {
-    const input = c.req.valid('json');
-    const user = await addFunds(admin(c), c.req.valid('param').id, input);
-    const message = input.type === 'credits' ? `Added ${input.amount} credits` : `Added $${input.amount.toFixed(2)} to the balance`;
-    return c.json({ user: toUserJson(user), message }, 200);
-  })
-  .delete('/:id', owner, pathParams(userIdParam), async (c) => {
-    await deleteUser(admin(c), c.req.valid('param').id);
-    return c.json({ success: true, message: 'User deleted successfully' }, 200);
-  });
+  .get(
+    '/',
+    documented({
+      operationId: 'listUsers',
+      summary: 'Users, paged (a summary of each for a reseller)',
+      tag: 'Admin',
+      access: 'reseller',
+      responses: { 200: { description: 'OK', schema: adminUsersResponseSchema } },
+      errors: [400],
+    }),
+    requireAuth({ role: 'reseller' }),
+    queryParams(listUsersQuery),
+    async (c) => {
+      const view = c.var.caller.role === 'owner' ? 'full' : 'summary';
+      return c.json(await listUsers(c.var.db, c.req.valid('query'), view), 200);
+    },
+  )
+  .post(
+    '/',
+    documented({
+      operationId: 'createUser',
+      summary: 'Create a user',
+      tag: 'Admin',
+      access: 'owner',
+      responses: { 201: { description: 'Created', schema: adminUserResponseSchema } },
+      errors: [400, 409],
+    }),
+    owner,
+    jsonBody(createUserSchema),
+    async (c) => {
+      const user = await createUserAsAdmin(admin(c), c.req.valid('json'));
+      return c.json({ user: toUserJson(user), message: 'User created successfully' }, 201);
+    },
+  )
+  .get(
+    '/:id',
+    documented({
+      operationId: 'getUser',
+      summary: 'One user',
+      tag: 'Admin',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: adminUserResponseSchema } },
+      errors: [400, 404],
+    }),
+    owner,
+    pathParams(userIdParam),
+    async (c) => {
+      const user = await getUser(c.var.db, c.req.valid('param').id);
+      return c.json({ user: toUserJson(user) }, 200);
+    },
+  )
+  .put(
+    '/:id',
+    documented({
+      operationId: 'updateUser',
+      summary: 'Change a user',
+      tag: 'Admin',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: adminUserResponseSchema } },
+      errors: [400, 404, 409],
+    }),
+    owner,
+    pathParams(userIdParam),
+    jsonBody(updateUserSchema),
+    async (c) => {
+      const user = await updateUser(admin(c), c.req.valid('param').id, c.req.valid('json'));
+      return c.json({ user: toUserJson(user), message: 'User updated successfully' }, 200);
+    },
+  )
+  .post(
+    '/:id/balance',
+    documented({
+      operationId: 'addFunds',
+      summary: 'Add USD balance or credits to a user',
+      tag: 'Admin',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: adminUserResponseSchema } },
+      errors: [400, 404],
+    }),
+    owner,
+    pathParams(userIdParam),
+    jsonBody(addFundsSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const user = await addFunds(admin(c), c.req.valid('param').id, input);
+      const message = input.type === 'credits' ? `Added ${input.amount} credits` : `Added $${input.amount.toFixed(2)} to the balance`;
+      return c.json({ user: toUserJson(user), message }, 200);
+    },
+  )
+  .delete(
+    '/:id',
+    documented({
+      operationId: 'deleteUser',
+      summary: 'Delete a user',
+      tag: 'Admin',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: successMessageSchema } },
+      errors: [400, 404, 409],
+    }),
+    owner,
+    pathParams(userIdParam),
+    async (c) => {
+      await deleteUser(admin(c), c.req.valid('param').id);
+      return c.json({ success: true, message: 'User deleted successfully' }, 200);
+    },
+  );

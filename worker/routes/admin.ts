@@ -12,22 +12,66 @@ import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
-import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms } from '../schemas/admin-keys';
+import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from '../schemas/admin-keys';
 import { auditLogQuery } from '../schemas/audit';
 import type { PurchaseForUserResponse } from '../schemas/entities';
+import { adminStatsSchema, auditLogResponseSchema, purchaseForUserResponseSchema } from '../schemas/entities';
+import { documented } from '../lib/openapi';
 
 export const adminRoutes = new Hono<AppEnv>()
-  .get('/stats', requireAuth({ role: 'reseller' }), async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200))
-  .get('/audit-log', requireAuth({ role: 'owner' }), queryParams(auditLogQuery), async (c) =>
-    c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
+  .get(
+    '/stats',
+    documented({
+      operationId: 'getAdminStats',
+      summary: "The Overview tab's figures (a reseller's are scoped to them)",
+      tag: 'Admin',
+      access: 'reseller',
+      responses: { 200: { description: 'OK', schema: adminStatsSchema } },
+    }),
+    requireAuth({ role: 'reseller' }),
+    async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200),
   )
-  .get('/purchase-terms', requireAuth({ role: 'reseller' }), async (c) => {
-    const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
-    const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
-    return c.json(terms, 200);
-  })
+  .get(
+    '/audit-log',
+    documented({
+      operationId: 'getAuditLog',
+      summary: 'The audit log, paged and filtered',
+      tag: 'Admin',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: auditLogResponseSchema } },
+      errors: [400],
+    }),
+    requireAuth({ role: 'owner' }),
+    queryParams(auditLogQuery),
+    async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
+  )
+  .get(
+    '/purchase-terms',
+    documented({
+      operationId: 'getPurchaseTerms',
+      summary: 'What the purchase screen needs to show the price',
+      tag: 'Admin',
+      access: 'reseller',
+      responses: { 200: { description: 'OK', schema: purchaseTermsSchema } },
+    }),
+    requireAuth({ role: 'reseller' }),
+    async (c) => {
+      const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
+      const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
+      return c.json(terms, 200);
+    },
+  )
   .post(
     '/users/:userId/purchase/:productId',
+    documented({
+      operationId: 'purchaseForUser',
+      summary: 'Buy a key for a customer (reseller) or directly (owner)',
+      tag: 'Admin',
+      access: 'reseller',
+      responses: { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseForUserResponseSchema } },
+      errors: [400, 402, 404, 409],
+      idempotent: true,
+    }),
     requireAuth({ role: 'reseller' }),
     pathParams(purchaseForUserParams),
     jsonBody(purchaseForUserSchema),

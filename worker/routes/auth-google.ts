@@ -8,34 +8,85 @@ import { finishGoogleFlow, GOOGLE_RETURN_PAGE, leaveGoogleOutcome, refused, star
 import { readSession } from '../lib/sessions';
 import { queryParams } from '../lib/validate';
 import { limitPerIp } from '../middleware/throttle';
+import { googleCompletionSchema, googleUrlSchema } from '../schemas/entities';
+import { documented } from '../lib/openapi';
 
 export const authGoogleRoutes = new Hono<AppEnv>()
   // The spec's client navigates here: straight on to Google.
-  .get('/', limitPerIp, async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302))
+  .get(
+    '/',
+    documented({
+      operationId: 'googleStart',
+      summary: 'Go to Google to sign in',
+      tag: 'Google sign-in',
+      access: 'public',
+      responses: { 302: { description: 'Redirect to Google' } },
+      errors: [429, 501],
+      servedInMaintenance: true,
+    }),
+    limitPerIp,
+    async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302),
+  )
   // The app asks first, so it can show why when Google is not configured (501) before leaving.
-  .get('/url', limitPerIp, queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })), async (c) => {
-    const { rememberMe } = c.req.valid('query');
-    return c.json({ url: await startGoogleFlow(c, { intent: 'signin', rememberMe: rememberMe === 'true' }) }, 200);
-  })
-  .get('/callback', async (c) => {
-    await leaveGoogleOutcome(c, await finishGoogleFlow(c));
-    return c.redirect(GOOGLE_RETURN_PAGE, 302);
-  })
-  .post('/complete', async (c) => {
-    const outcome = await takeGoogleOutcome(c);
-    if (!outcome) throw new AppError('VALIDATION_ERROR', 'No Google sign-in is waiting here. Please start again.');
-    switch (outcome.kind) {
-      case 'session': {
-        const session = await readSession(c.env, outcome.token);
-        const user = session ? await findUserById(c.var.db, session.userId) : undefined;
-        if (!user) throw refused('Your Google sign-in expired. Please try again.');
-        return c.json({ token: outcome.token, user: toUserJson(user) }, 200);
+  .get(
+    '/url',
+    documented({
+      operationId: 'googleSignInUrl',
+      summary: "The address of Google's sign-in page, for the app to go to",
+      tag: 'Google sign-in',
+      access: 'public',
+      responses: { 200: { description: 'OK', schema: googleUrlSchema } },
+      errors: [400, 429, 501],
+      servedInMaintenance: true,
+    }),
+    limitPerIp,
+    queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })),
+    async (c) => {
+      const { rememberMe } = c.req.valid('query');
+      return c.json({ url: await startGoogleFlow(c, { intent: 'signin', rememberMe: rememberMe === 'true' }) }, 200);
+    },
+  )
+  .get(
+    '/callback',
+    documented({
+      operationId: 'googleCallback',
+      summary: 'Where Google sends the browser back',
+      tag: 'Google sign-in',
+      access: 'public',
+      responses: { 302: { description: "Redirect to the app's /login/google page" } },
+      servedInMaintenance: true,
+    }),
+    async (c) => {
+      await leaveGoogleOutcome(c, await finishGoogleFlow(c));
+      return c.redirect(GOOGLE_RETURN_PAGE, 302);
+    },
+  )
+  .post(
+    '/complete',
+    documented({
+      operationId: 'googleComplete',
+      summary: 'Collect the outcome of a Google sign-in or connect',
+      tag: 'Google sign-in',
+      access: 'public',
+      responses: { 200: { description: 'OK', schema: googleCompletionSchema } },
+      errors: [400, 401, 403, 409, 501],
+    }),
+    async (c) => {
+      const outcome = await takeGoogleOutcome(c);
+      if (!outcome) throw new AppError('VALIDATION_ERROR', 'No Google sign-in is waiting here. Please start again.');
+      switch (outcome.kind) {
+        case 'session': {
+          const session = await readSession(c.env, outcome.token);
+          const user = session ? await findUserById(c.var.db, session.userId) : undefined;
+          if (!user) throw refused('Your Google sign-in expired. Please try again.');
+          return c.json({ token: outcome.token, user: toUserJson(user) }, 200);
+        }
+        case '2fa':
+          return c.json({ requires2FA: true as const, challenge: outcome.challenge }, 200);
+        case 'connected':
+          return c.json({ connected: true as const, message: 'Google account connected' }, 200);
+        case 'error':
+          throw new AppError(outcome.code, outcome.message, { details: { intent: outcome.intent } });
       }
-      case '2fa':
-        return c.json({ requires2FA: true as const, challenge: outcome.challenge }, 200);
-      case 'connected':
-        return c.json({ connected: true as const, message: 'Google account connected' }, 200);
-      case 'error':
-        throw new AppError(outcome.code, outcome.message, { details: { intent: outcome.intent } });
-    }
-  });
+    },
+  );

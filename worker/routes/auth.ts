@@ -21,6 +21,8 @@ import { requireAuth, sessionOf } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
+import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../schemas/entities';
+import { documented, successMessageSchema } from '../lib/openapi';
 
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
@@ -28,91 +30,171 @@ const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has ex
 const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was already completed. Please sign in again.');
 
 export const authRoutes = new Hono<AppEnv>()
-  .post('/register', limitPerIp, jsonBody(registerSchema), async (c) => {
-    const settings = await getSettings(c.env.KV);
-    if (!settings.registrationEnabled) throw registrationClosed();
-    const { username, email, password } = c.req.valid('json');
-    const origin = requestOrigin(c);
-    const user = await createUser(c.var.db, { username, email, password });
-    const { token } = await createSession(c.env, user.id, origin);
-    await c.var.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, user.id));
-    await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'register', origin));
-    return c.json({ success: true, token, user: toUserJson({ ...user, lastLogin: new Date() }), message: 'Registration successful' }, 201);
-  })
-  .post('/login', limitPerIp, jsonBody(loginSchema), async (c) => {
-    const { email, password, rememberMe } = c.req.valid('json');
-    const origin = requestOrigin(c);
-    // Counted before the check, so concurrent guesses cannot all pass under the limit.
-    const attempt = await passwordAttempt(c.var.db, email, origin.ipAddress);
-    const user = await findUserByEmail(c.var.db, email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? null);
-    if (!user || !ok) {
-      if (user) await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'login_failed', origin));
-      throw invalidCredentials();
-    }
-    await refund(c.var.db, attempt);
-    // With two-factor on, the answer is a challenge for POST /login/2fa, never a session token.
-    return c.json(await afterFirstFactor(c.env, c.var.db, user, origin, rememberMe), 200);
-  })
-  .post('/login/2fa', limitPerIp, jsonBody(loginTwoFactorSchema), async (c) => {
-    const { challenge, code, recoveryToken } = c.req.valid('json');
-    const claim = await readChallenge(c.env.JWT_SECRET, challenge);
-    if (!claim) throw challengeExpired();
-    const user = await findUserById(c.var.db, claim.userId);
-    if (!user || !user.twoFactorEnabled) throw challengeExpired();
-    if (!user.isActive) throw accountDisabled();
-    const origin = requestOrigin(c);
-    const attempts = await secondFactorAttempt(c.var.db, user.id);
-    // Spent before the code is checked, so two calls with one challenge cannot both open a session
-    // (nor both spend a recovery token); a wrong code gives it back for another try.
-    if (!(await spendChallenge(c.var.db, claim))) throw challengeUsed();
-    const failed = async (message: string) => {
-      await releaseChallenge(c.var.db, claim);
-      await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
-      return new AppError('INVALID_CREDENTIALS', message);
-    };
-    if (code !== undefined) {
-      const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
-      if (check !== 'ok') {
-        throw await failed(
-          check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
-        );
+  .post(
+    '/register',
+    documented({
+      operationId: 'register',
+      summary: 'Create an account and sign in',
+      tag: 'Auth',
+      access: 'public',
+      responses: { 201: { description: 'Registered and signed in', schema: registerResponseSchema } },
+      errors: [400, 403, 409, 429],
+    }),
+    limitPerIp,
+    jsonBody(registerSchema),
+    async (c) => {
+      const settings = await getSettings(c.env.KV);
+      if (!settings.registrationEnabled) throw registrationClosed();
+      const { username, email, password } = c.req.valid('json');
+      const origin = requestOrigin(c);
+      const user = await createUser(c.var.db, { username, email, password });
+      const { token } = await createSession(c.env, user.id, origin);
+      await c.var.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, user.id));
+      await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'register', origin));
+      return c.json(
+        { success: true, token, user: toUserJson({ ...user, lastLogin: new Date() }), message: 'Registration successful' },
+        201,
+      );
+    },
+  )
+  .post(
+    '/login',
+    documented({
+      operationId: 'login',
+      summary: 'Sign in with email and password',
+      tag: 'Auth',
+      access: 'public',
+      responses: { 200: { description: 'A session, or a two-factor challenge', schema: loginResponseSchema } },
+      errors: [400, 401, 403, 429],
+    }),
+    limitPerIp,
+    jsonBody(loginSchema),
+    async (c) => {
+      const { email, password, rememberMe } = c.req.valid('json');
+      const origin = requestOrigin(c);
+      // Counted before the check, so concurrent guesses cannot all pass under the limit.
+      const attempt = await passwordAttempt(c.var.db, email, origin.ipAddress);
+      const user = await findUserByEmail(c.var.db, email);
+      const ok = await verifyPassword(password, user?.passwordHash ?? null);
+      if (!user || !ok) {
+        if (user) await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'login_failed', origin));
+        throw invalidCredentials();
       }
-    } else if (!(await spendRecoveryToken(c.var.db, user.id, recoveryToken!))) {
-      throw await failed('Invalid or already used recovery token');
-    } else {
-      await recordSecurityEvent(c.var.db, user.id, 'recovery_token_used', origin);
-    }
-    await Promise.all(attempts.map((a) => refund(c.var.db, a)));
-    return c.json(await openSession(c.env, c.var.db, user, origin, claim.rememberMe), 200);
-  })
-  .post('/forgot-password', limitPerIp, jsonBody(forgotPasswordSchema), async (c) => {
-    const { email } = c.req.valid('json');
-    // The same refusal for every address, so it reveals nothing about accounts.
-    const link = appUrl(c, 'a password reset link');
-    // Per address whether or not it has an account, so the limit itself reveals nothing.
-    await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');
-    const origin = requestOrigin(c);
-    // After the response, so an existing account does not answer more slowly than a missing one.
-    await inBackground(
-      c,
-      sendPasswordReset(c.env, c.var.db, email, link)
-        .then((userId) => (userId ? recordSecurityEvent(c.var.db, userId, 'password_reset_requested', origin) : undefined))
-        .catch((err) => console.error('Password reset email failed', err)),
-    );
-    return c.json({ success: true, message: 'If an account exists for that email, a link to reset the password is on its way.' }, 200);
-  })
-  .post('/reset-password', limitPerIp, jsonBody(resetPasswordSchema), async (c) => {
-    const { token, password } = c.req.valid('json');
-    const userId = await resetPassword(c.var.db, c.env.KV, token, password);
-    // Every session ends; two-factor stays on, so the next sign-in still asks for a code.
-    await endAllSessions(c.env.KV, userId);
-    await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
-    return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
-  })
-  .post('/logout', requireAuth(), async (c) => {
-    const { caller } = c.var;
-    await endSession(c.env.KV, caller.id, sessionOf(caller).id);
-    await inBackground(c, recordSecurityEvent(c.var.db, caller.id, 'logout', requestOrigin(c)));
-    return c.json({ success: true, message: 'Logged out' }, 200);
-  });
+      await refund(c.var.db, attempt);
+      // With two-factor on, the answer is a challenge for POST /login/2fa, never a session token.
+      return c.json(await afterFirstFactor(c.env, c.var.db, user, origin, rememberMe), 200);
+    },
+  )
+  .post(
+    '/login/2fa',
+    documented({
+      operationId: 'loginTwoFactor',
+      summary: 'Finish a sign-in with a two-factor code or a recovery token',
+      tag: 'Auth',
+      access: 'public',
+      responses: { 200: { description: 'Signed in', schema: sessionAnswerSchema } },
+      errors: [400, 401, 403, 429],
+    }),
+    limitPerIp,
+    jsonBody(loginTwoFactorSchema),
+    async (c) => {
+      const { challenge, code, recoveryToken } = c.req.valid('json');
+      const claim = await readChallenge(c.env.JWT_SECRET, challenge);
+      if (!claim) throw challengeExpired();
+      const user = await findUserById(c.var.db, claim.userId);
+      if (!user || !user.twoFactorEnabled) throw challengeExpired();
+      if (!user.isActive) throw accountDisabled();
+      const origin = requestOrigin(c);
+      const attempts = await secondFactorAttempt(c.var.db, user.id);
+      // Spent before the code is checked, so two calls with one challenge cannot both open a session
+      // (nor both spend a recovery token); a wrong code gives it back for another try.
+      if (!(await spendChallenge(c.var.db, claim))) throw challengeUsed();
+      const failed = async (message: string) => {
+        await releaseChallenge(c.var.db, claim);
+        await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
+        return new AppError('INVALID_CREDENTIALS', message);
+      };
+      if (code !== undefined) {
+        const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
+        if (check !== 'ok') {
+          throw await failed(
+            check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
+          );
+        }
+      } else if (!(await spendRecoveryToken(c.var.db, user.id, recoveryToken!))) {
+        throw await failed('Invalid or already used recovery token');
+      } else {
+        await recordSecurityEvent(c.var.db, user.id, 'recovery_token_used', origin);
+      }
+      await Promise.all(attempts.map((a) => refund(c.var.db, a)));
+      return c.json(await openSession(c.env, c.var.db, user, origin, claim.rememberMe), 200);
+    },
+  )
+  .post(
+    '/forgot-password',
+    documented({
+      operationId: 'forgotPassword',
+      summary: 'Send a password reset link',
+      tag: 'Auth',
+      access: 'public',
+      responses: { 200: { description: 'The same answer whether or not the account exists', schema: successMessageSchema } },
+      errors: [400, 429, 501],
+    }),
+    limitPerIp,
+    jsonBody(forgotPasswordSchema),
+    async (c) => {
+      const { email } = c.req.valid('json');
+      // The same refusal for every address, so it reveals nothing about accounts.
+      const link = appUrl(c, 'a password reset link');
+      // Per address whether or not it has an account, so the limit itself reveals nothing.
+      await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');
+      const origin = requestOrigin(c);
+      // After the response, so an existing account does not answer more slowly than a missing one.
+      await inBackground(
+        c,
+        sendPasswordReset(c.env, c.var.db, email, link)
+          .then((userId) => (userId ? recordSecurityEvent(c.var.db, userId, 'password_reset_requested', origin) : undefined))
+          .catch((err) => console.error('Password reset email failed', err)),
+      );
+      return c.json({ success: true, message: 'If an account exists for that email, a link to reset the password is on its way.' }, 200);
+    },
+  )
+  .post(
+    '/reset-password',
+    documented({
+      operationId: 'resetPassword',
+      summary: "Set a new password with a reset link's token",
+      tag: 'Auth',
+      access: 'public',
+      responses: { 200: { description: 'Password reset; every session ended', schema: successMessageSchema } },
+      errors: [400, 429],
+    }),
+    limitPerIp,
+    jsonBody(resetPasswordSchema),
+    async (c) => {
+      const { token, password } = c.req.valid('json');
+      const userId = await resetPassword(c.var.db, c.env.KV, token, password);
+      // Every session ends; two-factor stays on, so the next sign-in still asks for a code.
+      await endAllSessions(c.env.KV, userId);
+      await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
+      return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
+    },
+  )
+  .post(
+    '/logout',
+    documented({
+      operationId: 'logout',
+      summary: 'Sign out of this session',
+      tag: 'Auth',
+      access: 'session',
+      responses: { 200: { description: 'Signed out', schema: successMessageSchema } },
+      servedInMaintenance: true,
+    }),
+    requireAuth(),
+    async (c) => {
+      const { caller } = c.var;
+      await endSession(c.env.KV, caller.id, sessionOf(caller).id);
+      await inBackground(c, recordSecurityEvent(c.var.db, caller.id, 'logout', requestOrigin(c)));
+      return c.json({ success: true, message: 'Logged out' }, 200);
+    },
+  );

@@ -8,24 +8,49 @@ import { jsonBody } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import type { ExchangeRateResponse } from '../schemas/entities';
 import { exchangeSchema } from '../schemas/exchange';
+import { exchangeRateResponseSchema, exchangeResponseSchema } from '../schemas/entities';
+import { documented } from '../lib/openapi';
 
 export const creditsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get('/exchange-rate', async (c) => {
-    const { usdToCreditRate } = await getSettings(c.env.KV);
-    return c.json({ rate: usdToCreditRate } satisfies ExchangeRateResponse, 200);
-  })
-  .post('/exchange', jsonBody(exchangeSchema), async (c) => {
-    const { usdAmount: cents, creditsToAdd } = c.req.valid('json');
-    const me = c.var.caller.id;
-    const { usdToCreditRate: rate } = await getSettings(c.env.KV);
-    const result = await exchangeUsdForCredits(c.var.db, {
-      userId: me,
-      cents,
-      rate,
-      promisedCredits: creditsToAdd,
-      idempotency: idempotencyClaim('exchange', me, c.req.header('idempotency-key'), String(cents)),
-    });
-    if (result.replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json(result.body, EXCHANGE_STATUS);
-  });
+  .get(
+    '/exchange-rate',
+    documented({
+      operationId: 'getExchangeRate',
+      summary: 'Credits per USD',
+      tag: 'Credits',
+      access: 'user',
+      responses: { 200: { description: 'OK', schema: exchangeRateResponseSchema } },
+    }),
+    async (c) => {
+      const { usdToCreditRate } = await getSettings(c.env.KV);
+      return c.json({ rate: usdToCreditRate } satisfies ExchangeRateResponse, 200);
+    },
+  )
+  .post(
+    '/exchange',
+    documented({
+      operationId: 'exchangeCredits',
+      summary: 'Exchange USD balance for credits',
+      tag: 'Credits',
+      access: 'user',
+      responses: { 200: { description: 'OK', schema: exchangeResponseSchema } },
+      errors: [400, 402, 409],
+      idempotent: true,
+    }),
+    jsonBody(exchangeSchema),
+    async (c) => {
+      const { usdAmount: cents, creditsToAdd } = c.req.valid('json');
+      const me = c.var.caller.id;
+      const { usdToCreditRate: rate } = await getSettings(c.env.KV);
+      const result = await exchangeUsdForCredits(c.var.db, {
+        userId: me,
+        cents,
+        rate,
+        promisedCredits: creditsToAdd,
+        idempotency: idempotencyClaim('exchange', me, c.req.header('idempotency-key'), String(cents)),
+      });
+      if (result.replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(result.body, EXCHANGE_STATUS);
+    },
+  );

@@ -12,38 +12,80 @@ import { requireAuth } from '../middleware/auth';
 import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
 import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
+import { generateKeysResponseSchema, keyChangeResponseSchema, purchaseResponseSchema } from '../schemas/entities';
+import { documented } from '../lib/openapi';
 
 export const keysRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .post('/purchase', jsonBody(purchaseSchema), async (c) => {
-    const { productId, duration } = c.req.valid('json');
-    const me = c.var.caller.id;
-    const result = await purchaseKey(c.var.db, {
-      productId,
-      days: duration,
-      buyerId: me,
-      payerId: me,
-      actorId: me,
-      generationMethod: 'purchase',
-      idempotency: idempotencyClaim('purchase', me, c.req.header('idempotency-key'), `${productId}:${duration}`),
-    });
-    const body: PurchaseResponse = { licenseKey: result.licenseKey, remainingCredits: result.payerCredits ?? 0 };
-    if (result.replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json(body, PURCHASE_STATUS);
-  })
-  .put('/:id/revoke', requireAuth({ role: 'owner' }), pathParams(keyIdParam), jsonBody(revokeKeySchema), async (c) => {
-    const body: KeyChangeResponse = {
-      success: true,
-      message: 'License key revoked',
-      licenseKey: await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason),
-    };
-    return c.json(body, 200);
-  })
-  .post('/generate', requireAuth({ role: 'owner' }), jsonBody(generateKeysSchema), async (c) => {
-    const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));
-    const body: GenerateKeysResponse = {
-      ...result,
-      message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}`,
-    };
-    return c.json(body, 201);
-  });
+  .post(
+    '/purchase',
+    documented({
+      operationId: 'purchaseKey',
+      summary: 'Buy a license key with my credits',
+      tag: 'Keys',
+      access: 'user',
+      responses: { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseResponseSchema } },
+      errors: [400, 402, 403, 404, 409],
+      idempotent: true,
+    }),
+    jsonBody(purchaseSchema),
+    async (c) => {
+      const { productId, duration } = c.req.valid('json');
+      const me = c.var.caller.id;
+      const result = await purchaseKey(c.var.db, {
+        productId,
+        days: duration,
+        buyerId: me,
+        payerId: me,
+        actorId: me,
+        generationMethod: 'purchase',
+        idempotency: idempotencyClaim('purchase', me, c.req.header('idempotency-key'), `${productId}:${duration}`),
+      });
+      const body: PurchaseResponse = { licenseKey: result.licenseKey, remainingCredits: result.payerCredits ?? 0 };
+      if (result.replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(body, PURCHASE_STATUS);
+    },
+  )
+  .put(
+    '/:id/revoke',
+    documented({
+      operationId: 'revokeKey',
+      summary: 'Revoke a license key',
+      tag: 'Keys',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: keyChangeResponseSchema } },
+      errors: [400, 404, 409],
+    }),
+    requireAuth({ role: 'owner' }),
+    pathParams(keyIdParam),
+    jsonBody(revokeKeySchema),
+    async (c) => {
+      const body: KeyChangeResponse = {
+        success: true,
+        message: 'License key revoked',
+        licenseKey: await revokeKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').reason),
+      };
+      return c.json(body, 200);
+    },
+  )
+  .post(
+    '/generate',
+    documented({
+      operationId: 'generateKeys',
+      summary: 'Generate license keys for a product',
+      tag: 'Keys',
+      access: 'owner',
+      responses: { 201: { description: 'Generated', schema: generateKeysResponseSchema } },
+      errors: [400, 404],
+    }),
+    requireAuth({ role: 'owner' }),
+    jsonBody(generateKeysSchema),
+    async (c) => {
+      const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));
+      const body: GenerateKeysResponse = {
+        ...result,
+        message: `Generated ${result.generated} license ${result.generated === 1 ? 'key' : 'keys'}`,
+      };
+      return c.json(body, 201);
+    },
+  );

@@ -9,29 +9,93 @@ import { signingKeys } from '../lib/license-signing';
 import { inBackground } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../schemas/licensing';
+import {
+  activateLicenseSchema,
+  deactivateLicenseSchema,
+  validateLicenseSchema,
+  licenseAnswerSchema,
+  licensingPublicKeySchema,
+} from '../schemas/licensing';
+import { documented } from '../lib/openapi';
 
 export const licensesRoutes = new Hono<AppEnv>()
-  .get('/public-key', async (c) => {
-    const { publicJwk, pem } = await signingKeys(c.env);
-    c.header('Cache-Control', 'public, max-age=3600');
-    return c.json({ jwk: publicJwk, pem }, 200);
-  })
-  .post('/activate', jsonBody(activateLicenseSchema), async (c) => {
-    const input = c.req.valid('json');
-    const { now, guard } = await prepareLicenseCall(c, input.key);
-    const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, guard);
-    return licenseAnswer(c, result, input, now);
-  })
-  .post('/validate', jsonBody(validateLicenseSchema), async (c) => {
-    const input = c.req.valid('json');
-    const { now, guard } = await prepareLicenseCall(c, input.key);
-    // The device's lastUsed, when due, is written after the answer has gone.
-    const result = await validateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, (work) => inBackground(c, work), guard);
-    return licenseAnswer(c, result, input, now);
-  })
-  .post('/deactivate', jsonBody(deactivateLicenseSchema), async (c) => {
-    const input = c.req.valid('json');
-    const { now, guard } = await prepareLicenseCall(c, input.key);
-    return licenseAnswer(c, await deactivateLicense(c.var.db.$client, input, now, guard), input, now);
-  });
+  .get(
+    '/public-key',
+    documented({
+      operationId: 'getLicensingPublicKey',
+      summary: 'The public key that signs answers and offline tokens',
+      tag: 'Licensing',
+      access: 'public',
+      responses: { 200: { description: 'OK', schema: licensingPublicKeySchema } },
+      signed: true,
+    }),
+    async (c) => {
+      const { publicJwk, pem } = await signingKeys(c.env);
+      c.header('Cache-Control', 'public, max-age=3600');
+      return c.json({ jwk: publicJwk, pem }, 200);
+    },
+  )
+  .post(
+    '/activate',
+    documented({
+      operationId: 'activateLicense',
+      summary: 'Activate a license key on a device',
+      tag: 'Licensing',
+      access: 'public',
+      responses: { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
+      errors: [400, 429],
+      signed: true,
+    }),
+    jsonBody(activateLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, guard);
+      return licenseAnswer(c, result, input, now);
+    },
+  )
+  .post(
+    '/validate',
+    documented({
+      operationId: 'validateLicense',
+      summary: 'Check a license key on a device',
+      tag: 'Licensing',
+      access: 'public',
+      responses: { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
+      errors: [400, 429],
+      signed: true,
+    }),
+    jsonBody(validateLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      // The device's lastUsed, when due, is written after the answer has gone.
+      const result = await validateLicense(
+        c.var.db.$client,
+        await getSettings(c.env.KV),
+        input,
+        now,
+        (work) => inBackground(c, work),
+        guard,
+      );
+      return licenseAnswer(c, result, input, now);
+    },
+  )
+  .post(
+    '/deactivate',
+    documented({
+      operationId: 'deactivateLicense',
+      summary: 'Remove a device from a license key',
+      tag: 'Licensing',
+      access: 'public',
+      responses: { 200: { description: 'The answer (see code)', schema: licenseAnswerSchema } },
+      errors: [400, 429],
+      signed: true,
+    }),
+    jsonBody(deactivateLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      return licenseAnswer(c, await deactivateLicense(c.var.db.$client, input, now, guard), input, now);
+    },
+  );

@@ -4,24 +4,38 @@ import type { AppEnv } from '../context';
 import { applyStripeEvent } from '../domain/stripe-events';
 import { AppError } from '../lib/errors';
 import { verifiedEvent } from '../lib/stripe';
+import { stripeWebhookAnswerSchema } from '../schemas/entities';
+import { documented } from '../lib/openapi';
 
 /**
  * POST /api/payments/stripe/webhook: no session (Stripe calls it), served during maintenance, and
  * answered 200 for every verified event, handled or not, so Stripe stops retrying it. Only a bad
  * signature is refused; the body is read raw, since the signature covers its exact bytes.
  */
-export const paymentsStripeRoutes = new Hono<AppEnv>().post('/webhook', async (c) => {
-  const secret = c.env.STRIPE_WEBHOOK_SECRET;
-  if (!secret) throw new AppError('NOT_CONFIGURED', 'Stripe webhooks are not configured on this server');
-  const signature = c.req.header('stripe-signature');
-  if (!signature) throw new AppError('VALIDATION_ERROR', 'Missing Stripe-Signature header');
-  const body = await c.req.text();
-  let event;
-  try {
-    event = await verifiedEvent(body, signature, secret);
-  } catch {
-    throw new AppError('VALIDATION_ERROR', 'Invalid Stripe signature');
-  }
-  const outcome = await applyStripeEvent(c.var.db, event);
-  return c.json({ received: true, outcome }, 200);
-});
+export const paymentsStripeRoutes = new Hono<AppEnv>().post(
+  '/webhook',
+  documented({
+    operationId: 'stripeWebhook',
+    summary: "Stripe's webhook: credits paid top-ups",
+    tag: 'Payments',
+    access: 'public',
+    responses: { 200: { description: 'Received (handled or not)', schema: stripeWebhookAnswerSchema } },
+    errors: [400, 501],
+    servedInMaintenance: true,
+  }),
+  async (c) => {
+    const secret = c.env.STRIPE_WEBHOOK_SECRET;
+    if (!secret) throw new AppError('NOT_CONFIGURED', 'Stripe webhooks are not configured on this server');
+    const signature = c.req.header('stripe-signature');
+    if (!signature) throw new AppError('VALIDATION_ERROR', 'Missing Stripe-Signature header');
+    const body = await c.req.text();
+    let event;
+    try {
+      event = await verifiedEvent(body, signature, secret);
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'Invalid Stripe signature');
+    }
+    const outcome = await applyStripeEvent(c.var.db, event);
+    return c.json({ received: true, outcome }, 200);
+  },
+);

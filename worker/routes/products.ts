@@ -10,41 +10,93 @@ import { isAtLeast } from '../db/schema';
 import { requireAuth } from '../middleware/auth';
 import { idSchema } from '../schemas/keys';
 import { productInputSchema } from '../schemas/products';
+import { productListSchema, productRemovedSchema, productSchema } from '../schemas/entities';
+import { documented } from '../lib/openapi';
 
 const productId = z.object({ id: idSchema('Product id') });
 
 export const productsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get('/', async (c) => {
-    const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.caller.role, 'owner') });
-    return c.json(
-      rows.map((p) => toProductJson(p, c.var.caller)),
-      200,
-    );
-  })
-  .post('/', requireAuth({ role: 'owner' }), jsonBody(productInputSchema), async (c) => {
-    const input = c.req.valid('json');
-    assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
-    const product = await createProduct(c.var.db, input);
-    return c.json(toProductJson(product), 201);
-  })
-  .put('/:id', requireAuth({ role: 'owner' }), pathParams(productId), jsonBody(productInputSchema), async (c) => {
-    const input = c.req.valid('json');
-    assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
-    const product = await updateProduct(c.var.db, c.req.valid('param').id, input);
-    return c.json(toProductJson(product), 200);
-  })
-  .delete('/:id', requireAuth({ role: 'owner' }), pathParams(productId), async (c) => {
-    const outcome = await removeProduct(c.var.db, c.req.valid('param').id);
-    if (outcome.deleted) return c.json({ success: true, deleted: true, message: 'Product deleted' }, 200);
-    return c.json(
-      {
-        success: true,
-        deleted: false,
-        deactivated: true,
-        message: 'This product has license keys, so it was deactivated instead of deleted: its keys and sales history are kept.',
-        product: toProductJson(outcome.product),
-      },
-      200,
-    );
-  });
+  .get(
+    '/',
+    documented({
+      operationId: 'listProducts',
+      summary: 'The catalogue (the owner sees inactive products too)',
+      tag: 'Products',
+      access: 'user',
+      responses: { 200: { description: 'OK', schema: productListSchema } },
+    }),
+    async (c) => {
+      const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.caller.role, 'owner') });
+      return c.json(
+        rows.map((p) => toProductJson(p, c.var.caller)),
+        200,
+      );
+    },
+  )
+  .post(
+    '/',
+    documented({
+      operationId: 'createProduct',
+      summary: 'Add a product',
+      tag: 'Products',
+      access: 'owner',
+      responses: { 201: { description: 'Created', schema: productSchema } },
+      errors: [400, 409],
+    }),
+    requireAuth({ role: 'owner' }),
+    jsonBody(productInputSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
+      const product = await createProduct(c.var.db, input);
+      return c.json(toProductJson(product), 201);
+    },
+  )
+  .put(
+    '/:id',
+    documented({
+      operationId: 'updateProduct',
+      summary: 'Change a product',
+      tag: 'Products',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: productSchema } },
+      errors: [400, 404, 409],
+    }),
+    requireAuth({ role: 'owner' }),
+    pathParams(productId),
+    jsonBody(productInputSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      assertWithinActivationLimit(await getSettings(c.env.KV), input.maxActivations);
+      const product = await updateProduct(c.var.db, c.req.valid('param').id, input);
+      return c.json(toProductJson(product), 200);
+    },
+  )
+  .delete(
+    '/:id',
+    documented({
+      operationId: 'deleteProduct',
+      summary: 'Delete a product, or deactivate it when it has keys',
+      tag: 'Products',
+      access: 'owner',
+      responses: { 200: { description: 'OK', schema: productRemovedSchema } },
+      errors: [400, 404],
+    }),
+    requireAuth({ role: 'owner' }),
+    pathParams(productId),
+    async (c) => {
+      const outcome = await removeProduct(c.var.db, c.req.valid('param').id);
+      if (outcome.deleted) return c.json({ success: true, deleted: true, message: 'Product deleted' }, 200);
+      return c.json(
+        {
+          success: true,
+          deleted: false,
+          deactivated: true,
+          message: 'This product has license keys, so it was deactivated instead of deleted: its keys and sales history are kept.',
+          product: toProductJson(outcome.product),
+        },
+        200,
+      );
+    },
+  );

@@ -77,7 +77,10 @@ export const purchaseForUserSchema = z.object({
 export type PurchaseForUserInput = z.input<typeof purchaseForUserSchema>;
 
 /** What the direct purchase screen needs from the settings (GET /api/admin/purchase-terms). */
-export type PurchaseTerms = { defaultDailyDiscount: number; enableDirectPurchases: boolean; enableResellerPurchases: boolean };
+export const purchaseTermsSchema = z
+  .object({ defaultDailyDiscount: z.number(), enableDirectPurchases: z.boolean(), enableResellerPurchases: z.boolean() })
+  .meta({ id: 'PurchaseTerms' });
+export type PurchaseTerms = z.infer<typeof purchaseTermsSchema>;
 
 export type ResellerQuote = { days: number; baseCost: number; durationCost: number; total: number; discountPercent: number };
 

@@ -16,17 +16,34 @@ export const analyticsQuery = z.object({
 export type AnalyticsQuery = z.output<typeof analyticsQuery>;
 
 /** One UTC day of the period. Revenue is in credits, as the shop's prices are. */
-export type AnalyticsDay = { date: string; revenue: number; keysSold: number; newUsers: number; activations: number };
-export type ProductSales = { productId: string; name: string; keyTag: string; keysSold: number; revenue: number };
+const analyticsDaySchema = z.object({
+  date: z.string(),
+  revenue: z.number(),
+  keysSold: z.number(),
+  newUsers: z.number(),
+  activations: z.number(),
+});
+export type AnalyticsDay = z.infer<typeof analyticsDaySchema>;
+const productSalesSchema = z.object({
+  productId: z.string(),
+  name: z.string(),
+  keyTag: z.string(),
+  keysSold: z.number(),
+  revenue: z.number(),
+});
+export type ProductSales = z.infer<typeof productSalesSchema>;
 
-export type Analytics = {
-  days: number;
-  /** The first and last UTC day of the period (YYYY-MM-DD), today included. */
-  from: string;
-  to: string;
-  daily: AnalyticsDay[];
-  salesByProduct: ProductSales[];
-  totals: { revenue: number; keysSold: number; newUsers: number; activations: number };
-  /** Card top-ups started in the period: how many were paid and for how much (USD), refunds, disputes. */
-  payments: { topUps: number; toppedUp: number; refunded: number; refundOwed: number; disputes: number };
-};
+export const analyticsSchema = z
+  .object({
+    days: z.number(),
+    from: z.string().meta({ description: 'The first UTC day of the period (YYYY-MM-DD).' }),
+    to: z.string().meta({ description: 'The last UTC day of the period (YYYY-MM-DD), today.' }),
+    daily: z.array(analyticsDaySchema),
+    salesByProduct: z.array(productSalesSchema),
+    totals: z.object({ revenue: z.number(), keysSold: z.number(), newUsers: z.number(), activations: z.number() }),
+    payments: z
+      .object({ topUps: z.number(), toppedUp: z.number(), refunded: z.number(), refundOwed: z.number(), disputes: z.number() })
+      .meta({ description: 'Card top-ups started in the period: how many were paid and for how much (USD), refunds, disputes.' }),
+  })
+  .meta({ id: 'Analytics' });
+export type Analytics = z.infer<typeof analyticsSchema>;

@@ -58,21 +58,33 @@ export const LICENSE_CODES = [
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 
-export type LicenseAnswer = {
-  valid: boolean;
-  code: LicenseCode;
-  detail: string;
-  nonce: string | null;
-  ts: string;
-  /** Deactivations, and activations refused for slots that released devices still hold: when a slot frees. */
-  slotFreesAt?: string | null;
-  license: null | {
-    key: string;
-    status: 'available' | 'used' | 'revoked' | 'expired';
-    product: { name: string; keyTag: string; productType: string };
-    expiresAt: string | null;
-    maxActivations: number;
-    activationCount: number;
-    token: string | null;
-  };
-};
+export const licenseAnswerSchema = z
+  .object({
+    valid: z.boolean(),
+    code: z.enum(LICENSE_CODES),
+    detail: z.string(),
+    nonce: z.string().nullable(),
+    ts: z.string(),
+    slotFreesAt: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'Deactivations, and activations refused for slots that released devices still hold: when a slot frees.' }),
+    license: z
+      .object({
+        key: z.string(),
+        status: z.enum(['available', 'used', 'revoked', 'expired']),
+        product: z.object({ name: z.string(), keyTag: z.string(), productType: z.string() }),
+        expiresAt: z.string().nullable(),
+        maxActivations: z.number(),
+        activationCount: z.number(),
+        token: z.string().nullable().meta({ description: 'The signed offline token (a JWT), when the answer is valid.' }),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'LicenseAnswer' });
+export type LicenseAnswer = z.infer<typeof licenseAnswerSchema>;
+
+export const licensingPublicKeySchema = z
+  .object({ jwk: z.record(z.string(), z.unknown()), pem: z.string() })
+  .meta({ id: 'LicensingPublicKey', description: 'The Ed25519 public key that signs answers and offline tokens.' });

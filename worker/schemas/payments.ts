@@ -57,26 +57,35 @@ export type AdminPaymentsQuery = z.infer<typeof adminPaymentsQuery>;
 export const sessionIdParam = z.object({ id: z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/, 'Not a Checkout Session id') });
 
 /** A payment as the API shows it; amounts in USD. */
-export type Payment = {
-  _id: string;
-  user: { _id: string; username: string | null } | null;
-  amount: number;
-  status: PaymentStatus;
-  refunded: number;
-  /** What a refund could not take back from the balance: owed to the shop. */
-  refundOwed: number;
-  disputed: boolean;
-  disputedAt: string | null;
-  /** The customer's account is flagged for a disputed payment. */
-  accountFlagged: boolean;
-  createdAt: string;
-  paidAt: string | null;
-};
+export const paymentSchema = z
+  .object({
+    _id: z.string(),
+    user: z.object({ _id: z.string(), username: z.string().nullable() }).nullable(),
+    amount: z.number(),
+    status: z.enum(PAYMENT_STATUSES),
+    refunded: z.number(),
+    refundOwed: z.number().meta({ description: 'What a refund could not take back from the balance: owed to the shop.' }),
+    disputed: z.boolean(),
+    disputedAt: z.string().nullable(),
+    accountFlagged: z.boolean().meta({ description: "The customer's account is flagged for a disputed payment." }),
+    createdAt: z.string(),
+    paidAt: z.string().nullable(),
+  })
+  .meta({ id: 'Payment' });
+export type Payment = z.infer<typeof paymentSchema>;
 
-export type PaymentsResponse = { payments: Payment[]; totalPages: number; total: number };
-export type CheckoutResponse = { id: string; url: string };
+export const paymentsResponseSchema = z
+  .object({ payments: z.array(paymentSchema), totalPages: z.number(), total: z.number() })
+  .meta({ id: 'PaymentsResponse' });
+export type PaymentsResponse = z.infer<typeof paymentsResponseSchema>;
+export const checkoutResponseSchema = z.object({ id: z.string(), url: z.string() }).meta({ id: 'CheckoutResponse' });
+export type CheckoutResponse = z.infer<typeof checkoutResponseSchema>;
 
 /** What /add-balance needs: whether card top-ups are on, their bounds and quick amounts. */
-export type PaymentOptions = { enabled: boolean; minUsd: number; maxUsd: number; quickAmounts: number[] };
+export const paymentOptionsSchema = z
+  .object({ enabled: z.boolean(), minUsd: z.number(), maxUsd: z.number(), quickAmounts: z.array(z.number()) })
+  .meta({ id: 'PaymentOptions' });
+export type PaymentOptions = z.infer<typeof paymentOptionsSchema>;
 /** A payment with the customer's balance, for the return from Checkout. */
-export type PaymentStatusResponse = { payment: Payment; balance: number };
+export const paymentStatusResponseSchema = z.object({ payment: paymentSchema, balance: z.number() }).meta({ id: 'PaymentStatusResponse' });
+export type PaymentStatusResponse = z.infer<typeof paymentStatusResponseSchema>;

@@ -69,7 +69,8 @@ export const settingsSchema = z
     // Optional in a PUT, so clients written before card top-ups keep working.
     payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'Settings' });
 
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -93,6 +94,16 @@ export const DEFAULT_SETTINGS: Settings = {
 };
 
 /** What any signed-in user's app needs to know (GET /api/settings/public). */
+export const publicSettingsSchema = settingsSchema
+  .pick({
+    usdToCreditRate: true,
+    registrationEnabled: true,
+    maintenanceMode: true,
+    notifyLowBalance: true,
+    lowBalanceThreshold: true,
+    keyExpiryGracePeriod: true,
+  })
+  .meta({ id: 'PublicSettings' });
 export type PublicSettings = Pick<
   Settings,
   'usdToCreditRate' | 'registrationEnabled' | 'maintenanceMode' | 'notifyLowBalance' | 'lowBalanceThreshold' | 'keyExpiryGracePeriod'

@@ -83,41 +83,64 @@ export const deliveriesQuery = z.object({
 });
 
 /** An endpoint as the API shows it (the secret never, except once when made or rotated). */
-export type WebhookEndpoint = {
-  id: string;
-  url: string;
-  description: string;
-  events: WebhookEventType[];
-  enabled: boolean;
-  /** Why it was disabled automatically (null when enabled, or disabled by hand). */
-  disabledReason: string | null;
-  /** Failing without a success since then (null when healthy). */
-  failingSince: string | null;
-  createdAt: string;
-  updatedAt: string | null;
-  health: {
-    delivered24h: number;
-    failed24h: number;
-    pending: number;
-    lastDeliveryAt: string | null;
-    lastStatus: WebhookDeliveryStatus | null;
-  };
-};
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+const deliveryStatusSchema = z.enum(['pending', 'delivered', 'failed']);
+export type WebhookDeliveryStatus = z.infer<typeof deliveryStatusSchema>;
+
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string(),
+    events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+    enabled: z.boolean(),
+    disabledReason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why it was disabled automatically (null when enabled, or disabled by hand).' }),
+    failingSince: z.string().nullable().meta({ description: 'Failing without a success since then (null when healthy).' }),
+    createdAt: z.string(),
+    updatedAt: z.string().nullable(),
+    health: z.object({
+      delivered24h: z.number(),
+      failed24h: z.number(),
+      pending: z.number(),
+      lastDeliveryAt: z.string().nullable(),
+      lastStatus: deliveryStatusSchema.nullable(),
+    }),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
+export const createdWebhookEndpointSchema = webhookEndpointSchema
+  .extend({ secret: z.string(), message: z.string() })
+  .meta({ id: 'CreatedWebhookEndpoint' });
 export type CreatedWebhookEndpoint = WebhookEndpoint & { secret: string };
 
-export type WebhookDelivery = {
-  id: string;
-  eventId: string;
-  event: string;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  responseStatus: number | null;
-  /** The first KB of the last response's body. */
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number | null;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-};
+export const webhookDeliverySchema = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    event: z.string(),
+    status: deliveryStatusSchema,
+    attempts: z.number(),
+    responseStatus: z.number().nullable(),
+    responseBody: z.string().nullable().meta({ description: "The first KB of the last response's body." }),
+    error: z.string().nullable(),
+    durationMs: z.number().nullable(),
+    lastAttemptAt: z.string().nullable(),
+    nextAttemptAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+
+export const webhookEndpointsResponseSchema = z
+  .object({ endpoints: z.array(webhookEndpointSchema) })
+  .meta({ id: 'WebhookEndpointsResponse' });
+export const redeliveryResponseSchema = z.object({ delivery: webhookDeliverySchema }).meta({ id: 'RedeliveryResponse' });
+export const rotatedSecretSchema = z
+  .object({ id: z.string(), secret: z.string(), message: z.string() })
+  .meta({ id: 'RotatedWebhookSecret' });
+export const testEventResponseSchema = z.object({ eventId: z.string(), message: z.string() }).meta({ id: 'TestEventResponse' });
+export const webhookDeliveriesResponseSchema = z
+  .object({ deliveries: z.array(webhookDeliverySchema), totalPages: z.number(), total: z.number() })
+  .meta({ id: 'WebhookDeliveriesResponse' });

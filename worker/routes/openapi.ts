@@ -1,0 +1,26 @@
+// /api/openapi.json: the OpenAPI 3.1 document, generated from the routes' own descriptions and the
+// zod schemas that validate them (lib/openapi.ts). Built from the app it is mounted on, so it
+// takes the app as an argument rather than importing it.
+import { Hono, type Env } from 'hono';
+import { openAPIRouteHandler } from 'hono-openapi';
+import { z } from 'zod';
+import type { AppEnv } from '../context';
+import { documented, OPENAPI_OPTIONS } from '../lib/openapi';
+
+const openApiDocumentSchema = z
+  .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .loose()
+  .meta({ id: 'OpenApiDocument' });
+
+export const openapiRoutes = <E extends Env>(api: Hono<E>) =>
+  new Hono<AppEnv>().get(
+    '/',
+    documented({
+      operationId: 'getOpenApiDocument',
+      summary: 'This document',
+      tag: 'Meta',
+      access: 'public',
+      responses: { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } },
+    }),
+    openAPIRouteHandler(api, OPENAPI_OPTIONS),
+  );
