@@ -4,6 +4,7 @@ import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { SCALAR_BUNDLE_PATH } from '../lib/api-reference-bundle';
+import { documented } from '../lib/openapi';
 import { apiDocsContentSecurityPolicy } from '../lib/security-headers';
 
 const reference = Scalar<AppEnv>({
@@ -18,10 +19,21 @@ const reference = Scalar<AppEnv>({
   showDeveloperTools: 'never',
 });
 
-export const docsRoutes = new Hono<AppEnv>().get('/', async (c, next) => {
-  const page = (await reference(c, next)) as Response;
-  const html = await page.text();
-  // Computed from the page as served, so the allowed inline script is always exactly this one.
-  c.header('Content-Security-Policy', await apiDocsContentSecurityPolicy(html));
-  return c.html(html, 200);
-});
+export const docsRoutes = new Hono<AppEnv>().get(
+  '/',
+  documented({
+    operationId: 'getApiReference',
+    summary: 'This reference, interactive (an HTML page)',
+    tag: 'Meta',
+    access: 'public',
+    responses: { 200: { description: 'The API reference page (Scalar), with "try it" against this origin' } },
+    servedInMaintenance: true,
+  }),
+  async (c, next) => {
+    const page = (await reference(c, next)) as Response;
+    const html = await page.text();
+    // Computed from the page as served, so the allowed inline script is always exactly this one.
+    c.header('Content-Security-Policy', await apiDocsContentSecurityPolicy(html));
+    return c.html(html, 200);
+  },
+);

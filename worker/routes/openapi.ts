@@ -21,6 +21,8 @@ export const openapiRoutes = <E extends Env>(api: Hono<E>) =>
       tag: 'Meta',
       access: 'public',
       responses: { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } },
+      // The reference page (/api/docs) reads it, and both are served in maintenance.
+      servedInMaintenance: true,
     }),
     openAPIRouteHandler(api, OPENAPI_OPTIONS),
   );
