@@ -1,7 +1,7 @@
 // The API reference as an integrator meets it: opened from the admin panel, rendered from the
 // OpenAPI document, a "try it" request answered by this same origin, all within the page's
 // Content-Security-Policy and without one request to another origin.
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseURL, launchBrowser, newPage, ownerCredentials, screenshot, signIn, visible } from './browser';
 
@@ -22,8 +22,23 @@ type Violation = { directive: string; blocked: string; source: string };
 const isZodEvalProbe = (v: Violation) =>
   v.directive === 'script-src' && v.blocked === 'eval' && v.source.endsWith('/vendor/scalar-api-reference.js');
 
+/** Opens a GET operation's "try it" client, pastes the bearer token if given, sends, and returns the answer. */
+async function tryIt(docs: Page, path: string, token?: string) {
+  await docs.getByRole('button', { name: `Test Request (get ${path})` }).click();
+  const client = docs.getByRole('dialog');
+  if (token) await client.getByPlaceholder('Token').fill(token);
+  const [answer] = await Promise.all([
+    docs.waitForResponse((res) => new URL(res.url()).pathname === path),
+    client.getByRole('button', { name: /^Send get request to / }).click(),
+  ]);
+  // Answered by this same origin, and shown in the client.
+  expect(new URL(answer.url()).origin).toBe(baseURL());
+  expect(await visible(client.getByText(`${answer.status()} OK`))).toBe(true);
+  return answer;
+}
+
 describe('the API reference at /api/docs', () => {
-  it('opens from the admin panel by keyboard, renders the document and runs a request against this origin', async () => {
+  it('opens from the admin panel by keyboard, renders the document and runs public and signed-in requests against this origin', async () => {
     const { context, page } = await newPage(browser);
     await context.addInitScript(() => {
       const seen: Violation[] = [];
@@ -46,23 +61,25 @@ describe('the API reference at /api/docs', () => {
     const [docs] = await Promise.all([context.waitForEvent('page'), page.keyboard.press('Enter')]);
     await docs.waitForURL('**/api/docs');
 
-    // Rendered from the document: its title and one of its operations.
+    // Rendered from the document: its title and its operations, each with its "try it".
     expect(await visible(docs.getByRole('heading', { name: 'KeyPanel', exact: true }))).toBe(true);
-    const tryIt = docs.getByRole('button', { name: 'Test Request (get /api/health)' });
-    expect(await visible(tryIt)).toBe(true);
-    await screenshot(docs, 'api-docs');
 
-    await tryIt.click();
-    const client = docs.getByRole('dialog');
-    const [answer] = await Promise.all([
-      docs.waitForResponse((res) => new URL(res.url()).pathname === '/api/health'),
-      client.getByRole('button', { name: /^Send get request to / }).click(),
-    ]);
-    expect(new URL(answer.url()).origin).toBe(baseURL());
-    expect(answer.status()).toBe(200);
-    expect(await visible(client.getByText('200 OK'))).toBe(true);
-    expect(await visible(client.getByText('"ok": true'))).toBe(true);
-    await screenshot(docs, 'api-docs-try-it');
+    // A public call.
+    await docs.goto('/api/docs#tag/meta/GET/api/health');
+    const health = await tryIt(docs, '/api/health');
+    expect(health.status()).toBe(200);
+    expect(await visible(docs.getByRole('dialog').getByText('"ok": true'))).toBe(true);
+    await docs.keyboard.press('Escape');
+
+    // A signed-in call, with the session token the person pastes in (the app keeps it in localStorage).
+    const token = await page.evaluate(() => localStorage.getItem('token'));
+    expect(token).toBeTruthy();
+    await docs.goto('/api/docs#tag/account/GET/api/users/profile');
+    const profile = await tryIt(docs, '/api/users/profile', token!);
+    expect(profile.status()).toBe(200);
+    expect(profile.request().headers().authorization).toBe(`Bearer ${token}`);
+    expect(((await profile.json()) as { email: string }).email).toBe(ownerCredentials().email);
+    await screenshot(docs, 'api-docs-try-it', { fullPage: false });
 
     const violations = await docs.evaluate(() => (window as unknown as { cspViolations: Violation[] }).cspViolations);
     expect(violations.filter((v) => !isZodEvalProbe(v))).toEqual([]);
