@@ -119,6 +119,14 @@ async function verifiedClaims(secret: string, token: string, now: number): Promi
   return good;
 }
 
+/**
+ * The account a session token was issued to, when its signature holds and it has not expired: known
+ * before the session record is read, so the account's state can be read beside it.
+ */
+export async function tokenAccount(env: { JWT_SECRET: string }, token: string, now = Date.now()): Promise<string | null> {
+  return (await verifiedClaims(env.JWT_SECRET, token, now))?.sub ?? null;
+}
+
 /** Verifies the token and finds its live session; null for anything wrong, whatever it is. */
 export async function readSession(
   env: { KV: KVNamespace; JWT_SECRET: string },

@@ -375,16 +375,14 @@ describe('delivery', () => {
   it('gives up with the cron a delivery that could never be attempted for days', async () => {
     const hook = await addEndpoint('ok', ['key.purchased']);
     const old = new Date(Date.now() - GIVE_UP_AFTER_MS - 60_000);
-    await db()
-      .insert(webhookEvents)
-      .values({
-        id: 'evt_0123456789abcdef01234567',
-        type: 'webhook.test',
-        data: '{}',
-        endpointId: hook.id,
-        createdAt: old,
-        dispatchedAt: old,
-      });
+    await db().insert(webhookEvents).values({
+      id: 'evt_0123456789abcdef01234567',
+      type: 'webhook.test',
+      data: '{}',
+      endpointId: hook.id,
+      createdAt: old,
+      dispatchedAt: old,
+    });
     await db()
       .insert(webhookDeliveries)
       .values({ id: 'msg_0123456789abcdef01234567', eventId: 'evt_0123456789abcdef01234567', endpointId: hook.id, createdAt: old });
