@@ -71,7 +71,7 @@ app.use(
 app.use('/api/*', maintenanceMode);
 
 // One line per mount, each served by routes/<the path after /api, dashed>.ts.
-const routes = app
+export const routes = app
   .route('/api/health', healthRoutes)
   .route('/api/openapi.json', openapiRoutes(app))
   .route('/api/auth', authRoutes)

@@ -4,6 +4,8 @@
 // due in an isolate within LAST_USED_BATCH_MS go together, as one statement: the first validation
 // to need one opens the batch and keeps it alive (its request's waitUntil), the others join it.
 
+import { rawSql, sqlRows } from '../db/client';
+
 /** How long a batch stays open for more devices before it is written. */
 export const LAST_USED_BATCH_MS = 200;
 /** At most this many devices a statement (about 45 bytes each in its parameter, far under D1's 2 MB). */
@@ -35,9 +37,6 @@ export function noteDeviceSeen(d1: D1Database, activationId: string, at: number,
   open.set(d1, seen);
   return new Promise((resolve) => setTimeout(resolve, windowMs)).then(async () => {
     if (open.get(d1) === seen) open.delete(d1);
-    await d1
-      .prepare(WRITE_LAST_USED)
-      .bind(JSON.stringify([...seen]))
-      .run();
+    await sqlRows(d1, rawSql(WRITE_LAST_USED, JSON.stringify([...seen])));
   });
 }

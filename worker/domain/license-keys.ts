@@ -1,21 +1,6 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
-import {
-  and,
-  count,
-  desc,
-  eq,
-  gt,
-  inArray,
-  isNull,
-  lte,
-  or,
-  sql,
-  type AnyColumn,
-  type Placeholder,
-  type SQL,
-  type SQLWrapper,
-} from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../db/compiled';
@@ -88,7 +73,10 @@ export function effectiveStatusIs(status: KeyStatus, now: At = Date.now(), { nar
 }
 
 /** `%` and `_` typed by a person are letters, not wildcards. */
-export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeContains = (text: string) => `%${likeEscaped(text)}%`;
+/** A likeSql pattern that matches the whole text alone (in any ASCII case, as LIKE does). */
+export const likeExactly = likeEscaped;
 /** `column` LIKE a likeContains pattern, the pattern read as the statement runs (runtimeText). */
 export const likeSql = (column: SQLWrapper, pattern: Placeholder) => sql`${column} LIKE ${runtimeText(pattern)} ESCAPE '\\'`;
 

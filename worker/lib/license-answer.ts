@@ -53,8 +53,9 @@ export async function licenseAnswer(
 }
 
 const encoder = new TextEncoder();
-/** Answers `licenseAnswer` signed as it wrote them, which signLicensingAnswers passes as they are. */
-export const signedAnswers = new WeakSet<Response>();
+/** Answers licenseAnswer signed as it wrote them, which signLicensingAnswers passes as they are. */
+const signedAnswers = new WeakSet<Response>();
+export const isSignedAnswer = (res: Response) => signedAnswers.has(res);
 
 /**
  * The answer's JSON, signed over the bytes it is sent as, in one Response: signing it afterwards

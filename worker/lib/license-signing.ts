@@ -24,9 +24,7 @@ async function loadKeys(source: string): Promise<SigningKeys> {
   }
   const privateKey = (await importJWK(jwk, 'EdDSA')) as CryptoKey;
   const publicJwk: JWK = { kty: 'OKP', crv: 'Ed25519', x: jwk.x, alg: 'EdDSA', use: 'sig', kid: jwk.kid };
-  const publicKey = (await crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, true, [
-    'verify',
-  ])) as CryptoKey;
+  const publicKey = await crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, true, ['verify']);
   const spki = (await crypto.subtle.exportKey('spki', publicKey)) as ArrayBuffer;
   const pem = `-----BEGIN PUBLIC KEY-----\n${toBase64(spki)
     .match(/.{1,64}/g)!

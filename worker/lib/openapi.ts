@@ -208,3 +208,27 @@ export const OPENAPI_OPTIONS = {
   // Else /api/openapi.json itself would be left out, for looking like a file.
   excludeStaticFile: false,
 } satisfies Partial<GenerateSpecOptions>;
+
+type Answer = ZodType | { description: string; schema?: ZodType };
+const DEFAULT_DESCRIPTION: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 302: 'Redirect' };
+type DocOptions = Partial<Pick<RouteDoc, 'tag' | 'access' | 'description' | 'errors' | 'idempotent' | 'signed' | 'servedInMaintenance'>>;
+
+/**
+ * A route file's describer, bound to its tag and usual access, so each route's description is one
+ * line: `doc('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] })`.
+ */
+export const routeDocs =
+  (defaults: { tag: Tag; access: Access }) =>
+  (operationId: string, summary: string, answers: Record<number, Answer>, options: DocOptions = {}) =>
+    documented({
+      ...defaults,
+      ...options,
+      operationId,
+      summary,
+      responses: Object.fromEntries(
+        Object.entries(answers).map(([status, answer]) => [
+          status,
+          answer instanceof z.ZodType ? { description: DEFAULT_DESCRIPTION[Number(status)] ?? 'OK', schema: answer } : answer,
+        ]),
+      ),
+    });

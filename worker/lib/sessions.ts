@@ -3,7 +3,6 @@
 // deactivation, deletion) ends the session at once in this location; other Cloudflare
 // locations see the deletion within about a minute (KV is eventually consistent).
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Role } from '../db/schema';
 import { randomToken } from './ids';
 import { getSettings } from './settings';
 
@@ -113,7 +112,7 @@ async function verifiedClaims(secret: string, token: string, now: number): Promi
   }
   if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null;
   const good: TokenClaims = { sub: claims.sub, sid: claims.sid, exp: claims.exp };
-  if (!verified) verifiedTokens.set(secret, (verified = new Map()));
+  if (!verified) verifiedTokens.set(secret, (verified = new Map<string, TokenClaims>()));
   if (verified.size >= VERIFIED_TOKENS_MAX) verified.clear();
   verified.set(token, good);
   return good;

@@ -14,9 +14,6 @@ import { inBackground } from '../lib/request';
 import { readSession, tokenAccount, touchSession } from '../lib/sessions';
 import { isApiTokenValue } from '../schemas/api-tokens';
 
-/** Calls per session or API token: far above the app's own polling and a busy person. */
-const CALLS_PER_MINUTE = 600;
-
 export function bearerToken(header: string | undefined): string | null {
   const match = header?.match(/^Bearer\s+(\S+)$/i);
   return match ? match[1] : null;

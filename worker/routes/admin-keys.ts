@@ -10,7 +10,9 @@ import { requireAuth } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 import { adminKeysResponseSchema, bulkDeleteResponseSchema, keyChangeResponseSchema } from '../schemas/entities';
-import { documented, successMessageSchema } from '../lib/openapi';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Admin', access: 'owner' });
 
 const owner = requireAuth({ role: 'owner' });
 
@@ -18,28 +20,19 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   .use(requireAuth({ role: 'reseller' }))
   .get(
     '/',
-    documented({
-      operationId: 'listAdminKeys',
-      summary: 'License keys, paged (a reseller sees the keys they made)',
-      tag: 'Admin',
-      access: 'reseller',
-      responses: { 200: { description: 'OK', schema: adminKeysResponseSchema } },
-      errors: [400],
-    }),
+    doc(
+      'listAdminKeys',
+      'License keys, paged (a reseller sees the keys they made)',
+      { 200: adminKeysResponseSchema },
+      { access: 'reseller', errors: [400] },
+    ),
     queryParams(adminKeysQuery),
     async (c) => jsonText(c, await listAdminKeys(c.var.db, c.var.caller, c.req.valid('query'))),
   )
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete(
     '/bulk',
-    documented({
-      operationId: 'bulkDeleteKeys',
-      summary: 'Delete many license keys',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: bulkDeleteResponseSchema } },
-      errors: [400],
-    }),
+    doc('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400] }),
     owner,
     jsonBody(bulkDeleteSchema),
     async (c) => {
@@ -56,14 +49,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id',
-    documented({
-      operationId: 'deleteKey',
-      summary: 'Delete a license key',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404],
-    }),
+    doc('deleteKey', 'Delete a license key', { 200: successMessageSchema }, { errors: [400, 404] }),
     owner,
     pathParams(keyIdParam),
     async (c) => {
@@ -73,14 +59,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id/activations/:activationId',
-    documented({
-      operationId: 'removeKeyActivation',
-      summary: 'Remove a device from a license key',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: keyChangeResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc('removeKeyActivation', 'Remove a device from a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
     owner,
     pathParams(activationParams),
     async (c) => {
@@ -95,14 +74,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id/held-slots/:slotId',
-    documented({
-      operationId: 'releaseHeldSlot',
-      summary: 'Release a held device slot at once',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: keyChangeResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc('releaseHeldSlot', 'Release a held device slot at once', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
     owner,
     pathParams(heldSlotParams),
     async (c) => {

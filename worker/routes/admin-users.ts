@@ -8,7 +8,9 @@ import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { requireAuth } from '../middleware/auth';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
 import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/entities';
-import { documented, successMessageSchema } from '../lib/openapi';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Admin', access: 'owner' });
 
 const owner = requireAuth({ role: 'owner' });
 const admin = (c: Context<SignedInEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
@@ -17,14 +19,12 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .get(
     '/',
-    documented({
-      operationId: 'listUsers',
-      summary: 'Users, paged (a summary of each for a reseller)',
-      tag: 'Admin',
-      access: 'reseller',
-      responses: { 200: { description: 'OK', schema: adminUsersResponseSchema } },
-      errors: [400],
-    }),
+    doc(
+      'listUsers',
+      'Users, paged (a summary of each for a reseller)',
+      { 200: adminUsersResponseSchema },
+      { access: 'reseller', errors: [400] },
+    ),
     requireAuth({ role: 'reseller' }),
     queryParams(listUsersQuery),
     async (c) => {
@@ -34,14 +34,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/',
-    documented({
-      operationId: 'createUser',
-      summary: 'Create a user',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 201: { description: 'Created', schema: adminUserResponseSchema } },
-      errors: [400, 409],
-    }),
+    doc('createUser', 'Create a user', { 201: adminUserResponseSchema }, { errors: [400, 409] }),
     owner,
     jsonBody(createUserSchema),
     async (c) => {
@@ -51,14 +44,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/:id',
-    documented({
-      operationId: 'getUser',
-      summary: 'One user',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: adminUserResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
     owner,
     pathParams(userIdParam),
     async (c) => {
@@ -68,14 +54,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/:id',
-    documented({
-      operationId: 'updateUser',
-      summary: 'Change a user',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: adminUserResponseSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('updateUser', 'Change a user', { 200: adminUserResponseSchema }, { errors: [400, 404, 409] }),
     owner,
     pathParams(userIdParam),
     jsonBody(updateUserSchema),
@@ -86,14 +65,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/:id/balance',
-    documented({
-      operationId: 'addFunds',
-      summary: 'Add USD balance or credits to a user',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: adminUserResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc('addFunds', 'Add USD balance or credits to a user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
     owner,
     pathParams(userIdParam),
     jsonBody(addFundsSchema),
@@ -106,14 +78,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id',
-    documented({
-      operationId: 'deleteUser',
-      summary: 'Delete a user',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('deleteUser', 'Delete a user', { 200: successMessageSchema }, { errors: [400, 404, 409] }),
     owner,
     pathParams(userIdParam),
     async (c) => {

@@ -16,44 +16,27 @@ import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purch
 import { auditLogQuery } from '../schemas/audit';
 import type { PurchaseForUserResponse } from '../schemas/entities';
 import { adminStatsSchema, auditLogResponseSchema, purchaseForUserResponseSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Admin', access: 'reseller' });
 
 export const adminRoutes = new Hono<AppEnv>()
   .get(
     '/stats',
-    documented({
-      operationId: 'getAdminStats',
-      summary: "The Overview tab's figures (a reseller's are scoped to them)",
-      tag: 'Admin',
-      access: 'reseller',
-      responses: { 200: { description: 'OK', schema: adminStatsSchema } },
-    }),
+    doc('getAdminStats', "The Overview tab's figures (a reseller's are scoped to them)", { 200: adminStatsSchema }),
     requireAuth({ role: 'reseller' }),
     async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200),
   )
   .get(
     '/audit-log',
-    documented({
-      operationId: 'getAuditLog',
-      summary: 'The audit log, paged and filtered',
-      tag: 'Admin',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: auditLogResponseSchema } },
-      errors: [400],
-    }),
+    doc('getAuditLog', 'The audit log, paged and filtered', { 200: auditLogResponseSchema }, { access: 'owner', errors: [400] }),
     requireAuth({ role: 'owner' }),
     queryParams(auditLogQuery),
     async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
   )
   .get(
     '/purchase-terms',
-    documented({
-      operationId: 'getPurchaseTerms',
-      summary: 'What the purchase screen needs to show the price',
-      tag: 'Admin',
-      access: 'reseller',
-      responses: { 200: { description: 'OK', schema: purchaseTermsSchema } },
-    }),
+    doc('getPurchaseTerms', 'What the purchase screen needs to show the price', { 200: purchaseTermsSchema }),
     requireAuth({ role: 'reseller' }),
     async (c) => {
       const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
@@ -63,15 +46,12 @@ export const adminRoutes = new Hono<AppEnv>()
   )
   .post(
     '/users/:userId/purchase/:productId',
-    documented({
-      operationId: 'purchaseForUser',
-      summary: 'Buy a key for a customer (reseller) or directly (owner)',
-      tag: 'Admin',
-      access: 'reseller',
-      responses: { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseForUserResponseSchema } },
-      errors: [400, 402, 404, 409],
-      idempotent: true,
-    }),
+    doc(
+      'purchaseForUser',
+      'Buy a key for a customer (reseller) or directly (owner)',
+      { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseForUserResponseSchema } },
+      { errors: [400, 402, 404, 409], idempotent: true },
+    ),
     requireAuth({ role: 'reseller' }),
     pathParams(purchaseForUserParams),
     jsonBody(purchaseForUserSchema),

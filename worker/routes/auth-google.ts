@@ -9,36 +9,32 @@ import { readSession } from '../lib/sessions';
 import { queryParams } from '../lib/validate';
 import { limitPerIp } from '../middleware/throttle';
 import { googleCompletionSchema, googleUrlSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Google sign-in', access: 'public' });
 
 export const authGoogleRoutes = new Hono<AppEnv>()
   // The spec's client navigates here: straight on to Google.
   .get(
     '/',
-    documented({
-      operationId: 'googleStart',
-      summary: 'Go to Google to sign in',
-      tag: 'Google sign-in',
-      access: 'public',
-      responses: { 302: { description: 'Redirect to Google' } },
-      errors: [429, 501],
-      servedInMaintenance: true,
-    }),
+    doc(
+      'googleStart',
+      'Go to Google to sign in',
+      { 302: { description: 'Redirect to Google' } },
+      { errors: [429, 501], servedInMaintenance: true },
+    ),
     limitPerIp,
     async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302),
   )
   // The app asks first, so it can show why when Google is not configured (501) before leaving.
   .get(
     '/url',
-    documented({
-      operationId: 'googleSignInUrl',
-      summary: "The address of Google's sign-in page, for the app to go to",
-      tag: 'Google sign-in',
-      access: 'public',
-      responses: { 200: { description: 'OK', schema: googleUrlSchema } },
-      errors: [400, 429, 501],
-      servedInMaintenance: true,
-    }),
+    doc(
+      'googleSignInUrl',
+      "The address of Google's sign-in page, for the app to go to",
+      { 200: googleUrlSchema },
+      { errors: [400, 429, 501], servedInMaintenance: true },
+    ),
     limitPerIp,
     queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })),
     async (c) => {
@@ -48,14 +44,12 @@ export const authGoogleRoutes = new Hono<AppEnv>()
   )
   .get(
     '/callback',
-    documented({
-      operationId: 'googleCallback',
-      summary: 'Where Google sends the browser back',
-      tag: 'Google sign-in',
-      access: 'public',
-      responses: { 302: { description: "Redirect to the app's /login/google page" } },
-      servedInMaintenance: true,
-    }),
+    doc(
+      'googleCallback',
+      'Where Google sends the browser back',
+      { 302: { description: "Redirect to the app's /login/google page" } },
+      { servedInMaintenance: true },
+    ),
     async (c) => {
       await leaveGoogleOutcome(c, await finishGoogleFlow(c));
       return c.redirect(GOOGLE_RETURN_PAGE, 302);
@@ -63,14 +57,12 @@ export const authGoogleRoutes = new Hono<AppEnv>()
   )
   .post(
     '/complete',
-    documented({
-      operationId: 'googleComplete',
-      summary: 'Collect the outcome of a Google sign-in or connect',
-      tag: 'Google sign-in',
-      access: 'public',
-      responses: { 200: { description: 'OK', schema: googleCompletionSchema } },
-      errors: [400, 401, 403, 409, 501],
-    }),
+    doc(
+      'googleComplete',
+      'Collect the outcome of a Google sign-in or connect',
+      { 200: googleCompletionSchema },
+      { errors: [400, 401, 403, 409, 501] },
+    ),
     async (c) => {
       const outcome = await takeGoogleOutcome(c);
       if (!outcome) throw new AppError('VALIDATION_ERROR', 'No Google sign-in is waiting here. Please start again.');

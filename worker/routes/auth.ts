@@ -22,7 +22,9 @@ import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
 import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../schemas/entities';
-import { documented, successMessageSchema } from '../lib/openapi';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Auth', access: 'public' });
 
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
@@ -32,14 +34,12 @@ const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was alrea
 export const authRoutes = new Hono<AppEnv>()
   .post(
     '/register',
-    documented({
-      operationId: 'register',
-      summary: 'Create an account and sign in',
-      tag: 'Auth',
-      access: 'public',
-      responses: { 201: { description: 'Registered and signed in', schema: registerResponseSchema } },
-      errors: [400, 403, 409, 429],
-    }),
+    doc(
+      'register',
+      'Create an account and sign in',
+      { 201: { description: 'Registered and signed in', schema: registerResponseSchema } },
+      { errors: [400, 403, 409, 429] },
+    ),
     limitPerIp,
     jsonBody(registerSchema),
     async (c) => {
@@ -59,14 +59,12 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/login',
-    documented({
-      operationId: 'login',
-      summary: 'Sign in with email and password',
-      tag: 'Auth',
-      access: 'public',
-      responses: { 200: { description: 'A session, or a two-factor challenge', schema: loginResponseSchema } },
-      errors: [400, 401, 403, 429],
-    }),
+    doc(
+      'login',
+      'Sign in with email and password',
+      { 200: { description: 'A session, or a two-factor challenge', schema: loginResponseSchema } },
+      { errors: [400, 401, 403, 429] },
+    ),
     limitPerIp,
     jsonBody(loginSchema),
     async (c) => {
@@ -87,14 +85,12 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/login/2fa',
-    documented({
-      operationId: 'loginTwoFactor',
-      summary: 'Finish a sign-in with a two-factor code or a recovery token',
-      tag: 'Auth',
-      access: 'public',
-      responses: { 200: { description: 'Signed in', schema: sessionAnswerSchema } },
-      errors: [400, 401, 403, 429],
-    }),
+    doc(
+      'loginTwoFactor',
+      'Finish a sign-in with a two-factor code or a recovery token',
+      { 200: { description: 'Signed in', schema: sessionAnswerSchema } },
+      { errors: [400, 401, 403, 429] },
+    ),
     limitPerIp,
     jsonBody(loginTwoFactorSchema),
     async (c) => {
@@ -132,14 +128,12 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/forgot-password',
-    documented({
-      operationId: 'forgotPassword',
-      summary: 'Send a password reset link',
-      tag: 'Auth',
-      access: 'public',
-      responses: { 200: { description: 'The same answer whether or not the account exists', schema: successMessageSchema } },
-      errors: [400, 429, 501],
-    }),
+    doc(
+      'forgotPassword',
+      'Send a password reset link',
+      { 200: { description: 'The same answer whether or not the account exists', schema: successMessageSchema } },
+      { errors: [400, 429, 501] },
+    ),
     limitPerIp,
     jsonBody(forgotPasswordSchema),
     async (c) => {
@@ -161,14 +155,12 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/reset-password',
-    documented({
-      operationId: 'resetPassword',
-      summary: "Set a new password with a reset link's token",
-      tag: 'Auth',
-      access: 'public',
-      responses: { 200: { description: 'Password reset; every session ended', schema: successMessageSchema } },
-      errors: [400, 429],
-    }),
+    doc(
+      'resetPassword',
+      "Set a new password with a reset link's token",
+      { 200: { description: 'Password reset; every session ended', schema: successMessageSchema } },
+      { errors: [400, 429] },
+    ),
     limitPerIp,
     jsonBody(resetPasswordSchema),
     async (c) => {
@@ -182,14 +174,12 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/logout',
-    documented({
-      operationId: 'logout',
-      summary: 'Sign out of this session',
-      tag: 'Auth',
-      access: 'session',
-      responses: { 200: { description: 'Signed out', schema: successMessageSchema } },
-      servedInMaintenance: true,
-    }),
+    doc(
+      'logout',
+      'Sign out of this session',
+      { 200: { description: 'Signed out', schema: successMessageSchema } },
+      { access: 'session', servedInMaintenance: true },
+    ),
     requireAuth(),
     async (c) => {
       const { caller } = c.var;

@@ -9,35 +9,24 @@ import { requireAuth } from '../middleware/auth';
 import type { ExchangeRateResponse } from '../schemas/entities';
 import { exchangeSchema } from '../schemas/exchange';
 import { exchangeRateResponseSchema, exchangeResponseSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Credits', access: 'user' });
 
 export const creditsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get(
-    '/exchange-rate',
-    documented({
-      operationId: 'getExchangeRate',
-      summary: 'Credits per USD',
-      tag: 'Credits',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: exchangeRateResponseSchema } },
-    }),
-    async (c) => {
-      const { usdToCreditRate } = await getSettings(c.env.KV);
-      return c.json({ rate: usdToCreditRate } satisfies ExchangeRateResponse, 200);
-    },
-  )
+  .get('/exchange-rate', doc('getExchangeRate', 'Credits per USD', { 200: exchangeRateResponseSchema }), async (c) => {
+    const { usdToCreditRate } = await getSettings(c.env.KV);
+    return c.json({ rate: usdToCreditRate } satisfies ExchangeRateResponse, 200);
+  })
   .post(
     '/exchange',
-    documented({
-      operationId: 'exchangeCredits',
-      summary: 'Exchange USD balance for credits',
-      tag: 'Credits',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: exchangeResponseSchema } },
-      errors: [400, 402, 409],
-      idempotent: true,
-    }),
+    doc(
+      'exchangeCredits',
+      'Exchange USD balance for credits',
+      { 200: exchangeResponseSchema },
+      { errors: [400, 402, 409], idempotent: true },
+    ),
     jsonBody(exchangeSchema),
     async (c) => {
       const { usdAmount: cents, creditsToAdd } = c.req.valid('json');

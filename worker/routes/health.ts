@@ -2,17 +2,12 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { healthSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Meta', access: 'public' });
 
 export const healthRoutes = new Hono<AppEnv>().get(
   '/',
-  documented({
-    operationId: 'getHealth',
-    summary: 'Liveness check',
-    tag: 'Meta',
-    access: 'public',
-    responses: { 200: { description: 'OK', schema: healthSchema } },
-    servedInMaintenance: true,
-  }),
+  doc('getHealth', 'Liveness check', { 200: healthSchema }, { servedInMaintenance: true }),
   (c) => c.json({ ok: true }, 200),
 );

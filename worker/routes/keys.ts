@@ -13,21 +13,20 @@ import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admi
 import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
 import { generateKeysResponseSchema, keyChangeResponseSchema, purchaseResponseSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Keys', access: 'owner' });
 
 export const keysRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .post(
     '/purchase',
-    documented({
-      operationId: 'purchaseKey',
-      summary: 'Buy a license key with my credits',
-      tag: 'Keys',
-      access: 'user',
-      responses: { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseResponseSchema } },
-      errors: [400, 402, 403, 404, 409],
-      idempotent: true,
-    }),
+    doc(
+      'purchaseKey',
+      'Buy a license key with my credits',
+      { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseResponseSchema } },
+      { access: 'user', errors: [400, 402, 403, 404, 409], idempotent: true },
+    ),
     jsonBody(purchaseSchema),
     async (c) => {
       const { productId, duration } = c.req.valid('json');
@@ -48,14 +47,7 @@ export const keysRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/:id/revoke',
-    documented({
-      operationId: 'revokeKey',
-      summary: 'Revoke a license key',
-      tag: 'Keys',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: keyChangeResponseSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('revokeKey', 'Revoke a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404, 409] }),
     requireAuth({ role: 'owner' }),
     pathParams(keyIdParam),
     jsonBody(revokeKeySchema),
@@ -70,14 +62,12 @@ export const keysRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/generate',
-    documented({
-      operationId: 'generateKeys',
-      summary: 'Generate license keys for a product',
-      tag: 'Keys',
-      access: 'owner',
-      responses: { 201: { description: 'Generated', schema: generateKeysResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc(
+      'generateKeys',
+      'Generate license keys for a product',
+      { 201: { description: 'Generated', schema: generateKeysResponseSchema } },
+      { errors: [400, 404] },
+    ),
     requireAuth({ role: 'owner' }),
     jsonBody(generateKeysSchema),
     async (c) => {

@@ -16,19 +16,19 @@ import {
   licenseAnswerSchema,
   licensingPublicKeySchema,
 } from '../schemas/licensing';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Licensing', access: 'public' });
 
 export const licensesRoutes = new Hono<AppEnv>()
   .get(
     '/public-key',
-    documented({
-      operationId: 'getLicensingPublicKey',
-      summary: 'The public key that signs answers and offline tokens',
-      tag: 'Licensing',
-      access: 'public',
-      responses: { 200: { description: 'OK', schema: licensingPublicKeySchema } },
-      signed: true,
-    }),
+    doc(
+      'getLicensingPublicKey',
+      'The public key that signs answers and offline tokens',
+      { 200: licensingPublicKeySchema },
+      { signed: true },
+    ),
     async (c) => {
       const { publicJwk, pem } = await signingKeys(c.env);
       c.header('Cache-Control', 'public, max-age=3600');
@@ -37,15 +37,12 @@ export const licensesRoutes = new Hono<AppEnv>()
   )
   .post(
     '/activate',
-    documented({
-      operationId: 'activateLicense',
-      summary: 'Activate a license key on a device',
-      tag: 'Licensing',
-      access: 'public',
-      responses: { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
-      errors: [400, 429],
-      signed: true,
-    }),
+    doc(
+      'activateLicense',
+      'Activate a license key on a device',
+      { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
+      { errors: [400, 429], signed: true },
+    ),
     jsonBody(activateLicenseSchema),
     async (c) => {
       const input = c.req.valid('json');
@@ -56,15 +53,12 @@ export const licensesRoutes = new Hono<AppEnv>()
   )
   .post(
     '/validate',
-    documented({
-      operationId: 'validateLicense',
-      summary: 'Check a license key on a device',
-      tag: 'Licensing',
-      access: 'public',
-      responses: { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
-      errors: [400, 429],
-      signed: true,
-    }),
+    doc(
+      'validateLicense',
+      'Check a license key on a device',
+      { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
+      { errors: [400, 429], signed: true },
+    ),
     jsonBody(validateLicenseSchema),
     async (c) => {
       const input = c.req.valid('json');
@@ -83,15 +77,12 @@ export const licensesRoutes = new Hono<AppEnv>()
   )
   .post(
     '/deactivate',
-    documented({
-      operationId: 'deactivateLicense',
-      summary: 'Remove a device from a license key',
-      tag: 'Licensing',
-      access: 'public',
-      responses: { 200: { description: 'The answer (see code)', schema: licenseAnswerSchema } },
-      errors: [400, 429],
-      signed: true,
-    }),
+    doc(
+      'deactivateLicense',
+      'Remove a device from a license key',
+      { 200: { description: 'The answer (see code)', schema: licenseAnswerSchema } },
+      { errors: [400, 429], signed: true },
+    ),
     jsonBody(deactivateLicenseSchema),
     async (c) => {
       const input = c.req.valid('json');

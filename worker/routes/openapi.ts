@@ -5,7 +5,9 @@ import { Hono, type Env } from 'hono';
 import { openAPIRouteHandler } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../context';
-import { documented, OPENAPI_OPTIONS } from '../lib/openapi';
+import { routeDocs, OPENAPI_OPTIONS } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Meta', access: 'public' });
 
 const openApiDocumentSchema = z
   .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
@@ -15,14 +17,12 @@ const openApiDocumentSchema = z
 export const openapiRoutes = <E extends Env>(api: Hono<E>) =>
   new Hono<AppEnv>().get(
     '/',
-    documented({
-      operationId: 'getOpenApiDocument',
-      summary: 'This document',
-      tag: 'Meta',
-      access: 'public',
-      responses: { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } },
-      // The reference page (/api/docs) reads it, and both are served in maintenance.
-      servedInMaintenance: true,
-    }),
+    // The reference page (/api/docs) reads it, and both are served in maintenance.
+    doc(
+      'getOpenApiDocument',
+      'This document',
+      { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } },
+      { servedInMaintenance: true },
+    ),
     openAPIRouteHandler(api, OPENAPI_OPTIONS),
   );

@@ -5,7 +5,9 @@ import { applyStripeEvent } from '../domain/stripe-events';
 import { AppError } from '../lib/errors';
 import { verifiedEvent } from '../lib/stripe';
 import { stripeWebhookAnswerSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Payments', access: 'public' });
 
 /**
  * POST /api/payments/stripe/webhook: no session (Stripe calls it), served during maintenance, and
@@ -14,15 +16,12 @@ import { documented } from '../lib/openapi';
  */
 export const paymentsStripeRoutes = new Hono<AppEnv>().post(
   '/webhook',
-  documented({
-    operationId: 'stripeWebhook',
-    summary: "Stripe's webhook: credits paid top-ups",
-    tag: 'Payments',
-    access: 'public',
-    responses: { 200: { description: 'Received (handled or not)', schema: stripeWebhookAnswerSchema } },
-    errors: [400, 501],
-    servedInMaintenance: true,
-  }),
+  doc(
+    'stripeWebhook',
+    "Stripe's webhook: credits paid top-ups",
+    { 200: { description: 'Received (handled or not)', schema: stripeWebhookAnswerSchema } },
+    { errors: [400, 501], servedInMaintenance: true },
+  ),
   async (c) => {
     const secret = c.env.STRIPE_WEBHOOK_SECRET;
     if (!secret) throw new AppError('NOT_CONFIGURED', 'Stripe webhooks are not configured on this server');

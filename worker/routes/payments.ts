@@ -18,32 +18,23 @@ import {
   paymentStatusResponseSchema,
   paymentsResponseSchema,
 } from '../schemas/payments';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Payments', access: 'user' });
 
 export const paymentsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
-  .get(
-    '/options',
-    documented({
-      operationId: 'getPaymentOptions',
-      summary: 'Whether card top-ups are on, and their bounds',
-      tag: 'Payments',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: paymentOptionsSchema } },
-    }),
-    async (c) => c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200),
+  .get('/options', doc('getPaymentOptions', 'Whether card top-ups are on, and their bounds', { 200: paymentOptionsSchema }), async (c) =>
+    c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200),
   )
   .post(
     '/checkout',
-    documented({
-      operationId: 'startCheckout',
-      summary: 'Start a Stripe Checkout for a top-up',
-      tag: 'Payments',
-      access: 'user',
-      responses: { 201: { description: 'Created', schema: checkoutResponseSchema } },
-      errors: [400, 403, 501, 502],
-      idempotent: true,
-    }),
+    doc(
+      'startCheckout',
+      'Start a Stripe Checkout for a top-up',
+      { 201: checkoutResponseSchema },
+      { errors: [400, 403, 501, 502], idempotent: true },
+    ),
     jsonBody(checkoutSchema),
     async (c) => {
       const { payments: settings } = await getSettings(c.env.KV);
@@ -59,27 +50,18 @@ export const paymentsRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/',
-    documented({
-      operationId: 'listMyPayments',
-      summary: 'My card top-ups, paged',
-      tag: 'Payments',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: paymentsResponseSchema } },
-      errors: [400],
-    }),
+    doc('listMyPayments', 'My card top-ups, paged', { 200: paymentsResponseSchema }, { errors: [400] }),
     queryParams(myPaymentsQuery),
     async (c) => c.json(await listMyPayments(c.var.db, c.var.caller.id, c.req.valid('query')), 200),
   )
   .get(
     '/:id',
-    documented({
-      operationId: 'getMyPayment',
-      summary: 'One of my top-ups by its Checkout Session id, with my balance',
-      tag: 'Payments',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: paymentStatusResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc(
+      'getMyPayment',
+      'One of my top-ups by its Checkout Session id, with my balance',
+      { 200: paymentStatusResponseSchema },
+      { errors: [400, 404] },
+    ),
     pathParams(sessionIdParam),
     async (c) => c.json(await myPaymentStatus(c.var.db, c.var.caller.id, c.req.valid('param').id), 200),
   );

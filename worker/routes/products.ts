@@ -11,7 +11,9 @@ import { requireAuth } from '../middleware/auth';
 import { idSchema } from '../schemas/keys';
 import { productInputSchema } from '../schemas/products';
 import { productListSchema, productRemovedSchema, productSchema } from '../schemas/entities';
-import { documented } from '../lib/openapi';
+import { routeDocs } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Products', access: 'owner' });
 
 const productId = z.object({ id: idSchema('Product id') });
 
@@ -19,13 +21,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .get(
     '/',
-    documented({
-      operationId: 'listProducts',
-      summary: 'The catalogue (the owner sees inactive products too)',
-      tag: 'Products',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: productListSchema } },
-    }),
+    doc('listProducts', 'The catalogue (the owner sees inactive products too)', { 200: productListSchema }, { access: 'user' }),
     async (c) => {
       const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.caller.role, 'owner') });
       return c.json(
@@ -36,14 +32,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/',
-    documented({
-      operationId: 'createProduct',
-      summary: 'Add a product',
-      tag: 'Products',
-      access: 'owner',
-      responses: { 201: { description: 'Created', schema: productSchema } },
-      errors: [400, 409],
-    }),
+    doc('createProduct', 'Add a product', { 201: productSchema }, { errors: [400, 409] }),
     requireAuth({ role: 'owner' }),
     jsonBody(productInputSchema),
     async (c) => {
@@ -55,14 +44,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/:id',
-    documented({
-      operationId: 'updateProduct',
-      summary: 'Change a product',
-      tag: 'Products',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: productSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('updateProduct', 'Change a product', { 200: productSchema }, { errors: [400, 404, 409] }),
     requireAuth({ role: 'owner' }),
     pathParams(productId),
     jsonBody(productInputSchema),
@@ -75,14 +57,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id',
-    documented({
-      operationId: 'deleteProduct',
-      summary: 'Delete a product, or deactivate it when it has keys',
-      tag: 'Products',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: productRemovedSchema } },
-      errors: [400, 404],
-    }),
+    doc('deleteProduct', 'Delete a product, or deactivate it when it has keys', { 200: productRemovedSchema }, { errors: [400, 404] }),
     requireAuth({ role: 'owner' }),
     pathParams(productId),
     async (c) => {

@@ -49,7 +49,9 @@ import {
   twoFactorSetupResponseSchema,
   userSchema,
 } from '../schemas/entities';
-import { documented, successMessageSchema } from '../lib/openapi';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Account security', access: 'session' });
 
 const SECURITY_LOG_LIMIT = 100;
 const createApiTokenRequest = createApiTokenSchema.extend(stepUpFields);
@@ -58,50 +60,26 @@ export const usersRoutes = new Hono<SignedInEnv>()
   .use(requireAuth())
   .get(
     '/my-keys',
-    documented({
-      operationId: 'listMyKeys',
-      summary: 'My license keys, paged',
-      tag: 'Account',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: myKeysResponseSchema } },
-      errors: [400],
-    }),
+    doc('listMyKeys', 'My license keys, paged', { 200: myKeysResponseSchema }, { tag: 'Account', access: 'user', errors: [400] }),
     queryParams(myKeysQuerySchema),
     async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
   )
-  .get(
-    '/profile',
-    documented({
-      operationId: 'getProfile',
-      summary: 'My account',
-      tag: 'Account',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: userSchema } },
-      errors: [404],
-    }),
-    async (c) => c.json(toUserJson(await currentUser(c)), 200),
+  .get('/profile', doc('getProfile', 'My account', { 200: userSchema }, { tag: 'Account', access: 'user', errors: [404] }), async (c) =>
+    c.json(toUserJson(await currentUser(c)), 200),
   )
   .get(
     '/stats',
-    documented({
-      operationId: 'getDashboardStats',
-      summary: 'My dashboard figures',
-      tag: 'Account',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: dashboardStatsSchema } },
-    }),
+    doc('getDashboardStats', 'My dashboard figures', { 200: dashboardStatsSchema }, { tag: 'Account', access: 'user' }),
     async (c) => c.json(await dashboardStats(c.var.db, c.var.caller), 200),
   )
   .delete(
     '/my-keys/:keyId/activations/:activationId',
-    documented({
-      operationId: 'removeMyDevice',
-      summary: 'Remove a device from one of my keys',
-      tag: 'Account',
-      access: 'user',
-      responses: { 200: { description: 'OK', schema: deviceRemovedSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc(
+      'removeMyDevice',
+      'Remove a device from one of my keys',
+      { 200: deviceRemovedSchema },
+      { tag: 'Account', access: 'user', errors: [400, 404, 409] },
+    ),
     pathParams(ownDeviceParams),
     async (c) => {
       const { keyId, activationId } = c.req.valid('param');
@@ -120,14 +98,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/security',
-    documented({
-      operationId: 'getSecurityInfo',
-      summary: 'My account security at a glance',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: securityInfoSchema } },
-      errors: [404],
-    }),
+    doc('getSecurityInfo', 'My account security at a glance', { 200: securityInfoSchema }, { errors: [404] }),
     async (c) => {
       const user = await currentUser(c);
       const info: SecurityInfo = {
@@ -144,14 +115,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/change-password',
-    documented({
-      operationId: 'changePassword',
-      summary: 'Change my password',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404],
-    }),
+    doc('changePassword', 'Change my password', { 200: successMessageSchema }, { errors: [400, 404] }),
     jsonBody(changePasswordSchema),
     async (c) => {
       const { currentPassword, newPassword, keepApiTokens } = c.req.valid('json');
@@ -192,14 +156,12 @@ export const usersRoutes = new Hono<SignedInEnv>()
   // Step-up is asked here, before any secret is shown, not at verify-2fa.
   .post(
     '/setup-2fa',
-    documented({
-      operationId: 'setupTwoFactor',
-      summary: 'Begin turning on two-factor (step-up required)',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: twoFactorSetupResponseSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc(
+      'setupTwoFactor',
+      'Begin turning on two-factor (step-up required)',
+      { 200: twoFactorSetupResponseSchema },
+      { errors: [400, 404, 409] },
+    ),
     jsonBody(stepUpSchema),
     async (c) => {
       const user = await currentUser(c);
@@ -210,14 +172,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/verify-2fa',
-    documented({
-      operationId: 'verifyTwoFactor',
-      summary: 'Turn on two-factor with a first code',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('verifyTwoFactor', 'Turn on two-factor with a first code', { 200: successMessageSchema }, { errors: [400, 404, 409] }),
     jsonBody(verifyTwoFactorSchema),
     async (c) => {
       const user = await currentUser(c);
@@ -229,14 +184,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
   // Extends the spec's call: step-up proof must come with it (README).
   .delete(
     '/disable-2fa',
-    documented({
-      operationId: 'disableTwoFactor',
-      summary: 'Turn off two-factor (step-up required)',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('disableTwoFactor', 'Turn off two-factor (step-up required)', { 200: successMessageSchema }, { errors: [400, 404, 409] }),
     jsonBody(disableTwoFactorSchema),
     async (c) => {
       const user = await currentUser(c);
@@ -251,14 +199,12 @@ export const usersRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/recovery-tokens',
-    documented({
-      operationId: 'generateRecoveryTokens',
-      summary: 'Make a new set of recovery tokens (step-up required)',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: recoveryTokensResponseSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc(
+      'generateRecoveryTokens',
+      'Make a new set of recovery tokens (step-up required)',
+      { 200: recoveryTokensResponseSchema },
+      { errors: [400, 404, 409] },
+    ),
     jsonBody(stepUpSchema),
     async (c) => {
       const user = await currentUser(c);
@@ -269,41 +215,24 @@ export const usersRoutes = new Hono<SignedInEnv>()
       return c.json({ tokens }, 200);
     },
   )
-  .get(
-    '/sessions',
-    documented({
-      operationId: 'listSessions',
-      summary: 'My signed-in sessions',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: sessionsResponseSchema } },
-    }),
-    async (c) => {
-      const records = await listSessions(c.env.KV, c.var.caller.id);
-      const sessions: SessionInfo[] = records
-        .sort((a, b) => b.lastActive - a.lastActive)
-        .map((s) => ({
-          id: s.id,
-          ...describeUserAgent(s.userAgent),
-          location: s.location,
-          ipAddress: s.ipAddress,
-          lastActive: new Date(s.lastActive).toISOString(),
-          createdAt: new Date(s.createdAt).toISOString(),
-          current: s.id === sessionOf(c.var.caller).id,
-        }));
-      return c.json({ sessions }, 200);
-    },
-  )
+  .get('/sessions', doc('listSessions', 'My signed-in sessions', { 200: sessionsResponseSchema }), async (c) => {
+    const records = await listSessions(c.env.KV, c.var.caller.id);
+    const sessions: SessionInfo[] = records
+      .sort((a, b) => b.lastActive - a.lastActive)
+      .map((s) => ({
+        id: s.id,
+        ...describeUserAgent(s.userAgent),
+        location: s.location,
+        ipAddress: s.ipAddress,
+        lastActive: new Date(s.lastActive).toISOString(),
+        createdAt: new Date(s.createdAt).toISOString(),
+        current: s.id === sessionOf(c.var.caller).id,
+      }));
+    return c.json({ sessions }, 200);
+  })
   .delete(
     '/sessions/:id',
-    documented({
-      operationId: 'endSession',
-      summary: 'End one of my sessions',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404],
-    }),
+    doc('endSession', 'End one of my sessions', { 200: successMessageSchema }, { errors: [400, 404] }),
     pathParams(sessionIdSchema),
     async (c) => {
       const { id } = c.req.valid('param');
@@ -318,43 +247,26 @@ export const usersRoutes = new Hono<SignedInEnv>()
       );
     },
   )
-  .get(
-    '/security-log',
-    documented({
-      operationId: 'getSecurityLog',
-      summary: 'My last security events',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: securityLogResponseSchema } },
-    }),
-    async (c) => {
-      const rows = await c.var.db
-        .select({ id: securityLog.id, event: securityLog.event, ipAddress: securityLog.ipAddress, createdAt: securityLog.createdAt })
-        .from(securityLog)
-        .where(eq(securityLog.userId, c.var.caller.id))
-        .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
-        .limit(runtimeLimit(SECURITY_LOG_LIMIT))
-        .all();
-      const logs: SecurityLogEntry[] = rows.map((r) => ({
-        _id: r.id,
-        event: r.event,
-        ipAddress: r.ipAddress,
-        timestamp: r.createdAt.toISOString(),
-      }));
-      return c.json({ logs }, 200);
-    },
-  )
+  .get('/security-log', doc('getSecurityLog', 'My last security events', { 200: securityLogResponseSchema }), async (c) => {
+    const rows = await c.var.db
+      .select({ id: securityLog.id, event: securityLog.event, ipAddress: securityLog.ipAddress, createdAt: securityLog.createdAt })
+      .from(securityLog)
+      .where(eq(securityLog.userId, c.var.caller.id))
+      .orderBy(desc(securityLog.createdAt), desc(securityLog.id))
+      .limit(runtimeLimit(SECURITY_LOG_LIMIT))
+      .all();
+    const logs: SecurityLogEntry[] = rows.map((r) => ({
+      _id: r.id,
+      event: r.event,
+      ipAddress: r.ipAddress,
+      timestamp: r.createdAt.toISOString(),
+    }));
+    return c.json({ logs }, 200);
+  })
   // A plain navigation carries no bearer token, so the app asks here and then goes to the address.
   .post(
     '/connect-google',
-    documented({
-      operationId: 'connectGoogle',
-      summary: 'The address to connect a Google account',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: googleUrlSchema } },
-      errors: [404, 409, 501],
-    }),
+    doc('connectGoogle', 'The address to connect a Google account', { 200: googleUrlSchema }, { errors: [404, 409, 501] }),
     async (c) => {
       const user = await currentUser(c);
       if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
@@ -369,14 +281,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/disconnect-google',
-    documented({
-      operationId: 'disconnectGoogle',
-      summary: 'Disconnect my Google account (step-up required)',
-      tag: 'Account security',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc('disconnectGoogle', 'Disconnect my Google account (step-up required)', { 200: successMessageSchema }, { errors: [400, 404, 409] }),
     jsonBody(stepUpSchema),
     async (c) => {
       const user = await currentUser(c);
@@ -390,27 +295,17 @@ export const usersRoutes = new Hono<SignedInEnv>()
   // API tokens are managed from a signed-in session only: the auth middleware refuses API tokens
   // here, so a token cannot make more. Anyone may list and revoke their own (a demoted reseller can
   // clean up); making one needs reseller.
-  .get(
-    '/api-tokens',
-    documented({
-      operationId: 'listApiTokens',
-      summary: 'My API tokens',
-      tag: 'API tokens',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: apiTokensResponseSchema } },
-    }),
-    async (c) => c.json({ tokens: await listApiTokens(c.var.db, c.var.caller.id) }, 200),
+  .get('/api-tokens', doc('listApiTokens', 'My API tokens', { 200: apiTokensResponseSchema }, { tag: 'API tokens' }), async (c) =>
+    c.json({ tokens: await listApiTokens(c.var.db, c.var.caller.id) }, 200),
   )
   .post(
     '/api-tokens',
-    documented({
-      operationId: 'createApiToken',
-      summary: 'Make an API token (step-up required); the secret is shown once',
-      tag: 'API tokens',
-      access: 'session',
-      responses: { 201: { description: 'Created', schema: createdApiTokenSchema } },
-      errors: [400, 404, 409],
-    }),
+    doc(
+      'createApiToken',
+      'Make an API token (step-up required); the secret is shown once',
+      { 201: createdApiTokenSchema },
+      { tag: 'API tokens', errors: [400, 404, 409] },
+    ),
     requireAuth({ role: 'reseller' }),
     jsonBody(createApiTokenRequest),
     async (c) => {
@@ -426,14 +321,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/api-tokens/:id',
-    documented({
-      operationId: 'revokeApiToken',
-      summary: 'Revoke one of my API tokens',
-      tag: 'API tokens',
-      access: 'session',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404],
-    }),
+    doc('revokeApiToken', 'Revoke one of my API tokens', { 200: successMessageSchema }, { tag: 'API tokens', errors: [400, 404] }),
     pathParams(apiTokenIdParam),
     async (c) => {
       const revoked = await revokeApiToken(c.var.db, c.env.KV, c.var.caller.id, c.req.valid('param').id);

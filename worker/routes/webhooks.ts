@@ -29,31 +29,23 @@ import {
   webhookEndpointSchema,
   webhookEndpointsResponseSchema,
 } from '../schemas/webhooks';
-import { documented, successMessageSchema } from '../lib/openapi';
+import { routeDocs, successMessageSchema } from '../lib/openapi';
+
+const doc = routeDocs({ tag: 'Webhooks', access: 'owner' });
 
 export const webhooksRoutes = new Hono<SignedInEnv>()
   .use(requireAuth({ role: 'owner' }))
-  .get(
-    '/',
-    documented({
-      operationId: 'listWebhooks',
-      summary: 'Webhook endpoints with their health',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: webhookEndpointsResponseSchema } },
-    }),
-    async (c) => c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200),
+  .get('/', doc('listWebhooks', 'Webhook endpoints with their health', { 200: webhookEndpointsResponseSchema }), async (c) =>
+    c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200),
   )
   .post(
     '/',
-    documented({
-      operationId: 'createWebhook',
-      summary: 'Add an endpoint; its signing secret is shown once',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 201: { description: 'Created', schema: createdWebhookEndpointSchema } },
-      errors: [400, 409],
-    }),
+    doc(
+      'createWebhook',
+      'Add an endpoint; its signing secret is shown once',
+      { 201: createdWebhookEndpointSchema },
+      { errors: [400, 409] },
+    ),
     jsonBody(createWebhookSchema),
     async (c) => {
       const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, c.req.valid('json'));
@@ -62,14 +54,12 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/deliveries/:id/redeliver',
-    documented({
-      operationId: 'redeliverWebhook',
-      summary: 'Send a delivery again',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 202: { description: 'Queued', schema: redeliveryResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc(
+      'redeliverWebhook',
+      'Send a delivery again',
+      { 202: { description: 'Queued', schema: redeliveryResponseSchema } },
+      { errors: [400, 404] },
+    ),
     pathParams(deliveryIdParam),
     async (c) => {
       const delivery = await redeliver(c.var.db, c.env.WEBHOOK_QUEUE, c.req.valid('param').id);
@@ -78,41 +68,20 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/:id',
-    documented({
-      operationId: 'getWebhook',
-      summary: 'One endpoint',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: webhookEndpointSchema } },
-      errors: [400, 404],
-    }),
+    doc('getWebhook', 'One endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     async (c) => c.json(await getWebhookEndpoint(c.var.db, c.req.valid('param').id), 200),
   )
   .patch(
     '/:id',
-    documented({
-      operationId: 'updateWebhook',
-      summary: 'Change an endpoint',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: webhookEndpointSchema } },
-      errors: [400, 404],
-    }),
+    doc('updateWebhook', 'Change an endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     jsonBody(updateWebhookSchema),
     async (c) => c.json(await updateWebhookEndpoint(c.var.db, c.env, c.req.valid('param').id, c.req.valid('json')), 200),
   )
   .delete(
     '/:id',
-    documented({
-      operationId: 'deleteWebhook',
-      summary: 'Delete an endpoint',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: successMessageSchema } },
-      errors: [400, 404],
-    }),
+    doc('deleteWebhook', 'Delete an endpoint', { 200: successMessageSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     async (c) => {
       if (!(await deleteWebhookEndpoint(c.var.db, c.req.valid('param').id))) throw notFound('Webhook endpoint');
@@ -121,14 +90,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/:id/rotate-secret',
-    documented({
-      operationId: 'rotateWebhookSecret',
-      summary: 'Make a new signing secret; shown once',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: rotatedSecretSchema } },
-      errors: [400, 404],
-    }),
+    doc('rotateWebhookSecret', 'Make a new signing secret; shown once', { 200: rotatedSecretSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     async (c) => {
       const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
@@ -140,14 +102,12 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/:id/test',
-    documented({
-      operationId: 'testWebhook',
-      summary: 'Queue a test event to an endpoint',
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 202: { description: 'Queued', schema: testEventResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc(
+      'testWebhook',
+      'Queue a test event to an endpoint',
+      { 202: { description: 'Queued', schema: testEventResponseSchema } },
+      { errors: [400, 404] },
+    ),
     pathParams(webhookIdParam),
     async (c) => {
       const { eventId } = await sendTestEvent(c.var.db, c.req.valid('param').id, c.var.caller.id);
@@ -156,14 +116,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/:id/deliveries',
-    documented({
-      operationId: 'listWebhookDeliveries',
-      summary: "An endpoint's deliveries, paged",
-      tag: 'Webhooks',
-      access: 'owner',
-      responses: { 200: { description: 'OK', schema: webhookDeliveriesResponseSchema } },
-      errors: [400, 404],
-    }),
+    doc('listWebhookDeliveries', "An endpoint's deliveries, paged", { 200: webhookDeliveriesResponseSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     queryParams(deliveriesQuery),
     async (c) => {
