@@ -4,19 +4,20 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../app';
+import type { Env } from '../env';
 import { readOutbox } from '../lib/mail';
 import type { TestAnswerBody } from '../schemas/api-client';
 import { freshIp, signedInUser } from './helpers';
 import { waitForMail } from './security-helpers';
 
-const APP_URL = env.APP_URL!;
+const APP_URL = env.APP_URL;
 const googleEnv = { ...env, GOOGLE_CLIENT_ID: 'keypanel-test.apps.googleusercontent.com', GOOGLE_CLIENT_SECRET: 'google-test-secret' };
 const unconfigured = { ...env, APP_URL: undefined };
 
 /** A call whose address and Host header name an attacker's server. */
 async function forged<P extends string, M extends string = 'GET'>(
   path: P,
-  workerEnv: typeof env,
+  workerEnv: Env,
   init: { method?: M; body?: unknown; token?: string } = {},
 ) {
   const headers: Record<string, string> = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'cf-connecting-ip': freshIp() };
