@@ -37,7 +37,7 @@ async function makeAccount(role: 'user' | 'reseller', credits = 0) {
   const account = uniqueUser(role === 'user' ? 'cust' : 'resl');
   const res = await apiCall('POST', '/api/admin/users', { ...account, role, credits, balance: 0 }, ownerToken);
   expect(res.status).toBe(201);
-  return { ...account, id: res.body.user._id as string };
+  return { ...account, id: res.body.user._id };
 }
 
 describe('key management in the browser', () => {
@@ -138,7 +138,7 @@ describe('key management in the browser', () => {
       ownerToken,
     );
     expect(sold.status).toBe(201);
-    const soldKey = sold.body.licenseKey.key as string;
+    const soldKey = sold.body.licenseKey.key;
     const activated = await apiCall('POST', '/api/v1/licenses/activate', {
       key: soldKey,
       deviceFingerprint: 'browser-test-device-0001',

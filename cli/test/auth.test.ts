@@ -70,7 +70,7 @@ describe('keypanel login', () => {
     const user = await createUser('owner');
     const session = await signIn(user);
     const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session, body: { currentPassword: user.password } });
-    const secret = setup.body.secret as string;
+    const secret = setup.body.secret;
     expect((await apiCall('POST', '/api/users/verify-2fa', { token: session, body: { code: totp(secret) } })).status).toBe(200);
 
     // Without a code on stdin, the step is refused clearly.

@@ -2,7 +2,7 @@
 // this machine without --insecure, offline tokens checked against the key pinned at sign-in, and
 // a clear error (exit 1, no stack trace) for whatever answers that is not KeyPanel.
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // The licensing API as a developer exercises it from a terminal, down to the offline token
 // checked with the public key alone; answers and tokens go through the SDK's verification.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

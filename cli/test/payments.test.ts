@@ -20,7 +20,7 @@ async function customerWithPayments() {
   expect(pay.status).toBe(303);
   const status = await apiCall('GET', `/api/payments/${paid.body.id}`, { token });
   expect(status.body).toMatchObject({ payment: { status: 'paid' }, balance: 25 });
-  return { customer, token, paidId: paid.body.id as string, pendingId: pending.body.id as string };
+  return { customer, token, paidId: paid.body.id, pendingId: pending.body.id };
 }
 
 describe('keypanel payments list', () => {

@@ -7,8 +7,8 @@ import { app } from '../app';
 import type { Env } from '../env';
 import { api } from './helpers';
 
-export const STAND_IN = env.STRIPE_API_BASE!;
-export const WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET!;
+export const STAND_IN = env.STRIPE_API_BASE;
+export const WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET;
 
 export type RecordedRequest = {
   method: string;

@@ -17,7 +17,7 @@ async function pendingTopUp(cents = 2500, extra: { balanceCents?: number } = {})
   const customer = await signedInUser('user', extra);
   const res = await checkout(customer.token, cents / 100);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { ...customer, sessionId: res.body.id as string };
+  return { ...customer, sessionId: res.body.id };
 }
 
 const balanceOf = async (userId: string) => (await db().select().from(users).where(eq(users.id, userId)).get())!.balanceCents;

@@ -299,7 +299,7 @@ describe('signing in with Google', () => {
     expect(done.body).toEqual({ requires2FA: true, challenge: expect.any(String) as unknown });
     const finished = await api('POST', '/api/auth/login/2fa', { body: { challenge: done.body.challenge, code: codeFor(secret, 1) } });
     expect(finished.status).toBe(200);
-    expect(finished.body.user!._id).toBe(first.body.user!._id);
+    expect(finished.body.user._id).toBe(first.body.user!._id);
   });
 });
 

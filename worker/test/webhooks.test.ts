@@ -51,7 +51,7 @@ async function addEndpoint(mode: string, events: readonly string[] = WEBHOOK_EVE
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   made.push(res.body.id);
-  return { id: res.body.id as string, secret: res.body.secret as string, name };
+  return { id: res.body.id, secret: res.body.secret, name };
 }
 
 const receivedBy = async (name: string): Promise<Received[]> => (await fetch(`${receiver}/received/${name}`)).json();
@@ -87,7 +87,7 @@ describe('endpoints', () => {
     });
     await db().update(webhookEndpoints).set({ enabled: false }).where(eq(webhookEndpoints.id, res.body.id));
     made.push(res.body.id);
-    return res.body.id as string;
+    return res.body.id;
   };
   roleMatrix(
     'POST /api/webhooks/:id/rotate-secret',
@@ -173,7 +173,7 @@ describe('endpoints', () => {
         api('POST', '/api/webhooks', { token: ownerToken, body: { url: 'https://example.com/many', events: ['user.registered'] } }),
       ),
     );
-    const created = answers.filter((a) => a.status === 201).map((a) => a.body.id as string);
+    const created = answers.filter((a) => a.status === 201).map((a) => a.body.id);
     for (const id of created) await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     expect(created).toHaveLength(room);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(4);
