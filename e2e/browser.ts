@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { checkAnswer } from '../scripts/api-contract';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');
@@ -85,6 +86,7 @@ export async function apiCall<T = any>(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
+  checkAnswer({ method, path: pathname, status: res.status, contentType: res.headers.get('content-type'), text });
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 

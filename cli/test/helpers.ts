@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { checkAnswer } from '../../scripts/api-contract';
 
 export const baseURL = () => inject('cliBaseURL');
 export const ownerCredentials = () => inject('cliOwner');
@@ -51,6 +52,7 @@ export async function apiCall<T = any>(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await res.text();
+  checkAnswer({ method, path: pathname, status: res.status, contentType: res.headers.get('content-type'), text });
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
