@@ -29,7 +29,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.config.ts', '*.config.js'] },
+        projectService: { allowDefaultProject: ['*.config.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -43,12 +43,12 @@ export const cpuMsOf = (pid: number | null) => (pid === null ? null : (readStat(
  * hardly moves when other programs share the machine. `stop()` answers null where it cannot count.
  */
 export function countInstructions(pid: number | null): { stop(): Promise<number | null> } {
-  if (pid === null) return { stop: async () => null };
+  if (pid === null) return { stop: () => Promise.resolve(null) };
   let child: ChildProcess;
   try {
     child = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch {
-    return { stop: async () => null };
+    return { stop: () => Promise.resolve(null) };
   }
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -130,8 +130,8 @@ export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
     activeProducts,
     shopperTokens: await sessionsFor(shoppers),
     collector,
-    collectorTokens: await sessionsFor(Array(SESSIONS_PER_ACCOUNT).fill(collector)),
-    ownerTokens: await sessionsFor(Array(SESSIONS_PER_ACCOUNT).fill(owner)),
+    collectorTokens: await sessionsFor(Array<UserRow>(SESSIONS_PER_ACCOUNT).fill(collector)),
+    ownerTokens: await sessionsFor(Array<UserRow>(SESSIONS_PER_ACCOUNT).fill(owner)),
     customers,
   };
 }

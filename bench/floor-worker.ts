@@ -7,7 +7,7 @@ type FloorEnv = { DB: D1Database };
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
     if (request.method !== 'POST') return new Response('POST a {"key": "..."} body', { status: 405 });
-    const { key } = (await request.json()) as { key: string };
+    const { key } = await request.json<{ key: string }>();
     const row = await env.DB.prepare('SELECT id, status, expires_at FROM license_keys WHERE key = ?1').bind(key).first();
     return Response.json({ found: row !== null, key: row });
   },

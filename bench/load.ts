@@ -184,7 +184,7 @@ async function run(
   const cpuBefore = cpuMsOf(runtimePid);
   const instructions = countInstructions(runtimePid);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options, (err, r) => (err ? reject(err) : resolve(r)));
+    const instance = autocannon(options, (err: Error | null, r) => (err ? reject(err) : resolve(r)));
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
   const cpuAfter = cpuMsOf(runtimePid);

@@ -2,9 +2,7 @@
 // Chrome DevTools protocol): the Worker's own (routing, validation, drizzle, signatures) and the one
 // that runs local D1 (SQLite in a Durable Object, with Miniflare's JSON protocol around it).
 import { writeFileSync } from 'node:fs';
-
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
-export type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+import type { CpuProfile } from './profile-summary';
 
 type Ws = { send(data: string): void; close(): void; addEventListener(type: string, listener: (event: { data?: unknown }) => void): void };
 
@@ -29,8 +27,10 @@ export async function profile(inspectorPort: number, services: string[], work: (
 }
 
 async function connect(inspectorPort: number, service: string) {
-  const WebSocketClass = (globalThis as { WebSocket?: new (url: string) => Ws }).WebSocket;
-  if (!WebSocketClass) throw new Error('Profiling needs a WebSocket client: run with NODE_OPTIONS=--experimental-websocket on Node 20');
+  // Node 22 has a WebSocket client built in; on Node 20, the `ws` package (in node_modules through wrangler).
+  const WebSocketClass =
+    (globalThis as { WebSocket?: new (url: string) => Ws }).WebSocket ??
+    ((await import('ws')) as unknown as { default: new (url: string) => Ws }).default;
   const socket = new WebSocketClass(`ws://127.0.0.1:${inspectorPort}/${service}`);
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve());
@@ -49,26 +49,6 @@ async function connect(inspectorPort: number, service: string) {
       socket.send(JSON.stringify({ id, method, params }));
     });
   return { call, close: () => socket.close() };
-}
-
-/** The functions with the most self time, with their share of the samples that were not idle. */
-export function topFunctions(p: CpuProfile, count = 25): { share: number; ms: number; name: string }[] {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  let busy = 0;
-  p.samples.forEach((id, i) => {
-    const node = byId.get(id)!;
-    const { functionName, url, lineNumber } = node.callFrame;
-    if (functionName === '(idle)' || functionName === '(program)') return;
-    const name = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber + 1}`;
-    const dt = p.timeDeltas[i] ?? 0;
-    self.set(name, (self.get(name) ?? 0) + dt);
-    busy += dt;
-  });
-  return [...self.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, count)
-    .map(([name, us]) => ({ share: us / busy, ms: us / 1000, name }));
 }
 
 export function saveProfile(file: string, p: CpuProfile) {

@@ -1,14 +1,14 @@
 // `npm run bench`: the Worker as deployed, in local workerd, against a database seeded at scale,
 // measured beside the floor (the least a Worker can do in this runtime) under the same load.
 // Options: --seconds N (each measurement, default 10), --only name,name (floor always runs),
-// --connections 10,50, --profile name,name (a CPU profile of the Worker during an extra run of each;
-// on Node 20 with NODE_OPTIONS=--experimental-websocket), --via direct|entry (how the load reaches
+// --connections 10,50, --profile name,name (CPU profiles of the isolates during an extra run of each,
+// in bench/profiles/ with a text summary of each), --via direct|entry (how the load reaches
 // the Workers, runtime.ts). BENCH_TMPDIR: where the database lives (default: /dev/shm, in memory,
 // where there is one; else the system's temporary folder); BENCH_KEEP=1 keeps it afterwards, to
 // look at the seeded data and its query plans.
 // Exits 1 when an endpoint answers wrongly (an unexpected status or body) or an exactness check fails;
 // the performance targets (ratios to the floor, report.ts) are printed and recorded in results.json only.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,8 @@ import { SCALE, seedBenchDatabase } from './dataset';
 import { findRuntimePid } from './cpu';
 import { measure, measurePaired, type Measurement } from './load';
 import { mustHold, printReport, ratios, type ScenarioResult } from './report';
-import { profile, saveProfile, topFunctions } from './profile';
+import { profile, saveProfile } from './profile';
+import { bundleModules, formatSummary, summarise } from './profile-summary';
 import { buildFloorWorker, buildWorker, startRuntime, WORKER_NAME, type Runtime, type Via } from './runtime';
 import { SCENARIOS, type Check, type Prepared } from './scenarios';
 
@@ -145,6 +146,8 @@ try {
         unanswered += (await measure(url, prepared.next, prepared.expect, connectionCounts[0], seconds)).unanswered;
       });
       mkdirSync(PROFILES_DIR, { recursive: true });
+      // The Worker's functions are named by the module of the bundle they came from.
+      const moduleOf = bundleModules(readFileSync(workerScript, 'utf8'), path.basename(workerScript));
       for (const [isolate, cpu] of profiles) {
         const file = path.join(
           PROFILES_DIR,
@@ -154,9 +157,18 @@ try {
         // Shares within the isolate only: every isolate runs on workerd's one thread, and a profile
         // also samples the time its isolate waits while the others run, so its busy time is no
         // measure of its cost (the cpu \u00b5s/req column is).
-        console.log(`  ${isolate}: ${path.relative(process.cwd(), file)} (Chrome DevTools); most self time:`);
-        for (const f of topFunctions(cpu, 12)) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}`);
+        const summary = formatSummary(`${scenario.name}, isolate ${isolate}`, summarise(cpu, moduleOf));
+        const summaryFile = file.replace(/\.cpuprofile$/, '.txt');
+        writeFileSync(summaryFile, summary);
+        console.log(`  ${isolate}: ${path.relative(process.cwd(), file)} (Chrome DevTools), ${path.relative(process.cwd(), summaryFile)}`);
+        if (isolate === PROFILED_ISOLATES[0]) console.log(summary.replace(/^/gm, '    '));
       }
+      const claimed = [...profiles.values()].reduce((sum, cpu) => sum + summarise(cpu).busyMs, 0);
+      const span = Math.max(...[...profiles.values()].map((cpu) => (cpu.endTime - cpu.startTime) / 1000));
+      console.log(
+        `  The isolates claim ${(claimed / 1000).toFixed(1)} s of busy time within ${(span / 1000).toFixed(1)} s on one thread: ` +
+          'each profile also counts time spent in the others, so read shares within a profile, not times (docs/performance.md).',
+      );
     }
     const checks: Check[] = prepared.verify ? await prepared.verify(runtime.db, unanswered) : [];
     results.push({

@@ -79,7 +79,9 @@ export async function startRuntime(options: {
   inspectorPort?: number;
   via?: Via;
 }): Promise<Runtime> {
-  const config: WranglerConfig = unstable_readConfig({ config: path.join(ROOT, 'wrangler.toml') });
+  // wrangler declares this result with a type from @cloudflare/workers-utils, which it bundles but does
+  // not install, so the type does not resolve; the fields used here are declared above.
+  const config = unstable_readConfig({ config: path.join(ROOT, 'wrangler.toml') }) as unknown as WranglerConfig;
   const d1 = config.d1_databases.find((d) => d.binding === 'DB');
   const kv = config.kv_namespaces.find((k) => k.binding === 'KV');
   if (!d1?.database_id || !kv?.id) throw new Error('wrangler.toml must bind DB (D1) and KV');

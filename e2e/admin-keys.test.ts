@@ -93,7 +93,7 @@ describe('key management in the browser', () => {
     for (const k of keys) expect(k.startsWith(`${tag}-`)).toBe(true);
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download CSV' }).click();
-    const csv = readFileSync((await (await download).path())!, 'utf8');
+    const csv = readFileSync(await (await download).path(), 'utf8');
     expect(csv.split('\r\n')[0]).toBe('key,product,keyTag,durationDays,maxActivations,status,createdAt');
     for (const k of keys) expect(csv).toContain(`${k},'${name},${tag},1,2,available,`);
     await screenshot(page, 'admin-generate');

@@ -75,7 +75,10 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
   const failures: number[] = [];
   let base = '';
 
-  const server = createServer(async (req, res) => {
+  // answer settles every request itself (a 500 for what it did not expect), so nothing awaits it.
+  const server = createServer((req, res) => void answer(req, res));
+
+  async function answer(req: IncomingMessage, res: ServerResponse) {
     try {
       const url = new URL(req.url ?? '/', base);
       const text = await readBody(req);
@@ -120,7 +123,7 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
     } catch (err) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err));
     }
-  });
+  }
 
   function createSession(res: ServerResponse, params: Record<string, string>, idempotencyKey: string | null) {
     const fingerprint = JSON.stringify(params);

@@ -76,7 +76,8 @@ app.use(
     await next();
     // The newest point this request saw (or, when it asked D1 nothing, the caller's own), errors too.
     const latest = d1.getBookmark() ?? bookmark;
-    if (latest) c.header(BOOKMARK_HEADER, latest);
+    // Set on the answer itself: c.header() on a finished answer copies it into a new Response first.
+    if (latest) c.res.headers.set(BOOKMARK_HEADER, latest);
   },
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -90,7 +91,7 @@ app.use(
 app.use('/api/*', maintenanceMode);
 
 // One line per mount, each served by routes/<the path after /api, dashed>.ts.
-const routes = app
+export const routes = app
   .route('/api/health', healthRoutes)
   .route('/api/openapi.json', openapiRoutes(app))
   .route('/api/auth', authRoutes)

@@ -10,7 +10,7 @@ const ED25519 = { name: 'Ed25519' } as const;
 
 /** Imports the pinned key: the PEM (SPKI) or the JWK that GET /api/v1/licenses/public-key gives. */
 export async function importPublicKey(input: PublicKeyInput): Promise<VerifyKey> {
-  if (typeof input === 'object' && input !== null && 'algorithm' in input && 'type' in input) return input as VerifyKey;
+  if (typeof input === 'object' && input !== null && 'algorithm' in input && 'type' in input) return input;
   try {
     if (typeof input === 'string' && input.trim().startsWith('-----BEGIN PUBLIC KEY-----')) {
       const body = input.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
@@ -76,8 +76,8 @@ export async function verifyOfflineToken(
   let sig: Uint8Array<ArrayBuffer>;
   try {
     const text = new TextDecoder();
-    header = JSON.parse(text.decode(fromBase64Url(head)));
-    claims = JSON.parse(text.decode(fromBase64Url(body)));
+    header = JSON.parse(text.decode(fromBase64Url(head))) as typeof header;
+    claims = JSON.parse(text.decode(fromBase64Url(body))) as typeof claims;
     sig = fromBase64Url(signature);
   } catch {
     return fail('malformed');

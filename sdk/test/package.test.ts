@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Sdk from '../src/index';
+import type * as NodeEntry from '../src/node';
 
 const SDK_DIR = path.resolve(import.meta.dirname, '..');
 let out: string;
@@ -40,14 +41,17 @@ function graph(entry: string): { files: string[]; external: string[] } {
 
 describe('the built @keypanel/licensing', () => {
   it('builds ESM and declarations for both entries, as package.json exports them', async () => {
-    const pkg = JSON.parse(readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8'));
+    const pkg = JSON.parse(readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      exports: Record<string, { types: string; import: string }>;
+    };
     expect(pkg.dependencies ?? {}).toEqual({});
-    for (const entry of Object.values(pkg.exports) as Array<{ types: string; import: string }>) {
+    for (const entry of Object.values(pkg.exports)) {
       expect(readFileSync(path.join(out, path.relative('dist', entry.types)), 'utf8')).toContain('export');
     }
-    sdk = await import(pathToFileURL(path.join(out, 'index.js')).href);
+    sdk = (await import(pathToFileURL(path.join(out, 'index.js')).href)) as typeof Sdk;
     expect(typeof sdk.createLicensing).toBe('function');
-    const node = await import(pathToFileURL(path.join(out, 'node.js')).href);
+    const node = (await import(pathToFileURL(path.join(out, 'node.js')).href)) as typeof NodeEntry;
     expect(typeof node.deviceFingerprint).toBe('function');
   });
 

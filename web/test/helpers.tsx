@@ -24,8 +24,8 @@ export type Call = { method: string; url: URL; headers: Record<string, string>; 
 /** Stubs fetch: `routes['GET /api/x']` answers a call; anything else is a 404. Returns the calls made. */
 export function mockFetch(routes: Record<string, Answer | ((call: Call) => Answer)>) {
   const calls: Call[] = [];
-  const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(String(input));
+  const fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input);
     const call: Call = {
       method: init?.method ?? 'GET',
       url,
@@ -36,10 +36,11 @@ export function mockFetch(routes: Record<string, Answer | ((call: Call) => Answe
     const route = routes[`${call.method} ${url.pathname}`];
     const answer =
       typeof route === 'function' ? route(call) : (route ?? { status: 404, body: { message: 'Not found', code: 'NOT_FOUND' } });
-    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
+    const response = new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status: answer.status ?? 200,
       headers: { 'Content-Type': 'application/json', ...answer.headers },
     });
+    return Promise.resolve(response);
   });
   vi.stubGlobal('fetch', fetchMock);
   return calls;

@@ -4,13 +4,13 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import type { Product, User } from '@schemas/entities';
-import { dashboardKeys } from '../src/features/dashboard';
-import { myKeysKeys } from '../src/features/my-keys';
+import { dashboardKeys } from '../src/features/dashboard/query-keys';
+import { myKeysKeys } from '../src/features/my-keys/query-keys';
 import { useMyKeys } from '../src/features/my-keys/api';
-import { productKeys } from '../src/features/products';
-import { usePurchase } from '../src/features/purchase/api';
-import { DurationPicker } from '../src/features/purchase/DurationPicker';
-import { PriceBreakdown } from '../src/features/purchase/PriceBreakdown';
+import { DurationPicker } from '../src/components/purchase/DurationPicker';
+import { PriceBreakdown } from '../src/components/purchase/PriceBreakdown';
+import { productKeys } from '../src/lib/products';
+import { usePurchase } from '../src/lib/purchase';
 import { sessionKeys } from '../src/lib/session';
 import { mockFetch, newQueryClient, wrapperFor } from './helpers';
 
@@ -110,7 +110,7 @@ describe('usePurchase', () => {
     });
     const queryClient = newQueryClient();
     const cached = [myKeysKeys.list({ page: 1, search: '', status: '' }), sessionKeys.profile, dashboardKeys.stats, productKeys.all];
-    for (const key of cached) queryClient.setQueryData(key, key === sessionKeys.profile ? ({ credits: 500 } as User) : {});
+    for (const key of cached) queryClient.setQueryData(key, key === sessionKeys.profile ? { credits: 500 } : {});
     const unrelated = ['settings', 'public'];
     queryClient.setQueryData(unrelated, {});
 

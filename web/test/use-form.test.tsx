@@ -12,7 +12,7 @@ const initial: Values = { name: '', agree: false };
 function NameForm(props: Partial<FormOptions<Values>>) {
   const form = useForm<Values>({ initial, submit: () => undefined, ...props });
   return (
-    <form onSubmit={form.handleSubmit} noValidate>
+    <form onSubmit={form.onSubmit} noValidate>
       {form.formError && <div role="alert">{form.formError}</div>}
       <Field label="Name" {...form.field('name')} />
       <label>

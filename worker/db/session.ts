@@ -11,6 +11,7 @@
 // reached every Cloudflare location: no statement of the write commits without the guard passing.
 import { isAtLeast, type Role } from './schema';
 import { AppError } from '../lib/errors';
+import { passThrough } from '../lib/proxy';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -100,10 +101,8 @@ export class RequestD1 {
           case 'raw':
             // As drizzle reads a batch's rows: each row's values in column order.
             return async () => (await alone()).results.map((row) => Object.values(row));
-          default: {
-            const value = Reflect.get(target, prop, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
+          default:
+            return passThrough(target, prop);
         }
       },
     });

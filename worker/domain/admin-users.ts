@@ -233,7 +233,7 @@ export async function addFunds(admin: AdminContext, id: string, input: AddFundsI
     .set({ credits: sql`${users.credits} + ${credits}`, balanceCents: sql`${users.balanceCents} + ${cents}` })
     .where(exists);
   const [, , result] = await db.batch([topUp, audit, update]);
-  if ((result as D1Result).meta.changes === 0) throw notFound('User');
+  if (result.meta.changes === 0) throw notFound('User');
   return getUser(db, id);
 }
 
@@ -260,7 +260,7 @@ export async function deleteUser(admin: AdminContext, id: string): Promise<void>
     db.select({ tokenHash: apiTokens.tokenHash }).from(apiTokens).where(eq(apiTokens.userId, id)),
     db.delete(users).where(guard),
   ]);
-  if ((result as D1Result).meta.changes === 0) {
+  if (result.meta.changes === 0) {
     if (!(await findUserById(db, id))) throw notFound('User');
     throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
   }

@@ -1,21 +1,6 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
-import {
-  and,
-  count,
-  desc,
-  eq,
-  gt,
-  inArray,
-  isNull,
-  lte,
-  or,
-  sql,
-  type AnyColumn,
-  type Placeholder,
-  type SQL,
-  type SQLWrapper,
-} from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../db/compiled';

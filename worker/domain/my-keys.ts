@@ -2,7 +2,7 @@
 // keys (hundreds at most), so the substring search over key, product name and keyTag stays cheap.
 // The page and its total are one statement (SQLite writes the JSON), compiled once per shape, in a
 // batch the session's checks can open.
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { compiledStatement, slot } from '../db/compiled';
 import { licenseKeys } from '../db/schema';

@@ -61,7 +61,7 @@ export function countStatement(db: DB, bucket: string, windowStart: number) {
 export async function consume(db: DB, bucket: string, rule: Rule, now = Date.now()): Promise<Reservation> {
   const windowStart = windowStartOf(rule, now);
   const row = await countStatement(db, bucket, windowStart).get();
-  return { bucket, windowStart, count: row!.count, rule, now };
+  return { bucket, windowStart, count: row.count, rule, now };
 }
 
 export const isOver = (r: Pick<Reservation, 'count' | 'rule'>) => r.count > r.rule.limit;

@@ -60,9 +60,7 @@ export async function fanOut(env: DeliveryEnv, eventId: string, now = Date.now()
   ]);
   const ids = (made.results as Array<{ id: string }>).map((r) => r.id);
   for (let i = 0; i < ids.length; i += 100) {
-    await env.WEBHOOK_QUEUE.sendBatch(
-      ids.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } as WebhookMessage })),
-    );
+    await env.WEBHOOK_QUEUE.sendBatch(ids.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } })));
   }
   return ids;
 }
@@ -193,7 +191,8 @@ async function firstBytes(res: Response, max: number): Promise<string | null> {
   let size = 0;
   try {
     while (size < max) {
-      const { done, value } = await reader.read();
+      // The Workers types leave a body's chunks untyped; a fetch body's chunks are bytes.
+      const { done, value } = (await reader.read()) as ReadableStreamReadResult<Uint8Array>;
       if (done) break;
       chunks.push(value);
       size += value.byteLength;
@@ -248,9 +247,7 @@ export async function redispatchWebhooks(
   const deliveryIds = (deliveries.results as Array<{ id: string }>).map((r) => r.id);
   await enqueueEvents(env.WEBHOOK_QUEUE, eventIds);
   for (let i = 0; i < deliveryIds.length; i += 100) {
-    await env.WEBHOOK_QUEUE.sendBatch(
-      deliveryIds.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } as WebhookMessage })),
-    );
+    await env.WEBHOOK_QUEUE.sendBatch(deliveryIds.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } })));
   }
   return { events: eventIds.length, deliveries: deliveryIds.length };
 }

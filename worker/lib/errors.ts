@@ -72,7 +72,7 @@ export function errorResponse(thrown: Error, c: Context): Response {
     const malformed = /malformed json/i.test(err.message);
     const code: ErrorCode = malformed ? 'INVALID_JSON' : (statusToCode[err.status] ?? 'VALIDATION_ERROR');
     const message = malformed ? 'Request body is not valid JSON' : err.message || 'Request failed';
-    return c.json({ message, code } satisfies ErrorBody, err.status as ContentfulStatusCode);
+    return c.json({ message, code } satisfies ErrorBody, err.status);
   }
   console.error('Unhandled error', err);
   return c.json({ message: 'Something went wrong on our side. Please try again.', code: 'INTERNAL_ERROR' } satisfies ErrorBody, 500);

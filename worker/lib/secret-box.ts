@@ -32,7 +32,7 @@ export async function openSecret(material: string | undefined, sealed: string): 
   const plain = await crypto.subtle.decrypt(
     { name: 'AES-GCM', iv: decodeBase64urlIgnorePadding(iv) as Uint8Array<ArrayBuffer> },
     await keyFor(material),
-    decodeBase64urlIgnorePadding(data) as Uint8Array<ArrayBuffer>,
+    decodeBase64urlIgnorePadding(data),
   );
   return new Uint8Array(plain);
 }

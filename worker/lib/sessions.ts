@@ -3,7 +3,6 @@
 // deactivation, deletion) ends the session at once in this location; other Cloudflare
 // locations see the deletion within about a minute (KV is eventually consistent).
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Role } from '../db/schema';
 import { randomToken } from './ids';
 import { getSettings } from './settings';
 
@@ -113,10 +112,18 @@ async function verifiedClaims(secret: string, token: string, now: number): Promi
   }
   if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null;
   const good: TokenClaims = { sub: claims.sub, sid: claims.sid, exp: claims.exp };
-  if (!verified) verifiedTokens.set(secret, (verified = new Map()));
+  if (!verified) verifiedTokens.set(secret, (verified = new Map<string, TokenClaims>()));
   if (verified.size >= VERIFIED_TOKENS_MAX) verified.clear();
   verified.set(token, good);
   return good;
+}
+
+/**
+ * The account a session token was issued to, when its signature holds and it has not expired: known
+ * before the session record is read, so the account's state can be read beside it.
+ */
+export async function tokenAccount(env: { JWT_SECRET: string }, token: string, now = Date.now()): Promise<string | null> {
+  return (await verifiedClaims(env.JWT_SECRET, token, now))?.sub ?? null;
 }
 
 /** Verifies the token and finds its live session; null for anything wrong, whatever it is. */

@@ -11,11 +11,8 @@ import { apiTokenMayCall, findApiTokenGrant, mayHoldApiTokens, touchApiToken } f
 import { readAccountState } from '../lib/account-state';
 import { AppError, forbidden } from '../lib/errors';
 import { inBackground } from '../lib/request';
-import { readSession, touchSession } from '../lib/sessions';
+import { readSession, tokenAccount, touchSession } from '../lib/sessions';
 import { isApiTokenValue } from '../schemas/api-tokens';
-
-/** Calls per session or API token: far above the app's own polling and a busy person. */
-const CALLS_PER_MINUTE = 600;
 
 export function bearerToken(header: string | undefined): string | null {
   const match = header?.match(/^Bearer\s+(\S+)$/i);
@@ -64,10 +61,11 @@ export async function identify<E extends AppEnv>(c: Context<E>): Promise<Caller>
 }
 
 async function callerBySession<E extends AppEnv>(c: Context<E>, token: string): Promise<Caller> {
-  const session = await readSession(c.env, token);
-  if (!session) throw sessionExpired();
-  const account = await readAccountState(c.env.KV, c.var.db, session.userId);
-  if (!account) throw sessionExpired();
+  const userId = await tokenAccount(c.env, token);
+  if (!userId) throw sessionExpired();
+  // Side by side: the session record names the same account as its token (readSession checks).
+  const [session, account] = await Promise.all([readSession(c.env, token), readAccountState(c.env.KV, c.var.db, userId)]);
+  if (!session || !account) throw sessionExpired();
   if (!account.active) throw deactivated();
   await inBackground(c, touchSession(c.env.KV, session));
   return { id: session.userId, role: account.role, via: 'session', session };

@@ -2,6 +2,7 @@
 // licensed app can trust it offline; mounted on the app before the body limit.
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context';
+import { isSignedAnswer } from '../lib/license-answer';
 import { signBytes } from '../lib/license-signing';
 
 export const LICENSES_PATH = '/api/v1/licenses';
@@ -16,6 +17,7 @@ export const signLicensingAnswers = createMiddleware<AppEnv>(async (c, next) => 
   await next();
   // The public key is the same for everyone and may be cached; every other answer is one device's.
   const cacheable = c.req.path === PUBLIC_KEY_PATH && c.res.status === 200;
+  if (isSignedAnswer(c.res)) return;
   const bytes = new Uint8Array(await c.res.arrayBuffer());
   const signed = new Response(bytes, c.res);
   signed.headers.set('X-Signature', await signBytes(c.env, bytes));

@@ -18,7 +18,9 @@ beforeAll(async () => {
 });
 
 const list = (token: string, query: Record<string, string | number> = {}) =>
-  api('GET', `/api/admin/keys?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { token });
+  api('GET', `/api/admin/keys?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`, {
+    token,
+  });
 const keyIdOf = (r: MatrixRequest) => r.path.split('/')[4];
 
 /** Everything a change to this key could touch. */
@@ -32,7 +34,7 @@ describe('role matrix over key management', () => {
     'GET /api/admin/keys',
     {
       request: () => ({ method: 'GET', path: '/api/admin/keys' }),
-      state: async () => null,
+      state: () => null,
       allowed: (res) =>
         expect(res.body).toMatchObject({ keys: expect.any(Array), totalPages: expect.any(Number), total: expect.any(Number) }),
     },

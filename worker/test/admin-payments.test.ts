@@ -10,11 +10,7 @@ import { deliver, paidSession, signedEvent } from './payment-helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { sandbox } from './sandbox';
 
-roleMatrix(
-  'GET /api/admin/payments',
-  { request: () => ({ method: 'GET', path: '/api/admin/payments' }), state: async () => null },
-  OWNER_ONLY,
-);
+roleMatrix('GET /api/admin/payments', { request: () => ({ method: 'GET', path: '/api/admin/payments' }), state: () => null }, OWNER_ONLY);
 
 describe('GET /api/admin/payments', () => {
   it('lists every payment newest first, paged, filtered by status and customer, refunds and disputes marked', async () => {

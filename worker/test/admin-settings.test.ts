@@ -35,7 +35,7 @@ describe('role matrix over /api/settings', () => {
         call: async (m, p, options) => (await boxPromise).api(m, p, options),
         request: () => ({ method, path, body }),
         state: async () => (await boxPromise).storedSettings(),
-        allowed: async (res) => expect(Object.keys(res.body).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort()),
+        allowed: (res) => expect(Object.keys(res.body).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort()),
       },
       OWNER_ONLY,
     );

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, ledger, licenseKeys, securityLog, users } from '../db/schema';
 import { newId } from '../lib/ids';
@@ -35,7 +35,7 @@ describe('role matrix over /api/admin/users', () => {
     'GET /api/admin/users',
     {
       request: () => ({ method: 'GET', path: '/api/admin/users?limit=5' }),
-      state: async () => null,
+      state: () => null,
       allowed: (res, caller) => {
         expect(res.body.users.length).toBeGreaterThan(0);
         const keys =
@@ -83,7 +83,7 @@ describe('role matrix over /api/admin/users', () => {
         body: { role: 'reseller', credits: 99, balance: 5, isActive: false },
       }),
       state: async (r) => userState(idFromPath(r)),
-      allowed: async (res) => expect(res.body.user).toMatchObject({ role: 'reseller', credits: 99, balance: 5, isActive: false }),
+      allowed: (res) => expect(res.body.user).toMatchObject({ role: 'reseller', credits: 99, balance: 5, isActive: false }),
     },
     OWNER_ONLY,
   );
@@ -97,7 +97,7 @@ describe('role matrix over /api/admin/users', () => {
         body: { amount: 25, type: 'credits' },
       }),
       state: async (r) => userState(idFromPath(r)),
-      allowed: async (res) => expect(res.body.user.credits).toBe(25),
+      allowed: (res) => expect(res.body.user.credits).toBe(25),
     },
     OWNER_ONLY,
   );
@@ -118,7 +118,7 @@ describe('role matrix over the Overview routes', () => {
     'GET /api/admin/stats',
     {
       request: () => ({ method: 'GET', path: '/api/admin/stats' }),
-      state: async () => null,
+      state: () => null,
       allowed: (res) => {
         expect(Object.keys(res.body).sort()).toEqual([
           'keysByStatus',
@@ -139,7 +139,7 @@ describe('role matrix over the Overview routes', () => {
     'GET /api/admin/audit-log',
     {
       request: () => ({ method: 'GET', path: '/api/admin/audit-log?limit=3' }),
-      state: async () => null,
+      state: () => null,
       allowed: (res) => {
         expect(res.body.entries.length).toBeLessThanOrEqual(3);
         expect(res.body).toHaveProperty('totalPages');

@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { activations, ledger, licenseKeys, products, users } from '../db/schema';
 import { ANALYTICS_SQL, systemAnalytics } from '../domain/analytics';
@@ -14,7 +13,7 @@ roleMatrix(
   'GET /api/admin/analytics',
   {
     request: () => ({ method: 'GET', path: '/api/admin/analytics?days=7' }),
-    state: async () => null,
+    state: () => null,
     allowed: (res) => {
       expect(res.body.days).toBe(7);
       expect(res.body.daily).toHaveLength(7);

@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import type { Role } from '../db/schema';
-import { apiTokens, rateLimits, securityLog, users } from '../db/schema';
+import { apiTokens, rateLimits, securityLog } from '../db/schema';
 import { env } from 'cloudflare:test';
 import { apiTokenMayCall, findApiTokenGrant, touchApiToken } from '../domain/api-tokens';
 import { sha256Hex } from '../lib/ids';

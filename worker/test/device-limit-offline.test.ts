@@ -257,20 +257,18 @@ describe('offline tokens and the grace period', () => {
     const product = await makeProduct({ maxActivations: 1, offlineTokenHours: 720 });
     const id = newId();
     const key = `${product.keyTag}-${newId().toUpperCase()}`;
-    await db()
-      .insert(licenseKeys)
-      .values({
-        id,
-        key,
-        status: 'available',
-        productId: product.id,
-        productName: product.name,
-        productKeyTag: product.keyTag,
-        productType: product.productType,
-        duration: 1,
-        maxActivations: 1,
-        createdAt: new Date(),
-      });
+    await db().insert(licenseKeys).values({
+      id,
+      key,
+      status: 'available',
+      productId: product.id,
+      productName: product.name,
+      productKeyTag: product.keyTag,
+      productType: product.productType,
+      duration: 1,
+      maxActivations: 1,
+      createdAt: new Date(),
+    });
     const now = Date.now();
     const on = await activateLicense(env.DB, settings(0), { key, deviceFingerprint: device() }, now);
     expect(on.tokenExpiresAt).toBe(now + DAY_MS);

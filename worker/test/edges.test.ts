@@ -166,7 +166,9 @@ describe('the settings document', () => {
   it('reads defaults from an empty store and caches per isolate', async () => {
     // A store of its own: the shared KV's document belongs to every test file running beside this one.
     const store = new Map<string, string>();
-    const kv = { get: async (key: string) => (store.has(key) ? JSON.parse(store.get(key)!) : null) } as unknown as KVNamespace;
+    const kv = {
+      get: (key: string) => Promise.resolve(store.has(key) ? (JSON.parse(store.get(key)!) as unknown) : null),
+    } as unknown as KVNamespace;
     clearSettingsCache();
     expect(await getSettings(kv)).toEqual(DEFAULT_SETTINGS);
     store.set(SETTINGS_KV_KEY, JSON.stringify({ ...DEFAULT_SETTINGS, usdToCreditRate: 7 }));

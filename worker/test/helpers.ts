@@ -6,6 +6,7 @@ import { createDb } from '../db/client';
 import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
+import { passThrough } from '../lib/proxy';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 
 export const db = () => createDb(env.DB);
@@ -34,8 +35,7 @@ export function interceptedD1(
           return target.batch(statements);
         };
       }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return passThrough(target, prop);
     },
   });
 }

@@ -4,6 +4,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { app } from '../app';
 import type { Env } from '../env';
+import { passThrough } from '../lib/proxy';
 
 export type RequestCost = {
   /** How each D1 session was opened: a constraint, or 'bookmark'. */
@@ -39,8 +40,7 @@ export function instrumentedWorker() {
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        return passThrough(target, prop);
       },
     });
     sqlOf.set(wrapper, sql);
@@ -63,18 +63,18 @@ export function instrumentedWorker() {
             return database((target as D1Database).withSession(arg));
           };
         }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        return passThrough(target, prop);
       },
     });
   const KV = new Proxy(env.KV, {
     get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
+      const member = passThrough(target, prop);
+      if (typeof member !== 'function') return member;
+      const method = member as (...args: unknown[]) => unknown;
       return (...args: unknown[]) => {
         if (prop === 'get' || prop === 'getWithMetadata' || prop === 'list') cost.kvReads++;
         if (prop === 'put' || prop === 'delete') cost.kvWrites++;
-        return value.apply(target, args);
+        return method(...args);
       };
     },
   });

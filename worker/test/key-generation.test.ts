@@ -183,7 +183,7 @@ describe('POST /api/keys/generate', () => {
       batch: () => env.DB.prepare('UPDATE products SET is_active = 0 WHERE id = ?1').bind(product.id).run(),
     });
     const pending = generateKeys(
-      { db: createDb(racingD1 as D1Database), actor: owner, ip: null },
+      { db: createDb(racingD1), actor: owner, ip: null },
       { maxKeysPerGeneration: 100 },
       { productId: product.id, quantity: 60 },
     );

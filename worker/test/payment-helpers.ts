@@ -21,7 +21,7 @@ export type RecordedRequest = {
 /** Every request the stand-in has received (from every test file), oldest first. */
 export async function standInRequests(): Promise<RecordedRequest[]> {
   const res = await fetch(`${STAND_IN}/_stand-in/requests`);
-  return ((await res.json()) as { requests: RecordedRequest[] }).requests;
+  return (await res.json<{ requests: RecordedRequest[] }>()).requests;
 }
 
 /** The stand-in answers the next `times` API calls with `status` (Stripe having a bad moment). */
@@ -74,7 +74,7 @@ export function paidSession(sessionId: string, userId: string, amountCents: numb
 
 /** The Worker with some bindings changed, for `api`'s `fetch` option. */
 export function workerWith(changes: Partial<Env>) {
-  const changed = { ...(env as unknown as Env), ...changes } as Env;
+  const changed = { ...(env as unknown as Env), ...changes };
   return async (url: string, init: RequestInit) => {
     const ctx = createExecutionContext();
     const res = await app.fetch(new Request(url, init), changed, ctx);

@@ -102,7 +102,7 @@ describe('POST /api/products', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       name: body.name,
-      keyTag: (body.keyTag as string).trim().toUpperCase(),
+      keyTag: body.keyTag.trim().toUpperCase(),
       productType: 'software',
       baseCreditCost: 50,
       creditsPerDay: 10,

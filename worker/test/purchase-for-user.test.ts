@@ -77,7 +77,7 @@ roleMatrix(
   'GET /api/admin/purchase-terms',
   {
     request: () => ({ method: 'GET', path: '/api/admin/purchase-terms' }),
-    state: async () => null,
+    state: () => null,
     allowed: (res) =>
       expect(Object.keys(res.body).sort()).toEqual(['defaultDailyDiscount', 'enableDirectPurchases', 'enableResellerPurchases']),
   },

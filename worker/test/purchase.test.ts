@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDb } from '../db/client';
 import { ledger, licenseKeys, products, users } from '../db/schema';
 import { generateLicenseKey, KEY_ALPHABET, KEY_RANDOM_BITS } from '../domain/license-keys';

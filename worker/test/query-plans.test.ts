@@ -189,15 +189,13 @@ async function shop() {
   ];
   await d.insert(licenseKeys).values(keys);
   const device = 'plan-device-1';
-  await d
-    .insert(activations)
-    .values({
-      id: newId(),
-      keyId: keys[0].id,
-      deviceFingerprint: device,
-      activatedAt: new Date(now - DAY_MS),
-      lastUsed: new Date(now - DAY_MS),
-    });
+  await d.insert(activations).values({
+    id: newId(),
+    keyId: keys[0].id,
+    deviceFingerprint: device,
+    activatedAt: new Date(now - DAY_MS),
+    lastUsed: new Date(now - DAY_MS),
+  });
   const viewer = (u: typeof owner): Actor & { username: string } => ({ id: u.id, role: u.role, username: u.username });
   return { owner: viewer(owner), reseller: viewer(reseller), customer: viewer(customer), product, keys, device };
 }

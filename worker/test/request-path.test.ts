@@ -38,12 +38,20 @@ describe('bookmarks', () => {
     const product = await makeProduct({ baseCreditCost: 5, creditsPerDay: 1 });
     const { token } = await signedInUser('user', { credits: 100 });
     const worker = instrumentedWorker();
-    const bought = await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 3 }, fetch: worker.fetch });
+    const bought = await api('POST', '/api/keys/purchase', {
+      token,
+      body: { productId: product.id, duration: 3 },
+      fetch: (url, init) => worker.fetch(url, init),
+    });
     expect(bought.status).toBe(201);
     expect(worker.take().sessions).toEqual(['first-primary']);
     const bookmark = bought.headers.get('x-d1-bookmark')!;
     expect(bookmark).toMatch(BOOKMARK);
-    const mine = await api('GET', '/api/users/my-keys', { token, headers: { 'x-d1-bookmark': bookmark }, fetch: worker.fetch });
+    const mine = await api('GET', '/api/users/my-keys', {
+      token,
+      headers: { 'x-d1-bookmark': bookmark },
+      fetch: (url, init) => worker.fetch(url, init),
+    });
     expect(worker.take().sessions).toEqual(['bookmark']);
     expect(mine.status).toBe(200);
     expect(mine.body.keys.map((k: { key: string }) => k.key)).toContain(bought.body.licenseKey.key);
@@ -54,13 +62,13 @@ describe('bookmarks', () => {
   it('open reads anywhere and writes on the primary', async () => {
     const { token } = await signedInUser('user', { credits: 100 });
     const worker = instrumentedWorker();
-    await api('GET', '/api/users/profile', { token, fetch: worker.fetch });
+    await api('GET', '/api/users/profile', { token, fetch: (url, init) => worker.fetch(url, init) });
     await api('POST', '/api/v1/licenses/validate', {
       body: { key: 'KP-NOPE-NOPE', deviceFingerprint: 'fp-bookmarks' },
-      fetch: worker.fetch,
+      fetch: (url, init) => worker.fetch(url, init),
     });
     expect(worker.take().sessions).toEqual(['first-unconstrained', 'first-unconstrained']);
-    await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 1 }, fetch: worker.fetch });
+    await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 1 }, fetch: (url, init) => worker.fetch(url, init) });
     expect(worker.take().sessions).toEqual(['first-primary']);
   });
 

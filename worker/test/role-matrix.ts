@@ -20,7 +20,7 @@ export type MatrixCase = {
   /** A fresh request for one caller, so each caller acts on its own target. */
   request: (caller: Caller) => Promise<MatrixRequest> | MatrixRequest;
   /** Everything the request could change; read before and after a refusal, and compared. */
-  state: (request: MatrixRequest) => Promise<unknown>;
+  state: (request: MatrixRequest) => unknown;
   /** Signs a caller in elsewhere (a sandbox with its own database). */
   tokenFor?: (role: Role) => Promise<string>;
   /** Further checks of an allowed answer. */

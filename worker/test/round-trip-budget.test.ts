@@ -98,7 +98,11 @@ describe('the round-trip budget', () => {
       const worker = instrumentedWorker();
       const send = () => {
         const body = typeof call.body === 'function' ? (call.body as () => unknown)() : call.body;
-        return api(call.method, call.path, { token: call.as === 'none' ? undefined : shop.tokens[call.as], body, fetch: worker.fetch });
+        return api(call.method, call.path, {
+          token: call.as === 'none' ? undefined : shop.tokens[call.as],
+          body,
+          fetch: (url, init) => worker.fetch(url, init),
+        });
       };
       const warm = await send();
       expect(warm.status, JSON.stringify(warm.body)).toBeLessThan(300);

@@ -10,6 +10,7 @@ import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import type { Env } from '../env';
 import { SETTINGS_KV_KEY } from '../lib/settings';
+import { passThrough } from '../lib/proxy';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 import { api, TEST_PASSWORD, uniqueName } from './helpers';
 
@@ -34,13 +35,12 @@ function kvWithOwnSettings(real: KVNamespace, initial: Settings) {
           return Promise.resolve();
         };
       }
-      const value = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return passThrough(target, prop);
     },
   });
   return {
     kv,
-    stored: (): Settings | null => (stored === null ? null : JSON.parse(stored)),
+    stored: (): Settings | null => (stored === null ? null : (JSON.parse(stored) as Settings)),
     store: (settings: Settings) => {
       stored = JSON.stringify(settings);
     },
@@ -71,7 +71,7 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     ];
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));
   }
-  const sandboxEnv = { ...(env as unknown as Env), ...options.bindings, KV: settings.kv, DB: d1 } as Env;
+  const sandboxEnv: Env = { ...(env as unknown as Env), ...options.bindings, KV: settings.kv, DB: d1 };
   const db = createDb(d1);
 
   async function fetchWorker(url: string, init: RequestInit) {

@@ -170,7 +170,9 @@ describe('the licensing SDK against the Worker', () => {
     };
     const { sdk: recorder } = await client({ store: memoryStore(), fetch: recording });
     expect(await recorder.validate({ key, fingerprint })).toMatchObject({ code: 'VALID' });
-    const replayed = await check({ fetch: async () => new Response(recorded!.body, { status: 200, headers: recorded!.headers }) });
+    const replayed = await check({
+      fetch: () => Promise.resolve(new Response(recorded!.body, { status: 200, headers: recorded!.headers })),
+    });
     expect(replayed.detail).toContain('nonce');
   });
 
@@ -180,7 +182,7 @@ describe('the licensing SDK against the Worker', () => {
     const { sdk } = await client({
       fetch: async (url, init) => {
         const res = await worker(url, init);
-        const answer = (await res.json()) as { license: { token: string } };
+        const answer = await res.json<{ license: { token: string } }>();
         const now = Date.now();
         answer.license.token = await signOfflineToken(
           env,
@@ -205,9 +207,7 @@ describe('the licensing SDK against the Worker', () => {
     const store = memoryStore();
     const { sdk } = await client({ store });
     const { offlineToken } = await sdk.activate({ key, fingerprint });
-    const down: Fetch = async () => {
-      throw new TypeError('fetch failed');
-    };
+    const down: Fetch = () => Promise.reject(new TypeError('fetch failed'));
     let clock = Date.now();
     const { sdk: offline } = await client({ store, fetch: down, now: () => clock });
     expect(await offline.validate({ key, fingerprint })).toMatchObject({
@@ -255,7 +255,14 @@ describe('the licensing SDK against the Worker', () => {
         return new Response('{"message":"slow down","code":"RATE_LIMITED"}', { status: 429, headers: { 'Retry-After': '7' } });
       return worker(url, init);
     };
-    const { sdk } = await client({ fetch: flaky, sleep: async (ms) => void waits.push(ms), retry: { baseDelayMs: 100 } });
+    const { sdk } = await client({
+      fetch: flaky,
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+      retry: { baseDelayMs: 100 },
+    });
     expect(await sdk.activate({ key, fingerprint })).toMatchObject({ valid: true, code: 'VALID', source: 'online' });
     expect(calls).toBe(3);
     expect(waits[0]).toBeGreaterThanOrEqual(50);
@@ -263,9 +270,16 @@ describe('the licensing SDK against the Worker', () => {
     expect(waits[1]).toBe(7000);
 
     // Throttled for longer than it will wait: no retry, the kept token answers; without one, RATE_LIMITED.
-    const throttled: Fetch = async () => new Response('{}', { status: 429, headers: { 'Retry-After': '3600' } });
+    const throttled: Fetch = () => Promise.resolve(new Response('{}', { status: 429, headers: { 'Retry-After': '3600' } }));
     waits.length = 0;
-    const { sdk: limited } = await client({ fetch: throttled, store: (await client()).store, sleep: async (ms) => void waits.push(ms) });
+    const { sdk: limited } = await client({
+      fetch: throttled,
+      store: (await client()).store,
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+    });
     expect(await limited.validate({ key, fingerprint })).toMatchObject({ valid: false, code: 'RATE_LIMITED', retryAfter: 3600 });
     expect(waits).toEqual([]);
   });

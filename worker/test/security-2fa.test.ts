@@ -1,4 +1,3 @@
-import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
 import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';

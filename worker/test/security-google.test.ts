@@ -139,13 +139,7 @@ async function expectNewcomerRefused(status: number, code: string) {
   const done = await new Browser().signInWithGoogle(claims);
   expect(done.status).toBe(status);
   expect(done.body.code).toBe(code);
-  expect(
-    await db()
-      .select()
-      .from(users)
-      .where(eq(users.email, claims.email as string))
-      .get(),
-  ).toBeUndefined();
+  expect(await db().select().from(users).where(eq(users.email, claims.email)).get()).toBeUndefined();
 }
 
 describe('starting Google sign-in', () => {

@@ -22,7 +22,7 @@ async function signInFrom(email: string, userAgent: string, cf: Record<string, s
     }),
   );
   expect(res.status).toBe(200);
-  return ((await res.json()) as { token: string }).token;
+  return (await res.json<{ token: string }>()).token;
 }
 
 describe('GET /api/users/sessions', () => {
@@ -62,7 +62,7 @@ describe('GET /api/users/sessions', () => {
 });
 
 describe('last activity', () => {
-  const record = async (userId: string) => (await listSessions(env.KV, userId))[0]!;
+  const record = async (userId: string) => (await listSessions(env.KV, userId))[0];
   const backdate = async (session: SessionRecord, ms: number) => {
     const lastActive = Date.now() - ms;
     await env.KV.put(sessionKey(session.userId, session.id), JSON.stringify({ ...session, lastActive }));

@@ -3,7 +3,6 @@
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { app } from '../app';
 import { signInFailures } from '../db/schema';
 import { runScheduledJobs } from '../domain/scheduled';
 import { ACCOUNT_LOCKOUT, lockoutMs, passwordAttempt, refund } from '../domain/throttle';

@@ -179,7 +179,7 @@ describe('calls per session', () => {
   it('count a request once even when several route groups check the session, and write nothing to D1', async () => {
     const { token } = await signedInUser();
     const worker = instrumentedWorker();
-    const res = await api('GET', '/api/users/security', { token, fetch: worker.fetch });
+    const res = await api('GET', '/api/users/security', { token, fetch: (url, init) => worker.fetch(url, init) });
     expect(res.status).toBe(200);
     const cost = worker.take();
     expect(cost.limiterCalls).toBe(1);

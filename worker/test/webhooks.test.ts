@@ -69,7 +69,7 @@ const deliveriesOf = (endpointId: string) =>
   db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).all();
 
 describe('endpoints', () => {
-  roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: async () => null }, OWNER_ONLY);
+  roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: () => null }, OWNER_ONLY);
   const secretOf = async (id: string) =>
     (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get())?.secret ?? null;
   const target = async () => {
@@ -375,16 +375,14 @@ describe('delivery', () => {
   it('gives up with the cron a delivery that could never be attempted for days', async () => {
     const hook = await addEndpoint('ok', ['key.purchased']);
     const old = new Date(Date.now() - GIVE_UP_AFTER_MS - 60_000);
-    await db()
-      .insert(webhookEvents)
-      .values({
-        id: 'evt_0123456789abcdef01234567',
-        type: 'webhook.test',
-        data: '{}',
-        endpointId: hook.id,
-        createdAt: old,
-        dispatchedAt: old,
-      });
+    await db().insert(webhookEvents).values({
+      id: 'evt_0123456789abcdef01234567',
+      type: 'webhook.test',
+      data: '{}',
+      endpointId: hook.id,
+      createdAt: old,
+      dispatchedAt: old,
+    });
     await db()
       .insert(webhookDeliveries)
       .values({ id: 'msg_0123456789abcdef01234567', eventId: 'evt_0123456789abcdef01234567', endpointId: hook.id, createdAt: old });

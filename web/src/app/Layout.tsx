@@ -10,6 +10,7 @@ import { SiteNotices } from '../features/site-status/SiteNotices';
 import { TOAST_SMALL_MS } from '../lib/constants';
 import { formatCredits, formatUsd } from '../lib/format';
 import { adminNavItem, MAIN_NAV } from './nav';
+import { asyncHandler } from '../lib/async-handler';
 
 export const sidebarOpenAtom = atom(false);
 
@@ -35,7 +36,7 @@ export function Layout() {
 
   async function onLogout() {
     await logout();
-    navigate('/login', { replace: true });
+    void navigate('/login', { replace: true });
   }
 
   return (
@@ -96,7 +97,7 @@ export function Layout() {
                   type="button"
                   className="icon-button"
                   aria-label="Refresh balance"
-                  onClick={refreshBalance}
+                  onClick={asyncHandler(refreshBalance)}
                   disabled={profile.isFetching}
                 >
                   <Icon name="refresh" size={16} className={profile.isFetching ? 'spin' : ''} />
@@ -108,7 +109,7 @@ export function Layout() {
                 </span>
                 <Badge tone={user.role === 'owner' ? 'purple' : user.role === 'reseller' ? 'blue' : 'gray'}>{user.role}</Badge>
               </div>
-              <button type="button" className="btn btn-secondary btn-sm" onClick={onLogout}>
+              <button type="button" className="btn btn-secondary btn-sm" onClick={asyncHandler(onLogout)}>
                 Logout
               </button>
             </div>

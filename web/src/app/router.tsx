@@ -10,11 +10,6 @@ import { RequireAuth } from './guard';
 // The signed-in shell (sidebar, header, notices) is not part of the sign-in page's bundle either.
 const Layout = lazy(async () => ({ default: (await import('./Layout')).Layout }));
 
-const pending = (title: string) => async () => {
-  const { PendingPage } = await import('../features/pending/PendingPage');
-  return { Component: () => <PendingPage title={title} /> };
-};
-
 export const ADMIN_ROLES: Role[] = ['reseller', 'owner'];
 export const OWNER_ONLY: Role[] = ['owner'];
 

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { TOAST_SMALL_MS } from '../../lib/constants';
 import { Icon } from './icons';
 import { toast } from './toast';
+import { asyncHandler } from '../../lib/async-handler';
 
 async function copyText(text: string): Promise<boolean> {
   try {
@@ -44,7 +45,7 @@ export function CopyButton({
     }
   }
   return (
-    <button type="button" className={className} onClick={onClick} aria-label={label}>
+    <button type="button" className={className} onClick={asyncHandler(onClick)} aria-label={label}>
       <Icon name={copied ? 'check' : 'copy'} size={16} />
       <span aria-hidden="true">{copied ? 'Copied' : 'Copy'}</span>
     </button>

@@ -1,5 +1,5 @@
 // A dialog that traps focus, closes on Escape and on the backdrop, and gives focus back.
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useEffectEvent, useId, useRef, type ReactNode } from 'react';
 
 type ModalProps = {
   open: boolean;
@@ -18,10 +18,12 @@ const FOCUSABLE =
 export function Modal({ open, title, onClose, children, footer, size = 'md', busy = false }: ModalProps) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
-  const closeRef = useRef(onClose);
-  closeRef.current = onClose;
-  const busyRef = useRef(busy);
-  busyRef.current = busy;
+  // Escape reads the latest onClose and busy without reopening the dialog's focus handling.
+  const onEscape = useEffectEvent((e: KeyboardEvent) => {
+    if (busy) return;
+    e.stopPropagation();
+    onClose();
+  });
 
   useEffect(() => {
     if (!open) return;
@@ -30,10 +32,7 @@ export function Modal({ open, title, onClose, children, footer, size = 'md', bus
     const first = node?.querySelector<HTMLElement>('[autofocus], ' + FOCUSABLE);
     (first ?? node)?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && !busyRef.current) {
-        e.stopPropagation();
-        closeRef.current();
-      }
+      if (e.key === 'Escape') onEscape(e);
       if (e.key === 'Tab' && node) {
         const items = Array.from(node.querySelectorAll<HTMLElement>(FOCUSABLE));
         if (items.length === 0) return e.preventDefault();

@@ -18,7 +18,7 @@ const panels: Record<TabId, ComponentType<TabProps>> = {
   generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
   purchase: lazy(() => import('./DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
   payments: lazy(() => import('./PaymentsTab').then((m) => ({ default: m.PaymentsTab }))),
-  webhooks: lazy(() => import('../webhooks/WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
+  webhooks: lazy(() => import('./WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 

@@ -4,8 +4,9 @@ import { useState } from 'react';
 import { AUDIT_ACTIONS } from '@schemas/audit';
 import type { AuditEntry } from '@schemas/entities';
 import { Card } from '../../components/ui/card';
+import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
-import { Spinner } from '../../components/ui/spinner';
+import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime } from '../../lib/format';
 import { useAuditLog } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
@@ -38,15 +39,16 @@ export function describeDetails(entry: AuditEntry): string {
   const d = entry.details ?? {};
   const changes = d.changes as Record<string, { from: unknown; to: unknown }> | undefined;
   const who = typeof d.username === 'string' ? d.username : null;
-  if (entry.action === 'user.add_funds') return d.type === 'credits' ? `${d.amount} credits` : `$${Number(d.amount).toFixed(2)}`;
+  if (entry.action === 'user.add_funds') return d.type === 'credits' ? `${Number(d.amount)} credits` : `$${Number(d.amount).toFixed(2)}`;
   if (changes) {
     const list = Object.entries(changes).map(([field, c]) => `${field}: ${String(c.from)} → ${String(c.to)}`);
     return list.length ? list.join(', ') : 'No change';
   }
-  if (entry.action === 'keys.auto_cleanup') return `${d.count ?? 0} keys`;
+  if (entry.action === 'keys.auto_cleanup') return `${Number(d.count ?? 0)} keys`;
   if (entry.action === 'payment.credited') return `$${Number(d.amount).toFixed(2)}`;
   if (entry.action === 'payment.refunded') return `$${Number(d.refundedTotal).toFixed(2)} refunded in all`;
-  if (entry.action === 'payment.disputed') return `$${Number(d.amount).toFixed(2)} disputed${d.reason ? ` (${String(d.reason)})` : ''}`;
+  if (entry.action === 'payment.disputed')
+    return `$${Number(d.amount).toFixed(2)} disputed${typeof d.reason === 'string' && d.reason ? ` (${d.reason})` : ''}`;
   return describeKeyAction(entry) ?? who ?? '';
 }
 
@@ -57,6 +59,15 @@ function targetOf(entry: AuditEntry): string {
   if (entry.targetType === 'payment') return 'Card payment';
   return keyTargetOf(entry) ?? entry.targetType ?? '—';
 }
+
+const COLUMNS: Column<AuditEntry>[] = [
+  { header: 'When', className: 'nowrap', cell: (entry) => formatDateTime(entry.createdAt) },
+  { header: 'Actor', cell: (entry) => (entry.actor ? (entry.actor.username ?? 'Deleted user') : 'System') },
+  { header: 'Action', className: 'nowrap', cell: (entry) => actionLabel(entry.action) },
+  { header: 'Target', cell: targetOf },
+  { header: 'Details', className: 'audit-details', cell: describeDetails },
+  { header: 'IP address', className: 'mono small', cell: (entry) => entry.ipAddress ?? '—' },
+];
 
 export function AuditLog() {
   const [page, setPage] = useState(1);
@@ -100,47 +111,17 @@ export function AuditLog() {
           />
         </div>
       </div>
-      {log.isPending ? (
-        <div className="panel-loading">
-          <Spinner label="Loading the audit log…" />
-        </div>
-      ) : log.isError ? (
-        <div className="notice notice-error" role="alert">
-          Failed to load the audit log.{' '}
-          <button type="button" className="link-button" onClick={() => log.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : log.data.entries.length === 0 ? (
-        <p className="muted">No audit entries match these filters.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-busy={log.isFetching}>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Details</th>
-                <th scope="col">IP address</th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.data.entries.map((entry) => (
-                <tr key={entry._id}>
-                  <td className="nowrap">{formatDateTime(entry.createdAt)}</td>
-                  <td>{entry.actor ? (entry.actor.username ?? 'Deleted user') : 'System'}</td>
-                  <td className="nowrap">{actionLabel(entry.action)}</td>
-                  <td>{targetOf(entry)}</td>
-                  <td className="audit-details">{describeDetails(entry)}</td>
-                  <td className="mono small">{entry.ipAddress ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={log}
+        loading="Loading the audit log…"
+        failed="Failed to load the audit log."
+        isEmpty={(data) => data.entries.length === 0}
+        empty={<p className="muted">No audit entries match these filters.</p>}
+      >
+        {(data) => (
+          <DataTable label="Audit entries" rows={data.entries} rowKey={(entry) => entry._id} columns={COLUMNS} busy={log.isFetching} />
+        )}
+      </QueryState>
       {log.data && <Pagination page={page} totalPages={log.data.totalPages} onChange={setPage} disabled={log.isFetching} />}
     </Card>
   );

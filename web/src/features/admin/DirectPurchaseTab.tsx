@@ -11,11 +11,14 @@ import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
-import { useProducts } from '../products';
-import { DurationPicker, purchaseErrorMessage, ReceiptCard } from '../purchase';
+import { DurationPicker } from '../../components/purchase/DurationPicker';
+import { ReceiptCard } from '../../components/purchase/ReceiptCard';
+import { useProducts } from '../../lib/products';
+import { purchaseErrorMessage } from '../../lib/purchase';
 import type { TabProps } from './AdminPage';
 import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys-api';
 import { useDebounced } from './useDebounced';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
@@ -167,7 +170,7 @@ export function DirectPurchaseTab({ user }: TabProps) {
       )}
       <form
         className="card direct-purchase-form"
-        onSubmit={onSubmit}
+        onSubmit={asyncHandler(onSubmit)}
         noValidate
         aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}
       >

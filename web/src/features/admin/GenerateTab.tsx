@@ -16,10 +16,11 @@ import {
   TOAST_GENERATION_SHORT_MS,
 } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { DurationPicker } from '../purchase';
+import { DurationPicker } from '../../components/purchase/DurationPicker';
 import { useSettings } from './api';
 import { downloadText, keysCsv } from './csv';
 import { useAllProducts, useGenerateKeys } from './keys-api';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Generated = { product: Product; days: number; keys: LicenseKey[] };
 
@@ -124,7 +125,7 @@ export function GenerateKeysForm() {
   }
   return (
     <>
-      <form className="card generate-form" onSubmit={onSubmit} noValidate aria-label="Generate keys">
+      <form className="card generate-form" onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Generate keys">
         {active.length === 0 ? (
           <p className="notice notice-info">There is no active product. Create or activate one under Products first.</p>
         ) : (

@@ -54,7 +54,12 @@ export function HeldSlotList({
             {canManage &&
               (confirming === h._id ? (
                 <div className="button-row" role="group" aria-label="Confirm slot release">
-                  <button type="button" className="btn btn-danger btn-sm" onClick={() => onRelease(h._id)} disabled={release.isPending}>
+                  <button
+                    type="button"
+                    className="btn btn-danger btn-sm"
+                    onClick={() => void onRelease(h._id)}
+                    disabled={release.isPending}
+                  >
                     {release.isPending ? 'Releasing…' : 'Confirm release'}
                   </button>
                   <button

@@ -11,10 +11,11 @@ import { Modal } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
-import { formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
+import { formatCredits, formatDateTime, formatRelativeTime } from '../../lib/format';
 import { HeldSlotList } from './HeldSlots';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { useBulkDeleteKeys, useDeleteKey, useRemoveActivation, useRevokeKey } from './keys-api';
+import { asyncHandler } from '../../lib/async-handler';
 
 const plural = (n: number, word: string) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
 const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
@@ -76,7 +77,7 @@ function DeviceList({
             {canManage &&
               (confirming === a._id ? (
                 <div className="button-row" role="group" aria-label="Confirm device removal">
-                  <button type="button" className="btn btn-danger btn-sm" onClick={() => onRemove(a._id)} disabled={remove.isPending}>
+                  <button type="button" className="btn btn-danger btn-sm" onClick={() => void onRemove(a._id)} disabled={remove.isPending}>
                     {remove.isPending ? 'Removing…' : 'Confirm removal'}
                   </button>
                   <button
@@ -236,7 +237,7 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
       busyLabel="Revoking…"
       tone="danger"
     >
-      <form id="revoke-key-form" onSubmit={onSubmit} noValidate>
+      <form id="revoke-key-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <p>
           The key <code>{licenseKey.key}</code> stops working on every device at once. This cannot be undone.
         </p>
@@ -263,7 +264,7 @@ export function DeleteKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
       confirmLabel="Delete Key"
       busyLabel="Deleting…"
       busy={remove.isPending}
-      onConfirm={onConfirm}
+      onConfirm={asyncHandler(onConfirm)}
       onClose={onClose}
     >
       <p>
@@ -308,7 +309,7 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
       tone="danger"
       submitDisabled={keyIds.length === 0}
     >
-      <form id="bulk-delete-form" onSubmit={onSubmit} noValidate>
+      <form id="bulk-delete-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <p>
           {plural(keyIds.length, 'selected key')} and their devices will be deleted for good. The deletion is permanent and recorded with
           your reason.

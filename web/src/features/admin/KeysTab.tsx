@@ -145,11 +145,10 @@ export function KeysTab({ user }: TabProps) {
     if (keys.error) console.error('Failed to load license keys', keys.error);
   }, [keys.error]);
 
-  // A page emptied by deletions falls back to the last page there is.
+  // A page emptied by deletions falls back to the last page there is (set while rendering, as React
+  // advises for state that follows other state, so no frame shows the empty page).
   const totalPages = keys.data?.totalPages ?? 0;
-  useEffect(() => {
-    if (totalPages > 0 && page > totalPages) setPage(totalPages);
-  }, [page, totalPages]);
+  if (totalPages > 0 && page > totalPages) setPage(totalPages);
 
   const list = keys.data?.keys ?? [];
   const allSelected = list.length > 0 && list.every((k) => selected.has(k._id));
@@ -193,7 +192,7 @@ export function KeysTab({ user }: TabProps) {
           </p>
         </div>
         <div className="button-row">
-          <button type="button" className="btn btn-secondary" onClick={() => keys.refetch()} disabled={keys.isFetching}>
+          <button type="button" className="btn btn-secondary" onClick={() => void keys.refetch()} disabled={keys.isFetching}>
             <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
             Refresh Keys
           </button>
@@ -246,7 +245,7 @@ export function KeysTab({ user }: TabProps) {
         </div>
       ) : keys.isError && !keys.data ? (
         <EmptyState title="Failed to load data" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => keys.refetch()}>
+          <button type="button" className="btn btn-secondary" onClick={() => void keys.refetch()}>
             Try again
           </button>
         </EmptyState>

@@ -185,7 +185,7 @@ export function OverviewTab({ user, selectTab }: TabProps) {
         </>
       ) : (
         <EmptyState title="Statistics are unavailable right now" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => stats.refetch()}>
+          <button type="button" className="btn btn-secondary" onClick={() => void stats.refetch()}>
             Try again
           </button>
         </EmptyState>

@@ -1,15 +1,37 @@
 // The owner's Payments tab: every card top-up, filtered by status and customer, with refunds (and
 // what they could not take back: owed) and disputes (the account is flagged) marked.
 import { useState } from 'react';
-import { PAYMENT_STATUSES } from '@schemas/payments';
+import { PAYMENT_STATUSES, type Payment } from '@schemas/payments';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
+import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
-import { Spinner } from '../../components/ui/spinner';
+import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime, formatUsd } from '../../lib/format';
-import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../payments';
+import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
 import { useAdminPayments } from './payments-api';
 import { useDebounced } from './useDebounced';
+
+const COLUMNS: Column<Payment>[] = [
+  { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
+  {
+    header: 'Customer',
+    cell: (p) => (
+      <>
+        {p.user?.username ?? 'Deleted user'}{' '}
+        {p.accountFlagged && (
+          <Badge tone="red" title="A card payment of this account was disputed; its card top-ups are paused">
+            Flagged
+          </Badge>
+        )}
+      </>
+    ),
+  },
+  { header: 'Amount', cell: (p) => formatUsd(p.amount) },
+  { header: 'Status', cell: (p) => <PaymentStatusBadge payment={p} /> },
+  { header: 'Refunded', cell: (p) => (p.refunded ? formatUsd(p.refunded) : '—') },
+  { header: 'Owed', cell: (p) => (p.refundOwed ? <strong>{formatUsd(p.refundOwed)}</strong> : '—') },
+];
 
 export function PaymentsTab() {
   const [page, setPage] = useState(1);
@@ -53,56 +75,15 @@ export function PaymentsTab() {
           />
         </div>
       </div>
-      {list.isPending ? (
-        <div className="panel-loading">
-          <Spinner label="Loading payments…" />
-        </div>
-      ) : list.isError ? (
-        <div className="notice notice-error" role="alert">
-          Failed to load payments.{' '}
-          <button type="button" className="link-button" onClick={() => list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : list.data.payments.length === 0 ? (
-        <p className="muted">No card payments match these filters.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Card payments" aria-busy={list.isFetching}>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Customer</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Refunded</th>
-                <th scope="col">Owed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.payments.map((p) => (
-                <tr key={p._id}>
-                  <td className="nowrap">{formatDateTime(p.createdAt)}</td>
-                  <td>
-                    {p.user?.username ?? 'Deleted user'}{' '}
-                    {p.accountFlagged && (
-                      <Badge tone="red" title="A card payment of this account was disputed; its card top-ups are paused">
-                        Flagged
-                      </Badge>
-                    )}
-                  </td>
-                  <td>{formatUsd(p.amount)}</td>
-                  <td>
-                    <PaymentStatusBadge payment={p} />
-                  </td>
-                  <td>{p.refunded ? formatUsd(p.refunded) : '—'}</td>
-                  <td>{p.refundOwed ? <strong>{formatUsd(p.refundOwed)}</strong> : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={list}
+        loading="Loading payments…"
+        failed="Failed to load payments."
+        isEmpty={(data) => data.payments.length === 0}
+        empty={<p className="muted">No card payments match these filters.</p>}
+      >
+        {(data) => <DataTable label="Card payments" rows={data.payments} rowKey={(p) => p._id} columns={COLUMNS} busy={list.isFetching} />}
+      </QueryState>
       <p className="muted small">
         A refund takes the amount back from the customer's USD balance as far as it goes; the rest shows as owed. A dispute flags the
         account and pauses its card top-ups.

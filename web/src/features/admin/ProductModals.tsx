@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
-import { ProductTypeOptions } from '../products';
+import { ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
 import { FormModal } from '../../components/ui/form-modal';
@@ -11,6 +11,7 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../lib/constants';
 import { useDeleteProduct, useSaveProduct } from './keys-api';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Errors = Record<string, string>;
 
@@ -135,7 +136,7 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
       submitLabel={editing ? 'Save Changes' : 'Create Product'}
       busyLabel="Saving…"
     >
-      <form id={formId} onSubmit={onSubmit} noValidate>
+      <form id={formId} onSubmit={asyncHandler(onSubmit)} noValidate>
         <div className="form-grid">
           <Field label="Name" name="name" value={form.name} onChange={set('name')} error={errors.name} maxLength={100} required autoFocus />
           <Field
@@ -285,7 +286,7 @@ export function DeleteProductModal({ product, onClose }: { product: Product; onC
       confirmLabel="Delete Product"
       busyLabel="Deleting…"
       busy={remove.isPending}
-      onConfirm={onConfirm}
+      onConfirm={asyncHandler(onConfirm)}
       onClose={onClose}
     >
       <p>

@@ -9,7 +9,8 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { ADMIN_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { FeatureList, ProductTypeBadge, ProductTypeOptions } from '../products';
+import { FeatureList } from '../../components/products/FeatureList';
+import { ProductTypeBadge, ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { useAllProducts } from './keys-api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 
@@ -163,7 +164,7 @@ export function ProductsTab() {
         </div>
       ) : products.isError && !products.data ? (
         <EmptyState title="Failed to load products" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => products.refetch()}>
+          <button type="button" className="btn btn-secondary" onClick={() => void products.refetch()}>
             Try again
           </button>
         </EmptyState>

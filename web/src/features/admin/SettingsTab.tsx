@@ -13,6 +13,7 @@ import { SETTINGS_RELOAD_DELAY_MS } from '../../lib/constants';
 import type { TabProps } from './AdminPage';
 import { adminKeys, resetSettings, saveSettings, useSettings } from './api';
 import { fromPaymentDraft, PaymentSettingsSection, toPaymentDraft, type PaymentDraft } from './PaymentSettingsSection';
+import { asyncHandler } from '../../lib/async-handler';
 
 type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
 type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings];
@@ -176,9 +177,9 @@ export function SettingsTab({ user }: TabProps) {
   const [busy, setBusy] = useState<'save' | 'reset' | null>(null);
   const [confirmReset, setConfirmReset] = useState(false);
 
-  useEffect(() => {
-    if (settings.data && !draft) setDraft(toDraft(settings.data));
-  }, [settings.data, draft]);
+  // The form starts from the settings once they arrive (set while rendering, so no frame shows an
+  // empty form); after that the draft is the owner's until saved or reset.
+  if (settings.data && !draft) setDraft(toDraft(settings.data));
 
   useEffect(() => {
     if (settings.isError) toast.error('Failed to load settings');
@@ -194,7 +195,7 @@ export function SettingsTab({ user }: TabProps) {
   if (settings.isError && !draft) {
     return (
       <EmptyState title="Failed to load settings" icon="⚠">
-        <button type="button" className="btn btn-secondary" onClick={() => settings.refetch()}>
+        <button type="button" className="btn btn-secondary" onClick={() => void settings.refetch()}>
           Try again
         </button>
       </EmptyState>
@@ -252,7 +253,7 @@ export function SettingsTab({ user }: TabProps) {
   }
 
   return (
-    <form className="settings-layout" onSubmit={onSave} noValidate aria-labelledby="settings-title">
+    <form className="settings-layout" onSubmit={asyncHandler(onSave)} noValidate aria-labelledby="settings-title">
       <div className="section-head">
         <div>
           <h2 id="settings-title">System Settings</h2>
@@ -360,7 +361,7 @@ export function SettingsTab({ user }: TabProps) {
             label="Reset Settings"
             busyLabel="Resetting…"
             tone="danger"
-            onAct={onReset}
+            onAct={asyncHandler(onReset)}
           />
         }
       >

@@ -12,6 +12,7 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Errors = Record<string, string>;
 
@@ -85,7 +86,7 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
       submitLabel="Create User"
       busyLabel="Creating…"
     >
-      <form id="create-user-form" onSubmit={onSubmit} noValidate>
+      <form id="create-user-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <Field
           label="Username"
           name="username"
@@ -205,7 +206,7 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
       submitLabel="Save Changes"
       busyLabel="Saving…"
     >
-      <form id="edit-user-form" onSubmit={onSubmit} noValidate>
+      <form id="edit-user-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <Field
           label="Username"
           name="username"
@@ -282,7 +283,7 @@ export function AddFundsModal({ user, onClose }: { user: User; onClose: () => vo
       submitLabel={type === 'credits' ? 'Add Credits' : 'Add Balance'}
       busyLabel="Adding…"
     >
-      <form id="add-funds-form" onSubmit={onSubmit} noValidate>
+      <form id="add-funds-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <p className="muted">
           {user.username} has {formatUsd(user.balance)} and {formatCredits(user.credits)} credits.
         </p>
@@ -332,7 +333,7 @@ export function DeleteUserModal({ user, onClose }: { user: User; onClose: () => 
       confirmLabel="Delete User"
       busyLabel="Deleting…"
       busy={remove.isPending}
-      onConfirm={confirm}
+      onConfirm={asyncHandler(confirm)}
       onClose={onClose}
     >
       <p>

@@ -152,7 +152,7 @@ export function UsersTab({ user: me }: TabProps) {
         </div>
       ) : users.isError && !users.data ? (
         <EmptyState title="Failed to load users" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => users.refetch()}>
+          <button type="button" className="btn btn-secondary" onClick={() => void users.refetch()}>
             Try again
           </button>
         </EmptyState>

@@ -16,8 +16,8 @@ import type { ProductInput } from '@schemas/products';
 import { api } from '../../lib/api';
 import { ADMIN_KEYS_PAGE_SIZE } from '../../lib/constants';
 import { sessionKeys } from '../../lib/session';
-import { productKeys } from '../products';
-import { invalidateAfterPurchase } from '../purchase';
+import { productKeys } from '../../lib/products';
+import { invalidateAfterPurchase } from '../../lib/purchase';
 import { adminKeys } from './query-keys';
 
 export type AdminKeysFilters = { page: number; search: string; status: KeyStatus | '' };

@@ -58,7 +58,7 @@ export function AnalyticsPage() {
         <PageSpinner label="Loading analytics…" />
       ) : !data ? (
         <EmptyState title="Failed to load data" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => analytics.refetch()}>
+          <button type="button" className="btn btn-secondary" onClick={() => void analytics.refetch()}>
             Try again
           </button>
         </EmptyState>

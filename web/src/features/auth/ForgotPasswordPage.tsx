@@ -28,7 +28,7 @@ export function ForgotPasswordPage() {
           {sent} The link works once, for one hour.
         </div>
       ) : (
-        <form onSubmit={form.handleSubmit} noValidate>
+        <form onSubmit={form.onSubmit} noValidate>
           <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required autoFocus />
           <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
             {form.submitting ? 'Sending…' : 'Send reset link'}

@@ -21,13 +21,13 @@ export function GoogleReturnPage() {
       .then((answer) => {
         if ('connected' in answer) {
           toast.success(answer.message);
-          navigate('/settings/security', { replace: true });
+          void navigate('/settings/security', { replace: true });
         } else if ('requires2FA' in answer) {
-          navigate(TWO_FACTOR_LOGIN_PATH, { replace: true, state: { challenge: answer.challenge } });
+          void navigate(TWO_FACTOR_LOGIN_PATH, { replace: true, state: { challenge: answer.challenge } });
         } else {
           completeSignIn(answer);
           toast.success('Successfully logged in!');
-          navigate('/dashboard', { replace: true });
+          void navigate('/dashboard', { replace: true });
         }
       })
       .catch((err) => {
@@ -37,7 +37,7 @@ export function GoogleReturnPage() {
             ? err.message
             : errorMessage(err, connecting ? 'Failed to connect Google account' : 'Google sign-in failed'),
         );
-        navigate(connecting ? '/settings/security' : '/login', { replace: true });
+        void navigate(connecting ? '/settings/security' : '/login', { replace: true });
       });
   }, [navigate, completeSignIn]);
 

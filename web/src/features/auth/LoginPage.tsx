@@ -10,6 +10,7 @@ import { useForm } from '../../lib/form';
 import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { googleSignInUrl, loginRequest, TWO_FACTOR_LOGIN_PATH, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
+import { asyncHandler } from '../../lib/async-handler';
 
 type FromState = { from?: { pathname: string; search?: string } } | null;
 
@@ -33,12 +34,12 @@ export function LoginPage() {
     submit: async ({ email, password, rememberMe }) => {
       const answer = await loginRequest({ email: email.trim(), password, rememberMe });
       if ('requires2FA' in answer) {
-        navigate(TWO_FACTOR_LOGIN_PATH, { state: { challenge: answer.challenge, from, rememberMe } satisfies TwoFactorLoginState });
+        void navigate(TWO_FACTOR_LOGIN_PATH, { state: { challenge: answer.challenge, from, rememberMe } satisfies TwoFactorLoginState });
         return;
       }
       completeSignIn(answer);
       toast.success('Successfully logged in!');
-      navigate(destination, { replace: true });
+      void navigate(destination, { replace: true });
     },
     onError: (err) => {
       toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Login failed. Please check your credentials.'));
@@ -68,7 +69,7 @@ export function LoginPage() {
           Your session has expired. Please sign in again.
         </div>
       )}
-      <form onSubmit={form.handleSubmit} noValidate>
+      <form onSubmit={form.onSubmit} noValidate>
         <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required />
         <Field label="Password" type="password" autoComplete="current-password" {...form.field('password')} required />
         <div className="form-row-between">
@@ -84,7 +85,7 @@ export function LoginPage() {
       <div className="divider">
         <span>or</span>
       </div>
-      <button type="button" className="btn btn-secondary btn-block" onClick={signInWithGoogle} disabled={leavingForGoogle}>
+      <button type="button" className="btn btn-secondary btn-block" onClick={asyncHandler(signInWithGoogle)} disabled={leavingForGoogle}>
         <span aria-hidden="true" className="google-mark">
           G
         </span>{' '}

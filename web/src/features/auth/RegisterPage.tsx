@@ -31,7 +31,7 @@ export function RegisterPage() {
       const answer = await registerRequest({ username: username.trim(), email: email.trim(), password });
       completeSignIn(answer);
       toast.success(answer.message || 'Registration successful');
-      navigate('/dashboard', { replace: true });
+      void navigate('/dashboard', { replace: true });
     },
     onError: (err) => (err instanceof SignInError ? err.message : errorMessage(err, 'Registration failed')),
   });
@@ -45,7 +45,7 @@ export function RegisterPage() {
           {form.formError}
         </div>
       )}
-      <form onSubmit={form.handleSubmit} noValidate>
+      <form onSubmit={form.onSubmit} noValidate>
         <Field
           label="Username"
           autoComplete="username"

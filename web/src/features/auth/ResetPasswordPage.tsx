@@ -41,7 +41,7 @@ export function ResetPasswordPage() {
       // Every session ended on the server, this one included.
       clearSession();
       toast.success(answer.message);
-      navigate('/login', { replace: true });
+      void navigate('/login', { replace: true });
     },
     onError: (err) => {
       toast.error(errorMessage(err, 'Failed to reset the password'));
@@ -64,7 +64,7 @@ export function ResetPasswordPage() {
 
   return (
     <AuthLayout title="Choose a new password" subtitle="You will be signed out everywhere and can sign in with the new password.">
-      <form onSubmit={form.handleSubmit} noValidate>
+      <form onSubmit={form.onSubmit} noValidate>
         <Field
           label="New password"
           type="password"

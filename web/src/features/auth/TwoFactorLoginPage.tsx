@@ -9,6 +9,7 @@ import { ApiError, errorMessage } from '../../lib/api';
 import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { loginTwoFactorRequest, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
+import { asyncHandler } from '../../lib/async-handler';
 
 export function TwoFactorLoginPage() {
   const token = useAtomValue(tokenAtom);
@@ -39,13 +40,13 @@ export function TwoFactorLoginPage() {
       );
       completeSignIn(answer);
       toast.success('Successfully logged in!');
-      navigate(destination, { replace: true });
+      void navigate(destination, { replace: true });
     } catch (err) {
       setSubmitting(false);
       if (err instanceof ApiError && err.code === 'UNAUTHORIZED') {
         // The five-minute challenge ran out: back to the password step.
         toast.error(err.message || 'This sign-in has expired. Please sign in again.');
-        navigate('/login', { replace: true, state: from ? { from } : null });
+        void navigate('/login', { replace: true, state: from ? { from } : null });
         return;
       }
       toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Failed to verify two-factor code'));
@@ -58,7 +59,7 @@ export function TwoFactorLoginPage() {
       title="Two-factor authentication"
       subtitle={useRecovery ? 'Enter one of your recovery tokens. Each works once.' : 'Enter the 6-digit code from your authenticator app.'}
     >
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={asyncHandler(onSubmit)} noValidate>
         {useRecovery ? (
           <Field
             label="Recovery token"

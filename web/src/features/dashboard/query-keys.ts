@@ -1,4 +1,6 @@
-// The dashboard feature's query keys: the signed-in user's figures.
+// The dashboard feature's query keys: the signed-in user's figures (a purchase refreshes them).
+import { sharedKeys } from '../../lib/query-keys';
+
 export const dashboardKeys = {
-  stats: ['stats'] as const,
+  stats: sharedKeys.stats,
 };

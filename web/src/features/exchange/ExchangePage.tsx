@@ -97,7 +97,7 @@ export function ExchangePage() {
       </section>
       <div className="exchange-layout">
         <Card title="Exchange">
-          <form onSubmit={form.handleSubmit} noValidate>
+          <form onSubmit={form.onSubmit} noValidate>
             <Field
               label="USD amount"
               type="number"

@@ -7,6 +7,7 @@ import { errorMessage } from '../../lib/api';
 import { DEVICES_SHOWN, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useRemoveDevice } from './api';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Device = LicenseKey['activations'][number];
 
@@ -79,7 +80,7 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
           confirmLabel="Remove device"
           busyLabel="Removing…"
           busy={remove.isPending}
-          onConfirm={confirmRemove}
+          onConfirm={asyncHandler(confirmRemove)}
           onClose={() => setRemoving(null)}
         >
           <p>

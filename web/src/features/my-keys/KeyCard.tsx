@@ -4,7 +4,7 @@ import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { CopyButton } from '../../components/ui/copy-button';
 import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
 import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
-import { usePublicSettings } from '../site-status';
+import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
 
 export const STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };
@@ -15,11 +15,17 @@ function lastUsed(key: LicenseKey): string | null {
   return times.length ? times.reduce((a, b) => (a > b ? a : b)) : null;
 }
 
+/** When an expired key stops working, or null when it has no grace period or it has passed. */
+function graceEndsAt(expiresAt: string, graceDays: number, now = Date.now()): number | null {
+  const end = new Date(expiresAt).getTime() + graceDays * 86_400_000;
+  return graceDays > 0 && end > now ? end : null;
+}
+
 export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const daysLeft = k.expiresAt ? daysUntil(k.expiresAt) : null;
   const expired = k.status === 'expired';
   const graceDays = usePublicSettings().data?.keyExpiryGracePeriod ?? 0;
-  const graceEnd = k.expiresAt && graceDays > 0 ? new Date(k.expiresAt).getTime() + graceDays * 86_400_000 : null;
+  const graceEnd = k.expiresAt ? graceEndsAt(k.expiresAt, graceDays) : null;
   const expiringSoon = k.status === 'used' && daysLeft !== null && daysLeft > 0 && daysLeft <= EXPIRY_WARNING_DAYS;
   const headingId = `key-${k._id}`;
 
@@ -46,7 +52,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       {expired && (
         <div className="notice notice-error" role="status">
           This license has expired
-          {graceEnd !== null && graceEnd > Date.now() && <> · it keeps working until {formatDateTime(graceEnd)} (grace period)</>}
+          {graceEnd !== null && <> · it keeps working until {formatDateTime(graceEnd)} (grace period)</>}
         </div>
       )}
       {k.status === 'revoked' && (

@@ -9,6 +9,7 @@ import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { useMyKeys } from './api';
 import { KeyCard, STATUS_LABELS } from './KeyCard';
+import { asyncHandler } from '../../lib/async-handler';
 
 const STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
 const SEARCH_DELAY_MS = 300;
@@ -35,11 +36,10 @@ export function MyKeysPage() {
     if (keys.isError) toast.error('Failed to load your license keys');
   }, [keys.isError]);
 
-  // A page that emptied (keys filtered away elsewhere) falls back to the last one.
+  // A page that emptied (keys filtered away elsewhere) falls back to the last one (set while
+  // rendering, as React advises for state that follows other state).
   const totalPages = keys.data?.totalPages ?? 0;
-  useEffect(() => {
-    if (totalPages > 0 && page > totalPages) setPage(totalPages);
-  }, [page, totalPages]);
+  if (totalPages > 0 && page > totalPages) setPage(totalPages);
 
   const filtered = search.trim() !== '' || status !== '';
   function clearFilters() {
@@ -61,7 +61,7 @@ export function MyKeysPage() {
           <h1>My License Keys</h1>
           <p className="muted">Every key you bought, with its devices and expiry.</p>
         </div>
-        <button type="button" className="btn btn-secondary" onClick={refresh} disabled={keys.isFetching}>
+        <button type="button" className="btn btn-secondary" onClick={asyncHandler(refresh)} disabled={keys.isFetching}>
           <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
           Refresh Keys
         </button>
@@ -105,7 +105,7 @@ export function MyKeysPage() {
       ) : keys.isError && !keys.data ? (
         <div className="notice notice-error" role="alert">
           Failed to load your license keys.{' '}
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => keys.refetch()}>
+          <button type="button" className="btn btn-secondary btn-sm" onClick={() => void keys.refetch()}>
             Try again
           </button>
         </div>

@@ -1,7 +1,9 @@
-// The my-keys feature's query keys: the customer's own keys, one entry per page and filter.
+// The my-keys feature's query keys: the customer's own keys, one entry per page and filter, under the
+// root a purchase refreshes.
+import { sharedKeys } from '../../lib/query-keys';
 import type { MyKeysFilters } from './api';
 
 export const myKeysKeys = {
-  all: ['my-keys'] as const,
-  list: (filters: MyKeysFilters) => ['my-keys', filters] as const,
+  all: sharedKeys.myKeys,
+  list: (filters: MyKeysFilters) => [...sharedKeys.myKeys, filters] as const,
 };

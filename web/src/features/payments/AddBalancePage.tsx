@@ -41,7 +41,7 @@ export function AddBalancePage() {
       ) : options.isError ? (
         <div className="notice notice-error" role="alert">
           Failed to load the payment options.{' '}
-          <button type="button" className="link-button" onClick={() => options.refetch()}>
+          <button type="button" className="link-button" onClick={() => void options.refetch()}>
             Try again
           </button>
         </div>

@@ -1,52 +1,36 @@
 // The customer's own card payments: amount, status, date; newest first.
 import { useState } from 'react';
+import type { Payment } from '@schemas/payments';
 import { Card } from '../../components/ui/card';
+import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
-import { Spinner } from '../../components/ui/spinner';
+import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime, formatUsd } from '../../lib/format';
 import { useMyPayments } from './api';
-import { PaymentStatusBadge } from './PaymentStatusBadge';
+import { PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
+
+const COLUMNS: Column<Payment>[] = [
+  { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
+  { header: 'Amount', cell: (p) => formatUsd(p.amount) },
+  { header: 'Status', cell: (p) => <PaymentStatusBadge payment={p} /> },
+];
 
 export function MyPayments() {
   const [page, setPage] = useState(1);
   const list = useMyPayments(page);
   return (
     <Card title="Your card payments">
-      {list.isPending ? (
-        <Spinner label="Loading your payments…" />
-      ) : list.isError ? (
-        <div className="notice notice-error" role="alert">
-          Failed to load your payments.{' '}
-          <button type="button" className="link-button" onClick={() => list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : list.data.payments.length === 0 ? (
-        <p className="muted">No card payments yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Your card payments" aria-busy={list.isFetching}>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.payments.map((p) => (
-                <tr key={p._id}>
-                  <td className="nowrap">{formatDateTime(p.createdAt)}</td>
-                  <td>{formatUsd(p.amount)}</td>
-                  <td>
-                    <PaymentStatusBadge payment={p} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={list}
+        loading="Loading your payments…"
+        failed="Failed to load your payments."
+        isEmpty={(data) => data.payments.length === 0}
+        empty={<p className="muted">No card payments yet.</p>}
+      >
+        {(data) => (
+          <DataTable label="Your card payments" rows={data.payments} rowKey={(p) => p._id} columns={COLUMNS} busy={list.isFetching} />
+        )}
+      </QueryState>
       {list.data && <Pagination page={page} totalPages={list.data.totalPages} onChange={setPage} disabled={list.isFetching} />}
     </Card>
   );

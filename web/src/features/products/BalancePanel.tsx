@@ -4,6 +4,7 @@ import { toast } from '../../components/ui/toast';
 import { TOAST_SMALL_MS } from '../../lib/constants';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useProfile } from '../../lib/session';
+import { asyncHandler } from '../../lib/async-handler';
 
 export function BalancePanel() {
   const profile = useProfile();
@@ -27,7 +28,7 @@ export function BalancePanel() {
         <div className="stat-label">USD balance</div>
         <div className="balance-panel-usd">{formatUsd(user?.balance)}</div>
       </div>
-      <button type="button" className="btn btn-secondary" onClick={refresh} disabled={profile.isFetching}>
+      <button type="button" className="btn btn-secondary" onClick={asyncHandler(refresh)} disabled={profile.isFetching}>
         <Icon name="refresh" size={16} className={profile.isFetching ? 'spin' : ''} />
         Refresh
       </button>

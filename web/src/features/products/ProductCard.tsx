@@ -5,8 +5,8 @@ import type { Product } from '@schemas/entities';
 import { cheapestPrice, isOfferedDuration, quote } from '@schemas/products';
 import { PRODUCT_CARD_SAMPLE_DAYS, USER_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { FeatureList } from './FeatureList';
-import { ProductTypeBadge } from './ProductTypeBadge';
+import { FeatureList } from '../../components/products/FeatureList';
+import { ProductTypeBadge } from '../../components/products/ProductTypeBadge';
 
 type Props = { product: Product; credits: number | null; onPurchase: (product: Product) => void };
 

@@ -6,8 +6,8 @@ import { EmptyState } from '../../components/ui/card';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { useCurrentUser } from '../../lib/session';
-import { PurchaseModal } from '../purchase';
-import { useProducts } from './api';
+import { PurchaseModal } from '../../components/purchase/PurchaseModal';
+import { useProducts } from '../../lib/products';
 import { BalancePanel } from './BalancePanel';
 import { ProductCard } from './ProductCard';
 
@@ -32,7 +32,7 @@ export function ProductsPage() {
       ) : products.isError ? (
         <div className="notice notice-error" role="alert">
           Failed to load products.{' '}
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => products.refetch()}>
+          <button type="button" className="btn btn-secondary btn-sm" onClick={() => void products.refetch()}>
             Try again
           </button>
         </div>

@@ -10,11 +10,12 @@ import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
-import { useProducts } from '../products';
-import { purchaseErrorMessage, usePurchase } from './api';
-import { DurationPicker } from './DurationPicker';
-import { PriceBreakdown } from './PriceBreakdown';
-import { ReceiptCard } from './ReceiptCard';
+import { DurationPicker } from '../../components/purchase/DurationPicker';
+import { PriceBreakdown } from '../../components/purchase/PriceBreakdown';
+import { ReceiptCard } from '../../components/purchase/ReceiptCard';
+import { useProducts } from '../../lib/products';
+import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
+import { asyncHandler } from '../../lib/async-handler';
 
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 
@@ -87,7 +88,7 @@ export function PurchasePage() {
             {products.isPending ? (
               <Spinner label="Loading products…" />
             ) : (
-              <form onSubmit={onSubmit} noValidate>
+              <form onSubmit={asyncHandler(onSubmit)} noValidate>
                 <div className="field">
                   <label htmlFor={selectId}>Product</label>
                   <select
@@ -132,7 +133,7 @@ export function PurchasePage() {
             {products.isError ? (
               <div className="notice notice-error" role="alert">
                 Products could not be loaded.{' '}
-                <button type="button" className="btn btn-secondary btn-sm" onClick={() => products.refetch()}>
+                <button type="button" className="btn btn-secondary btn-sm" onClick={() => void products.refetch()}>
                   Try again
                 </button>
               </div>

@@ -5,12 +5,14 @@ import type { ApiToken, Role } from '@schemas/entities';
 import { createApiTokenSchema } from '@schemas/api-tokens';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
-import { CopyButton } from '../../components/ui/copy-button';
+import { DataTable, type Column } from '../../components/ui/data-table';
 import { Field } from '../../components/ui/field';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
-import { Spinner } from '../../components/ui/spinner';
+import { QueryState } from '../../components/ui/query-state';
+import { ShownOnceSecret } from '../../components/ui/shown-once-secret';
 import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
+import { asyncHandler } from '../../lib/async-handler';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
@@ -47,67 +49,57 @@ function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }
         <CreateTokenForm role={role} account={account} onCreated={setCreated} />
       )}
       <h3 className="api-tokens-heading">Your tokens</h3>
-      {tokens.isPending ? (
-        <Spinner label="Loading API tokens…" />
-      ) : tokens.isError ? (
-        <div className="notice notice-error" role="alert">
-          Could not load your API tokens.{' '}
-          <button type="button" className="link-button" onClick={() => tokens.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : tokens.data.length === 0 ? (
-        <EmptyState title="No API tokens yet">
-          <p className="muted">Create one above for a script or the CLI.</p>
-        </EmptyState>
-      ) : (
-        <div className="table-wrap">
-          <table className="table api-tokens-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Access</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t._id}>
-                  <td data-label="Name" className="api-token-name">
-                    {t.name}
-                  </td>
-                  <td data-label="Role">{ROLE_LABELS[t.role]}</td>
-                  <td data-label="Access">
-                    {t.readOnly ? <Badge tone="blue">Read-only</Badge> : <Badge tone="orange">Read and write</Badge>}
-                  </td>
-                  <td data-label="Created">{formatDateTime(t.createdAt)}</td>
-                  <td data-label="Last used" title={t.lastUsedAt ? formatDateTime(t.lastUsedAt) : undefined}>
-                    {t.lastUsedAt ? formatRelativeTime(t.lastUsedAt) : 'Never'}
-                  </td>
-                  <td className="api-tokens-actions">
-                    <button
-                      type="button"
-                      className="btn btn-secondary btn-sm"
-                      onClick={() => setRevoking(t)}
-                      aria-label={`Revoke token ${t.name}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={tokens}
+        loading="Loading API tokens…"
+        failed="Could not load your API tokens."
+        isEmpty={(list) => list.length === 0}
+        empty={
+          <EmptyState title="No API tokens yet">
+            <p className="muted">Create one above for a script or the CLI.</p>
+          </EmptyState>
+        }
+      >
+        {(list) => (
+          <DataTable
+            label="Your API tokens"
+            className="api-tokens-table"
+            rows={list}
+            rowKey={(t) => t._id}
+            columns={columns(setRevoking)}
+          />
+        )}
+      </QueryState>
       {revoking && <RevokeModal token={revoking} onClose={() => setRevoking(null)} />}
     </Card>
   );
+}
+
+function columns(revoke: (token: ApiToken) => void): Column<ApiToken>[] {
+  return [
+    { header: 'Name', label: 'Name', className: 'api-token-name', cell: (t) => t.name },
+    { header: 'Role', label: 'Role', cell: (t) => ROLE_LABELS[t.role] },
+    {
+      header: 'Access',
+      label: 'Access',
+      cell: (t) => (t.readOnly ? <Badge tone="blue">Read-only</Badge> : <Badge tone="orange">Read and write</Badge>),
+    },
+    { header: 'Created', label: 'Created', cell: (t) => formatDateTime(t.createdAt) },
+    {
+      header: 'Last used',
+      label: 'Last used',
+      cell: (t) => (t.lastUsedAt ? <span title={formatDateTime(t.lastUsedAt)}>{formatRelativeTime(t.lastUsedAt)}</span> : 'Never'),
+    },
+    {
+      header: <span className="visually-hidden">Actions</span>,
+      className: 'api-tokens-actions',
+      cell: (t) => (
+        <button type="button" className="btn btn-secondary btn-sm" onClick={() => revoke(t)} aria-label={`Revoke token ${t.name}`}>
+          Revoke
+        </button>
+      ),
+    },
+  ];
 }
 
 function CreateTokenForm({
@@ -151,7 +143,7 @@ function CreateTokenForm({
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Create an API token" className="api-token-form">
+    <form onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Create an API token" className="api-token-form">
       <div className="form-grid">
         <Field
           label="Token name"
@@ -195,20 +187,15 @@ function CreateTokenForm({
 
 function NewToken({ created, onDone }: { created: { name: string; token: string }; onDone: () => void }) {
   return (
-    <div className="api-token-created">
-      <div className="notice notice-warning" role="status">
-        Copy the token “{created.name}” now. It is shown only once; if you lose it, revoke it and create another.
-      </div>
-      <p className="secret-key mono" aria-label="Your new API token">
-        {created.token}
-      </p>
-      <div className="button-row">
-        <CopyButton text={created.token} label="Copy token" copiedMessage="API token copied" />
-        <button type="button" className="btn btn-primary btn-sm" onClick={onDone}>
-          I have saved it
-        </button>
-      </div>
-    </div>
+    <ShownOnceSecret
+      value={created.token}
+      label="Your new API token"
+      copyLabel="Copy token"
+      copiedMessage="API token copied"
+      onDone={onDone}
+    >
+      Copy the token “{created.name}” now. It is shown only once; if you lose it, revoke it and create another.
+    </ShownOnceSecret>
   );
 }
 
@@ -229,7 +216,7 @@ function RevokeModal({ token, onClose }: { token: ApiToken; onClose: () => void 
       confirmLabel="Revoke token"
       busyLabel="Revoking…"
       busy={revoke.isPending}
-      onConfirm={onRevoke}
+      onConfirm={asyncHandler(onRevoke)}
       onClose={onClose}
     >
       <p>Scripts using “{token.name}” stop working at once. This cannot be undone.</p>

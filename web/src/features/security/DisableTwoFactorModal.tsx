@@ -6,6 +6,7 @@ import { FormModal } from '../../components/ui/form-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { useDisableTwoFactor } from './api';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Proof = 'code' | 'password';
 
@@ -48,7 +49,7 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
       tone="danger"
       submitDisabled={!ready}
     >
-      <form id="two-factor-disable" onSubmit={onSubmit} noValidate>
+      <form id="two-factor-disable" onSubmit={asyncHandler(onSubmit)} noValidate>
         <p className="muted">
           Your account will be protected by your password alone, your recovery tokens stop working, and you are signed out everywhere else.
         </p>

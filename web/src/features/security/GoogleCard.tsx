@@ -6,6 +6,7 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { useConnectGoogle, useDisconnectGoogle } from './api';
 import { StepUpModal, type StepUpProof } from './StepUp';
+import { asyncHandler } from '../../lib/async-handler';
 
 export function GoogleCard({ info }: { info: SecurityInfo }) {
   const connect = useConnectGoogle();
@@ -72,7 +73,7 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
           <button
             type="button"
             className="btn btn-secondary"
-            onClick={onConnect}
+            onClick={asyncHandler(onConnect)}
             disabled={connect.isPending || connect.isSuccess || !info.googleAvailable}
           >
             <span aria-hidden="true" className="google-mark">

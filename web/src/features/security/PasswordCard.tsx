@@ -9,6 +9,7 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { useCurrentUser } from '../../lib/session';
 import { useChangePassword } from './api';
+import { asyncHandler } from '../../lib/async-handler';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };
 type Errors = Partial<Record<keyof Form, string>>;
@@ -67,7 +68,7 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
 
   return (
     <Card title="Change password">
-      <form onSubmit={onSubmit} noValidate aria-label="Change password">
+      <form onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Change password">
         <Field
           label="Current password"
           type="password"

@@ -54,7 +54,7 @@ export function RecoveryTokensCard({ remaining, account }: { remaining: number; 
           ))}
         </ul>
         <div className="button-row">
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => copy(tokens)}>
+          <button type="button" className="btn btn-secondary btn-sm" onClick={() => void copy(tokens)}>
             Copy all
           </button>
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => download(tokens)}>

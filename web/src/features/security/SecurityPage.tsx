@@ -29,7 +29,7 @@ export function SecurityPage() {
       ) : info.isError ? (
         <div className="notice notice-error" role="alert">
           Failed to load security information.{' '}
-          <button type="button" className="link-button" onClick={() => info.refetch()}>
+          <button type="button" className="link-button" onClick={() => void info.refetch()}>
             Try again
           </button>
         </div>

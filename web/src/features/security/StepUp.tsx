@@ -6,6 +6,7 @@ import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
 import { Field } from '../../components/ui/field';
 import { FormModal } from '../../components/ui/form-modal';
 import { errorMessage } from '../../lib/api';
+import { asyncHandler } from '../../lib/async-handler';
 
 export type StepUpAccount = { hasPassword: boolean; twoFactorEnabled: boolean };
 export type StepUpProof = { currentPassword?: string; code?: string };
@@ -147,7 +148,7 @@ export function StepUpModal({
       tone={tone}
       submitDisabled={!stepUpReady(state)}
     >
-      <form id="step-up" onSubmit={onSubmit} noValidate aria-label={title}>
+      <form id="step-up" onSubmit={asyncHandler(onSubmit)} noValidate aria-label={title}>
         {children}
         <StepUpFields account={account} value={state} onChange={setState} autoFocus />
         {error && (

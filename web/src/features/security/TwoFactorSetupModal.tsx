@@ -8,6 +8,7 @@ import { errorMessage } from '../../lib/api';
 import { TWO_FACTOR_CODE_LENGTH } from '../../lib/constants';
 import { useVerifyTwoFactor } from './api';
 import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
+import { asyncHandler } from '../../lib/async-handler';
 
 /** The base32 secret in groups of four, easier to read and type. */
 export const groupSecret = (secret: string) => secret.replace(/(.{4})/g, '$1 ').trim();
@@ -54,7 +55,7 @@ export function TwoFactorSetupModal({
       submitDisabled={!isCompleteCode(code)}
     >
       {setup && (
-        <form id="two-factor-setup" onSubmit={onSubmit} noValidate className="two-factor-setup">
+        <form id="two-factor-setup" onSubmit={asyncHandler(onSubmit)} noValidate className="two-factor-setup">
           <ol className="setup-steps">
             <li>Scan this QR code with an authenticator app (Google Authenticator, 1Password, Authy…).</li>
           </ol>

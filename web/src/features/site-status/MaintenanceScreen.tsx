@@ -1,8 +1,9 @@
 // What a non-owner sees while maintenance mode is on: the server's message, and a way back in.
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Icon } from '../../components/ui/icons';
 import { sessionKeys, useLogout } from '../../lib/session';
+import { asyncHandler } from '../../lib/async-handler';
 
 /** How often the screen asks whether maintenance is over. */
 const RETRY_MS = 30_000;
@@ -12,17 +13,17 @@ export function MaintenanceScreen({ message }: { message: string }) {
   const logout = useLogout();
   const [checking, setChecking] = useState(false);
 
-  async function check() {
+  const check = useCallback(async () => {
     setChecking(true);
     // A profile that loads again clears the maintenance state (see lib/api.ts).
     await queryClient.refetchQueries({ queryKey: sessionKeys.profile }).catch(() => undefined);
     setChecking(false);
-  }
+  }, [queryClient]);
 
   useEffect(() => {
-    const timer = setInterval(check, RETRY_MS);
+    const timer = setInterval(() => void check(), RETRY_MS);
     return () => clearInterval(timer);
-  }, []);
+  }, [check]);
 
   return (
     <main className="maintenance-page">
@@ -34,16 +35,16 @@ export function MaintenanceScreen({ message }: { message: string }) {
         <p>{message}</p>
         <p className="muted">This page checks again every 30 seconds.</p>
         <div className="maintenance-actions">
-          <button type="button" className="btn btn-primary" onClick={check} disabled={checking}>
+          <button type="button" className="btn btn-primary" onClick={asyncHandler(check)} disabled={checking}>
             {checking ? 'Checking…' : 'Try again'}
           </button>
           <button
             type="button"
             className="btn btn-secondary"
-            onClick={async () => {
+            onClick={asyncHandler(async () => {
               await logout();
               window.location.assign('/login');
-            }}
+            })}
           >
             Sign out
           </button>

@@ -4,7 +4,7 @@
 import { Link } from 'react-router-dom';
 import type { User } from '@schemas/entities';
 import { formatUsd } from '../../lib/format';
-import { usePublicSettings } from './api';
+import { usePublicSettings } from '../../lib/public-settings';
 
 export function SiteNotices({ user }: { user: User }) {
   const { data: settings } = usePublicSettings();

@@ -75,6 +75,11 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
     }
   }
 
+  /** For a form's onSubmit: handleSubmit settles every outcome itself, so nothing is left to await. */
+  function onSubmit(event: FormEvent) {
+    void handleSubmit(event);
+  }
+
   /** The props of a text field (components/ui/field.tsx) bound to one value. */
   function field<K extends keyof V & string>(name: K) {
     return {
@@ -90,5 +95,5 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
     return { name, checked: values[name] === true, onChange: (e: ChangeEvent<HTMLInputElement>) => set(name, e.target.checked as V[K]) };
   }
 
-  return { values, errors, formError, status, submitting: status === 'submitting', set, field, checkbox, handleSubmit };
+  return { values, errors, formError, status, submitting: status === 'submitting', set, field, checkbox, handleSubmit, onSubmit };
 }

@@ -1,5 +1,5 @@
 // The duration of a key: a slider over the product's day range and a box for an exact number.
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import type { Product } from '@schemas/entities';
 
 const plural = (n: number) => `${n} ${n === 1 ? 'day' : 'days'}`;
@@ -19,7 +19,13 @@ export function DurationPicker({
   const numberId = useId();
   // The box may hold a half-typed number; the chosen duration changes only with a valid one.
   const [typed, setTyped] = useState(String(days));
-  useEffect(() => setTyped(String(days)), [days]);
+  // A duration chosen elsewhere (the slider, a new product) replaces what was typed, during render
+  // rather than in an effect, so the box never shows the old number for a frame.
+  const [typedFor, setTypedFor] = useState(days);
+  if (days !== typedFor) {
+    setTypedFor(days);
+    setTyped(String(days));
+  }
 
   const clamp = (n: number) => Math.min(product.maxDays, Math.max(product.minDays, Math.round(n)));
 

@@ -1,10 +1,22 @@
-// Buying a key: the call, what it refreshes afterwards, and how a refusal reads.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+// Buying a key: the call, what it refreshes afterwards, and how a refusal reads. The shop, the
+// purchase page and the admin panel's direct purchase share it.
+import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { PurchaseResponse, PurchaseShortfall, User } from '@schemas/entities';
-import { api, ApiError, errorMessage } from '../../lib/api';
-import { formatCredits } from '../../lib/format';
-import { sessionKeys } from '../../lib/session';
-import { invalidateAfterPurchase } from './after-purchase';
+import { api, ApiError, errorMessage } from './api';
+import { formatCredits } from './format';
+import { sharedKeys } from './query-keys';
+import { sessionKeys } from './session';
+
+/** What a purchase changes, refreshed through the query cache rather than announced: the buyer's
+ * credits (the profile), their keys, their dashboard figures and the catalogue's sales counts.
+ * Screens on view refetch now; the others are marked stale and refetch when they open. */
+export function invalidateAfterPurchase(queryClient: QueryClient) {
+  return Promise.all(
+    [sessionKeys.profile, sharedKeys.myKeys, sharedKeys.stats, sharedKeys.products].map((queryKey) =>
+      queryClient.invalidateQueries({ queryKey }),
+    ),
+  );
+}
 
 export type PurchaseRequest = { productId: string; duration: number; idempotencyKey: string };
 

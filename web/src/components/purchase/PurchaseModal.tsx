@@ -7,9 +7,10 @@ import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
-import { purchaseErrorMessage, usePurchase } from './api';
+import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';
+import { asyncHandler } from '../../lib/async-handler';
 
 /** Rendered while a product is chosen (keyed by it, so each product opens at its own minimum). */
 export function PurchaseModal({ product, onClose }: { product: Product; onClose: () => void }) {
@@ -53,7 +54,7 @@ export function PurchaseModal({ product, onClose }: { product: Product; onClose:
           busyLabel="Purchasing…"
           tone="primary"
           disabled={!user || short}
-          onAct={onPurchase}
+          onAct={asyncHandler(onPurchase)}
         />
       }
     >

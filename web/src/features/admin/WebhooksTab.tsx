@@ -1,18 +1,26 @@
 // The owner's Webhooks view: endpoints with their health; add (secret shown once), edit, enable or
 // disable, rotate the secret, send a test; each endpoint's deliveries with a redeliver button.
 import { useState, type FormEvent } from 'react';
-import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookEventType } from '@schemas/webhooks';
+import {
+  createWebhookSchema,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from '@schemas/webhooks';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
-import { CopyButton } from '../../components/ui/copy-button';
+import { DataTable, type Column } from '../../components/ui/data-table';
 import { Field } from '../../components/ui/field';
 import { FormModal } from '../../components/ui/form-modal';
 import { Modal } from '../../components/ui/modal';
 import { Pagination } from '../../components/ui/pagination';
-import { Spinner } from '../../components/ui/spinner';
+import { QueryState } from '../../components/ui/query-state';
+import { ShownOnceSecret } from '../../components/ui/shown-once-secret';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
+import { asyncHandler } from '../../lib/async-handler';
 import {
   useCreateWebhook,
   useDeleteWebhook,
@@ -22,7 +30,7 @@ import {
   useSendTest,
   useUpdateWebhook,
   useWebhookEndpoints,
-} from './api';
+} from './webhooks-api';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -50,24 +58,21 @@ export function WebhooksTab() {
       <p className="muted">
         Signed events (Standard Webhooks) sent to your systems when keys are bought, generated, revoked or activated, and more.
       </p>
-      {endpoints.isPending ? (
-        <Spinner label="Loading endpoints…" />
-      ) : endpoints.isError ? (
-        <div className="notice notice-error" role="alert">
-          {errorMessage(endpoints.error, 'Could not load the webhook endpoints')}{' '}
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => endpoints.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : endpoints.data.length === 0 ? (
-        <EmptyState title="No endpoints yet">Add an endpoint to receive events.</EmptyState>
-      ) : (
-        <ul className="webhook-list" aria-label="Webhook endpoints">
-          {endpoints.data.map((endpoint) => (
-            <EndpointItem key={endpoint.id} endpoint={endpoint} open={setDialog} />
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={endpoints}
+        loading="Loading endpoints…"
+        failed={errorMessage(endpoints.error, 'Could not load the webhook endpoints')}
+        isEmpty={(list) => list.length === 0}
+        empty={<EmptyState title="No endpoints yet">Add an endpoint to receive events.</EmptyState>}
+      >
+        {(list) => (
+          <ul className="webhook-list" aria-label="Webhook endpoints">
+            {list.map((endpoint) => (
+              <EndpointItem key={endpoint.id} endpoint={endpoint} open={setDialog} />
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {dialog?.kind === 'add' && <EndpointForm onClose={close} onCreated={(url, secret) => setDialog({ kind: 'secret', url, secret })} />}
       {dialog?.kind === 'edit' && <EndpointForm endpoint={dialog.endpoint} onClose={close} />}
       {dialog?.kind === 'delete' && <DeleteModal endpoint={dialog.endpoint} onClose={close} />}
@@ -132,7 +137,7 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           className="btn btn-secondary btn-sm"
           disabled={busy}
           onClick={() =>
-            run(
+            void run(
               () => update.mutateAsync({ id: endpoint.id, body: { enabled: !endpoint.enabled } }),
               () => toast.success(endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled'),
               'Could not change the endpoint',
@@ -146,7 +151,7 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           className="btn btn-secondary btn-sm"
           disabled={busy || !endpoint.enabled}
           onClick={() =>
-            run(
+            void run(
               () => test.mutateAsync(endpoint.id),
               () => toast.success('Test event queued'),
               'Could not send a test event',
@@ -160,7 +165,7 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           className="btn btn-secondary btn-sm"
           disabled={busy}
           onClick={() =>
-            run(
+            void run(
               () => rotate.mutateAsync(endpoint.id),
               (r) => open({ kind: 'secret', url: endpoint.url, secret: r.secret }),
               'Could not rotate the secret',
@@ -224,7 +229,7 @@ function EndpointForm({
       busy={busy}
       onClose={onClose}
     >
-      <form id="webhook-form" onSubmit={onSubmit} noValidate>
+      <form id="webhook-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <Field
           label="URL"
           type="url"
@@ -251,18 +256,9 @@ function EndpointForm({
 function SecretModal({ url, secret, onClose }: { url: string; secret: string; onClose: () => void }) {
   return (
     <Modal open title="Signing secret" onClose={onClose}>
-      <div className="notice notice-warning" role="status">
+      <ShownOnceSecret value={secret} label="Signing secret" copyLabel="Copy secret" copiedMessage="Signing secret copied" onDone={onClose}>
         Copy the signing secret for {url} now. It is shown only once; rotate it if you lose it.
-      </div>
-      <p className="secret-key mono" aria-label="Signing secret">
-        {secret}
-      </p>
-      <div className="button-row">
-        <CopyButton text={secret} label="Copy secret" copiedMessage="Signing secret copied" />
-        <button type="button" className="btn btn-primary btn-sm" onClick={onClose}>
-          I have saved it
-        </button>
-      </div>
+      </ShownOnceSecret>
     </Modal>
   );
 }
@@ -284,7 +280,7 @@ function DeleteModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose
       confirmLabel="Delete endpoint"
       busyLabel="Deleting…"
       busy={remove.isPending}
-      onConfirm={onConfirm}
+      onConfirm={asyncHandler(onConfirm)}
       onClose={onClose}
     >
       <p>{endpoint.url} stops receiving events and its delivery history is deleted. This cannot be undone.</p>
@@ -308,71 +304,58 @@ function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onC
     }
   }
 
+  const columns: Column<WebhookDelivery>[] = [
+    { header: 'Event', className: 'mono', cell: (d) => d.event },
+    { header: 'Status', cell: (d) => <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge> },
+    { header: 'Attempts', cell: (d) => d.attempts },
+    {
+      header: 'Response',
+      cell: (d) => (
+        <>
+          {d.responseStatus ?? d.error ?? '—'}
+          {d.responseBody && (
+            <details>
+              <summary>Body</summary>
+              <pre className="mono small">{d.responseBody}</pre>
+            </details>
+          )}
+        </>
+      ),
+    },
+    { header: 'Time', cell: (d) => (d.durationMs === null ? '—' : `${d.durationMs} ms`) },
+    { header: 'When', cell: (d) => when(d.lastAttemptAt ?? d.createdAt) },
+    {
+      header: <span className="visually-hidden">Actions</span>,
+      cell: (d) => (
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={redeliver.isPending || !endpoint.enabled}
+          onClick={() => void onRedeliver(d.id)}
+          aria-label={`Redeliver ${d.event} ${d.id}`}
+        >
+          Redeliver
+        </button>
+      ),
+    },
+  ];
+
   return (
     <Modal open title={`Deliveries to ${endpoint.url}`} size="lg" onClose={onClose}>
-      {deliveries.isPending ? (
-        <Spinner label="Loading deliveries…" />
-      ) : deliveries.isError ? (
-        <div className="notice notice-error" role="alert">
-          {errorMessage(deliveries.error, 'Could not load the deliveries')}
-        </div>
-      ) : deliveries.data.deliveries.length === 0 ? (
-        <EmptyState title="No deliveries yet">Send a test event to see one here.</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="table" aria-label="Deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Response</th>
-                  <th scope="col">Time</th>
-                  <th scope="col">When</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.data.deliveries.map((d) => (
-                  <tr key={d.id}>
-                    <td className="mono">{d.event}</td>
-                    <td>
-                      <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>
-                      {d.responseStatus ?? d.error ?? '—'}
-                      {d.responseBody && (
-                        <details>
-                          <summary>Body</summary>
-                          <pre className="mono small">{d.responseBody}</pre>
-                        </details>
-                      )}
-                    </td>
-                    <td>{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
-                    <td>{when(d.lastAttemptAt ?? d.createdAt)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="btn btn-secondary btn-sm"
-                        disabled={redeliver.isPending || !endpoint.enabled}
-                        onClick={() => onRedeliver(d.id)}
-                        aria-label={`Redeliver ${d.event} ${d.id}`}
-                      >
-                        Redeliver
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pagination page={page} totalPages={deliveries.data.totalPages} onChange={setPage} />
-        </>
-      )}
+      <QueryState
+        query={deliveries}
+        loading="Loading deliveries…"
+        failed={errorMessage(deliveries.error, 'Could not load the deliveries')}
+        isEmpty={(data) => data.deliveries.length === 0}
+        empty={<EmptyState title="No deliveries yet">Send a test event to see one here.</EmptyState>}
+      >
+        {(data) => (
+          <>
+            <DataTable label="Deliveries" rows={data.deliveries} rowKey={(d) => d.id} columns={columns} />
+            <Pagination page={page} totalPages={data.totalPages} onChange={setPage} />
+          </>
+        )}
+      </QueryState>
     </Modal>
   );
 }

@@ -1,2 +1,0 @@
-// What other features may use from the site-status feature.
-export { usePublicSettings } from './api';
