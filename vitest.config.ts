@@ -69,8 +69,8 @@ export default defineConfig(async () => {
           test: { name: 'sdk', include: ['sdk/test/**/*.test.ts'], environment: 'node', testTimeout: 60_000 },
         },
         {
-          // Node-side checks of generated artifacts (the OpenAPI document's validity).
-          test: { name: 'scripts', include: ['scripts/test/**/*.test.ts'], environment: 'node' },
+          // Checks of the repository itself: links and citations in the docs, the generated Env types, the OpenAPI document's validity.
+          test: { name: 'repo', include: ['scripts/test/**/*.test.ts'], environment: 'node', testTimeout: 60_000 },
         },
         {
           // Node-side checks of the build output (bundle sizes); the benchmark itself is `npm run bench`.

@@ -5,7 +5,7 @@
 import { saveAccountState } from '../worker/lib/account-state';
 import { createSession } from '../worker/lib/sessions';
 import type { Runtime } from './runtime';
-import { DAY_MS, generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from './shop-generator';
+import { DAY_MS, generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
 
 export const SCALE = { users: 10_000, products: 200, keys: 200_000, activations: 100_000 } as const;
 export const COLLECTOR_KEYS = 500;

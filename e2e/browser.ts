@@ -75,10 +75,10 @@ function checkApiAnswers(context: BrowserContext) {
   };
 }
 
-/** Keeps a picture of each screen the tests visit, for a person to look at. */
-export async function screenshot(page: Page, name: string) {
+/** Keeps a picture of each screen the tests visit, for a person to look at (the viewport only, for a very long page). */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 let counter = 0;

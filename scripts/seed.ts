@@ -5,7 +5,7 @@
 // Options: --persist-to DIR (default .wrangler/state, the folder `npm start` uses).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DAY_MS, generateShop, writeShop, type NamedAccount } from '../bench/shop-generator';
+import { DAY_MS, generateShop, writeShop, type NamedAccount } from './demo-shop/generator';
 import { hashPassword } from '../worker/lib/password';
 import { applyMigrations, DEFAULT_STATE_DIR, ROOT } from './local';
 

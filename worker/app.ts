@@ -2,11 +2,11 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { contextStorage } from 'hono/context-storage';
-import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './context';
 import { requestDb } from './db/client';
 import { BOOKMARK_HEADER, openRequestD1, parseBookmark } from './db/session';
 import { AppError, errorResponse } from './lib/errors';
+import { API_DOCS_PATH, securityHeaders } from './lib/security-headers';
 import { maintenanceMode } from './middleware/maintenance';
 import { LICENSES_PATH, signLicensingAnswers } from './middleware/license-signature';
 import { adminRoutes } from './routes/admin';
@@ -17,6 +17,7 @@ import { adminUsersRoutes } from './routes/admin-users';
 import { authRoutes } from './routes/auth';
 import { authGoogleRoutes } from './routes/auth-google';
 import { creditsRoutes } from './routes/credits';
+import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
 import { licensesRoutes } from './routes/licenses';
@@ -36,28 +37,7 @@ const READ_ONLY_CALLS = new Set(['/api/v1/licenses/validate']);
 
 export const app = new Hono<AppEnv>();
 
-app.use(
-  '*',
-  secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      // data: for the two-factor QR code; nothing from other origins.
-      imgSrc: ["'self'", 'data:'],
-      fontSrc: ["'self'"],
-      connectSrc: ["'self'"],
-      objectSrc: ["'none'"],
-      baseUri: ["'self'"],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-    },
-    xFrameOptions: 'DENY',
-    referrerPolicy: 'strict-origin-when-cross-origin',
-    strictTransportSecurity: 'max-age=31536000; includeSubDomains',
-    crossOriginEmbedderPolicy: false,
-  }),
-);
+app.use('*', securityHeaders);
 
 // Before the body limit, so its 413 is signed too.
 app.use(`${LICENSES_PATH}/*`, signLicensingAnswers);
@@ -110,7 +90,8 @@ export const routes = app
   .route('/api/admin/payments', adminPaymentsRoutes)
   .route('/api/admin', adminRoutes)
   .route(LICENSES_PATH, licensesRoutes)
-  .route('/api/webhooks', webhooksRoutes);
+  .route('/api/webhooks', webhooksRoutes)
+  .route(API_DOCS_PATH, docsRoutes);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

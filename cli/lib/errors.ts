@@ -1,4 +1,4 @@
-// The CLI's outcomes (README, "Exit codes"): 0 success, 1 an error from the API or the network,
+// The CLI's outcomes (docs/cli.md, "Exit codes and errors"): 0 success, 1 an error from the API or the network,
 // 2 bad usage. Every failure is one of these classes, so the entry point maps it to its code.
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;

@@ -1,21 +1,24 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import * as schema from './schema';
+import { isolateCache } from '../lib/isolate-cache';
 import { bindingOf, type RequestD1 } from './session';
 
 export type DB = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
 // Building a drizzle instance walks the whole schema (relational config, dialect): a few percent of
 // a licensing request's CPU when done per request. One per D1 binding, kept for the isolate's life.
-const instances = new WeakMap<D1Database, DB>();
+const instances = isolateCache<D1Database, DB>('drizzle-instances');
 
 /** A D1 batch's statements, as `db.batch` takes them (at least one). */
 export type BatchItems = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 
 /**
- * A statement written once as SQL text and bound per call, for the hottest paths: drizzle builds a
- * query's text from its parts on every call, which was most of a purchase's own CPU. Its result in a
- * batch is its rows, unmapped (column names as the SQL gives them).
+ * Raw SQL, for what drizzle's query builder cannot say (a guarded many-row insert, an
+ * `INSERT ... SELECT` with its guard, a statement compiled once for a hot path: compiled.ts). It is
+ * the one way raw SQL reaches D1: written beside the domain function that uses it, run by runBatch,
+ * sqlRows or sqlFirst below. Its result is its rows, unmapped (column names as the SQL gives them);
+ * a write that must say what it changed says so with RETURNING (D1's `changes` counts triggers' writes).
  */
 export class SqlStatement {
   constructor(
@@ -24,27 +27,46 @@ export class SqlStatement {
   ) {}
 }
 
-/** One statement of a request's batch: a drizzle query, or SQL text with its parameters. */
+/** Raw SQL with its parameters (`?1`, `?2`, ... in the text), as a SqlStatement. */
+export const rawSql = (text: string, ...params: unknown[]) => new SqlStatement(text, params);
+
+/** One statement of a request's batch: a drizzle query, or raw SQL. */
 export type Statement = BatchItem<'sqlite'> | SqlStatement;
 
+/** A drizzle instance, or a bare D1 binding where no drizzle query runs (the licensing hot path, the cron). */
+export type Database = DB | D1Database;
+
+const clientOf = (db: Database): D1Database => ('$client' in db ? db.$client : db);
+const prepared = (d1: D1Database, statement: SqlStatement) => d1.prepare(statement.text).bind(...statement.params);
+
+/** The rows of one raw statement (one round trip). */
+export async function sqlRows<Row>(db: Database, statement: SqlStatement): Promise<Row[]> {
+  return (await prepared(clientOf(db), statement).all<Row>()).results;
+}
+
+/** The first row of one raw statement, or null (one round trip). */
+export async function sqlFirst<Row>(db: Database, statement: SqlStatement): Promise<Row | null> {
+  return (await sqlRows<Row>(db, statement))[0] ?? null;
+}
+
 /**
- * Runs the statements as one D1 batch (one transaction) and answers each one's result as `db.batch`
- * would: a drizzle query's mapped result, a SqlStatement's rows.
+ * Runs the statements as one D1 batch (one transaction, one round trip) and answers each one's
+ * result as `db.batch` would: a drizzle query's mapped result, a SqlStatement's rows.
  */
-export async function runBatch(db: DB, items: Statement[]): Promise<unknown[]> {
-  if (!items.some((item) => item instanceof SqlStatement)) return db.batch(items as BatchItems);
+export async function runBatch(db: Database, items: Statement[]): Promise<unknown[]> {
+  if ('$client' in db && !items.some((item) => item instanceof SqlStatement)) return db.batch(items as BatchItems);
   // drizzle's own batch for D1 does this for each of its queries: prepare, bind, then map the result.
-  const prepared = items.map((item) => (item instanceof SqlStatement ? null : (item as unknown as DrizzlePrepared)._prepare()));
-  const d1 = db.$client;
+  const queries = items.map((item) => (item instanceof SqlStatement ? null : (item as unknown as DrizzlePrepared)._prepare()));
+  const d1 = clientOf(db);
   const statements = items.map((item, i) => {
-    if (item instanceof SqlStatement) return d1.prepare(item.text).bind(...item.params);
+    if (item instanceof SqlStatement) return prepared(d1, item);
     // drizzle's own statement, bound: preparing its SQL again would cost a second compile.
-    const query = prepared[i]!;
+    const query = queries[i]!;
     const { params } = query.getQuery();
     return params.length ? query.stmt.bind(...params) : query.stmt;
   });
   const results = await d1.batch(statements);
-  return results.map((result, i) => (prepared[i] ? prepared[i].mapResult(result, true) : result.results));
+  return results.map((result, i) => (queries[i] ? queries[i].mapResult(result, true) : result.results));
 }
 
 /** What drizzle's D1 queries expose to its batch (drizzle-orm/d1 session). */
@@ -66,10 +88,5 @@ export const requestDb = (d1: RequestD1): DB => drizzle(d1 as unknown as D1Datab
 export const databaseOf = (db: DB): D1Database => bindingOf(db.$client);
 
 export function createDb(d1: D1Database): DB {
-  let db = instances.get(d1);
-  if (!db) {
-    db = drizzle(d1, { schema });
-    instances.set(d1, db);
-  }
-  return db;
+  return instances.getOrSet(d1, () => drizzle(d1, { schema }));
 }

@@ -6,6 +6,7 @@ import { is, Param, Placeholder, sql, type SQL } from 'drizzle-orm';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import type { DB } from './client';
 import { SqlStatement } from './client';
+import { isolateCache } from '../lib/isolate-cache';
 
 /** A value of the call, by name: `sql.placeholder(name)` in the builder, `values[name]` in the call. */
 export const slot = <Name extends string>(name: Name) => sql.placeholder(name);
@@ -24,6 +25,9 @@ export const runtimeLimit = (value: number | Placeholder) => runtimeNumber(value
 type Built = { toSQL(): { sql: string; params: unknown[] } };
 type ParamSlot = { name: string; encode?: (value: unknown) => unknown } | { constant: unknown };
 
+const texts = isolateCache<string, { text: string; slots: ParamSlot[] }>('compiled-sql');
+let builders = 0;
+
 /**
  * A statement builder compiled once per shape. `build` sees only the shape (which filters there are:
  * structure, never a caller's value) and writes every value as a `slot`; the statement's result in a
@@ -31,15 +35,12 @@ type ParamSlot = { name: string; encode?: (value: unknown) => unknown } | { cons
  * Shapes are few (a list's filters present or not), so each builder keeps a handful of texts.
  */
 export function compiledStatement<Shape>(build: (db: DB, shape: Shape) => Built) {
-  const texts = new Map<string, { text: string; slots: ParamSlot[] }>();
+  const builder = builders++;
   return (db: DB, shape: Shape, values: Record<string, unknown>): SqlStatement => {
-    const key = JSON.stringify(shape);
-    let compiled = texts.get(key);
-    if (!compiled) {
+    const compiled = texts.getOrSet(`${builder}:${JSON.stringify(shape)}`, () => {
       const { sql: text, params } = build(db, shape).toSQL();
-      compiled = { text, slots: params.map(toSlot) };
-      texts.set(key, compiled);
-    }
+      return { text, slots: params.map(toSlot) };
+    });
     return new SqlStatement(
       compiled.text,
       compiled.slots.map((s) => fill(s, values)),

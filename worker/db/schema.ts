@@ -2,8 +2,11 @@
 // Columns that point at users from history (keys, ledger, audit) carry no foreign key,
 // so deleting a user keeps that history; screens show such a reference as a deleted user.
 //
-// Triggers (drizzle does not model them; each is in the migration named) keep these true, so no
-// statement of the code moves these figures itself:
+// Triggers (drizzle does not model them; each is in the migration named) keep these true. Each
+// counter has one owner: the triggers move products' totalGenerated, totalSold, revenue and
+// totalActivations, and no statement of the code moves them itself. (Credits and USD balances move
+// with their ledger rows: by the triggers below for purchases and card top-ups, by the guarded
+// UPDATE beside its ledger row for exchanges and an owner's adjustments.)
 // - ledger_purchase_debits_payer (0005): a purchase's ledger row takes its credits from the payer as
 //   it goes in; the CHECK on users.credits then fails the whole batch when they are not there.
 // - license_keys_count_on_product (0005): every key made counts on its product (totalGenerated, and
@@ -16,6 +19,10 @@
 //   the batch unless the caller is an active account with the role named (db/session.ts).
 // - activations_take_back_held_slot (0010): a device activated again on a key drops the slot it held
 //   there as a released device (held_slots); its activation counts instead.
+// - activations_uncount_on_product (0015): a device removed (by its app, its customer, the owner, or
+//   with its key) uncounts on its key's product (totalActivations), so the figure is the key rows' count.
+// - license_keys_remove_activations (0015): a key deleted removes its devices first, while the key row
+//   still names their product for the trigger above (its ON DELETE CASCADE would run after).
 // - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
 //   USD balance by its amount as it goes in (domain/stripe-events.ts).
 import { sql } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-// The admin's key management (SPEC sections 2, 5 and 7): the key list an owner or a reseller sees,
+// The admin's key management: the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
 import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
@@ -6,17 +6,15 @@ import { union } from 'drizzle-orm/sqlite-core';
 import { runBatch, type DB } from '../db/client';
 import { compiledStatement, runtimeLimit, slot } from '../db/compiled';
 import { activations, heldSlots, licenseKeys, products, users } from '../db/schema';
-import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
-import { inPrefixRange, prefixEnd } from '../lib/sql-prefix';
+import { exactEnd, inPrefixRange, prefixEnd } from '../lib/sql-prefix';
 import type { Actor } from '../db/schema';
 import type { AdminKeysQuery } from '../schemas/admin-keys';
 import type { JsonText } from '../lib/request';
 import type { AdminKeysResponse, KeyStatus, LicenseKey } from '../schemas/entities';
 import { keyCountsTotal, ownerKeyCounts, withCounts, type KeyCounts } from './admin-stats';
 import { auditStatement, recordAudit } from './audit';
-import { asD1, dispatchCommitted, keyEvents } from './webhook-outbox';
-import { recountProductActivations } from './key-lifecycle';
+import { dispatchCommitted, keyEvents } from './webhook-outbox';
 import {
   chunks,
   effectiveStatus,
@@ -28,6 +26,7 @@ import {
   keysPageJson,
   licenseKeysJson,
   likeContains,
+  likeExactly,
   likeSql,
   NEWEST_FIRST,
 } from './license-keys';
@@ -38,7 +37,7 @@ export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
 
 /**
  * The keys a search names, with the list's other filters (`filters`), each form served by an index
- * (ARCHITECTURE.md): a key by prefix (keys are uppercase; a range on the unique index), a product
+ * (docs/api.md, "Key management"): a key by prefix (keys are uppercase; a range on the unique index), a product
  * by name or keyTag (the few products are matched first, then license_keys_product_idx), a buyer or
  * creator by username prefix (the lower(username) index, then the buyer and creator indexes). One
  * lookup per form, united: the product, buyer and creator indexes hold what the filters and the page
@@ -63,9 +62,28 @@ function searchMatches(db: DB, filters: SQL | undefined) {
   );
 }
 
+/** Shorter searches match whole values only (see searchSlots). */
+export const SHORT_SEARCH = 3;
+
+/**
+ * A search's values for searchMatches. From SHORT_SEARCH characters on: a key by prefix, a product
+ * by any part of its name or by its keyTag, a user by username prefix. A shorter one would name most
+ * of a large shop (every key whose tag starts with "A", every product with an "a" in its name), so it
+ * matches whole values only: a product's keyTag or whole name, a user's whole username.
+ */
 const searchSlots = (search: string) => {
   const keyPrefix = search.toUpperCase();
   const namePrefix = search.toLowerCase();
+  if (search.length < SHORT_SEARCH) {
+    return {
+      keyFrom: keyPrefix,
+      // An empty range: no key is this short.
+      keyTo: keyPrefix,
+      nameFrom: namePrefix,
+      nameTo: exactEnd(namePrefix),
+      pattern: likeExactly(search),
+    };
+  }
   return {
     keyFrom: keyPrefix,
     keyTo: prefixEnd(keyPrefix),
@@ -233,35 +251,30 @@ type DeletedKey = Pick<typeof licenseKeys.$inferSelect, 'id' | 'key' | 'productI
 const describeDeleted = (k: DeletedKey) => ({ id: k.id, key: k.key, product: k.productName, status: k.status, purchasedBy: k.purchasedBy });
 
 /**
- * Deletes keys for good, with their activations (ON DELETE CASCADE), in one batch with the audit
- * row and the recount of their products' activations, so the product cards stay right.
+ * Deletes keys for good in one batch with the audit row. Their devices go with them and uncount on
+ * their products (triggers, migration 0015), so the product cards stay right.
  */
 async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnType<typeof auditStatement>): Promise<number> {
-  const d1 = admin.db.$client;
-  // RETURNING counts the keys alone: D1's `changes` also counts the activations the cascade removed.
+  const { db } = admin;
+  // RETURNING counts the keys alone: D1's `changes` also counts what the triggers removed.
   const deletes = chunks(keys).map((chunk) =>
-    d1
-      .prepare(`DELETE FROM license_keys WHERE id IN (${chunk.map((_, j) => `?${j + 1}`).join(', ')}) RETURNING id`)
-      .bind(...chunk.map((k) => k.id)),
+    db
+      .delete(licenseKeys)
+      .where(
+        inArray(
+          licenseKeys.id,
+          chunk.map((k) => k.id),
+        ),
+      )
+      .returning({ id: licenseKeys.id }),
   );
-  const event = asD1(
-    d1,
-    keyEvents(
-      'key.deleted',
-      keys.map((k) => k.id),
-    ),
+  const event = keyEvents(
+    'key.deleted',
+    keys.map((k) => k.id),
   );
-  const results = await d1.batch([
-    event,
-    toD1Statement(d1, audit),
-    ...deletes,
-    ...recountProductActivations(
-      d1,
-      keys.map((k) => k.productId),
-    ),
-  ]);
+  const results = await runBatch(db, [event, audit, ...deletes]);
   await dispatchCommitted(results);
-  return results.slice(2, 2 + deletes.length).reduce((n, r) => n + r.results.length, 0);
+  return results.slice(2).reduce((n: number, rows) => n + (rows as unknown[]).length, 0);
 }
 
 export async function deleteKey(admin: KeyAdmin, id: string): Promise<void> {
@@ -323,7 +336,6 @@ export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activa
   if (!activation) throw notFound('Activation');
   const removed = await removeActivation(db.$client, {
     keyId,
-    productId: key.productId,
     activationId,
     fingerprint: activation.deviceFingerprint,
   });

@@ -1,4 +1,4 @@
-// The admin Overview's figures (SPEC section 3, "Admin stats"), each one an aggregate served by an
+// The admin Overview's figures ("Admin stats"), each one an aggregate served by an
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
@@ -6,6 +6,7 @@ import { databaseOf, runBatch, type DB, type Statement } from '../db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../db/compiled';
 import { licenseKeys, products, users, type KeyStatus, type Role } from '../db/schema';
 import type { Actor } from '../db/schema';
+import { isolateCache, type IsolateCache } from '../lib/isolate-cache';
 import type { AdminStats, LicenseKey, RecentUser } from '../schemas/entities';
 import { keysJsonStatement, NEWEST_FIRST } from './license-keys';
 
@@ -72,21 +73,24 @@ export const COUNTS_REUSE_MS = 5_000;
  * on every request, so its figures are exact right after any change.
  */
 class ReusedCount<T> {
-  private entry: { database: unknown; at: number; value: T } | null = null;
+  private readonly kept: IsolateCache<D1Database, T>;
 
   constructor(
+    name: 'owner-key-counts' | 'owner-role-counts',
     readonly count: (db: DB, now: number) => Count<T>,
     private readonly rows: (value: T) => number,
-  ) {}
+  ) {
+    this.kept = isolateCache(name);
+  }
 
   /** The reused count, or null when it must be counted again. */
   peek(db: DB, now: number): T | null {
-    const cached = this.entry;
-    return cached && cached.database === databaseOf(db) && now - cached.at < COUNTS_REUSE_MS ? cached.value : null;
+    return this.kept.get(databaseOf(db), now) ?? null;
   }
 
   remember(db: DB, now: number, value: T) {
-    this.entry = this.rows(value) < COUNTS_REUSE_FROM ? null : { database: databaseOf(db), at: now, value };
+    if (this.rows(value) < COUNTS_REUSE_FROM) this.kept.delete(databaseOf(db));
+    else this.kept.set(databaseOf(db), value, now, COUNTS_REUSE_MS);
   }
 }
 
@@ -120,6 +124,7 @@ export async function withCounts<C extends unknown[]>(
 
 /** Every key by status, for the owner (see `ReusedCount`). */
 export const ownerKeyCounts = new ReusedCount<KeyCounts>(
+  'owner-key-counts',
   (db, now) => keysByStatus(db, undefined, now),
   (c) => keyCountsTotal(c),
 );
@@ -129,7 +134,7 @@ export type RoleCounts = Record<Role, number>;
 const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + counts.owner;
 
 /** Every account by role, for the owner (see `ReusedCount`). */
-const ownerRoleCounts = new ReusedCount<RoleCounts>((db) => usersByRole(db, undefined), roleCountsTotal);
+const ownerRoleCounts = new ReusedCount<RoleCounts>('owner-role-counts', (db) => usersByRole(db, undefined), roleCountsTotal);
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 

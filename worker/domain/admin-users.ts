@@ -1,4 +1,4 @@
-// User management by the owner (SPEC sections 5 and 7). Each write is one D1 batch holding the
+// User management by the owner. Each write is one D1 batch holding the
 // change, its ledger row when money moves, and its audit row, all under the same guard.
 import { and, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
@@ -206,7 +206,7 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
   return after;
 }
 
-/** Adds USD or credits to an account (SPEC: Add Balance or Credits), with its ledger row. */
+/** Adds USD or credits to an account (the admin panel's "Add Balance or Credits"), with its ledger row. */
 export async function addFunds(admin: AdminContext, id: string, input: AddFundsInput): Promise<UserRow> {
   const { db, actor, ip } = admin;
   // The name goes into the audit row, which outlives the account.

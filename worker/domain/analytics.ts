@@ -3,7 +3,9 @@
 // revenue from the ledger (ledger_kind_created_idx), keys sold and sales by product from the keys
 // (license_keys_created_idx; a bought key's purchasedAt is its createdAt), new users
 // (users_created_idx) and activations (activations_activated_idx). Days are UTC days.
+import { and, count, eq, gte, isNotNull, lt, sql, type SQLWrapper } from 'drizzle-orm';
 import type { DB } from '../db/client';
+import { activations, ledger, licenseKeys, payments, users } from '../db/schema';
 import type { Analytics, AnalyticsDay, ProductSales } from '../schemas/analytics';
 import { DAY_MS } from './licensing';
 
@@ -11,49 +13,84 @@ type DayCount = { day: number; n: number };
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-/** Each figure over [?1, ?2), in milliseconds. Exported so a test can check how SQLite answers each. */
-export const ANALYTICS_SQL = {
-  // Purchase rows carry the price as a debit; the free direct purchases have none.
-  revenue: `SELECT created_at / ${DAY_MS} AS day, -SUM(credits_delta) AS n FROM ledger WHERE kind = 'purchase' AND created_at >= ?1 AND created_at < ?2 GROUP BY day`,
-  keysSold: `SELECT created_at / ${DAY_MS} AS day, count(*) AS n FROM license_keys WHERE created_at >= ?1 AND created_at < ?2 AND purchased_at IS NOT NULL GROUP BY day`,
-  salesByProduct: `SELECT product_id AS productId, max(product_name) AS name, max(product_key_tag) AS keyTag, count(*) AS keysSold, SUM(purchase_price) AS revenue
-      FROM license_keys WHERE created_at >= ?1 AND created_at < ?2 AND purchased_at IS NOT NULL
-     GROUP BY product_id ORDER BY keysSold DESC, revenue DESC, name`,
-  newUsers: `SELECT created_at / ${DAY_MS} AS day, count(*) AS n FROM users WHERE created_at >= ?1 AND created_at < ?2 GROUP BY day`,
-  activations: `SELECT activated_at / ${DAY_MS} AS day, count(*) AS n FROM activations WHERE activated_at >= ?1 AND activated_at < ?2 GROUP BY day`,
-  // Card top-ups started in the period (payments_created_idx): those paid, what came back, disputes.
-  payments: `SELECT count(paid_at) AS topUps, coalesce(SUM(CASE WHEN paid_at IS NOT NULL THEN amount_cents END), 0) AS toppedUpCents,
-      coalesce(SUM(refunded_cents), 0) AS refundedCents, coalesce(SUM(refund_owed_cents), 0) AS owedCents, count(dispute_id) AS disputes
-      FROM payments WHERE created_at >= ?1 AND created_at < ?2`,
-};
+/** The UTC day of a time in milliseconds, as the day number each series groups by. */
+const dayOf = (column: SQLWrapper) => sql<number>`${column} / ${sql.raw(String(DAY_MS))}`.as('day');
+const byDayGroup = sql`day`;
 
-type PaymentFigures = { topUps: number; toppedUpCents: number; refundedCents: number; owedCents: number; disputes: number };
+/** Each figure over [from, to), in milliseconds. Exported so a test can check how SQLite answers each. */
+export function analyticsQueries(db: DB, from: number, to: number) {
+  const [start, end] = [new Date(from), new Date(to)];
+  const sold = and(gte(licenseKeys.createdAt, start), lt(licenseKeys.createdAt, end), isNotNull(licenseKeys.purchasedAt));
+  return {
+    // Purchase rows carry the price as a debit; the free direct purchases have none.
+    revenue: db
+      .select({ day: dayOf(ledger.createdAt), n: sql<number>`-SUM(${ledger.creditsDelta})` })
+      .from(ledger)
+      .where(and(eq(ledger.kind, 'purchase'), gte(ledger.createdAt, start), lt(ledger.createdAt, end)))
+      .groupBy(byDayGroup),
+    keysSold: db
+      .select({ day: dayOf(licenseKeys.createdAt), n: count() })
+      .from(licenseKeys)
+      .where(sold)
+      .groupBy(byDayGroup),
+    salesByProduct: db
+      .select({
+        productId: licenseKeys.productId,
+        name: sql<string>`max(${licenseKeys.productName})`.as('name'),
+        keyTag: sql<string>`max(${licenseKeys.productKeyTag})`,
+        keysSold: count().as('keysSold'),
+        revenue: sql<number | null>`SUM(${licenseKeys.purchasePrice})`.as('revenue'),
+      })
+      .from(licenseKeys)
+      .where(sold)
+      .groupBy(licenseKeys.productId)
+      .orderBy(sql`keysSold DESC`, sql`revenue DESC`, sql`name`),
+    newUsers: db
+      .select({ day: dayOf(users.createdAt), n: count() })
+      .from(users)
+      .where(and(gte(users.createdAt, start), lt(users.createdAt, end)))
+      .groupBy(byDayGroup),
+    activations: db
+      .select({ day: dayOf(activations.activatedAt), n: count() })
+      .from(activations)
+      .where(and(gte(activations.activatedAt, start), lt(activations.activatedAt, end)))
+      .groupBy(byDayGroup),
+    // Card top-ups started in the period (payments_created_idx): those paid, what came back, disputes.
+    payments: db
+      .select({
+        topUps: count(payments.paidAt),
+        toppedUpCents: sql<number>`coalesce(SUM(CASE WHEN ${payments.paidAt} IS NOT NULL THEN ${payments.amountCents} END), 0)`,
+        refundedCents: sql<number>`coalesce(SUM(${payments.refundedCents}), 0)`,
+        owedCents: sql<number>`coalesce(SUM(${payments.refundOwedCents}), 0)`,
+        disputes: count(payments.disputeId),
+      })
+      .from(payments)
+      .where(and(gte(payments.createdAt, start), lt(payments.createdAt, end))),
+  };
+}
 
 export async function systemAnalytics(db: DB, days: number, now = Date.now()): Promise<Analytics> {
-  const d1 = db.$client;
   const lastDay = Math.floor(now / DAY_MS);
   const firstDay = lastDay - days + 1;
   const from = firstDay * DAY_MS;
   const to = (lastDay + 1) * DAY_MS;
 
-  const [revenue, sold, byProduct, newUsers, activated, paid] = await d1.batch(
-    [
-      ANALYTICS_SQL.revenue,
-      ANALYTICS_SQL.keysSold,
-      ANALYTICS_SQL.salesByProduct,
-      ANALYTICS_SQL.newUsers,
-      ANALYTICS_SQL.activations,
-      ANALYTICS_SQL.payments,
-    ].map((q) => d1.prepare(q).bind(from, to)),
-  );
-  const cards = paid.results[0] as PaymentFigures;
+  const q = analyticsQueries(db, from, to);
+  const [revenue, sold, byProduct, newUsers, activated, [cards]] = await db.batch([
+    q.revenue,
+    q.keysSold,
+    q.salesByProduct,
+    q.newUsers,
+    q.activations,
+    q.payments,
+  ]);
 
-  const byDay = (rows: unknown[]) => new Map((rows as DayCount[]).map((r) => [r.day, r.n]));
+  const byDay = (rows: DayCount[]) => new Map(rows.map((r) => [r.day, r.n]));
   const series = {
-    revenue: byDay(revenue.results),
-    keysSold: byDay(sold.results),
-    newUsers: byDay(newUsers.results),
-    activations: byDay(activated.results),
+    revenue: byDay(revenue),
+    keysSold: byDay(sold),
+    newUsers: byDay(newUsers),
+    activations: byDay(activated),
   };
   const daily: AnalyticsDay[] = Array.from({ length: days }, (_, i) => {
     const day = firstDay + i;
@@ -71,7 +108,7 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
     from: isoDay(firstDay),
     to: isoDay(lastDay),
     daily,
-    salesByProduct: (byProduct.results as ProductSales[]).map((p) => ({ ...p, revenue: p.revenue ?? 0 })),
+    salesByProduct: byProduct.map((p): ProductSales => ({ ...p, revenue: p.revenue ?? 0 })),
     totals: { revenue: sum('revenue'), keysSold: sum('keysSold'), newUsers: sum('newUsers'), activations: sum('activations') },
     payments: {
       topUps: cards.topUps,

@@ -9,6 +9,7 @@ import type { DB } from '../db/client';
 import { apiTokens, isAtLeast, type Role } from '../db/schema';
 import { AppError, forbidden } from '../lib/errors';
 import { newId, randomToken, sha256Hex } from '../lib/ids';
+import { isolateCache } from '../lib/isolate-cache';
 import { LAST_ACTIVE_WRITE_MS } from '../lib/sessions';
 import { API_TOKEN_PREFIX, MAX_API_TOKENS_PER_USER } from '../schemas/api-tokens';
 import type { ApiToken } from '../schemas/entities';
@@ -132,18 +133,16 @@ export async function findApiTokenGrant(kv: KVNamespace, db: DB, bearer: string)
 }
 
 /** When this isolate last recorded each token's use: lastUsed is written at most every few minutes. */
-const lastTouched = new Map<string, number>();
-const LAST_TOUCHED_MAX = 10_000;
+const lastTouched = isolateCache<string, number>('api-token-last-touched');
 
 /**
  * Records use, writing at most every few minutes from each isolate (and the statement's guard keeps
  * concurrent isolates to one write): the write, or undefined when none is due.
  */
 export function touchApiToken(db: DB, grant: ApiTokenGrant, now = Date.now()): Promise<unknown> | undefined {
-  const last = lastTouched.get(grant.id);
-  if (last !== undefined && now - last < LAST_ACTIVE_WRITE_MS) return undefined;
-  if (lastTouched.size >= LAST_TOUCHED_MAX) lastTouched.clear();
-  lastTouched.set(grant.id, now);
+  // An entry lives LAST_ACTIVE_WRITE_MS: while it does, no write is due.
+  if (lastTouched.get(grant.id, now) !== undefined) return undefined;
+  lastTouched.set(grant.id, now, now, LAST_ACTIVE_WRITE_MS);
   const staleBefore = new Date(now - LAST_ACTIVE_WRITE_MS);
   return db
     .update(apiTokens)

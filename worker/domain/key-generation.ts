@@ -1,20 +1,20 @@
-// The owner's free key generation (SPEC sections 2 and 5): up to `maxKeysPerGeneration` available
+// The owner's free key generation: up to `maxKeysPerGeneration` available
 // keys of an active product in one request. The keys go in as many-row inserts, each within D1's
 // 100 bound parameters, all in one batch with the audit row (each key counts itself on its product), so a
 // thousand keys take one round trip and either all exist or none does.
-import type { DB } from '../db/client';
+import { eq } from 'drizzle-orm';
+import { rawSql, runBatch, type DB, type SqlStatement } from '../db/client';
 import { failedConstraint } from '../lib/db-errors';
-import { toD1Statement } from '../lib/d1-statement';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
-import type { Actor } from '../db/schema';
+import { users, type Actor } from '../db/schema';
 import { generationLimitMessage } from '../schemas/admin-keys';
 import type { LicenseKey } from '../schemas/entities';
 import type { Settings } from '../schemas/settings';
 import { auditStatement } from './audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
 import { assertOfferedDuration, findProduct, forgetProduct, recentProduct, rememberProduct, type ProductRow } from './products';
-import { asD1, dispatchCommitted, generatedKeysEvent } from './webhook-outbox';
+import { dispatchCommitted, generatedKeysEvent } from './webhook-outbox';
 
 export type Generator = { db: DB; actor: Actor; ip: string | null };
 
@@ -33,7 +33,6 @@ export const inactiveProduct = () => new AppError('CONFLICT', 'Keys can only be 
  * the keys copy from it or the duration was checked against has changed (?2 to ?6, ?9, ?10).
  */
 function insertStatement(
-  d1: D1Database,
   product: ProductRow,
   days: number,
   actorId: string,
@@ -45,27 +44,24 @@ function insertStatement(
   const unchanged = remembered
     ? ' AND name = ?2 AND key_tag = ?3 AND product_type = ?4 AND max_activations = ?6 AND min_days = ?9 AND max_days = ?10'
     : '';
-  return d1
-    .prepare(
-      `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
-                                 created_by, purchase_price, generation_method, created_at)
-       SELECT v.column1, v.column2, 'available', (SELECT id FROM products WHERE id = ?1 AND is_active = 1${unchanged}),
-              ?2, ?3, ?4, ?5, ?6, ?7, 0, 'automatic', ?8
-         FROM (VALUES ${values}) AS v`,
-    )
-    .bind(
-      product.id,
-      product.name,
-      product.keyTag,
-      product.productType,
-      days,
-      product.maxActivations,
-      actorId,
-      now,
-      product.minDays,
-      product.maxDays,
-      ...keys.flatMap((k) => [k.id, k.key]),
-    );
+  return rawSql(
+    `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
+                               created_by, purchase_price, generation_method, created_at)
+     SELECT v.column1, v.column2, 'available', (SELECT id FROM products WHERE id = ?1 AND is_active = 1${unchanged}),
+            ?2, ?3, ?4, ?5, ?6, ?7, 0, 'automatic', ?8
+       FROM (VALUES ${values}) AS v`,
+    product.id,
+    product.name,
+    product.keyTag,
+    product.productType,
+    days,
+    product.maxActivations,
+    actorId,
+    now,
+    product.minDays,
+    product.maxDays,
+    ...keys.flatMap((k) => [k.id, k.key]),
+  );
 }
 
 /** The batch found the remembered product changed: read it afresh. */
@@ -105,15 +101,14 @@ async function generateFrom(
   remembered: boolean,
 ): Promise<{ keys: LicenseKey[]; generated: number }> {
   const { db, actor, ip } = gen;
-  const d1 = db.$client;
   const days = input.duration ?? product.minDays;
   assertOfferedDuration(product, days);
 
   for (let attempt = 1; ; attempt++) {
     const keys = Array.from({ length: input.quantity }, () => ({ id: newId(now), key: generateLicenseKey(product.keyTag) }));
-    const inserts: D1PreparedStatement[] = [];
+    const inserts: SqlStatement[] = [];
     for (let i = 0; i < keys.length; i += KEYS_PER_INSERT)
-      inserts.push(insertStatement(d1, product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT), remembered));
+      inserts.push(insertStatement(product, days, actor.id, now, keys.slice(i, i + KEYS_PER_INSERT), remembered));
     const audit = auditStatement(
       db,
       actor,
@@ -131,14 +126,14 @@ async function generateFrom(
         { product: { _id: product.id, name: product.name, keyTag: product.keyTag }, duration: days, keys },
         now,
       );
-      const results = await d1.batch([
+      const results = await runBatch(db, [
         ...inserts,
-        toD1Statement(d1, audit),
-        asD1(d1, event),
-        d1.prepare('SELECT username FROM users WHERE id = ?1').bind(actor.id),
+        audit,
+        event,
+        db.select({ username: users.username }).from(users).where(eq(users.id, actor.id)),
       ]);
       await dispatchCommitted(results);
-      username = (results[results.length - 1].results[0] as { username: string } | undefined)?.username ?? '';
+      username = (results[results.length - 1] as Array<{ username: string }>)[0]?.username ?? '';
     } catch (err) {
       if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) {
         if (remembered) throw new StaleProduct();

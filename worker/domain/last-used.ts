@@ -3,6 +3,9 @@
 // is due one on every validation. Instead of a D1 call of its own after each such answer, the writes
 // due in an isolate within LAST_USED_BATCH_MS go together, as one statement: the first validation
 // to need one opens the batch and keeps it alive (its request's waitUntil), the others join it.
+import { isolateCache } from '../lib/isolate-cache';
+
+import { rawSql, sqlRows } from '../db/client';
 
 /** How long a batch stays open for more devices before it is written. */
 export const LAST_USED_BATCH_MS = 200;
@@ -10,7 +13,7 @@ export const LAST_USED_BATCH_MS = 200;
 export const LAST_USED_BATCH_MAX = 1_000;
 
 /** The open batch per D1 binding: activation id → when the device was seen. */
-const open = new Map<D1Database, Map<string, number>>();
+const open = isolateCache<D1Database, Map<string, number>>('last-used-batches');
 
 /** Sets each listed activation's lastUsed, never moving it back: `?1` is JSON `[[id, seenAt], ...]`. */
 const WRITE_LAST_USED = `UPDATE activations SET last_used = json_extract(j.value, '$[1]')
@@ -35,9 +38,6 @@ export function noteDeviceSeen(d1: D1Database, activationId: string, at: number,
   open.set(d1, seen);
   return new Promise((resolve) => setTimeout(resolve, windowMs)).then(async () => {
     if (open.get(d1) === seen) open.delete(d1);
-    await d1
-      .prepare(WRITE_LAST_USED)
-      .bind(JSON.stringify([...seen]))
-      .run();
+    await sqlRows(d1, rawSql(WRITE_LAST_USED, JSON.stringify([...seen])));
   });
 }

@@ -73,7 +73,10 @@ export function effectiveStatusIs(status: KeyStatus, now: At = Date.now(), { nar
 }
 
 /** `%` and `_` typed by a person are letters, not wildcards. */
-export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeContains = (text: string) => `%${likeEscaped(text)}%`;
+/** A likeSql pattern that matches the whole text alone (in any ASCII case, as LIKE does). */
+export const likeExactly = likeEscaped;
 /** `column` LIKE a likeContains pattern, the pattern read as the statement runs (runtimeText). */
 export const likeSql = (column: SQLWrapper, pattern: Placeholder) => sql`${column} LIKE ${runtimeText(pattern)} ESCAPE '\\'`;
 
@@ -93,7 +96,7 @@ function userRef(id: string | null, usernames: Map<string, string>): KeyUserRef 
   return { _id: id, username: usernames.get(id) ?? DELETED_USER };
 }
 
-/** The one JSON shape of a license key (SPEC section 3, ARCHITECTURE.md). */
+/** The one JSON shape of a license key (`LicenseKey` in schemas/entities.ts). */
 export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, now = Date.now()): LicenseKey {
   return {
     _id: row.id,

@@ -2,6 +2,7 @@
 // address over it gets 429 whatever key it sends, so a 429 never tells whether a key exists. The
 // count is read in the lookup's own round trip and written only when a key is unknown, so a valid
 // key's answer still writes nothing. (The Rate Limiting binding cannot be read without counting.)
+import { rawSql, sqlRows, type Database } from '../db/client';
 import { rateLimited, type Rule } from './throttle';
 
 /** Unknown keys an address may send a minute: far above an app that mistyped its key. */
@@ -14,10 +15,8 @@ export function addressGuard(address: string | null, now: number, rule: Rule = U
 }
 
 /** This window's unknown keys from the address, as `misses`. */
-export const missesStatement = (d1: D1Database, g: AddressGuard) =>
-  d1
-    .prepare('SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses')
-    .bind(g.bucket, g.windowStart);
+export const missesStatement = (g: AddressGuard) =>
+  rawSql('SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses', g.bucket, g.windowStart);
 
 /** SQL that holds while the address is under its limit (?-numbered from `first`), for a write's WHERE. */
 export const underLimitSql = (first: number) =>
@@ -25,17 +24,19 @@ export const underLimitSql = (first: number) =>
 export const underLimitParams = (g: AddressGuard) => [g.bucket, g.windowStart, g.rule.limit] as const;
 
 /** Throws 429 when the address was over its limit before this request. */
-export function assertUnderLimit(g: AddressGuard, result: D1Result) {
-  const misses = (result.results[0] as { misses: number } | undefined)?.misses ?? 0;
+export function assertUnderLimit(g: AddressGuard, rows: unknown) {
+  const misses = (rows as Array<{ misses: number }>)[0]?.misses ?? 0;
   if (misses >= g.rule.limit) throw rateLimited(g.rule, g.now, 'Too many unknown license keys from your network.');
 }
 
 /** Counts an unknown key against the address. */
-export async function countMiss(d1: D1Database, g: AddressGuard) {
-  await d1
-    .prepare(
+export async function countMiss(db: Database, g: AddressGuard) {
+  await sqlRows(
+    db,
+    rawSql(
       'INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1) ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1',
-    )
-    .bind(g.bucket, g.windowStart)
-    .run();
+      g.bucket,
+      g.windowStart,
+    ),
+  );
 }

@@ -2,6 +2,7 @@
 // One round trip of indexed reads answers a validation (the key, and the address's count of unknown
 // keys when the route passes a guard); an activation is one atomic batch whose conditional insert
 // holds the device limit under any concurrency, slots held by released devices included.
+import { rawSql, runBatch, sqlFirst, type SqlStatement } from '../db/client';
 import { bindingOf } from '../db/session';
 import type { DeviceInfo, KeyStatus } from '../db/schema';
 import { newId } from '../lib/ids';
@@ -10,7 +11,7 @@ import type { Settings } from '../schemas/settings';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement, HOUR_MS } from './held-slots';
 import { noteDeviceSeen } from './last-used';
 import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './license-throttle';
-import { activationEvent, asD1, dispatchCommitted } from './webhook-outbox';
+import { activationEvent, dispatchCommitted } from './webhook-outbox';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
@@ -57,16 +58,15 @@ const HELD_COLUMNS = `,
 
 const KEY_SQL = KEY_QUERY.replace('%HELD%', '');
 const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
-const keyStatement = (d1: D1Database, key: string, fingerprint: string) => d1.prepare(KEY_SQL).bind(fingerprint, key);
-const fullKeyStatement = (d1: D1Database, key: string, fingerprint: string, now: number) =>
-  d1.prepare(FULL_KEY_SQL).bind(fingerprint, key, now);
+const keyStatement = (key: string, fingerprint: string) => rawSql(KEY_SQL, fingerprint, key);
+const fullKeyStatement = (key: string, fingerprint: string, now: number) => rawSql(FULL_KEY_SQL, fingerprint, key, now);
 
 /** The key as the batch read it, after the address's limit (when there is one) has been checked. */
-async function readFirst<Row>(d1: D1Database, statement: D1PreparedStatement, guard?: AddressGuard): Promise<Row | null> {
-  if (!guard) return statement.first<Row>();
-  const [misses, found] = await d1.batch([missesStatement(d1, guard), statement]);
+async function readFirst<Row>(d1: D1Database, statement: SqlStatement, guard?: AddressGuard): Promise<Row | null> {
+  if (!guard) return sqlFirst<Row>(d1, statement);
+  const [misses, found] = await runBatch(d1, [missesStatement(guard), statement]);
   assertUnderLimit(guard, misses);
-  return (found.results[0] as Row | undefined) ?? null;
+  return (found as Row[])[0] ?? null;
 }
 
 /** An unknown key counts against the address that sent it. */
@@ -188,15 +188,14 @@ export async function activateLicense(
   // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
   // migration 0008), and takes back the slot this device held as a released one (migration 0010); its
   // webhook event goes in with it.
-  const results = await d1.batch([
-    ...(guard ? [missesStatement(d1, guard)] : []),
-    fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
+  const results = await runBatch(d1, [
+    ...(guard ? [missesStatement(guard)] : []),
+    fullKeyStatement(input.key, input.deviceFingerprint, now),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     // Slots held by released devices (offline tokens still alive) count against it, except this
     // device's own: it is the same device coming back.
-    d1
-      .prepare(
-        `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used)
+    rawSql(
+      `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used)
          SELECT ?1, k.id, ?3, ?4, ?5, ?5
            FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
           WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE} ${underLimit}
@@ -204,26 +203,24 @@ export async function activateLicense(
               + (SELECT count(*) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?5 AND h.device_fingerprint != ?3) < k.max_activations
          ON CONFLICT (key_id, device_fingerprint) DO NOTHING
          RETURNING id`,
-      )
-      .bind(
-        activationId,
-        input.key,
-        input.deviceFingerprint,
-        input.deviceInfo ? JSON.stringify(input.deviceInfo) : null,
-        now,
-        graceMs,
-        ...(guard ? underLimitParams(guard) : []),
-      ),
-    fullKeyStatement(d1, input.key, input.deviceFingerprint, now),
-    asD1(d1, activationEvent('license.activated', activationId, now)),
+      activationId,
+      input.key,
+      input.deviceFingerprint,
+      input.deviceInfo ? JSON.stringify(input.deviceInfo) : null,
+      now,
+      graceMs,
+      ...(guard ? underLimitParams(guard) : []),
+    ),
+    fullKeyStatement(input.key, input.deviceFingerprint, now),
+    activationEvent('license.activated', activationId, now),
   ]);
-  if (guard) assertUnderLimit(guard, results.shift()!);
+  if (guard) assertUnderLimit(guard, results.shift());
   const [before, insert, after, ...events] = results;
   await dispatchCommitted(events);
-  const row = (before.results[0] as FullKeyRow | undefined) ?? null;
-  const again = (after.results[0] as FullKeyRow | undefined) ?? null;
-  // RETURNING answers only a row that went in (meta.changes would count the trigger's writes too).
-  const made = insert.results.length === 1;
+  const row = (before as FullKeyRow[])[0] ?? null;
+  const again = (after as FullKeyRow[])[0] ?? null;
+  // RETURNING answers only a row that went in (D1's `changes` would count the triggers' writes too).
+  const made = (insert as unknown[]).length === 1;
   if (!row) return unknownKey(d1, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
@@ -274,7 +271,7 @@ export async function validateLicense(
   later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<KeyRow>(d1, keyStatement(d1, input.key, input.deviceFingerprint), guard);
+  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint), guard);
   if (!row) return unknownKey(d1, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
@@ -297,25 +294,23 @@ export async function validateLicense(
 /**
  * Removes a device from a key (the app itself, the panel). Its slot stays held until the offline
  * tokens it may carry have expired (held-slots.ts); returns when it frees, or null when the device
- * was not there.
+ * was not there. The device uncounts on its product as it goes (a trigger, migration 0015).
  */
 export async function removeActivation(
   d1: D1Database,
-  device: { keyId: string; productId: string; activationId: string; fingerprint: string },
+  device: { keyId: string; activationId: string; fingerprint: string },
   now = Date.now(),
 ): Promise<{ slotFreesAt: number } | null> {
-  const { keyId, productId, activationId, fingerprint } = device;
+  const { keyId, activationId, fingerprint } = device;
   // The device's webhook event is read before it goes.
-  const [event, removed, , held] = await d1.batch([
-    asD1(d1, activationEvent('license.deactivated', activationId, now, { sql: ' AND a.key_id = ?4', params: [keyId] })),
-    d1.prepare('DELETE FROM activations WHERE id = ?1 AND key_id = ?2').bind(activationId, keyId),
-    // changes() is the DELETE's count: the counter moves only when a row really went.
-    d1.prepare('UPDATE products SET total_activations = max(total_activations - 1, 0) WHERE id = ?1 AND changes() = 1').bind(productId),
-    holdSlotStatement(d1, keyId, activationId, fingerprint, now),
+  const [event, removed, held] = await runBatch(d1, [
+    activationEvent('license.deactivated', activationId, now, { sql: ' AND a.key_id = ?4', params: [keyId] }),
+    rawSql('DELETE FROM activations WHERE id = ?1 AND key_id = ?2 RETURNING id', activationId, keyId),
+    holdSlotStatement(keyId, activationId, fingerprint, now),
   ]);
   await dispatchCommitted([event]);
   const freesAt = heldUntil(held);
-  return removed.meta.changes === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
+  return (removed as unknown[]).length === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
 }
 
 export async function deactivateLicense(
@@ -324,14 +319,10 @@ export async function deactivateLicense(
   now = Date.now(),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(d1, input.key, input.deviceFingerprint, now), guard);
+  const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(input.key, input.deviceFingerprint, now), guard);
   if (!row) return unknownKey(d1, guard);
   const removed = row.activation_id
-    ? await removeActivation(
-        d1,
-        { keyId: row.id, productId: row.product_id, activationId: row.activation_id, fingerprint: input.deviceFingerprint },
-        now,
-      )
+    ? await removeActivation(d1, { keyId: row.id, activationId: row.activation_id, fingerprint: input.deviceFingerprint }, now)
     : null;
   if (!removed) {
     // Deactivated before: its slot may still be held.

@@ -5,6 +5,7 @@ import type { DB } from '../db/client';
 import { licenseKeys, products, type Role } from '../db/schema';
 import { HOUR_MS } from './held-slots';
 import { failedConstraint } from '../lib/db-errors';
+import { isolateCache } from '../lib/isolate-cache';
 import { AppError, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Product } from '../schemas/entities';
@@ -53,20 +54,12 @@ export const findProduct = (db: DB, id: string) => db.select().from(products).wh
  * product to still be active with every field it used unchanged, so an edit, a deactivation or a
  * deletion since (from any isolate) fails the batch whole and the work is done again from a fresh read.
  */
-const recentProducts = new Map<string, { product: ProductRow; until: number }>();
-const RECENT_PRODUCT_MS = 60_000;
-const RECENT_PRODUCTS_MAX = 1_000;
+const recentProducts = isolateCache<string, ProductRow>('recent-products');
 
-export function recentProduct(id: string, now: number): ProductRow | null {
-  const hit = recentProducts.get(id);
-  if (hit && hit.until > now) return hit.product;
-  recentProducts.delete(id);
-  return null;
-}
+export const recentProduct = (id: string, now: number): ProductRow | null => recentProducts.get(id, now) ?? null;
 
 export function rememberProduct(product: ProductRow, now: number) {
-  if (recentProducts.size >= RECENT_PRODUCTS_MAX) recentProducts.clear();
-  recentProducts.set(product.id, { product, until: now + RECENT_PRODUCT_MS });
+  recentProducts.set(product.id, product, now);
 }
 
 export const forgetProduct = (id: string) => recentProducts.delete(id);

@@ -1,4 +1,4 @@
-// A key bought for a customer from the admin panel (SPEC sections 2, 5 and 6): a reseller pays with
+// A key bought for a customer from the admin panel: a reseller pays with
 // their own credits at the reseller price; the owner charges the customer, or nobody with
 // bypassBalance. Both go through the one purchase function, so the debit, the key, the ledger and
 // the audit row commit together and racing purchases never overspend.

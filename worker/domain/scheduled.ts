@@ -13,8 +13,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE'>, now = Date.now()) {
   const db = createDb(env.DB);
   const settings = await getSettings(env.KV, now);
-  const expired = await expireKeys(env.DB, settings, now, env);
-  const deleted = await cleanupExpiredKeys(env.DB, settings, now);
+  const expired = await expireKeys(db, settings, now, env);
+  const deleted = await cleanupExpiredKeys(db, settings, now);
   // Throttling windows are at most an hour long; a day keeps a margin for investigation.
   await db.delete(rateLimits).where(lt(rateLimits.windowStart, now - DAY_MS));
   // Failures a quiet day has forgotten (a lock lasts at most an hour).

@@ -47,7 +47,7 @@ export async function resetSettings(ctx: SettingsContext): Promise<Settings> {
 }
 
 /**
- * `maxActivationsPerKey` bounds every product's `maxActivations` (SPEC section 5). Product create
+ * `maxActivationsPerKey` bounds every product's `maxActivations`. Product create
  * and edit call this with the current settings; a product saved before the bound was lowered keeps
  * its value until it is next edited.
  */

@@ -3,7 +3,10 @@
 // delivery is POSTed signed the Standard Webhooks way, with a 10-second timeout and no redirects
 // followed; a 2xx is delivered, anything else is retried by the queue with growing delays
 // (message.retry) for about a day, then marked failed. An endpoint failing for days is disabled.
+import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
+import { createDb, rawSql, runBatch, sqlFirst } from '../db/client';
+import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
 import type { Env } from '../env';
 import { openSecret } from '../lib/secret-box';
 import { enqueueEvents, type WebhookMessage } from './webhook-outbox';
@@ -44,21 +47,24 @@ export async function handleWebhookBatch(batch: MessageBatch<WebhookMessage>, en
  * endpoint a test is for), queued.
  */
 export async function fanOut(env: DeliveryEnv, eventId: string, now = Date.now()): Promise<string[]> {
-  const d1 = env.DB;
-  const [made] = await d1.batch([
-    d1
-      .prepare(
-        `INSERT OR IGNORE INTO webhook_deliveries (id, event_id, endpoint_id, status, attempts, created_at)
-         SELECT 'msg_' || lower(hex(randomblob(12))), ev.id, e.id, 'pending', 0, ?2
-           FROM webhook_events ev JOIN webhook_endpoints e ON e.enabled = 1 AND e.created_at <= ev.created_at AND (
-             ev.endpoint_id = e.id OR (ev.endpoint_id IS NULL AND EXISTS (SELECT 1 FROM json_each(e.events) s WHERE s.value = ev.type)))
-          WHERE ev.id = ?1 AND ev.dispatched_at IS NULL
-         RETURNING id`,
-      )
-      .bind(eventId, now),
-    d1.prepare('UPDATE webhook_events SET dispatched_at = ?2 WHERE id = ?1 AND dispatched_at IS NULL').bind(eventId, now),
+  const db = createDb(env.DB);
+  const [made] = await runBatch(db, [
+    rawSql(
+      `INSERT OR IGNORE INTO webhook_deliveries (id, event_id, endpoint_id, status, attempts, created_at)
+       SELECT 'msg_' || lower(hex(randomblob(12))), ev.id, e.id, 'pending', 0, ?2
+         FROM webhook_events ev JOIN webhook_endpoints e ON e.enabled = 1 AND e.created_at <= ev.created_at AND (
+           ev.endpoint_id = e.id OR (ev.endpoint_id IS NULL AND EXISTS (SELECT 1 FROM json_each(e.events) s WHERE s.value = ev.type)))
+        WHERE ev.id = ?1 AND ev.dispatched_at IS NULL
+       RETURNING id`,
+      eventId,
+      now,
+    ),
+    db
+      .update(webhookEvents)
+      .set({ dispatchedAt: new Date(now) })
+      .where(and(eq(webhookEvents.id, eventId), isNull(webhookEvents.dispatchedAt))),
   ]);
-  const ids = (made.results as Array<{ id: string }>).map((r) => r.id);
+  const ids = (made as Array<{ id: string }>).map((r) => r.id);
   for (let i = 0; i < ids.length; i += 100) {
     await env.WEBHOOK_QUEUE.sendBatch(ids.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } })));
   }
@@ -93,25 +99,24 @@ export const eventBody = (t: Pick<DeliveryTarget, 'event_id' | 'type' | 'event_c
  * (retryInSeconds), or nothing more to do.
  */
 export async function attemptDelivery(env: DeliveryEnv, deliveryId: string, attempt: number, now = Date.now()): Promise<DeliveryOutcome> {
-  const d1 = env.DB;
-  const target = await d1
-    .prepare(
+  const db = createDb(env.DB);
+  const target = await sqlFirst<DeliveryTarget>(
+    db,
+    rawSql(
       `SELECT d.id, d.status, ev.id AS event_id, ev.type, ev.data, ev.created_at AS event_created_at,
               e.id AS endpoint_id, e.url, e.secret, e.enabled, e.failing_since
          FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.id = ?1`,
-    )
-    .bind(deliveryId)
-    .first<DeliveryTarget>();
+      deliveryId,
+    ),
+  );
   // Gone with its endpoint, or settled already (a duplicate message): nothing to send.
   if (!target || target.status !== 'pending') return { status: 'skipped' };
   if (!target.enabled) {
-    await d1
-      .prepare(
-        `UPDATE webhook_deliveries SET status = 'failed', error = 'Not sent: the endpoint is disabled', next_attempt_at = NULL WHERE id = ?1`,
-      )
-      .bind(deliveryId)
-      .run();
+    await db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', error: 'Not sent: the endpoint is disabled', nextAttemptAt: null })
+      .where(eq(webhookDeliveries.id, deliveryId));
     return { status: 'failed' };
   }
 
@@ -123,22 +128,30 @@ export async function attemptDelivery(env: DeliveryEnv, deliveryId: string, atte
   const failingSince = target.failing_since ?? now;
   const disable = !result.ok && now - failingSince >= DISABLE_AFTER_MS;
   const reason = `Disabled automatically: every delivery has failed since ${new Date(failingSince).toISOString()} (last: ${describe(result)})`;
-  await d1.batch([
-    d1
-      .prepare(
-        `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, response_status = ?3, response_body = ?4, error = ?5,
-                duration_ms = ?6, last_attempt_at = ?7, next_attempt_at = ?8 WHERE id = ?1`,
-      )
-      .bind(deliveryId, status, result.responseStatus, result.responseBody, result.error, result.durationMs, now, nextAttemptAt),
+  const endpoint = eq(webhookEndpoints.id, target.endpoint_id);
+  await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({
+        status,
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        responseStatus: result.responseStatus,
+        responseBody: result.responseBody,
+        error: result.error,
+        durationMs: result.durationMs,
+        lastAttemptAt: new Date(now),
+        nextAttemptAt: nextAttemptAt === null ? null : new Date(nextAttemptAt),
+      })
+      .where(eq(webhookDeliveries.id, deliveryId)),
     result.ok
-      ? d1.prepare('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?1').bind(target.endpoint_id)
-      : d1
-          .prepare(
-            `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?2),
-                    enabled = CASE WHEN ?3 THEN 0 ELSE enabled END, disabled_reason = CASE WHEN ?3 THEN ?4 ELSE disabled_reason END
-              WHERE id = ?1`,
-          )
-          .bind(target.endpoint_id, now, disable ? 1 : 0, reason),
+      ? db.update(webhookEndpoints).set({ failingSince: null }).where(endpoint)
+      : db
+          .update(webhookEndpoints)
+          .set({
+            failingSince: sql`COALESCE(${webhookEndpoints.failingSince}, ${now})`,
+            ...(disable ? { enabled: false, disabledReason: reason } : {}),
+          })
+          .where(endpoint),
   ]);
   // Disabled now: no more attempts.
   return { status: disable ? 'failed' : status, retryInSeconds: disable ? undefined : retryInSeconds };
@@ -225,26 +238,29 @@ export async function redispatchWebhooks(
   env: Pick<Env, 'DB' | 'WEBHOOK_QUEUE'>,
   now = Date.now(),
 ): Promise<{ events: number; deliveries: number }> {
-  const d1 = env.DB;
-  const [, events, deliveries] = await d1.batch([
-    d1
-      .prepare(
-        `UPDATE webhook_deliveries SET status = 'failed', error = 'Given up: not delivered within 2 days', next_attempt_at = NULL
-                 WHERE status = 'pending' AND created_at < ?1`,
-      )
-      .bind(now - GIVE_UP_AFTER_MS),
-    d1
-      .prepare('SELECT id FROM webhook_events WHERE dispatched_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT 500')
-      .bind(now - 60_000),
-    d1
-      .prepare(
-        `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND COALESCE(next_attempt_at, created_at) < ?1 ORDER BY created_at LIMIT 500`,
-      )
-      .bind(now - 15 * 60_000),
-    d1.prepare('DELETE FROM webhook_events WHERE created_at < ?1').bind(now - 30 * 24 * 3600 * 1000),
+  const db = createDb(env.DB);
+  const pending = eq(webhookDeliveries.status, 'pending');
+  const [, events, deliveries] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', error: 'Given up: not delivered within 2 days', nextAttemptAt: null })
+      .where(and(pending, lt(webhookDeliveries.createdAt, new Date(now - GIVE_UP_AFTER_MS)))),
+    db
+      .select({ id: webhookEvents.id })
+      .from(webhookEvents)
+      .where(and(isNull(webhookEvents.dispatchedAt), lt(webhookEvents.createdAt, new Date(now - 60_000))))
+      .orderBy(asc(webhookEvents.createdAt))
+      .limit(500),
+    db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(pending, lt(sql`COALESCE(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.createdAt})`, now - 15 * 60_000)))
+      .orderBy(asc(webhookDeliveries.createdAt))
+      .limit(500),
+    db.delete(webhookEvents).where(lt(webhookEvents.createdAt, new Date(now - 30 * 24 * 3600 * 1000))),
   ]);
-  const eventIds = (events.results as Array<{ id: string }>).map((r) => r.id);
-  const deliveryIds = (deliveries.results as Array<{ id: string }>).map((r) => r.id);
+  const eventIds = events.map((r) => r.id);
+  const deliveryIds = deliveries.map((r) => r.id);
   await enqueueEvents(env.WEBHOOK_QUEUE, eventIds);
   for (let i = 0; i < deliveryIds.length; i += 100) {
     await env.WEBHOOK_QUEUE.sendBatch(deliveryIds.slice(i, i + 100).map((deliveryId) => ({ body: { kind: 'delivery', deliveryId } })));

@@ -2,7 +2,7 @@
 // two-factor secrets), listed with their health, edited, rotated, tested, and their deliveries paged.
 import { encodeBase64 } from '@oslojs/encoding';
 import { count, desc, eq } from 'drizzle-orm';
-import { runBatch, SqlStatement, type DB } from '../db/client';
+import { rawSql, runBatch, sqlFirst, sqlRows, SqlStatement, type DB } from '../db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
 import type { Env } from '../env';
 import { AppError, notFound } from '../lib/errors';
@@ -87,18 +87,12 @@ function toEndpointJson(r: EndpointRow): WebhookEndpoint {
 }
 
 export async function listWebhookEndpoints(db: DB, now = Date.now()): Promise<WebhookEndpoint[]> {
-  const { results } = await db.$client
-    .prepare(`${ENDPOINTS_WITH_HEALTH} ORDER BY e.created_at, e.id`)
-    .bind(now - DAY_MS)
-    .all<EndpointRow>();
-  return results.map(toEndpointJson);
+  const rows = await sqlRows<EndpointRow>(db, rawSql(`${ENDPOINTS_WITH_HEALTH} ORDER BY e.created_at, e.id`, now - DAY_MS));
+  return rows.map(toEndpointJson);
 }
 
 export async function getWebhookEndpoint(db: DB, id: string, now = Date.now()): Promise<WebhookEndpoint> {
-  const row = await db.$client
-    .prepare(`${ENDPOINTS_WITH_HEALTH} WHERE e.id = ?2`)
-    .bind(now - DAY_MS, id)
-    .first<EndpointRow>();
+  const row = await sqlFirst<EndpointRow>(db, rawSql(`${ENDPOINTS_WITH_HEALTH} WHERE e.id = ?2`, now - DAY_MS, id));
   if (!row) throw notFound('Webhook endpoint');
   return toEndpointJson(row);
 }
@@ -114,15 +108,23 @@ export async function createWebhookEndpoint(
   const secret = await newSecret(env);
   const id = newId(now);
   // The count and the insert are one statement, so endpoints added at once never pass the limit.
-  const { results } = await db.$client
-    .prepare(
+  const made = await sqlRows(
+    db,
+    rawSql(
       `INSERT INTO webhook_endpoints (id, url, description, events, secret, enabled, created_by, created_at)
        SELECT ?1, ?2, ?3, ?4, ?5, 1, ?6, ?7 WHERE (SELECT count(*) FROM webhook_endpoints) < ?8
        RETURNING id`,
-    )
-    .bind(id, input.url, input.description, JSON.stringify(input.events), secret.sealed, actorId, now, MAX_WEBHOOK_ENDPOINTS)
-    .all();
-  if (results.length === 0) throw new AppError('CONFLICT', `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
+      id,
+      input.url,
+      input.description,
+      JSON.stringify(input.events),
+      secret.sealed,
+      actorId,
+      now,
+      MAX_WEBHOOK_ENDPOINTS,
+    ),
+  );
+  if (made.length === 0) throw new AppError('CONFLICT', `A shop can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
   return { ...(await getWebhookEndpoint(db, id, now)), secret: secret.shown };
 }
 

@@ -35,7 +35,7 @@ function outbox(type: string, data: string, source: string, params: unknown[], n
 
 /**
  * The outbox statement for events whose data the caller has at hand: one event per item of `data`.
- * Add it to the batch that makes the change (runBatch, or asD1 for a raw D1 batch), then pass the
+ * Add it to the batch that makes the change (runBatch), then pass the
  * batch's results to `dispatchCommitted`. (Card top-ups have their own: `balanceToppedUpEvent`.)
  */
 export function webhookEvents(type: WebhookEventType, data: unknown[], now = Date.now()): OutboxStatement {
@@ -145,9 +145,6 @@ export function balanceToppedUpEvent(userId: string, topUp: { amountUsd: number;
   const params = topUp.ledgerId === undefined ? [userId, topUp.amountUsd] : [userId, topUp.amountUsd, topUp.ledgerId];
   return outbox('balance.topped_up', data, `FROM users u WHERE u.id = ?3${credited}`, params, now);
 }
-
-/** The statement for a raw D1 batch. */
-export const asD1 = (d1: D1Database, statement: SqlStatement) => d1.prepare(statement.text).bind(...statement.params);
 
 /** The ids of the events a committed batch wrote, from its results in any of the shapes D1 and drizzle give. */
 export function eventIdsIn(results: readonly unknown[]): string[] {

@@ -1,12 +1,13 @@
 // Ed25519 keys for the licensing API: every answer's body is signed (X-Signature), and VALID answers
 // carry an offline token (a compact JWS, EdDSA) that an app can verify with the public key alone.
 import { importJWK, type JWK } from 'jose';
+import { isolateCache } from './isolate-cache';
 
 export const LICENSE_TOKEN_ISSUER = 'keypanel';
 
 /** `tokenHeader`: the offline tokens' protected header, encoded once (it is the same for every token). */
 type SigningKeys = { privateKey: CryptoKey; publicJwk: JWK; pem: string; tokenHeader: string };
-let cached: { source: string; keys: Promise<SigningKeys> } | null = null;
+const imported = isolateCache<string, Promise<SigningKeys>>('license-signing-keys');
 
 const encoder = new TextEncoder();
 const toBase64 = (bytes: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
@@ -36,8 +37,7 @@ async function loadKeys(source: string): Promise<SigningKeys> {
 /** The keys from the environment, imported once per isolate. */
 export function signingKeys(env: { LICENSE_SIGNING_KEY: string }): Promise<SigningKeys> {
   const source = env.LICENSE_SIGNING_KEY ?? '';
-  if (!cached || cached.source !== source) cached = { source, keys: loadKeys(source) };
-  return cached.keys;
+  return imported.getOrSet(source, () => loadKeys(source));
 }
 
 /** Standard base64 Ed25519 signature of the exact bytes. */

@@ -3,21 +3,19 @@
 // anyone's authenticator. Format: v1.<iv b64url>.<ciphertext+tag b64url>
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
 import { AppError } from './errors';
+import { isolateCache } from './isolate-cache';
 
-const keys = new Map<string, Promise<CryptoKey>>();
+const keys = isolateCache<string, Promise<CryptoKey>>('secret-box-keys');
 
 function keyFor(material: string | undefined): Promise<CryptoKey> {
   if (!material || material.length < 32) {
     throw new AppError('NOT_CONFIGURED', 'Two-factor authentication is not configured on this server (TOTP_ENCRYPTION_KEY is missing).');
   }
-  let key = keys.get(material);
-  if (!key) {
-    key = crypto.subtle
+  return keys.getOrSet(material, () =>
+    crypto.subtle
       .digest('SHA-256', new TextEncoder().encode(`keypanel-secret-box:${material}`))
-      .then((raw) => crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']));
-    keys.set(material, key);
-  }
-  return key;
+      .then((raw) => crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt'])),
+  );
 }
 
 export async function sealSecret(material: string | undefined, plain: Uint8Array<ArrayBuffer>): Promise<string> {

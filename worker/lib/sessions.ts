@@ -4,6 +4,7 @@
 // locations see the deletion within about a minute (KV is eventually consistent).
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { randomToken } from './ids';
+import { isolateCache } from './isolate-cache';
 import { getSettings } from './settings';
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -39,15 +40,12 @@ export const sessionKey = (userId: string, sessionId: string) => `session:${user
  * The HMAC key for JWT_SECRET, imported once per isolate: importing it for every request costs
  * more than the signature check itself.
  */
-const secretKeys = new Map<string, Promise<CryptoKey>>();
+const secretKeys = isolateCache<string, Promise<CryptoKey>>('jwt-secret-keys');
 function secretKey(secret: string): Promise<CryptoKey> {
   if (!secret || secret.length < 32) throw new Error('JWT_SECRET must be set to at least 32 characters');
-  let key = secretKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-    secretKeys.set(secret, key);
-  }
-  return key;
+  return secretKeys.getOrSet(secret, () =>
+    crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+  );
 }
 
 export type SessionOrigin = { ipAddress: string | null; userAgent: string | null; location: string | null };
@@ -96,13 +94,11 @@ type TokenClaims = { sub: string; sid: string; exp: number };
  * token expires, so a client's later calls skip parsing and HMAC (most of the token's cost). Only the
  * signature is remembered: the session record is still read from KV on every call.
  */
-const verifiedTokens = new Map<string, Map<string, TokenClaims>>();
-const VERIFIED_TOKENS_MAX = 10_000;
+const verifiedTokens = isolateCache<string, { secret: string; claims: TokenClaims }>('verified-session-tokens');
 
 async function verifiedClaims(secret: string, token: string, now: number): Promise<TokenClaims | null> {
-  let verified = verifiedTokens.get(secret);
-  const known = verified?.get(token);
-  if (known) return known.exp * 1000 > now ? known : null;
+  const known = verifiedTokens.get(token, now);
+  if (known?.secret === secret) return known.claims;
   let claims: { sub?: string; sid?: unknown; exp?: number };
   try {
     ({ payload: claims } = await jwtVerify(token, await secretKey(secret), { algorithms: ['HS256'], currentDate: new Date(now) }));
@@ -112,9 +108,8 @@ async function verifiedClaims(secret: string, token: string, now: number): Promi
   }
   if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null;
   const good: TokenClaims = { sub: claims.sub, sid: claims.sid, exp: claims.exp };
-  if (!verified) verifiedTokens.set(secret, (verified = new Map<string, TokenClaims>()));
-  if (verified.size >= VERIFIED_TOKENS_MAX) verified.clear();
-  verified.set(token, good);
+  // Kept until the token expires: past that it is refused without a second look.
+  verifiedTokens.set(token, { secret, claims: good }, now, good.exp * 1000 - now);
   return good;
 }
 

@@ -1,32 +1,31 @@
 // The settings document lives in KV under one key. Reads go through a per-isolate cache
 // that lives a few seconds, so the hot paths do not pay a KV read on every request.
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from '../schemas/settings';
+import { isolateCache } from './isolate-cache';
 
 export const SETTINGS_KV_KEY = 'settings';
-const CACHE_MS = 5_000;
 
-let cache: { value: Settings; until: number; kv: KVNamespace } | null = null;
+const cache = isolateCache<KVNamespace, Settings>('settings');
 
 export async function getSettings(kv: KVNamespace, now = Date.now()): Promise<Settings> {
-  if (cache && cache.kv === kv && cache.until > now) return cache.value;
+  const cached = cache.get(kv, now);
+  if (cached) return cached;
   const stored = await kv.get<unknown>(SETTINGS_KV_KEY, 'json');
   // A document written by an older version keeps its valid fields; missing ones take defaults.
   const parsed = settingsSchema.safeParse({ ...DEFAULT_SETTINGS, ...(isObject(stored) ? stored : {}) });
   const value = parsed.success ? parsed.data : DEFAULT_SETTINGS;
-  cache = { value, until: now + CACHE_MS, kv };
-  return value;
+  return cache.set(kv, value, now);
 }
 
 export async function saveSettings(kv: KVNamespace, settings: Settings): Promise<Settings> {
   const value = settingsSchema.parse(settings);
   await kv.put(SETTINGS_KV_KEY, JSON.stringify(value));
-  cache = { value, until: Date.now() + CACHE_MS, kv };
-  return value;
+  return cache.set(kv, value);
 }
 
 /** Forget the cached document (tests, and after a write from another isolate is known). */
 export function clearSettingsCache() {
-  cache = null;
+  cache.clear();
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

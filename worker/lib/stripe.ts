@@ -4,6 +4,7 @@
 // reads should not pay for starting it.
 import type Stripe from 'stripe';
 import type { Env } from '../env';
+import { isolateCache } from './isolate-cache';
 
 export type { Stripe };
 
@@ -11,7 +12,7 @@ export type { Stripe };
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 const sdk = () => import('stripe').then((m) => m.default);
-const clients = new Map<string, Stripe>();
+const clients = isolateCache<string, Stripe>('stripe-clients');
 
 /** Card top-ups need a secret key; without one they are off. */
 export const stripeConfigured = (env: Pick<Env, 'STRIPE_SECRET_KEY'>) => Boolean(env.STRIPE_SECRET_KEY);
@@ -22,18 +23,17 @@ export async function stripeClient(env: Pick<Env, 'STRIPE_SECRET_KEY' | 'STRIPE_
   if (!key) return null;
   const Stripe = await sdk();
   const cacheKey = `${key}\n${env.STRIPE_API_BASE ?? ''}`;
-  let client = clients.get(cacheKey);
-  if (!client) {
-    client = new Stripe(key, {
-      httpClient: Stripe.createFetchHttpClient(),
-      // One retry, with the same idempotency key, then the customer gets a clear 502.
-      maxNetworkRetries: 1,
-      timeout: 20_000,
-      ...apiBase(env.STRIPE_API_BASE),
-    });
-    clients.set(cacheKey, client);
-  }
-  return client;
+  return clients.getOrSet(
+    cacheKey,
+    () =>
+      new Stripe(key, {
+        httpClient: Stripe.createFetchHttpClient(),
+        // One retry, with the same idempotency key, then the customer gets a clear 502.
+        maxNetworkRetries: 1,
+        timeout: 20_000,
+        ...apiBase(env.STRIPE_API_BASE),
+      }),
+  );
 }
 
 function apiBase(base: string | undefined) {

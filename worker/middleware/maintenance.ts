@@ -1,4 +1,4 @@
-// Maintenance mode (SPEC section 4: "blocks all user access"): while it is on, every API call of
+// Maintenance mode ("blocks all user access"): while it is on, every API call of
 // anyone but an owner answers 503 MAINTENANCE. Owners keep working, and licensed software keeps
 // being served by the licensing API.
 import type { Context } from 'hono';
@@ -12,10 +12,12 @@ import { identify } from './auth';
 export const MAINTENANCE_MESSAGE = 'KeyPanel is under maintenance. Please try again later.';
 
 /**
- * Served whatever the mode: licensed apps in the field, the health check, and Stripe's webhook (a
- * payment made before maintenance began is still credited; Stripe would otherwise retry for days).
+ * Served whatever the mode: licensed apps in the field, the health check, Stripe's webhook (a
+ * payment made before maintenance began is still credited; Stripe would otherwise retry for days),
+ * and the API reference with its document, which hold no account's data (their "try it" calls are
+ * refused like any other).
  */
-const ALWAYS_SERVED = ['/api/v1/licenses/', '/api/health', '/api/payments/stripe/webhook'];
+const ALWAYS_SERVED = ['/api/v1/licenses/', '/api/health', '/api/payments/stripe/webhook', '/api/docs', '/api/openapi.json'];
 /**
  * Sign-in checks the credentials first, so an owner can still sign in; the session it gives a
  * non-owner is ended at once (below). Signing out only takes access away, so it stays allowed.

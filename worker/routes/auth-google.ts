@@ -14,7 +14,7 @@ import { routeDocs } from '../lib/openapi';
 const doc = routeDocs({ tag: 'Google sign-in', access: 'public' });
 
 export const authGoogleRoutes = new Hono<AppEnv>()
-  // The spec's client navigates here: straight on to Google.
+  // The original client navigates here: straight on to Google.
   .get(
     '/',
     doc(

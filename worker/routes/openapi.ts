@@ -21,6 +21,12 @@ const openApiDocumentSchema = z
 export const openapiRoutes = <E extends Env>(api: Hono<E>) =>
   new Hono<AppEnv>().get(
     '/',
-    doc('getOpenApiDocument', 'This document', { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } }),
+    // The reference page (/api/docs) reads it, and both are served in maintenance.
+    doc(
+      'getOpenApiDocument',
+      'This document',
+      { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } },
+      { servedInMaintenance: true },
+    ),
     openAPIRouteHandler(api, OPENAPI_OPTIONS),
   );

@@ -181,7 +181,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
       return c.json({ success: true, message: 'Two-factor authentication enabled' }, 200);
     },
   )
-  // Extends the spec's call: step-up proof must come with it (README).
+  // Extends the original call: step-up proof must come with it (docs/api.md, "Account security").
   .delete(
     '/disable-2fa',
     doc('disableTwoFactor', 'Turn off two-factor (step-up required)', { 200: successMessageSchema }, { errors: [400, 404, 409] }),

@@ -1,4 +1,4 @@
-// The owner's and the reseller's key management (SPEC sections 5 and 7): the admin key list,
+// The owner's and the reseller's key management: the admin key list,
 // revocation, deletion, generation and the purchase for a customer. One schema per call, shared by
 // the API and the admin screens, so both give the same messages.
 import { z } from 'zod';
@@ -71,7 +71,7 @@ export const purchaseForUserSchema = z.object({
     .number({ error: 'Duration must be a number of days' })
     .int('Duration must be a whole number of days')
     .min(1, 'Duration must be at least 1 day'),
-  /** Sent by the spec's client for a reseller; a reseller always pays with their own credits. */
+  /** Sent by the original client for a reseller; a reseller always pays with their own credits. */
   useResellerCredits: z.boolean({ error: 'useResellerCredits must be true or false' }).default(false),
 });
 export type PurchaseForUserInput = z.input<typeof purchaseForUserSchema>;

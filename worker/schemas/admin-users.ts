@@ -1,4 +1,4 @@
-// The owner's user management (SPEC sections 5 and 7): one schema per call, shared by the API
+// The owner's user management: one schema per call, shared by the API
 // and the User Management forms so both give the same messages.
 import { z } from 'zod';
 import { emailSchema, usernameSchema } from './auth';
@@ -86,7 +86,7 @@ export const updateUserSchema = z
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Nothing to update' });
 export type UpdateUserInput = z.input<typeof updateUserSchema>;
 
-/** POST /api/admin/users/{id}/balance: adds funds (SPEC: minimum 0.01, step 0.01 or 1). */
+/** POST /api/admin/users/{id}/balance: adds funds (USD at least 0.01 in steps of 0.01; credits whole, at least 1). */
 export const addFundsSchema = z
   .object({
     amount: z.number({ error: 'Amount is required' }),

@@ -1166,6 +1166,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This reference, interactive (an HTML page) */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2010,7 +2027,6 @@ export interface operations {
                 };
             };
             413: components["responses"]["Error413"];
-            503: components["responses"]["Error503"];
         };
     };
     register: {
@@ -4797,6 +4813,29 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API reference page (Scalar), with "try it" against this origin */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            413: components["responses"]["Error413"];
         };
     };
 }

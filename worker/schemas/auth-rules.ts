@@ -1,4 +1,4 @@
-// The sign-in and registration rules that need no zod (SPEC section 5): the bounds, the messages and
+// The sign-in and registration rules that need no zod: the bounds, the messages and
 // the sign-in form's own checks. The sign-in page, the first screen most people load, imports only
 // this, so it stays small; auth.ts builds the API's zod schemas from the same values.
 export const USERNAME_MIN = 3;

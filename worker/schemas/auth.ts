@@ -1,4 +1,4 @@
-// Sign-in and registration rules (SPEC section 5), shared by the API and the web forms.
+// Sign-in and registration rules, shared by the API and the web forms.
 import { z } from 'zod';
 import {
   EMAIL_REQUIRED_MESSAGE,

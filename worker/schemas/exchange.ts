@@ -1,4 +1,4 @@
-// USD to credits (SPEC sections 2 and 5): amounts in whole cents, credits rounded down, all in
+// USD to credits: amounts in whole cents, credits rounded down, all in
 // integer arithmetic so that the browser's preview and the server's figure can never disagree.
 import { z } from 'zod';
 

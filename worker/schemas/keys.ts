@@ -1,4 +1,4 @@
-// License key requests: a purchase, and the customer's own key list (SPEC sections 5 and 7).
+// License key requests: a purchase, and the customer's own key list.
 import { z } from 'zod';
 
 export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
@@ -24,7 +24,7 @@ export const purchaseSchema = z.object({
 
 export type PurchaseInput = z.input<typeof purchaseSchema>;
 
-/** Query strings arrive as text; an empty value means "not given", as the spec's client sends them. */
+/** Query strings arrive as text; an empty value means "not given", as the original client sends them. */
 const emptyAsUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
 
 export const pageQuery = (defaultLimit: number) => ({

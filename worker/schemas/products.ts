@@ -1,4 +1,4 @@
-// Products (SPEC sections 3 and 5): the owner's product form, and the one price formula that the
+// Products: the owner's product form, and the one price formula that the
 // server charges and every screen shows.
 import { z } from 'zod';
 
@@ -41,7 +41,7 @@ const featuresSchema = z
   );
 
 /**
- * The body of POST and PUT /api/products. Unknown fields (the spec's client sends `stats`, `_id`,
+ * The body of POST and PUT /api/products. Unknown fields (the original client sends `stats`, `_id`,
  * `createdAt`) are dropped: stats are counted by the server, never set by a client.
  */
 export const productInputSchema = z

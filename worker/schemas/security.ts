@@ -1,4 +1,4 @@
-// Account security inputs (SPEC sections 5 and 7), shared by the API and the web forms.
+// Account security inputs, shared by the API and the web forms.
 import { z } from 'zod';
 import { emailSchema, PASSWORD_MAX } from './auth';
 import { newPasswordSchema } from './password-policy';

@@ -1,4 +1,4 @@
-// The settings document (SPEC section 5): every field, default and bound, in one schema
+// The settings document: every field, default and bound, in one schema
 // shared by the API, the owner's settings screen and the CLI.
 import { z } from 'zod';
 
@@ -62,8 +62,8 @@ export const settingsSchema = z
     keyExpiryGracePeriod: int('keyExpiryGracePeriod', 0, 365),
     autoCleanupExpiredKeys: z.boolean(),
     /**
-     * A session with no call for this many days ends, whatever its lifetime. Not one of the spec's
-     * fields: a document without it (the spec's client) keeps the default.
+     * A session with no call for this many days ends, whatever its lifetime. Not one of the original
+     * client's fields: a document without it keeps the default.
      */
     sessionIdleDays: int('sessionIdleDays', 1, 90).default(7),
     // Optional in a PUT, so clients written before card top-ups keep working.

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { and, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, licenseKeys, products } from '../db/schema';
-import { adminKeysStatement } from '../domain/admin-keys';
+import { adminKeysStatement, SHORT_SEARCH } from '../domain/admin-keys';
 import { adminKeysQuery } from '../schemas/admin-keys';
 import { api, db, signedInUser } from './helpers';
 import { activate, activationsOf, asActor, auditOf, generated, keyRow, queryPlan, sold, type Actor } from './key-admin-helpers';
@@ -227,7 +227,8 @@ describe('GET /api/admin/keys', () => {
       customer = await signedInUser('user');
       sale = await sold(other.id, customer.user.id, reseller.user.id);
     });
-    const found = async (search: string) => (await list(ownerToken, { search, limit: 100 })).body.keys.map((k: { _id: string }) => k._id);
+    const found = async (search: string): Promise<string[]> =>
+      (await list(ownerToken, { search, limit: 100 })).body.keys.map((k: { _id: string }) => k._id);
 
     it('finds a key by its prefix, typed in any case', async () => {
       expect(await found(keys[1].key)).toEqual([keys[1]._id]);
@@ -249,8 +250,43 @@ describe('GET /api/admin/keys', () => {
       expect(await found('nobody-is-called-this')).toEqual([]);
     });
 
+    it('reads % and _ as letters and quotes as text, never as wildcards or SQL', async () => {
+      const odd = await makeProduct({ name: `Promo ${Date.now()} 100% o'clock_x "deal"` });
+      const [oddKey] = await generated(owner, odd.id, 1);
+      for (const search of ['100%', "o'clock_x", '"deal"', `${odd.name.slice(0, 10)}`]) expect(await found(search)).toEqual([oddKey._id]);
+      // As wildcards these would name every product; as letters, none.
+      for (const search of ['%%%', '___', '1_0%', "' OR 1=1 --"]) expect(await found(search)).toEqual([]);
+    });
+
+    it(`matches a search shorter than ${SHORT_SEARCH} characters to whole values only: a keyTag or a product's whole name`, async () => {
+      const tiny = await makeProduct({ name: 'Zq' });
+      const longer = await makeProduct({ name: 'Zq Studio' });
+      const [tinyKey] = await generated(owner, tiny.id, 1);
+      const [longerKey] = await generated(owner, longer.id, 1);
+      const zq = await found('zQ');
+      expect(zq).toContain(tinyKey._id);
+      expect(zq).not.toContain(longerKey._id);
+      // Two letters of a key are not a prefix search: they would name most keys of a large shop.
+      expect(await found(keys[0].key.slice(0, 2))).not.toContain(keys[0]._id);
+      expect(await found(keys[0].key.slice(0, SHORT_SEARCH))).toContain(keys[0]._id);
+    });
+
+    it('follows changes: a renamed product and a deleted key drop out of the results', async () => {
+      const renamed = await makeProduct({ name: `Quasar ${Date.now()}` });
+      const [a, b] = await generated(owner, renamed.id, 2);
+      const before = renamed.name;
+      expect((await found(before)).sort()).toEqual([a._id, b._id].sort());
+      const after = `Nebula ${Date.now()}`;
+      await db().update(products).set({ name: after }).where(eq(products.id, renamed.id));
+      expect(await found(before)).toEqual([]);
+      expect((await found(after)).sort()).toEqual([a._id, b._id].sort());
+      expect((await api('DELETE', `/api/admin/keys/${a._id}`, { token: ownerToken })).status).toBe(200);
+      expect(await found(after)).toEqual([b._id]);
+      expect(await found(a.key)).toEqual([]);
+    });
+
     it('never walks the whole key table to answer', async () => {
-      for (const search of [keys[0].key.slice(0, 8), product.name, product.keyTag, customer.username]) {
+      for (const search of [keys[0].key.slice(0, 8), product.name, product.keyTag, customer.username, 'zq']) {
         for (const viewer of [owner, { id: reseller.user.id, role: 'reseller' as const }]) {
           const query = adminKeysQuery.parse({ search, status: 'used' });
           const plan = await queryPlan(adminKeysStatement(db(), viewer, query));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { activations, ledger, licenseKeys, products, users } from '../db/schema';
-import { ANALYTICS_SQL, systemAnalytics } from '../domain/analytics';
+import { analyticsQueries, systemAnalytics } from '../domain/analytics';
 import { newId } from '../lib/ids';
 import { api, db, signedInUser } from './helpers';
 import { queryPlan } from './key-admin-helpers';
@@ -138,7 +138,8 @@ describe('systemAnalytics', () => {
   });
 
   it('reads each figure through its time index', async () => {
-    const expected: Record<keyof typeof ANALYTICS_SQL, string> = {
+    const queries = analyticsQueries(db(), 0, 1);
+    const expected: Record<keyof typeof queries, string> = {
       revenue: 'ledger_kind_created_idx',
       keysSold: 'license_keys_created_idx',
       salesByProduct: 'license_keys_created_idx',
@@ -146,8 +147,8 @@ describe('systemAnalytics', () => {
       activations: 'activations_activated_idx',
       payments: 'payments_created_idx',
     };
-    for (const [name, sql] of Object.entries(ANALYTICS_SQL) as Array<[keyof typeof ANALYTICS_SQL, string]>) {
-      const plan = (await queryPlan({ sql, params: [0, 1] })).join('\n');
+    for (const [name, query] of Object.entries(queries) as Array<[keyof typeof queries, (typeof queries)[keyof typeof queries]]>) {
+      const plan = (await queryPlan(query.toSQL())).join('\n');
       expect(plan, name).toMatch(new RegExp(`USING (COVERING )?INDEX ${expected[name]}\\b`));
       expect(plan, name).not.toMatch(/SCAN (ledger|license_keys|users|activations|payments)\b(?! USING)/);
     }

@@ -98,7 +98,7 @@ describe('password hashing', () => {
 });
 
 describe('the settings document', () => {
-  it('has every default of SPEC section 5', () => {
+  it('has every default the settings screen documents', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       usdToCreditRate: 10,
       maxKeysPerGeneration: 100,
@@ -114,7 +114,7 @@ describe('the settings document', () => {
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
       autoCleanupExpiredKeys: false,
-      // Card top-ups (not in SPEC section 5): on when Stripe is configured, $5 to $500.
+      // Card top-ups (not in the original settings): on when Stripe is configured, $5 to $500.
       payments: { cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100] },
       // Not the spec's: sessions unused this many days end (issue 18).
       sessionIdleDays: 7,

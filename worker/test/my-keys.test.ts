@@ -65,7 +65,7 @@ describe('GET /api/users/my-keys', () => {
     expect(past.body).toMatchObject({ keys: [], totalPages: 2, total: 12 });
   });
 
-  it('treats empty parameters as absent, as the spec’s client sends them', async () => {
+  it('treats empty parameters as absent, as the original client sends them', async () => {
     const res = await myKeys(customer.token, '?page=1&limit=10&search=&status=');
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(12);

@@ -1,4 +1,4 @@
-// One role matrix for every admin route (SPEC section 6): each caller (guest, user, reseller,
+// One role matrix for every admin route: each caller (guest, user, reseller,
 // owner) gets exactly the answer the spec allows, and a refusal changes nothing.
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../db/schema';

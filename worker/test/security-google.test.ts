@@ -388,7 +388,7 @@ describe('Google sign-in during maintenance', () => {
     inMaintenance(async () => {
       const { claims, user } = await googleAccount('owner');
       const browser = new Browser();
-      // What the spec's client does: navigate to the start, which sends the browser on to Google.
+      // What the original client does: navigate to the start, which sends the browser on to Google.
       const start = await browser.call('GET', '/api/auth/google');
       expect(start.status).toBe(302);
       const done = await browser.returnFromGoogle(start.headers.get('location')!, claims);

@@ -4,16 +4,17 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../app';
+import type { Env } from '../env';
 import { readOutbox } from '../lib/mail';
 import { freshIp, signedInUser } from './helpers';
 import { waitForMail } from './security-helpers';
 
-const APP_URL = env.APP_URL!;
+const APP_URL = env.APP_URL;
 const googleEnv = { ...env, GOOGLE_CLIENT_ID: 'keypanel-test.apps.googleusercontent.com', GOOGLE_CLIENT_SECRET: 'google-test-secret' };
 const unconfigured = { ...env, APP_URL: undefined };
 
 /** A call whose address and Host header name an attacker's server. */
-async function forged(path: string, workerEnv: typeof env, init: { method?: string; body?: unknown; token?: string } = {}) {
+async function forged(path: string, workerEnv: Env, init: { method?: string; body?: unknown; token?: string } = {}) {
   const headers: Record<string, string> = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'cf-connecting-ip': freshIp() };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.token) headers.authorization = `Bearer ${init.token}`;

@@ -258,7 +258,7 @@ describe('delivery', () => {
     await env.DB.prepare('UPDATE license_keys SET expires_at = ?1 WHERE id = ?2')
       .bind(Date.now() - 10 * 86_400_000, expiring._id)
       .run();
-    expect(await expireKeys(env.DB, TEST_SETTINGS, Date.now(), env)).toBeGreaterThanOrEqual(1);
+    expect(await expireKeys(db(), TEST_SETTINGS, Date.now(), env)).toBeGreaterThanOrEqual(1);
     const expired = await waitFor(hook, (e) => e.type === 'key.expired' && e.data.licenseKey._id === expiring._id);
     expect(expired.event.data.licenseKey.status).toBe('expired');
   });

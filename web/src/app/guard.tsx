@@ -1,4 +1,4 @@
-// The route guard (SPEC section 2): spinner while loading, /login remembering the way, role check.
+// The route guard: spinner while loading, /login remembering the way, role check.
 import { useAtomValue } from 'jotai';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
@@ -16,7 +16,7 @@ export function RequireAuth({ roles, children }: { roles?: Role[]; children: Rea
   // Maintenance answers every call with 503: that is no reason to sign the user out.
   const failedAtStartup = profile.isError && !profile.data && !maintenance;
 
-  // A stored token whose profile cannot be fetched signs the user out (SPEC section 4).
+  // A stored token whose profile cannot be fetched signs the user out.
   useEffect(() => {
     if (token && failedAtStartup) clearSession();
   }, [token, failedAtStartup]);

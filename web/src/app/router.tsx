@@ -1,4 +1,4 @@
-// Every route of SPEC section 2. Screens behind sign-in load on demand, so the sign-in page stays small.
+// Every route of the app. Screens behind sign-in load on demand, so the sign-in page stays small.
 import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
 import type { Role } from '@schemas/entities';

@@ -1,5 +1,6 @@
 // The one API client of the web app: JSON, bearer header, 30 s timeout, the server's message
-// surfaced, and SPEC section 4's rule for a 401.
+// surfaced, and a 401 that ends the session (a short
+// delay, then /login?expired=true).
 import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
 import { noteMaintenance } from './maintenance';

@@ -1,4 +1,4 @@
-// Business constants and limits (SPEC section 9), in one place.
+// Business constants and limits, in one place.
 export const HTTP_TIMEOUT_MS = 30_000;
 export const PROFILE_REFRESH_MS = 60_000;
 export const UNAUTHORIZED_REDIRECT_DELAY_MS = 100;

@@ -6,7 +6,7 @@ const DAY = 24 * HOUR;
 export const formatUsd = (amount: number | null | undefined) => `$${(amount ?? 0).toFixed(2)}`;
 export const formatCredits = (credits: number | null | undefined) => (credits ?? 0).toLocaleString('en-US');
 
-/** 'Just now', 'Nm ago', 'Nh ago', 'Nd ago', or 'Never' (SPEC section 9). */
+/** 'Just now', 'Nm ago', 'Nh ago', 'Nd ago', or 'Never'. */
 export function formatRelativeTime(value: string | number | Date | null | undefined, now = Date.now()): string {
   if (value === null || value === undefined || value === '') return 'Never';
   const time = new Date(value).getTime();

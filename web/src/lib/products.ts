@@ -1,6 +1,6 @@
 // The product catalogue from the server, which the shop, the purchase page and the admin panel read.
 // The owner's answer includes inactive products; these screens offer only the active ones, as the
-// spec's client does.
+// original client does.
 import { useQuery } from '@tanstack/react-query';
 import type { Product } from '@schemas/entities';
 import { api } from './api';

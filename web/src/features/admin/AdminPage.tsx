@@ -7,6 +7,9 @@ import { PageSpinner } from '../../components/ui/spinner';
 import { useCurrentUser } from '../../lib/session';
 import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
 
+/** The interactive API reference the Worker serves (worker/routes/docs.ts). */
+const API_DOCS_URL = '/api/docs';
+
 export type TabProps = { user: User; selectTab: (tab: TabId) => void };
 
 // Each tab loads on demand, so opening the panel does not fetch every screen's code.
@@ -22,7 +25,7 @@ const panels: Record<TabId, ComponentType<TabProps>> = {
   settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 
-/** Owner-only tabs whose screen says so itself when reached by URL (SPEC's texts for non-owners). */
+/** Owner-only tabs whose screen says so itself when reached by URL (a refusal text of its own for non-owners). */
 const EXPLAINS_ITS_REFUSAL: TabId[] = ['generate', 'settings'];
 
 export function AdminPage() {
@@ -64,13 +67,19 @@ export function AdminPage() {
   const Panel = panels[shown];
   return (
     <div className="page">
-      <header className="page-header">
-        <h1>{user.role === 'owner' ? 'Admin Panel' : 'Reseller Panel'}</h1>
-        <p className="muted">
-          {user.role === 'owner'
-            ? 'Run the shop: users, products, keys and settings.'
-            : 'Sell keys to your customers and follow your sales.'}
-        </p>
+      <header className="page-header-row">
+        <div className="page-header">
+          <h1>{user.role === 'owner' ? 'Admin Panel' : 'Reseller Panel'}</h1>
+          <p className="muted">
+            {user.role === 'owner'
+              ? 'Run the shop: users, products, keys and settings.'
+              : 'Sell keys to your customers and follow your sales.'}
+          </p>
+        </div>
+        {/* The Worker's page, not a route of this app: a plain link, in its own tab so the panel stays open. */}
+        <a className="btn btn-secondary btn-sm" href={API_DOCS_URL} target="_blank" rel="noopener">
+          API reference<span className="visually-hidden"> (opens in a new tab)</span>
+        </a>
       </header>
       <div className="tabs" role="tablist" aria-label="Admin sections" onKeyDown={onKeyDown}>
         {tabs.map((tab) => (

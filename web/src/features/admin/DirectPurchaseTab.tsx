@@ -1,4 +1,4 @@
-// Direct Purchase (owner) and Reseller Purchase (reseller), SPEC sections 2, 5 and 6: pick a
+// Direct Purchase (owner) and Reseller Purchase (reseller): pick a
 // customer and a product, a duration within the product's bounds, see the cost, and buy the key
 // for the customer. A reseller pays the reseller price with their own credits; the owner charges
 // the customer, or nobody with the bypass checkbox.

@@ -1,4 +1,4 @@
-// Generate Keys: owners only. Everyone else reads SPEC section 2's refusal.
+// Generate Keys: owners only. Everyone else reads its refusal.
 import type { TabProps } from './AdminPage';
 import { GenerateKeysForm } from './GenerateTab';
 

@@ -1,4 +1,4 @@
-// Generate License Keys (owner; SPEC sections 2 and 5): a product, a duration within its bounds, a
+// Generate License Keys (owner): a product, a duration within its bounds, a
 // quantity between 1 and maxKeysPerGeneration with quick buttons, and the keys made, each with a
 // copy button, plus Copy All and a CSV download.
 import { useEffect, useId, useState, type FormEvent } from 'react';
@@ -87,7 +87,7 @@ export function GenerateKeysForm() {
     if (next) setDays(next.minDays);
   }
 
-  /** SPEC section 5: the quantity is clamped to 1..limit, and a larger one says so. */
+  /** The quantity is clamped to 1..limit, and a larger one says so. */
   function changeQuantity(text: string) {
     const n = Number(text);
     if (text !== '' && Number.isFinite(n) && n > limit) {

@@ -1,4 +1,4 @@
-// The License Keys tab (SPEC section 2): the owner's License Key Management and the reseller's
+// The License Keys tab: the owner's License Key Management and the reseller's
 // My License Keys. Search, status filter, select-all, cards, details, revoke, delete, bulk delete,
 // pagination; only the owner sees the actions that change keys.
 import { useEffect, useState } from 'react';
@@ -140,7 +140,7 @@ export function KeysTab({ user }: TabProps) {
   const debouncedSearch = useDebounced(search);
   const keys = useAdminKeys({ page, search: debouncedSearch, status });
 
-  // SPEC section 8: a failed load of the admin key list is logged, not toasted.
+  // A failed load of the admin key list is logged, not toasted.
   useEffect(() => {
     if (keys.error) console.error('Failed to load license keys', keys.error);
   }, [keys.error]);

@@ -1,4 +1,4 @@
-// The Overview tab (SPEC section 2): the figures, users by role, keys by status, recent users
+// The Overview tab: the figures, users by role, keys by status, recent users
 // (owners) and keys, quick actions, this account's information, and the audit log (owners).
 import { useEffect } from 'react';
 import type { AdminStats, Role } from '@schemas/entities';
@@ -14,7 +14,7 @@ import type { TabId } from './tabs';
 
 export const ROLE_TONES: Record<Role, BadgeTone> = { user: 'gray', reseller: 'blue', owner: 'purple' };
 
-/** Known statuses have their colour; any other shows in the yellow default style (SPEC section 4). */
+/** Known statuses have their colour; any other shows in the yellow default style. */
 export function keyStatusTone(status: string): BadgeTone {
   switch (status) {
     case 'available':
@@ -135,7 +135,7 @@ export function OverviewTab({ user, selectTab }: TabProps) {
   const stats = useAdminStats();
   const isOwner = user.role === 'owner';
 
-  // SPEC section 8: a failure to load the admin stats is only logged.
+  // A failure to load the admin stats is only logged.
   useEffect(() => {
     if (stats.error) console.error('Failed to load admin stats', stats.error);
   }, [stats.error]);

@@ -1,4 +1,4 @@
-// Product Management's dialogs: the create/edit form with SPEC section 5's rules and defaults, and
+// Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
@@ -60,7 +60,7 @@ const formOf = (p: Product): ProductForm => ({
   isActive: p.isActive,
 });
 
-/** The form's own rules (SPEC section 5): costs at least 1 here, though the API accepts 0. */
+/** The form's own rules: costs at least 1 here, though the API accepts 0. */
 function formErrors(form: ProductForm): Errors {
   const errors: Errors = {};
   if (form.baseCreditCost.trim() === '') errors.baseCreditCost = 'Base cost is required';
@@ -69,7 +69,7 @@ function formErrors(form: ProductForm): Errors {
   return errors;
 }
 
-/** A number field's text as sent: whole, and floored at 0 (SPEC section 5); empty takes the default. */
+/** A number field's text as sent: whole, and floored at 0; empty takes the default. */
 function whole(text: string, fallback: number | undefined, floorAtZero = false) {
   if (text.trim() === '') return fallback;
   const n = Number(text);

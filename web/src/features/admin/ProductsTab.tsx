@@ -1,4 +1,4 @@
-// The Products tab (SPEC section 2, Admin Product Management): search by name or tag, type and
+// The Products tab (Admin Product Management): search by name or tag, type and
 // status filters, product cards with their stats, and the create, edit and delete dialogs.
 import { useEffect, useMemo, useState } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
@@ -101,7 +101,7 @@ export function ProductsTab() {
     if (products.isError) toast.error('Failed to load products');
   }, [products.isError]);
 
-  // The catalogue is small (a few hundred at most): filtered here, as the spec's client does.
+  // The catalogue is small (a few hundred at most): filtered here, as the original client does.
   const shown = useMemo(() => {
     const needle = search.trim().toLowerCase();
     return (products.data ?? []).filter(

@@ -1,4 +1,4 @@
-// The Settings tab (SPEC sections 2, 4 and 5): the six sections, the configuration summary, Save
+// The Settings tab: the six sections, the configuration summary, Save
 // Settings (success, then a reload after 1 s) and Reset to Defaults behind a confirmation.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
@@ -228,7 +228,7 @@ export function SettingsTab({ user }: TabProps) {
     try {
       await saveSettings(parsed.data);
       toast.success('Settings saved successfully');
-      // SPEC section 4: the page reloads a second later, so every screen picks up the new values.
+      // The page reloads a second later, so every screen picks up the new values.
       setTimeout(() => window.location.reload(), SETTINGS_RELOAD_DELAY_MS);
     } catch (err) {
       toast.error(errorMessage(err, 'Failed to save settings'));

@@ -28,7 +28,7 @@ const without = (errors: Errors, field: string) => {
   return rest;
 };
 
-/** SPEC section 5: balance is parsed as a decimal and credits as an integer, each 0 when empty. */
+/** Balance is parsed as a decimal and credits as an integer, each 0 when empty. */
 const parseBalance = (text: string) => (text.trim() === '' ? 0 : Number.parseFloat(text));
 const parseCredits = (text: string) => (text.trim() === '' ? 0 : Number.parseInt(text, 10));
 

@@ -1,4 +1,4 @@
-// The Users tab (SPEC section 2, Admin User Management): search, role filter, user cards,
+// The Users tab (Admin User Management): search, role filter, user cards,
 // pagination, and the create, edit, add-funds and delete dialogs.
 import { useEffect, useState } from 'react';
 import type { User } from '@schemas/entities';

@@ -1,4 +1,4 @@
-// How the admin screens read a key's status and time left (SPEC sections 2, 4 and 9).
+// How the admin screens read a key's status and time left.
 import type { KeyStatus, LicenseKey } from '@schemas/entities';
 import type { BadgeTone } from '../../components/ui/badge';
 import { DAYS_DANGER, DAYS_WARNING } from '../../lib/constants';

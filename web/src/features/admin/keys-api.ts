@@ -105,7 +105,7 @@ export function usePurchaseTerms() {
   });
 }
 
-/** Users to pick a customer from: the first 100 matching the search (SPEC section 7). */
+/** Users to pick a customer from: the first 100 matching the search. */
 export function useCustomerChoices(search: string) {
   return useQuery({
     queryKey: adminKeys.customerChoices(search),

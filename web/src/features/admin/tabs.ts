@@ -1,4 +1,4 @@
-// The admin panel's tabs (SPEC sections 2 and 6): which exist, and which each role sees.
+// The admin panel's tabs: which exist, and which each role sees.
 import type { Role } from '@schemas/entities';
 import type { IconName } from '../../components/ui/icons';
 

@@ -7,7 +7,7 @@ export const loginRequest = (body: { email: string; password: string; rememberMe
   api.post<LoginResponse>('/api/auth/login', body);
 export const registerRequest = (body: { username: string; email: string; password: string }) =>
   api.post<RegisterResponse>('/api/auth/register', body);
-/** The second step of sign-in with two-factor on (extends the spec's client; see the README). */
+/** The second step of sign-in with two-factor on (extends the original client; docs/api.md). */
 export const loginTwoFactorRequest = (body: { challenge: string; code?: string; recoveryToken?: string }) =>
   api.post<{ token: string; user: User }>('/api/auth/login/2fa', body);
 /** Google's address for signing in; a 501 says Google is not configured on this server. */

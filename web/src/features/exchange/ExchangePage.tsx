@@ -1,4 +1,4 @@
-// /exchange: USD to credits at the owner's rate (SPEC sections 2, 5 and 8).
+// /exchange: USD to credits at the owner's rate.
 import { Link } from 'react-router-dom';
 import { creditsForCents, exchangeSchema, INSUFFICIENT_USD_MESSAGE, INVALID_AMOUNT_MESSAGE, toCents } from '@schemas/exchange';
 import { Card, StatCard } from '../../components/ui/card';

@@ -1,4 +1,4 @@
-// One of the customer's keys (SPEC section 2, My License Keys).
+// One of the customer's keys (My License Keys).
 import type { KeyStatus, LicenseKey } from '@schemas/entities';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { CopyButton } from '../../components/ui/copy-button';

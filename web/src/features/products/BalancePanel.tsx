@@ -1,4 +1,4 @@
-// The buyer's balances with a Refresh button (SPEC section 2, Available Products).
+// The buyer's balances with a Refresh button (Available Products).
 import { Icon } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
 import { TOAST_SMALL_MS } from '../../lib/constants';

@@ -1,4 +1,4 @@
-// One product in the catalogue (SPEC section 2): type, tag, day range, features, costs, and the
+// One product in the catalogue: type, tag, day range, features, costs, and the
 // sample costs for 1, 7, 30 and 90 days against the buyer's credits.
 import { Link } from 'react-router-dom';
 import type { Product } from '@schemas/entities';

@@ -15,7 +15,7 @@ type Form = { currentPassword: string; newPassword: string; confirmPassword: str
 type Errors = Partial<Record<keyof Form, string>>;
 const EMPTY: Form = { currentPassword: '', newPassword: '', confirmPassword: '' };
 
-/** SPEC section 5: all three required, new and confirm match; and the password policy, as the server applies it. */
+/** All three required, new and confirm match; and the password policy, as the server applies it. */
 export function validatePasswordChange(form: Form, owner: PasswordOwner = {}): Errors {
   const errors: Errors = {};
   if (!form.currentPassword) errors.currentPassword = 'Current password is required';

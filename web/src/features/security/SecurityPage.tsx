@@ -1,4 +1,4 @@
-// /settings/security (SPEC section 2): password, two-factor and recovery tokens, Google, sessions, the log.
+// /settings/security: password, two-factor and recovery tokens, Google, sessions, the log.
 import { useEffect } from 'react';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
