@@ -4833,7 +4833,9 @@ export interface operations {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             413: components["responses"]["Error413"];
         };
