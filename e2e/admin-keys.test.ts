@@ -37,7 +37,7 @@ async function makeAccount(role: 'user' | 'reseller', credits = 0) {
   const account = uniqueUser(role === 'user' ? 'cust' : 'resl');
   const res = await apiCall('POST', '/api/admin/users', { ...account, role, credits, balance: 0 }, ownerToken);
   expect(res.status).toBe(201);
-  return { ...account, id: res.body.user._id as string };
+  return { ...account, id: res.body.user._id };
 }
 
 describe('key management in the browser', () => {
@@ -130,9 +130,7 @@ describe('key management in the browser', () => {
 
     // A key sold for 3 days: the orange badge, the red days, and the owner removing its device.
     const customer = await makeAccount('user');
-    const productId = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find(
-      (p: { keyTag: string }) => p.keyTag === tag,
-    )._id;
+    const productId = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find((p) => p.keyTag === tag)!._id;
     const sold = await apiCall(
       'POST',
       `/api/admin/users/${customer.id}/purchase/${productId}`,
@@ -140,7 +138,7 @@ describe('key management in the browser', () => {
       ownerToken,
     );
     expect(sold.status).toBe(201);
-    const soldKey = sold.body.licenseKey.key as string;
+    const soldKey = sold.body.licenseKey.key;
     const activated = await apiCall('POST', '/api/v1/licenses/activate', {
       key: soldKey,
       deviceFingerprint: 'browser-test-device-0001',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { checkAnswer } from '../scripts/api-contract';
+import type { TestAnswerBody } from '../worker/schemas/api-client';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');
@@ -107,12 +108,12 @@ export async function signIn(page: Page, credentials: { email: string; password:
 }
 
 /** Calls the running API directly (for setup the browser test is not about). */
-export async function apiCall<T = any>(
-  method: string,
-  pathname: string,
+export async function apiCall<M extends string, P extends string>(
+  method: M,
+  pathname: P,
   body?: unknown,
   token?: string,
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: TestAnswerBody<M, P> }> {
   const res = await fetch(new URL(pathname, baseURL()), {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -120,12 +121,12 @@ export async function apiCall<T = any>(
   });
   const text = await res.text();
   checkAnswer({ method, path: pathname, status: res.status, contentType: res.headers.get('content-type'), text });
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 
 export async function apiLogin(credentials: { email: string; password: string }): Promise<string> {
-  const res = await apiCall<{ token: string }>('POST', '/api/auth/login', credentials);
-  if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+  const res = await apiCall('POST', '/api/auth/login', credentials);
+  if (res.status !== 200 || !res.body.token) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
   return res.body.token;
 }
 

@@ -59,11 +59,11 @@ describe('card top-ups', () => {
     await context.close();
 
     // Stripe refunds part of it and the customer disputes the charge: the owner's Payments tab shows both.
-    const session = await (
+    const session = (await (
       await fetch(`${inject('stripeStandIn').url}/v1/checkout/sessions/${sessionId}`, {
         headers: { authorization: 'Bearer sk_test_stand_in' },
       })
-    ).json();
+    ).json()) as { payment_intent: string };
     expect(
       (
         await deliver('charge.refunded', {

@@ -32,7 +32,7 @@ async function createProduct(body: Omit<ProductBody, 'keyTag' | 'description'> &
 async function whoAmI(page: Page) {
   const token = (await page.evaluate(() => localStorage.getItem('token')))!;
   const profile = await apiCall('GET', '/api/users/profile', undefined, token);
-  return { token, id: profile.body._id as string };
+  return { token, id: profile.body._id };
 }
 
 async function fund(userId: string, amounts: { usd?: number; credits?: number }) {

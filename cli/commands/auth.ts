@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { createApiTokenSchema } from '../../worker/schemas/api-tokens';
 import { emailSchema } from '../../worker/schemas/auth';
-import type { ApiToken, CreatedApiToken, LoginResponse, User } from '../../worker/schemas/entities';
+import type { ApiToken, LoginResponse } from '../../worker/schemas/entities';
 import { configPath, DEFAULT_URL, parseBaseUrl, readConfig, writeConfig } from '../lib/config';
 import { contextOf } from '../lib/context';
 import { ApiError, UsageError } from '../lib/errors';
@@ -75,12 +75,12 @@ Examples:
       const publicKey = await keyToPin(client, config, options.repin === true);
       const password = await askSecret('Password: ', 'the password');
       if (!password) throw new UsageError('Password is required');
-      let answer = readLoginAnswer(url, await client.post<unknown>('/api/auth/login', { email, password, rememberMe: true }));
+      let answer = readLoginAnswer(url, await client.post('/api/auth/login', { email, password, rememberMe: true }));
       if ('requires2FA' in answer) {
         const second = (options.code ?? (await ask('Two-factor code (or a recovery token): ', 'a two-factor code'))).trim();
         if (!second) throw new UsageError('A two-factor code or a recovery token is required for this account');
         const proof = /^[\d ]+$/.test(second) ? { code: second } : { recoveryToken: second };
-        answer = readLoginAnswer(url, await client.post<unknown>('/api/auth/login/2fa', { challenge: answer.challenge, ...proof }));
+        answer = readLoginAnswer(url, await client.post('/api/auth/login/2fa', { challenge: answer.challenge, ...proof }));
       }
       closeInput();
       if ('requires2FA' in answer) throw new ApiError('The server asked for a second sign-in step again', 401, undefined);
@@ -129,7 +129,7 @@ Examples:
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();
-      const user = await api.get<User>('/api/users/profile');
+      const user = await api.get('/api/users/profile');
       await printRecord(
         ctx.format,
         [
@@ -173,7 +173,7 @@ Examples:
     .action(async (options: { name: string; role: (typeof ROLES)[number]; readOnly: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const body = parseWith(createApiTokenSchema, { name: options.name, role: options.role, readOnly: options.readOnly });
-      const created = await withStepUp((proof) => ctx.api().post<CreatedApiToken>('/api/users/api-tokens', { ...body, ...proof }));
+      const created = await withStepUp((proof) => ctx.api().post('/api/users/api-tokens', { ...body, ...proof }));
       const { apiToken } = created;
       await printRecord(
         ctx.format,
@@ -195,7 +195,7 @@ Examples:
     .addHelpText('after', '\nExample:\n  $ keypanel token list --format csv\n')
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      const { tokens } = await ctx.api().get<{ tokens: ApiToken[] }>('/api/users/api-tokens');
+      const { tokens } = await ctx.api().get('/api/users/api-tokens');
       const out = rowWriter(ctx.format, tokenColumns);
       for (const t of tokens) await out.write(t);
       await out.end();
@@ -210,7 +210,7 @@ Examples:
       const ctx = contextOf(command);
       if (!/^[0-9a-f]{24}$/.test(id))
         throw new UsageError(`"${id}" is not an API token id (24 hexadecimal characters, from \`keypanel token list\`)`);
-      const answer = await ctx.api().delete<{ message: string }>(`/api/users/api-tokens/${id}`);
+      const answer = await ctx.api().delete(`/api/users/api-tokens/${id}`);
       success(answer.message);
     });
 }

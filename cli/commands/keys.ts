@@ -4,16 +4,8 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
-import type {
-  AdminKeysResponse,
-  BulkDeleteResponse,
-  GenerateKeysResponse,
-  KeyChangeResponse,
-  LicenseKey,
-  MyKeysResponse,
-} from '../../worker/schemas/entities';
+import type { LicenseKey } from '../../worker/schemas/entities';
 import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
-import type { Settings } from '../../worker/schemas/settings';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';
@@ -82,7 +74,7 @@ Examples:
     .action(async (options: { product: string; quantity: number; duration?: number }, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();
-      const [product, settings] = await Promise.all([findProduct(api, options.product), api.get<Settings>('/api/settings')]);
+      const [product, settings] = await Promise.all([findProduct(api, options.product), api.get('/api/settings')]);
       const perRequest = settings.maxKeysPerGeneration;
       const batches = Math.ceil(options.quantity / perRequest);
       if (batches > 1) notice(`Generating ${options.quantity} keys for ${product.name} in ${batches} requests of at most ${perRequest}.`);
@@ -92,7 +84,7 @@ Examples:
       try {
         while (generated < options.quantity) {
           const quantity = Math.min(perRequest, options.quantity - generated);
-          const answer = await api.post<GenerateKeysResponse>('/api/keys/generate', {
+          const answer = await api.post('/api/keys/generate', {
             productId: product._id,
             quantity,
             duration: options.duration,
@@ -168,7 +160,7 @@ Examples:
       const { reason } = parseWith(revokeKeySchema, { reason: options.reason }, '--reason: ');
       const api = ctx.api();
       const { _id } = await findKey(api, ref);
-      const answer = await api.put<KeyChangeResponse>(`/api/keys/${_id}/revoke`, { reason });
+      const answer = await api.put(`/api/keys/${_id}/revoke`, { reason });
       const out = rowWriter(ctx.format, keyColumns);
       await out.write(answer.licenseKey);
       await out.end();
@@ -191,7 +183,7 @@ Examples:
       let deleted = 0;
       const notFound: string[] = [];
       for (let i = 0; i < unique.length; i += MAX_BULK_DELETE) {
-        const answer = await api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', {
+        const answer = await api.delete('/api/admin/keys/bulk', {
           keyIds: unique.slice(i, i + MAX_BULK_DELETE),
           reason,
         });
@@ -265,7 +257,7 @@ async function openOutput(file: string) {
 function fetchPage(api: Client, mine: boolean, query: Record<string, string | number | undefined>) {
   if (mine) {
     const { product: _product, ...own } = query;
-    return api.get<MyKeysResponse>('/api/users/my-keys', own);
+    return api.get('/api/users/my-keys', own);
   }
-  return api.get<AdminKeysResponse>('/api/admin/keys', query);
+  return api.get('/api/admin/keys', query);
 }

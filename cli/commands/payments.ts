@@ -1,6 +1,6 @@
 // Card top-ups (owner): every payment, page after page, as a table, CSV or JSON.
 import { Option, type Command } from 'commander';
-import { PAYMENT_STATUSES, type Payment, type PaymentsResponse } from '../../worker/schemas/payments';
+import { PAYMENT_STATUSES, type Payment } from '../../worker/schemas/payments';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { rowWriter, shortDate, type Column } from '../lib/output';
@@ -36,7 +36,7 @@ export function registerPaymentsCommands(program: Command) {
       'after',
       '\nExamples:\n  $ keypanel payments list --status refunded\n  $ keypanel payments list --user alice --format csv > alice-payments.csv\n  $ keypanel payments list --format json\n',
     )
-    .action(async (options: { status?: string; user?: string }, command: Command) => {
+    .action(async (options: { status?: (typeof PAYMENT_STATUSES)[number]; user?: string }, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();
       const user = options.user?.trim() || undefined;
@@ -44,7 +44,7 @@ export function registerPaymentsCommands(program: Command) {
       const out = rowWriter(ctx.format, paymentColumns, { json: (p) => p });
       const progress = progressBar('Fetching payments', null, 'payments');
       await writeAllPages(out, progress, async (page) => {
-        const answer = await api.get<PaymentsResponse>('/api/admin/payments', { page, limit: PAGE_SIZE, status: options.status, user });
+        const answer = await api.get('/api/admin/payments', { page, limit: PAGE_SIZE, status: options.status, user });
         return { items: answer.payments, total: answer.total, totalPages: answer.totalPages };
       });
     });

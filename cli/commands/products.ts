@@ -113,7 +113,7 @@ Examples:
     .addHelpText('after', '\nExample:\n  $ keypanel products list --format csv\n')
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      const list = await ctx.api().get<Product[]>('/api/products');
+      const list = await ctx.api().get('/api/products');
       const out = rowWriter(ctx.format, columnsFor(list));
       for (const product of list) await out.write(product);
       await out.end();
@@ -127,7 +127,7 @@ Examples:
     .action(async (options: ProductOptions & { inactive?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const body = parseWith(productInputSchema, productFields(options));
-      const product = await ctx.api().post<Product>('/api/products', body);
+      const product = await ctx.api().post('/api/products', body);
       await printRecord(ctx.format, productRecord(product), product);
       success(`Created ${product.name} (${product.keyTag}).`);
     });
@@ -166,7 +166,7 @@ Examples:
         features: current.features,
         ...changes,
       });
-      const product = await api.put<Product>(`/api/products/${current._id}`, body);
+      const product = await api.put(`/api/products/${current._id}`, body);
       await printRecord(ctx.format, productRecord(product), product);
       success(`Updated ${product.name} (${product.keyTag}).`);
     });

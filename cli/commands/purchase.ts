@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { purchaseForUserSchema } from '../../worker/schemas/admin-keys';
-import type { PurchaseForUserResponse } from '../../worker/schemas/entities';
 import { MAX_DURATION_DAYS } from '../../worker/schemas/products';
 import { contextOf } from '../lib/context';
 import { findProduct, findUserId } from '../lib/lookup';
@@ -33,7 +32,7 @@ Examples:
       const body = parseWith(purchaseForUserSchema, { duration: options.days, bypassBalance: options.free });
       const api = ctx.api();
       const [user, product] = await Promise.all([findUserId(api, options.user), findProduct(api, options.product)]);
-      const answer = await api.post<PurchaseForUserResponse>(`/api/admin/users/${user._id}/purchase/${product._id}`, body, {
+      const answer = await api.post(`/api/admin/users/${user._id}/purchase/${product._id}`, body, {
         'idempotency-key': randomUUID(),
       });
       const receipt = answer.licenseKey;

@@ -76,7 +76,7 @@ Examples:
     .action(async (name: string | undefined, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const field = name === undefined ? undefined : checkName(name);
-      const current = await ctx.api().get<Settings>('/api/settings');
+      const current = await ctx.api().get('/api/settings');
       if (field === undefined) return printRecord(ctx.format, rowsOf(current), current);
       // One value: bare, so `$(keypanel settings get usdToCreditRate)` is just the number.
       if (ctx.format === 'json')
@@ -110,9 +110,9 @@ Examples:
         else top[name] = parseWith(settingsSchema.shape[name], value, `${name}: `);
       }
       const api = ctx.api();
-      const current = await api.get<Settings>('/api/settings');
+      const current = await api.get('/api/settings');
       const next = parseWith(settingsSchema, { ...current, ...top, payments: { ...current.payments, ...payments } });
-      const saved = await api.put<Settings>('/api/settings', next);
+      const saved = await api.put('/api/settings', next);
       await printRecord(ctx.format, rowsOf(saved), saved);
       success(`Saved ${Object.keys(changes).join(', ')}.`);
     });

@@ -1,7 +1,7 @@
 // The figures of the admin Overview (owner: the whole system; reseller: their own), or a plain
 // user's own dashboard figures.
 import type { Command } from 'commander';
-import type { AdminStats, DashboardStats } from '../../worker/schemas/entities';
+import type { AdminStats } from '../../worker/schemas/entities';
 import { contextOf } from '../lib/context';
 import { ApiError } from '../lib/errors';
 import { printRecord } from '../lib/output';
@@ -16,10 +16,10 @@ export function registerStatsCommand(program: Command) {
       const api = ctx.api();
       let stats: AdminStats;
       try {
-        stats = await api.get<AdminStats>('/api/admin/stats');
+        stats = await api.get('/api/admin/stats');
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 403)) throw err;
-        const own = await api.get<DashboardStats>('/api/users/stats');
+        const own = await api.get('/api/users/stats');
         return printRecord(ctx.format, Object.entries(own), own);
       }
       await printRecord(

@@ -2,7 +2,7 @@
 // creation, top-ups and deactivation.
 import { Option, type Command } from 'commander';
 import { addFundsSchema, createUserSchema, ROLES } from '../../worker/schemas/admin-users';
-import type { AdminUserResponse, AdminUsersResponse, User, UserSummary } from '../../worker/schemas/entities';
+import type { User, UserSummary } from '../../worker/schemas/entities';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findUserId } from '../lib/lookup';
@@ -65,7 +65,7 @@ Examples:
       'after',
       '\nExamples:\n  $ keypanel users list --search ali\n  $ keypanel users list --role user --format csv > users.csv\n',
     )
-    .action(async (options: { search?: string; role?: string }, command: Command) => {
+    .action(async (options: { search?: string; role?: (typeof ROLES)[number] }, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();
       const search = options.search?.trim() || undefined;
@@ -73,7 +73,7 @@ Examples:
       const out = rowWriter(ctx.format, userColumns);
       const progress = progressBar('Fetching users', null, 'users');
       await writeAllPages(out, progress, async (page) => {
-        const answer = await api.get<AdminUsersResponse<Listed>>('/api/admin/users', {
+        const answer = await api.get('/api/admin/users', {
           page,
           limit: PAGE_SIZE,
           search,
@@ -119,7 +119,7 @@ Examples:
         const password = await askSecret(`Password for ${options.username}: `, 'the new password');
         closeInput();
         const body = parseWith(createUserSchema, { ...draft, password });
-        const { user } = await ctx.api().post<AdminUserResponse>('/api/admin/users', body);
+        const { user } = await ctx.api().post('/api/admin/users', body);
         await printRecord(ctx.format, userRecord(user), user);
         success(`Created ${user.role} ${user.username}.`);
       },
@@ -145,7 +145,7 @@ Examples:
       );
       const api = ctx.api();
       const target = await findUserId(api, ref);
-      const answer = await api.post<AdminUserResponse>(`/api/admin/users/${target._id}/balance`, body);
+      const answer = await api.post(`/api/admin/users/${target._id}/balance`, body);
       await printRecord(ctx.format, userRecord(answer.user), answer.user);
       success(answer.message ?? 'Funds added.');
     });
@@ -159,7 +159,7 @@ Examples:
       const ctx = contextOf(command);
       const api = ctx.api();
       const target = await findUserId(api, ref);
-      const { user } = await api.put<AdminUserResponse>(`/api/admin/users/${target._id}`, { isActive: false });
+      const { user } = await api.put(`/api/admin/users/${target._id}`, { isActive: false });
       await printRecord(ctx.format, userRecord(user), user);
       success(`Deactivated ${user.username}.`);
     });

@@ -1,12 +1,6 @@
 // Outbound webhooks (owner): the endpoints, a test event, and each endpoint's deliveries.
 import type { Command } from 'commander';
-import {
-  createWebhookSchema,
-  WEBHOOK_EVENT_TYPES,
-  type CreatedWebhookEndpoint,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from '../../worker/schemas/webhooks';
+import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../../worker/schemas/webhooks';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { notice, printRecord, rowWriter, shortDate, success, type Column } from '../lib/output';
@@ -65,7 +59,7 @@ Examples:
     .description('List the endpoints with their health')
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      const { endpoints } = await ctx.api().get<{ endpoints: WebhookEndpoint[] }>('/api/webhooks');
+      const { endpoints } = await ctx.api().get('/api/webhooks');
       const out = rowWriter(ctx.format, endpointColumns);
       for (const endpoint of endpoints) await out.write(endpoint);
       await out.end();
@@ -87,7 +81,7 @@ Examples:
               .map((e) => e.trim())
               .filter(Boolean);
       const body = parseWith(createWebhookSchema, { url, events, description: options.description ?? '' });
-      const created = await ctx.api().post<CreatedWebhookEndpoint>('/api/webhooks', body);
+      const created = await ctx.api().post('/api/webhooks', body);
       await printRecord(
         ctx.format,
         [
@@ -118,7 +112,7 @@ Examples:
     .argument('<id>', 'endpoint id')
     .action(async (ref: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      const { eventId } = await ctx.api().post<{ eventId: string }>(`/api/webhooks/${endpointId(ref)}/test`);
+      const { eventId } = await ctx.api().post(`/api/webhooks/${endpointId(ref)}/test`);
       await printRecord(ctx.format, [['eventId', eventId]]);
       notice('Test event queued; see it with keypanel webhooks deliveries.');
     });
@@ -131,12 +125,10 @@ Examples:
     .option('--limit <n>', 'deliveries per page (at most 100)', wholeNumber('--limit', 1, 100))
     .action(async (ref: string, options: { page?: number; limit?: number }, command: Command) => {
       const ctx = contextOf(command);
-      const answer = await ctx
-        .api()
-        .get<{ deliveries: WebhookDelivery[]; total: number; totalPages: number }>(`/api/webhooks/${endpointId(ref)}/deliveries`, {
-          page: options.page ?? 1,
-          limit: options.limit ?? 20,
-        });
+      const answer = await ctx.api().get(`/api/webhooks/${endpointId(ref)}/deliveries`, {
+        page: options.page ?? 1,
+        limit: options.limit ?? 20,
+      });
       const out = rowWriter(ctx.format, deliveryColumns);
       for (const delivery of answer.deliveries) await out.write(delivery);
       await out.end();

@@ -1,5 +1,6 @@
 // The CLI's one HTTP client: JSON, the bearer token, a 30 s timeout, the API's own error message,
 // and a patient retry when the server says to slow down (429 with Retry-After).
+import type { PathPattern, QueryParams, RequestBody, ResponseBody } from '../../worker/schemas/api-client';
 import { version } from '../../package.json';
 import { BOOKMARK_HEADER, readBookmark, rememberBookmark } from './bookmark';
 import type { Connection } from './config';
@@ -35,12 +36,20 @@ const MAX_RETRY_WAIT_S = 60;
 type Query = Record<string, string | number | boolean | undefined>;
 type Options = { query?: Query; body?: unknown; headers?: Record<string, string> };
 
+/**
+ * Calls typed by the OpenAPI document: a path the document has for that method (parameters as
+ * `${string}`), its query and body, and its success answer.
+ */
 export type Client = {
   readonly url: string;
-  get<T>(path: string, query?: Query): Promise<T>;
-  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
-  put<T>(path: string, body?: unknown): Promise<T>;
-  delete<T>(path: string, body?: unknown): Promise<T>;
+  get<P extends PathPattern<'get'>>(path: P, query?: QueryParams<'get', P>): Promise<ResponseBody<'get', P>>;
+  post<P extends PathPattern<'post'>>(
+    path: P,
+    body?: RequestBody<'post', P>,
+    headers?: Record<string, string>,
+  ): Promise<ResponseBody<'post', P>>;
+  put<P extends PathPattern<'put'>>(path: P, body?: RequestBody<'put', P>): Promise<ResponseBody<'put', P>>;
+  delete<P extends PathPattern<'delete'>>(path: P, body?: RequestBody<'delete', P>): Promise<ResponseBody<'delete', P>>;
 };
 
 /**
@@ -57,6 +66,7 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
       ? 'Check KEYPANEL_TOKEN (it may have been revoked), or unset it and run `keypanel login`.'
       : 'Run `keypanel login` to sign in again.';
 
+  // The answer is what the document says it is (the API's contract tests hold the server to it).
   async function request<T>(method: string, path: string, options: Options = {}): Promise<T> {
     const target = new URL(url + path);
     for (const [name, value] of Object.entries(options.query ?? {})) {
@@ -108,7 +118,7 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
 
   return {
     url,
-    get: (path, query) => request('GET', path, { query }),
+    get: (path, query) => request('GET', path, { query: query as Query | undefined }),
     post: (path, body, headers) => request('POST', path, { body, headers }),
     put: (path, body) => request('PUT', path, { body }),
     delete: (path, body) => request('DELETE', path, { body }),

@@ -20,7 +20,7 @@ const sameKey = (a: string, b: string) => a.replace(/\s+/g, '') === b.replace(/\
 export async function keyToPin(client: Client, config: StoredConfig, repin: boolean): Promise<string | null> {
   let answer: unknown;
   try {
-    answer = await client.get<unknown>('/api/v1/licenses/public-key');
+    answer = await client.get('/api/v1/licenses/public-key');
   } catch {
     return null; // no licensing key on this server: nothing to pin, and sign-in still works
   }

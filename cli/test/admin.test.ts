@@ -1,13 +1,23 @@
 // Administration from a terminal: users, products, purchases for customers, settings and stats.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createProduct, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn, unique } from './helpers';
+import {
+  apiCall,
+  createProduct,
+  createUser,
+  csvRecords,
+  json,
+  keypanel,
+  ownerSession,
+  signedInHome,
+  signIn,
+  unique,
+  type Schemas,
+} from './helpers';
 
 let home: string;
 beforeAll(async () => {
   home = signedInHome(await ownerSession());
 });
-
-const json = (stdout: string) => JSON.parse(stdout);
 
 describe('keypanel users', () => {
   it("refuses a password the policy refuses, with the API's own words, before sending anything", async () => {
@@ -34,7 +44,7 @@ describe('keypanel users', () => {
       },
     );
     expect(created.code, created.stderr).toBe(0);
-    const user = json(created.stdout);
+    const user = json<Schemas['User']>(created.stdout);
     expect(user).toMatchObject({ username, email, role: 'reseller', credits: 10, balance: 0, isActive: true });
     expect((await apiCall('POST', '/api/auth/login', { body: { email, password: 'Customer123' } })).status).toBe(200);
 
@@ -52,13 +62,13 @@ describe('keypanel users', () => {
 
     const deactivated = await keypanel(['users', 'deactivate', user._id, '--format', 'json'], { home });
     expect(deactivated.code, deactivated.stderr).toBe(0);
-    expect(json(deactivated.stdout).isActive).toBe(false);
+    expect(json<Schemas['User']>(deactivated.stdout).isActive).toBe(false);
     expect((await apiCall('POST', '/api/auth/login', { body: { email, password: 'Customer123' } })).status).toBe(403);
   });
 
   it('lists every page of users', async () => {
     const result = await keypanel(['users', 'list', '--format', 'json'], { home });
-    const all = json(result.stdout) as Array<{ _id: string }>;
+    const all = json<Array<{ _id: string }>>(result.stdout);
     const total = (await apiCall('GET', '/api/admin/users?limit=1', { token: await ownerSession() })).body.total;
     expect(all.length).toBeGreaterThanOrEqual(total);
     expect(new Set(all.map((u) => u._id)).size).toBe(all.length);
@@ -106,7 +116,7 @@ describe('keypanel products', () => {
       { home },
     );
     expect(created.code, created.stderr).toBe(0);
-    const product = json(created.stdout);
+    const product = json<Schemas['Product']>(created.stdout);
     expect(product).toMatchObject({
       name: 'CLI, "Deluxe"',
       keyTag,
@@ -136,7 +146,8 @@ describe('keypanel products', () => {
     });
     // Another change keeps the lifetime.
     expect(
-      json((await keypanel(['products', 'update', keyTag, '--per-day', '5', '--format', 'json'], { home })).stdout).offlineTokenHours,
+      json<Schemas['Product']>((await keypanel(['products', 'update', keyTag, '--per-day', '5', '--format', 'json'], { home })).stdout)
+        .offlineTokenHours,
     ).toBe(72);
     const tooLong = await keypanel(['products', 'update', keyTag, '--offline-token-hours', '721'], { home });
     expect(tooLong.code).toBe(2);
@@ -156,7 +167,7 @@ describe('keypanel products', () => {
     });
 
     // The server's own rules come back as its message: more devices than the settings allow.
-    const { maxActivationsPerKey } = json((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
+    const { maxActivationsPerKey } = json<Schemas['Settings']>((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
     const tooMany = await keypanel(['products', 'update', keyTag, '--max-activations', String(maxActivationsPerKey + 1)], { home });
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toContain(`Error: Max activations must be at most ${maxActivationsPerKey}`);
@@ -204,14 +215,14 @@ describe('keypanel purchase', () => {
       home,
     });
     expect(paid.code, paid.stderr).toBe(0);
-    const answer = json(paid.stdout);
+    const answer = json<Schemas['PurchaseForUserResponse']>(paid.stdout);
     expect(answer.licenseKey).toMatchObject({ product: product.name, duration: 5, cost: 20, purchasedBy: { username: customer.username } });
     expect(answer.remainingCredits).toBe(80);
     const free = await keypanel(
       ['purchase', '--user', customer.email, '--product', product._id, '--days', '5', '--free', '--format', 'json'],
       { home },
     );
-    expect(json(free.stdout).remainingCredits).toBeNull();
+    expect(json<Schemas['PurchaseForUserResponse']>(free.stdout).remainingCredits).toBeNull();
     const profile = await apiCall('GET', `/api/admin/users/${customer.id}`, { token: await ownerSession() });
     expect(profile.body.user.credits).toBe(80);
     const tooLong = await keypanel(['purchase', '--user', customer.email, '--product', product.keyTag, '--days', '400'], { home });
@@ -222,7 +233,7 @@ describe('keypanel purchase', () => {
 
 describe('keypanel settings and stats', () => {
   it('reads one setting bare, changes two, and keeps the rest', async () => {
-    const before = json((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
+    const before = json<Schemas['Settings']>((await keypanel(['settings', 'get', '--format', 'json'], { home })).stdout);
     const rate = await keypanel(['settings', 'get', 'usdToCreditRate'], { home });
     expect(rate.stdout).toBe(`${before.usdToCreditRate}\n`);
     const set = await keypanel(['settings', 'set', 'defaultDailyDiscount=20', 'notifyLowBalance=false', '--format', 'json'], { home });
@@ -236,7 +247,7 @@ describe('keypanel settings and stats', () => {
     // The idle limit for sessions is a setting like the others.
     expect(before.sessionIdleDays).toBe(7);
     const idle = await keypanel(['settings', 'set', 'sessionIdleDays=3', '--format', 'json'], { home });
-    expect(json(idle.stdout).sessionIdleDays).toBe(3);
+    expect(json<Schemas['Settings']>(idle.stdout).sessionIdleDays).toBe(3);
     const tooLong = await keypanel(['settings', 'set', 'sessionIdleDays=91'], { home });
     expect(tooLong.code).toBe(2);
     expect(tooLong.stderr).toContain('sessionIdleDays must be at most 90');
@@ -246,7 +257,7 @@ describe('keypanel settings and stats', () => {
   it('shows the admin figures, and a plain user their own', async () => {
     const stats = await keypanel(['stats', '--format', 'json'], { home });
     expect(stats.code, stats.stderr).toBe(0);
-    const figures = json(stats.stdout);
+    const figures = json<Schemas['AdminStats']>(stats.stdout);
     expect(figures.totalUsers).toBeGreaterThan(0);
     expect(Object.keys(figures.keysByStatus).sort()).toEqual(['available', 'expired', 'revoked', 'used']);
     const table = await keypanel(['stats', '--format', 'table'], { home });
@@ -255,7 +266,7 @@ describe('keypanel settings and stats', () => {
 
     const user = await createUser('user');
     const login = await apiCall('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
-    const own = await keypanel(['stats', '--format', 'json'], { home: signedInHome(login.body.token) });
+    const own = await keypanel(['stats', '--format', 'json'], { home: signedInHome(login.body.token!) });
     expect(own.code, own.stderr).toBe(0);
     expect(json(own.stdout)).toMatchObject({ totalKeys: 0 });
   });

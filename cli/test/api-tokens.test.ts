@@ -14,6 +14,8 @@ import {
   PASSWORD,
   signedInHome,
   signIn,
+  json,
+  type Schemas,
 } from './helpers';
 
 /** Creates a token as a script would, confirming with KEYPANEL_PASSWORD (the owner's unless given). */
@@ -37,7 +39,7 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
 
     const whoami = await asScript(token, ['whoami', '--format', 'json']);
     expect(whoami.code, whoami.stderr).toBe(0);
-    expect(JSON.parse(whoami.stdout).user.role).toBe('owner');
+    expect(json<{ user: Schemas['User'] }>(whoami.stdout).user.role).toBe('owner');
     const generated = await asScript(token, ['keys', 'generate', '--product', product.keyTag, '--quantity', '3', '--format', 'csv']);
     expect(generated.code, generated.stderr).toBe(0);
     expect(csvRecords(generated.stdout)).toHaveLength(3);
@@ -120,7 +122,7 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
     const rows = csvRecords(exported.stdout);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      key: JSON.parse(bought.stdout).licenseKey.key,
+      key: json<Schemas['PurchaseForUserResponse']>(bought.stdout).licenseKey.key,
       purchasedBy: customer.username,
       createdBy: reseller.username,
       status: 'used',
@@ -138,7 +140,7 @@ describe('keypanel token create confirms it is you', () => {
     const session = await signIn(reseller);
     const made = await create(signedInHome(session), { input: `${PASSWORD}\n` });
     expect(made.code, made.stderr).toBe(0);
-    expect(JSON.parse(made.stdout).token).toMatch(/^kp_/);
+    expect(json<Schemas['CreatedApiToken']>(made.stdout).token).toMatch(/^kp_/);
     expect(await tokensOf(session)).toHaveLength(1);
   });
 

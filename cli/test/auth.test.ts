@@ -5,7 +5,7 @@ import path from 'node:path';
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
 import { describe, expect, it } from 'vitest';
-import { apiCall, baseURL, configHome, createUser, keypanel, signIn } from './helpers';
+import { apiCall, baseURL, configHome, createUser, keypanel, signIn, json, readConfig, type Schemas } from './helpers';
 
 const configFile = (home: string) => path.join(home, 'keypanel', 'config.json');
 
@@ -29,7 +29,7 @@ describe('keypanel login', () => {
     const file = configFile(home);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    const config = JSON.parse(readFileSync(file, 'utf8'));
+    const config = readConfig(file);
     expect(config).toMatchObject({ url: baseURL(), user: { username: user.username, email: user.email, role: 'reseller' } });
     expect(config.token).toMatch(/^eyJ/);
 
@@ -63,14 +63,14 @@ describe('keypanel login', () => {
     const home = configHome();
     const login = await keypanel(['login'], { home, input: `${user.email}\n${user.password}\n` });
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(configFile(home), 'utf8')).user.email).toBe(user.email);
+    expect(readConfig(configFile(home)).user?.email).toBe(user.email);
   });
 
   it('asks for the two-factor code when the account has one, then signs in', async () => {
     const user = await createUser('owner');
     const session = await signIn(user);
     const setup = await apiCall('POST', '/api/users/setup-2fa', { token: session, body: { currentPassword: user.password } });
-    const secret = setup.body.secret as string;
+    const secret = setup.body.secret;
     expect((await apiCall('POST', '/api/users/verify-2fa', { token: session, body: { code: totp(secret) } })).status).toBe(200);
 
     // Without a code on stdin, the step is refused clearly.
@@ -87,7 +87,7 @@ describe('keypanel login', () => {
     const login = await keypanel(['login', '--email', user.email], { home, input: `${user.password}\n${totp(secret, 1)}\n` });
     expect(login.code, login.stderr).toBe(0);
     const whoami = await keypanel(['whoami', '--format', 'json'], { home });
-    expect(JSON.parse(whoami.stdout).user).toMatchObject({ email: user.email, twoFactorEnabled: true });
+    expect(json<{ user: Schemas['User'] }>(whoami.stdout).user).toMatchObject({ email: user.email, twoFactorEnabled: true });
 
     // A recovery token works in place of the code, given with --code.
     const { body } = await apiCall('POST', '/api/users/recovery-tokens', { token: session, body: { currentPassword: user.password } });
@@ -104,7 +104,7 @@ describe('keypanel logout', () => {
     const user = await createUser('user');
     const home = configHome();
     expect((await keypanel(['login', '--email', user.email], { home, input: `${user.password}\n` })).code).toBe(0);
-    const token = JSON.parse(readFileSync(configFile(home), 'utf8')).token as string;
+    const token = readConfig(configFile(home)).token;
     expect((await apiCall('GET', '/api/users/profile', { token })).status).toBe(200);
 
     const logout = await keypanel(['logout'], { home });
@@ -113,7 +113,7 @@ describe('keypanel logout', () => {
     // The licensing key pinned at sign-in stays, as a known host would.
     expect(JSON.parse(readFileSync(configFile(home), 'utf8'))).toEqual({
       url: baseURL(),
-      publicKeys: { [baseURL()]: expect.stringContaining('PUBLIC KEY') },
+      publicKeys: { [baseURL()]: expect.stringContaining('PUBLIC KEY') as unknown },
     });
     expect((await apiCall('GET', '/api/users/profile', { token })).status).toBe(401);
 

@@ -2,7 +2,7 @@
 // this machine without --insecure, offline tokens checked against the key pinned at sign-in, and
 // a clear error (exit 1, no stack trace) for whatever answers that is not KeyPanel.
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,9 @@ import {
   ownerSession,
   signedInHome,
   type CliResult,
+  json,
+  readConfig,
+  type Schemas,
 } from './helpers';
 
 function expectFailure(result: CliResult, code: 1 | 2, message: string) {
@@ -25,7 +28,7 @@ function expectFailure(result: CliResult, code: 1 | 2, message: string) {
   expect(result.stderr).not.toMatch(/\n\s+at /);
 }
 
-const configOf = (home: string) => JSON.parse(readFileSync(path.join(home, 'keypanel', 'config.json'), 'utf8'));
+const configOf = (home: string) => readConfig(path.join(home, 'keypanel', 'config.json'));
 const strangerKey = () => generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const login = (home: string, extra: string[] = []) =>
   keypanel(['login', '--url', baseURL(), '--email', ownerCredentials().email, ...extra], {
@@ -50,7 +53,7 @@ describe('plain http://', () => {
     // 0.0.0.0 reaches this machine's server but is not a loopback name, so it needs --insecure.
     const url = baseURL().replace('127.0.0.1', '0.0.0.0');
     const serverKey = path.join(configHome(), 'server.pem');
-    writeFileSync(serverKey, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
+    writeFileSync(serverKey, (await apiCall('GET', '/api/v1/licenses/public-key')).body.pem);
     const args = [
       'license',
       'validate',
@@ -80,7 +83,7 @@ describe('the licensing public key', () => {
     const home = configHome();
     const signedIn = await login(home);
     expect(signedIn.code, signedIn.stderr).toBe(0);
-    expect(configOf(home).publicKeys[baseURL()]).toContain('BEGIN PUBLIC KEY');
+    expect(configOf(home).publicKeys?.[baseURL()]).toContain('BEGIN PUBLIC KEY');
 
     // Nothing pinned for this server: an error that says how to pin, and no request (nothing listens there).
     const token = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJYIn0.c2ln';
@@ -94,7 +97,7 @@ describe('the licensing public key', () => {
     const home = configHome();
     expect((await login(home)).code).toBe(0);
     const config = configOf(home);
-    const serverKey = config.publicKeys[baseURL()] as string;
+    const serverKey = config.publicKeys?.[baseURL()];
     writeFileSync(
       path.join(home, 'keypanel', 'config.json'),
       JSON.stringify({ ...config, token: undefined, publicKeys: { [baseURL()]: strangerKey() } }),
@@ -108,22 +111,22 @@ describe('the licensing public key', () => {
 
     const repinned = await login(home, ['--repin']);
     expect(repinned.code, repinned.stderr).toBe(0);
-    expect(configOf(home).publicKeys[baseURL()]).toBe(serverKey);
+    expect(configOf(home).publicKeys?.[baseURL()]).toBe(serverKey);
   });
 
   it('verifies a token with the pinned key, and a token the pinned key did not sign says how to re-pin', async () => {
     const owner = signedInHome(await ownerSession());
     const product = await createProduct({ maxActivations: 1 });
-    const [key] = JSON.parse(
+    const [key] = json<Array<{ key: string }>>(
       (await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home: owner })).stdout,
     );
     const home = configHome();
     expect((await login(home)).code).toBe(0);
     // The call's answer is verified with the pinned key too (the SDK, as an app does).
-    const activated = JSON.parse(
+    const activated = json<Schemas['LicenseAnswer']>(
       (await keypanel(['license', 'activate', '--key', key.key, '--fingerprint', 'device-pinned-1', '--format', 'json'], { home })).stdout,
     );
-    const token = activated.license.token as string;
+    const token = activated.license!.token!;
     const ok = await keypanel(['license', 'verify-token', token, '--format', 'json'], { home });
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, key: key.key });

@@ -1,11 +1,21 @@
 // Running the built CLI as a person or a script would, and calling the API directly to set up
 // what a test needs.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { checkAnswer } from '../../scripts/api-contract';
+import type { Schemas, TestAnswerBody } from '../../worker/schemas/api-client';
+import type { StoredConfig } from '../lib/config';
+
+export type { Schemas };
+
+/** What a `--format json` command printed, read as the shape the test expects (the API's own, mostly). */
+export const json = <T>(stdout: string) => JSON.parse(stdout) as T;
+
+/** The config file `keypanel login` writes. */
+export const readConfig = (file: string) => json<StoredConfig>(readFileSync(file, 'utf8'));
 
 export const baseURL = () => inject('cliBaseURL');
 export const ownerCredentials = () => inject('cliOwner');
@@ -41,11 +51,12 @@ export function keypanel(
   });
 }
 
-export async function apiCall<T = any>(
-  method: string,
-  pathname: string,
+/** Calls the API directly; the body is typed by the document for this method and path. */
+export async function apiCall<M extends string, P extends string>(
+  method: M,
+  pathname: P,
   options: { body?: unknown; token?: string } = {},
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: TestAnswerBody<M, P> }> {
   const res = await fetch(new URL(pathname, baseURL()), {
     method,
     headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
@@ -53,12 +64,12 @@ export async function apiCall<T = any>(
   });
   const text = await res.text();
   checkAnswer({ method, path: pathname, status: res.status, contentType: res.headers.get('content-type'), text });
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 
 export async function signIn(credentials: { email: string; password: string }): Promise<string> {
-  const res = await apiCall<{ token: string }>('POST', '/api/auth/login', { body: credentials });
-  if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+  const res = await apiCall('POST', '/api/auth/login', { body: credentials });
+  if (res.status !== 200 || !res.body.token) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
   return res.body.token;
 }
 
@@ -88,7 +99,7 @@ export async function createUser(role: 'user' | 'reseller' | 'owner', extra: { c
     body: { username, email, password: PASSWORD, role, ...extra },
   });
   if (res.status !== 201) throw new Error(`create user failed: ${JSON.stringify(res.body)}`);
-  return { id: res.body.user._id as string, username, email, password: PASSWORD };
+  return { id: res.body.user._id, username, email, password: PASSWORD };
 }
 
 /** An active product with a unique key tag, made by the owner through the API. */
@@ -111,7 +122,7 @@ export async function createProduct(fields: Record<string, unknown> = {}) {
     },
   });
   if (res.status !== 201) throw new Error(`create product failed: ${JSON.stringify(res.body)}`);
-  return res.body as { _id: string; keyTag: string; name: string };
+  return res.body;
 }
 
 /** RFC 4180, written here independently of the CLI's writer: quoted fields, doubled quotes, CRLF. */

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createProduct, csvRecords, keypanel, ownerSession, signedInHome } from './helpers';
+import { apiCall, createProduct, csvRecords, keypanel, ownerSession, signedInHome, json, type Schemas } from './helpers';
 
 const KEY_HEADER = [
   'id',
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // The server's per-request limit, set through the CLI itself: 250 keys take three requests.
   const set = await keypanel(['settings', 'set', 'maxKeysPerGeneration=100', '--format', 'json'], { home });
   expect(set.code, set.stderr).toBe(0);
-  expect(JSON.parse(set.stdout).maxKeysPerGeneration).toBe(100);
+  expect(json<Schemas['Settings']>(set.stdout).maxKeysPerGeneration).toBe(100);
   // A comma and quotes in the name, so the CSV must quote it.
   product = await createProduct({ name: 'Suite "Pro", 2026', minDays: 7, maxDays: 90 });
 });

@@ -1,29 +1,41 @@
 // The licensing API as a developer exercises it from a terminal, down to the offline token
 // checked with the public key alone; answers and tokens go through the SDK's verification.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, baseURL, createProduct, keypanel, ownerCredentials, ownerSession, signedInHome, unique } from './helpers';
+import {
+  apiCall,
+  baseURL,
+  createProduct,
+  json,
+  keypanel,
+  ownerCredentials,
+  ownerSession,
+  signedInHome,
+  unique,
+  type Schemas,
+  readConfig,
+} from './helpers';
+
+type Answer = Schemas['LicenseAnswer'];
 
 let home: string;
 beforeAll(async () => {
   home = signedInHome(await ownerSession());
 });
 
-const json = (stdout: string) => JSON.parse(stdout);
-
 describe('keypanel license', () => {
   it('activates, validates and deactivates a key, and verifies the offline token with the public key', async () => {
     const product = await createProduct({ maxActivations: 1 });
-    const [key] = json(
+    const [key] = json<Array<{ key: string }>>(
       (await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout,
     );
     const fingerprint = `device-${unique('fp')}`;
     // The licensing API needs no sign-in: no config, no token; the public key comes as an app ships it.
     const shipped = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-license-key-')), 'keypanel.pem');
-    writeFileSync(shipped, (await apiCall<{ pem: string }>('GET', '/api/v1/licenses/public-key')).body.pem);
+    writeFileSync(shipped, (await apiCall('GET', '/api/v1/licenses/public-key')).body.pem);
     const activate = await keypanel([
       'license',
       'activate',
@@ -39,14 +51,14 @@ describe('keypanel license', () => {
       'json',
     ]);
     expect(activate.code, activate.stderr).toBe(0);
-    const answer = json(activate.stdout);
+    const answer = json<Answer>(activate.stdout);
     expect(answer).toMatchObject({
       valid: true,
       code: 'VALID',
       nonce: 'n-1',
       license: { key: key.key, status: 'used', activationCount: 1, maxActivations: 1 },
     });
-    const token = answer.license.token as string;
+    const token = answer.license!.token!;
 
     const second = await keypanel([
       'license',
@@ -61,7 +73,7 @@ describe('keypanel license', () => {
       'json',
     ]);
     expect(second.code).toBe(1);
-    expect(json(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
+    expect(json<Answer>(second.stdout).code).toBe('DEVICE_LIMIT_REACHED');
     expect(second.stderr).toContain('Error: DEVICE_LIMIT_REACHED');
 
     // The key pinned at sign-in is what the checks use.
@@ -72,8 +84,8 @@ describe('keypanel license', () => {
     expect(verified.code, verified.stderr).toBe(0);
     expect(json(verified.stdout)).toMatchObject({ valid: true, key: key.key, fingerprint, product: product.keyTag });
     const configFile = path.join(home2, 'keypanel', 'config.json');
-    const config = JSON.parse(readFileSync(configFile, 'utf8'));
-    const pem = config.publicKeys[baseURL()] as string;
+    const config = readConfig(configFile);
+    const pem = config.publicKeys?.[baseURL()] ?? '';
     expect(pem).toContain('BEGIN PUBLIC KEY');
     const stranger = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
     writeFileSync(configFile, JSON.stringify({ ...config, publicKeys: { [baseURL()]: stranger } }));
@@ -96,7 +108,7 @@ describe('keypanel license', () => {
       env: { KEYPANEL_URL: 'http://127.0.0.1:9' },
     });
     expect(fromFile.code, fromFile.stderr).toBe(0);
-    expect(json(fromFile.stdout).valid).toBe(true);
+    expect(json<{ valid: boolean }>(fromFile.stdout).valid).toBe(true);
     const fromStdin = await keypanel(
       ['license', 'verify-token', '-', '--public-key', pemFile, '--key', key.key.toLowerCase(), '--format', 'csv'],
       { input: `${token}\n` },
@@ -118,8 +130,8 @@ describe('keypanel license', () => {
       { home: home2 },
     );
     expect(validate.code, validate.stderr).toBe(0);
-    expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
-    expect(json(validate.stdout).license.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(json(validate.stdout)).toMatchObject({ valid: true, code: 'VALID', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown });
+    expect(json<Answer>(validate.stdout).license!.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const deactivate = await keypanel([
       'license',
       'deactivate',
@@ -133,9 +145,9 @@ describe('keypanel license', () => {
       'json',
     ]);
     expect(deactivate.code, deactivate.stderr).toBe(0);
-    expect(json(deactivate.stdout).code).toBe('DEACTIVATED');
+    expect(json<Answer>(deactivate.stdout).code).toBe('DEACTIVATED');
     // The slot stays held while the device's offline token may live.
-    expect(Date.parse(json(deactivate.stdout).slotFreesAt)).toBeGreaterThan(Date.now());
+    expect(Date.parse(json<Answer>(deactivate.stdout).slotFreesAt!)).toBeGreaterThan(Date.now());
     const after = await keypanel([
       'license',
       'validate',

@@ -2,7 +2,7 @@
 // Stripe stand-in's checkout page (which delivers the signed webhook to the Worker).
 import { inject } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn } from './helpers';
+import { apiCall, createUser, csvRecords, keypanel, ownerSession, signedInHome, signIn, json, type Schemas } from './helpers';
 
 let home: string;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ async function customerWithPayments() {
   expect(pay.status).toBe(303);
   const status = await apiCall('GET', `/api/payments/${paid.body.id}`, { token });
   expect(status.body).toMatchObject({ payment: { status: 'paid' }, balance: 25 });
-  return { customer, token, paidId: paid.body.id as string, pendingId: pending.body.id as string };
+  return { customer, token, paidId: paid.body.id, pendingId: pending.body.id };
 }
 
 describe('keypanel payments list', () => {
@@ -73,7 +73,7 @@ describe('keypanel settings for card top-ups', () => {
         home,
       });
       expect(set.code, set.stderr).toBe(0);
-      expect(JSON.parse(set.stdout).payments).toEqual({
+      expect(json<Schemas['Settings']>(set.stdout).payments).toEqual({
         cardTopUpsEnabled: true,
         minTopUpUsd: 6,
         maxTopUpUsd: 500,

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvRecords, keypanel, ownerSession, signedInHome } from './helpers';
+import { csvRecords, keypanel, ownerSession, signedInHome, json, type Schemas } from './helpers';
 
 let home: string;
 let server: Server;
@@ -33,7 +33,7 @@ describe('keypanel webhooks', () => {
       { home },
     );
     expect(added.code, added.stderr).toBe(0);
-    const endpoint = JSON.parse(added.stdout);
+    const endpoint = json<Schemas['CreatedWebhookEndpoint']>(added.stdout);
     expect(endpoint).toMatchObject({ url: receiverUrl, events: ['key.purchased', 'key.revoked'], enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_/);
 
@@ -44,13 +44,13 @@ describe('keypanel webhooks', () => {
 
     const tested = await keypanel(['webhooks', 'test', endpoint.id, '--format', 'json'], { home });
     expect(tested.code, tested.stderr).toBe(0);
-    const { eventId } = JSON.parse(tested.stdout);
+    const { eventId } = json<Schemas['TestEventResponse']>(tested.stdout);
     await expect.poll(() => received.length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
     const event = new Webhook(endpoint.secret).verify(received[0].body, received[0].headers) as { id: string; type: string };
     expect(event).toMatchObject({ id: eventId, type: 'webhook.test' });
 
     await expect
-      .poll(async () => JSON.parse((await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'json'], { home })).stdout), {
+      .poll(async () => json<unknown>((await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'json'], { home })).stdout), {
         timeout: 10_000,
         interval: 500,
       })
@@ -66,7 +66,7 @@ describe('keypanel webhooks', () => {
 
     const removed = await keypanel(['webhooks', 'remove', endpoint.id], { home });
     expect(removed.code, removed.stderr).toBe(0);
-    expect(JSON.parse((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout)).not.toContainEqual(
+    expect(json<unknown>((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout)).not.toContainEqual(
       expect.objectContaining({ id: endpoint.id }),
     );
   });

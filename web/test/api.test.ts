@@ -14,10 +14,10 @@ describe('the API client', () => {
       'POST /api/keys/purchase': { status: 201, body: { success: true }, headers: { 'x-d1-bookmark': BOOKMARK } },
       'GET /api/users/my-keys': { body: { keys: [] } },
     });
-    await api.post('/api/keys/purchase', { productId: 'p1' });
+    await api.post('/api/keys/purchase', { productId: 'p1', duration: 30 });
     await api.get('/api/users/my-keys', { page: 1, search: '' });
     expect(calls[0].headers.Authorization).toBe(`Bearer ${TOKEN}`);
-    expect(calls[0].body).toEqual({ productId: 'p1' });
+    expect(calls[0].body).toEqual({ productId: 'p1', duration: 30 });
     expect(calls[1].headers['x-d1-bookmark']).toBe(BOOKMARK);
     expect(calls[1].url.search).toBe('?page=1');
     clearSession();
@@ -27,7 +27,7 @@ describe('the API client', () => {
     mockFetch({
       'POST /api/credits/exchange': { status: 409, body: { message: 'The rate changed', code: 'RATE_CHANGED', details: { rate: 12 } } },
     });
-    const err = await api.post('/api/credits/exchange', {}).catch((e: unknown) => e);
+    const err = await api.post('/api/credits/exchange', { usdAmount: 5 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ message: 'The rate changed', status: 409, code: 'RATE_CHANGED', details: { rate: 12 } });
     expect(errorMessage(err, 'fallback')).toBe('The rate changed');
@@ -42,7 +42,7 @@ describe('the API client', () => {
         'POST /api/auth/login': { status: 401, body: { message: 'Invalid credentials' } },
         'GET /api/users/profile': { status: 401, body: { message: 'Session expired' } },
       });
-      await expect(api.post('/api/auth/login', {})).rejects.toThrow('Invalid credentials');
+      await expect(api.post('/api/auth/login', { email: 'someone@example.com', password: 'wrong' })).rejects.toThrow('Invalid credentials');
       expect(appStore.get(tokenAtom)).toBe(TOKEN);
       await expect(api.get('/api/users/profile')).rejects.toThrow('Session expired');
       expect(appStore.get(tokenAtom)).toBeNull();

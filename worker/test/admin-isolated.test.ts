@@ -302,14 +302,14 @@ describe('GET /api/admin/audit-log', () => {
     const byA = await box.api('GET', `/api/admin/audit-log?action=user.add_funds&actor=${a.username.toUpperCase()}`, { token: a.token });
     expect(byA.body.entries).toEqual([
       {
-        _id: expect.any(String),
+        _id: expect.any(String) as unknown,
         action: 'user.add_funds',
         actor: { _id: a.user.id, username: a.username },
         targetType: 'user',
         targetId: target.user.id,
         details: { username: target.username, type: 'credits', amount: 5 },
         ipAddress: '198.51.100.1',
-        createdAt: expect.any(String),
+        createdAt: expect.any(String) as unknown,
       },
     ]);
     const paged = await box.api('GET', '/api/admin/audit-log?limit=2&page=2', { token: a.token });

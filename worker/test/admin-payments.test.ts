@@ -56,7 +56,7 @@ describe('GET /api/admin/payments', () => {
       refundOwed: 0,
       user: { _id: customer.user.id, username: customer.username },
     });
-    expect(byId[second]).toMatchObject({ status: 'paid', disputed: true, accountFlagged: true, disputedAt: expect.any(String) });
+    expect(byId[second]).toMatchObject({ status: 'paid', disputed: true, accountFlagged: true, disputedAt: expect.any(String) as unknown });
     expect(byId[started[2]]).toMatchObject({ status: 'pending', disputed: false });
 
     const pending = await api('GET', `/api/admin/payments?user=${customer.username}&status=pending`, { token: owner });

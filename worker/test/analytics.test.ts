@@ -31,7 +31,7 @@ describe('GET /api/admin/analytics', () => {
       expect(res.status).toBe(200);
       expect(res.body.daily).toHaveLength(days);
       expect(res.body.to).toBe(today);
-      expect(res.body.daily.at(-1).date).toBe(today);
+      expect(res.body.daily.at(-1)!.date).toBe(today);
       expect(res.body.daily[0].date).toBe(res.body.from);
       expect(new Date(res.body.to).getTime() - new Date(res.body.from).getTime()).toBe((days - 1) * DAY_MS);
     }

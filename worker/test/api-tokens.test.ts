@@ -105,7 +105,7 @@ describe('using an API token', () => {
     expect((await api('GET', '/api/admin/stats', { token })).status).toBe(200);
     await vi.waitFor(async () => expect((await tokenRow(apiToken._id))!.lastUsedAt).not.toBeNull());
     const list = await api('GET', '/api/users/api-tokens', { token: owner.token });
-    expect(Date.parse(list.body.tokens[0].lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(Date.parse(list.body.tokens[0].lastUsedAt!)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it("acts with the token role: an owner's reseller token cannot do owner work", async () => {

@@ -49,7 +49,8 @@ async function keyFixture(options: { maxActivations?: number; hours?: number; ex
 const activeDevices = async (keyId: string) =>
   new Set((await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).map((a) => a.deviceFingerprint));
 const heldOf = (keyId: string) => db().select().from(heldSlots).where(eq(heldSlots.keyId, keyId)).all();
-const call = (path: string, body: unknown, ip?: string) => api('POST', `/api/v1/licenses/${path}`, { body, ip });
+const call = (path: 'activate' | 'validate' | 'deactivate', body: unknown, ip?: string) =>
+  api('POST', `/api/v1/licenses/${path}`, { body, ip });
 
 /** A token's real end: `exp` is whole seconds. */
 const tokenEnd = (r: LicenseResult) => (r.tokenExpiresAt ? Math.floor(r.tokenExpiresAt / 1000) * 1000 : null);
@@ -135,8 +136,8 @@ describe('the device limit offline', () => {
     const product = await makeProduct({ maxActivations: 2, offlineTokenHours: 5 });
     const bought = await api('POST', '/api/keys/purchase', { token: buyer.token, body: { productId: product.id, duration: 10 } });
     expect(bought.status).toBe(201);
-    const key = bought.body.licenseKey.key as string;
-    const keyId = bought.body.licenseKey._id as string;
+    const key = bought.body.licenseKey.key;
+    const keyId = bought.body.licenseKey._id;
     const [a, b, c] = [device(), device(), device()];
     for (const fp of [a, b]) expect((await call('activate', { key, deviceFingerprint: fp })).body.code).toBe('VALID');
     const [devA, devB] = (await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).sort((x, y) =>
@@ -157,7 +158,7 @@ describe('the device limit offline', () => {
     // Customers and the owner see the held slots on the key.
     const mine = await api('GET', '/api/users/my-keys', { token: buyer.token });
     const listed = mine.body.keys.find((x: { _id: string }) => x._id === keyId);
-    expect(listed.heldSlots.map((h: { deviceFingerprint: string }) => h.deviceFingerprint).sort()).toEqual([a, b].sort());
+    expect(listed!.heldSlots.map((h: { deviceFingerprint: string }) => h.deviceFingerprint).sort()).toEqual([a, b].sort());
   });
 
   it('holds the device limit when a deactivation races activations of new devices', async () => {
@@ -192,7 +193,7 @@ describe('the device limit offline', () => {
     const k = await keyFixture({ maxActivations: 1, hours: 720 });
     const a = device();
     const on = await call('activate', { key: k.key, deviceFingerprint: a });
-    const exp = decodeJwt(on.body.license.token).exp! * 1000;
+    const exp = decodeJwt(on.body.license!.token!).exp! * 1000;
     expect(exp).toBeGreaterThan(Date.now() + 29 * DAY_MS);
     const p = k.product;
     const body = {
@@ -207,11 +208,11 @@ describe('the device limit offline', () => {
     expect(put.status).toBe(200);
     expect(put.body.offlineTokenHours).toBe(1);
     const off = await call('deactivate', { key: k.key, deviceFingerprint: a });
-    expect(new Date(off.body.slotFreesAt).getTime()).toBeGreaterThanOrEqual(exp);
+    expect(new Date(off.body.slotFreesAt!).getTime()).toBeGreaterThanOrEqual(exp);
     // New tokens have the new lifetime.
     const b = await keyFixture({ maxActivations: 1, hours: 1 });
     const short = await call('activate', { key: b.key, deviceFingerprint: a });
-    const claims = decodeJwt(short.body.license.token);
+    const claims = decodeJwt(short.body.license!.token!);
     expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(3600);
   });
 
@@ -312,7 +313,7 @@ describe('DELETE /api/admin/keys/{id}/held-slots/{slotId}', () => {
     const k = await heldKey();
     const list = await api('GET', `/api/admin/keys?search=${encodeURIComponent(k.key)}`, { token: owner.token });
     const listed = list.body.keys.find((x: { _id: string }) => x._id === k.id);
-    expect(listed.heldSlots).toEqual([
+    expect(listed!.heldSlots).toEqual([
       {
         _id: k.slot.id,
         deviceFingerprint: k.slot.deviceFingerprint,

@@ -26,7 +26,7 @@ async function ownedKeyWithDevices(maxActivations = 3) {
   expect(product.status).toBe(201);
   const bought = await api('POST', '/api/keys/purchase', { token: buyer.token, body: { productId: product.body._id, duration: 10 } });
   expect(bought.status).toBe(201);
-  const key = bought.body.licenseKey.key as string;
+  const key = bought.body.licenseKey.key;
   for (const fp of ['device-one-123', 'device-two-456']) {
     expect((await api('POST', '/api/v1/licenses/activate', { body: { key, deviceFingerprint: fp } })).body.code).toBe('VALID');
   }
@@ -42,7 +42,7 @@ async function ownedKeyWithDevices(maxActivations = 3) {
 describe('DELETE /api/users/my-keys/{keyId}/activations/{activationId}', () => {
   it('lets the key owner remove a device once a day, freeing its slot', async () => {
     const k = await ownedKeyWithDevices();
-    const path = (id: string) => `/api/users/my-keys/${k.keyId}/activations/${id}`;
+    const path = (id: string) => `/api/users/my-keys/${k.keyId}/activations/${id}` as const;
     const res = await api('DELETE', path(k.devices[0].id), { token: k.buyer.token });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);

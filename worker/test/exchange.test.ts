@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ledger } from '../db/schema';
 import { exchangeUsdForCredits } from '../domain/exchange';
+import type { AppError } from '../lib/errors';
 import { creditsForCents, toCents } from '../schemas/exchange';
 import { api, db, signedInUser, unreconciledUsers } from './helpers';
 import { sandbox } from './sandbox';
@@ -160,7 +161,7 @@ describe('concurrent exchanges', () => {
       Array.from({ length: 10 }, () => exchangeUsdForCredits(db(), { userId: user.id, cents: 100, rate: 10 })),
     );
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
-    const reasons = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
+    const reasons = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as AppError] : []));
     expect(reasons.every((r) => r.code === 'INSUFFICIENT_BALANCE')).toBe(true);
     expect(await userRow(user.id)).toMatchObject({ balanceCents: 0, credits: 30 });
     expect(await unreconciledUsers()).toEqual([]);

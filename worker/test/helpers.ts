@@ -7,6 +7,7 @@ import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
 import { passThrough } from '../lib/proxy';
+import type { TestAnswerBody } from '../schemas/api-client';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 
 export const db = () => createDb(env.DB);
@@ -40,25 +41,29 @@ export function interceptedD1(
   });
 }
 
-export type ApiResult<T = any> = { status: number; body: T; headers: Headers };
+/** An answer as a test sees it: the body typed by the document for the call's method and path. */
+export type ApiResult<T = unknown> = { status: number; body: T; headers: Headers };
 
 let ipCounter = 0;
 /** Each test call comes from its own address unless one is given, so throttling per IP stays out of the way. */
 export const freshIp = () => `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter++ & 255}`;
 
-export async function api<T = any>(
-  method: string,
-  path: string,
-  options: {
-    body?: unknown;
-    token?: string;
-    headers?: Record<string, string>;
-    rawBody?: string;
-    ip?: string;
-    /** Another way to reach the Worker (a test's own bindings); the Worker's own fetch by default. */
-    fetch?: (url: string, init: RequestInit) => Promise<Response>;
-  } = {},
-): Promise<ApiResult<T>> {
+export type ApiOptions = {
+  /** Unchecked: tests send malformed bodies on purpose. */
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+  rawBody?: string;
+  ip?: string;
+  /** Another way to reach the Worker (a test's own bindings); the Worker's own fetch by default. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+};
+
+export async function api<M extends string, P extends string>(
+  method: M,
+  path: P,
+  options: ApiOptions = {},
+): Promise<ApiResult<TestAnswerBody<M, P>>> {
   const headers: Record<string, string> = { 'cf-connecting-ip': options.ip ?? freshIp(), ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined = options.rawBody;
@@ -74,13 +79,13 @@ export async function api<T = any>(
     : await exports.default.fetch(url, { method, headers, body });
   const text = await res.text();
   checkAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
-  let parsed: any = text;
+  let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
     /* not JSON: keep the text */
   }
-  return { status: res.status, body: parsed, headers: res.headers };
+  return { status: res.status, body: parsed as TestAnswerBody<M, P>, headers: res.headers };
 }
 
 let userCounter = 0;

@@ -64,7 +64,8 @@ async function fixture(
 }
 
 const device = (n = counter++) => `device-fingerprint-${n}-${Date.now()}`;
-const call = (path: string, body: unknown, ip?: string) => api('POST', `/api/v1/licenses/${path}`, { body, ip });
+const call = (path: 'activate' | 'validate' | 'deactivate', body: unknown, ip?: string) =>
+  api('POST', `/api/v1/licenses/${path}`, { body, ip });
 const settings = (grace = 0) => ({ ...DEFAULT_SETTINGS, keyExpiryGracePeriod: grace });
 
 async function publicKey() {
@@ -108,7 +109,7 @@ describe('activation', () => {
     expect(row!.status).toBe('used');
     expect(row!.firstUsedAt!.getTime()).toBeGreaterThanOrEqual(before);
     expect(row!.expiresAt!.getTime()).toBe(row!.firstUsedAt!.getTime() + 30 * DAY_MS);
-    expect(res.body.license.expiresAt).toBe(row!.expiresAt!.toISOString());
+    expect(res.body.license!.expiresAt).toBe(row!.expiresAt!.toISOString());
     const device1 = await db().select().from(activations).where(eq(activations.keyId, k.id)).all();
     expect(device1).toHaveLength(1);
     expect(device1[0].deviceInfo).toEqual({ manufacturer: 'Acme', model: 'X1' });
@@ -135,7 +136,7 @@ describe('activation', () => {
     await call('activate', { key: k.key, deviceFingerprint: a });
     const off = await call('deactivate', { key: k.key, deviceFingerprint: a, nonce: 'bye' });
     expect(off.body).toMatchObject({ valid: false, code: 'DEACTIVATED', nonce: 'bye', license: { activationCount: 0 } });
-    expect(new Date(off.body.slotFreesAt).getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
+    expect(new Date(off.body.slotFreesAt!).getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
     expect((await call('deactivate', { key: k.key, deviceFingerprint: a })).body).toMatchObject({
       code: 'NOT_ACTIVATED',
       slotFreesAt: off.body.slotFreesAt,
@@ -396,7 +397,7 @@ describe('signed answers', () => {
     const res = await call('activate', { key: k.key, deviceFingerprint: fp });
     const { jwk } = await publicKey();
     const key = await importJWK(jwk, 'EdDSA');
-    const { payload, protectedHeader } = await jwtVerify(res.body.license.token, key, {
+    const { payload, protectedHeader } = await jwtVerify(res.body.license!.token!, key, {
       algorithms: ['EdDSA'],
       issuer: LICENSE_TOKEN_ISSUER,
     });
@@ -436,7 +437,7 @@ describe('input and throttling', () => {
 
   // The binding counts in fixed 60-second windows, so a burst may straddle two: fire until refused.
   async function burstUntilLimited(send: () => Promise<{ status: number }>, max: number) {
-    const seen: Array<{ status: number; headers?: Headers; body?: any }> = [];
+    const seen: Array<{ status: number; headers?: Headers; body?: unknown }> = [];
     while (seen.length < max) {
       const batch = await Promise.all(Array.from({ length: 20 }, send));
       seen.push(...batch);

@@ -9,7 +9,7 @@ import { api, db, signedInUser } from './helpers';
 import { makeProduct } from './shop-helpers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const myKeys = (token: string, query = '') => api('GET', `/api/users/my-keys${query}`, { token });
+const myKeys = (token: string, query: `?${string}` | '' = '') => api('GET', `/api/users/my-keys${query}`, { token });
 
 async function buyDirect(userId: string, productId: string, days = 1) {
   const { licenseKey } = await purchaseKey(db(), {
@@ -152,14 +152,14 @@ describe('GET /api/users/my-keys', () => {
       maxActivations: 1,
       activations: [
         {
-          _id: expect.any(String),
+          _id: expect.any(String) as unknown,
           activatedAt: activatedAt.toISOString(),
           lastUsed: lastUsed.toISOString(),
           deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa',
           deviceInfo: { manufacturer: 'Acme', model: 'One' },
         },
         {
-          _id: expect.any(String),
+          _id: expect.any(String) as unknown,
           activatedAt: new Date(activatedAt.getTime() + 1000).toISOString(),
           lastUsed: null,
           deviceFingerprint: 'fp-bbbb',
@@ -200,7 +200,7 @@ describe('GET /api/users/my-keys', () => {
     ['?limit=2.5', 'limit must be a whole number'],
     ['?status=active', 'status must be one of available, used, revoked, expired'],
     [`?search=${'x'.repeat(101)}`, 'search must be at most 100 characters'],
-  ])('refuses %s with a 400', async (query, message) => {
+  ] as const)('refuses %s with a 400', async (query, message) => {
     const res = await myKeys(customer.token, query);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });

@@ -3,13 +3,14 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
+import type { ApiErrorBody } from '../schemas/api-client';
 import { commonPasswords, isCommonPassword } from '../schemas/common-passwords';
 import { COMMON_PASSWORD_MESSAGE, containsIdentity, passwordProblem, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
 import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
 import { resetTokenFrom, waitForMail } from './security-helpers';
 
 /** Asks each of the four ways to set a password to take `password` for a fresh account named `username`. */
-const entryPoints: Record<string, (password: string, username: string) => Promise<{ status: number; body: any }>> = {
+const entryPoints: Record<string, (password: string, username: string) => Promise<{ status: number; body: Partial<ApiErrorBody> }>> = {
   register: (password, username) =>
     api('POST', '/api/auth/register', { body: { username, email: `${username}@example.com`, password, confirmPassword: password } }),
   'create user': async (password, username) => {

@@ -17,7 +17,7 @@ async function pendingTopUp(cents = 2500, extra: { balanceCents?: number } = {})
   const customer = await signedInUser('user', extra);
   const res = await checkout(customer.token, cents / 100);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { ...customer, sessionId: res.body.id as string };
+  return { ...customer, sessionId: res.body.id };
 }
 
 const balanceOf = async (userId: string) => (await db().select().from(users).where(eq(users.id, userId)).get())!.balanceCents;
@@ -35,7 +35,7 @@ describe('POST /api/payments/checkout', () => {
     const customer = await signedInUser();
     const res = await checkout(customer.token, 25, { 'Idempotency-Key': 'click-1' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^cs_test_/), url: `${env.STRIPE_API_BASE}/checkout/${res.body.id}` });
+    expect(res.body).toEqual({ id: expect.stringMatching(/^cs_test_/) as unknown, url: `${env.STRIPE_API_BASE}/checkout/${res.body.id}` });
 
     const sent = (await standInRequests()).filter((r) => r.params.client_reference_id === customer.user.id);
     expect(sent).toHaveLength(1);
@@ -181,7 +181,7 @@ describe('POST /api/payments/stripe/webhook', () => {
       paymentIntentId: `pi_test_${sessionId.slice(-16)}`,
     });
     const status = await api('GET', `/api/payments/${sessionId}`, { token });
-    expect(status.body).toMatchObject({ payment: { status: 'paid', amount: 25, paidAt: expect.any(String) }, balance: 26 });
+    expect(status.body).toMatchObject({ payment: { status: 'paid', amount: 25, paidAt: expect.any(String) as unknown }, balance: 26 });
 
     // Delivered again (Stripe retries), or as its async success: nothing more.
     const again = await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 2500)));
@@ -339,7 +339,10 @@ describe('POST /api/payments/stripe/webhook', () => {
     });
     const answers = await Promise.all([deliver(dispute), deliver(dispute), deliver(dispute)]);
     expect(answers.map((a) => a.body.outcome).sort()).toEqual(['disputed', 'duplicate', 'duplicate']);
-    expect(await paymentRow(sessionId)).toMatchObject({ disputeId: `dp_test_${sessionId.slice(-8)}`, disputedAt: expect.any(Date) });
+    expect(await paymentRow(sessionId)).toMatchObject({
+      disputeId: `dp_test_${sessionId.slice(-8)}`,
+      disputedAt: expect.any(Date) as unknown,
+    });
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())!.paymentFlaggedAt).toBeInstanceOf(Date);
     expect((await auditRows(sessionId)).filter((a) => a.action === 'payment.disputed')).toHaveLength(1);
     // The money stays where it is; the owner decides.

@@ -29,7 +29,7 @@ describe('maxActivationsPerKey', () => {
     expect(edit.status).toBe(400);
     expect(edit.body.message).toBe(activationLimitMessage(2));
     const stored = (await box.api('GET', '/api/products', { token })).body.find((p: { _id: string }) => p._id === ok.body._id);
-    expect(stored.maxActivations).toBe(2);
+    expect(stored!.maxActivations).toBe(2);
   });
 
   it('allows one device per key by default', async () => {

@@ -75,10 +75,10 @@ describe('GET /api/products', () => {
         expect(p.stats).not.toHaveProperty('revenue');
         expect(p.stats).not.toHaveProperty('totalSold');
       }
-      expect(res.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({ totalGenerated: 4, totalActivations: 0 });
+      expect(res.body.find((p) => p._id === product.id)!.stats).toEqual({ totalGenerated: 4, totalActivations: 0 });
     }
     const all = await api('GET', '/api/products', { token: owner });
-    expect(all.body.find((p: { _id: string }) => p._id === product.id).stats).toEqual({
+    expect(all.body.find((p) => p._id === product.id)!.stats).toEqual({
       totalGenerated: 4,
       totalSold: 3,
       revenue: 450,

@@ -100,7 +100,7 @@ describe('POST /api/keys/purchase', () => {
     const res = await buy(token, { productId: product.id, duration: 5, ...overrides });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(res.body.message.startsWith(message)).toBe(true);
+    expect(res.body.message?.startsWith(message)).toBe(true);
     expect((await userRow(user.id))!.credits).toBe(100);
     expect(await keysBoughtBy(user.id)).toEqual([]);
   });
@@ -391,7 +391,7 @@ describe('the batch guards', () => {
     const catching = (p: Promise<unknown>) =>
       p.then(
         () => null,
-        (e) => e,
+        (e: unknown) => e,
       );
     const overdraw = await catching(db().update(users).set({ credits: -1 }).where(eq(users.id, user.id)).run());
     expect(failedConstraint(overdraw, 'CHECK', 'users_credits_check')).toBe(true);

@@ -87,7 +87,7 @@ describe('bookmarks', () => {
         headers: { 'x-d1-bookmark': bad },
       });
       expect(res.status, bad).toBe(400);
-      expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('x-d1-bookmark') });
+      expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('x-d1-bookmark') as unknown });
     }
     expect((await userRow(user.id))!.credits).toBe(100);
     expect(await keysBoughtBy(user.id)).toEqual([]);

@@ -2,6 +2,7 @@
 // owner) gets exactly the answer the spec allows, and a refusal changes nothing.
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../db/schema';
+import type { TestAnswerBody } from '../schemas/api-client';
 import { api, signedInUser, type ApiResult } from './helpers';
 
 export type Caller = 'guest' | Role;
@@ -14,19 +15,21 @@ export type Outcomes = Record<Caller, Outcome>;
 export const OWNER_ONLY: Outcomes = { guest: 401, user: 403, reseller: 403, owner: 'allowed' };
 export const RESELLER_AND_OWNER: Outcomes = { guest: 401, user: 403, reseller: 'allowed', owner: 'allowed' };
 
-export type MatrixRequest = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown };
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type MatrixRequest<M extends Method = Method, P extends string = string> = { method: M; path: P; body?: unknown };
 
-export type MatrixCase = {
+/** A case for one route; `M` and `P` come from its request, so an allowed answer is typed by the document. */
+export type MatrixCase<M extends Method = Method, P extends string = string> = {
   /** A fresh request for one caller, so each caller acts on its own target. */
-  request: (caller: Caller) => Promise<MatrixRequest> | MatrixRequest;
+  request: (caller: Caller) => Promise<MatrixRequest<M, P>> | MatrixRequest<M, P>;
   /** Everything the request could change; read before and after a refusal, and compared. */
-  state: (request: MatrixRequest) => unknown;
+  state: (request: MatrixRequest<M, P>) => unknown;
   /** Signs a caller in elsewhere (a sandbox with its own database). */
   tokenFor?: (role: Role) => Promise<string>;
   /** Further checks of an allowed answer. */
-  allowed?: (res: ApiResult, caller: Caller, request: MatrixRequest) => Promise<void> | void;
+  allowed?: (res: ApiResult<TestAnswerBody<M, P>>, caller: Caller, request: MatrixRequest<M, P>) => Promise<void> | void;
   /** Another way to call the Worker (a sandbox's `api`). */
-  call?: (method: string, path: string, options: { body?: unknown; token?: string }) => Promise<ApiResult>;
+  call?: (method: M, path: P, options: { body?: unknown; token?: string }) => Promise<ApiResult<TestAnswerBody<M, P>>>;
 };
 
 const sessions = new Map<Role, Promise<string>>();
@@ -40,7 +43,7 @@ export function tokenFor(role: Role): Promise<string> {
   return sessions.get(role)!;
 }
 
-export function roleMatrix(name: string, testCase: MatrixCase, outcomes: Outcomes) {
+export function roleMatrix<M extends Method, P extends string>(name: string, testCase: MatrixCase<M, P>, outcomes: Outcomes) {
   describe(`role matrix: ${name}`, () => {
     for (const caller of CALLERS) {
       const outcome = outcomes[caller];
@@ -48,7 +51,7 @@ export function roleMatrix(name: string, testCase: MatrixCase, outcomes: Outcome
         const request = await testCase.request(caller);
         const token = caller === 'guest' ? undefined : await (testCase.tokenFor ?? tokenFor)(caller);
         const before = await testCase.state(request);
-        const call = testCase.call ?? api;
+        const call: NonNullable<MatrixCase<M, P>['call']> = testCase.call ?? api;
         const res = await call(request.method, request.path, { body: request.body, token });
         if (outcome === 'allowed') {
           expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(200);
@@ -56,7 +59,7 @@ export function roleMatrix(name: string, testCase: MatrixCase, outcomes: Outcome
           await testCase.allowed?.(res, caller, request);
         } else {
           expect(res.status).toBe(outcome);
-          expect(res.body.code).toBe(outcome === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
+          expect((res.body as { code?: unknown }).code).toBe(outcome === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
           expect(await testCase.state(request)).toEqual(before);
         }
       });

@@ -80,7 +80,8 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     await waitOnExecutionContext(ctx);
     return res;
   }
-  const call = <T = any>(method: string, path: string, opts: ApiOptions = {}) => api<T>(method, path, { ...opts, fetch: fetchWorker });
+  const call = <M extends string, P extends string>(method: M, path: P, opts: ApiOptions = {}) =>
+    api(method, path, { ...opts, fetch: fetchWorker });
 
   return {
     /** The test helper `api`, against the Worker running in this sandbox. */

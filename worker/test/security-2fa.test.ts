@@ -104,7 +104,7 @@ describe('sign-in with two-factor', () => {
     const secret = await enableTwoFactor(token);
     const first = await login(email, { rememberMe: true });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ requires2FA: true, challenge: expect.any(String) });
+    expect(first.body).toEqual({ requires2FA: true, challenge: expect.any(String) as unknown });
     expect(first.body).not.toHaveProperty('token');
     // The challenge is no session token.
     expect((await api('GET', '/api/users/profile', { token: first.body.challenge })).status).toBe(401);
@@ -114,7 +114,7 @@ describe('sign-in with two-factor', () => {
     expect(second.body.user).toMatchObject({ _id: user.id, twoFactorEnabled: true });
     expect((await api('GET', '/api/users/profile', { token: second.body.token })).status).toBe(200);
     // rememberMe carried through the challenge: a 30-day session.
-    const claims = JSON.parse(atob(second.body.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+    const claims = JSON.parse(atob(second.body.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { exp: number; iat: number };
     expect(claims.exp - claims.iat).toBe(30 * 24 * 3600);
     expect(await eventsOf(user.id)).toContain('login');
   });
@@ -239,10 +239,8 @@ describe('recovery tokens', () => {
   it('each sign in once in place of a code; an old set no longer works', async () => {
     const { token, email, user } = await signedInUser();
     await enableTwoFactor(token);
-    const old = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body
-      .tokens as string[];
-    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body
-      .tokens as string[];
+    const old = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens;
+    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens;
     const challenge = async () => (await login(email)).body.challenge;
 
     const stale = await api('POST', '/api/auth/login/2fa', { body: { challenge: await challenge(), recoveryToken: old[0] } });

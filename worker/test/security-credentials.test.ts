@@ -24,7 +24,7 @@ async function ownerWithCredentials() {
     body: { name: 'ci', role: 'owner', currentPassword: TEST_PASSWORD },
   });
   expect(made.status).toBe(201);
-  return { ...owner, other, apiToken: made.body.token as string };
+  return { ...owner, other, apiToken: made.body.token };
 }
 
 describe('credentials end together', () => {
@@ -148,8 +148,7 @@ describe('a two-factor sign-in challenge', () => {
   it('opens one session when raced, and spends one recovery token', async () => {
     const { token, email, user } = await signedInUser();
     await enableTwoFactor(token);
-    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body
-      .tokens as string[];
+    const tokens = (await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } })).body.tokens;
     const challenge = await challengeFor(email);
     const race = await Promise.all(
       tokens.slice(0, 5).map((recoveryToken) => api('POST', '/api/auth/login/2fa', { body: { challenge, recoveryToken } })),

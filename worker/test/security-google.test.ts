@@ -10,6 +10,7 @@ import { securityLog, users, type Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import { listSessions } from '../lib/sessions';
 import { MAINTENANCE_MESSAGE } from '../middleware/maintenance';
+import type { TestAnswerBody } from '../schemas/api-client';
 import { TEST_PASSWORD, api, db, freshIp, signedInUser, uniqueName, withSettings } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
@@ -89,7 +90,11 @@ class Browser {
   cookies = new Map<string, string>();
   ip = freshIp();
 
-  async call(method: string, path: string, options: { token?: string; body?: unknown; workerEnv?: typeof googleEnv } = {}) {
+  async call<M extends string, P extends string>(
+    method: M,
+    path: P,
+    options: { token?: string; body?: unknown; workerEnv?: typeof googleEnv } = {},
+  ) {
     const headers: Record<string, string> = { 'cf-connecting-ip': this.ip };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -106,7 +111,7 @@ class Browser {
       else this.cookies.set(name, value);
     }
     const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
   }
 
   /** Start → Google → callback → the app collects the outcome. */
@@ -159,7 +164,7 @@ describe('starting Google sign-in', () => {
     expect(cookie).toMatch(/Max-Age=600/);
     // The verifier is in the cookie only, never in the address Google sees.
     expect(location.toString()).not.toContain(
-      JSON.parse(decodeURIComponent(browser.cookies.get('kp_google_flow')!).replace(/\.[^.]*$/, '')).verifier,
+      (JSON.parse(decodeURIComponent(browser.cookies.get('kp_google_flow')!).replace(/\.[^.]*$/, '')) as { verifier: string }).verifier,
     );
   });
 
@@ -185,21 +190,21 @@ describe('signing in with Google', () => {
     const done = await browser.signInWithGoogle(claims);
     expect(done.status).toBe(200);
     expect(done.body.user).toMatchObject({ email: claims.email, googleConnected: true, role: 'user', credits: 0 });
-    expect(done.body.user.username).toMatch(/^g[a-z0-9]+Person$/);
-    expect((await api('GET', '/api/users/profile', { token: done.body.token })).body._id).toBe(done.body.user._id);
+    expect(done.body.user!.username).toMatch(/^g[a-z0-9]+Person$/);
+    expect((await api('GET', '/api/users/profile', { token: done.body.token })).body._id).toBe(done.body.user!._id);
     // The outcome is collected once.
     expect(browser.cookies.has('kp_google_result')).toBe(false);
     const again = await browser.call('POST', '/api/auth/google/complete');
     expect(again.status).toBe(400);
     expect(again.body.message).toBe('No Google sign-in is waiting here. Please start again.');
 
-    const row = await db().select().from(users).where(eq(users.id, done.body.user._id)).get();
+    const row = await db().select().from(users).where(eq(users.id, done.body.user!._id)).get();
     expect(row).toMatchObject({ googleId: claims.sub, googleEmail: claims.email, passwordHash: null });
     const events = (await db().select().from(securityLog).where(eq(securityLog.userId, row!.id)).all()).map((e) => e.event);
     expect(events).toEqual(expect.arrayContaining(['register', 'login']));
 
     const second = await new Browser().signInWithGoogle(claims);
-    expect(second.body.user._id).toBe(done.body.user._id);
+    expect(second.body.user!._id).toBe(done.body.user!._id);
   });
 
   it('refuses a callback whose state does not match the browser’s (and never asks Google for tokens)', async () => {
@@ -288,13 +293,13 @@ describe('signing in with Google', () => {
     const claims = person();
     const first = await new Browser().signInWithGoogle(claims);
     // No password: a sign-in moments ago is the step-up proof.
-    const secret = await enableTwoFactor(first.body.token, {});
+    const secret = await enableTwoFactor(first.body.token!, {});
     const done = await new Browser().signInWithGoogle(claims);
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ requires2FA: true, challenge: expect.any(String) });
+    expect(done.body).toEqual({ requires2FA: true, challenge: expect.any(String) as unknown });
     const finished = await api('POST', '/api/auth/login/2fa', { body: { challenge: done.body.challenge, code: codeFor(secret, 1) } });
     expect(finished.status).toBe(200);
-    expect(finished.body.user._id).toBe(first.body.user._id);
+    expect(finished.body.user._id).toBe(first.body.user!._id);
   });
 });
 
@@ -314,7 +319,7 @@ describe('connecting Google to a signed-in account', () => {
     const info = await api('GET', '/api/users/security', { token });
     expect(info.body).toMatchObject({ googleConnected: true, googleEmail: claims.email });
     const viaGoogle = await new Browser().signInWithGoogle(claims);
-    expect(viaGoogle.body.user._id).toBe(user.id);
+    expect(viaGoogle.body.user!._id).toBe(user.id);
 
     const again = await new Browser().call('POST', '/api/users/connect-google', { token });
     expect(again.status).toBe(409);
@@ -393,7 +398,7 @@ describe('Google sign-in during maintenance', () => {
       expect(start.status).toBe(302);
       const done = await browser.returnFromGoogle(start.headers.get('location')!, claims);
       expect(done.status).toBe(200);
-      expect(done.body.user._id).toBe(user.id);
+      expect(done.body.user!._id).toBe(user.id);
       expect((await browser.call('GET', '/api/admin/stats', { token: done.body.token })).status).toBe(200);
     }));
 

@@ -21,7 +21,7 @@ export async function enableTwoFactor(token: string, proof: Record<string, strin
   expect(setup.status).toBe(200);
   const verify = await api('POST', '/api/users/verify-2fa', { token, body: { code: codeFor(setup.body.secret) } });
   expect(verify.status).toBe(200);
-  return setup.body.secret as string;
+  return setup.body.secret;
 }
 
 /** Waits for mail sent after a response (the Worker sends it in the background). */

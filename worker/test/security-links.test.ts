@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../app';
 import type { Env } from '../env';
 import { readOutbox } from '../lib/mail';
+import type { TestAnswerBody } from '../schemas/api-client';
 import { freshIp, signedInUser } from './helpers';
 import { waitForMail } from './security-helpers';
 
@@ -14,7 +15,11 @@ const googleEnv = { ...env, GOOGLE_CLIENT_ID: 'keypanel-test.apps.googleusercont
 const unconfigured = { ...env, APP_URL: undefined };
 
 /** A call whose address and Host header name an attacker's server. */
-async function forged(path: string, workerEnv: Env, init: { method?: string; body?: unknown; token?: string } = {}) {
+async function forged<P extends string, M extends string = 'GET'>(
+  path: P,
+  workerEnv: Env,
+  init: { method?: M; body?: unknown; token?: string } = {},
+) {
   const headers: Record<string, string> = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'cf-connecting-ip': freshIp() };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -24,7 +29,7 @@ async function forged(path: string, workerEnv: Env, init: { method?: string; bod
     workerEnv,
   );
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 
 afterEach(() => vi.restoreAllMocks());

@@ -186,7 +186,7 @@ describe('forgot and reset password', () => {
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     expect((await api('POST', '/api/auth/reset-password', { body: { token: reset, password: NEW_PASSWORD } })).status).toBe(200);
     const login = await api('POST', '/api/auth/login', { body: { email, password: NEW_PASSWORD } });
-    expect(login.body).toEqual({ requires2FA: true, challenge: expect.any(String) });
+    expect(login.body).toEqual({ requires2FA: true, challenge: expect.any(String) as unknown });
     const done = await api('POST', '/api/auth/login/2fa', { body: { challenge: login.body.challenge, code: codeFor(secret, 1) } });
     expect(done.status).toBe(200);
   });

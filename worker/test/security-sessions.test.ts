@@ -45,7 +45,7 @@ describe('GET /api/users/sessions', () => {
     expect(sessions.filter((s) => s.current)).toHaveLength(1);
     expect(sessions.find((s) => s.device === 'iPhone')).toMatchObject({ browser: 'Safari 17', location: 'Lyon, FR', current: false });
     const fromPhone = await api('GET', '/api/users/sessions', { token: phone });
-    expect(fromPhone.body.sessions.find((s: { current: boolean }) => s.current).device).toBe('iPhone');
+    expect(fromPhone.body.sessions.find((s) => s.current)!.device).toBe('iPhone');
     for (const s of sessions)
       expect(Object.keys(s).sort()).toEqual(['browser', 'createdAt', 'current', 'device', 'id', 'ipAddress', 'lastActive', 'location']);
   });
@@ -94,7 +94,7 @@ describe('DELETE /api/users/sessions/{id}', () => {
     const other = await signInFrom(email, SAFARI_IPHONE, {}, '198.51.100.9');
     expect((await api('GET', '/api/users/profile', { token: other })).status).toBe(200);
     const list = (await api('GET', '/api/users/sessions', { token })).body.sessions;
-    const target = list.find((s: { current: boolean }) => !s.current);
+    const target = list.find((s) => !s.current)!;
     const res = await api('DELETE', `/api/users/sessions/${target.id}`, { token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session terminated' });

@@ -7,8 +7,9 @@ import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { apiTokens, recoveryTokens, users } from '../db/schema';
 import { createSession } from '../lib/sessions';
+import type { ApiErrorBody } from '../schemas/api-client';
 import { STEP_UP_RECENT_MS } from '../schemas/security';
-import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
+import { api, db, signedInUser, TEST_PASSWORD, type ApiResult } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
 type Account = Awaited<ReturnType<typeof signedInUser>> & { secret?: string };
@@ -24,7 +25,8 @@ const ACTIONS: Array<{
   role: 'user' | 'owner';
   twoFactor: boolean;
   prepare?: (a: Account) => Promise<void>;
-  call: (token: string, proof: Proof) => ReturnType<typeof api>;
+  /** Read for its refusal; each action's success body differs. */
+  call: (token: string, proof: Proof) => Promise<ApiResult<Partial<ApiErrorBody>>>;
   changed: (a: Account) => Promise<boolean>;
 }> = [
   {

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../app';
 import { rateLimits } from '../db/schema';
 import { consume, enforce, passwordAttempt, refund, retryAfterSeconds, RULES, windowStartOf } from '../domain/throttle';
+import type { AppError } from '../lib/errors';
 import { TEST_PASSWORD, api, clearOfMinuteEdge, db, signedInUser, uniqueName, withSettings } from './helpers';
 import { instrumentedWorker } from './instrumented';
 
@@ -39,7 +40,7 @@ describe('counters', () => {
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused).toHaveLength(13);
     expect(refused[0].reason).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
-    expect(refused[0].reason.headers['Retry-After']).toMatch(/^\d+$/);
+    expect((refused[0].reason as AppError).headers!['Retry-After']).toMatch(/^\d+$/);
   });
 
   it('start again in the next window and tell how long to wait', async () => {

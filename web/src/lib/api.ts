@@ -1,6 +1,8 @@
 // The one API client of the web app: JSON, bearer header, 30 s timeout, the server's message
-// surfaced, and a 401 that ends the session (a short
-// delay, then /login?expired=true).
+// surfaced, and a 401 that ends the session (a short delay, then /login?expired=true). Paths, bodies,
+// queries and answers are typed by the OpenAPI document (@schemas/api-client): a call the document
+// does not describe does not compile.
+import type { ApiMethod, PathPattern, QueryParams, RequestBody, ResponseBody } from '@schemas/api-client';
 import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
 import { noteMaintenance } from './maintenance';
@@ -37,15 +39,23 @@ function handleUnauthorized() {
   setTimeout(() => window.location.assign('/login?expired=true'), UNAUTHORIZED_REDIRECT_DELAY_MS);
 }
 
-type Query = Record<string, string | number | boolean | null | undefined>;
+type Method = Uppercase<ApiMethod>;
+/** The query the document takes, each value optional (an empty one is left out of the address). */
+type Query<M extends ApiMethod, P extends string> = { [K in keyof QueryParams<M, P>]?: QueryParams<M, P>[K] | null | '' };
+type Options<M extends ApiMethod, P extends string> = {
+  body?: RequestBody<M, P>;
+  query?: Query<M, P>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+};
 
-export async function apiRequest<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-  path: string,
-  options: { body?: unknown; query?: Query; headers?: Record<string, string>; signal?: AbortSignal } = {},
-): Promise<T> {
+export async function apiRequest<M extends Method, P extends PathPattern<Lowercase<M>>>(
+  method: M,
+  path: P,
+  options: Options<Lowercase<M>, P> = {},
+): Promise<ResponseBody<Lowercase<M>, P>> {
   const url = new URL(path, window.location.origin);
-  for (const [name, value] of Object.entries(options.query ?? {})) {
+  for (const [name, value] of Object.entries(options.query ?? {}) as [string, string | number | boolean | null | undefined][]) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
   }
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
@@ -88,12 +98,19 @@ export async function apiRequest<T>(
   }
   // Any answer that got through means maintenance is over (or does not concern this user).
   noteMaintenance(null);
-  return data as T;
+  // The server's answer is what the document says it is (the contract tests hold it to that).
+  return data as ResponseBody<Lowercase<M>, P>;
 }
 
+// An empty object where a POST or PUT takes no body: the API refuses a missing JSON body.
+const EMPTY = {} as never;
+
 export const api = {
-  get: <T>(path: string, query?: Query, signal?: AbortSignal) => apiRequest<T>('GET', path, { query, signal }),
-  post: <T>(path: string, body?: unknown, headers?: Record<string, string>) => apiRequest<T>('POST', path, { body: body ?? {}, headers }),
-  put: <T>(path: string, body?: unknown) => apiRequest<T>('PUT', path, { body: body ?? {} }),
-  delete: <T>(path: string, body?: unknown) => apiRequest<T>('DELETE', path, { body }),
+  get: <P extends PathPattern<'get'>>(path: P, query?: Query<'get', P>, signal?: AbortSignal) =>
+    apiRequest<'GET', P>('GET', path, { query, signal }),
+  post: <P extends PathPattern<'post'>>(path: P, body?: RequestBody<'post', P>, headers?: Record<string, string>) =>
+    apiRequest<'POST', P>('POST', path, { body: body ?? EMPTY, headers }),
+  put: <P extends PathPattern<'put'>>(path: P, body?: RequestBody<'put', P>) => apiRequest<'PUT', P>('PUT', path, { body: body ?? EMPTY }),
+  patch: <P extends PathPattern<'patch'>>(path: P, body: RequestBody<'patch', P>) => apiRequest<'PATCH', P>('PATCH', path, { body }),
+  delete: <P extends PathPattern<'delete'>>(path: P, body?: RequestBody<'delete', P>) => apiRequest<'DELETE', P>('DELETE', path, { body }),
 };

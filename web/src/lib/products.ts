@@ -2,7 +2,7 @@
 // The owner's answer includes inactive products; these screens offer only the active ones, as the
 // original client does.
 import { useQuery } from '@tanstack/react-query';
-import type { Product } from '@schemas/entities';
+
 import { api } from './api';
 import { sharedKeys } from './query-keys';
 
@@ -11,7 +11,7 @@ export const productKeys = { all: sharedKeys.products };
 export function useProducts() {
   return useQuery({
     queryKey: productKeys.all,
-    queryFn: ({ signal }) => api.get<Product[]>('/api/products', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/products', undefined, signal),
     select: (products) => products.filter((p) => p.isActive),
   });
 }

@@ -1,7 +1,7 @@
 // The settings every signed-in user may read, which the site notices, the maintenance screen and
 // My Keys (the grace period) use.
 import { useQuery } from '@tanstack/react-query';
-import type { PublicSettings } from '@schemas/settings';
+
 import { api } from './api';
 
 export const publicSettingsKeys = { all: ['settings', 'public'] as const };
@@ -10,7 +10,7 @@ export const publicSettingsKeys = { all: ['settings', 'public'] as const };
 export function usePublicSettings() {
   return useQuery({
     queryKey: publicSettingsKeys.all,
-    queryFn: ({ signal }) => api.get<PublicSettings>('/api/settings/public', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/settings/public', undefined, signal),
     staleTime: 60_000,
   });
 }

@@ -1,7 +1,7 @@
 // Buying a key: the call, what it refreshes afterwards, and how a refusal reads. The shop, the
 // purchase page and the admin panel's direct purchase share it.
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { PurchaseResponse, PurchaseShortfall, User } from '@schemas/entities';
+import type { PurchaseShortfall, User } from '@schemas/entities';
 import { api, ApiError, errorMessage } from './api';
 import { formatCredits } from './format';
 import { sharedKeys } from './query-keys';
@@ -24,7 +24,7 @@ export function usePurchase() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ productId, duration, idempotencyKey }: PurchaseRequest) =>
-      api.post<PurchaseResponse>('/api/keys/purchase', { productId, duration }, { 'Idempotency-Key': idempotencyKey }),
+      api.post('/api/keys/purchase', { productId, duration }, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: (answer) => {
       // The header shows the new credits at once; the refetch brings the rest of the profile.
       queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.remainingCredits } : user));

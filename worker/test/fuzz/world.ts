@@ -63,7 +63,7 @@ export async function fuzzWorld() {
   /** Things to act on: products, bought and generated keys, a device, a webhook endpoint. */
   async function furnish() {
     const owner = accounts.owner.token;
-    const product = await box.api<{ _id: string }>('POST', '/api/products', {
+    const product = await box.api('POST', '/api/products', {
       token: owner,
       body: {
         name: `Fuzz ${uniqueTag()}`,
@@ -75,7 +75,7 @@ export async function fuzzWorld() {
       },
     });
     ensureOk(product.status, 'creating a product', product.body);
-    const bought = await box.api<{ licenseKey: { key: string } }>('POST', '/api/keys/purchase', {
+    const bought = await box.api('POST', '/api/keys/purchase', {
       token: accounts.user.token,
       body: { productId: product.body._id, duration: 30 },
     });
@@ -98,7 +98,7 @@ export async function fuzzWorld() {
 
   async function setUp() {
     for (const role of ROLES) await signIn(role);
-    const token = await box.api<{ token: string }>('POST', '/api/users/api-tokens', {
+    const token = await box.api('POST', '/api/users/api-tokens', {
       token: accounts.owner.token,
       body: { name: 'fuzz', role: 'owner', currentPassword: TEST_PASSWORD },
     });
@@ -116,12 +116,12 @@ export async function fuzzWorld() {
     box.storeSettings(FUZZ_SETTINGS);
     clearSettingsCache();
     for (const role of ROLES) {
-      const me = await box.api<{ role: string; isActive: boolean }>('GET', '/api/users/profile', { token: accounts[role].token });
+      const me = await box.api('GET', '/api/users/profile', { token: accounts[role].token });
       if (me.status !== 200 || me.body.role !== role || !me.body.isActive) await signIn(role);
     }
-    const viaToken = await box.api<{ role: string }>('GET', '/api/users/profile', { token: ownerApiToken });
+    const viaToken = await box.api('GET', '/api/users/profile', { token: ownerApiToken });
     if (viaToken.status !== 200 || viaToken.body.role !== 'owner') {
-      const token = await box.api<{ token: string }>('POST', '/api/users/api-tokens', {
+      const token = await box.api('POST', '/api/users/api-tokens', {
         token: accounts.owner.token,
         body: { name: 'fuzz', role: 'owner', currentPassword: TEST_PASSWORD },
       });

@@ -8,7 +8,7 @@ import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
 import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime } from '../../lib/format';
-import { useAuditLog } from './api';
+import { useAuditLog, type AuditQuery } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
 import { useDebounced } from './useDebounced';
 
@@ -71,7 +71,7 @@ const COLUMNS: Column<AuditEntry>[] = [
 
 export function AuditLog() {
   const [page, setPage] = useState(1);
-  const [action, setAction] = useState('');
+  const [action, setAction] = useState<AuditQuery['action']>('');
   const [actor, setActor] = useState('');
   const debouncedActor = useDebounced(actor);
   const log = useAuditLog({ page, action, actor: debouncedActor });
@@ -85,7 +85,7 @@ export function AuditLog() {
             id="audit-action"
             value={action}
             onChange={(e) => {
-              setAction(e.target.value);
+              setAction(e.target.value as AuditQuery['action']);
               setPage(1);
             }}
           >

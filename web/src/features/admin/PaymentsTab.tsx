@@ -9,7 +9,7 @@ import { Pagination } from '../../components/ui/pagination';
 import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime, formatUsd } from '../../lib/format';
 import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
-import { useAdminPayments } from './payments-api';
+import { useAdminPayments, type PaymentsQuery } from './payments-api';
 import { useDebounced } from './useDebounced';
 
 const COLUMNS: Column<Payment>[] = [
@@ -35,7 +35,7 @@ const COLUMNS: Column<Payment>[] = [
 
 export function PaymentsTab() {
   const [page, setPage] = useState(1);
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<PaymentsQuery['status']>('');
   const [user, setUser] = useState('');
   const debouncedUser = useDebounced(user);
   const list = useAdminPayments({ page, status, user: debouncedUser });
@@ -49,7 +49,7 @@ export function PaymentsTab() {
             id="payments-status"
             value={status}
             onChange={(e) => {
-              setStatus(e.target.value);
+              setStatus(e.target.value as PaymentsQuery['status']);
               setPage(1);
             }}
           >

@@ -10,7 +10,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../lib/format';
 import type { TabProps } from './AdminPage';
-import { useAdminUsers } from './api';
+import { useAdminUsers, type UsersQuery } from './api';
 import { ROLE_TONES } from './OverviewTab';
 import { useDebounced } from './useDebounced';
 import { AddFundsModal, CreateUserModal, DeleteUserModal, EditUserModal } from './UserModals';
@@ -84,7 +84,7 @@ function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (
 
 export function UsersTab({ user: me }: TabProps) {
   const [search, setSearch] = useState('');
-  const [role, setRole] = useState('');
+  const [role, setRole] = useState<UsersQuery['role']>('');
   const [page, setPage] = useState(1);
   const [dialog, setDialog] = useState<Dialog>(null);
   const debouncedSearch = useDebounced(search);
@@ -134,7 +134,7 @@ export function UsersTab({ user: me }: TabProps) {
             id="user-role-filter"
             value={role}
             onChange={(e) => {
-              setRole(e.target.value);
+              setRole(e.target.value as UsersQuery['role']);
               setPage(1);
             }}
           >

@@ -1,7 +1,8 @@
 // The admin panel's server state: stats, users, the audit log and the settings document.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '@schemas/admin-users';
-import type { AdminStats, AdminUserResponse, AdminUsersResponse, AuditLogResponse } from '@schemas/entities';
+import type { QueryParams } from '@schemas/api-client';
+import type { AdminUsersResponse, User, UserSummary } from '@schemas/entities';
 import type { Settings } from '@schemas/settings';
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
@@ -13,28 +14,30 @@ export { adminKeys };
 export function useAdminStats() {
   return useQuery({
     queryKey: adminKeys.stats,
-    queryFn: ({ signal }) => api.get<AdminStats>('/api/admin/stats', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/admin/stats', undefined, signal),
   });
 }
 
-export type UsersQuery = { page: number; search: string; role: string };
+type Filter<P extends string, K extends keyof QueryParams<'get', P>> = NonNullable<QueryParams<'get', P>[K]> | '';
+export type UsersQuery = { page: number; search: string; role: Filter<'/api/admin/users', 'role'> };
+/** The Users tab is the owner's, who gets full users (a reseller would get summaries). */
+const isFullUser = (u: AdminUsersResponse['users'][number] | UserSummary): u is User => 'balance' in u;
 
 export function useAdminUsers(query: UsersQuery) {
   return useQuery({
     queryKey: adminKeys.users(query),
-    queryFn: ({ signal }) =>
-      api.get<AdminUsersResponse>('/api/admin/users', { page: query.page, search: query.search.trim(), role: query.role }, signal),
+    queryFn: ({ signal }) => api.get('/api/admin/users', { page: query.page, search: query.search.trim(), role: query.role }, signal),
+    select: (data) => ({ ...data, users: data.users.filter(isFullUser) }),
     placeholderData: keepPreviousData,
   });
 }
 
-export type AuditQuery = { page: number; action: string; actor: string };
+export type AuditQuery = { page: number; action: Filter<'/api/admin/audit-log', 'action'>; actor: string };
 
 export function useAuditLog(query: AuditQuery) {
   return useQuery({
     queryKey: adminKeys.auditLog(query),
-    queryFn: ({ signal }) =>
-      api.get<AuditLogResponse>('/api/admin/audit-log', { page: query.page, action: query.action, actor: query.actor.trim() }, signal),
+    queryFn: ({ signal }) => api.get('/api/admin/audit-log', { page: query.page, action: query.action, actor: query.actor.trim() }, signal),
     placeholderData: keepPreviousData,
   });
 }
@@ -53,14 +56,13 @@ function useAfterUserChange() {
 
 export function useCreateUser() {
   const after = useAfterUserChange();
-  return useMutation({ mutationFn: (body: CreateUserInput) => api.post<AdminUserResponse>('/api/admin/users', body), onSuccess: after });
+  return useMutation({ mutationFn: (body: CreateUserInput) => api.post('/api/admin/users', body), onSuccess: after });
 }
 
 export function useUpdateUser() {
   const after = useAfterUserChange();
   return useMutation({
-    mutationFn: ({ id, changes }: { id: string; changes: UpdateUserInput }) =>
-      api.put<AdminUserResponse>(`/api/admin/users/${id}`, changes),
+    mutationFn: ({ id, changes }: { id: string; changes: UpdateUserInput }) => api.put(`/api/admin/users/${id}`, changes),
     onSuccess: after,
   });
 }
@@ -68,7 +70,7 @@ export function useUpdateUser() {
 export function useAddFunds() {
   const after = useAfterUserChange();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: AddFundsInput }) => api.post<AdminUserResponse>(`/api/admin/users/${id}/balance`, body),
+    mutationFn: ({ id, body }: { id: string; body: AddFundsInput }) => api.post(`/api/admin/users/${id}/balance`, body),
     onSuccess: after,
   });
 }
@@ -76,7 +78,7 @@ export function useAddFunds() {
 export function useDeleteUser() {
   const after = useAfterUserChange();
   return useMutation({
-    mutationFn: (id: string) => api.delete<{ success: boolean; message: string }>(`/api/admin/users/${id}`),
+    mutationFn: (id: string) => api.delete(`/api/admin/users/${id}`),
     onSuccess: after,
   });
 }
@@ -84,12 +86,12 @@ export function useDeleteUser() {
 export function useSettings(enabled: boolean) {
   return useQuery({
     queryKey: adminKeys.settings,
-    queryFn: ({ signal }) => api.get<Settings>('/api/settings', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/settings', undefined, signal),
     enabled,
     // The form is the editing copy: refetching under the owner's hands would undo their edits.
     refetchOnWindowFocus: false,
   });
 }
 
-export const saveSettings = (settings: Settings) => api.put<Settings>('/api/settings', settings);
-export const resetSettings = () => api.post<Settings>('/api/settings/reset');
+export const saveSettings = (settings: Settings) => api.put('/api/settings', settings);
+export const resetSettings = () => api.post('/api/settings/reset');

@@ -1,17 +1,8 @@
 // Server state of the key management tabs: the admin key list and its changes, generation, the
 // purchase for a customer, and the owner's product catalogue.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BulkDeleteInput, GenerateKeysInput, PurchaseForUserInput, PurchaseTerms } from '@schemas/admin-keys';
-import type {
-  AdminKeysResponse,
-  BulkDeleteResponse,
-  GenerateKeysResponse,
-  KeyChangeResponse,
-  KeyStatus,
-  Product,
-  PurchaseForUserResponse,
-  User,
-} from '@schemas/entities';
+import type { BulkDeleteInput, GenerateKeysInput, PurchaseForUserInput } from '@schemas/admin-keys';
+import type { KeyStatus, User } from '@schemas/entities';
 import type { ProductInput } from '@schemas/products';
 import { api } from '../../lib/api';
 import { ADMIN_KEYS_PAGE_SIZE } from '../../lib/constants';
@@ -26,7 +17,7 @@ export function useAdminKeys(filters: AdminKeysFilters) {
   return useQuery({
     queryKey: adminKeys.keys(filters),
     queryFn: ({ signal }) =>
-      api.get<AdminKeysResponse>(
+      api.get(
         '/api/admin/keys',
         { page: filters.page, limit: ADMIN_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status },
         signal,
@@ -50,7 +41,7 @@ function useAfterKeyChange() {
 export function useRevokeKey() {
   const after = useAfterKeyChange();
   return useMutation({
-    mutationFn: ({ id, reason }: { id: string; reason: string }) => api.put<KeyChangeResponse>(`/api/keys/${id}/revoke`, { reason }),
+    mutationFn: ({ id, reason }: { id: string; reason: string }) => api.put(`/api/keys/${id}/revoke`, { reason }),
     onSuccess: after,
   });
 }
@@ -58,7 +49,7 @@ export function useRevokeKey() {
 export function useDeleteKey() {
   const after = useAfterKeyChange();
   return useMutation({
-    mutationFn: (id: string) => api.delete<{ success: true; message: string }>(`/api/admin/keys/${id}`),
+    mutationFn: (id: string) => api.delete(`/api/admin/keys/${id}`),
     onSuccess: after,
   });
 }
@@ -66,7 +57,7 @@ export function useDeleteKey() {
 export function useBulkDeleteKeys() {
   const after = useAfterKeyChange();
   return useMutation({
-    mutationFn: (body: BulkDeleteInput) => api.delete<BulkDeleteResponse>('/api/admin/keys/bulk', body),
+    mutationFn: (body: BulkDeleteInput) => api.delete('/api/admin/keys/bulk', body),
     onSuccess: after,
   });
 }
@@ -75,7 +66,7 @@ export function useRemoveActivation() {
   const after = useAfterKeyChange();
   return useMutation({
     mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
-      api.delete<KeyChangeResponse>(`/api/admin/keys/${keyId}/activations/${activationId}`),
+      api.delete(`/api/admin/keys/${keyId}/activations/${activationId}`),
     onSuccess: after,
   });
 }
@@ -84,8 +75,7 @@ export function useRemoveActivation() {
 export function useReleaseHeldSlot() {
   const after = useAfterKeyChange();
   return useMutation({
-    mutationFn: ({ keyId, slotId }: { keyId: string; slotId: string }) =>
-      api.delete<KeyChangeResponse>(`/api/admin/keys/${keyId}/held-slots/${slotId}`),
+    mutationFn: ({ keyId, slotId }: { keyId: string; slotId: string }) => api.delete(`/api/admin/keys/${keyId}/held-slots/${slotId}`),
     onSuccess: after,
   });
 }
@@ -93,7 +83,7 @@ export function useReleaseHeldSlot() {
 export function useGenerateKeys() {
   const after = useAfterKeyChange();
   return useMutation({
-    mutationFn: (body: GenerateKeysInput) => api.post<GenerateKeysResponse>('/api/keys/generate', body),
+    mutationFn: (body: GenerateKeysInput) => api.post('/api/keys/generate', body),
     onSuccess: after,
   });
 }
@@ -101,7 +91,7 @@ export function useGenerateKeys() {
 export function usePurchaseTerms() {
   return useQuery({
     queryKey: adminKeys.purchaseTerms,
-    queryFn: ({ signal }) => api.get<PurchaseTerms>('/api/admin/purchase-terms', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/admin/purchase-terms', undefined, signal),
   });
 }
 
@@ -109,12 +99,7 @@ export function usePurchaseTerms() {
 export function useCustomerChoices(search: string) {
   return useQuery({
     queryKey: adminKeys.customerChoices(search),
-    queryFn: ({ signal }) =>
-      api.get<{ users: Array<Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>> }>(
-        '/api/admin/users',
-        { limit: 100, search: search.trim() },
-        signal,
-      ),
+    queryFn: ({ signal }) => api.get('/api/admin/users', { limit: 100, search: search.trim() }, signal),
     placeholderData: keepPreviousData,
   });
 }
@@ -126,7 +111,7 @@ export function usePurchaseForUser() {
   const after = useAfterKeyChange();
   return useMutation({
     mutationFn: ({ userId, productId, body, idempotencyKey }: PurchaseForUserRequest) =>
-      api.post<PurchaseForUserResponse>(`/api/admin/users/${userId}/purchase/${productId}`, body, { 'Idempotency-Key': idempotencyKey }),
+      api.post(`/api/admin/users/${userId}/purchase/${productId}`, body, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: async (answer) => {
       queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.resellerCredits } : user));
       // The buyer may be the owner themselves: their keys and figures change as a customer's would.
@@ -137,7 +122,7 @@ export function usePurchaseForUser() {
 
 /** Every product, inactive ones included (the owner's answer), sharing the catalogue's cache. */
 export function useAllProducts() {
-  return useQuery({ queryKey: productKeys.all, queryFn: ({ signal }) => api.get<Product[]>('/api/products', undefined, signal) });
+  return useQuery({ queryKey: productKeys.all, queryFn: ({ signal }) => api.get('/api/products', undefined, signal) });
 }
 
 function useAfterProductChange() {
@@ -153,7 +138,7 @@ export function useSaveProduct() {
   const after = useAfterProductChange();
   return useMutation({
     mutationFn: ({ id, product }: { id: string | null; product: ProductInput }) =>
-      id ? api.put<Product>(`/api/products/${id}`, product) : api.post<Product>('/api/products', product),
+      id ? api.put(`/api/products/${id}`, product) : api.post('/api/products', product),
     onSuccess: after,
   });
 }
@@ -162,5 +147,5 @@ export type ProductRemoval = { success: true; deleted: boolean; deactivated?: bo
 
 export function useDeleteProduct() {
   const after = useAfterProductChange();
-  return useMutation({ mutationFn: (id: string) => api.delete<ProductRemoval>(`/api/products/${id}`), onSuccess: after });
+  return useMutation({ mutationFn: (id: string) => api.delete(`/api/products/${id}`), onSuccess: after });
 }

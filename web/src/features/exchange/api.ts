@@ -1,7 +1,6 @@
 // The exchange rate and the exchange itself.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { ExchangeRateResponse, ExchangeResponse } from '@schemas/entities';
 import { api } from '../../lib/api';
 import { DEFAULT_EXCHANGE_RATE } from '../../lib/constants';
 import { sessionKeys } from '../../lib/session';
@@ -11,7 +10,7 @@ import { exchangeKeys } from './query-keys';
 export function useExchangeRate() {
   const query = useQuery({
     queryKey: exchangeKeys.rate,
-    queryFn: ({ signal }) => api.get<ExchangeRateResponse>('/api/credits/exchange-rate', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/credits/exchange-rate', undefined, signal),
   });
   useEffect(() => {
     if (query.isError) console.error('Failed to load the exchange rate', query.error);
@@ -25,7 +24,7 @@ export function useExchange() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ usdAmount, creditsToAdd, idempotencyKey }: ExchangeRequest) =>
-      api.post<ExchangeResponse>('/api/credits/exchange', { usdAmount, creditsToAdd }, { 'Idempotency-Key': idempotencyKey }),
+      api.post('/api/credits/exchange', { usdAmount, creditsToAdd }, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: (answer) => {
       queryClient.setQueryData(sessionKeys.profile, answer.user);
       void queryClient.invalidateQueries({ queryKey: sessionKeys.profile });

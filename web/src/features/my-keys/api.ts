@@ -1,7 +1,7 @@
 // The customer's own keys: paged, filtered, refreshed every 30 s while the tab is visible and
 // whenever a purchase anywhere in the app invalidates `myKeysKeys.all` (purchase/after-purchase.ts).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { KeyStatus, MyKeysResponse } from '@schemas/entities';
+import type { KeyStatus } from '@schemas/entities';
 import { api } from '../../lib/api';
 import { MY_KEYS_PAGE_SIZE, MY_KEYS_REFRESH_MS } from '../../lib/constants';
 import { myKeysKeys } from './query-keys';
@@ -12,7 +12,7 @@ export function useMyKeys(filters: MyKeysFilters) {
   return useQuery({
     queryKey: myKeysKeys.list(filters),
     queryFn: ({ signal }) =>
-      api.get<MyKeysResponse>(
+      api.get(
         '/api/users/my-keys',
         { page: filters.page, limit: MY_KEYS_PAGE_SIZE, search: filters.search.trim(), status: filters.status },
         signal,
@@ -32,9 +32,7 @@ export function useRemoveDevice() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
-      api.delete<{ success: boolean; message: string; slotFreesAt?: string }>(
-        `/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`,
-      ),
+      api.delete(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`),
     onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
   });
 }

@@ -1,7 +1,6 @@
 // Card top-ups: whether they are on, starting a Checkout, the customer's own payments, and one
 // payment's status while the return from Checkout waits for Stripe's webhook.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CheckoutResponse, PaymentOptions, PaymentsResponse, PaymentStatusResponse } from '@schemas/payments';
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
 import { paymentKeys } from './query-keys';
@@ -13,12 +12,12 @@ export const PAYMENT_POLL_MS = 1_500;
 export const PAYMENT_WAIT_MS = 60_000;
 
 export const usePaymentOptions = () =>
-  useQuery({ queryKey: paymentKeys.options, queryFn: ({ signal }) => api.get<PaymentOptions>('/api/payments/options', undefined, signal) });
+  useQuery({ queryKey: paymentKeys.options, queryFn: ({ signal }) => api.get('/api/payments/options', undefined, signal) });
 
 export const useMyPayments = (page: number) =>
   useQuery({
     queryKey: paymentKeys.minePage(page),
-    queryFn: ({ signal }) => api.get<PaymentsResponse>('/api/payments', { page }, signal),
+    queryFn: ({ signal }) => api.get('/api/payments', { page }, signal),
     placeholderData: (previous) => previous,
   });
 
@@ -28,7 +27,7 @@ export function usePaymentStatus(id: string, polling: boolean) {
   return useQuery({
     queryKey: paymentKeys.one(id),
     queryFn: async ({ signal }) => {
-      const answer = await api.get<PaymentStatusResponse>(`/api/payments/${encodeURIComponent(id)}`, undefined, signal);
+      const answer = await api.get(`/api/payments/${encodeURIComponent(id)}`, undefined, signal);
       if (answer.payment.status !== 'pending') {
         // The credit landed: the header's balance and the list catch up.
         void queryClient.invalidateQueries({ queryKey: sessionKeys.profile });
@@ -44,6 +43,6 @@ export function usePaymentStatus(id: string, polling: boolean) {
 export function useStartCheckout() {
   return useMutation({
     mutationFn: ({ usdAmount, idempotencyKey }: { usdAmount: number; idempotencyKey: string }) =>
-      api.post<CheckoutResponse>('/api/payments/checkout', { usdAmount }, { 'Idempotency-Key': idempotencyKey }),
+      api.post('/api/payments/checkout', { usdAmount }, { 'Idempotency-Key': idempotencyKey }),
   });
 }

@@ -1,6 +1,5 @@
 // Server state of the API tokens section: the list, creating one (its secret shown once) and revoking.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ApiToken, CreatedApiToken } from '@schemas/entities';
 import type { CreateApiTokenInput } from '@schemas/api-tokens';
 import type { StepUpProof } from './StepUp';
 import { api } from '../../lib/api';
@@ -9,7 +8,7 @@ import { securityKeys } from './query-keys';
 export function useApiTokens() {
   return useQuery({
     queryKey: securityKeys.apiTokens,
-    queryFn: ({ signal }) => api.get<{ tokens: ApiToken[] }>('/api/users/api-tokens', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/users/api-tokens', undefined, signal),
     select: (data) => data.tokens,
   });
 }
@@ -23,7 +22,7 @@ function useRefresh() {
 export function useCreateApiToken() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (body: CreateApiTokenInput & StepUpProof) => api.post<CreatedApiToken>('/api/users/api-tokens', body),
+    mutationFn: (body: CreateApiTokenInput & StepUpProof) => api.post('/api/users/api-tokens', body),
     onSuccess: refresh,
   });
 }
@@ -31,7 +30,7 @@ export function useCreateApiToken() {
 export function useRevokeApiToken() {
   const refresh = useRefresh();
   return useMutation({
-    mutationFn: (id: string) => api.delete<{ message: string }>(`/api/users/api-tokens/${encodeURIComponent(id)}`),
+    mutationFn: (id: string) => api.delete(`/api/users/api-tokens/${encodeURIComponent(id)}`),
     onSuccess: refresh,
   });
 }

@@ -1,24 +1,21 @@
 // Server state of the security page: status, sessions and the log, and the calls that change them.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { RecoveryTokensResponse, SecurityInfo, SecurityLogEntry, SessionInfo, TwoFactorSetupResponse } from '@schemas/entities';
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
 import { securityKeys } from './query-keys';
 import type { StepUpProof } from './StepUp';
 
-type Message = { success: boolean; message: string };
-
 export function useSecurityInfo() {
   return useQuery({
     queryKey: securityKeys.info,
-    queryFn: ({ signal }) => api.get<SecurityInfo>('/api/users/security', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/users/security', undefined, signal),
   });
 }
 
 export function useSessions() {
   return useQuery({
     queryKey: securityKeys.sessions,
-    queryFn: ({ signal }) => api.get<{ sessions: SessionInfo[] }>('/api/users/sessions', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/users/sessions', undefined, signal),
     select: (data) => data.sessions,
   });
 }
@@ -26,7 +23,7 @@ export function useSessions() {
 export function useSecurityLog() {
   return useQuery({
     queryKey: securityKeys.log,
-    queryFn: ({ signal }) => api.get<{ logs: SecurityLogEntry[] }>('/api/users/security-log', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/users/security-log', undefined, signal),
     select: (data) => data.logs,
   });
 }
@@ -45,24 +42,24 @@ export function useChangePassword() {
   const refresh = useRefreshSecurity();
   return useMutation({
     mutationFn: (body: { currentPassword: string; newPassword: string; keepApiTokens: boolean }) =>
-      api.put<Message>('/api/users/change-password', body),
+      api.put('/api/users/change-password', body),
     onSuccess: refresh,
   });
 }
 
 export function useSetupTwoFactor() {
-  return useMutation({ mutationFn: (proof: StepUpProof) => api.post<TwoFactorSetupResponse>('/api/users/setup-2fa', proof) });
+  return useMutation({ mutationFn: (proof: StepUpProof) => api.post('/api/users/setup-2fa', proof) });
 }
 
 export function useVerifyTwoFactor() {
   const refresh = useRefreshSecurity();
-  return useMutation({ mutationFn: (code: string) => api.post<Message>('/api/users/verify-2fa', { code }), onSuccess: refresh });
+  return useMutation({ mutationFn: (code: string) => api.post('/api/users/verify-2fa', { code }), onSuccess: refresh });
 }
 
 export function useDisableTwoFactor() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disable-2fa', proof),
+    mutationFn: (proof: StepUpProof) => api.delete('/api/users/disable-2fa', proof),
     onSuccess: refresh,
   });
 }
@@ -70,7 +67,7 @@ export function useDisableTwoFactor() {
 export function useGenerateRecoveryTokens() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (proof: StepUpProof) => api.post<RecoveryTokensResponse>('/api/users/recovery-tokens', proof),
+    mutationFn: (proof: StepUpProof) => api.post('/api/users/recovery-tokens', proof),
     onSuccess: refresh,
   });
 }
@@ -78,7 +75,7 @@ export function useGenerateRecoveryTokens() {
 export function useTerminateSession() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (id: string) => api.delete<Message>(`/api/users/sessions/${encodeURIComponent(id)}`),
+    mutationFn: (id: string) => api.delete(`/api/users/sessions/${encodeURIComponent(id)}`),
     onSuccess: refresh,
   });
 }
@@ -86,7 +83,7 @@ export function useTerminateSession() {
 /** A plain navigation carries no bearer token: ask for Google's address, then go there. */
 export function useConnectGoogle() {
   return useMutation({
-    mutationFn: () => api.post<{ url: string }>('/api/users/connect-google'),
+    mutationFn: () => api.post('/api/users/connect-google'),
     onSuccess: ({ url }) => window.location.assign(url),
   });
 }
@@ -94,7 +91,7 @@ export function useConnectGoogle() {
 export function useDisconnectGoogle() {
   const refresh = useRefreshSecurity();
   return useMutation({
-    mutationFn: (proof: StepUpProof) => api.delete<Message>('/api/users/disconnect-google', proof),
+    mutationFn: (proof: StepUpProof) => api.delete('/api/users/disconnect-google', proof),
     onSuccess: refresh,
   });
 }

@@ -13,7 +13,7 @@ export function useProfile() {
   const token = useAtomValue(tokenAtom);
   return useQuery({
     queryKey: sessionKeys.profile,
-    queryFn: ({ signal }) => api.get<User>('/api/users/profile', undefined, signal),
+    queryFn: ({ signal }) => api.get('/api/users/profile', undefined, signal),
     enabled: token !== null,
     refetchInterval: PROFILE_REFRESH_MS,
     refetchOnWindowFocus: true,
