@@ -21,8 +21,8 @@ export default defineConfig(async () => {
               wrangler: { configPath: './wrangler.toml' },
               miniflare: {
                 // A database of its own for tests that need the whole table to themselves (the
-                // last owner, exact totals), while the other files share DB.
-                d1Databases: ['ISOLATED_DB', 'STATS_DB'],
+                // last owner, exact totals, the fuzz test's before and after), while the other files share DB.
+                d1Databases: ['ISOLATED_DB', 'STATS_DB', 'FUZZ_DB'],
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
@@ -34,6 +34,9 @@ export default defineConfig(async () => {
                   STRIPE_API_BASE: `http://127.0.0.1:${process.env.STRIPE_STAND_IN_PORT}`,
                   // Running locally: the test receiver listens on http://127.0.0.1.
                   WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
+                  // `npm run fuzz` (scripts/fuzz.ts) runs the fuzz test longer, with a seed it prints.
+                  FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
+                  FUZZ_SEED: process.env.FUZZ_SEED ?? '',
                 },
               },
             }),

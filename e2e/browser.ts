@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { checkAnswer } from '../scripts/api-contract';
 import type { TestAnswerBody } from '../worker/schemas/api-client';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -33,6 +34,7 @@ export async function newPage(browser: Browser, options: { mobile?: boolean } = 
     viewport: options.mobile ? { width: 390, height: 844 } : { width: 1280, height: 860 },
     permissions: ['clipboard-read', 'clipboard-write'],
   });
+  checkApiAnswers(context);
   const page = await context.newPage();
   // Waits for actions (a click, a fill) as long as `visible` below does, for the same reason.
   page.setDefaultTimeout(20_000);
@@ -40,6 +42,38 @@ export async function newPage(browser: Browser, options: { mobile?: boolean } = 
   // size budgets' builds: a first page load there once took over 15 s (a CI run failed on it).
   page.setDefaultNavigationTimeout(45_000);
   return { context, page };
+}
+
+/**
+ * Checks every /api answer the app receives against the OpenAPI document (scripts/api-contract.ts);
+ * closing the context fails the test with what did not match.
+ */
+function checkApiAnswers(context: BrowserContext) {
+  const checks: Promise<void>[] = [];
+  const mismatches: string[] = [];
+  context.on('response', (response) => {
+    const url = new URL(response.url());
+    if (url.origin !== new URL(baseURL()).origin || !url.pathname.startsWith('/api/')) return;
+    const answer = { method: response.request().method(), path: url.pathname + url.search, status: response.status() };
+    const contentType = response.headers()['content-type'] ?? null;
+    const check = async () => {
+      // A redirect has no body to read; a body the browser already dropped (the page moved on) is not checked.
+      const text = answer.status >= 300 && answer.status < 400 ? '' : await response.text().catch(() => null);
+      if (text === null) return;
+      try {
+        checkAnswer({ ...answer, contentType, text });
+      } catch (err) {
+        mismatches.push(String(err));
+      }
+    };
+    checks.push(check());
+  });
+  const close = context.close.bind(context);
+  context.close = async (options) => {
+    await Promise.all(checks);
+    await close(options);
+    if (mismatches.length) throw new Error(mismatches.join('\n\n'));
+  };
 }
 
 /** Keeps a picture of each screen the tests visit, for a person to look at (the viewport only, for a very long page). */
@@ -86,6 +120,7 @@ export async function apiCall<M extends string, P extends string>(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
+  checkAnswer({ method, path: pathname, status: res.status, contentType: res.headers.get('content-type'), text });
   return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { checkAnswer } from '../../scripts/api-contract';
 import type { Schemas, TestAnswerBody } from '../../worker/schemas/api-client';
 import type { StoredConfig } from '../lib/config';
 
@@ -62,6 +63,7 @@ export async function apiCall<M extends string, P extends string>(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await res.text();
+  checkAnswer({ method, path: pathname, status: res.status, contentType: res.headers.get('content-type'), text });
   return { status: res.status, body: (text ? JSON.parse(text) : null) as TestAnswerBody<M, P> };
 }
 

@@ -60,7 +60,8 @@ export type Access = 'public' | 'session' | 'user' | 'reseller' | 'owner';
 
 type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 501 | 502 | 503;
 
-type Responses = Record<number, { description: string; schema?: ZodType }>;
+/** `schema` for a JSON answer; `mediaType` alone for one that is not JSON (an HTML page). */
+type Responses = Record<number, { description: string; schema?: ZodType; mediaType?: string }>;
 
 export type RouteDoc = {
   operationId: string;
@@ -168,6 +169,7 @@ export function documented(doc: RouteDoc) {
       description: answer.description,
       headers: { ...headers, ...(doc.idempotent ? { 'Idempotent-Replayed': header('IdempotentReplayed') } : {}) },
       ...(answer.schema ? { content: json(answer.schema) } : {}),
+      ...(answer.mediaType ? { content: { [answer.mediaType]: { schema: { type: 'string' } } } } : {}),
     };
   }
   for (const status of errorsFor(doc)) {

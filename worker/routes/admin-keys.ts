@@ -32,7 +32,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete(
     '/bulk',
-    doc('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400] }),
+    doc('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400, 404] }),
     owner,
     jsonBody(bulkDeleteSchema),
     async (c) => {

@@ -26,7 +26,7 @@ export const docsRoutes = new Hono<AppEnv>().get(
     summary: 'This reference, interactive (an HTML page)',
     tag: 'Meta',
     access: 'public',
-    responses: { 200: { description: 'The API reference page (Scalar), with "try it" against this origin' } },
+    responses: { 200: { description: 'The API reference page (Scalar), with "try it" against this origin', mediaType: 'text/html' } },
     servedInMaintenance: true,
   }),
   async (c, next) => {

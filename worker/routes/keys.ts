@@ -66,7 +66,7 @@ export const keysRoutes = new Hono<SignedInEnv>()
       'generateKeys',
       'Generate license keys for a product',
       { 201: { description: 'Generated', schema: generateKeysResponseSchema } },
-      { errors: [400, 404] },
+      { errors: [400, 404, 409] },
     ),
     requireAuth({ role: 'owner' }),
     jsonBody(generateKeysSchema),

@@ -10,7 +10,11 @@ import { routeDocs, OPENAPI_OPTIONS } from '../lib/openapi';
 const doc = routeDocs({ tag: 'Meta', access: 'public' });
 
 const openApiDocumentSchema = z
-  .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .object({
+    openapi: z.string(),
+    info: z.object({ title: z.string(), version: z.string(), description: z.string().optional() }),
+    paths: z.record(z.string(), z.unknown()),
+  })
   .loose()
   .meta({ id: 'OpenApiDocument' });
 

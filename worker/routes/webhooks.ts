@@ -58,7 +58,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
       'redeliverWebhook',
       'Send a delivery again',
       { 202: { description: 'Queued', schema: redeliveryResponseSchema } },
-      { errors: [400, 404] },
+      { errors: [400, 404, 409] },
     ),
     pathParams(deliveryIdParam),
     async (c) => {
@@ -106,7 +106,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
       'testWebhook',
       'Queue a test event to an endpoint',
       { 202: { description: 'Queued', schema: testEventResponseSchema } },
-      { errors: [400, 404] },
+      { errors: [400, 404, 409] },
     ),
     pathParams(webhookIdParam),
     async (c) => {

@@ -9,6 +9,11 @@ declare global {
       ISOLATED_DB: D1Database;
       /** A database of its own for admin-stats-scale.test.ts, which fills it past 10,000 keys. */
       STATS_DB: D1Database;
+      /** The fuzz test's own database, so its before-and-after snapshots see only its own requests. */
+      FUZZ_DB: D1Database;
+      /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
+      FUZZ_RUNS: string;
+      FUZZ_SEED: string;
     }
   }
 }

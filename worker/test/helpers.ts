@@ -1,6 +1,7 @@
 // Shared test helpers: calls through the Worker's own fetch, and users of each role.
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
+import { checkAnswer } from '../../scripts/api-contract';
 import { createDb } from '../db/client';
 import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
@@ -77,6 +78,7 @@ export async function api<M extends string, P extends string>(
     ? await options.fetch(url, { method, headers, body })
     : await exports.default.fetch(url, { method, headers, body });
   const text = await res.text();
+  checkAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -49,11 +49,12 @@ function kvWithOwnSettings(real: KVNamespace, initial: Settings) {
 
 /**
  * ISOLATED_DB belongs to one test file (admin-isolated.test.ts), whose tests run one at a time;
- * `isolatedDb: true` empties it first.
+ * `isolatedDb: true` empties it first. `isolatedDb: env.FUZZ_DB` does the same with another
+ * database a file has to itself.
  */
-export async function sandbox(options: { settings?: Partial<Settings>; isolatedDb?: boolean } = {}) {
+export async function sandbox(options: { settings?: Partial<Settings>; isolatedDb?: boolean | D1Database; bindings?: Partial<Env> } = {}) {
   const settings = kvWithOwnSettings(env.KV, { ...DEFAULT_SETTINGS, ...options.settings });
-  const d1 = options.isolatedDb ? env.ISOLATED_DB : env.DB;
+  const d1 = options.isolatedDb === true ? env.ISOLATED_DB : options.isolatedDb || env.DB;
   if (options.isolatedDb) {
     await applyD1Migrations(d1, env.TEST_MIGRATIONS);
     const tables = [
@@ -70,7 +71,7 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     ];
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));
   }
-  const sandboxEnv = { ...(env as unknown as Env), KV: settings.kv, DB: d1 };
+  const sandboxEnv: Env = { ...(env as unknown as Env), ...options.bindings, KV: settings.kv, DB: d1 };
   const db = createDb(d1);
 
   async function fetchWorker(url: string, init: RequestInit) {
