@@ -6,13 +6,13 @@ import path from 'node:path';
 import { generateSpecs } from 'hono-openapi';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { app } from '../worker/app';
-import { OPENAPI_OPTIONS } from '../worker/lib/openapi';
+import { finishDocument, OPENAPI_OPTIONS } from '../worker/lib/openapi';
 
 const root = path.join(import.meta.dirname, '..');
 export const DOCUMENT_PATH = path.join(root, 'docs/openapi.json');
 export const TYPES_PATH = path.join(root, 'worker/schemas/api-paths.generated.ts');
 
-const document = await generateSpecs(app, OPENAPI_OPTIONS);
+const document = finishDocument(await generateSpecs(app, OPENAPI_OPTIONS));
 await writeFile(DOCUMENT_PATH, `${JSON.stringify(document, null, 2)}\n`);
 
 const types = astToString(await openapiTS(JSON.stringify(document)));

@@ -3,11 +3,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { contextStorage } from 'hono/context-storage';
 import type { AppEnv } from './context';
-import { requestDb } from './db/client';
-import { BOOKMARK_HEADER, openRequestD1, parseBookmark } from './db/session';
+import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './db/session';
 import { AppError, errorResponse } from './lib/errors';
 import { API_DOCS_PATH, securityHeaders } from './lib/security-headers';
-import { maintenanceMode } from './middleware/maintenance';
 import { LICENSES_PATH, signLicensingAnswers } from './middleware/license-signature';
 import { adminRoutes } from './routes/admin';
 import { adminAnalyticsRoutes } from './routes/admin-analytics';
@@ -31,10 +29,6 @@ import { webhooksRoutes } from './routes/webhooks';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Calls that are POSTs for their body but only read: served by a replica like a GET. */
-const READ_ONLY_CALLS = new Set(['/api/v1/licenses/validate']);
-
 export const app = new Hono<AppEnv>();
 
 app.use('*', securityHeaders);
@@ -50,12 +44,11 @@ app.use(
   async (c, next) => {
     c.header('Cache-Control', 'no-store');
     const bookmark = parseBookmark(c.req.header(BOOKMARK_HEADER));
-    const d1 = openRequestD1(c.env.DB, { write: !READS.has(c.req.method) && !READ_ONLY_CALLS.has(c.req.path), bookmark });
-    c.set('d1', d1);
-    c.set('db', requestDb(d1));
+    // The operation's own middleware opens its D1 session from its declaration (middleware/operation.ts).
+    c.set('bookmark', bookmark);
     await next();
     // The newest point this request saw (or, when it asked D1 nothing, the caller's own), errors too.
-    const latest = d1.getBookmark() ?? bookmark;
+    const latest = (c.var.d1 as RequestD1 | undefined)?.getBookmark() ?? bookmark;
     // Set on the answer itself: c.header() on a finished answer copies it into a new Response first.
     if (latest) c.res.headers.set(BOOKMARK_HEADER, latest);
   },
@@ -66,9 +59,6 @@ app.use(
     },
   }),
 );
-
-// Before every route: while maintenance mode is on, only owners (and licensed apps) are served.
-app.use('/api/*', maintenanceMode);
 
 // One line per mount, each served by routes/<the path after /api, dashed>.ts.
 export const routes = app
@@ -103,5 +93,3 @@ app.all('*', async (c) => {
 });
 
 app.onError(errorResponse);
-
-export type AppType = typeof routes;

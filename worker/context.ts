@@ -5,11 +5,13 @@ import type { RequestD1 } from './db/session';
 import type { ApiTokenGrant } from './domain/api-tokens';
 import type { Role } from './db/schema';
 import type { Env } from './env';
-import type { SessionRecord } from './lib/sessions';
+
+/** The session a caller came with: its id, and when it was opened (a recent sign-in is a proof). */
+export type CallerSession = { id: string; createdAt: number };
 
 /** Who is calling (middleware/auth.ts): the account, the role it acts with, and how it came. */
 export type Caller = { id: string; role: Role } & (
-  { via: 'session'; session: SessionRecord } | { via: 'apiToken'; apiToken: ApiTokenGrant }
+  { via: 'session'; session: CallerSession } | { via: 'apiToken'; apiToken: ApiTokenGrant }
 );
 
 /** Every /api request: its D1 session (db/session.ts) and the drizzle instance over it. */
@@ -18,7 +20,11 @@ export type AppEnv = {
   Variables: {
     d1: RequestD1;
     db: DB;
-    /** Set by requireAuth; only routes behind it see it typed as set (SignedInEnv). */
+    /** The bookmark the caller sent (x-d1-bookmark), parsed before any route runs. */
+    bookmark: string | null;
+    /** For an operation that always needs proof: checks it from the validated JSON body (lib/validate.ts). */
+    proof: ((body: unknown) => Promise<void>) | undefined;
+    /** Set for a signed-in operation (middleware/operation.ts); only those see it typed as set (SignedInEnv). */
     caller: Caller | undefined;
   };
 };

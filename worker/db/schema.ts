@@ -68,6 +68,12 @@ export const users = sqliteTable(
     passwordChangedAt: integer('password_changed_at', { mode: 'timestamp_ms' }),
     /** Set when a card payment of theirs was disputed: the owner sees it, and card top-ups pause. */
     paymentFlaggedAt: integer('payment_flagged_at', { mode: 'timestamp_ms' }),
+    /**
+     * Which generation of credentials is live: a session or API token made under an older one is
+     * over. A reset, a password change, a two-factor change, a role change and a deactivation move
+     * it on, so ending every session and token is one UPDATE, with no list to miss one.
+     */
+    credentialEpoch: integer('credential_epoch').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
@@ -317,8 +323,33 @@ export const apiTokens = sqliteTable(
     readOnly: integer('read_only', { mode: 'boolean' }).notNull().default(false),
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
     createdAt: createdAt(),
+    /** The account's credential epoch the token was made (or kept) under; see users.credentialEpoch. */
+    credentialEpoch: integer('credential_epoch').notNull().default(0),
   },
   (t) => [uniqueIndex('api_tokens_hash_unique').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId)],
+);
+
+/**
+ * Signed-in sessions. The session token (a JWT) names a row here; the row is the authority: a
+ * request whose row is gone, expired, idle past the owner's limit or from an older credential epoch
+ * is refused, and a write by it commits nothing (migration 0016, db/session.ts).
+ */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    credentialEpoch: integer('credential_epoch').notNull(),
+    createdAt: createdAt(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    lastActive: integer('last_active', { mode: 'timestamp_ms' }).notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    location: text('location'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId, t.lastActive)],
 );
 
 // Exact throttling counters: one row per bucket and fixed window.

@@ -1,23 +1,36 @@
 // User management by the owner. Each write is one D1 batch holding the
 // change, its ledger row when money moves, and its audit row, all under the same guard.
 import { and, count, desc, eq, or, sql } from 'drizzle-orm';
-import type { DB } from '../db/client';
+import type { BatchItems, DB } from '../db/client';
 import { runtimeLimit } from '../db/compiled';
-import { apiTokens, ledger, users, type Actor } from '../db/schema';
+import { isAtLeast, ledger, users, type Actor, type Role } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import { startsWith } from '../lib/sql-prefix';
 import { newId } from '../lib/ids';
-import { forgetAccountState, saveAccountState } from '../lib/account-state';
-import { endAllSessions } from '../lib/sessions';
+import { sendMail } from '../lib/mail';
+import { endCredentialsStatements } from '../lib/sessions';
 import { toCents, type AddFundsInput, type ListUsersQuery } from '../schemas/admin-users';
 import type { User, UserSummary } from '../schemas/entities';
-import { forgetApiTokenGrants } from './api-tokens';
 import { auditStatement } from './audit';
 import { recordSecurityEvent } from './security-log';
 import { assertUnique, createUser, findUserById, toUserJson, type UserRow } from './users';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type AdminContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
+
+/**
+ * What in an owner's change grants power, and so needs proof beyond the session (and never comes
+ * from an API token): a reseller or owner created, a role raised, an address changed (a password
+ * reset to the new address would take the account). Null when nothing does.
+ */
+export function powerGranted(
+  before: { role: Role; email: string } | null,
+  input: { role?: Role; email?: string },
+): 'role' | 'email' | null {
+  if (input.role !== undefined && input.role !== 'user' && (before === null || !isAtLeast(before.role, input.role))) return 'role';
+  if (before !== null && input.email !== undefined && input.email.toLowerCase() !== before.email.toLowerCase()) return 'email';
+  return null;
+}
 
 export const LAST_OWNER_MESSAGE = 'The last owner cannot be demoted, deactivated or deleted';
 
@@ -178,32 +191,32 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
     })
     .where(guard);
 
+  // A role change or a deactivation ends every session and API token of the account, in the same
+  // batch and only if the update happened: a reactivation brings none of them back.
+  const roleChanges = input.role !== undefined && input.role !== before.role;
+  const deactivates = input.isActive === false && before.isActive;
+  const ends =
+    roleChanges || deactivates
+      ? endCredentialsStatements(db, id, {}, and(roleChanges ? eq(users.role, input.role ?? before.role) : undefined, deactivates ? eq(users.isActive, false) : undefined))
+      : [];
+
   let results: unknown[];
   try {
     // The ledger and audit rows read the row before the update changes it.
-    results = moneyMoves ? await db.batch([adjustment, audit, update]) : await db.batch([audit, update]);
+    results = await db.batch([...(moneyMoves ? [adjustment] : []), audit, update, ...ends] as unknown as BatchItems);
   } catch (err) {
     // Another edit took the name or email a moment ago: the unique index decides.
     if (String((err as Error)?.message).includes('UNIQUE'))
       await assertUnique(db, input.email ?? before.email, input.username ?? before.username, id);
     throw err;
   }
-  const updated = (results[results.length - 1] as D1Result).meta.changes;
+  const updated = (results[results.length - 1 - ends.length] as D1Result).meta.changes;
   if (updated === 0) {
     if (!(await findUserById(db, id))) throw notFound('User');
     throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
   }
-  // Ended and stored whenever the owner sets them, changed or not, so KV can always be brought back in
-  // line with D1 by saving the account again.
-  if (input.isActive === false) {
-    await endAllSessions(admin.kv, id);
-    if (before.isActive) await recordSecurityEvent(db, id, 'account_deactivated', { ipAddress: ip, userAgent: null });
-  }
-  const after = await getUser(db, id);
-  // What authorizes the account's next request, wherever it is signed in (sessions and API tokens).
-  if (input.role !== undefined || input.isActive !== undefined)
-    await saveAccountState(admin.kv, id, { role: after.role, active: after.isActive });
-  return after;
+  if (deactivates) await recordSecurityEvent(db, id, 'account_deactivated', { ipAddress: ip, userAgent: null });
+  return getUser(db, id);
 }
 
 /** Adds USD or credits to an account (the admin panel's "Add Balance or Credits"), with its ledger row. */
@@ -254,22 +267,58 @@ export async function deleteUser(admin: AdminContext, id: string): Promise<void>
     ip,
     sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`,
   );
-  // The account's API tokens go with its row (cascade); their grants in KV are deleted after it.
-  const [, tokens, result] = await db.batch([
-    audit,
-    db.select({ tokenHash: apiTokens.tokenHash }).from(apiTokens).where(eq(apiTokens.userId, id)),
-    db.delete(users).where(guard),
-  ]);
+  // The account's sessions and API tokens go with its row (cascade).
+  const [, result] = await db.batch([audit, db.delete(users).where(guard)]);
   if (result.meta.changes === 0) {
     if (!(await findUserById(db, id))) throw notFound('User');
     throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
   }
-  await Promise.all([
-    endAllSessions(admin.kv, id),
-    forgetAccountState(admin.kv, id),
-    forgetApiTokenGrants(
-      admin.kv,
-      tokens.map((t) => t.tokenHash),
-    ),
-  ]);
+}
+
+type MailEnv = Parameters<typeof sendMail>[0];
+
+/**
+ * Tells the people a change of power concerns, through the mail: the old address when an account's
+ * address changed (a reset to the new one would take the account), and every other active owner
+ * when an account became an owner. Run after the change has committed.
+ */
+export async function tellOfPowerChange(
+  env: MailEnv,
+  db: DB,
+  actor: { id: string; username: string },
+  before: { email: string; role: Role } | null,
+  after: UserRow,
+): Promise<void> {
+  const app = env.APP_NAME || 'KeyPanel';
+  const mails: { to: string; subject: string; text: string }[] = [];
+  if (before && before.email.toLowerCase() !== after.email.toLowerCase()) {
+    mails.push({
+      to: before.email,
+      subject: `The email address of your ${app} account was changed`,
+      text: [
+        `Hello ${after.username},`,
+        '',
+        `An owner (${actor.username}) changed the email address of your ${app} account from this address to ${after.email}.`,
+        'If you did not expect this, contact the shop at once: whoever controls the new address can reset your password.',
+      ].join('\n'),
+    });
+  }
+  if (after.role === 'owner' && before?.role !== 'owner') {
+    const owners = await db
+      .select({ email: users.email, id: users.id })
+      .from(users)
+      .where(and(eq(users.role, 'owner'), eq(users.isActive, true)))
+      .all();
+    for (const owner of owners.filter((o) => o.id !== after.id)) {
+      mails.push({
+        to: owner.email,
+        subject: `${after.username} is now an owner of ${app}`,
+        text: [
+          `${actor.username} made ${after.username} (${after.email}) an owner of ${app}.`,
+          'An owner can do everything you can. If this was not expected, remove their role and change your password.',
+        ].join('\n'),
+      });
+    }
+  }
+  await Promise.all(mails.map((mail) => sendMail(env, mail)));
 }

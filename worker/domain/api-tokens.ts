@@ -1,12 +1,13 @@
 // API tokens: named, long-lived bearer tokens for scripts and the CLI. The secret is shown once and
-// stored as its SHA-256 (a 256-bit random value needs no slow hash). D1 holds the token's row (the
-// list, lastUsed); KV holds its grant under the same hash, which is what a request reads, so calling
-// with a token reads nothing from D1. Revoking deletes both, so a revoked token is refused by the very
-// next request. A token acts with the lower of its own role and its owner's current role (the
-// account state, lib/account-state.ts), so a demotion takes effect on every token at once.
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+// stored as its SHA-256 (a 256-bit random value needs no slow hash). D1 holds the token's row, the
+// authority: every round trip of a request made with a token checks that the row is still there
+// under the account's current credential epoch (db/session.ts), so a revoked token is refused by
+// the very next request. The isolate remembers what a token grants (its account, roles, read-only)
+// so that only its first call in an isolate reads the row before its own work. A token acts with the
+// lower of its own role and its account's role; a role change ends every token.
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { apiTokens, isAtLeast, type Role } from '../db/schema';
+import { apiTokens, isAtLeast, users, type Role } from '../db/schema';
 import { AppError, forbidden } from '../lib/errors';
 import { newId, randomToken, sha256Hex } from '../lib/ids';
 import { isolateCache } from '../lib/isolate-cache';
@@ -30,7 +31,6 @@ export const toApiTokenJson = (row: Pick<ApiTokenRow, 'id' | 'name' | 'role' | '
 
 export async function createApiToken(
   db: DB,
-  kv: KVNamespace,
   creator: { id: string; role: Role },
   input: { name: string; role: Role; readOnly: boolean },
   now = Date.now(),
@@ -47,19 +47,19 @@ export async function createApiToken(
     readOnly: input.readOnly,
     createdAt: new Date(now),
   };
-  // The count and the insert are one statement, so concurrent requests cannot pass the limit together.
+  // The count and the insert are one statement, so concurrent requests cannot pass the limit together;
+  // the token is made under the account's current credential epoch.
   const inserted = await db
     .insert(apiTokens)
     .select(
-      sql`SELECT ${row.id}, ${row.userId}, ${row.name}, ${row.tokenHash}, ${row.role}, ${row.readOnly ? 1 : 0}, NULL, ${now}
-           WHERE (SELECT count(*) FROM ${apiTokens} WHERE ${apiTokens.userId} = ${creator.id}) < ${MAX_API_TOKENS_PER_USER}`,
+      sql`SELECT ${row.id}, ${row.userId}, ${row.name}, ${row.tokenHash}, ${row.role}, ${row.readOnly ? 1 : 0}, NULL, ${now}, ${users.credentialEpoch}
+           FROM ${users} WHERE ${users.id} = ${creator.id}
+           AND (SELECT count(*) FROM ${apiTokens} WHERE ${apiTokens.userId} = ${creator.id}) < ${MAX_API_TOKENS_PER_USER}`,
     )
     .returning({ id: apiTokens.id });
   if (inserted.length === 0) {
     throw new AppError('CONFLICT', `You can have at most ${MAX_API_TOKENS_PER_USER} API tokens. Revoke one you no longer use first.`);
   }
-  const grant: ApiTokenGrant = { id: row.id, userId: row.userId, role: row.role, readOnly: row.readOnly };
-  await kv.put(grantKey(row.tokenHash), JSON.stringify(grant));
   return { token, apiToken: toApiTokenJson({ ...row, lastUsedAt: null }) };
 }
 
@@ -74,62 +74,48 @@ export async function listApiTokens(db: DB, userId: string): Promise<ApiToken[]>
 }
 
 /** Deletes one of the user's own tokens; null when they have no token with that id. */
-export async function revokeApiToken(db: DB, kv: KVNamespace, userId: string, id: string): Promise<{ name: string } | null> {
+export async function revokeApiToken(db: DB, userId: string, id: string): Promise<{ name: string } | null> {
   const [row] = await db
     .delete(apiTokens)
     .where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId)))
-    .returning({ name: apiTokens.name, tokenHash: apiTokens.tokenHash });
-  if (!row) return null;
-  await forgetApiTokenGrants(kv, [row.tokenHash]);
-  return { name: row.name };
-}
-
-/** Deletes every token of the account (a password reset, say): rows and grants. */
-export async function revokeAllApiTokens(db: DB, kv: KVNamespace, userId: string): Promise<number> {
-  const rows = await deleteAllApiTokens(db, userId);
-  await forgetApiTokenGrants(
-    kv,
-    rows.map((r) => r.tokenHash),
-  );
-  return rows.length;
+    .returning({ name: apiTokens.name });
+  return row ?? null;
 }
 
 /**
- * The statement that deletes every token row of the account (when `also` holds), answering their
- * hashes: for a change that ends them in its own batch (a password change or reset), which then
- * forgets their grants.
+ * What calling with a token grants: the token's own role and the account's role when it was read
+ * (the caller check refuses the call if that changed), and whether it is read-only.
  */
-export const deleteAllApiTokens = (db: DB, userId: string, also?: SQL) =>
-  db
-    .delete(apiTokens)
-    .where(and(eq(apiTokens.userId, userId), also))
-    .returning({ tokenHash: apiTokens.tokenHash });
+export type ApiTokenGrant = { id: string; userId: string; role: Role; accountRole: Role; readOnly: boolean };
 
-/** Deletes the grants of tokens whose rows are gone. */
-export async function forgetApiTokenGrants(kv: KVNamespace, tokenHashes: string[]) {
-  await Promise.all(tokenHashes.map((hash) => kv.delete(grantKey(hash))));
-}
-
-/** What a request reads to call with a token (KV, under the token's hash): its own role, not the account's. */
-export type ApiTokenGrant = { id: string; userId: string; role: Role; readOnly: boolean };
-
-const grantKey = (tokenHash: string) => `api-token:${tokenHash}`;
+const grants = isolateCache<string, ApiTokenGrant>('api-token-grants');
 
 /**
- * The token's grant, or null for a token that does not exist or was revoked. A token made before
- * grants were kept in KV has none there: its row is read instead, and no grant is written for it,
- * so no write can bring back a token that is being revoked at that moment.
+ * The token's grant, or null for a token that does not exist; `inactive` when its account is
+ * deactivated. Read from D1 on the token's first call in this isolate, remembered after.
  */
-export async function findApiTokenGrant(kv: KVNamespace, db: DB, bearer: string): Promise<ApiTokenGrant | null> {
+export async function findApiTokenGrant(db: DB, bearer: string, now = Date.now()): Promise<ApiTokenGrant | 'inactive' | null> {
   const tokenHash = await sha256Hex(bearer);
-  const grant = await kv.get<ApiTokenGrant>(grantKey(tokenHash), 'json');
-  if (grant) return grant;
+  const known = grants.get(tokenHash, now);
+  if (known) return known;
   const row = await db
-    .select({ id: apiTokens.id, userId: apiTokens.userId, role: apiTokens.role, readOnly: apiTokens.readOnly })
+    .select({
+      id: apiTokens.id,
+      userId: apiTokens.userId,
+      role: apiTokens.role,
+      readOnly: apiTokens.readOnly,
+      accountRole: users.role,
+      active: users.isActive,
+      current: sql<number>`${apiTokens.credentialEpoch} = ${users.credentialEpoch}`,
+    })
     .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(eq(apiTokens.tokenHash, tokenHash))
     .get();
-  return row ?? null;
+  if (!row || !row.current) return null;
+  if (!row.active) return 'inactive';
+  const grant: ApiTokenGrant = { id: row.id, userId: row.userId, role: row.role, accountRole: row.accountRole, readOnly: row.readOnly };
+  return grants.set(tokenHash, grant, now);
 }
 
 /** When this isolate last recorded each token's use: lastUsed is written at most every few minutes. */
@@ -149,16 +135,4 @@ export function touchApiToken(db: DB, grant: ApiTokenGrant, now = Date.now()): P
     .set({ lastUsedAt: new Date(now) })
     .where(and(eq(apiTokens.id, grant.id), sql`(${apiTokens.lastUsedAt} IS NULL OR ${apiTokens.lastUsedAt} < ${staleBefore.getTime()})`))
     .run();
-}
-
-/**
- * What a token may reach. Account security (password, two-factor, sessions, Google, API tokens
- * themselves, signing in and out) needs the person, not a script: under /api/users a token reaches
- * only the profile, the stats and the customer's own keys; /api/auth not at all.
- */
-const TOKEN_USER_PATHS = /^\/api\/users\/(profile|stats|my-keys)(\/|$)/;
-export function apiTokenMayCall(path: string): boolean {
-  if (path.startsWith('/api/auth/') || path === '/api/auth') return false;
-  if (path.startsWith('/api/users/') || path === '/api/users') return TOKEN_USER_PATHS.test(path);
-  return true;
 }

@@ -9,7 +9,7 @@ import { newId, randomToken, sha256Hex } from '../lib/ids';
 import { sendMail } from '../lib/mail';
 import { hashPassword } from '../lib/password';
 import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
-import { deleteAllApiTokens, forgetApiTokenGrants } from './api-tokens';
+import { setPasswordStatements } from './users';
 import { findUserByEmail } from './users';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -58,10 +58,10 @@ export async function sendPasswordReset(env: ResetEnv, db: DB, email: string, ap
  * Sets a new password with a reset token. The password change and the spending of the token are
  * one batch (one transaction): the UPDATE of the password only applies while the token is unused
  * and unexpired, and the next statement spends it with every other open link of the account, so
- * of two concurrent resets with one token exactly one succeeds. Every API token of the account
- * ends in the same batch (the caller ends the sessions). Returns the account id.
+ * of two concurrent resets with one token exactly one succeeds. Every session and API token of the
+ * account ends in the same batch (setPasswordStatements). Returns the account id.
  */
-export async function resetPassword(db: DB, kv: KVNamespace, token: string, password: string, now = Date.now()): Promise<string> {
+export async function resetPassword(db: DB, token: string, password: string, now = Date.now()): Promise<string> {
   const hash = await sha256Hex(token);
   const row = await db.select().from(passwordResetTokens).where(eq(passwordResetTokens.tokenHash, hash)).get();
   if (!row || row.usedAt || row.expiresAt.getTime() <= now) throw resetLinkInvalid();
@@ -71,23 +71,15 @@ export async function resetPassword(db: DB, kv: KVNamespace, token: string, pass
   const passwordHash = await hashPassword(password);
   const at = new Date(now);
   const tokenStillGood = sql`EXISTS (SELECT 1 FROM ${passwordResetTokens} WHERE ${passwordResetTokens.id} = ${row.id} AND ${passwordResetTokens.usedAt} IS NULL AND ${passwordResetTokens.expiresAt} > ${now})`;
-  const [, revoked, spent] = await db.batch([
-    db
-      .update(users)
-      .set({ passwordHash, passwordChangedAt: at })
-      .where(and(eq(users.id, row.userId), tokenStillGood)),
-    // Whoever held the old password may have made API tokens with it: they end with it.
-    deleteAllApiTokens(db, row.userId, tokenStillGood),
+  const results = await db.batch([
+    ...setPasswordStatements(db, row.userId, passwordHash, at, {}, tokenStillGood),
     db
       .update(passwordResetTokens)
       .set({ usedAt: at })
       .where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, at)))
       .returning({ id: passwordResetTokens.id }),
   ]);
-  await forgetApiTokenGrants(
-    kv,
-    revoked.map((r) => r.tokenHash),
-  );
+  const spent = results[results.length - 1] as { id: string }[];
   if (!spent.some((t) => t.id === row.id)) throw resetLinkInvalid();
   return row.userId;
 }

@@ -4,7 +4,7 @@ import type { DB } from '../db/client';
 import { AppError } from '../lib/errors';
 import type { Actor } from '../db/schema';
 import { clearSettingsCache, getSettings, saveSettings } from '../lib/settings';
-import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
+import { DEFAULT_SETTINGS, settingsSchema, type Settings } from '../schemas/settings';
 import { recordAudit } from './audit';
 
 type SettingsContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
@@ -19,32 +19,25 @@ function changedFields(before: Settings, after: Settings) {
 }
 
 /**
- * Replaces the whole document. KV and D1 cannot share a transaction: the document is stored
- * first, then the audit row, so the log never records a change that did not happen.
+ * Stores a new document. KV and D1 cannot share a transaction: the audit row goes first, in the
+ * request's guarded batch (db/session.ts), and the document is stored only when it committed, so a
+ * change by an owner demoted a moment ago leaves nothing behind, and the log never misses a change.
+ * Should the KV write then fail, the log records a change that did not happen, which the next save
+ * shows (its diff starts from what KV holds).
  */
-export async function replaceSettings(ctx: SettingsContext, next: Settings): Promise<Settings> {
+async function storeSettings(ctx: SettingsContext, action: 'settings.update' | 'settings.reset', next: Settings): Promise<Settings> {
   // The stored document, not this isolate's few-seconds-old copy, for an exact audit diff.
   clearSettingsCache();
   const before = await getSettings(ctx.kv);
-  const saved = await saveSettings(ctx.kv, next);
-  await recordAudit(
-    ctx.db,
-    ctx.actor,
-    'settings.update',
-    { type: 'settings', id: null },
-    { changes: changedFields(before, saved) },
-    ctx.ip,
-  );
-  return saved;
+  const value = settingsSchema.parse(next);
+  await recordAudit(ctx.db, ctx.actor, action, { type: 'settings', id: null }, { changes: changedFields(before, value) }, ctx.ip);
+  return saveSettings(ctx.kv, value);
 }
 
-export async function resetSettings(ctx: SettingsContext): Promise<Settings> {
-  clearSettingsCache();
-  const before = await getSettings(ctx.kv);
-  const saved = await saveSettings(ctx.kv, DEFAULT_SETTINGS);
-  await recordAudit(ctx.db, ctx.actor, 'settings.reset', { type: 'settings', id: null }, { changes: changedFields(before, saved) }, ctx.ip);
-  return saved;
-}
+/** Replaces the whole document. */
+export const replaceSettings = (ctx: SettingsContext, next: Settings) => storeSettings(ctx, 'settings.update', next);
+
+export const resetSettings = (ctx: SettingsContext) => storeSettings(ctx, 'settings.reset', DEFAULT_SETTINGS);
 
 /**
  * `maxActivationsPerKey` bounds every product's `maxActivations`. Product create

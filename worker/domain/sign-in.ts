@@ -1,11 +1,11 @@
 // The last step of every way in (password, two-factor, Google): a session, lastLogin, the log.
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
-import { securityLog, users } from '../db/schema';
+import { securityLog, sessions, users } from '../db/schema';
 import type { Env } from '../env';
-import { AppError } from '../lib/errors';
-import { saveAccountState } from '../lib/account-state';
-import { createSession, type SessionOrigin } from '../lib/sessions';
+import { AppError, underMaintenance } from '../lib/errors';
+import { getSettings } from '../lib/settings';
+import { openSessionStatement, sessionToken, type SessionOrigin } from '../lib/sessions';
 import type { User } from '../schemas/entities';
 import { securityEventRow } from './security-log';
 import { createChallenge } from './two-factor';
@@ -15,18 +15,28 @@ export type SignInAnswer = { token: string; user: User } | { requires2FA: true; 
 
 export const accountDisabled = () => new AppError('ACCOUNT_DISABLED', 'This account has been deactivated. Please contact support.');
 
-export async function openSession(env: Pick<Env, 'KV' | 'JWT_SECRET'>, db: DB, user: UserRow, origin: SessionOrigin, rememberMe: boolean) {
-  // The account's state goes to KV beside the session, so the session's first call reads no D1.
-  const [{ token }] = await Promise.all([
-    createSession(env, user.id, origin, rememberMe),
-    saveAccountState(env.KV, user.id, { role: user.role, active: user.isActive }),
-  ]);
-  const lastLogin = new Date();
-  await db.batch([
+/**
+ * Opens a session, records the sign-in and, in maintenance, lets only owners in: one batch, so a
+ * sign-in refused for maintenance, or one the account changed under, leaves no session behind.
+ */
+export async function openSession(
+  env: Pick<Env, 'KV' | 'JWT_SECRET'>,
+  db: DB,
+  user: UserRow,
+  origin: SessionOrigin,
+  rememberMe: boolean,
+  event: 'login' | 'register' = 'login',
+) {
+  if (user.role !== 'owner' && (await getSettings(env.KV)).maintenanceMode) throw underMaintenance();
+  const now = Date.now();
+  const lastLogin = new Date(now);
+  const [[session]] = await db.batch([
+    openSessionStatement(db, user, origin, rememberMe, now),
     db.update(users).set({ lastLogin }).where(eq(users.id, user.id)),
-    db.insert(securityLog).values(securityEventRow(user.id, 'login', origin)),
+    db.insert(securityLog).values(securityEventRow(user.id, event, origin)),
   ]);
-  return { token, user: toUserJson({ ...user, lastLogin }) };
+  if (!session) throw new AppError('UNAUTHORIZED', 'Your account changed while signing in. Please sign in again.');
+  return { token: await sessionToken(env.JWT_SECRET, session, user.role), user: toUserJson({ ...user, lastLogin }) };
 }
 
 /** After the first factor: a session, or, with two-factor on, a challenge for the code step. */
@@ -40,4 +50,37 @@ export async function afterFirstFactor(
   if (!user.isActive) throw accountDisabled();
   if (user.twoFactorEnabled) return { requires2FA: true, challenge: await createChallenge(env.JWT_SECRET, user.id, rememberMe) };
   return openSession(env, db, user, origin, rememberMe);
+}
+
+/**
+ * Ends one of the account's sessions and logs it, in one batch: the entry is written only if the
+ * session was there to end, and ending the caller's own session cannot refuse its own log entry.
+ * Whether there was one.
+ */
+export async function endSessionLogged(
+  db: DB,
+  userId: string,
+  sessionId: string,
+  event: 'logout' | 'session_terminated',
+  origin: SessionOrigin,
+): Promise<boolean> {
+  const row = securityEventRow(userId, event, origin);
+  const mine = and(eq(sessions.id, sessionId), eq(sessions.userId, userId));
+  const [, ended] = await db.batch([
+    db.insert(securityLog).select(
+      db
+        .select({
+          id: sql`${row.id}`.as('id'),
+          userId: sessions.userId,
+          event: sql`${row.event}`.as('event'),
+          ipAddress: sql`${row.ipAddress}`.as('ip_address'),
+          userAgent: sql`${row.userAgent}`.as('user_agent'),
+          createdAt: sql`${row.createdAt.getTime()}`.as('created_at'),
+        })
+        .from(sessions)
+        .where(mine),
+    ),
+    db.delete(sessions).where(mine).returning({ id: sessions.id }),
+  ]);
+  return ended.length > 0;
 }

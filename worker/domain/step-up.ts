@@ -6,7 +6,7 @@ import type { DB } from '../db/client';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { verifyPassword } from '../lib/password';
-import type { SessionRecord } from '../lib/sessions';
+import type { CallerSession } from '../context';
 import { STEP_UP_RECENT_MS, type StepUpProof } from '../schemas/security';
 import { passwordAttempt, refund, secondFactorAttempt } from './throttle';
 import { spendTwoFactorCode } from './two-factor';
@@ -42,7 +42,7 @@ export async function confirmStepUp(
   env: Pick<Env, 'TOTP_ENCRYPTION_KEY'>,
   db: DB,
   user: UserRow,
-  session: Pick<SessionRecord, 'createdAt'>,
+  session: CallerSession,
   proof: StepUpProof,
   ipAddress: string | null,
   now = Date.now(),

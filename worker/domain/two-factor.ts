@@ -11,6 +11,7 @@ import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { randomToken } from '../lib/ids';
 import { timingSafeEqual } from '../lib/password';
+import { endCredentialsStatements } from '../lib/sessions';
 import { openSecret, sealSecret } from '../lib/secret-box';
 import { TWO_FACTOR_DIGITS } from '../schemas/security';
 import type { UserRow } from './users';
@@ -65,7 +66,18 @@ export async function beginTwoFactorSetup(
 }
 
 /** Turns two-factor on when the code comes from the pending secret. */
-export async function enableTwoFactor(env: Pick<Env, 'TOTP_ENCRYPTION_KEY'>, db: DB, user: UserRow, code: string, now = Date.now()) {
+/**
+ * Turns two-factor on with a first code. Every other session and the API tokens of the account end
+ * in the same batch (they got in without the second factor); the session that turned it on stays.
+ */
+export async function enableTwoFactor(
+  env: Pick<Env, 'TOTP_ENCRYPTION_KEY'>,
+  db: DB,
+  user: UserRow,
+  code: string,
+  keepSessionId: string,
+  now = Date.now(),
+) {
   if (user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is already enabled');
   const pending = user.twoFactorPendingSecret;
   if (!pending) throw new AppError('VALIDATION_ERROR', 'Start the two-factor setup first');
@@ -73,11 +85,14 @@ export async function enableTwoFactor(env: Pick<Env, 'TOTP_ENCRYPTION_KEY'>, db:
   const step = matchingStep(key, code, now, user.twoFactorLastStep);
   if (step === null) throw new AppError('VALIDATION_ERROR', 'Invalid verification code. Check your authenticator app and try again.');
   // Guarded on the same pending secret and an unused step: a concurrent setup or replay changes nothing.
-  const enabled = await db
-    .update(users)
-    .set({ twoFactorEnabled: true, twoFactorSecret: pending, twoFactorPendingSecret: null, twoFactorLastStep: step })
-    .where(and(eq(users.id, user.id), eq(users.twoFactorPendingSecret, pending), eq(users.twoFactorEnabled, false), stepIsNew(step)))
-    .returning({ id: users.id });
+  const [enabled] = await db.batch([
+    db
+      .update(users)
+      .set({ twoFactorEnabled: true, twoFactorSecret: pending, twoFactorPendingSecret: null, twoFactorLastStep: step })
+      .where(and(eq(users.id, user.id), eq(users.twoFactorPendingSecret, pending), eq(users.twoFactorEnabled, false), stepIsNew(step)))
+      .returning({ id: users.id }),
+    ...endCredentialsStatements(db, user.id, { sessionId: keepSessionId }, eq(users.twoFactorSecret, pending)),
+  ]);
   if (enabled.length === 0) throw new AppError('CONFLICT', 'This code was already used. Wait for the next code and try again.');
 }
 
@@ -109,13 +124,18 @@ export async function spendTwoFactorCode(
 }
 
 /** Turns two-factor off and forgets the secret and the recovery tokens, in one batch. */
-export async function disableTwoFactor(db: DB, userId: string) {
+/**
+ * Turns two-factor off. A session that got in with the second factor must not outlive it
+ * elsewhere: every other session and the API tokens end in the same batch; this session stays.
+ */
+export async function disableTwoFactor(db: DB, userId: string, keepSessionId: string) {
   await db.batch([
     db
       .update(users)
       .set({ twoFactorEnabled: false, twoFactorSecret: null, twoFactorPendingSecret: null, twoFactorLastStep: null })
       .where(eq(users.id, userId)),
     db.delete(recoveryTokens).where(eq(recoveryTokens.userId, userId)),
+    ...endCredentialsStatements(db, userId, { sessionId: keepSessionId }),
   ]);
 }
 

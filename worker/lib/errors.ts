@@ -87,5 +87,9 @@ function appErrorIn(err: unknown): AppError | null {
 
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to do this') => new AppError('FORBIDDEN', message);
+export const MAINTENANCE_MESSAGE = 'KeyPanel is under maintenance. Please try again later.';
+/** Maintenance mode ("blocks all user access"): anyone but an owner is told so; licensed apps keep being served. */
+export const underMaintenance = () => new AppError('MAINTENANCE', MAINTENANCE_MESSAGE);
+
 export const registrationClosed = () =>
   new AppError('REGISTRATION_DISABLED', 'Registration is currently closed. Please contact the administrator.');

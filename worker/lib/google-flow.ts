@@ -19,12 +19,11 @@ import { recordSecurityEvent } from '../domain/security-log';
 import { afterFirstFactor } from '../domain/sign-in';
 import { findUserById } from '../domain/users';
 import { appUrl } from './app-url';
-import { AppError, registrationClosed, type ErrorCode } from './errors';
+import { AppError, registrationClosed, underMaintenance, type ErrorCode } from './errors';
 import { timingSafeEqual } from './password';
 import { requestOrigin } from './request';
-import { findSession } from './sessions';
+import { idleLimitMs, isSessionLive } from './sessions';
 import { getSettings } from './settings';
-import { underMaintenance } from '../middleware/maintenance';
 
 const FLOW_COOKIE = 'kp_google_flow';
 const RESULT_COOKIE = 'kp_google_result';
@@ -102,12 +101,12 @@ export async function finishGoogleFlow(c: Context<AppEnv>): Promise<GoogleOutcom
     const profile = googleProfile(tokens, c.env.GOOGLE_CLIENT_ID!);
     const origin = requestOrigin(c);
     const db = c.var.db;
-    // While in maintenance only owners are served (middleware/maintenance.ts lets this flow through).
+    // While in maintenance only owners are served (this flow's steps are declared served in maintenance).
     const { registrationEnabled, maintenanceMode } = await getSettings(c.env.KV);
 
     if (flow.intent === 'connect') {
       // The session that asked must still be live: a terminated session cannot finish connecting.
-      if (!flow.userId || !flow.sessionId || !(await findSession(c.env.KV, flow.userId, flow.sessionId))) {
+      if (!flow.userId || !flow.sessionId || !(await isSessionLive(db, flow.userId, flow.sessionId, await idleLimitMs(c.env.KV)))) {
         throw refused('Your session has ended. Please sign in and connect Google again.');
       }
       // Started before maintenance began: it finishes for an owner only.

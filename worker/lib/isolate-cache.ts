@@ -36,7 +36,18 @@ export const ISOLATE_CACHES = {
     holds: 'session JWTs whose signature was verified, with their claims, by token (lib/sessions.ts)',
     max: 10_000,
     invalidation:
-      'each entry lives until its token expires; only the signature is remembered (the session record is read from KV on every call); a new JWT_SECRET misses',
+      'each entry lives until its token expires; only the signature is remembered (every round trip checks the session row in D1); a new JWT_SECRET misses',
+  },
+  'session-last-touched': {
+    holds: "when this isolate last wrote a session's lastActive, by session id (lib/sessions.ts)",
+    ttlMs: 5 * MINUTE,
+    max: 10_000,
+    invalidation: 'an entry only delays the next touch; the UPDATE itself skips a row touched within the interval by another isolate',
+  },
+  'openapi-document': {
+    holds: 'the OpenAPI document generated from the app, by app (routes/openapi.ts)',
+    max: 2,
+    invalidation: 'the routes are fixed for the life of the code: a deployment is a new isolate',
   },
   'jwt-secret-keys': {
     holds: 'the HMAC key imported from JWT_SECRET, by secret (lib/sessions.ts)',
@@ -67,6 +78,12 @@ export const ISOLATE_CACHES = {
     holds: 'the SQL text of each compiled statement, by builder and shape (db/compiled.ts)',
     max: 1_000,
     invalidation: 'none needed: the text follows from the code',
+  },
+  'api-token-grants': {
+    holds: 'what an API token grants (account, roles, read-only), by the token hash (domain/api-tokens.ts)',
+    ttlMs: MINUTE,
+    max: 10_000,
+    invalidation: 'every round trip of the call checks the token row and the account in D1, so a stale entry is refused there; the TTL bounds the memory',
   },
   'api-token-last-touched': {
     holds: "when this isolate last wrote each API token's lastUsedAt, by token id (domain/api-tokens.ts)",

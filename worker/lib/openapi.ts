@@ -4,6 +4,7 @@
 // D1 bookmark header every /api call takes and gives, Retry-After on 429, X-Signature on licensing.
 import { describeRoute, resolver, type GenerateSpecOptions, type ResponsesWithResolver } from 'hono-openapi';
 import { z, type ZodType } from 'zod';
+import type { Role } from '../db/schema';
 import { codeToStatus, type ErrorCode } from './errors';
 
 export const errorBodySchema = z
@@ -44,30 +45,49 @@ export const BOOKMARK_HEADER_DOC = {
 };
 
 export const SECURITY_SCHEMES = {
-  session: { type: 'http', scheme: 'bearer', description: 'A session token from POST /api/auth/login.' },
+  session: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "A session token from POST /api/auth/login. An operation's scope names the least role it needs.",
+  },
   apiToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API token (`kp_...`) from POST /api/users/api-tokens; read-only tokens may only GET.',
+    description:
+      "An API token (`kp_...`) from POST /api/users/api-tokens. The scopes name the least role it needs, and `write` where a read-only token is refused. Operations that need proof (`x-keypanel.proof`) take no token.",
   },
 } as const;
 
-/**
- * Who may call: `public` (no one signed in), `session` (a signed-in session only: account
- * security, API tokens), or a role a session or API token must have at least.
- */
-export type Access = 'public' | 'session' | 'user' | 'reseller' | 'owner';
+/** Who may call an operation: anyone (`public`), or a signed-in caller with at least this role. */
+export type Access = 'public' | Role;
 
 type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 501 | 502 | 503;
 
 /** `schema` for a JSON answer; `mediaType` alone for one that is not JSON (an HTML page). */
 type Responses = Record<number, { description: string; schema?: ZodType; mediaType?: string }>;
 
+/**
+ * One operation's declaration: what the document says of it, and who may call it and how, which
+ * the operation's middleware enforces (middleware/operation.ts) and the document states (security
+ * requirements with role names, and the `x-keypanel` extension).
+ */
 export type RouteDoc = {
   operationId: string;
   summary: string;
   tag: Tag;
   access: Access;
+  /** Whether API tokens may call it (signed-in operations; default true). Account security takes a session only. */
+  tokens?: boolean;
+  /**
+   * Whether it only reads (default: GET and HEAD do): a read-only API token may call it, and it runs
+   * on a D1 session that a replica may serve.
+   */
+  reads?: boolean;
+  /**
+   * Proof (step-up) beyond the session: `always`, checked before the handler runs; `conditional`,
+   * asked by the handler when the change grants power (a raised role, say). API tokens never give it.
+   */
+  proof?: 'always' | 'conditional';
   description?: string;
   /** The answers that are not errors: status -> what and its schema. */
   responses: Responses;
@@ -80,6 +100,24 @@ export type RouteDoc = {
   /** Served while maintenance mode is on (no 503). */
   servedInMaintenance?: boolean;
 };
+
+/** What the `x-keypanel` extension of an operation says: the declaration's policy, as the middleware reads it. */
+export type OperationPolicy = {
+  access: Access;
+  tokens: boolean;
+  /** Left out where the method decides (GET and HEAD read). */
+  reads?: boolean;
+  proof: 'always' | 'conditional' | null;
+  servedInMaintenance: boolean;
+};
+
+export const policyOf = (doc: RouteDoc): OperationPolicy => ({
+  access: doc.access,
+  tokens: doc.access !== 'public' && doc.proof !== 'always' && doc.tokens !== false,
+  ...(doc.reads === undefined ? {} : { reads: doc.reads }),
+  proof: doc.proof ?? null,
+  servedInMaintenance: Boolean(doc.servedInMaintenance || doc.signed),
+});
 
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: 'The input is not valid (VALIDATION_ERROR with `details.field`, INVALID_JSON)',
@@ -150,14 +188,41 @@ function errorsFor(doc: RouteDoc): ErrorStatus[] {
   // Every /api request goes through the body limit.
   statuses.add(413);
   if (doc.access !== 'public') [401, 403, 429].forEach((s) => statuses.add(s as ErrorStatus));
+  if (doc.proof) statuses.add(403);
   if (!doc.signed && !doc.servedInMaintenance) statuses.add(503);
   return [...statuses].sort((a, b) => a - b);
 }
 
-function security(access: Access): Record<string, string[]>[] {
-  if (access === 'public') return [];
-  if (access === 'session') return [{ session: [] }];
-  return [{ session: [] }, { apiToken: [] }];
+/** The methods that only read, unless an operation says otherwise. */
+export const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The security requirements of an operation, with role names as their scopes (OpenAPI 3.1 allows
+ * them for any scheme): a session with at least that role, or an API token with it, `write` where a
+ * read-only token is refused.
+ */
+export function securityOf(policy: OperationPolicy, method: string): Record<string, string[]>[] {
+  if (policy.access === 'public') return [];
+  const reads = policy.reads ?? READ_METHODS.has(method.toUpperCase());
+  const session = { session: [policy.access] };
+  return policy.tokens ? [session, { apiToken: reads ? [policy.access] : [policy.access, 'write'] }] : [session];
+}
+
+/**
+ * Fills in what an operation's method decides (whether it reads, and so its security) from its
+ * `x-keypanel` policy: the served document and docs/openapi.json both pass through here.
+ */
+export function finishDocument<D extends { paths?: Record<string, Record<string, unknown>> }>(document: D): D {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const op = operation as { 'x-keypanel'?: OperationPolicy; security?: unknown };
+      const policy = op['x-keypanel'];
+      if (!policy) continue;
+      op['x-keypanel'] = { ...policy, reads: policy.reads ?? READ_METHODS.has(method.toUpperCase()) };
+      op.security = securityOf(policy, method);
+    }
+  }
+  return document;
 }
 
 /** The describeRoute middleware for one route; see RouteDoc. */
@@ -185,9 +250,10 @@ export function documented(doc: RouteDoc) {
     summary: doc.summary,
     description: doc.description,
     tags: [doc.tag],
-    security: security(doc.access),
     parameters,
     responses: responses as never,
+    // The declaration's policy, for the document's reader and finishDocument below.
+    ...({ 'x-keypanel': policyOf(doc) } as object),
   });
 }
 
@@ -211,18 +277,20 @@ export const OPENAPI_OPTIONS = {
   excludeStaticFile: false,
 } satisfies Partial<GenerateSpecOptions>;
 
-type Answer = ZodType | { description: string; schema?: ZodType };
+type Answer = ZodType | { description: string; schema?: ZodType; mediaType?: string };
 const DEFAULT_DESCRIPTION: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 302: 'Redirect' };
-type DocOptions = Partial<Pick<RouteDoc, 'tag' | 'access' | 'description' | 'errors' | 'idempotent' | 'signed' | 'servedInMaintenance'>>;
+type DocOptions = Partial<Omit<RouteDoc, 'operationId' | 'summary' | 'responses'>>;
+
+/** A route file's defaults: its tag and usual access. */
+export type RouteDefaults = { tag: Tag; access: Access; tokens?: boolean };
 
 /**
- * A route file's describer, bound to its tag and usual access, so each route's description is one
- * line: `doc('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] })`.
+ * A declaration in one line, from the route file's defaults:
+ * `('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] })`.
  */
-export const routeDocs =
-  (defaults: { tag: Tag; access: Access }) =>
-  (operationId: string, summary: string, answers: Record<number, Answer>, options: DocOptions = {}) =>
-    documented({
+export const declaration =
+  (defaults: RouteDefaults) =>
+  (operationId: string, summary: string, answers: Record<number, Answer>, options: DocOptions = {}): RouteDoc => ({
       ...defaults,
       ...options,
       operationId,
@@ -233,4 +301,4 @@ export const routeDocs =
           answer instanceof z.ZodType ? { description: DEFAULT_DESCRIPTION[Number(status)] ?? 'OK', schema: answer } : answer,
         ]),
       ),
-    });
+  });

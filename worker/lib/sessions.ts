@@ -1,41 +1,31 @@
-// Sessions: a short JWT (HS256, algorithm pinned) names a session record kept in KV with a TTL.
-// The record is checked on every request, so deleting it (logout, terminate, password change,
-// deactivation, deletion) ends the session at once in this location; other Cloudflare
-// locations see the deletion within about a minute (KV is eventually consistent).
+// Sessions: a short JWT (HS256, algorithm pinned) names a session row in D1. The token carries who
+// the session is for and the role it was opened with, so a request knows its caller without any
+// I/O; the row is the authority, checked by every round trip the request makes (db/session.ts).
+// Deleting the row, or moving the account's credential epoch on, ends the session for the next
+// request everywhere: there is no eventually consistent copy to wait for.
+import { and, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { DB } from '../db/client';
+import { apiTokens, ROLES, sessions, users, type Role } from '../db/schema';
 import { randomToken } from './ids';
 import { isolateCache } from './isolate-cache';
 import { getSettings } from './settings';
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 export const REMEMBER_ME_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-/** `lastActive` is rewritten at most this often, so KV writes stay rare. */
+/** `lastActive` is rewritten at most this often, so touches stay rare. */
 export const LAST_ACTIVE_WRITE_MS = 5 * 60 * 1000;
-const KV_MIN_TTL_S = 60;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The owner's idle limit (settings, `sessionIdleDays`) in milliseconds. */
 export const idleLimitMs = async (kv: KVNamespace, now = Date.now()) => (await getSettings(kv, now)).sessionIdleDays * DAY_MS;
 
-/**
- * A session unused for longer than the idle limit is over, whatever its lifetime. `lastActive` is
- * written at most every LAST_ACTIVE_WRITE_MS, so the limit holds to within that.
- */
-export const isIdle = (session: Pick<SessionRecord, 'lastActive'>, idleMs: number, now: number) => now - session.lastActive > idleMs;
+export type SessionRecord = typeof sessions.$inferSelect;
+export type SessionOrigin = { ipAddress: string | null; userAgent: string | null; location: string | null };
 
-export type SessionRecord = {
-  id: string;
-  userId: string;
-  createdAt: number;
-  expiresAt: number;
-  lastActive: number;
-  ipAddress: string | null;
-  userAgent: string | null;
-  location: string | null;
-};
+/** What a verified session token says: the account, its role when the session opened, the session, when. */
+export type SessionClaims = { userId: string; role: Role; sessionId: string; issuedAt: number; expiresAt: number };
 
-/** Where a session's record lives in KV. */
-export const sessionKey = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
 /**
  * The HMAC key for JWT_SECRET, imported once per isolate: importing it for every request costs
  * more than the signature check itself.
@@ -48,137 +38,173 @@ function secretKey(secret: string): Promise<CryptoKey> {
   );
 }
 
-export type SessionOrigin = { ipAddress: string | null; userAgent: string | null; location: string | null };
-
+/**
+ * Opens a session for the account, under its current credential epoch and only while it still has
+ * `user.role` (the role the token will carry): null when the account changed under the sign-in.
+ */
 export async function createSession(
-  env: { KV: KVNamespace; JWT_SECRET: string },
-  userId: string,
+  db: DB,
+  secret: string,
+  user: { id: string; role: Role },
   origin: SessionOrigin,
   rememberMe = false,
   now = Date.now(),
-): Promise<{ token: string; session: SessionRecord }> {
+): Promise<{ token: string; session: SessionRecord } | null> {
+  const [session] = await db.batch([openSessionStatement(db, user, origin, rememberMe, now)]);
+  return session[0] ? { token: await sessionToken(secret, session[0], user.role), session: session[0] } : null;
+}
+
+/** The statement that opens a session (see createSession), for a sign-in's own batch. */
+export function openSessionStatement(db: DB, user: { id: string; role: Role }, origin: SessionOrigin, rememberMe: boolean, now: number) {
   const ttl = rememberMe ? REMEMBER_ME_TTL_MS : SESSION_TTL_MS;
-  const session: SessionRecord = {
-    id: randomToken(18),
-    userId,
-    createdAt: now,
-    expiresAt: now + ttl,
-    lastActive: now,
-    ipAddress: origin.ipAddress,
-    userAgent: origin.userAgent?.slice(0, 400) ?? null,
-    location: origin.location,
-  };
-  await putSession(env.KV, session, now);
-  const token = await new SignJWT({ sid: session.id })
+  const id = randomToken(18);
+  const userAgent = origin.userAgent?.slice(0, 400) ?? null;
+  return db
+    .insert(sessions)
+    .select(
+      db
+        .select({
+          id: sql`${id}`.as('id'),
+          userId: users.id,
+          credentialEpoch: users.credentialEpoch,
+          createdAt: sql`${now}`.as('created_at'),
+          expiresAt: sql`${now + ttl}`.as('expires_at'),
+          lastActive: sql`${now}`.as('last_active'),
+          ipAddress: sql`${origin.ipAddress}`.as('ip_address'),
+          userAgent: sql`${userAgent}`.as('user_agent'),
+          location: sql`${origin.location}`.as('location'),
+        })
+        .from(users)
+        .where(and(eq(users.id, user.id), eq(users.role, user.role), eq(users.isActive, true))),
+    )
+    .returning();
+}
+
+/** The JWT for a session row just opened. */
+export async function sessionToken(secret: string, session: SessionRecord, role: Role): Promise<string> {
+  return new SignJWT({ sid: session.id, role })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(userId)
-    .setIssuedAt(Math.floor(now / 1000))
-    .setExpirationTime(Math.floor(session.expiresAt / 1000))
-    .sign(await secretKey(env.JWT_SECRET));
-  return { token, session };
+    .setSubject(session.userId)
+    .setIssuedAt(Math.floor(session.createdAt.getTime() / 1000))
+    .setExpirationTime(Math.floor(session.expiresAt.getTime() / 1000))
+    .sign(await secretKey(secret));
 }
-
-async function putSession(kv: KVNamespace, session: SessionRecord, now: number) {
-  const ttlSeconds = Math.max(KV_MIN_TTL_S, Math.ceil((session.expiresAt - now) / 1000));
-  await kv.put(sessionKey(session.userId, session.id), JSON.stringify(session), {
-    expirationTtl: ttlSeconds,
-    // Listing a user's sessions reads the metadata only, not every value.
-    metadata: { lastActive: session.lastActive, createdAt: session.createdAt },
-  });
-}
-
-type TokenClaims = { sub: string; sid: string; exp: number };
 
 /**
  * Tokens this isolate has verified, with their claims: a signature checked once stays good until the
  * token expires, so a client's later calls skip parsing and HMAC (most of the token's cost). Only the
- * signature is remembered: the session record is still read from KV on every call.
+ * signature is remembered: the session row is checked by every round trip.
  */
-const verifiedTokens = isolateCache<string, { secret: string; claims: TokenClaims }>('verified-session-tokens');
+const verifiedTokens = isolateCache<string, { secret: string; claims: SessionClaims }>('verified-session-tokens');
 
-async function verifiedClaims(secret: string, token: string, now: number): Promise<TokenClaims | null> {
+/** The token's claims when its signature holds and it has not expired; null for anything wrong. */
+export async function verifySessionToken(secret: string, token: string, now = Date.now()): Promise<SessionClaims | null> {
   const known = verifiedTokens.get(token, now);
-  if (known?.secret === secret) return known.claims;
-  let claims: { sub?: string; sid?: unknown; exp?: number };
+  if (known?.secret === secret) return known.claims.expiresAt > now ? known.claims : null;
+  let payload: { sub?: unknown; sid?: unknown; role?: unknown; iat?: unknown; exp?: unknown };
   try {
-    ({ payload: claims } = await jwtVerify(token, await secretKey(secret), { algorithms: ['HS256'], currentDate: new Date(now) }));
+    ({ payload } = await jwtVerify(token, await secretKey(secret), { algorithms: ['HS256'], currentDate: new Date(now) }));
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;
     throw err;
   }
-  if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null;
-  const good: TokenClaims = { sub: claims.sub, sid: claims.sid, exp: claims.exp };
+  const { sub, sid, role, iat, exp } = payload;
+  if (typeof sub !== 'string' || typeof sid !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return null;
+  // A token from before sessions named their role is refused: its session is not in D1 either.
+  if (!ROLES.includes(role as Role)) return null;
+  const claims: SessionClaims = { userId: sub, role: role as Role, sessionId: sid, issuedAt: iat * 1000, expiresAt: exp * 1000 };
   // Kept until the token expires: past that it is refused without a second look.
-  verifiedTokens.set(token, { secret, claims: good }, now, good.exp * 1000 - now);
-  return good;
+  verifiedTokens.set(token, { secret, claims }, now, claims.expiresAt - now);
+  return claims;
+}
+
+/** A session is live while it has not expired and has been used within the idle limit. */
+const live = (idleMs: number, now: number) => and(gt(sessions.expiresAt, new Date(now)), gt(sessions.lastActive, new Date(now - idleMs)));
+
+/** The account's live sessions under its current credential epoch, most recently active first. */
+export function listSessions(db: DB, userId: string, idleMs: number, now = Date.now()): Promise<SessionRecord[]> {
+  return db
+    .select({ session: sessions })
+    .from(sessions)
+    .innerJoin(users, and(eq(users.id, sessions.userId), eq(users.credentialEpoch, sessions.credentialEpoch)))
+    .where(and(eq(sessions.userId, userId), live(idleMs, now)))
+    .orderBy(desc(sessions.lastActive))
+    .all()
+    .then((rows) => rows.map((r) => r.session));
+}
+
+/** Whether the account's session is live (a Google connect started from it may finish). */
+export async function isSessionLive(db: DB, userId: string, sessionId: string, idleMs: number, now = Date.now()): Promise<boolean> {
+  const row = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .innerJoin(users, and(eq(users.id, sessions.userId), eq(users.credentialEpoch, sessions.credentialEpoch), eq(users.isActive, true)))
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), live(idleMs, now)))
+    .get();
+  return row !== undefined;
+}
+
+/** Ends one of the account's sessions; whether there was one to end. */
+export async function endSession(db: DB, userId: string, sessionId: string): Promise<boolean> {
+  const ended = await db
+    .delete(sessions)
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
+    .returning({ id: sessions.id });
+  return ended.length > 0;
 }
 
 /**
- * The account a session token was issued to, when its signature holds and it has not expired: known
- * before the session record is read, so the account's state can be read beside it.
+ * The statements that end every session and API token of the account, for the batch of the change
+ * that ends them (a reset, a password or two-factor change, a role change, a deactivation): the
+ * epoch moves on, the session to keep (the caller's own, say) and the tokens to keep move with it,
+ * and the rows of what ended go.
  */
-export async function tokenAccount(env: { JWT_SECRET: string }, token: string, now = Date.now()): Promise<string | null> {
-  return (await verifiedClaims(env.JWT_SECRET, token, now))?.sub ?? null;
+export function endCredentialsStatements(
+  db: DB,
+  userId: string,
+  keep: { sessionId?: string; apiTokens?: boolean } = {},
+  /** Further condition on the account row, for a change that may not happen (a refused demotion). */
+  when?: SQL,
+) {
+  const epoch = sql`(SELECT ${users.credentialEpoch} FROM ${users} WHERE ${users.id} = ${userId})`;
+  const ended = <T extends typeof sessions | typeof apiTokens>(table: T) =>
+    and(eq(table.userId, userId), sql`${table.credentialEpoch} <> ${epoch}`);
+  return [
+    db
+      .update(users)
+      .set({ credentialEpoch: sql`${users.credentialEpoch} + 1` })
+      .where(and(eq(users.id, userId), when)),
+    db
+      .update(sessions)
+      .set({ credentialEpoch: epoch })
+      .where(and(eq(sessions.id, keep.sessionId ?? ''), eq(sessions.userId, userId))),
+    db.delete(sessions).where(ended(sessions)),
+    keep.apiTokens
+      ? db.update(apiTokens).set({ credentialEpoch: epoch }).where(eq(apiTokens.userId, userId))
+      : db.delete(apiTokens).where(ended(apiTokens)),
+  ] as const;
 }
 
-/** Verifies the token and finds its live session; null for anything wrong, whatever it is. */
-export async function readSession(
-  env: { KV: KVNamespace; JWT_SECRET: string },
-  token: string,
-  now = Date.now(),
-): Promise<SessionRecord | null> {
-  const claims = await verifiedClaims(env.JWT_SECRET, token, now);
-  if (!claims) return null;
-  const [session, idleMs] = await Promise.all([
-    env.KV.get<SessionRecord>(sessionKey(claims.sub, claims.sid), 'json'),
-    idleLimitMs(env.KV, now),
-  ]);
-  if (!session || session.expiresAt <= now || session.userId !== claims.sub) return null;
-  if (isIdle(session, idleMs, now)) {
-    await endSession(env.KV, session.userId, session.id);
-    return null;
-  }
-  return session;
-}
+/** When this isolate last wrote each session's lastActive: written at most every LAST_ACTIVE_WRITE_MS. */
+const lastTouched = isolateCache<string, number>('session-last-touched');
 
-/** Records activity, writing to KV at most every LAST_ACTIVE_WRITE_MS: the write, or undefined when none is due. */
-export function touchSession(kv: KVNamespace, session: SessionRecord, now = Date.now()): Promise<void> | undefined {
-  if (now - session.lastActive < LAST_ACTIVE_WRITE_MS) return undefined;
-  return putSession(kv, { ...session, lastActive: now }, now);
-}
-
-/** The live session record with this id, or null (ended or expired). */
-export async function findSession(kv: KVNamespace, userId: string, sessionId: string, now = Date.now()): Promise<SessionRecord | null> {
-  const [session, idleMs] = await Promise.all([kv.get<SessionRecord>(sessionKey(userId, sessionId), 'json'), idleLimitMs(kv, now)]);
-  return session && session.expiresAt > now && !isIdle(session, idleMs, now) ? session : null;
-}
-
-export async function endSession(kv: KVNamespace, userId: string, sessionId: string) {
-  await kv.delete(sessionKey(userId, sessionId));
-}
-
-/** The KV keys of every session record of a user, live or not. */
-async function sessionKeys(kv: KVNamespace, userId: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await kv.list({ prefix: `session:${userId}:`, cursor });
-    keys.push(...page.keys.map((k) => k.name));
-    cursor = page.list_complete ? undefined : page.cursor;
-  } while (cursor);
-  return keys;
-}
-
-export async function listSessions(kv: KVNamespace, userId: string): Promise<SessionRecord[]> {
-  const keys = await sessionKeys(kv, userId);
-  const [records, idleMs] = await Promise.all([Promise.all(keys.map((k) => kv.get<SessionRecord>(k, 'json'))), idleLimitMs(kv)]);
-  const now = Date.now();
-  return records.filter((r): r is SessionRecord => r !== null && r.expiresAt > now && !isIdle(r, idleMs, now));
-}
-
-/** Ends every session of a user (idle ones too), except `keepSessionId` when given. */
-export async function endAllSessions(kv: KVNamespace, userId: string, keepSessionId?: string) {
-  const keys = await sessionKeys(kv, userId);
-  const keep = keepSessionId === undefined ? null : sessionKey(userId, keepSessionId);
-  await Promise.all(keys.filter((k) => k !== keep).map((k) => kv.delete(k)));
+/**
+ * Records activity, at most every LAST_ACTIVE_WRITE_MS per session and isolate: the write, or
+ * undefined when none is due. Only a live session is touched, so a touch never revives one that
+ * went idle.
+ */
+export function touchSession(db: DB, sessionId: string, idleMs: number, now = Date.now()): Promise<unknown> | undefined {
+  if (lastTouched.get(sessionId, now) !== undefined) return undefined;
+  lastTouched.set(sessionId, now, now, LAST_ACTIVE_WRITE_MS);
+  return db
+    .update(sessions)
+    .set({ lastActive: new Date(now) })
+    .where(
+      and(
+        eq(sessions.id, sessionId),
+        live(idleMs, now),
+        sql`${sessions.lastActive} < ${now - LAST_ACTIVE_WRITE_MS}`,
+      ),
+    )
+    .run();
 }

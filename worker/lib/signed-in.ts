@@ -8,7 +8,7 @@ import { passwordAttempt, refund } from '../domain/throttle';
 import { findUserById, type UserRow } from '../domain/users';
 import { sessionOf } from '../middleware/auth';
 import type { StepUpProof } from '../schemas/security';
-import { notFound } from './errors';
+import { forbidden, notFound } from './errors';
 import { verifyPassword } from './password';
 import { clientIp, requestOrigin } from './request';
 
@@ -35,6 +35,17 @@ export async function confirmPassword(
 /** Step-up for a sensitive action (domain/step-up.ts): 403 REAUTH_REQUIRED before anything changes. */
 export const stepUp = (c: Context<SignedInEnv>, user: UserRow, proof: StepUpProof) =>
   confirmStepUp(c.env, c.var.db, user, sessionOf(c.var.caller), proof, requestOrigin(c).ipAddress);
+
+/**
+ * Step-up for an operation whose declaration says proof is `conditional`, when this call's change
+ * grants power: a person signed in, with proof; never an API token (403, nothing changed).
+ */
+export async function proveCaller(c: Context<SignedInEnv>, proof: StepUpProof, what: string) {
+  if (c.var.caller.via !== 'session') {
+    throw forbidden(`API tokens cannot ${what}: it needs proof of who you are. Sign in to KeyPanel to do this.`);
+  }
+  await stepUp(c, await currentUser(c), proof);
+}
 
 /** Who acts on license keys, for domain/admin-keys.ts and domain/key-generation.ts. */
 export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });

@@ -1,6 +1,7 @@
 // zod at the edge of the API: a failed parse becomes the one error envelope, never a 500. The
 // validators come from hono-openapi, so the schema that checks an input also documents it.
-import type { ValidationTargets } from 'hono';
+import type { Context, ValidationTargets } from 'hono';
+import type { AppEnv } from '../context';
 import { validator } from 'hono-openapi';
 import type { ZodType } from 'zod';
 import { AppError } from './errors';
@@ -25,11 +26,13 @@ function validate<T extends ZodType, Target extends keyof ValidationTargets>(tar
   return validator(
     target,
     schema,
-    (result) => {
+    async (result, c: Context<AppEnv>) => {
       if (!result.success) {
         const issues = result.error;
         throw new AppError('VALIDATION_ERROR', firstIssueMessage(issues), { details: { field: fieldOf(issues[0]) } });
       }
+      // An operation declared to need proof checks it from the valid body, before its handler.
+      if (target === 'json') await c.var.proof?.(result.data);
     },
     { options: DOCUMENT_OPTIONS },
   );

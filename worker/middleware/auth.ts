@@ -1,17 +1,17 @@
-// Who is calling: one middleware for every signed-in route. It reads the caller from KV only (the
-// session record or the API token's grant, and the account's state), never from D1, so a page read is
-// its own one D1 round trip. For a write, it puts the caller's guard on the request's D1 session
-// (db/session.ts): the write's own batch then re-checks, on D1's primary, that the account is active
-// with the role the route needs, and commits nothing otherwise.
+// Who is calling, for a signed-in operation (middleware/operation.ts). Read from the bearer token
+// alone: a session JWT names its account, role and session; an API token's grant is remembered by
+// the isolate after its first call. Nothing is read from KV. Whether the session or token is still
+// live, and the account still active with that role, is checked by D1 in every round trip the
+// request makes (db/session.ts), so it costs the request no round trip of its own.
 import type { Context } from 'hono';
-import { createMiddleware } from 'hono/factory';
-import type { AppEnv, Caller, SignedInEnv } from '../context';
+import type { AppEnv, Caller } from '../context';
+import { createDb } from '../db/client';
 import { isAtLeast, lowerRole, type Role } from '../db/schema';
-import { apiTokenMayCall, findApiTokenGrant, mayHoldApiTokens, touchApiToken } from '../domain/api-tokens';
-import { readAccountState } from '../lib/account-state';
+import { accountDeactivated, apiTokenEnded, bindingOf, sessionEnded, type CallerCheck } from '../db/session';
+import { findApiTokenGrant, mayHoldApiTokens, touchApiToken } from '../domain/api-tokens';
 import { AppError, forbidden } from '../lib/errors';
 import { inBackground } from '../lib/request';
-import { readSession, tokenAccount, touchSession } from '../lib/sessions';
+import { idleLimitMs, touchSession, verifySessionToken } from '../lib/sessions';
 import { isApiTokenValue } from '../schemas/api-tokens';
 
 export function bearerToken(header: string | undefined): string | null {
@@ -19,31 +19,21 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1] : null;
 }
 
-const sessionExpired = () => new AppError('UNAUTHORIZED', 'Your session has expired. Please sign in again.');
-const deactivated = () => new AppError('UNAUTHORIZED', 'This account has been deactivated');
+/** What an operation asks of its caller (its declaration, lib/openapi.ts). */
+export type CallerNeeds = { minimum: Role; tokens: boolean; reads: boolean };
+
+export const SESSION_ONLY_MESSAGE = 'API tokens cannot manage account security. Sign in to KeyPanel to do this.';
 
 /**
- * Lets the route run for a signed-in caller with at least `role` (any role when left out) and gives
- * it `c.var.caller`. 401 without a live session or a valid API token, 403 for a role too low, 429
- * past the per-minute call limit (the CALL_LIMITER binding).
+ * The caller behind the request's bearer token, checked against what the operation needs: 401
+ * without a session or token that could be live, 403 for a token where the operation takes none, a
+ * read-only token on a write, or a role too low, 429 past the per-minute call limit. From here on,
+ * every D1 round trip of the request checks the caller.
  */
-export function requireAuth(options: { role?: Role } = {}) {
-  const minimum = options.role ?? 'user';
-  return createMiddleware<SignedInEnv>(async (c, next) => {
-    // Several sub-apps share /api/users and /api/admin: the first one's check identified the caller.
-    const caller = c.var.caller ?? (await identify(c));
-    c.set('caller', caller);
-    if (!isAtLeast(caller.role, minimum)) throw forbidden();
-    c.var.d1.guard(caller.id, minimum);
-    await next();
-  });
-}
-
-/** The caller behind the request's bearer token; throws 401 (or 403, 429) when there is none to serve. */
-export async function identify<E extends AppEnv>(c: Context<E>): Promise<Caller> {
-  const token = bearerToken(c.req.header('authorization'));
-  if (!token) throw new AppError('UNAUTHORIZED', 'Please sign in to continue');
-  const caller = isApiTokenValue(token) ? await callerByApiToken(c, token) : await callerBySession(c, token);
+export async function identify(c: Context<AppEnv>, needs: CallerNeeds, now = Date.now()): Promise<Caller> {
+  const bearer = bearerToken(c.req.header('authorization'));
+  if (!bearer) throw new AppError('UNAUTHORIZED', 'Please sign in to continue');
+  const [caller, check] = isApiTokenValue(bearer) ? await byApiToken(c, bearer, needs, now) : await bySession(c, bearer, now);
   const { success } = await c.env.CALL_LIMITER.limit({
     key: caller.via === 'session' ? `session:${caller.session.id}` : `token:${caller.apiToken.id}`,
   });
@@ -51,45 +41,59 @@ export async function identify<E extends AppEnv>(c: Context<E>): Promise<Caller>
     throw new AppError(
       'RATE_LIMITED',
       `Too many requests ${caller.via === 'session' ? 'from this session' : 'with this API token'}. Please try again in a minute.`,
-      {
-        headers: { 'Retry-After': '60' },
-        details: { retryAfter: 60 },
-      },
+      { headers: { 'Retry-After': '60' }, details: { retryAfter: 60 } },
     );
   }
+  if (!isAtLeast(caller.role, needs.minimum)) throw forbidden();
+  c.var.d1.checkCaller(check);
+  c.set('caller', caller);
   return caller;
 }
 
-async function callerBySession<E extends AppEnv>(c: Context<E>, token: string): Promise<Caller> {
-  const userId = await tokenAccount(c.env, token);
-  if (!userId) throw sessionExpired();
-  // Side by side: the session record names the same account as its token (readSession checks).
-  const [session, account] = await Promise.all([readSession(c.env, token), readAccountState(c.env.KV, c.var.db, userId)]);
-  if (!session || !account) throw sessionExpired();
-  if (!account.active) throw deactivated();
-  await inBackground(c, touchSession(c.env.KV, session));
-  return { id: session.userId, role: account.role, via: 'session', session };
+/** Touches write outside the request's own D1 session, after the answer. */
+const backgroundDb = (c: Context<AppEnv>) => createDb(bindingOf(c.env.DB));
+
+async function bySession(c: Context<AppEnv>, token: string, now: number): Promise<[Caller, CallerCheck]> {
+  const claims = await verifySessionToken(c.env.JWT_SECRET, token, now);
+  if (!claims) throw sessionEnded();
+  const idleMs = await idleLimitMs(c.env.KV, now);
+  await inBackground(c, touchSession(backgroundDb(c), claims.sessionId, idleMs, now));
+  return [
+    { id: claims.userId, role: claims.role, via: 'session', session: { id: claims.sessionId, createdAt: claims.issuedAt } },
+    {
+      kind: 'session',
+      credentialId: claims.sessionId,
+      userId: claims.userId,
+      role: claims.role,
+      idleMs,
+      now,
+    },
+  ];
 }
 
-/**
- * The API-token path: the lower of the token's role and the account's, read-only tokens limited to
- * GET, and no access to account security.
- */
-async function callerByApiToken<E extends AppEnv>(c: Context<E>, token: string): Promise<Caller> {
-  const grant = await findApiTokenGrant(c.env.KV, c.var.db, token);
-  if (!grant) throw new AppError('UNAUTHORIZED', 'This API token is not valid or has been revoked');
-  const account = await readAccountState(c.env.KV, c.var.db, grant.userId);
-  if (!account) throw new AppError('UNAUTHORIZED', 'This API token is not valid or has been revoked');
-  if (!account.active) throw deactivated();
-  if (!mayHoldApiTokens(account.role)) throw forbidden('API tokens are available to owners and resellers only');
-  if (!apiTokenMayCall(c.req.path)) throw forbidden('API tokens cannot manage account security. Sign in to KeyPanel to do this.');
-  if (grant.readOnly && c.req.method !== 'GET' && c.req.method !== 'HEAD') throw forbidden('This API token is read-only');
-  await inBackground(c, touchApiToken(c.var.db, grant));
-  return { id: grant.userId, role: lowerRole(grant.role, account.role), via: 'apiToken', apiToken: grant };
+/** The API-token path: the lower of the token's role and the account's, read-only tokens limited to reads. */
+async function byApiToken(c: Context<AppEnv>, token: string, needs: CallerNeeds, now: number): Promise<[Caller, CallerCheck]> {
+  const grant = await findApiTokenGrant(c.var.db, token, now);
+  if (!grant) throw apiTokenEnded();
+  if (grant === 'inactive') throw accountDeactivated();
+  if (!mayHoldApiTokens(grant.accountRole)) throw forbidden('API tokens are available to owners and resellers only');
+  if (!needs.tokens) throw forbidden(SESSION_ONLY_MESSAGE);
+  if (grant.readOnly && !needs.reads) throw forbidden('This API token is read-only');
+  await inBackground(c, touchApiToken(backgroundDb(c), grant, now));
+  return [
+    { id: grant.userId, role: lowerRole(grant.role, grant.accountRole), via: 'apiToken', apiToken: grant },
+    { kind: 'apiToken', credentialId: grant.id, userId: grant.userId, role: grant.accountRole, idleMs: 0, now },
+  ];
 }
 
-/** The session of a caller on a route that only a signed-in person reaches (account security). */
+/** The caller of a signed-in operation declared on a route that also serves guests (its sub-app is not SignedInEnv). */
+export function signedInCaller(c: Context<AppEnv>): Caller {
+  if (!c.var.caller) throw new AppError('UNAUTHORIZED', 'Please sign in to continue');
+  return c.var.caller;
+}
+
+/** The session of a caller on an operation that only a signed-in person reaches (account security). */
 export function sessionOf(caller: Caller) {
-  if (caller.via !== 'session') throw forbidden('API tokens cannot manage account security. Sign in to KeyPanel to do this.');
+  if (caller.via !== 'session') throw forbidden(SESSION_ONLY_MESSAGE);
   return caller.session;
 }

@@ -6,21 +6,19 @@ import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyAct
 import { jsonText } from '../lib/request';
 import { keyAdmin } from '../lib/signed-in';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../schemas/entities';
 import { adminKeysResponseSchema, bulkDeleteResponseSchema, keyChangeResponseSchema } from '../schemas/entities';
-import { routeDocs, successMessageSchema } from '../lib/openapi';
+import { successMessageSchema } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Admin', access: 'owner' });
+const op = routeOperations({ tag: 'Admin', access: 'owner' });
 
-const owner = requireAuth({ role: 'owner' });
 
 export const adminKeysRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth({ role: 'reseller' }))
   .get(
     '/',
-    doc(
+    op(
       'listAdminKeys',
       'License keys, paged (a reseller sees the keys they made)',
       { 200: adminKeysResponseSchema },
@@ -32,8 +30,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   // Before '/:id', so 'bulk' is never read as a key id.
   .delete(
     '/bulk',
-    doc('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400, 404] }),
-    owner,
+    op('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400, 404] }),
     jsonBody(bulkDeleteSchema),
     async (c) => {
       const { keyIds, reason } = c.req.valid('json');
@@ -49,8 +46,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id',
-    doc('deleteKey', 'Delete a license key', { 200: successMessageSchema }, { errors: [400, 404] }),
-    owner,
+    op('deleteKey', 'Delete a license key', { 200: successMessageSchema }, { errors: [400, 404] }),
     pathParams(keyIdParam),
     async (c) => {
       await deleteKey(keyAdmin(c), c.req.valid('param').id);
@@ -59,8 +55,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id/activations/:activationId',
-    doc('removeKeyActivation', 'Remove a device from a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
-    owner,
+    op('removeKeyActivation', 'Remove a device from a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
     pathParams(activationParams),
     async (c) => {
       const { id, activationId } = c.req.valid('param');
@@ -74,8 +69,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id/held-slots/:slotId',
-    doc('releaseHeldSlot', 'Release a held device slot at once', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
-    owner,
+    op('releaseHeldSlot', 'Release a held device slot at once', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
     pathParams(heldSlotParams),
     async (c) => {
       const { id, slotId } = c.req.valid('param');

@@ -3,17 +3,15 @@ import { Hono } from 'hono';
 import type { SignedInEnv } from '../context';
 import { listPayments } from '../domain/payments';
 import { queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import { adminPaymentsQuery, paymentsResponseSchema } from '../schemas/payments';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Admin', access: 'owner' });
+const op = routeOperations({ tag: 'Admin', access: 'owner' });
 
 export const adminPaymentsRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth({ role: 'owner' }))
   .get(
     '/',
-    doc('listPayments', 'Every card top-up, paged and filtered', { 200: paymentsResponseSchema }, { errors: [400] }),
+    op('listPayments', 'Every card top-up, paged and filtered', { 200: paymentsResponseSchema }, { errors: [400] }),
     queryParams(adminPaymentsQuery),
     async (c) => c.json(await listPayments(c.var.db, c.req.valid('query')), 200),
   );

@@ -1,31 +1,39 @@
 // /api/admin/users: the owner's user management; resellers may list users to pick a customer.
 import { Hono, type Context } from 'hono';
 import type { SignedInEnv } from '../context';
-import { addFunds, createUserAsAdmin, deleteUser, getUser, listUsers, updateUser, type AdminContext } from '../domain/admin-users';
+import {
+  addFunds,
+  createUserAsAdmin,
+  deleteUser,
+  getUser,
+  listUsers,
+  powerGranted,
+  tellOfPowerChange,
+  updateUser,
+  type AdminContext,
+} from '../domain/admin-users';
 import { toUserJson } from '../domain/users';
-import { clientIp } from '../lib/request';
+import { clientIp, inBackground } from '../lib/request';
+import { currentUser, proveCaller } from '../lib/signed-in';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
 import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/entities';
-import { routeDocs, successMessageSchema } from '../lib/openapi';
+import { successMessageSchema } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Admin', access: 'owner' });
+const op = routeOperations({ tag: 'Admin', access: 'owner' });
 
-const owner = requireAuth({ role: 'owner' });
 const admin = (c: Context<SignedInEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
 
 export const adminUsersRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth())
   .get(
     '/',
-    doc(
+    op(
       'listUsers',
       'Users, paged (a summary of each for a reseller)',
       { 200: adminUsersResponseSchema },
       { access: 'reseller', errors: [400] },
     ),
-    requireAuth({ role: 'reseller' }),
     queryParams(listUsersQuery),
     async (c) => {
       const view = c.var.caller.role === 'owner' ? 'full' : 'summary';
@@ -34,18 +42,20 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/',
-    doc('createUser', 'Create a user', { 201: adminUserResponseSchema }, { errors: [400, 409] }),
-    owner,
+    op('createUser', 'Create a user (step-up for a reseller or owner)', { 201: adminUserResponseSchema }, { proof: 'conditional', errors: [400, 409] }),
     jsonBody(createUserSchema),
     async (c) => {
-      const user = await createUserAsAdmin(admin(c), c.req.valid('json'));
+      const { currentPassword, code, ...input } = c.req.valid('json');
+      const granted = powerGranted(null, input);
+      if (granted) await proveCaller(c, { currentPassword, code }, `create a ${input.role}`);
+      const user = await createUserAsAdmin(admin(c), input);
+      if (granted) await inBackground(c, tellOfPowerChange(c.env, c.var.db, await currentUser(c), null, user));
       return c.json({ user: toUserJson(user), message: 'User created successfully' }, 201);
     },
   )
   .get(
     '/:id',
-    doc('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
-    owner,
+    op('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
     pathParams(userIdParam),
     async (c) => {
       const user = await getUser(c.var.db, c.req.valid('param').id);
@@ -54,19 +64,28 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/:id',
-    doc('updateUser', 'Change a user', { 200: adminUserResponseSchema }, { errors: [400, 404, 409] }),
-    owner,
+    op(
+      'updateUser',
+      'Change a user (step-up to raise a role or change the email)',
+      { 200: adminUserResponseSchema },
+      { proof: 'conditional', errors: [400, 404, 409] },
+    ),
     pathParams(userIdParam),
     jsonBody(updateUserSchema),
     async (c) => {
-      const user = await updateUser(admin(c), c.req.valid('param').id, c.req.valid('json'));
+      const { id } = c.req.valid('param');
+      const { currentPassword, code, ...input } = c.req.valid('json');
+      const before = await getUser(c.var.db, id);
+      const granted = powerGranted(before, input);
+      if (granted) await proveCaller(c, { currentPassword, code }, granted === 'role' ? 'raise a role' : "change an account's email");
+      const user = await updateUser(admin(c), id, input);
+      if (granted) await inBackground(c, tellOfPowerChange(c.env, c.var.db, await currentUser(c), before, user));
       return c.json({ user: toUserJson(user), message: 'User updated successfully' }, 200);
     },
   )
   .post(
     '/:id/balance',
-    doc('addFunds', 'Add USD balance or credits to a user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
-    owner,
+    op('addFunds', 'Add USD balance or credits to a user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
     pathParams(userIdParam),
     jsonBody(addFundsSchema),
     async (c) => {
@@ -78,8 +97,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id',
-    doc('deleteUser', 'Delete a user', { 200: successMessageSchema }, { errors: [400, 404, 409] }),
-    owner,
+    op('deleteUser', 'Delete a user', { 200: successMessageSchema }, { errors: [400, 404, 409] }),
     pathParams(userIdParam),
     async (c) => {
       await deleteUser(admin(c), c.req.valid('param').id);

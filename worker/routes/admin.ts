@@ -2,7 +2,7 @@
 // reseller's purchase for a customer or the owner's direct purchase, with what its screen shows.
 // Middleware is per route: this app is mounted at /api/admin, which the other admin apps share.
 import { Hono } from 'hono';
-import type { AppEnv } from '../context';
+import type { SignedInEnv } from '../context';
 import { adminStats } from '../domain/admin-stats';
 import { listAuditLog } from '../domain/audit';
 import { idempotencyClaim } from '../domain/idempotency';
@@ -11,33 +11,29 @@ import { PURCHASE_STATUS } from '../domain/purchase';
 import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from '../schemas/admin-keys';
 import { auditLogQuery } from '../schemas/audit';
 import type { PurchaseForUserResponse } from '../schemas/entities';
 import { adminStatsSchema, auditLogResponseSchema, purchaseForUserResponseSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Admin', access: 'reseller' });
+const op = routeOperations({ tag: 'Admin', access: 'reseller' });
 
-export const adminRoutes = new Hono<AppEnv>()
+export const adminRoutes = new Hono<SignedInEnv>()
   .get(
     '/stats',
-    doc('getAdminStats', "The Overview tab's figures (a reseller's are scoped to them)", { 200: adminStatsSchema }),
-    requireAuth({ role: 'reseller' }),
+    op('getAdminStats', "The Overview tab's figures (a reseller's are scoped to them)", { 200: adminStatsSchema }),
     async (c) => c.json(await adminStats(c.var.db, c.var.caller), 200),
   )
   .get(
     '/audit-log',
-    doc('getAuditLog', 'The audit log, paged and filtered', { 200: auditLogResponseSchema }, { access: 'owner', errors: [400] }),
-    requireAuth({ role: 'owner' }),
+    op('getAuditLog', 'The audit log, paged and filtered', { 200: auditLogResponseSchema }, { access: 'owner', errors: [400] }),
     queryParams(auditLogQuery),
     async (c) => c.json(await listAuditLog(c.var.db, c.req.valid('query')), 200),
   )
   .get(
     '/purchase-terms',
-    doc('getPurchaseTerms', 'What the purchase screen needs to show the price', { 200: purchaseTermsSchema }),
-    requireAuth({ role: 'reseller' }),
+    op('getPurchaseTerms', 'What the purchase screen needs to show the price', { 200: purchaseTermsSchema }),
     async (c) => {
       const { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases } = await getSettings(c.env.KV);
       const terms: PurchaseTerms = { defaultDailyDiscount, enableDirectPurchases, enableResellerPurchases };
@@ -46,13 +42,12 @@ export const adminRoutes = new Hono<AppEnv>()
   )
   .post(
     '/users/:userId/purchase/:productId',
-    doc(
+    op(
       'purchaseForUser',
       'Buy a key for a customer (reseller) or directly (owner)',
       { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseForUserResponseSchema } },
       { errors: [400, 402, 404, 409], idempotent: true },
     ),
-    requireAuth({ role: 'reseller' }),
     pathParams(purchaseForUserParams),
     jsonBody(purchaseForUserSchema),
     async (c) => {

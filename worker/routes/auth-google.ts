@@ -5,19 +5,19 @@ import type { AppEnv } from '../context';
 import { findUserById, toUserJson } from '../domain/users';
 import { AppError } from '../lib/errors';
 import { finishGoogleFlow, GOOGLE_RETURN_PAGE, leaveGoogleOutcome, refused, startGoogleFlow, takeGoogleOutcome } from '../lib/google-flow';
-import { readSession } from '../lib/sessions';
+import { verifySessionToken } from '../lib/sessions';
 import { queryParams } from '../lib/validate';
 import { limitPerIp } from '../middleware/throttle';
 import { googleCompletionSchema, googleUrlSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Google sign-in', access: 'public' });
+const op = routeOperations({ tag: 'Google sign-in', access: 'public' });
 
 export const authGoogleRoutes = new Hono<AppEnv>()
   // The original client navigates here: straight on to Google.
   .get(
     '/',
-    doc(
+    op(
       'googleStart',
       'Go to Google to sign in',
       { 302: { description: 'Redirect to Google' } },
@@ -29,7 +29,7 @@ export const authGoogleRoutes = new Hono<AppEnv>()
   // The app asks first, so it can show why when Google is not configured (501) before leaving.
   .get(
     '/url',
-    doc(
+    op(
       'googleSignInUrl',
       "The address of Google's sign-in page, for the app to go to",
       { 200: googleUrlSchema },
@@ -44,7 +44,7 @@ export const authGoogleRoutes = new Hono<AppEnv>()
   )
   .get(
     '/callback',
-    doc(
+    op(
       'googleCallback',
       'Where Google sends the browser back',
       { 302: { description: "Redirect to the app's /login/google page" } },
@@ -57,7 +57,7 @@ export const authGoogleRoutes = new Hono<AppEnv>()
   )
   .post(
     '/complete',
-    doc(
+    op(
       'googleComplete',
       'Collect the outcome of a Google sign-in or connect',
       { 200: googleCompletionSchema },
@@ -68,7 +68,7 @@ export const authGoogleRoutes = new Hono<AppEnv>()
       if (!outcome) throw new AppError('VALIDATION_ERROR', 'No Google sign-in is waiting here. Please start again.');
       switch (outcome.kind) {
         case 'session': {
-          const session = await readSession(c.env, outcome.token);
+          const session = await verifySessionToken(c.env.JWT_SECRET, outcome.token);
           const user = session ? await findUserById(c.var.db, session.userId) : undefined;
           if (!user) throw refused('Your Google sign-in expired. Please try again.');
           return c.json({ token: outcome.token, user: toUserJson(user) }, 200);

@@ -1,30 +1,28 @@
 // /api/auth: registering, signing in (with a second factor when it is on), password reset, signing out.
-import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
-import { users } from '../db/schema';
 import { resetPassword, sendPasswordReset } from '../domain/password-reset';
 import { spendRecoveryToken } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
-import { accountDisabled, afterFirstFactor, openSession } from '../domain/sign-in';
+import { accountDisabled, afterFirstFactor, endSessionLogged, openSession } from '../domain/sign-in';
 import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
 import { readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from '../domain/two-factor';
-import { createUser, findUserByEmail, findUserById, toUserJson } from '../domain/users';
+import { createUser, findUserByEmail, findUserById } from '../domain/users';
 import { appUrl } from '../lib/app-url';
 import { AppError, registrationClosed } from '../lib/errors';
 import { verifyPassword } from '../lib/password';
 import { inBackground, requestOrigin } from '../lib/request';
-import { createSession, endAllSessions, endSession } from '../lib/sessions';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { requireAuth, sessionOf } from '../middleware/auth';
+import { sessionOf, signedInCaller } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
 import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../schemas/entities';
-import { routeDocs, successMessageSchema } from '../lib/openapi';
+import { successMessageSchema } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Auth', access: 'public' });
+const op = routeOperations({ tag: 'Auth', access: 'public' });
 
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
@@ -34,7 +32,7 @@ const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was alrea
 export const authRoutes = new Hono<AppEnv>()
   .post(
     '/register',
-    doc(
+    op(
       'register',
       'Create an account and sign in',
       { 201: { description: 'Registered and signed in', schema: registerResponseSchema } },
@@ -47,19 +45,14 @@ export const authRoutes = new Hono<AppEnv>()
       if (!settings.registrationEnabled) throw registrationClosed();
       const { username, email, password } = c.req.valid('json');
       const origin = requestOrigin(c);
-      const user = await createUser(c.var.db, { username, email, password });
-      const { token } = await createSession(c.env, user.id, origin);
-      await c.var.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, user.id));
-      await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'register', origin));
-      return c.json(
-        { success: true, token, user: toUserJson({ ...user, lastLogin: new Date() }), message: 'Registration successful' },
-        201,
-      );
+      const created = await createUser(c.var.db, { username, email, password });
+      const { token, user } = await openSession(c.env, c.var.db, created, origin, false, 'register');
+      return c.json({ success: true, token, user, message: 'Registration successful' }, 201);
     },
   )
   .post(
     '/login',
-    doc(
+    op(
       'login',
       'Sign in with email and password',
       { 200: { description: 'A session, or a two-factor challenge', schema: loginResponseSchema } },
@@ -85,7 +78,7 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/login/2fa',
-    doc(
+    op(
       'loginTwoFactor',
       'Finish a sign-in with a two-factor code or a recovery token',
       { 200: { description: 'Signed in', schema: sessionAnswerSchema } },
@@ -128,7 +121,7 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/forgot-password',
-    doc(
+    op(
       'forgotPassword',
       'Send a password reset link',
       { 200: { description: 'The same answer whether or not the account exists', schema: successMessageSchema } },
@@ -155,7 +148,7 @@ export const authRoutes = new Hono<AppEnv>()
   )
   .post(
     '/reset-password',
-    doc(
+    op(
       'resetPassword',
       "Set a new password with a reset link's token",
       { 200: { description: 'Password reset; every session ended', schema: successMessageSchema } },
@@ -165,26 +158,24 @@ export const authRoutes = new Hono<AppEnv>()
     jsonBody(resetPasswordSchema),
     async (c) => {
       const { token, password } = c.req.valid('json');
-      const userId = await resetPassword(c.var.db, c.env.KV, token, password);
-      // Every session ends; two-factor stays on, so the next sign-in still asks for a code.
-      await endAllSessions(c.env.KV, userId);
+      // Every session and API token ends with the old password; two-factor stays on, so the next
+      // sign-in still asks for a code.
+      const userId = await resetPassword(c.var.db, token, password);
       await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
       return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
     },
   )
   .post(
     '/logout',
-    doc(
+    op(
       'logout',
       'Sign out of this session',
       { 200: { description: 'Signed out', schema: successMessageSchema } },
-      { access: 'session', servedInMaintenance: true },
+      { access: 'user', tokens: false, servedInMaintenance: true },
     ),
-    requireAuth(),
     async (c) => {
-      const { caller } = c.var;
-      await endSession(c.env.KV, caller.id, sessionOf(caller).id);
-      await inBackground(c, recordSecurityEvent(c.var.db, caller.id, 'logout', requestOrigin(c)));
+      const caller = signedInCaller(c);
+      await endSessionLogged(c.var.db, caller.id, sessionOf(caller).id, 'logout', requestOrigin(c));
       return c.json({ success: true, message: 'Logged out' }, 200);
     },
   );

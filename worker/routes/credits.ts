@@ -5,23 +5,21 @@ import { EXCHANGE_STATUS, exchangeUsdForCredits } from '../domain/exchange';
 import { idempotencyClaim } from '../domain/idempotency';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import type { ExchangeRateResponse } from '../schemas/entities';
 import { exchangeSchema } from '../schemas/exchange';
 import { exchangeRateResponseSchema, exchangeResponseSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Credits', access: 'user' });
+const op = routeOperations({ tag: 'Credits', access: 'user' });
 
 export const creditsRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth())
-  .get('/exchange-rate', doc('getExchangeRate', 'Credits per USD', { 200: exchangeRateResponseSchema }), async (c) => {
+  .get('/exchange-rate', op('getExchangeRate', 'Credits per USD', { 200: exchangeRateResponseSchema }), async (c) => {
     const { usdToCreditRate } = await getSettings(c.env.KV);
     return c.json({ rate: usdToCreditRate } satisfies ExchangeRateResponse, 200);
   })
   .post(
     '/exchange',
-    doc(
+    op(
       'exchangeCredits',
       'Exchange USD balance for credits',
       { 200: exchangeResponseSchema },

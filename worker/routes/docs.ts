@@ -4,8 +4,8 @@ import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { SCALAR_BUNDLE_PATH } from '../lib/api-reference-bundle';
-import { documented } from '../lib/openapi';
 import { apiDocsContentSecurityPolicy } from '../lib/security-headers';
+import { routeOperations } from '../middleware/operation';
 
 const reference = Scalar<AppEnv>({
   url: '/api/openapi.json',
@@ -21,14 +21,12 @@ const reference = Scalar<AppEnv>({
 
 export const docsRoutes = new Hono<AppEnv>().get(
   '/',
-  documented({
-    operationId: 'getApiReference',
-    summary: 'This reference, interactive (an HTML page)',
-    tag: 'Meta',
-    access: 'public',
-    responses: { 200: { description: 'The API reference page (Scalar), with "try it" against this origin', mediaType: 'text/html' } },
-    servedInMaintenance: true,
-  }),
+  routeOperations({ tag: 'Meta', access: 'public' })(
+    'getApiReference',
+    'This reference, interactive (an HTML page)',
+    { 200: { description: 'The API reference page (Scalar), with "try it" against this origin', mediaType: 'text/html' } },
+    { servedInMaintenance: true },
+  ),
   async (c, next) => {
     const page = (await reference(c, next)) as Response;
     const html = await page.text();

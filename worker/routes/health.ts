@@ -2,12 +2,12 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { healthSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Meta', access: 'public' });
+const op = routeOperations({ tag: 'Meta', access: 'public' });
 
 export const healthRoutes = new Hono<AppEnv>().get(
   '/',
-  doc('getHealth', 'Liveness check', { 200: healthSchema }, { servedInMaintenance: true }),
+  op('getHealth', 'Liveness check', { 200: healthSchema }, { servedInMaintenance: true }),
   (c) => c.json({ ok: true }, 200),
 );

@@ -8,20 +8,18 @@ import { PURCHASE_STATUS, purchaseKey } from '../domain/purchase';
 import { getSettings } from '../lib/settings';
 import { keyAdmin } from '../lib/signed-in';
 import { jsonBody, pathParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
 import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
 import { generateKeysResponseSchema, keyChangeResponseSchema, purchaseResponseSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Keys', access: 'owner' });
+const op = routeOperations({ tag: 'Keys', access: 'owner' });
 
 export const keysRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth())
   .post(
     '/purchase',
-    doc(
+    op(
       'purchaseKey',
       'Buy a license key with my credits',
       { 201: { description: 'Bought (or replayed, with Idempotent-Replayed: true)', schema: purchaseResponseSchema } },
@@ -47,8 +45,7 @@ export const keysRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/:id/revoke',
-    doc('revokeKey', 'Revoke a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404, 409] }),
-    requireAuth({ role: 'owner' }),
+    op('revokeKey', 'Revoke a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404, 409] }),
     pathParams(keyIdParam),
     jsonBody(revokeKeySchema),
     async (c) => {
@@ -62,13 +59,12 @@ export const keysRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/generate',
-    doc(
+    op(
       'generateKeys',
       'Generate license keys for a product',
       { 201: { description: 'Generated', schema: generateKeysResponseSchema } },
       { errors: [400, 404, 409] },
     ),
-    requireAuth({ role: 'owner' }),
     jsonBody(generateKeysSchema),
     async (c) => {
       const result = await generateKeys(keyAdmin(c), await getSettings(c.env.KV), c.req.valid('json'));

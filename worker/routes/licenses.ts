@@ -16,14 +16,14 @@ import {
   licenseAnswerSchema,
   licensingPublicKeySchema,
 } from '../schemas/licensing';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Licensing', access: 'public' });
+const op = routeOperations({ tag: 'Licensing', access: 'public' });
 
 export const licensesRoutes = new Hono<AppEnv>()
   .get(
     '/public-key',
-    doc(
+    op(
       'getLicensingPublicKey',
       'The public key that signs answers and offline tokens',
       { 200: licensingPublicKeySchema },
@@ -37,7 +37,7 @@ export const licensesRoutes = new Hono<AppEnv>()
   )
   .post(
     '/activate',
-    doc(
+    op(
       'activateLicense',
       'Activate a license key on a device',
       { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
@@ -53,11 +53,11 @@ export const licensesRoutes = new Hono<AppEnv>()
   )
   .post(
     '/validate',
-    doc(
+    op(
       'validateLicense',
       'Check a license key on a device',
       { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
-      { errors: [400, 429], signed: true },
+      { errors: [400, 429], signed: true, reads: true },
     ),
     jsonBody(validateLicenseSchema),
     async (c) => {
@@ -77,7 +77,7 @@ export const licensesRoutes = new Hono<AppEnv>()
   )
   .post(
     '/deactivate',
-    doc(
+    op(
       'deactivateLicense',
       'Remove a device from a license key',
       { 200: { description: 'The answer (see code)', schema: licenseAnswerSchema } },

@@ -2,12 +2,14 @@
 // zod schemas that validate them (lib/openapi.ts). Built from the app it is mounted on, so it
 // takes the app as an argument rather than importing it.
 import { Hono, type Env } from 'hono';
-import { openAPIRouteHandler } from 'hono-openapi';
+import { generateSpecs } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../context';
-import { routeDocs, OPENAPI_OPTIONS } from '../lib/openapi';
+import { isolateCache } from '../lib/isolate-cache';
+import { finishDocument, OPENAPI_OPTIONS } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Meta', access: 'public' });
+const op = routeOperations({ tag: 'Meta', access: 'public' });
 
 const openApiDocumentSchema = z
   .object({
@@ -18,15 +20,21 @@ const openApiDocumentSchema = z
   .loose()
   .meta({ id: 'OpenApiDocument' });
 
+const documents = isolateCache<Hono, Promise<unknown>>('openapi-document');
+
+/** The document of the app, as docs/openapi.json holds it (scripts/api-generate.ts makes that one the same way). */
+export const openApiDocument = <E extends Env>(api: Hono<E>) =>
+  documents.getOrSet(api as unknown as Hono, () => generateSpecs(api, OPENAPI_OPTIONS).then(finishDocument));
+
 export const openapiRoutes = <E extends Env>(api: Hono<E>) =>
   new Hono<AppEnv>().get(
     '/',
     // The reference page (/api/docs) reads it, and both are served in maintenance.
-    doc(
+    op(
       'getOpenApiDocument',
       'This document',
       { 200: { description: 'The OpenAPI 3.1 document', schema: openApiDocumentSchema } },
       { servedInMaintenance: true },
     ),
-    openAPIRouteHandler(api, OPENAPI_OPTIONS),
+    async (c) => c.json(await openApiDocument(api), 200),
   );

@@ -5,9 +5,9 @@ import { applyStripeEvent } from '../domain/stripe-events';
 import { AppError } from '../lib/errors';
 import { verifiedEvent } from '../lib/stripe';
 import { stripeWebhookAnswerSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Payments', access: 'public' });
+const op = routeOperations({ tag: 'Payments', access: 'public' });
 
 /**
  * POST /api/payments/stripe/webhook: no session (Stripe calls it), served during maintenance, and
@@ -16,7 +16,7 @@ const doc = routeDocs({ tag: 'Payments', access: 'public' });
  */
 export const paymentsStripeRoutes = new Hono<AppEnv>().post(
   '/webhook',
-  doc(
+  op(
     'stripeWebhook',
     "Stripe's webhook: credits paid top-ups",
     { 200: { description: 'Received (handled or not)', schema: stripeWebhookAnswerSchema } },

@@ -7,7 +7,6 @@ import { appUrl } from '../lib/app-url';
 import { getSettings } from '../lib/settings';
 import { stripeClient, stripeConfigured } from '../lib/stripe';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import {
   checkoutSchema,
   myPaymentsQuery,
@@ -18,18 +17,17 @@ import {
   paymentStatusResponseSchema,
   paymentsResponseSchema,
 } from '../schemas/payments';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Payments', access: 'user' });
+const op = routeOperations({ tag: 'Payments', access: 'user' });
 
 export const paymentsRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth())
-  .get('/options', doc('getPaymentOptions', 'Whether card top-ups are on, and their bounds', { 200: paymentOptionsSchema }), async (c) =>
+  .get('/options', op('getPaymentOptions', 'Whether card top-ups are on, and their bounds', { 200: paymentOptionsSchema }), async (c) =>
     c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200),
   )
   .post(
     '/checkout',
-    doc(
+    op(
       'startCheckout',
       'Start a Stripe Checkout for a top-up',
       { 201: checkoutResponseSchema },
@@ -50,13 +48,13 @@ export const paymentsRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/',
-    doc('listMyPayments', 'My card top-ups, paged', { 200: paymentsResponseSchema }, { errors: [400] }),
+    op('listMyPayments', 'My card top-ups, paged', { 200: paymentsResponseSchema }, { errors: [400] }),
     queryParams(myPaymentsQuery),
     async (c) => c.json(await listMyPayments(c.var.db, c.var.caller.id, c.req.valid('query')), 200),
   )
   .get(
     '/:id',
-    doc(
+    op(
       'getMyPayment',
       'One of my top-ups by its Checkout Session id, with my balance',
       { 200: paymentStatusResponseSchema },

@@ -7,21 +7,19 @@ import { assertWithinActivationLimit } from '../domain/settings';
 import { getSettings } from '../lib/settings';
 import { jsonBody, pathParams } from '../lib/validate';
 import { isAtLeast } from '../db/schema';
-import { requireAuth } from '../middleware/auth';
 import { idSchema } from '../schemas/keys';
 import { productInputSchema } from '../schemas/products';
 import { productListSchema, productRemovedSchema, productSchema } from '../schemas/entities';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Products', access: 'owner' });
+const op = routeOperations({ tag: 'Products', access: 'owner' });
 
 const productId = z.object({ id: idSchema('Product id') });
 
 export const productsRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth())
   .get(
     '/',
-    doc('listProducts', 'The catalogue (the owner sees inactive products too)', { 200: productListSchema }, { access: 'user' }),
+    op('listProducts', 'The catalogue (the owner sees inactive products too)', { 200: productListSchema }, { access: 'user' }),
     async (c) => {
       const rows = await listProducts(c.var.db, { includeInactive: isAtLeast(c.var.caller.role, 'owner') });
       return c.json(
@@ -32,8 +30,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/',
-    doc('createProduct', 'Add a product', { 201: productSchema }, { errors: [400, 409] }),
-    requireAuth({ role: 'owner' }),
+    op('createProduct', 'Add a product', { 201: productSchema }, { errors: [400, 409] }),
     jsonBody(productInputSchema),
     async (c) => {
       const input = c.req.valid('json');
@@ -44,8 +41,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   )
   .put(
     '/:id',
-    doc('updateProduct', 'Change a product', { 200: productSchema }, { errors: [400, 404, 409] }),
-    requireAuth({ role: 'owner' }),
+    op('updateProduct', 'Change a product', { 200: productSchema }, { errors: [400, 404, 409] }),
     pathParams(productId),
     jsonBody(productInputSchema),
     async (c) => {
@@ -57,8 +53,7 @@ export const productsRoutes = new Hono<SignedInEnv>()
   )
   .delete(
     '/:id',
-    doc('deleteProduct', 'Delete a product, or deactivate it when it has keys', { 200: productRemovedSchema }, { errors: [400, 404] }),
-    requireAuth({ role: 'owner' }),
+    op('deleteProduct', 'Delete a product, or deactivate it when it has keys', { 200: productRemovedSchema }, { errors: [400, 404] }),
     pathParams(productId),
     async (c) => {
       const outcome = await removeProduct(c.var.db, c.req.valid('param').id);

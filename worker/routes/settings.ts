@@ -5,33 +5,29 @@ import { replaceSettings, resetSettings } from '../domain/settings';
 import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import { publicSettings, settingsSchema, publicSettingsSchema } from '../schemas/settings';
-import { routeDocs } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Settings', access: 'owner' });
+const op = routeOperations({ tag: 'Settings', access: 'owner' });
 
-const owner = requireAuth({ role: 'owner' });
 const settingsContext = (c: Context<SignedInEnv>) => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
 
 export const settingsRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth())
   .get(
     '/public',
-    doc('getPublicSettings', 'What every signed-in app needs of the settings', { 200: publicSettingsSchema }, { access: 'user' }),
+    op('getPublicSettings', 'What every signed-in app needs of the settings', { 200: publicSettingsSchema }, { access: 'user' }),
     async (c) => c.json(publicSettings(await getSettings(c.env.KV)), 200),
   )
-  .get('/', owner, doc('getSettings', 'The whole settings document', { 200: settingsSchema }), async (c) =>
+  .get('/', op('getSettings', 'The whole settings document', { 200: settingsSchema }), async (c) =>
     c.json(await getSettings(c.env.KV), 200),
   )
   // The whole document, validated as a whole: a missing or unknown field is a 400.
   .put(
     '/',
-    owner,
-    doc('replaceSettings', 'Replace the whole settings document', { 200: settingsSchema }, { errors: [400] }),
+    op('replaceSettings', 'Replace the whole settings document', { 200: settingsSchema }, { errors: [400] }),
     jsonBody(settingsSchema),
     async (c) => c.json(await replaceSettings(settingsContext(c), c.req.valid('json')), 200),
   )
-  .post('/reset', owner, doc('resetSettings', 'Reset the settings to their defaults', { 200: settingsSchema }), async (c) =>
+  .post('/reset', op('resetSettings', 'Reset the settings to their defaults', { 200: settingsSchema }), async (c) =>
     c.json(await resetSettings(settingsContext(c)), 200),
   );

@@ -13,8 +13,8 @@ import {
   updateWebhookEndpoint,
 } from '../domain/webhook-endpoints';
 import { notFound } from '../lib/errors';
+import { proveCaller } from '../lib/signed-in';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
-import { requireAuth } from '../middleware/auth';
 import {
   createWebhookSchema,
   deliveriesQuery,
@@ -29,32 +29,33 @@ import {
   webhookEndpointSchema,
   webhookEndpointsResponseSchema,
 } from '../schemas/webhooks';
-import { routeDocs, successMessageSchema } from '../lib/openapi';
+import { successMessageSchema } from '../lib/openapi';
+import { routeOperations } from '../middleware/operation';
 
-const doc = routeDocs({ tag: 'Webhooks', access: 'owner' });
+const op = routeOperations({ tag: 'Webhooks', access: 'owner' });
 
 export const webhooksRoutes = new Hono<SignedInEnv>()
-  .use(requireAuth({ role: 'owner' }))
-  .get('/', doc('listWebhooks', 'Webhook endpoints with their health', { 200: webhookEndpointsResponseSchema }), async (c) =>
+  .get('/', op('listWebhooks', 'Webhook endpoints with their health', { 200: webhookEndpointsResponseSchema }), async (c) =>
     c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200),
   )
   .post(
     '/',
-    doc(
+    op(
       'createWebhook',
-      'Add an endpoint; its signing secret is shown once',
+      'Add an endpoint (step-up required); its signing secret is shown once',
       { 201: createdWebhookEndpointSchema },
-      { errors: [400, 409] },
+      { proof: 'always', errors: [400, 409] },
     ),
     jsonBody(createWebhookSchema),
     async (c) => {
-      const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, c.req.valid('json'));
+      const { url, events, description } = c.req.valid('json');
+      const created = await createWebhookEndpoint(c.var.db, c.env, c.var.caller.id, { url, events, description });
       return c.json({ ...created, message: 'Webhook endpoint created. Copy the signing secret now: it is shown only once.' }, 201);
     },
   )
   .post(
     '/deliveries/:id/redeliver',
-    doc(
+    op(
       'redeliverWebhook',
       'Send a delivery again',
       { 202: { description: 'Queued', schema: redeliveryResponseSchema } },
@@ -68,20 +69,32 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/:id',
-    doc('getWebhook', 'One endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
+    op('getWebhook', 'One endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     async (c) => c.json(await getWebhookEndpoint(c.var.db, c.req.valid('param').id), 200),
   )
   .patch(
     '/:id',
-    doc('updateWebhook', 'Change an endpoint', { 200: webhookEndpointSchema }, { errors: [400, 404] }),
+    op(
+      'updateWebhook',
+      'Change an endpoint (step-up to change its URL)',
+      { 200: webhookEndpointSchema },
+      { proof: 'conditional', errors: [400, 404] },
+    ),
     pathParams(webhookIdParam),
     jsonBody(updateWebhookSchema),
-    async (c) => c.json(await updateWebhookEndpoint(c.var.db, c.env, c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const { currentPassword, code, ...change } = c.req.valid('json');
+      if (change.url !== undefined && change.url !== (await getWebhookEndpoint(c.var.db, id)).url) {
+        await proveCaller(c, { currentPassword, code }, "change a webhook endpoint's URL");
+      }
+      return c.json(await updateWebhookEndpoint(c.var.db, c.env, id, change), 200);
+    },
   )
   .delete(
     '/:id',
-    doc('deleteWebhook', 'Delete an endpoint', { 200: successMessageSchema }, { errors: [400, 404] }),
+    op('deleteWebhook', 'Delete an endpoint', { 200: successMessageSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     async (c) => {
       if (!(await deleteWebhookEndpoint(c.var.db, c.req.valid('param').id))) throw notFound('Webhook endpoint');
@@ -90,7 +103,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/:id/rotate-secret',
-    doc('rotateWebhookSecret', 'Make a new signing secret; shown once', { 200: rotatedSecretSchema }, { errors: [400, 404] }),
+    op('rotateWebhookSecret', 'Make a new signing secret; shown once', { 200: rotatedSecretSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     async (c) => {
       const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
@@ -102,7 +115,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/:id/test',
-    doc(
+    op(
       'testWebhook',
       'Queue a test event to an endpoint',
       { 202: { description: 'Queued', schema: testEventResponseSchema } },
@@ -116,7 +129,7 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .get(
     '/:id/deliveries',
-    doc('listWebhookDeliveries', "An endpoint's deliveries, paged", { 200: webhookDeliveriesResponseSchema }, { errors: [400, 404] }),
+    op('listWebhookDeliveries', "An endpoint's deliveries, paged", { 200: webhookDeliveriesResponseSchema }, { errors: [400, 404] }),
     pathParams(webhookIdParam),
     queryParams(deliveriesQuery),
     async (c) => {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { emailSchema, usernameSchema } from './auth';
 import { newPasswordRule, PASSWORD_TOO_SHORT_MESSAGE, passwordNotPersonal } from './password-policy';
+import { stepUpFields } from './security';
 
 export const ROLES = ['user', 'reseller', 'owner'] as const;
 export const FUND_TYPES = ['balance', 'credits'] as const;
@@ -65,6 +66,8 @@ export const createUserSchema = z
     balance: usdAmount('Balance', 0).default(0),
     credits: creditAmount('Credits', 0).default(0),
     isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
+    // Proof, when the account created is a reseller or an owner (the operation's conditional step-up).
+    ...stepUpFields,
   })
   .superRefine(passwordNotPersonal);
 export type CreateUserInput = z.input<typeof createUserSchema>;
@@ -81,9 +84,11 @@ export const updateUserSchema = z
     balance: usdAmount('Balance', 0),
     credits: creditAmount('Credits', 0),
     isActive: z.boolean({ error: 'isActive must be true or false' }),
+    // Proof, when the change raises the role or changes the address (the operation's conditional step-up).
+    ...stepUpFields,
   })
   .partial()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Nothing to update' });
+  .refine((v) => Object.entries(v).some(([field, x]) => !(field in stepUpFields) && x !== undefined), { message: 'Nothing to update' });
 export type UpdateUserInput = z.input<typeof updateUserSchema>;
 
 /** POST /api/admin/users/{id}/balance: adds funds (USD at least 0.01 in steps of 0.01; credits whole, at least 1). */

@@ -434,7 +434,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The address to connect a Google account */
+        /** The address to connect a Google account (step-up required) */
         post: operations["connectGoogle"];
         delete?: never;
         options?: never;
@@ -762,7 +762,7 @@ export interface paths {
         /** Users, paged (a summary of each for a reseller) */
         get: operations["listUsers"];
         put?: never;
-        /** Create a user */
+        /** Create a user (step-up for a reseller or owner) */
         post: operations["createUser"];
         delete?: never;
         options?: never;
@@ -779,7 +779,7 @@ export interface paths {
         };
         /** One user */
         get: operations["getUser"];
-        /** Change a user */
+        /** Change a user (step-up to raise a role or change the email) */
         put: operations["updateUser"];
         post?: never;
         /** Delete a user */
@@ -1071,7 +1071,7 @@ export interface paths {
         /** Webhook endpoints with their health */
         get: operations["listWebhooks"];
         put?: never;
-        /** Add an endpoint; its signing secret is shown once */
+        /** Add an endpoint (step-up required); its signing secret is shown once */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -1111,7 +1111,7 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change an endpoint */
+        /** Change an endpoint (step-up to change its URL) */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -2808,7 +2808,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword?: string;
+                    code?: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -2820,6 +2827,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoogleUrl"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -3696,6 +3704,8 @@ export interface operations {
                     credits?: number;
                     /** @default true */
                     isActive?: boolean;
+                    currentPassword?: string;
+                    code?: string;
                 };
             };
         };
@@ -3774,6 +3784,8 @@ export interface operations {
                     balance?: number;
                     credits?: number;
                     isActive?: boolean;
+                    currentPassword?: string;
+                    code?: string;
                 };
             };
         };
@@ -4547,6 +4559,8 @@ export interface operations {
                     events: ("key.purchased" | "key.generated" | "key.revoked" | "key.deleted" | "key.expired" | "license.activated" | "license.deactivated" | "user.registered" | "balance.exchanged" | "balance.topped_up")[];
                     /** @default  */
                     description?: string;
+                    currentPassword?: string;
+                    code?: string;
                 };
             };
         };
@@ -4689,6 +4703,8 @@ export interface operations {
                     events?: ("key.purchased" | "key.generated" | "key.revoked" | "key.deleted" | "key.expired" | "license.activated" | "license.deactivated" | "user.registered" | "balance.exchanged" | "balance.topped_up")[];
                     description?: string;
                     enabled?: boolean;
+                    currentPassword?: string;
+                    code?: string;
                 };
             };
         };

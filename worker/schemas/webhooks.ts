@@ -1,6 +1,7 @@
 // Outbound webhooks (issue 22): the event types and the endpoint calls, one schema each, shared by
 // the API, the web app and the CLI.
 import { z } from 'zod';
+import { stepUpFields } from './security';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -59,13 +60,17 @@ const description = z
   .trim()
   .max(WEBHOOK_DESCRIPTION_MAX, `Description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
 
-export const createWebhookSchema = z.object({ url, events, description: description.default('') });
+// A new destination for every event needs proof beyond the session (the operations' step-up).
+export const createWebhookSchema = z.object({ url, events, description: description.default(''), ...stepUpFields });
 export type CreateWebhookInput = z.input<typeof createWebhookSchema>;
 
 export const updateWebhookSchema = z
-  .object({ url, events, description, enabled: z.boolean({ error: 'enabled must be true or false' }) })
+  .object({ url, events, description, enabled: z.boolean({ error: 'enabled must be true or false' }), ...stepUpFields })
   .partial()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'Nothing to change: give url, events, description or enabled');
+  .refine(
+    (v) => Object.entries(v).some(([field, x]) => !(field in stepUpFields) && x !== undefined),
+    'Nothing to change: give url, events, description or enabled',
+  );
 export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
 
 export const webhookIdParam = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'Webhook endpoint not found') });

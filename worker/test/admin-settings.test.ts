@@ -6,10 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { auditLog, users } from '../db/schema';
 import { activationLimitMessage, assertWithinActivationLimit } from '../domain/settings';
 import { AppError } from '../lib/errors';
-import { listSessions } from '../lib/sessions';
-import { MAINTENANCE_MESSAGE } from '../middleware/maintenance';
+import { MAINTENANCE_MESSAGE } from '../lib/errors';
 import { DEFAULT_SETTINGS } from '../schemas/settings';
-import { db, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
+import { db, liveSessions, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { sandbox } from './sandbox';
 
@@ -199,14 +198,14 @@ describe('maintenanceMode', () => {
     expect((await box.api('GET', '/api/users/profile', { token: ownerLogin.body.token })).status).toBe(200);
 
     const customer = await signedInUser('user');
-    const sessionsBefore = await listSessions(env.KV, customer.user.id);
+    const sessionsBefore = await liveSessions(customer.user.id);
     const wrong = await box.api('POST', '/api/auth/login', { body: { email: customer.email, password: 'wrong-password' } });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('INVALID_CREDENTIALS');
     const right = await box.api('POST', '/api/auth/login', { body: { email: customer.email, password: TEST_PASSWORD } });
     expect(right.status).toBe(503);
     expect(right.body).toEqual({ code: 'MAINTENANCE', message: MAINTENANCE_MESSAGE });
-    expect((await listSessions(env.KV, customer.user.id)).map((s) => s.id)).toEqual(sessionsBefore.map((s) => s.id));
+    expect((await liveSessions(customer.user.id)).map((s) => s.id)).toEqual(sessionsBefore.map((s) => s.id));
   });
 
   it('leaves the licensing API, the health check and signing out alone', async () => {

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { securityLog, users } from '../db/schema';
-import { readSession } from '../lib/sessions';
+import { verifySessionToken } from '../lib/sessions';
 import { TEST_PASSWORD, api, db, signedInUser, uniqueName, withSettings } from './helpers';
 
 const newAccount = () => {
@@ -203,9 +203,9 @@ describe('sessions and tokens', () => {
     const { token } = await signedInUser();
     const { exp } = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { exp: number };
     // Accepted, and so remembered as verified.
-    expect(await readSession(env, token)).not.toBeNull();
-    expect(await readSession(env, token, exp * 1000 - 1)).not.toBeNull();
-    expect(await readSession(env, token, exp * 1000)).toBeNull();
-    expect(await readSession({ ...env, JWT_SECRET: 'another-secret-that-is-long-enough-0123456789' }, token)).toBeNull();
+    expect(await verifySessionToken(env.JWT_SECRET, token)).not.toBeNull();
+    expect(await verifySessionToken(env.JWT_SECRET, token, exp * 1000 - 1)).not.toBeNull();
+    expect(await verifySessionToken(env.JWT_SECRET, token, exp * 1000)).toBeNull();
+    expect(await verifySessionToken('another-secret-that-is-long-enough-0123456789', token)).toBeNull();
   });
 });

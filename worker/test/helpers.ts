@@ -7,6 +7,7 @@ import type { Role } from '../db/schema';
 import { createUser } from '../domain/users';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
 import { passThrough } from '../lib/proxy';
+import { createSession, listSessions } from '../lib/sessions';
 import type { TestAnswerBody } from '../schemas/api-client';
 import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
 
@@ -101,6 +102,17 @@ export async function signedInUser(role: Role = 'user', extra: { credits?: numbe
   const login = await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   return { user, token: login.body.token as string, email, username };
+}
+
+/** The account's live sessions as the Security page lists them (the default idle limit). */
+export const liveSessions = (userId: string, database: D1Database = env.DB) =>
+  listSessions(createDb(database), userId, DEFAULT_SETTINGS.sessionIdleDays * 24 * 60 * 60 * 1000);
+
+/** A session opened directly (not through sign-in), e.g. one whose last call was long ago: its token. */
+export async function openSessionAt(user: { id: string; role: Role }, at: number, rememberMe = true): Promise<string> {
+  const opened = await createSession(db(), env.JWT_SECRET, user, { ipAddress: null, userAgent: null, location: null }, rememberMe, at);
+  if (!opened) throw new Error('the account changed under the session');
+  return opened.token;
 }
 
 /**

@@ -27,11 +27,11 @@ describe('bookmarks', () => {
       if (i === 4) continue; // no session: nothing was asked of D1 and no bookmark was sent
       expect(String(answer.headers.get('x-d1-bookmark')), `answer ${i}: ${answer.status} ${JSON.stringify(answer.body)}`).toMatch(BOOKMARK);
     }
-    // An answer that asked D1 nothing gives the caller's bookmark back.
+    // An answer whose handler asked D1 nothing still confirmed its caller there, at least as new as the caller's bookmark.
     const mine = answers[0].headers.get('x-d1-bookmark')!;
     const settings = await api('GET', '/api/settings/public', { token, headers: { 'x-d1-bookmark': mine } });
     expect(settings.status).toBe(200);
-    expect(settings.headers.get('x-d1-bookmark')).toBe(mine);
+    expect(settings.headers.get('x-d1-bookmark')! >= mine).toBe(true);
   });
 
   it('let a purchase show in My Keys on the next call, read on a session opened at the purchase’s bookmark', async () => {
@@ -95,7 +95,7 @@ describe('bookmarks', () => {
 });
 
 describe('the caller guard in every signed-in write', () => {
-  // KV says the account is active (its state has not reached this location yet, say); D1 knows better.
+  // The bare row change, without the owner's deactivation that also ends the sessions.
   const deactivateInD1Only = (id: string) => db().update(users).set({ isActive: false }).where(eq(users.id, id));
 
   it('refuses a purchase and an exchange for an account deactivated a moment ago, and moves nothing', async () => {
@@ -125,13 +125,12 @@ describe('the caller guard in every signed-in write', () => {
     expect((await productRow(product.id))!.name).toBe(product.name);
   });
 
-  it('lets reads through on the KV state alone: the window docs/security.md describes', async () => {
+  it('refuses a read as soon as the account is deactivated in D1: there is no other copy to wait for', async () => {
     const { token, user } = await signedInUser('user');
-    await deactivateInD1Only(user.id);
     expect((await api('GET', '/api/users/profile', { token })).status).toBe(200);
-    // The owner's deactivation, unlike the bare row change above, ends it at once.
-    const owner = await signedInUser('owner');
-    expect((await api('PUT', `/api/admin/users/${user.id}`, { token: owner.token, body: { isActive: false } })).status).toBe(200);
-    expect((await api('GET', '/api/users/profile', { token })).status).toBe(401);
+    await deactivateInD1Only(user.id);
+    const refused = await api('GET', '/api/users/profile', { token });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ code: 'UNAUTHORIZED', message: 'This account has been deactivated' });
   });
 });

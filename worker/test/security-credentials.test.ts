@@ -4,10 +4,9 @@
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { apiTokens, recoveryTokens, spentChallenges } from '../db/schema';
+import { apiTokens, recoveryTokens, spentChallenges, type Role } from '../db/schema';
 import { runScheduledJobs } from '../domain/scheduled';
-import { createSession, listSessions } from '../lib/sessions';
-import { api, db, signedInUser, TEST_PASSWORD, withSettings } from './helpers';
+import { api, db, liveSessions, openSessionAt, signedInUser, TEST_PASSWORD, withSettings } from './helpers';
 import { codeFor, enableTwoFactor, resetTokenFrom, waitForMail } from './security-helpers';
 
 const NEW_PASSWORD = 'Another-pass-123';
@@ -79,20 +78,18 @@ describe('credentials end together', () => {
     expect(res.status).toBe(200);
     expect(await works(owner.token)).toBe(200);
     expect(await works(owner.other)).toBe(401);
-    expect((await listSessions(env.KV, owner.user.id)).map((s) => s.id)).toHaveLength(1);
+    expect((await liveSessions(owner.user.id)).map((s) => s.id)).toHaveLength(1);
   });
 });
 
 describe('idle sessions', () => {
-  const origin = { ipAddress: null, userAgent: null, location: null };
   /** A 30-day session whose last call was `idleMs` ago. */
-  const sessionIdleFor = async (userId: string, idleMs: number) =>
-    (await createSession(env, userId, origin, true, Date.now() - idleMs)).token;
+  const sessionIdleFor = (user: { id: string; role: Role }, idleMs: number) => openSessionAt(user, Date.now() - idleMs);
 
   it('end after 7 days without a call by default, and are no longer listed', async () => {
     const { user, token } = await signedInUser();
-    const idle = await sessionIdleFor(user.id, 7 * DAY_MS + 60_000);
-    const recent = await sessionIdleFor(user.id, 6 * DAY_MS);
+    const idle = await sessionIdleFor(user, 7 * DAY_MS + 60_000);
+    const recent = await sessionIdleFor(user, 6 * DAY_MS);
     expect(await works(recent)).toBe(200);
     const sessions = (await api('GET', '/api/users/sessions', { token })).body.sessions as unknown[];
     expect(sessions).toHaveLength(2);
@@ -103,8 +100,8 @@ describe('idle sessions', () => {
 
   it('end after the idle period the owner sets', async () => {
     const { user } = await signedInUser();
-    const twoDays = await sessionIdleFor(user.id, 2 * DAY_MS);
-    const halfDay = await sessionIdleFor(user.id, DAY_MS / 2);
+    const twoDays = await sessionIdleFor(user, 2 * DAY_MS);
+    const halfDay = await sessionIdleFor(user, DAY_MS / 2);
     await withSettings({ sessionIdleDays: 1 }, async () => {
       expect(await works(halfDay)).toBe(200);
       expect(await works(twoDays)).toBe(401);

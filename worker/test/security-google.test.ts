@@ -8,10 +8,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { app } from '../app';
 import { securityLog, users, type Role } from '../db/schema';
 import { createUser } from '../domain/users';
-import { listSessions } from '../lib/sessions';
-import { MAINTENANCE_MESSAGE } from '../middleware/maintenance';
+import { MAINTENANCE_MESSAGE } from '../lib/errors';
 import type { TestAnswerBody } from '../schemas/api-client';
-import { TEST_PASSWORD, api, db, freshIp, signedInUser, uniqueName, withSettings } from './helpers';
+import { TEST_PASSWORD, api, db, freshIp, liveSessions, signedInUser, uniqueName, withSettings } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
 const CLIENT_ID = 'keypanel-test.apps.googleusercontent.com';
@@ -410,7 +409,7 @@ describe('Google sign-in during maintenance', () => {
         const done = await new Browser().signInWithGoogle(claims);
         expect(done.status, role).toBe(503);
         expect(done.body).toMatchObject({ code: 'MAINTENANCE', message: MAINTENANCE_MESSAGE });
-        expect(await listSessions(env.KV, user.id)).toEqual([]);
+        expect(await liveSessions(user.id)).toEqual([]);
       }
     }));
 

@@ -129,7 +129,7 @@ describe('forgot and reset password', () => {
     await api('POST', '/api/auth/forgot-password', { body: { email } });
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     const later = Date.now() + 60 * 60 * 1000 + 1;
-    await expect(resetPassword(db(), env.KV, reset, NEW_PASSWORD, later)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(resetPassword(db(), reset, NEW_PASSWORD, later)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await db()
       .update(passwordResetTokens)
       .set({ expiresAt: new Date(Date.now() - 1000) })
@@ -162,7 +162,7 @@ describe('forgot and reset password', () => {
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     // Called directly, every attempt reads the unused token before any of them writes.
     const passwords = ['Racer1One', 'Racer2Two', 'Racer3Three'];
-    const results = await Promise.allSettled(passwords.map((password) => resetPassword(db(), env.KV, reset, password)));
+    const results = await Promise.allSettled(passwords.map((password) => resetPassword(db(), reset, password)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const winner = passwords[results.findIndex((r) => r.status === 'fulfilled')];
     const logins = await Promise.all(passwords.map((password) => api('POST', '/api/auth/login', { body: { email, password } })));

@@ -2,10 +2,11 @@ import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
-import { securityLog } from '../db/schema';
-import { LAST_ACTIVE_WRITE_MS, listSessions, sessionKey, type SessionRecord } from '../lib/sessions';
+import { securityLog, sessions } from '../db/schema';
+import { liveIsolateCaches } from '../lib/isolate-cache';
+import { LAST_ACTIVE_WRITE_MS, type SessionRecord } from '../lib/sessions';
 import { describeUserAgent } from '../lib/user-agent';
-import { api, db, signedInUser, TEST_PASSWORD } from './helpers';
+import { api, db, liveSessions, signedInUser, TEST_PASSWORD } from './helpers';
 
 const CHROME_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const SAFARI_IPHONE =
@@ -62,10 +63,15 @@ describe('GET /api/users/sessions', () => {
 });
 
 describe('last activity', () => {
-  const record = async (userId: string) => (await listSessions(env.KV, userId))[0];
-  const backdate = async (session: SessionRecord, ms: number) => {
+  const record = async (userId: string) => {
+    const [session] = await liveSessions(userId);
+    return { ...session, lastActive: session.lastActive.getTime() };
+  };
+  /** The session's last call `ms` ago, as another isolate would have written it (this one forgets its own touch). */
+  const backdate = async (session: Pick<SessionRecord, 'id'>, ms: number) => {
     const lastActive = Date.now() - ms;
-    await env.KV.put(sessionKey(session.userId, session.id), JSON.stringify({ ...session, lastActive }));
+    await db().update(sessions).set({ lastActive: new Date(lastActive) }).where(eq(sessions.id, session.id));
+    liveIsolateCaches().get('session-last-touched')?.clear();
     return lastActive;
   };
 

@@ -6,10 +6,9 @@ import { env } from 'cloudflare:test';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { apiTokens, recoveryTokens, users } from '../db/schema';
-import { createSession } from '../lib/sessions';
 import type { ApiErrorBody } from '../schemas/api-client';
 import { STEP_UP_RECENT_MS } from '../schemas/security';
-import { api, db, signedInUser, TEST_PASSWORD, type ApiResult } from './helpers';
+import { api, db, openSessionAt, signedInUser, TEST_PASSWORD, type ApiResult } from './helpers';
 import { codeFor, enableTwoFactor } from './security-helpers';
 
 type Account = Awaited<ReturnType<typeof signedInUser>> & { secret?: string };
@@ -136,8 +135,7 @@ describe('step-up for an account without a password', () => {
       .update(users)
       .set({ passwordHash: null, googleId: `google-${a.user.id}` })
       .where(eq(users.id, a.user.id));
-    const { token } = await createSession(env, a.user.id, { ipAddress: null, userAgent: null, location: null }, false, Date.now() - ageMs);
-    return { ...a, token };
+    return { ...a, token: await openSessionAt(a.user, Date.now() - ageMs, false) };
   }
 
   it('accepts a sign-in within the last 5 minutes, for every action it can take', async () => {
@@ -169,13 +167,7 @@ describe('step-up for an account without a password', () => {
   it('takes a current code from an account with two-factor on, however old the sign-in', async () => {
     const fresh = await passwordless('user', 0);
     const secret = await enableTwoFactor(fresh.token, {});
-    const { token } = await createSession(
-      env,
-      fresh.user.id,
-      { ipAddress: null, userAgent: null, location: null },
-      false,
-      Date.now() - 60 * 60_000,
-    );
+    const token = await openSessionAt(fresh.user, Date.now() - 60 * 60_000, false);
     const bare = await api('POST', '/api/users/recovery-tokens', { token });
     expect(bare.status).toBe(403);
     expect(bare.body.details).toEqual({ methods: ['code', 'recentSignIn'] });
