@@ -82,6 +82,8 @@ export function openSessionStatement(db: DB, user: { id: string; role: Role }, o
 
 /** The JWT for a session row just opened. */
 export async function sessionToken(secret: string, session: SessionRecord, role: Role): Promise<string> {
+  // Just opened, so just active: no touch is due from this isolate for a while.
+  lastTouched.set(session.id, session.lastActive.getTime(), session.lastActive.getTime(), LAST_ACTIVE_WRITE_MS);
   return new SignJWT({ sid: session.id, role })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(session.userId)

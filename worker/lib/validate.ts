@@ -31,8 +31,9 @@ function validate<T extends ZodType, Target extends keyof ValidationTargets>(tar
         const issues = result.error;
         throw new AppError('VALIDATION_ERROR', firstIssueMessage(issues), { details: { field: fieldOf(issues[0]) } });
       }
-      // An operation declared to need proof checks it from the valid body, before its handler.
-      if (target === 'json') await c.var.proof?.(result.data);
+      // An operation declared to need proof checks it from the valid body (as the schema gives it,
+      // the hook sees what was sent), before its handler.
+      if (target === 'json' && c.var.proof) await c.var.proof(schema.parse(result.data));
     },
     { options: DOCUMENT_OPTIONS },
   );

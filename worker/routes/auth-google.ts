@@ -61,7 +61,7 @@ export const authGoogleRoutes = new Hono<AppEnv>()
       'googleComplete',
       'Collect the outcome of a Google sign-in or connect',
       { 200: googleCompletionSchema },
-      { errors: [400, 401, 403, 409, 501] },
+      { errors: [400, 401, 403, 409, 501, 503], servedInMaintenance: true },
     ),
     async (c) => {
       const outcome = await takeGoogleOutcome(c);

@@ -56,7 +56,8 @@ export const authRoutes = new Hono<AppEnv>()
       'login',
       'Sign in with email and password',
       { 200: { description: 'A session, or a two-factor challenge', schema: loginResponseSchema } },
-      { errors: [400, 401, 403, 429] },
+      // In maintenance the credentials are still checked; only an owner gets a session (domain/sign-in.ts).
+      { errors: [400, 401, 403, 429, 503], servedInMaintenance: true },
     ),
     limitPerIp,
     jsonBody(loginSchema),
@@ -82,7 +83,7 @@ export const authRoutes = new Hono<AppEnv>()
       'loginTwoFactor',
       'Finish a sign-in with a two-factor code or a recovery token',
       { 200: { description: 'Signed in', schema: sessionAnswerSchema } },
-      { errors: [400, 401, 403, 429] },
+      { errors: [400, 401, 403, 429, 503], servedInMaintenance: true },
     ),
     limitPerIp,
     jsonBody(loginTwoFactorSchema),

@@ -59,11 +59,11 @@ describe('the last owner', () => {
   });
 
   it('survives two owners removing each other at the same moment', async () => {
-    // Whichever commits first wins; the other's write then finds its own caller no longer an active
-    // owner (the caller guard in its batch): 403 for the demoted one, 401 for the deactivated or
-    // deleted one. The last-owner rule (409) stays behind that guard.
+    // Whichever commits first wins; the other's write then finds its own caller's session ended (the
+    // demotion, deactivation or deletion ended it) by the caller guard in its batch: 401. The
+    // last-owner rule (409) stays behind that guard.
     for (const [label, request, refused] of [
-      ['demote', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { role: 'user' } }), 403],
+      ['demote', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { role: 'user' } }), 401],
       ['deactivate', (id: string, token: string) => box.api('PUT', `/api/admin/users/${id}`, { token, body: { isActive: false } }), 401],
       ['delete', (id: string, token: string) => box.api('DELETE', `/api/admin/users/${id}`, { token }), 401],
     ] as const) {

@@ -52,7 +52,7 @@ describe('role matrix over /api/admin/users', () => {
   roleMatrix(
     'POST /api/admin/users',
     {
-      request: () => ({ method: 'POST', path: '/api/admin/users', body: newAccount() }),
+      request: () => ({ method: 'POST', path: '/api/admin/users', body: { ...newAccount(), currentPassword: TEST_PASSWORD } }),
       state: async (r) =>
         db()
           .select()
@@ -80,7 +80,7 @@ describe('role matrix over /api/admin/users', () => {
       request: async () => ({
         method: 'PUT',
         path: `/api/admin/users/${(await customer()).id}`,
-        body: { role: 'reseller', credits: 99, balance: 5, isActive: false },
+        body: { role: 'reseller', credits: 99, balance: 5, isActive: false, currentPassword: TEST_PASSWORD },
       }),
       state: async (r) => userState(idFromPath(r)),
       allowed: (res) => expect(res.body.user).toMatchObject({ role: 'reseller', credits: 99, balance: 5, isActive: false }),
@@ -156,7 +156,7 @@ describe('GET /api/admin/users', () => {
     const made = [];
     for (const [i, role] of (['user', 'user', 'reseller'] as const).entries()) {
       const body = { ...newAccount(), username: `${stem}${i}`, email: `mail${i}${stem}@example.com`, role };
-      made.push((await api('POST', '/api/admin/users', { token, body })).body.user);
+      made.push((await api('POST', '/api/admin/users', { token, body: { ...body, currentPassword: TEST_PASSWORD } })).body.user);
     }
     const byName = await api('GET', `/api/admin/users?search=${stem.toUpperCase()}&limit=2`, { token });
     expect(byName.status).toBe(200);
@@ -219,7 +219,7 @@ describe('POST /api/admin/users', () => {
   it('creates the account with its opening balances in the ledger, audited, able to sign in', async () => {
     const token = await ownerToken();
     const account = { ...newAccount(), role: 'reseller' as const };
-    const res = await api('POST', '/api/admin/users', { token, body: account, ip: '203.0.113.7' });
+    const res = await api('POST', '/api/admin/users', { token, body: { ...account, currentPassword: TEST_PASSWORD }, ip: '203.0.113.7' });
     expect(res.status).toBe(201);
     expect(res.body.user).toMatchObject({
       username: account.username,
@@ -242,7 +242,7 @@ describe('POST /api/admin/users', () => {
 
   it('defaults role, balance and credits', async () => {
     const { role: _r, balance: _b, credits: _c, ...account } = newAccount();
-    const res = await api('POST', '/api/admin/users', { token: await ownerToken(), body: account });
+    const res = await api('POST', '/api/admin/users', { token: await ownerToken(), body: { ...account, currentPassword: TEST_PASSWORD } });
     expect(res.status).toBe(201);
     expect(res.body.user).toMatchObject({ role: 'user', balance: 0, credits: 0, isActive: true });
     expect((await userState(res.body.user._id)).ledgerRows).toEqual([]);
@@ -250,7 +250,9 @@ describe('POST /api/admin/users', () => {
 
   it('creates an inactive account that cannot sign in', async () => {
     const account = { ...newAccount(), isActive: false };
-    expect((await api('POST', '/api/admin/users', { token: await ownerToken(), body: account })).status).toBe(201);
+    expect(
+      (await api('POST', '/api/admin/users', { token: await ownerToken(), body: { ...account, currentPassword: TEST_PASSWORD } })).status,
+    ).toBe(201);
     const login = await api('POST', '/api/auth/login', { body: { email: account.email, password: account.password } });
     expect(login.status).toBe(403);
   });
@@ -271,7 +273,7 @@ describe('POST /api/admin/users', () => {
     [{ credits: 1_000_000_001 }, 'Credits must be at most 1000000000'],
   ])('rejects %o with "%s" and creates nothing', async (override, message) => {
     const account = { ...newAccount(), ...override };
-    const res = await api('POST', '/api/admin/users', { token: await ownerToken(), body: account });
+    const res = await api('POST', '/api/admin/users', { token: await ownerToken(), body: { ...account, currentPassword: TEST_PASSWORD } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
     if (typeof account.email === 'string') expect(await db().select().from(users).where(eq(users.email, account.email)).all()).toEqual([]);
@@ -280,10 +282,16 @@ describe('POST /api/admin/users', () => {
   it('refuses a taken email or username with 409', async () => {
     const { user } = await signedInUser('user');
     const token = await ownerToken();
-    const sameEmail = await api('POST', '/api/admin/users', { token, body: { ...newAccount(), email: user.email.toUpperCase() } });
+    const sameEmail = await api('POST', '/api/admin/users', {
+      token,
+      body: { ...newAccount(), email: user.email.toUpperCase(), currentPassword: TEST_PASSWORD },
+    });
     expect(sameEmail.status).toBe(409);
     expect(sameEmail.body.message).toBe('An account with this email already exists');
-    const sameName = await api('POST', '/api/admin/users', { token, body: { ...newAccount(), username: user.username.toUpperCase() } });
+    const sameName = await api('POST', '/api/admin/users', {
+      token,
+      body: { ...newAccount(), username: user.username.toUpperCase(), currentPassword: TEST_PASSWORD },
+    });
     expect(sameName.status).toBe(409);
     expect(sameName.body.message).toBe('This username is already taken');
   });
@@ -307,7 +315,7 @@ describe('PUT /api/admin/users/{id}', () => {
     const username = uniqueName('renamed');
     const res = await api('PUT', `/api/admin/users/${target.id}`, {
       token: await ownerToken(),
-      body: { username, email: `${username}@Example.com`, role: 'reseller' },
+      body: { username, email: `${username}@Example.com`, role: 'reseller', currentPassword: TEST_PASSWORD },
     });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ username, email: `${username}@example.com`, role: 'reseller', isActive: true });
@@ -426,7 +434,10 @@ describe('PUT /api/admin/users/{id}', () => {
     const [target, other] = [await customer(), await customer()];
     const before = await userState(target.id);
     const token = await ownerToken();
-    const email = await api('PUT', `/api/admin/users/${target.id}`, { token, body: { email: other.email, credits: 7 } });
+    const email = await api('PUT', `/api/admin/users/${target.id}`, {
+      token,
+      body: { email: other.email, credits: 7, currentPassword: TEST_PASSWORD },
+    });
     expect(email.status).toBe(409);
     const name = await api('PUT', `/api/admin/users/${target.id}`, { token, body: { username: other.username.toUpperCase() } });
     expect(name.status).toBe(409);

@@ -11,6 +11,8 @@ declare global {
       STATS_DB: D1Database;
       /** The fuzz test's own database, so its before-and-after snapshots see only its own requests. */
       FUZZ_DB: D1Database;
+      /** The generated access test's own database (access.test.ts), for the same reason. */
+      ACCESS_DB: D1Database;
       /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;

@@ -8,11 +8,14 @@ import { api, signedInUser, TEST_PASSWORD } from './helpers';
 import { instrumentedWorker, type RequestCost } from './instrumented';
 import { makeProduct } from './shop-helpers';
 
+const GUARD = /^INSERT INTO caller_guard\b/;
+const CHECK = /^SELECT CASE\s+WHEN NOT EXISTS \(SELECT 1 FROM users WHERE id = \?3 AND is_active = 1\) THEN 'CALLER_INACTIVE'/;
+
 type Budget = { roundTrips: number; writes: number; kvReads: number; kvWrites?: number; session: 'first-unconstrained' | 'first-primary' };
 type Call = { method: string; path: string; body?: unknown; as: 'user' | 'reseller' | 'owner' | 'apiToken' | 'none'; budget: Budget };
 
-const read = (roundTrips = 1, kvReads = 2): Budget => ({ roundTrips, writes: 0, kvReads, session: 'first-unconstrained' });
-const write = (writes: number, kvReads = 2): Budget => ({ roundTrips: 1, writes, kvReads, session: 'first-primary' });
+const read = (roundTrips = 1, kvReads = 0): Budget => ({ roundTrips, writes: 0, kvReads, session: 'first-unconstrained' });
+const write = (writes: number, kvReads = 0): Budget => ({ roundTrips: 1, writes, kvReads, session: 'first-primary' });
 
 let shop: {
   productId: string;
@@ -42,7 +45,7 @@ beforeAll(async () => {
 });
 
 const calls = (): Call[] => [
-  // Page reads: the session and the account state from KV, then one D1 round trip.
+  // Page reads: one D1 round trip, which checks the caller too; nothing from KV.
   { method: 'GET', path: '/api/users/profile', as: 'user', budget: read() },
   { method: 'GET', path: '/api/users/my-keys', as: 'user', budget: read() },
   { method: 'GET', path: '/api/users/my-keys?search=a', as: 'user', budget: read() },
@@ -60,10 +63,10 @@ const calls = (): Call[] => [
   { method: 'GET', path: '/api/admin/keys?status=used', as: 'apiToken', budget: read() },
   { method: 'GET', path: '/api/payments', as: 'user', budget: read() },
   { method: 'GET', path: '/api/admin/payments?status=paid', as: 'owner', budget: read() },
-  // Reads that KV answers alone (the settings document is kept by the isolate for a few seconds).
-  { method: 'GET', path: '/api/settings/public', as: 'user', budget: read(0) },
-  { method: 'GET', path: '/api/credits/exchange-rate', as: 'user', budget: read(0) },
-  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read(0) },
+  // Reads whose answer is the settings (kept by the isolate for a few seconds): the caller's check is their one round trip.
+  { method: 'GET', path: '/api/settings/public', as: 'user', budget: read(1) },
+  { method: 'GET', path: '/api/credits/exchange-rate', as: 'user', budget: read(1) },
+  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read(1) },
   // Writes: one round trip to the primary, all or nothing (the caller guard opens it). Each counts
   // its webhook outbox statement, which writes a row only when an enabled endpoint subscribes.
   {
@@ -71,7 +74,7 @@ const calls = (): Call[] => [
     path: '/api/keys/purchase',
     as: 'user',
     body: () => ({ productId: shop.productId, duration: 30 }),
-    budget: write(2, 2),
+    budget: write(2),
   },
   { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(3) },
   { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(3) },
@@ -118,6 +121,10 @@ describe('the round-trip budget', () => {
         session: cost.sessions.join(','),
       };
       expect(measured, JSON.stringify(cost.roundTrips, null, 1)).toEqual({ kvWrites: 0, ...call.budget });
+      // A signed-in call's identity costs one statement in each of its round trips, and nothing before them.
+      if (call.as !== 'none') {
+        for (const trip of cost.roundTrips) expect(trip[0]).toMatch(call.budget.session === 'first-primary' ? GUARD : CHECK);
+      }
     }
   });
 });

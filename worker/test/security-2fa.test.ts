@@ -64,7 +64,7 @@ describe('two-factor setup', () => {
     expect(early.status).toBe(400);
     expect(early.body.message).toBe('Start the two-factor setup first');
     await enableTwoFactor(token);
-    const again = await api('POST', '/api/users/setup-2fa', { token });
+    const again = await api('POST', '/api/users/setup-2fa', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(again.status).toBe(409);
     expect(again.body.message).toBe('Two-factor authentication is already enabled');
   });

@@ -177,7 +177,7 @@ describe('starting Google sign-in', () => {
       });
     }
     const { token } = await signedInUser();
-    const connect = await api('POST', '/api/users/connect-google', { token });
+    const connect = await api('POST', '/api/users/connect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(connect.status).toBe(501);
   });
 });
@@ -304,7 +304,7 @@ describe('signing in with Google', () => {
 
 describe('connecting Google to a signed-in account', () => {
   async function connect(token: string, claims: Claims, browser = new Browser()) {
-    const start = await browser.call('POST', '/api/users/connect-google', { token });
+    const start = await browser.call('POST', '/api/users/connect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(start.status).toBe(200);
     return browser.returnFromGoogle(start.body.url, claims);
   }
@@ -320,13 +320,13 @@ describe('connecting Google to a signed-in account', () => {
     const viaGoogle = await new Browser().signInWithGoogle(claims);
     expect(viaGoogle.body.user!._id).toBe(user.id);
 
-    const again = await new Browser().call('POST', '/api/users/connect-google', { token });
+    const again = await new Browser().call('POST', '/api/users/connect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(again.status).toBe(409);
 
     const off = await api('DELETE', '/api/users/disconnect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(off.status).toBe(200);
     expect((await api('GET', '/api/users/security', { token })).body).toMatchObject({ googleConnected: false, googleEmail: null });
-    expect((await api('DELETE', '/api/users/disconnect-google', { token })).status).toBe(409);
+    expect((await api('DELETE', '/api/users/disconnect-google', { token, body: { currentPassword: TEST_PASSWORD } })).status).toBe(409);
     const events = (await db().select().from(securityLog).where(eq(securityLog.userId, user.id)).all()).map((e) => e.event);
     expect(events).toEqual(expect.arrayContaining(['google_connected', 'google_disconnected']));
   });
@@ -347,7 +347,7 @@ describe('connecting Google to a signed-in account', () => {
   it('does not finish for a session that ended meanwhile', async () => {
     const { token, user } = await signedInUser();
     const browser = new Browser();
-    const start = await browser.call('POST', '/api/users/connect-google', { token });
+    const start = await browser.call('POST', '/api/users/connect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     await api('POST', '/api/auth/logout', { token });
     const done = await browser.returnFromGoogle(start.body.url, person());
     expect(done.status).toBe(401);
@@ -418,7 +418,7 @@ describe('Google sign-in during maintenance', () => {
   it('does not finish connecting a customer’s Google account started before it began', async () => {
     const { token, user } = await signedInUser();
     const browser = new Browser();
-    const start = await browser.call('POST', '/api/users/connect-google', { token });
+    const start = await browser.call('POST', '/api/users/connect-google', { token, body: { currentPassword: TEST_PASSWORD } });
     expect(start.status).toBe(200);
     await inMaintenance(async () => {
       const done = await browser.returnFromGoogle(start.body.url, person());

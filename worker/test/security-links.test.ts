@@ -7,7 +7,7 @@ import { app } from '../app';
 import type { Env } from '../env';
 import { readOutbox } from '../lib/mail';
 import type { TestAnswerBody } from '../schemas/api-client';
-import { freshIp, signedInUser } from './helpers';
+import { freshIp, signedInUser, TEST_PASSWORD } from './helpers';
 import { waitForMail } from './security-helpers';
 
 const APP_URL = env.APP_URL;
@@ -62,7 +62,7 @@ describe('the Google redirect', () => {
     expect(res.status).toBe(200);
     expect(new URL(res.body.url).searchParams.get('redirect_uri')).toBe(`${APP_URL}/api/auth/google/callback`);
     const { token } = await signedInUser();
-    const connect = await forged('/api/users/connect-google', googleEnv, { method: 'POST', token });
+    const connect = await forged('/api/users/connect-google', googleEnv, { method: 'POST', token, body: { currentPassword: TEST_PASSWORD } });
     expect(new URL(connect.body.url).searchParams.get('redirect_uri')).toBe(`${APP_URL}/api/auth/google/callback`);
   });
 

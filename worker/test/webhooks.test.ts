@@ -5,7 +5,7 @@ import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
+import { users, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema';
 import { purchaseKey } from '../domain/purchase';
 import { runScheduledJobs } from '../domain/scheduled';
 import { attemptDelivery, DISABLE_AFTER_MS, GIVE_UP_AFTER_MS, MAX_ATTEMPTS } from '../domain/webhook-delivery';
@@ -13,7 +13,7 @@ import { expireKeys } from '../domain/key-lifecycle';
 import { balanceToppedUpEvent, dispatchCommitted } from '../domain/webhook-outbox';
 import { runBatch, SqlStatement } from '../db/client';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
-import { TEST_PASSWORD, TEST_SETTINGS, api, db, signedInUser, uniqueName } from './helpers';
+import { TEST_PASSWORD, TEST_SETTINGS, api, db, openSessionAt, signedInUser, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
 import { deliver, paidSession, signedEvent } from './payment-helpers';
 import { makeProduct } from './shop-helpers';
@@ -47,7 +47,7 @@ async function addEndpoint(mode: string, events: readonly string[] = WEBHOOK_EVE
   const name = uniqueName('hook');
   const res = await api('POST', '/api/webhooks', {
     token: ownerToken,
-    body: { url: `${receiver}/hook/${name}?mode=${mode}`, events, description: `Test ${mode}` },
+    body: { url: `${receiver}/hook/${name}?mode=${mode}`, events, description: `Test ${mode}`, currentPassword: TEST_PASSWORD },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   made.push(res.body.id);
@@ -83,7 +83,7 @@ describe('endpoints', () => {
   const target = async () => {
     const res = await api('POST', '/api/webhooks', {
       token: ownerToken ?? (await tokenFor('owner')),
-      body: { url: 'https://example.com/matrix', events: ['key.revoked'] },
+      body: { url: 'https://example.com/matrix', events: ['key.revoked'], currentPassword: TEST_PASSWORD },
     });
     await db().update(webhookEndpoints).set({ enabled: false }).where(eq(webhookEndpoints.id, res.body.id));
     made.push(res.body.id);
@@ -108,7 +108,11 @@ describe('endpoints', () => {
   roleMatrix(
     'POST /api/webhooks',
     {
-      request: () => ({ method: 'POST', path: '/api/webhooks', body: { url: 'https://example.com/hooks', events: ['key.purchased'] } }),
+      request: () => ({
+        method: 'POST',
+        path: '/api/webhooks',
+        body: { url: 'https://example.com/hooks', events: ['key.purchased'], currentPassword: TEST_PASSWORD },
+      }),
       state: async () => (await db().select({ id: webhookEndpoints.id }).from(webhookEndpoints)).length,
       // Removed at once: nothing should be delivered to example.com.
       allowed: async (res) => void (await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, res.body.id))),
@@ -119,7 +123,7 @@ describe('endpoints', () => {
   it('creates an endpoint with its secret shown once, sealed at rest, and edits, rotates and deletes it', async () => {
     const res = await api('POST', '/api/webhooks', {
       token: ownerToken,
-      body: { url: 'https://example.com/hooks', events: ['key.purchased', 'key.purchased'], description: 'CRM' },
+      body: { url: 'https://example.com/hooks', events: ['key.purchased', 'key.purchased'], description: 'CRM', currentPassword: TEST_PASSWORD },
     });
     expect(res.status).toBe(201);
     made.push(res.body.id);
@@ -159,7 +163,7 @@ describe('endpoints', () => {
     [{ url: 'https://example.com/', events: ['webhook.test'] }, expect.stringContaining('Events must be among') as unknown],
   ])('refuses %j with a 400', async (body, message) => {
     const before = (await db().select().from(webhookEndpoints)).length;
-    const res = await api('POST', '/api/webhooks', { token: ownerToken, body });
+    const res = await api('POST', '/api/webhooks', { token: ownerToken, body: { ...body, currentPassword: TEST_PASSWORD } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
     expect((await db().select().from(webhookEndpoints)).length).toBe(before);
@@ -168,9 +172,13 @@ describe('endpoints', () => {
   it('never passes the endpoint limit, even when endpoints are added at once', async () => {
     // Only this file makes endpoints, one test at a time, and each test removes its own.
     const room = MAX_WEBHOOK_ENDPOINTS - (await db().select().from(webhookEndpoints)).length;
+    // An owner without a password, just signed in: that is the proof, so no password check throttles the burst.
+    const { user } = await signedInUser('owner');
+    await db().update(users).set({ passwordHash: null }).where(eq(users.id, user.id));
+    const fresh = await openSessionAt(user, Date.now());
     const answers = await Promise.all(
       Array.from({ length: room + 4 }, () =>
-        api('POST', '/api/webhooks', { token: ownerToken, body: { url: 'https://example.com/many', events: ['user.registered'] } }),
+        api('POST', '/api/webhooks', { token: fresh, body: { url: 'https://example.com/many', events: ['user.registered'] } }),
       ),
     );
     const created = answers.filter((a) => a.status === 201).map((a) => a.body.id);

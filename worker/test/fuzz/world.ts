@@ -41,10 +41,11 @@ const WATCHED: Record<string, string[]> = {
 
 type Account = { id: string; token: string; email: string };
 
-export async function fuzzWorld() {
+/** A world of its own database (FUZZ_DB unless given): one per test file, which must own it. */
+export async function fuzzWorld(database: D1Database = env.FUZZ_DB) {
   // Google sign-in configured, so its routes do their work instead of answering 501.
   const google = { GOOGLE_CLIENT_ID: 'fuzz-client.apps.googleusercontent.com', GOOGLE_CLIENT_SECRET: 'fuzz-secret' };
-  const box: Sandbox = await sandbox({ isolatedDb: env.FUZZ_DB, settings: FUZZ_SETTINGS, bindings: google });
+  const box: Sandbox = await sandbox({ isolatedDb: database, settings: FUZZ_SETTINGS, bindings: google });
   const accounts = {} as Record<(typeof ROLES)[number], Account>;
   let ownerApiToken = '';
 
@@ -89,9 +90,9 @@ export async function fuzzWorld() {
     if (activated.status >= 500) throw new Error(`fuzz world: activation answered ${activated.status}`);
     const hook = await box.api('POST', '/api/webhooks', {
       token: owner,
-      body: { url: 'http://127.0.0.1:9/fuzz', events: ['key.purchased'] },
+      body: { url: 'http://127.0.0.1:9/fuzz', events: ['key.purchased'], currentPassword: TEST_PASSWORD },
     });
-    if (hook.status >= 500) throw new Error(`fuzz world: webhook endpoint answered ${hook.status}`);
+    ensureOk(hook.status, 'creating a webhook endpoint', hook.body);
   }
 
   async function setUp() {

@@ -1,0 +1,172 @@
+// Who may call what, generated from the OpenAPI document for every operation it lists: each
+// operation's declared policy (`x-keypanel`: the least role, whether API tokens and read-only
+// tokens may call it, whether it needs proof) is tried by every kind of caller, and a refusal must
+// be the exact 401 or 403 and change nothing. A new operation is covered without anyone writing its
+// matrix; one without a declaration has no policy in the document and fails here.
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import document from '../../docs/openapi.json';
+import type { Role } from '../db/schema';
+import { isAtLeast } from '../db/schema';
+import { SESSION_ONLY_MESSAGE } from '../middleware/auth';
+import { TEST_PASSWORD } from './helpers';
+import { fuzzWorld } from './fuzz/world';
+
+type Policy = { access: 'public' | Role; tokens: boolean; reads: boolean; proof: 'always' | 'conditional' | null; servedInMaintenance: boolean };
+type Operation = { operationId: string; security?: Record<string, string[]>[]; 'x-keypanel'?: Policy };
+
+const operations = Object.entries(document.paths as unknown as Record<string, Record<string, Operation>>).flatMap(([template, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), template, ...op })),
+);
+
+/** Every kind of caller: no one, a session of each role, and API tokens (write and read-only). */
+const CALLERS = ['guest', 'user', 'reseller', 'owner', 'ownerToken', 'ownerReadToken', 'resellerToken'] as const;
+type Caller = (typeof CALLERS)[number];
+
+const ROLE_REFUSED = 'You do not have permission to do this';
+const READ_ONLY = 'This API token is read-only';
+
+/** What the declaration lets this caller get: through (any answer the operation itself gives), or the exact refusal. */
+function expected(policy: Policy, caller: Caller): 'through' | { status: 401 | 403; message?: string } {
+  if (policy.access === 'public') return 'through';
+  if (caller === 'guest') return { status: 401 };
+  const token = caller.endsWith('Token');
+  const role: Role = caller.startsWith('owner') ? 'owner' : caller.startsWith('reseller') ? 'reseller' : 'user';
+  if (token && !policy.tokens) return { status: 403, message: SESSION_ONLY_MESSAGE };
+  if (caller === 'ownerReadToken' && !policy.reads) return { status: 403, message: READ_ONLY };
+  if (!isAtLeast(role, policy.access)) return { status: 403, message: ROLE_REFUSED };
+  return 'through';
+}
+
+/** A concrete path: every parameter a well-formed id that names nothing (a refusal comes before any lookup). */
+const concrete = (template: string) => template.replace(/\{[^}]+\}/g, '0123456789abcdef01234567');
+
+let world: Awaited<ReturnType<typeof fuzzWorld>>;
+const tokens = {} as Record<Caller, string | undefined>;
+
+async function makeToken(owner: string, body: object) {
+  const res = await world.box.api('POST', '/api/users/api-tokens', {
+    token: owner,
+    body: { name: 'access', currentPassword: TEST_PASSWORD, ...body },
+  });
+  if (res.status !== 201) throw new Error(`could not make an API token: ${JSON.stringify(res.body)}`);
+  return res.body.token;
+}
+
+/**
+ * Every caller signed in again and every token made again where an operation let through ended
+ * one (signing out, say): each operation starts from callers who are all live.
+ */
+async function refresh() {
+  await world.restore();
+  const accounts = world.accounts();
+  Object.assign(tokens, { guest: undefined, user: accounts.user.token, reseller: accounts.reseller.token, owner: accounts.owner.token });
+  const wanted = {
+    ownerToken: [accounts.owner.token, { role: 'owner' }],
+    ownerReadToken: [accounts.owner.token, { role: 'owner', readOnly: true }],
+    resellerToken: [accounts.reseller.token, { role: 'reseller' }],
+  } as const;
+  for (const [caller, [owner, body]] of Object.entries(wanted) as [Caller, readonly [string, object]][]) {
+    const live = tokens[caller] && (await world.box.api('GET', '/api/users/profile', { token: tokens[caller] })).status === 200;
+    if (!live) tokens[caller] = await makeToken(owner, body);
+  }
+}
+
+beforeAll(async () => {
+  world = await fuzzWorld(env.ACCESS_DB);
+}, 60_000);
+
+describe('every operation declares its policy, and the document states it', () => {
+  it.each(operations.map((op) => [op.operationId, op] as const))('%s', (_, op) => {
+    const policy = op['x-keypanel'];
+    expect(policy, `${op.method} ${op.template} has no declaration`).toBeDefined();
+    const schemes = (op.security ?? []).flatMap((s) => Object.entries(s));
+    if (policy!.access === 'public') expect(schemes).toEqual([]);
+    else {
+      expect(schemes).toContainEqual(['session', [policy!.access]]);
+      const token = schemes.find(([name]) => name === 'apiToken');
+      expect(Boolean(token)).toBe(policy!.tokens);
+      if (token) expect(token[1]).toEqual(policy!.reads ? [policy!.access] : [policy!.access, 'write']);
+    }
+  });
+});
+
+describe('the role matrix of every operation, from its declaration', () => {
+  for (const op of operations) {
+    const policy = op['x-keypanel']!;
+    it(`${op.operationId} (${op.method} ${op.template}): ${policy.access}${policy.tokens ? '' : ', no tokens'}`, async () => {
+      await refresh();
+      for (const caller of CALLERS) {
+        const outcome = expected(policy, caller);
+        const before = outcome === 'through' ? null : await world.snapshot();
+        const body = op.method === 'GET' || op.method === 'HEAD' ? undefined : {};
+        const res = await world.box.api(op.method, concrete(op.template), { token: tokens[caller], body });
+        const what = `${caller}: ${res.status} ${JSON.stringify(res.body)}`;
+        if (outcome === 'through') {
+          // Whatever the operation answers to an empty request, it is not an access refusal.
+          expect(res.status, what).not.toBe(401);
+          if (res.status === 403) expect([ROLE_REFUSED, SESSION_ONLY_MESSAGE, READ_ONLY], what).not.toContain(res.body.message);
+        } else {
+          expect(res.status, what).toBe(outcome.status);
+          expect(res.body.code, what).toBe(outcome.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
+          if (outcome.message) expect(res.body.message, what).toBe(outcome.message);
+        }
+        if (outcome !== 'through') expect(await world.snapshot(), `${caller} changed something`).toEqual(before);
+      }
+    });
+  }
+});
+
+describe('proof', () => {
+  const needingProof = operations.filter((op) => op['x-keypanel']?.proof === 'always');
+
+  it('is declared where power is granted', () => {
+    expect(needingProof.map((op) => op.operationId).sort()).toEqual(
+      [
+        'connectGoogle',
+        'createApiToken',
+        'createWebhook',
+        'disableTwoFactor',
+        'disconnectGoogle',
+        'generateRecoveryTokens',
+        'setupTwoFactor',
+      ].sort(),
+    );
+    expect(operations.filter((op) => op['x-keypanel']?.proof === 'conditional').map((op) => op.operationId).sort()).toEqual(
+      ['createUser', 'updateUser', 'updateWebhook'].sort(),
+    );
+  });
+
+  /** A body each operation needing proof would take, but for the proof. */
+  const VALID: Record<string, object> = {
+    connectGoogle: {},
+    createApiToken: { name: 'ci', role: 'user' },
+    createWebhook: { url: 'http://127.0.0.1:9/access', events: ['key.purchased'] },
+    disableTwoFactor: {},
+    disconnectGoogle: {},
+    generateRecoveryTokens: {},
+    setupTwoFactor: {},
+  };
+
+  for (const op of needingProof) {
+    it(`${op.operationId}: refused without proof, with a wrong one and for every token, and nothing changes`, async () => {
+      await refresh();
+      const session = tokens.owner;
+      const path = concrete(op.template);
+      const body = VALID[op.operationId];
+      const before = await world.snapshot();
+      // A code where two-factor is off: a wrong proof that uses up no password attempts.
+      for (const proof of [{}, { code: '000000' }]) {
+        const res = await world.box.api(op.method, path, { token: session, body: { ...body, ...proof } });
+        expect(res.status, JSON.stringify(res.body)).toBe(403);
+        expect(res.body.code).toBe('REAUTH_REQUIRED');
+      }
+      for (const caller of ['ownerToken', 'resellerToken'] as const) {
+        const res = await world.box.api(op.method, path, { token: tokens[caller], body: { ...body, currentPassword: TEST_PASSWORD } });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ code: 'FORBIDDEN', message: SESSION_ONLY_MESSAGE });
+      }
+      expect(await world.snapshot()).toEqual(before);
+    });
+  }
+});
