@@ -23,6 +23,11 @@ export const paymentSettingsSchema = z
     minTopUpUsd: usd('minTopUpUsd'),
     maxTopUpUsd: usd('maxTopUpUsd'),
     quickTopUpAmounts: z.array(usd('A quick amount')).max(6, 'At most 6 quick amounts'),
+    /**
+     * Hours a first-time payer's card top-ups are held before they can be exchanged for credits
+     * (0: never held). Guards against a stolen card spent before its owner disputes it.
+     */
+    firstTopUpHoldHours: int('firstTopUpHoldHours', 0, 720).default(0),
   })
   .strict()
   .refine((p) => p.minTopUpUsd <= p.maxTopUpUsd, { message: 'minTopUpUsd must not exceed maxTopUpUsd', path: ['minTopUpUsd'] })
@@ -37,6 +42,7 @@ export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = {
   minTopUpUsd: 5,
   maxTopUpUsd: 500,
   quickTopUpAmounts: [10, 25, 50, 100],
+  firstTopUpHoldHours: 0,
 };
 
 export const settingsSchema = z
