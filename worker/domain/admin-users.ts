@@ -68,6 +68,7 @@ export type CreateUserParsed = {
   balance: number;
   credits: number;
   isActive: boolean;
+  emailVerified: boolean;
 };
 
 export async function createUserAsAdmin(admin: AdminContext, input: CreateUserParsed): Promise<UserRow> {
@@ -83,6 +84,7 @@ export async function createUserAsAdmin(admin: AdminContext, input: CreateUserPa
       balanceCents,
       credits: input.credits,
       isActive: input.isActive,
+      emailVerified: input.emailVerified,
     },
     actor.id,
     (id) => [
@@ -98,6 +100,7 @@ export async function createUserAsAdmin(admin: AdminContext, input: CreateUserPa
           balance: input.balance,
           credits: input.credits,
           isActive: input.isActive,
+          emailVerified: input.emailVerified,
         },
         ip,
       ),

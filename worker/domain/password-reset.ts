@@ -3,10 +3,9 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { passwordResetTokens, users } from '../db/schema';
-import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { newId, randomToken, sha256Hex } from '../lib/ids';
-import { sendMail } from '../lib/mail';
+import { sendMail, type MailEnv } from '../lib/mail';
 import { hashPassword } from '../lib/password';
 import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
 import { deleteAllApiTokens, forgetApiTokenGrants } from './api-tokens';
@@ -17,7 +16,7 @@ export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const resetLinkInvalid = () =>
   new AppError('VALIDATION_ERROR', 'This reset link is invalid, has expired or was already used. Please request a new one.');
 
-type ResetEnv = Pick<Env, 'KV' | 'MAIL_API_URL' | 'MAIL_API_KEY' | 'MAIL_FROM' | 'APP_NAME'>;
+type ResetEnv = MailEnv;
 
 /**
  * Emails a reset link when an active account has this address (returning its id), and does nothing
@@ -59,7 +58,8 @@ export async function sendPasswordReset(env: ResetEnv, db: DB, email: string, ap
  * one batch (one transaction): the UPDATE of the password only applies while the token is unused
  * and unexpired, and the next statement spends it with every other open link of the account, so
  * of two concurrent resets with one token exactly one succeeds. Every API token of the account
- * ends in the same batch (the caller ends the sessions). Returns the account id.
+ * ends in the same batch (the caller ends the sessions). The reset proves the address and unlinks
+ * Google. Returns the account id.
  */
 export async function resetPassword(db: DB, kv: KVNamespace, token: string, password: string, now = Date.now()): Promise<string> {
   const hash = await sha256Hex(token);
@@ -74,7 +74,15 @@ export async function resetPassword(db: DB, kv: KVNamespace, token: string, pass
   const [, revoked, spent] = await db.batch([
     db
       .update(users)
-      .set({ passwordHash, passwordChangedAt: at })
+      // The link came through the inbox, so the address is proven; a Google account linked before is
+      // unlinked: whoever linked it may not be this person (they link it again, with proof).
+      .set({
+        passwordHash,
+        passwordChangedAt: at,
+        emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})`,
+        googleId: null,
+        googleEmail: null,
+      })
       .where(and(eq(users.id, row.userId), tokenStillGood)),
     // Whoever held the old password may have made API tokens with it: they end with it.
     deleteAllApiTokens(db, row.userId, tokenStillGood),

@@ -2,6 +2,7 @@
 import { Hono, type Context } from 'hono';
 import type { SignedInEnv } from '../context';
 import { addFunds, createUserAsAdmin, deleteUser, getUser, listUsers, updateUser, type AdminContext } from '../domain/admin-users';
+import { sendVerificationIfPossible } from '../domain/email-verification';
 import { toUserJson } from '../domain/users';
 import { clientIp } from '../lib/request';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
@@ -39,7 +40,14 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
     jsonBody(createUserSchema),
     async (c) => {
       const user = await createUserAsAdmin(admin(c), c.req.valid('json'));
-      return c.json({ user: toUserJson(user), message: 'User created successfully' }, 201);
+      // An address the owner did not vouch for gets its link (when this server can send one).
+      const sent = user.emailVerifiedAt ? false : await sendVerificationIfPossible(c.env, c.var.db, user, c.env.APP_URL);
+      const message = user.emailVerifiedAt
+        ? 'User created successfully'
+        : sent
+          ? 'User created successfully; a verification link was sent to their address'
+          : 'User created successfully; no verification link could be sent (no mail service or APP_URL on this server)';
+      return c.json({ user: toUserJson(user), message }, 201);
     },
   )
   .get(

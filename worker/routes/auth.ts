@@ -10,8 +10,10 @@ import { accountDisabled, afterFirstFactor, openSession } from '../domain/sign-i
 import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
 import { readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from '../domain/two-factor';
 import { createUser, findUserByEmail, findUserById, toUserJson } from '../domain/users';
+import { emailAlreadyVerified, sendVerificationIfPossible, sendVerificationLink, verifyEmail } from '../domain/email-verification';
 import { appUrl } from '../lib/app-url';
-import { AppError, registrationClosed } from '../lib/errors';
+import { AppError, notFound, registrationClosed } from '../lib/errors';
+import { assertMailAvailable } from '../lib/mail';
 import { verifyPassword } from '../lib/password';
 import { inBackground, requestOrigin } from '../lib/request';
 import { createSession, endAllSessions, endSession } from '../lib/sessions';
@@ -20,7 +22,7 @@ import { jsonBody } from '../lib/validate';
 import { requireAuth, sessionOf } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
-import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
+import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema, verifyEmailSchema } from '../schemas/security';
 import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../schemas/entities';
 import { routeDocs, successMessageSchema } from '../lib/openapi';
 
@@ -51,6 +53,8 @@ export const authRoutes = new Hono<AppEnv>()
       const { token } = await createSession(c.env, user.id, origin);
       await c.var.db.update(users).set({ lastLogin: new Date() }).where(eq(users.id, user.id));
       await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'register', origin));
+      // The address is not proven yet: a link goes to it (without mail or APP_URL, the account asks again later).
+      await inBackground(c, sendVerificationIfPossible(c.env, c.var.db, user, c.env.APP_URL));
       return c.json(
         { success: true, token, user: toUserJson({ ...user, lastLogin: new Date() }), message: 'Registration successful' },
         201,
@@ -127,6 +131,41 @@ export const authRoutes = new Hono<AppEnv>()
     },
   )
   .post(
+    '/verify-email',
+    doc(
+      'verifyEmail',
+      "Prove my email address with a verification link's token",
+      { 200: { description: 'Verified', schema: successMessageSchema } },
+      { errors: [400, 429] },
+    ),
+    limitPerIp,
+    jsonBody(verifyEmailSchema),
+    async (c) => {
+      await verifyEmail(c.var.db, c.req.valid('json').token);
+      return c.json({ success: true, message: 'Your email address is verified.' }, 200);
+    },
+  )
+  .post(
+    '/send-verification',
+    doc(
+      'sendVerification',
+      'Send the link that verifies my email address again',
+      { 200: { description: 'Sent', schema: successMessageSchema } },
+      { access: 'session', errors: [404, 409, 429, 501] },
+    ),
+    requireAuth(),
+    async (c) => {
+      assertMailAvailable(c.env);
+      const link = appUrl(c, 'an email verification link');
+      const user = await findUserById(c.var.db, c.var.caller.id);
+      if (!user) throw notFound('User');
+      if (user.emailVerifiedAt) throw emailAlreadyVerified();
+      await enforce(c.var.db, `verify-mail:${user.id}`, RULES.resetEmails, 'Too many verification emails. Please wait a few minutes.');
+      await sendVerificationLink(c.env, c.var.db, user, link);
+      return c.json({ success: true, message: `A verification link is on its way to ${user.email}.` }, 200);
+    },
+  )
+  .post(
     '/forgot-password',
     doc(
       'forgotPassword',
@@ -139,6 +178,7 @@ export const authRoutes = new Hono<AppEnv>()
     async (c) => {
       const { email } = c.req.valid('json');
       // The same refusal for every address, so it reveals nothing about accounts.
+      assertMailAvailable(c.env);
       const link = appUrl(c, 'a password reset link');
       // Per address whether or not it has an account, so the limit itself reveals nothing.
       await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');

@@ -7,7 +7,7 @@ import { runtimeLimit } from '../db/compiled';
 import { securityLog, users } from '../db/schema';
 import { createApiToken, deleteAllApiTokens, forgetApiTokenGrants, listApiTokens, revokeApiToken } from '../domain/api-tokens';
 import { removeOwnDevice } from '../domain/devices';
-import { assertMayDisconnectGoogle, disconnectGoogle, googleConfigured } from '../domain/google';
+import { assertMayConnectGoogle, assertMayDisconnectGoogle, disconnectGoogle, googleConfigured } from '../domain/google';
 import { listOwnKeys } from '../domain/my-keys';
 import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
@@ -266,10 +266,11 @@ export const usersRoutes = new Hono<SignedInEnv>()
   // A plain navigation carries no bearer token, so the app asks here and then goes to the address.
   .post(
     '/connect-google',
-    doc('connectGoogle', 'The address to connect a Google account', { 200: googleUrlSchema }, { errors: [404, 409, 501] }),
+    doc('connectGoogle', 'The address to connect a Google account', { 200: googleUrlSchema }, { errors: [403, 404, 409, 501] }),
     async (c) => {
       const user = await currentUser(c);
       if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
+      assertMayConnectGoogle(user);
       const url = await startGoogleFlow(c, {
         intent: 'connect',
         rememberMe: false,

@@ -65,6 +65,8 @@ export const createUserSchema = z
     balance: usdAmount('Balance', 0).default(0),
     credits: creditAmount('Credits', 0).default(0),
     isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
+    /** The owner vouches for the address; otherwise a verification link is sent to it. */
+    emailVerified: z.boolean({ error: 'emailVerified must be true or false' }).default(false),
   })
   .superRefine(passwordNotPersonal);
 export type CreateUserInput = z.input<typeof createUserSchema>;

@@ -85,6 +85,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prove my email address with a verification link's token */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/send-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the link that verifies my email address again */
+        post: operations["sendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/forgot-password": {
         parameters: {
             query?: never;
@@ -503,6 +537,23 @@ export interface paths {
         };
         /** What every signed-in app needs of the settings */
         get: operations["getPublicSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the server's configuration allows (mail) */
+        get: operations["getServerStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1453,6 +1504,17 @@ export interface components {
             lowBalanceThreshold: number;
             keyExpiryGracePeriod: number;
         };
+        ServerStatus: {
+            mail: {
+                /**
+                 * @description api: a mail service; local-outbox: local development only; none: no reset or verification link can be sent.
+                 * @enum {string}
+                 */
+                transport: "api" | "local-outbox" | "none";
+                /** @description Why links cannot be sent, and what to set (null when they can). */
+                message: string | null;
+            };
+        };
         Settings: {
             usdToCreditRate: number;
             maxKeysPerGeneration: number;
@@ -2202,6 +2264,72 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessMessage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    sendVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessMessage"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3064,6 +3192,35 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    getServerStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerStatus"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     getSettings: {
         parameters: {
             query?: never;
@@ -3756,6 +3913,8 @@ export interface operations {
                     credits?: number;
                     /** @default true */
                     isActive?: boolean;
+                    /** @default false */
+                    emailVerified?: boolean;
                 };
             };
         };

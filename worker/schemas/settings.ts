@@ -126,3 +126,16 @@ export function publicSettings(s: Settings): PublicSettings {
     keyExpiryGracePeriod: s.keyExpiryGracePeriod,
   };
 }
+
+/** What the server's own configuration allows, for the owner's Settings (GET /api/settings/server). */
+export const serverStatusSchema = z
+  .object({
+    mail: z.object({
+      transport: z.enum(['api', 'local-outbox', 'none']).meta({
+        description: 'api: a mail service; local-outbox: local development only; none: no reset or verification link can be sent.',
+      }),
+      message: z.string().nullable().meta({ description: 'Why links cannot be sent, and what to set (null when they can).' }),
+    }),
+  })
+  .meta({ id: 'ServerStatus' });
+export type ServerStatus = z.infer<typeof serverStatusSchema>;
