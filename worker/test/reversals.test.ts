@@ -7,6 +7,8 @@ import { auditLog, ledger, licenseKeys, paymentReversals, payments, stripeParked
 import { api, db, signedInUser, unreconciledUsers } from './helpers';
 import { deliver, paidSession, signedEvent } from './payment-helpers';
 import { makeProduct } from './shop-helpers';
+import { sandbox } from './sandbox';
+import { DEFAULT_PAYMENT_SETTINGS } from '../schemas/settings';
 
 const userRow = async (id: string) => (await db().select().from(users).where(eq(users.id, id)).get())!;
 const paymentRow = async (id: string) => (await db().select().from(payments).where(eq(payments.id, id)).get())!;
@@ -198,6 +200,55 @@ describe('refunds and disputes that arrive before their payment is credited', ()
         ['topup', 5000],
       ]);
     }
+    expect(await unreconciledUsers()).toEqual([]);
+  });
+});
+
+describe('fresh money waits, if the owner wants', () => {
+  it("holds a first-time payer's top-up for the owner's hours before it can be exchanged, and says when it frees", async () => {
+    const box = await sandbox({ settings: { payments: { ...DEFAULT_PAYMENT_SETTINGS, firstTopUpHoldHours: 24 } } });
+    const customer = await box.signedInUser();
+    const start = await box.api('POST', '/api/payments/checkout', { token: customer.token, body: { usdAmount: 50 } });
+    expect(start.status).toBe(201);
+    const before = Date.now();
+    const credited = await deliver(
+      await signedEvent('checkout.session.completed', paidSession(start.body.id, customer.user.id, 5000)),
+      box.api,
+    );
+    expect(credited.body.outcome).toBe('credited');
+    const { heldUntil } = await paymentRow(start.body.id);
+    expect(heldUntil!.getTime()).toBeGreaterThanOrEqual(before + 24 * 3_600_000);
+
+    const refused = await box.api('POST', '/api/credits/exchange', { token: customer.token, body: { usdAmount: 10 } });
+    expect(refused.status).toBe(402);
+    expect(refused.body).toMatchObject({ code: 'FUNDS_HELD', details: { heldUsd: 50, heldUntil: heldUntil!.toISOString() } });
+    const options = await box.api('GET', '/api/payments/options', { token: customer.token });
+    expect(options.body).toMatchObject({ heldUsd: 50, heldUntil: heldUntil!.toISOString() });
+    const mine = await box.api('GET', '/api/payments', { token: customer.token });
+    expect(mine.body.payments[0]).toMatchObject({ heldUntil: heldUntil!.toISOString() });
+    // Money that is not held (an owner's credit) can be exchanged meanwhile.
+    await db().update(users).set({ balanceCents: 6000 }).where(eq(users.id, customer.user.id));
+    await db()
+      .insert(ledger)
+      .values({
+        id: `own${start.body.id.slice(-21)}`,
+        userId: customer.user.id,
+        kind: 'adjustment',
+        usdCentsDelta: 1000,
+        createdAt: new Date(),
+      });
+    expect((await box.api('POST', '/api/credits/exchange', { token: customer.token, body: { usdAmount: 10 } })).status).toBe(200);
+    expect((await box.api('POST', '/api/credits/exchange', { token: customer.token, body: { usdAmount: 1 } })).status).toBe(402);
+
+    // Once the hold has passed the money is free, and a payer with a settled top-up is not held again.
+    await db()
+      .update(payments)
+      .set({ heldUntil: new Date(Date.now() - 1000), paidAt: new Date(Date.now() - 25 * 3_600_000) })
+      .where(eq(payments.id, start.body.id));
+    expect((await box.api('POST', '/api/credits/exchange', { token: customer.token, body: { usdAmount: 10 } })).status).toBe(200);
+    const next = await box.api('POST', '/api/payments/checkout', { token: customer.token, body: { usdAmount: 20 } });
+    await deliver(await signedEvent('checkout.session.completed', paidSession(next.body.id, customer.user.id, 2000)), box.api);
+    expect((await paymentRow(next.body.id)).heldUntil).toBeNull();
     expect(await unreconciledUsers()).toEqual([]);
   });
 });
