@@ -16,7 +16,7 @@ import type {
   PaymentsResponse,
   PaymentStatusResponse,
 } from '../schemas/payments';
-import { spendingStanding } from './spending';
+import { standingQuery, toStanding } from './spending';
 import { findUserById } from './users';
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
@@ -32,14 +32,18 @@ export async function paymentOptions(
   settings: PaymentSettings,
   stripeConfigured: boolean,
 ): Promise<PaymentOptions> {
-  const [user, standing] = await Promise.all([findUserById(db, userId), spendingStanding(db, userId)]);
+  // One round trip: the address's state and the standing.
+  const [user, standing] = await db.batch([
+    db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)),
+    standingQuery(db, userId),
+  ]);
   return {
     enabled: settings.cardTopUpsEnabled && stripeConfigured,
     minUsd: settings.minTopUpUsd,
     maxUsd: settings.maxTopUpUsd,
     quickAmounts: settings.quickTopUpAmounts,
-    emailVerified: Boolean(user?.emailVerifiedAt),
-    ...standing,
+    emailVerified: Boolean(user[0]?.verifiedAt),
+    ...toStanding(standing[0]),
   };
 }
 

@@ -3,8 +3,9 @@
 // first-time payer (they cannot be exchanged yet). The guard itself is a trigger on the ledger
 // (migration 0018), inside every purchase's and exchange's batch; this reads the figures for the
 // refusal's message and for the account's pages.
-import { sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
+import { payments } from '../db/schema';
 import { dbErrorText } from '../lib/db-errors';
 import { AppError } from '../lib/errors';
 
@@ -18,16 +19,27 @@ export type SpendingStanding = {
   heldUntil: string | null;
 };
 
-export async function spendingStanding(db: DB, userId: string, now = Date.now()): Promise<SpendingStanding> {
-  const row = await db.get<{ owed: number; held: number; until: number | null }>(sql`
-    SELECT coalesce((SELECT sum(refund_owed_cents) FROM payments WHERE user_id = ${userId} AND refund_owed_cents > 0), 0) AS owed,
-           coalesce(sum(amount_cents - refunded_cents - dispute_cents), 0) AS held, max(held_until) AS until
-      FROM payments WHERE user_id = ${userId} AND held_until > ${now}`);
+/** The query of the standing, for a batch (one round trip with what the page needs besides). */
+export const standingQuery = (db: DB, userId: string, now = Date.now()) =>
+  db
+    .select({
+      owed: sql<number>`coalesce((SELECT sum(refund_owed_cents) FROM payments WHERE user_id = ${userId} AND refund_owed_cents > 0), 0)`,
+      held: sql<number>`coalesce(sum(${payments.amountCents} - ${payments.refundedCents} - ${payments.disputeCents}), 0)`,
+      until: sql<number | null>`max(${payments.heldUntil})`,
+    })
+    .from(payments)
+    .where(and(eq(payments.userId, userId), gt(payments.heldUntil, new Date(now))));
+
+export function toStanding(row: { owed: number; held: number; until: number | null } | undefined): SpendingStanding {
   return {
     owedUsd: (row?.owed ?? 0) / 100,
     heldUsd: Math.max(0, row?.held ?? 0) / 100,
     heldUntil: row?.until ? new Date(row.until).toISOString() : null,
   };
+}
+
+export async function spendingStanding(db: DB, userId: string, now = Date.now()): Promise<SpendingStanding> {
+  return toStanding((await standingQuery(db, userId, now))[0]);
 }
 
 export const owedMessage = (owedUsd: number) =>

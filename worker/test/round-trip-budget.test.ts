@@ -63,7 +63,8 @@ const calls = (): Call[] => [
   // Reads that KV answers alone (the settings document is kept by the isolate for a few seconds).
   { method: 'GET', path: '/api/settings/public', as: 'user', budget: read(0) },
   { method: 'GET', path: '/api/credits/exchange-rate', as: 'user', budget: read(0) },
-  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read(0) },
+  // The address's state and what is owed or held (issue 33): one read.
+  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read() },
   // Writes: one round trip to the primary, all or nothing (the caller guard opens it). Each counts
   // its webhook outbox statement, which writes a row only when an enabled endpoint subscribes.
   {
