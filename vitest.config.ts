@@ -34,6 +34,8 @@ export default defineConfig(async () => {
                   STRIPE_API_BASE: `http://127.0.0.1:${process.env.STRIPE_STAND_IN_PORT}`,
                   // Running locally: the test receiver listens on http://127.0.0.1.
                   WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
+                  // Local development: mail goes to the local outbox the tests read (lib/mail.ts).
+                  LOCAL_DEVELOPMENT: 'true',
                   // `npm run fuzz` (scripts/fuzz.ts) runs the fuzz test longer, with a seed it prints.
                   FUZZ_RUNS: process.env.FUZZ_RUNS ?? '',
                   FUZZ_SEED: process.env.FUZZ_SEED ?? '',

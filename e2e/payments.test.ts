@@ -4,7 +4,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signedStripeEvent } from '../scripts/stripe-stand-in';
-import { launchBrowser, newPage, ownerCredentials, register, screenshot, signIn, textOf, visible } from './browser';
+import { launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, verifiedCustomer, visible } from './browser';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ async function deliver(type: string, object: unknown) {
 describe('card top-ups', () => {
   it('goes from /add-balance through Checkout back to a credited balance, and the owner sees refunds and disputes', async () => {
     const { context, page } = await newPage(browser);
-    const user = await register(page);
+    const user = await verifiedCustomer(page);
     await page.goto('/add-balance');
     expect(await visible(page.getByRole('heading', { name: 'Add USD by card' }))).toBe(true);
     expect(await textOf(page.getByTestId('add-balance-usd'))).toBe('$0.00');
@@ -101,7 +101,7 @@ describe('card top-ups', () => {
 
   it('says the payment was cancelled when the customer leaves Checkout', async () => {
     const { context, page } = await newPage(browser, { mobile: true });
-    await register(page);
+    await verifiedCustomer(page);
     await page.goto('/add-balance');
     await page.getByLabel('Amount (USD)').fill('7.50');
     await page.getByRole('button', { name: 'Pay $7.50' }).click();

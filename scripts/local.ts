@@ -152,8 +152,14 @@ export async function startServer(options: {
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
   // the local server gets its own address unless one is given. Served from this machine, webhook
-  // endpoints may be http on loopback (a local receiver).
-  const vars = { APP_URL: `http://localhost:${options.port}`, WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true', ...options.vars };
+  // endpoints may be http on loopback (a local receiver). LOCAL_DEVELOPMENT: mail goes to the local
+  // outbox (a deployed Worker has no outbox and refuses links without a mail API).
+  const vars = {
+    APP_URL: `http://localhost:${options.port}`,
+    WEBHOOKS_ALLOW_LOOPBACK_HTTP: 'true',
+    LOCAL_DEVELOPMENT: 'true',
+    ...options.vars,
+  };
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const envFile = options.secrets && Object.keys(options.secrets).length ? envFileWith(options.secrets) : null;
   if (envFile) args.push('--env-file', envFile.file);

@@ -10,7 +10,8 @@ import type { WebhookMessage } from './domain/webhook-outbox';
  * GOOGLE_* (Google sign-in), MAIL_* (an HTTP email API; unset: the local outbox), STRIPE_* (card
  * top-ups; STRIPE_API_BASE points at a stand-in in tests), THROTTLE_EXEMPT_IPS (addresses exempt from
  * the per-IP sign-in limit, e.g. a test runner), WEBHOOKS_ALLOW_LOOPBACK_HTTP ("true" locally: webhook
- * URLs may be http on loopback).
+ * URLs may be http on loopback), LOCAL_DEVELOPMENT ("true" for `npm start` and the tests: mail goes to
+ * the local outbox; absent, the Worker is taken as deployed: no outbox, webhook hosts must be public).
  */
 type OptionalVars =
   | 'APP_NAME'
@@ -24,7 +25,8 @@ type OptionalVars =
   | 'STRIPE_WEBHOOK_SECRET'
   | 'STRIPE_API_BASE'
   | 'THROTTLE_EXEMPT_IPS'
-  | 'WEBHOOKS_ALLOW_LOOPBACK_HTTP';
+  | 'WEBHOOKS_ALLOW_LOOPBACK_HTTP'
+  | 'LOCAL_DEVELOPMENT';
 
 type Generated = Cloudflare.Env;
 

@@ -25,9 +25,14 @@
 //   still names their product for the trigger above (its ON DELETE CASCADE would run after).
 // - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
 //   USD balance by its amount as it goes in (domain/stripe-events.ts).
+// - ledger_reversal_moves_balances (0018): a reversal's ledger row (card_reversal, dispute_return)
+//   moves both balances by its deltas (domain/reversals.ts).
+// - ledger_spending_guard (0018): not a figure but a guard; a purchase's or an exchange's ledger row
+//   aborts the batch while the account owes a reversal (SPENDING_BLOCKED_OWED), and an exchange's
+//   when it would spend top-ups still held (FUNDS_HELD).
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { PAYMENT_STATUSES } from '../schemas/payments';
+import { DISPUTE_STATUSES, PAYMENT_STATUSES } from '../schemas/payments';
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
 
@@ -74,6 +79,8 @@ export const users = sqliteTable(
      * it on, so ending every session and token is one UPDATE, with no list to miss one.
      */
     credentialEpoch: integer('credential_epoch').notNull().default(0),
+    /** When the address was proven (its link opened, a reset completed, Google's verified address); null: not yet. */
+    emailVerifiedAt: integer('email_verified_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
@@ -310,6 +317,23 @@ export const passwordResetTokens = sqliteTable(
   (t) => [uniqueIndex('password_reset_tokens_hash_unique').on(t.tokenHash), index('password_reset_tokens_user_idx').on(t.userId)],
 );
 
+/** Links that prove an email address (migration 0019): one use, stored as a hash, for the address they were sent to. */
+export const emailVerificationTokens = sqliteTable(
+  'email_verification_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('email_verification_tokens_hash_unique').on(t.tokenHash), index('email_verification_tokens_user_idx').on(t.userId)],
+);
+
 export const apiTokens = sqliteTable(
   'api_tokens',
   {
@@ -408,17 +432,69 @@ export const payments = sqliteTable(
     refundOwedCents: integer('refund_owed_cents').notNull().default(0),
     disputeId: text('dispute_id'),
     disputedAt: integer('disputed_at', { mode: 'timestamp_ms' }),
+    /** open while Stripe decides (its value is taken and held), then won (given back) or lost. */
+    disputeStatus: text('dispute_status', { enum: DISPUTE_STATUSES }),
+    /** The amount the open or lost dispute took back (0 once won). */
+    disputeCents: integer('dispute_cents').notNull().default(0),
+    /** A first-time payer's top-up cannot be exchanged before this (the owner's hold, migration 0018). */
+    heldUntil: integer('held_until', { mode: 'timestamp_ms' }),
     paidAt: integer('paid_at', { mode: 'timestamp_ms' }),
     createdAt: createdAt(),
   },
   (t) => [
     index('payments_user_idx').on(t.userId, t.createdAt, t.id),
+    index('payments_user_owed_idx')
+      .on(t.userId)
+      .where(sql`${t.refundOwedCents} > 0`),
+    index('payments_user_held_idx')
+      .on(t.userId, t.heldUntil)
+      .where(sql`${t.heldUntil} IS NOT NULL`),
     index('payments_status_idx').on(t.status, t.createdAt, t.id),
     index('payments_created_idx').on(t.createdAt, t.id),
     uniqueIndex('payments_payment_intent_unique').on(t.paymentIntentId),
     check('payments_status_check', sql`${t.status} IN ('pending', 'paid', 'refunded', 'expired', 'failed')`),
     check('payments_amounts_check', sql`${t.amountCents} > 0 AND ${t.refundedCents} >= 0 AND ${t.refundOwedCents} >= 0`),
   ],
+);
+
+/**
+ * One refund or dispute of a card payment, or a won dispute's return (migration 0018): what it took
+ * from the USD balance (`usdCents`) and the credits (`credits`), and what it left owed (`owedCents`;
+ * negative for a return). Its ledger row (card_reversal or dispute_return) moves the balances.
+ */
+export const paymentReversals = sqliteTable(
+  'payment_reversals',
+  {
+    id: text('id').primaryKey(),
+    paymentId: text('payment_id').notNull(),
+    userId: text('user_id').notNull(),
+    kind: text('kind', { enum: ['refund', 'dispute', 'dispute_won'] }).notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    usdCents: integer('usd_cents').notNull(),
+    credits: integer('credits').notNull(),
+    owedCents: integer('owed_cents').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('payment_reversals_payment_idx').on(t.paymentId, t.createdAt),
+    check('payment_reversals_kind_check', sql`${t.kind} IN ('refund', 'dispute', 'dispute_won')`),
+  ],
+);
+
+/** Refund and dispute events that came before their payment's credit; applied right after it. */
+export const stripeParkedEvents = sqliteTable(
+  'stripe_parked_events',
+  {
+    /** Stripe's event id. */
+    id: text('id').primaryKey(),
+    paymentIntentId: text('payment_intent_id').notNull(),
+    type: text('type').notNull(),
+    /** The event's data.object, as JSON text. */
+    object: text('object').notNull(),
+    eventCreated: integer('event_created').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('stripe_parked_events_intent_idx').on(t.paymentIntentId, t.eventCreated)],
 );
 
 // Outbound webhooks (migration 0014). Endpoints are the shop's (any owner manages them all).

@@ -149,8 +149,7 @@ export class RequestD1 {
 export const bindingOf = (d1: D1Database): D1Database => (d1 as unknown as Partial<RequestD1>).database ?? d1;
 
 /** A write's check (migration 0016): inserting into the view writes nothing, and its trigger aborts the batch. */
-export const GUARD_SQL =
-  'INSERT INTO caller_guard (kind, credential_id, user_id, role, now, idle_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)';
+export const GUARD_SQL = 'INSERT INTO caller_guard (kind, credential_id, user_id, role, now, idle_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)';
 
 /** A read's check: the guard's three conditions, in the guard's order, as a SELECT a replica can answer. */
 export const CALLER_CHECK_SQL = `SELECT CASE

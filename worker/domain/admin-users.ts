@@ -81,6 +81,7 @@ export type CreateUserParsed = {
   balance: number;
   credits: number;
   isActive: boolean;
+  emailVerified: boolean;
 };
 
 export async function createUserAsAdmin(admin: AdminContext, input: CreateUserParsed): Promise<UserRow> {
@@ -96,6 +97,7 @@ export async function createUserAsAdmin(admin: AdminContext, input: CreateUserPa
       balanceCents,
       credits: input.credits,
       isActive: input.isActive,
+      emailVerified: input.emailVerified,
     },
     actor.id,
     (id) => [
@@ -111,6 +113,7 @@ export async function createUserAsAdmin(admin: AdminContext, input: CreateUserPa
           balance: input.balance,
           credits: input.credits,
           isActive: input.isActive,
+          emailVerified: input.emailVerified,
         },
         ip,
       ),
@@ -197,7 +200,12 @@ export async function updateUser(admin: AdminContext, id: string, input: UpdateU
   const deactivates = input.isActive === false && before.isActive;
   const ends =
     roleChanges || deactivates
-      ? endCredentialsStatements(db, id, {}, and(roleChanges ? eq(users.role, input.role ?? before.role) : undefined, deactivates ? eq(users.isActive, false) : undefined))
+      ? endCredentialsStatements(
+          db,
+          id,
+          {},
+          and(roleChanges ? eq(users.role, input.role ?? before.role) : undefined, deactivates ? eq(users.isActive, false) : undefined),
+        )
       : [];
 
   let results: unknown[];

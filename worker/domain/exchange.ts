@@ -10,6 +10,7 @@ import { newId } from '../lib/ids';
 import type { ExchangeResponse } from '../schemas/entities';
 import { creditsForCents, INSUFFICIENT_USD_MESSAGE } from '../schemas/exchange';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
+import { spendingRefusal } from './spending';
 import { findUserById, toUserJson, type UserRow } from './users';
 import { dispatchCommitted, exchangeEvent } from './webhook-outbox';
 
@@ -113,6 +114,8 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
     await dispatchCommitted(events);
     return answer(toUserJson((after as UserRow[])[0]));
   } catch (err) {
+    const refusal = await spendingRefusal(db, err, userId);
+    if (refusal) throw refusal;
     if (failedConstraint(err, 'CHECK', 'users_balance_check')) {
       throw insufficientBalance(cents, (await findUserById(db, userId))?.balanceCents ?? 0);
     }

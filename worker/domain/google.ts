@@ -2,7 +2,7 @@
 // Google's token endpoint over TLS, so its claims are checked (issuer, audience, expiry, verified
 // email) without fetching Google's signing keys (OpenID Connect Core 3.1.3.7).
 import { decodeIdToken, Google, type OAuth2Tokens } from 'arctic';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { users } from '../db/schema';
 import type { Env } from '../env';
@@ -78,6 +78,8 @@ export async function accountForGoogle(
         password: null,
         googleId: profile.sub,
         googleEmail: profile.email,
+        // Google says it verified this address (googleProfile refuses any other).
+        emailVerified: true,
       });
       return { user, created: true };
     } catch (err) {
@@ -104,7 +106,20 @@ export function usernameFor(profile: GoogleProfile, attempt: number): string {
   return `${stem}${suffix.toString().padStart(4, '0')}`;
 }
 
-/** Links a Google account to a signed-in user. */
+/**
+ * Connecting Google needs a verified address: otherwise whoever registered someone else's address
+ * could link their own Google account and keep a way in after the address's owner takes it over.
+ */
+export function assertMayConnectGoogle(user: Pick<UserRow, 'emailVerifiedAt'>) {
+  if (!user.emailVerifiedAt) {
+    throw new AppError(
+      'EMAIL_UNVERIFIED',
+      'Please verify your email address before connecting Google: open the link we sent you, or send it again.',
+    );
+  }
+}
+
+/** Links a Google account to a signed-in user whose address is verified. */
 export async function connectGoogle(db: DB, userId: string, profile: GoogleProfile) {
   const owner = await findByGoogleId(db, profile.sub);
   if (owner && owner.id !== userId) throw new AppError('CONFLICT', 'This Google account is already connected to another account.');
@@ -113,9 +128,13 @@ export async function connectGoogle(db: DB, userId: string, profile: GoogleProfi
     const linked = await db
       .update(users)
       .set({ googleId: profile.sub, googleEmail: profile.email })
-      .where(and(eq(users.id, userId), isNull(users.googleId)))
+      .where(and(eq(users.id, userId), isNull(users.googleId), isNotNull(users.emailVerifiedAt)))
       .returning({ id: users.id });
-    if (!linked.length) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
+    if (!linked.length) {
+      const user = await db.select().from(users).where(eq(users.id, userId)).get();
+      if (user) assertMayConnectGoogle(user);
+      throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
+    }
   } catch (err) {
     if (String((err as Error)?.message).includes('UNIQUE'))
       throw new AppError('CONFLICT', 'This Google account is already connected to another account.');

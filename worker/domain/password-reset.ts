@@ -3,21 +3,19 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
 import { passwordResetTokens, users } from '../db/schema';
-import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { newId, randomToken, sha256Hex } from '../lib/ids';
-import { sendMail } from '../lib/mail';
+import { sendMail, type MailEnv } from '../lib/mail';
 import { hashPassword } from '../lib/password';
 import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
-import { setPasswordStatements } from './users';
-import { findUserByEmail } from './users';
+import { findUserByEmail, setPasswordStatements } from './users';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 
 export const resetLinkInvalid = () =>
   new AppError('VALIDATION_ERROR', 'This reset link is invalid, has expired or was already used. Please request a new one.');
 
-type ResetEnv = Pick<Env, 'KV' | 'MAIL_API_URL' | 'MAIL_API_KEY' | 'MAIL_FROM' | 'APP_NAME'>;
+type ResetEnv = MailEnv;
 
 /**
  * Emails a reset link when an active account has this address (returning its id), and does nothing
@@ -59,7 +57,8 @@ export async function sendPasswordReset(env: ResetEnv, db: DB, email: string, ap
  * one batch (one transaction): the UPDATE of the password only applies while the token is unused
  * and unexpired, and the next statement spends it with every other open link of the account, so
  * of two concurrent resets with one token exactly one succeeds. Every session and API token of the
- * account ends in the same batch (setPasswordStatements). Returns the account id.
+ * account ends in the same batch (setPasswordStatements). The reset proves the address and unlinks
+ * Google. Returns the account id.
  */
 export async function resetPassword(db: DB, token: string, password: string, now = Date.now()): Promise<string> {
   const hash = await sha256Hex(token);
@@ -73,6 +72,12 @@ export async function resetPassword(db: DB, token: string, password: string, now
   const tokenStillGood = sql`EXISTS (SELECT 1 FROM ${passwordResetTokens} WHERE ${passwordResetTokens.id} = ${row.id} AND ${passwordResetTokens.usedAt} IS NULL AND ${passwordResetTokens.expiresAt} > ${now})`;
   const results = await db.batch([
     ...setPasswordStatements(db, row.userId, passwordHash, at, {}, tokenStillGood),
+    db
+      .update(users)
+      // The link came through the inbox, so the address is proven; a Google account linked before is
+      // unlinked: whoever linked it may not be this person (they link it again, with proof).
+      .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})`, googleId: null, googleEmail: null })
+      .where(and(eq(users.id, row.userId), tokenStillGood)),
     db
       .update(passwordResetTokens)
       .set({ usedAt: at })

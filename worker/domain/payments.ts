@@ -16,19 +16,43 @@ import type {
   PaymentsResponse,
   PaymentStatusResponse,
 } from '../schemas/payments';
+import { standingQuery, toStanding } from './spending';
 import { findUserById } from './users';
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
-/** Card top-ups are on when the owner allows them and a Stripe secret key is configured. */
-export function paymentOptions(settings: PaymentSettings, stripeConfigured: boolean): PaymentOptions {
+/**
+ * Card top-ups are on when the owner allows them and a Stripe secret key is configured; with them,
+ * what the account's page shows: whether the address is verified (a card top-up needs it), what is
+ * owed after a reversal and what is held.
+ */
+export async function paymentOptions(
+  db: DB,
+  userId: string,
+  settings: PaymentSettings,
+  stripeConfigured: boolean,
+): Promise<PaymentOptions> {
+  // One round trip: the address's state and the standing.
+  const [user, standing] = await db.batch([
+    db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)),
+    standingQuery(db, userId),
+  ]);
   return {
     enabled: settings.cardTopUpsEnabled && stripeConfigured,
     minUsd: settings.minTopUpUsd,
     maxUsd: settings.maxTopUpUsd,
     quickAmounts: settings.quickTopUpAmounts,
+    emailVerified: Boolean(user[0]?.verifiedAt),
+    ...toStanding(standing[0]),
   };
 }
+
+/** A card payment needs a proven address: otherwise a stranger's address could take the payments. */
+export const emailUnverified = () =>
+  new AppError(
+    'EMAIL_UNVERIFIED',
+    'Please verify your email address first: open the link we sent you, or send it again from your account.',
+  );
 
 export type CheckoutOrder = {
   userId: string;
@@ -51,6 +75,7 @@ export async function startCheckout(db: DB, stripe: Stripe | null, settings: Pay
   }
   const user = await findUserById(db, order.userId);
   if (!user) throw notFound('User');
+  if (!user.emailVerifiedAt) throw emailUnverified();
   if (user.paymentFlaggedAt) {
     throw new AppError('PAYMENTS_DISABLED', 'Card top-ups are paused for your account after a disputed payment. Please contact the shop.');
   }
@@ -107,6 +132,8 @@ export function toPaymentJson({ payment: p, username, flaggedAt }: PaymentRow): 
     refundOwed: p.refundOwedCents / 100,
     disputed: p.disputeId !== null,
     disputedAt: p.disputedAt ? p.disputedAt.toISOString() : null,
+    disputeStatus: p.disputeStatus,
+    heldUntil: p.heldUntil ? p.heldUntil.toISOString() : null,
     accountFlagged: flaggedAt !== null,
     createdAt: p.createdAt.toISOString(),
     paidAt: p.paidAt ? p.paidAt.toISOString() : null,
@@ -157,4 +184,16 @@ export async function myPaymentStatus(db: DB, userId: string, sessionId: string)
   ]);
   if (!found[0]) throw notFound('Payment');
   return { payment: toPaymentJson(found[0]), balance: (balance[0]?.cents ?? 0) / 100 };
+}
+
+/** One payment as the owner's list shows it. */
+export async function adminPayment(db: DB, id: string): Promise<Payment> {
+  const row = await db
+    .select(paymentColumns)
+    .from(payments)
+    .leftJoin(users, eq(users.id, payments.userId))
+    .where(eq(payments.id, id))
+    .get();
+  if (!row) throw notFound('Payment');
+  return toPaymentJson(row);
 }

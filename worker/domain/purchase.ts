@@ -16,6 +16,7 @@ import { quote, type Quote } from '../schemas/products';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from './idempotency';
 import { generateLicenseKey } from './license-keys';
 import { assertOfferedDuration, forgetProduct, purchasable, recentProduct, rememberProduct, type ProductRow } from './products';
+import { spendingRefusal } from './spending';
 import { dispatchCommitted, keyEvents } from './webhook-outbox';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -180,6 +181,8 @@ async function commitPurchase(
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {
+    const refusal = payerId === null ? null : await spendingRefusal(db, err, payerId);
+    if (refusal) throw refusal;
     const productGone = failedConstraint(err, 'NOT NULL', 'license_keys.product_id');
     const shortOfCredits = failedConstraint(err, 'CHECK', 'users_credits_check') && payerId !== null;
     // The remembered product may be what is wrong (a new price, a withdrawal): decide on a fresh read.

@@ -4,7 +4,9 @@ import type { DB } from '../db/client';
 import { AppError } from '../lib/errors';
 import type { Actor } from '../db/schema';
 import { clearSettingsCache, getSettings, saveSettings } from '../lib/settings';
-import { DEFAULT_SETTINGS, settingsSchema, type Settings } from '../schemas/settings';
+import type { Env } from '../env';
+import { mailTransport } from '../lib/mail';
+import { DEFAULT_SETTINGS, settingsSchema, type ServerStatus, type Settings } from '../schemas/settings';
 import { recordAudit } from './audit';
 
 type SettingsContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
@@ -52,3 +54,17 @@ export function assertWithinActivationLimit(settings: Pick<Settings, 'maxActivat
 
 export const activationLimitMessage = (limit: number) =>
   `Max activations must be at most ${limit} (the maximum activations per key in the settings)`;
+
+/** What the server's configuration allows, for the owner's Settings page. */
+export function serverStatus(env: Pick<Env, 'MAIL_API_URL' | 'LOCAL_DEVELOPMENT'>): ServerStatus {
+  const transport = mailTransport(env);
+  return {
+    mail: {
+      transport,
+      message:
+        transport === 'none'
+          ? 'No mail service is configured (MAIL_API_URL), so password reset and email verification links are refused: customers cannot reset a password or verify an address (and so cannot pay by card). Set MAIL_API_URL, MAIL_API_KEY and MAIL_FROM (docs/security.md).'
+          : null,
+    },
+  };
+}

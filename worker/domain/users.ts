@@ -25,6 +25,7 @@ export function toUserJson(u: UserRow): User {
     lastLogin: u.lastLogin ? u.lastLogin.toISOString() : null,
     twoFactorEnabled: u.twoFactorEnabled,
     googleConnected: u.googleId !== null,
+    emailVerified: u.emailVerifiedAt !== null,
   };
 }
 export type UserJson = User;
@@ -42,6 +43,8 @@ export type NewUser = {
   isActive?: boolean;
   googleId?: string | null;
   googleEmail?: string | null;
+  /** The address is proven already (Google's verified address, or the owner vouching for it). */
+  emailVerified?: boolean;
 };
 
 /**
@@ -69,6 +72,7 @@ export async function createUser(
     createdAt: now,
     googleId: input.googleId ?? null,
     googleEmail: input.googleEmail ?? null,
+    emailVerifiedAt: input.emailVerified ? now : null,
   } as const;
   await assertUnique(db, row.email, row.username);
   const openingBalance =

@@ -83,7 +83,8 @@ export const ISOLATE_CACHES = {
     holds: 'what an API token grants (account, roles, read-only), by the token hash (domain/api-tokens.ts)',
     ttlMs: MINUTE,
     max: 10_000,
-    invalidation: 'every round trip of the call checks the token row and the account in D1, so a stale entry is refused there; the TTL bounds the memory',
+    invalidation:
+      'every round trip of the call checks the token row and the account in D1, so a stale entry is refused there; the TTL bounds the memory',
   },
   'api-token-last-touched': {
     holds: "when this isolate last wrote each API token's lastUsedAt, by token id (domain/api-tokens.ts)",

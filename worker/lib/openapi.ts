@@ -54,7 +54,7 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     description:
-      "An API token (`kp_...`) from POST /api/users/api-tokens. The scopes name the least role it needs, and `write` where a read-only token is refused. Operations that need proof (`x-keypanel.proof`) take no token.",
+      'An API token (`kp_...`) from POST /api/users/api-tokens. The scopes name the least role it needs, and `write` where a read-only token is refused. Operations that need proof (`x-keypanel.proof`) take no token.',
   },
 } as const;
 
@@ -291,14 +291,14 @@ export type RouteDefaults = { tag: Tag; access: Access; tokens?: boolean };
 export const declaration =
   (defaults: RouteDefaults) =>
   (operationId: string, summary: string, answers: Record<number, Answer>, options: DocOptions = {}): RouteDoc => ({
-      ...defaults,
-      ...options,
-      operationId,
-      summary,
-      responses: Object.fromEntries(
-        Object.entries(answers).map(([status, answer]) => [
-          status,
-          answer instanceof z.ZodType ? { description: DEFAULT_DESCRIPTION[Number(status)] ?? 'OK', schema: answer } : answer,
-        ]),
-      ),
+    ...defaults,
+    ...options,
+    operationId,
+    summary,
+    responses: Object.fromEntries(
+      Object.entries(answers).map(([status, answer]) => [
+        status,
+        answer instanceof z.ZodType ? { description: DEFAULT_DESCRIPTION[Number(status)] ?? 'OK', schema: answer } : answer,
+      ]),
+    ),
   });

@@ -201,12 +201,6 @@ export function touchSession(db: DB, sessionId: string, idleMs: number, now = Da
   return db
     .update(sessions)
     .set({ lastActive: new Date(now) })
-    .where(
-      and(
-        eq(sessions.id, sessionId),
-        live(idleMs, now),
-        sql`${sessions.lastActive} < ${now - LAST_ACTIVE_WRITE_MS}`,
-      ),
-    )
+    .where(and(eq(sessions.id, sessionId), live(idleMs, now), sql`${sessions.lastActive} < ${now - LAST_ACTIVE_WRITE_MS}`))
     .run();
 }

@@ -8,13 +8,12 @@ import { routeOperations } from '../middleware/operation';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 
-export const adminAnalyticsRoutes = new Hono<SignedInEnv>()
-  .get(
-    '/',
-    op('getAnalytics', 'Sales, users and activations over a period', { 200: analyticsSchema }, { errors: [400] }),
-    queryParams(analyticsQuery),
-    async (c) => {
-      const body: Analytics = await systemAnalytics(c.var.db, c.req.valid('query').days);
-      return c.json(body, 200);
-    },
-  );
+export const adminAnalyticsRoutes = new Hono<SignedInEnv>().get(
+  '/',
+  op('getAnalytics', 'Sales, users and activations over a period', { 200: analyticsSchema }, { errors: [400] }),
+  queryParams(analyticsQuery),
+  async (c) => {
+    const body: Analytics = await systemAnalytics(c.var.db, c.req.valid('query').days);
+    return c.json(body, 200);
+  },
+);

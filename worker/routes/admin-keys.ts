@@ -14,7 +14,6 @@ import { routeOperations } from '../middleware/operation';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 
-
 export const adminKeysRoutes = new Hono<SignedInEnv>()
   .get(
     '/',

@@ -12,6 +12,7 @@ import {
   updateUser,
   type AdminContext,
 } from '../domain/admin-users';
+import { sendVerificationIfPossible } from '../domain/email-verification';
 import { toUserJson } from '../domain/users';
 import { clientIp, inBackground } from '../lib/request';
 import { currentUser, proveCaller } from '../lib/signed-in';
@@ -42,7 +43,12 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/',
-    op('createUser', 'Create a user (step-up for a reseller or owner)', { 201: adminUserResponseSchema }, { proof: 'conditional', errors: [400, 409] }),
+    op(
+      'createUser',
+      'Create a user (step-up for a reseller or owner)',
+      { 201: adminUserResponseSchema },
+      { proof: 'conditional', errors: [400, 409] },
+    ),
     jsonBody(createUserSchema),
     async (c) => {
       const { currentPassword, code, ...input } = c.req.valid('json');
@@ -50,18 +56,20 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
       if (granted) await proveCaller(c, { currentPassword, code }, `create a ${input.role}`);
       const user = await createUserAsAdmin(admin(c), input);
       if (granted) await inBackground(c, tellOfPowerChange(c.env, c.var.db, await currentUser(c), null, user));
-      return c.json({ user: toUserJson(user), message: 'User created successfully' }, 201);
+      // An address the owner did not vouch for gets its link (when this server can send one).
+      const sent = user.emailVerifiedAt ? false : await sendVerificationIfPossible(c.env, c.var.db, user, c.env.APP_URL);
+      const message = user.emailVerifiedAt
+        ? 'User created successfully'
+        : sent
+          ? 'User created successfully; a verification link was sent to their address'
+          : 'User created successfully; no verification link could be sent (no mail service or APP_URL on this server)';
+      return c.json({ user: toUserJson(user), message }, 201);
     },
   )
-  .get(
-    '/:id',
-    op('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] }),
-    pathParams(userIdParam),
-    async (c) => {
-      const user = await getUser(c.var.db, c.req.valid('param').id);
-      return c.json({ user: toUserJson(user) }, 200);
-    },
-  )
+  .get('/:id', op('getUser', 'One user', { 200: adminUserResponseSchema }, { errors: [400, 404] }), pathParams(userIdParam), async (c) => {
+    const user = await getUser(c.var.db, c.req.valid('param').id);
+    return c.json({ user: toUserJson(user) }, 200);
+  })
   .put(
     '/:id',
     op(

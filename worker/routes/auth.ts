@@ -8,8 +8,10 @@ import { accountDisabled, afterFirstFactor, endSessionLogged, openSession } from
 import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../domain/throttle';
 import { readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from '../domain/two-factor';
 import { createUser, findUserByEmail, findUserById } from '../domain/users';
+import { emailAlreadyVerified, sendVerificationIfPossible, sendVerificationLink, verifyEmail } from '../domain/email-verification';
 import { appUrl } from '../lib/app-url';
-import { AppError, registrationClosed } from '../lib/errors';
+import { AppError, notFound, registrationClosed } from '../lib/errors';
+import { assertMailAvailable } from '../lib/mail';
 import { verifyPassword } from '../lib/password';
 import { inBackground, requestOrigin } from '../lib/request';
 import { getSettings } from '../lib/settings';
@@ -17,7 +19,7 @@ import { jsonBody } from '../lib/validate';
 import { sessionOf, signedInCaller } from '../middleware/auth';
 import { limitPerIp } from '../middleware/throttle';
 import { loginSchema, registerSchema } from '../schemas/auth';
-import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema } from '../schemas/security';
+import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema, verifyEmailSchema } from '../schemas/security';
 import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../schemas/entities';
 import { successMessageSchema } from '../lib/openapi';
 import { routeOperations } from '../middleware/operation';
@@ -47,6 +49,8 @@ export const authRoutes = new Hono<AppEnv>()
       const origin = requestOrigin(c);
       const created = await createUser(c.var.db, { username, email, password });
       const { token, user } = await openSession(c.env, c.var.db, created, origin, false, 'register');
+      // The address is not proven yet: a link goes to it (without mail or APP_URL, the account asks again later).
+      await inBackground(c, sendVerificationIfPossible(c.env, c.var.db, created, c.env.APP_URL));
       return c.json({ success: true, token, user, message: 'Registration successful' }, 201);
     },
   )
@@ -121,6 +125,40 @@ export const authRoutes = new Hono<AppEnv>()
     },
   )
   .post(
+    '/verify-email',
+    op(
+      'verifyEmail',
+      "Prove my email address with a verification link's token",
+      { 200: { description: 'Verified', schema: successMessageSchema } },
+      { errors: [400, 429] },
+    ),
+    limitPerIp,
+    jsonBody(verifyEmailSchema),
+    async (c) => {
+      await verifyEmail(c.var.db, c.req.valid('json').token);
+      return c.json({ success: true, message: 'Your email address is verified.' }, 200);
+    },
+  )
+  .post(
+    '/send-verification',
+    op(
+      'sendVerification',
+      'Send the link that verifies my email address again',
+      { 200: { description: 'Sent', schema: successMessageSchema } },
+      { access: 'user', tokens: false, errors: [404, 409, 429, 501] },
+    ),
+    async (c) => {
+      assertMailAvailable(c.env);
+      const link = appUrl(c, 'an email verification link');
+      const user = await findUserById(c.var.db, signedInCaller(c).id);
+      if (!user) throw notFound('User');
+      if (user.emailVerifiedAt) throw emailAlreadyVerified();
+      await enforce(c.var.db, `verify-mail:${user.id}`, RULES.resetEmails, 'Too many verification emails. Please wait a few minutes.');
+      await sendVerificationLink(c.env, c.var.db, user, link);
+      return c.json({ success: true, message: `A verification link is on its way to ${user.email}.` }, 200);
+    },
+  )
+  .post(
     '/forgot-password',
     op(
       'forgotPassword',
@@ -133,6 +171,7 @@ export const authRoutes = new Hono<AppEnv>()
     async (c) => {
       const { email } = c.req.valid('json');
       // The same refusal for every address, so it reveals nothing about accounts.
+      assertMailAvailable(c.env);
       const link = appUrl(c, 'a password reset link');
       // Per address whether or not it has an account, so the limit itself reveals nothing.
       await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { applyStripeEvent } from '../domain/stripe-events';
 import { AppError } from '../lib/errors';
+import { getSettings } from '../lib/settings';
 import { verifiedEvent } from '../lib/stripe';
 import { stripeWebhookAnswerSchema } from '../schemas/entities';
 import { routeOperations } from '../middleware/operation';
@@ -18,7 +19,7 @@ export const paymentsStripeRoutes = new Hono<AppEnv>().post(
   '/webhook',
   op(
     'stripeWebhook',
-    "Stripe's webhook: credits paid top-ups",
+    "Stripe's webhook: credits paid top-ups, reverses refunds and disputes",
     { 200: { description: 'Received (handled or not)', schema: stripeWebhookAnswerSchema } },
     { errors: [400, 501], servedInMaintenance: true },
   ),
@@ -34,7 +35,8 @@ export const paymentsStripeRoutes = new Hono<AppEnv>().post(
     } catch {
       throw new AppError('VALIDATION_ERROR', 'Invalid Stripe signature');
     }
-    const outcome = await applyStripeEvent(c.var.db, event);
+    const { firstTopUpHoldHours } = (await getSettings(c.env.KV)).payments;
+    const outcome = await applyStripeEvent(c.var.db, event, Date.now(), { firstTopUpHoldHours });
     return c.json({ received: true, outcome }, 200);
   },
 );

@@ -23,7 +23,7 @@ const op = routeOperations({ tag: 'Payments', access: 'user' });
 
 export const paymentsRoutes = new Hono<SignedInEnv>()
   .get('/options', op('getPaymentOptions', 'Whether card top-ups are on, and their bounds', { 200: paymentOptionsSchema }), async (c) =>
-    c.json(paymentOptions((await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200),
+    c.json(await paymentOptions(c.var.db, c.var.caller.id, (await getSettings(c.env.KV)).payments, stripeConfigured(c.env)), 200),
   )
   .post(
     '/checkout',

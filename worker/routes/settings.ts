@@ -1,11 +1,11 @@
 // /api/settings: what every signed-in user's app needs (public), and the owner's settings document.
 import { Hono, type Context } from 'hono';
 import type { SignedInEnv } from '../context';
-import { replaceSettings, resetSettings } from '../domain/settings';
+import { replaceSettings, resetSettings, serverStatus } from '../domain/settings';
 import { clientIp } from '../lib/request';
 import { getSettings } from '../lib/settings';
 import { jsonBody } from '../lib/validate';
-import { publicSettings, settingsSchema, publicSettingsSchema } from '../schemas/settings';
+import { publicSettings, serverStatusSchema, settingsSchema, publicSettingsSchema } from '../schemas/settings';
 import { routeOperations } from '../middleware/operation';
 
 const op = routeOperations({ tag: 'Settings', access: 'owner' });
@@ -17,6 +17,9 @@ export const settingsRoutes = new Hono<SignedInEnv>()
     '/public',
     op('getPublicSettings', 'What every signed-in app needs of the settings', { 200: publicSettingsSchema }, { access: 'user' }),
     async (c) => c.json(publicSettings(await getSettings(c.env.KV)), 200),
+  )
+  .get('/server', op('getServerStatus', "What the server's configuration allows (mail)", { 200: serverStatusSchema }), (c) =>
+    c.json(serverStatus(c.env), 200),
   )
   .get('/', op('getSettings', 'The whole settings document', { 200: settingsSchema }), async (c) =>
     c.json(await getSettings(c.env.KV), 200),

@@ -7,7 +7,7 @@ import { runtimeLimit } from '../db/compiled';
 import { securityLog } from '../db/schema';
 import { createApiToken, listApiTokens, revokeApiToken } from '../domain/api-tokens';
 import { removeOwnDevice } from '../domain/devices';
-import { assertMayDisconnectGoogle, disconnectGoogle, googleConfigured } from '../domain/google';
+import { assertMayConnectGoogle, assertMayDisconnectGoogle, disconnectGoogle, googleConfigured } from '../domain/google';
 import { listOwnKeys } from '../domain/my-keys';
 import { countRecoveryTokens, replaceRecoveryTokens } from '../domain/recovery';
 import { recordSecurityEvent } from '../domain/security-log';
@@ -98,23 +98,19 @@ export const usersRoutes = new Hono<SignedInEnv>()
       );
     },
   )
-  .get(
-    '/security',
-    op('getSecurityInfo', 'My account security at a glance', { 200: securityInfoSchema }, { errors: [404] }),
-    async (c) => {
-      const user = await currentUser(c);
-      const info: SecurityInfo = {
-        twoFactorEnabled: user.twoFactorEnabled,
-        googleConnected: user.googleId !== null,
-        recoveryTokens: user.twoFactorEnabled ? await countRecoveryTokens(c.var.db, user.id) : 0,
-        googleEmail: user.googleEmail,
-        hasPassword: user.passwordHash !== null,
-        // Google's redirect is built from APP_URL only, so without it Google cannot work here.
-        googleAvailable: googleConfigured(c.env) && Boolean(c.env.APP_URL?.trim()),
-      };
-      return c.json(info, 200);
-    },
-  )
+  .get('/security', op('getSecurityInfo', 'My account security at a glance', { 200: securityInfoSchema }, { errors: [404] }), async (c) => {
+    const user = await currentUser(c);
+    const info: SecurityInfo = {
+      twoFactorEnabled: user.twoFactorEnabled,
+      googleConnected: user.googleId !== null,
+      recoveryTokens: user.twoFactorEnabled ? await countRecoveryTokens(c.var.db, user.id) : 0,
+      googleEmail: user.googleEmail,
+      hasPassword: user.passwordHash !== null,
+      // Google's redirect is built from APP_URL only, so without it Google cannot work here.
+      googleAvailable: googleConfigured(c.env) && Boolean(c.env.APP_URL?.trim()),
+    };
+    return c.json(info, 200);
+  })
   .put(
     '/change-password',
     op('changePassword', 'Change my password', { 200: successMessageSchema }, { errors: [400, 404] }),
@@ -276,6 +272,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
     async (c) => {
       const user = await currentUser(c);
       if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
+      assertMayConnectGoogle(user);
       const url = await startGoogleFlow(c, {
         intent: 'connect',
         rememberMe: false,

@@ -68,6 +68,8 @@ export const createUserSchema = z
     isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
     // Proof, when the account created is a reseller or an owner (the operation's conditional step-up).
     ...stepUpFields,
+    /** The owner vouches for the address; otherwise a verification link is sent to it. */
+    emailVerified: z.boolean({ error: 'emailVerified must be true or false' }).default(false),
   })
   .superRefine(passwordNotPersonal);
 export type CreateUserInput = z.input<typeof createUserSchema>;

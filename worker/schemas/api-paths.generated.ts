@@ -85,6 +85,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prove my email address with a verification link's token */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/send-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the link that verifies my email address again */
+        post: operations["sendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/forgot-password": {
         parameters: {
             query?: never;
@@ -511,6 +545,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the server's configuration allows (mail) */
+        get: operations["getServerStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -676,7 +727,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stripe's webhook: credits paid top-ups */
+        /** Stripe's webhook: credits paid top-ups, reverses refunds and disputes */
         post: operations["stripeWebhook"];
         delete?: never;
         options?: never;
@@ -919,6 +970,40 @@ export interface paths {
         get: operations["listPayments"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments/{id}/write-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write off what a reversed payment left owed */
+        post: operations["writeOffOwed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments/{id}/revoke-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke every key the payment's customer bought since it was credited */
+        post: operations["revokeKeysSincePayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1191,7 +1276,7 @@ export interface components {
             /** @description A sentence a person can read. */
             message: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "SESSION_EXPIRED" | "INSUFFICIENT_CREDITS" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "ACCOUNT_DISABLED" | "REGISTRATION_DISABLED" | "PURCHASES_DISABLED" | "PAYMENTS_DISABLED" | "REAUTH_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "RATE_CHANGED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_CONFIGURED" | "PAYMENT_PROVIDER_ERROR" | "MAINTENANCE";
+            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "SESSION_EXPIRED" | "INSUFFICIENT_CREDITS" | "INSUFFICIENT_BALANCE" | "PAYMENT_OWED" | "FUNDS_HELD" | "FORBIDDEN" | "ACCOUNT_DISABLED" | "REGISTRATION_DISABLED" | "PURCHASES_DISABLED" | "PAYMENTS_DISABLED" | "REAUTH_REQUIRED" | "EMAIL_UNVERIFIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "RATE_CHANGED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_CONFIGURED" | "PAYMENT_PROVIDER_ERROR" | "MAINTENANCE";
             /** @description More about the refusal, e.g. `field` for a validation error, `methods` for REAUTH_REQUIRED. */
             details?: {
                 [key: string]: unknown;
@@ -1234,6 +1319,8 @@ export interface components {
             lastLogin: string | null;
             twoFactorEnabled: boolean;
             googleConnected: boolean;
+            /** @description The address is proven; card top-ups and connecting Google need it. */
+            emailVerified: boolean;
         };
         /** @enum {string} */
         Role: "user" | "reseller" | "owner";
@@ -1417,6 +1504,17 @@ export interface components {
             lowBalanceThreshold: number;
             keyExpiryGracePeriod: number;
         };
+        ServerStatus: {
+            mail: {
+                /**
+                 * @description api: a mail service; local-outbox: local development only; none: no reset or verification link can be sent.
+                 * @enum {string}
+                 */
+                transport: "api" | "local-outbox" | "none";
+                /** @description Why links cannot be sent, and what to set (null when they can). */
+                message: string | null;
+            };
+        };
         Settings: {
             usdToCreditRate: number;
             maxKeysPerGeneration: number;
@@ -1444,7 +1542,8 @@ export interface components {
              *         25,
              *         50,
              *         100
-             *       ]
+             *       ],
+             *       "firstTopUpHoldHours": 0
              *     }
              */
             payments: {
@@ -1452,6 +1551,8 @@ export interface components {
                 minTopUpUsd: number;
                 maxTopUpUsd: number;
                 quickTopUpAmounts: number[];
+                /** @default 0 */
+                firstTopUpHoldHours: number;
             };
         };
         ProductList: components["schemas"]["Product"][];
@@ -1537,13 +1638,21 @@ export interface components {
             /** @constant */
             received: true;
             /** @enum {string} */
-            outcome: "credited" | "refunded" | "disputed" | "expired" | "failed" | "duplicate" | "ignored";
+            outcome: "credited" | "refunded" | "disputed" | "dispute_won" | "dispute_lost" | "parked" | "expired" | "failed" | "duplicate" | "ignored";
         };
         PaymentOptions: {
             enabled: boolean;
             minUsd: number;
             maxUsd: number;
             quickAmounts: number[];
+            /** @description Card top-ups need a verified email address. */
+            emailVerified: boolean;
+            /** @description Owed after a reversed card payment: nothing can be spent until it is settled. */
+            owedUsd: number;
+            /** @description USD of a first-time payer's top-ups that cannot be exchanged yet. */
+            heldUsd: number;
+            /** @description When the last held top-up frees. */
+            heldUntil: string | null;
         };
         CheckoutResponse: {
             id: string;
@@ -1564,10 +1673,14 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "paid" | "refunded" | "expired" | "failed";
             refunded: number;
-            /** @description What a refund could not take back from the balance: owed to the shop. */
+            /** @description What a refund or dispute could take back neither from the USD balance nor from the credits: owed to the shop. */
             refundOwed: number;
             disputed: boolean;
             disputedAt: string | null;
+            /** @description open (its amount taken and held), won (given back) or lost. */
+            disputeStatus: ("open" | "won" | "lost") | null;
+            /** @description A first-time payer's top-up cannot be exchanged before this. */
+            heldUntil: string | null;
             /** @description The customer's account is flagged for a disputed payment. */
             accountFlagged: boolean;
             createdAt: string;
@@ -1639,6 +1752,15 @@ export interface components {
                 refundOwed: number;
                 disputes: number;
             };
+        };
+        WriteOffResponse: {
+            payment: components["schemas"]["Payment"];
+            writtenOff: number;
+            message: string;
+        };
+        RevokedKeysResponse: {
+            revoked: string[];
+            message: string;
         };
         AdminStats: {
             totalUsers: number;
@@ -2142,6 +2264,72 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessMessage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    sendVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessMessage"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3012,6 +3200,35 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    getServerStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerStatus"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     getSettings: {
         parameters: {
             query?: never;
@@ -3706,6 +3923,8 @@ export interface operations {
                     isActive?: boolean;
                     currentPassword?: string;
                     code?: string;
+                    /** @default false */
+                    emailVerified?: boolean;
                 };
             };
         };
@@ -4127,6 +4346,74 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    writeOffOwed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteOffResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    revokeKeysSincePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedKeysResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     getAdminStats: {
         parameters: {
             query?: never;
@@ -4161,7 +4448,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                action?: "user.create" | "user.update" | "user.add_funds" | "user.delete" | "settings.update" | "settings.reset" | "keys.auto_cleanup" | "keys.generate" | "key.revoke" | "key.delete" | "keys.bulk_delete" | "key.remove_activation" | "key.release_slot" | "key.purchase_for_user" | "payment.credited" | "payment.refunded" | "payment.disputed";
+                action?: "user.create" | "user.update" | "user.add_funds" | "user.delete" | "settings.update" | "settings.reset" | "keys.auto_cleanup" | "keys.generate" | "key.revoke" | "key.delete" | "keys.bulk_delete" | "key.remove_activation" | "key.release_slot" | "key.purchase_for_user" | "payment.credited" | "payment.refunded" | "payment.disputed" | "payment.dispute_won" | "payment.dispute_lost" | "payment.owed_written_off" | "payment.keys_revoked" | "user.email_verified";
                 actor?: string;
             };
             header?: {

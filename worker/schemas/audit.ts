@@ -26,6 +26,13 @@ export const AUDIT_ACTIONS = [
   'payment.credited',
   'payment.refunded',
   'payment.disputed',
+  'payment.dispute_won',
+  'payment.dispute_lost',
+  // The owner's answers to a reversal (domain/reversals-admin.ts).
+  'payment.owed_written_off',
+  'payment.keys_revoked',
+  // Email addresses proven (domain/email-verification.ts).
+  'user.email_verified',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

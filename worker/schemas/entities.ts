@@ -22,6 +22,7 @@ export const userSchema = z
     lastLogin: nullableDate,
     twoFactorEnabled: z.boolean(),
     googleConnected: z.boolean(),
+    emailVerified: z.boolean().meta({ description: 'The address is proven; card top-ups and connecting Google need it.' }),
   })
   .meta({ id: 'User' });
 export type User = z.infer<typeof userSchema>;
@@ -334,7 +335,21 @@ export const productRemovedSchema = z
     }),
   ])
   .meta({ id: 'ProductRemoved', description: 'Deleted, or deactivated when it has license keys (kept with its sales history).' });
+/** What a verified Stripe event did; `parked`: a refund or dispute kept until its payment's credit arrives. */
+export const STRIPE_EVENT_OUTCOMES = [
+  'credited',
+  'refunded',
+  'disputed',
+  'dispute_won',
+  'dispute_lost',
+  'parked',
+  'expired',
+  'failed',
+  'duplicate',
+  'ignored',
+] as const;
+export type StripeEventOutcome = (typeof STRIPE_EVENT_OUTCOMES)[number];
 export const stripeWebhookAnswerSchema = z
-  .object({ received: z.literal(true), outcome: z.enum(['credited', 'refunded', 'disputed', 'expired', 'failed', 'duplicate', 'ignored']) })
+  .object({ received: z.literal(true), outcome: z.enum(STRIPE_EVENT_OUTCOMES) })
   .meta({ id: 'StripeWebhookAnswer' });
 export const healthSchema = z.object({ ok: z.literal(true) }).meta({ id: 'Health' });

@@ -6,6 +6,7 @@ import { toCents } from './exchange';
 
 export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export const DISPUTE_STATUSES = ['open', 'won', 'lost'] as const;
 
 export const INVALID_TOP_UP_MESSAGE = 'Please enter a USD amount with at most two decimals';
 
@@ -54,6 +55,14 @@ export const adminPaymentsQuery = z.object({
 });
 export type AdminPaymentsQuery = z.infer<typeof adminPaymentsQuery>;
 
+/** The owner's answers to a reversal. */
+export const writeOffResponseSchema = z
+  .object({ payment: z.lazy(() => paymentSchema), writtenOff: z.number(), message: z.string() })
+  .meta({ id: 'WriteOffResponse' });
+export const revokedKeysResponseSchema = z
+  .object({ revoked: z.array(z.string()), message: z.string() })
+  .meta({ id: 'RevokedKeysResponse' });
+
 export const sessionIdParam = z.object({ id: z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/, 'Not a Checkout Session id') });
 
 /** A payment as the API shows it; amounts in USD. */
@@ -64,9 +73,13 @@ export const paymentSchema = z
     amount: z.number(),
     status: z.enum(PAYMENT_STATUSES),
     refunded: z.number(),
-    refundOwed: z.number().meta({ description: 'What a refund could not take back from the balance: owed to the shop.' }),
+    refundOwed: z.number().meta({
+      description: 'What a refund or dispute could take back neither from the USD balance nor from the credits: owed to the shop.',
+    }),
     disputed: z.boolean(),
     disputedAt: z.string().nullable(),
+    disputeStatus: z.enum(DISPUTE_STATUSES).nullable().meta({ description: 'open (its amount taken and held), won (given back) or lost.' }),
+    heldUntil: z.string().nullable().meta({ description: "A first-time payer's top-up cannot be exchanged before this." }),
     accountFlagged: z.boolean().meta({ description: "The customer's account is flagged for a disputed payment." }),
     createdAt: z.string(),
     paidAt: z.string().nullable(),
@@ -81,9 +94,18 @@ export type PaymentsResponse = z.infer<typeof paymentsResponseSchema>;
 export const checkoutResponseSchema = z.object({ id: z.string(), url: z.string() }).meta({ id: 'CheckoutResponse' });
 export type CheckoutResponse = z.infer<typeof checkoutResponseSchema>;
 
-/** What /add-balance needs: whether card top-ups are on, their bounds and quick amounts. */
+/** What /add-balance needs: whether card top-ups are on, their bounds and quick amounts, and what stands in the way. */
 export const paymentOptionsSchema = z
-  .object({ enabled: z.boolean(), minUsd: z.number(), maxUsd: z.number(), quickAmounts: z.array(z.number()) })
+  .object({
+    enabled: z.boolean(),
+    minUsd: z.number(),
+    maxUsd: z.number(),
+    quickAmounts: z.array(z.number()),
+    emailVerified: z.boolean().meta({ description: 'Card top-ups need a verified email address.' }),
+    owedUsd: z.number().meta({ description: 'Owed after a reversed card payment: nothing can be spent until it is settled.' }),
+    heldUsd: z.number().meta({ description: "USD of a first-time payer's top-ups that cannot be exchanged yet." }),
+    heldUntil: z.string().nullable().meta({ description: 'When the last held top-up frees.' }),
+  })
   .meta({ id: 'PaymentOptions' });
 export type PaymentOptions = z.infer<typeof paymentOptionsSchema>;
 /** A payment with the customer's balance, for the return from Checkout. */

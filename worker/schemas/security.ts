@@ -70,6 +70,13 @@ export const resetPasswordSchema = z.object({
   password: newPasswordSchema,
 });
 
+export const verifyEmailSchema = z.object({
+  token: z
+    .string({ error: 'This verification link is invalid' })
+    .min(16, 'This verification link is invalid')
+    .max(200, 'This verification link is invalid'),
+});
+
 export const sessionIdSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Session not found') });
 
 export type ChangePasswordInput = z.input<typeof changePasswordSchema>;

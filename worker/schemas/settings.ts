@@ -23,6 +23,11 @@ export const paymentSettingsSchema = z
     minTopUpUsd: usd('minTopUpUsd'),
     maxTopUpUsd: usd('maxTopUpUsd'),
     quickTopUpAmounts: z.array(usd('A quick amount')).max(6, 'At most 6 quick amounts'),
+    /**
+     * Hours a first-time payer's card top-ups are held before they can be exchanged for credits
+     * (0: never held). Guards against a stolen card spent before its owner disputes it.
+     */
+    firstTopUpHoldHours: int('firstTopUpHoldHours', 0, 720).default(0),
   })
   .strict()
   .refine((p) => p.minTopUpUsd <= p.maxTopUpUsd, { message: 'minTopUpUsd must not exceed maxTopUpUsd', path: ['minTopUpUsd'] })
@@ -37,6 +42,7 @@ export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = {
   minTopUpUsd: 5,
   maxTopUpUsd: 500,
   quickTopUpAmounts: [10, 25, 50, 100],
+  firstTopUpHoldHours: 0,
 };
 
 export const settingsSchema = z
@@ -120,3 +126,16 @@ export function publicSettings(s: Settings): PublicSettings {
     keyExpiryGracePeriod: s.keyExpiryGracePeriod,
   };
 }
+
+/** What the server's own configuration allows, for the owner's Settings (GET /api/settings/server). */
+export const serverStatusSchema = z
+  .object({
+    mail: z.object({
+      transport: z.enum(['api', 'local-outbox', 'none']).meta({
+        description: 'api: a mail service; local-outbox: local development only; none: no reset or verification link can be sent.',
+      }),
+      message: z.string().nullable().meta({ description: 'Why links cannot be sent, and what to set (null when they can).' }),
+    }),
+  })
+  .meta({ id: 'ServerStatus' });
+export type ServerStatus = z.infer<typeof serverStatusSchema>;

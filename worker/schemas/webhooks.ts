@@ -27,9 +27,41 @@ export const MAX_WEBHOOK_ENDPOINTS = 20;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** Suffixes of names that resolve only inside a network (RFC 6761, RFC 6762, RFC 8375 and common practice). */
+const INTERNAL_SUFFIXES = [
+  '.localhost',
+  '.local',
+  '.internal',
+  '.intranet',
+  '.lan',
+  '.home',
+  '.corp',
+  '.private',
+  '.home.arpa',
+  '.localdomain',
+  '.test',
+  '.invalid',
+  '.arpa',
+];
+
 /**
- * Why `url` may not receive webhooks, or null when it may: https only, except http to this machine
- * while KeyPanel runs locally (`allowLoopbackHttp`). No credentials in the URL (they would show in lists).
+ * Why a host is not a public destination, or null: an IP literal (any form the URL parser turns into
+ * one, like 2130706433), localhost, a single-label name, or an internal suffix. Such a host could
+ * point a webhook, and the first KB of its answer shown to the owner, at the Worker's own network.
+ */
+export function internalHostProblem(hostname: string): string | null {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return 'URL must name a public host, not an IP address';
+  if (host === 'localhost' || !host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) {
+    return 'URL must name a public host (not localhost or an internal name)';
+  }
+  return null;
+}
+
+/**
+ * Why `url` may not receive webhooks, or null when it may: https to a public host only, except http
+ * to this machine while KeyPanel runs locally (`allowLoopbackHttp`), as today. No credentials in the
+ * URL (they would show in lists).
  */
 export function webhookUrlProblem(url: string, allowLoopbackHttp: boolean): string | null {
   let parsed: URL;
@@ -39,8 +71,9 @@ export function webhookUrlProblem(url: string, allowLoopbackHttp: boolean): stri
     return 'URL must be a valid absolute URL, like https://example.com/webhooks';
   }
   if (parsed.username || parsed.password) return 'URL must not contain a user name or password';
-  if (parsed.protocol === 'https:') return null;
-  if (parsed.protocol === 'http:' && allowLoopbackHttp && LOOPBACK_HOSTS.has(parsed.hostname)) return null;
+  if (allowLoopbackHttp && LOOPBACK_HOSTS.has(parsed.hostname) && (parsed.protocol === 'http:' || parsed.protocol === 'https:'))
+    return null;
+  if (parsed.protocol === 'https:') return internalHostProblem(parsed.hostname);
   return allowLoopbackHttp ? 'URL must use https (http is accepted for localhost only)' : 'URL must use https';
 }
 

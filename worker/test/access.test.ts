@@ -12,7 +12,13 @@ import { SESSION_ONLY_MESSAGE } from '../middleware/auth';
 import { TEST_PASSWORD } from './helpers';
 import { fuzzWorld } from './fuzz/world';
 
-type Policy = { access: 'public' | Role; tokens: boolean; reads: boolean; proof: 'always' | 'conditional' | null; servedInMaintenance: boolean };
+type Policy = {
+  access: 'public' | Role;
+  tokens: boolean;
+  reads: boolean;
+  proof: 'always' | 'conditional' | null;
+  servedInMaintenance: boolean;
+};
 type Operation = { operationId: string; security?: Record<string, string[]>[]; 'x-keypanel'?: Policy };
 
 const operations = Object.entries(document.paths as unknown as Record<string, Record<string, Operation>>).flatMap(([template, methods]) =>
@@ -132,9 +138,12 @@ describe('proof', () => {
         'setupTwoFactor',
       ].sort(),
     );
-    expect(operations.filter((op) => op['x-keypanel']?.proof === 'conditional').map((op) => op.operationId).sort()).toEqual(
-      ['createUser', 'updateUser', 'updateWebhook'].sort(),
-    );
+    expect(
+      operations
+        .filter((op) => op['x-keypanel']?.proof === 'conditional')
+        .map((op) => op.operationId)
+        .sort(),
+    ).toEqual(['createUser', 'updateUser', 'updateWebhook'].sort());
   });
 
   /** A body each operation needing proof would take, but for the proof. */

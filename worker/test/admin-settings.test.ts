@@ -1,6 +1,5 @@
 // The owner's settings API and what each setting does that this part of the product owns.
 // Every test runs in a settings sandbox, so other test files never see these documents.
-import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, users } from '../db/schema';

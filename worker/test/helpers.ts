@@ -95,10 +95,14 @@ export const uniqueName = (prefix = 'user') => `${prefix}${Date.now().toString(3
 export const TEST_PASSWORD = 'Steady-Secret-9';
 
 /** A user of the given role created in the database, signed in through the API. */
-export async function signedInUser(role: Role = 'user', extra: { credits?: number; balanceCents?: number; username?: string } = {}) {
+export async function signedInUser(
+  role: Role = 'user',
+  extra: { credits?: number; balanceCents?: number; username?: string; emailVerified?: boolean } = {},
+) {
   const username = extra.username ?? uniqueName(role);
   const email = `${username}@example.com`;
-  const user = await createUser(db(), { username, email, password: TEST_PASSWORD, role, ...extra });
+  // Verified unless asked otherwise, as every account made before addresses were proven (migration 0019).
+  const user = await createUser(db(), { username, email, password: TEST_PASSWORD, role, emailVerified: true, ...extra });
   const login = await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   return { user, token: login.body.token as string, email, username };

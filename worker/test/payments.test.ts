@@ -98,7 +98,9 @@ describe('POST /api/payments/checkout', () => {
 
   it('is 403 when the owner turned card top-ups off, or without a Stripe secret key', async () => {
     const box = await sandbox({
-      settings: { payments: { cardTopUpsEnabled: false, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10] } },
+      settings: {
+        payments: { cardTopUpsEnabled: false, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10], firstTopUpHoldHours: 0 },
+      },
     });
     const customer = await box.signedInUser();
     const off = await box.api('POST', '/api/payments/checkout', { token: customer.token, body: { usdAmount: 25 } });
@@ -109,6 +111,10 @@ describe('POST /api/payments/checkout', () => {
       minUsd: 5,
       maxUsd: 500,
       quickAmounts: [10],
+      emailVerified: true,
+      owedUsd: 0,
+      heldUsd: 0,
+      heldUntil: null,
     });
 
     const noKey = workerWith({ STRIPE_SECRET_KEY: undefined });
@@ -121,6 +127,10 @@ describe('POST /api/payments/checkout', () => {
       minUsd: 5,
       maxUsd: 500,
       quickAmounts: [10, 25, 50, 100],
+      emailVerified: true,
+      owedUsd: 0,
+      heldUsd: 0,
+      heldUntil: null,
     });
   });
 
@@ -273,8 +283,8 @@ describe('POST /api/payments/stripe/webhook', () => {
       await signedEvent('checkout.session.completed', paidSession(sessionId, 'someone-else', 2000)),
       await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 2000, { currency: 'eur' })),
       await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 2000, { amount_total: null })),
-      await signedEvent('charge.refunded', { id: 'ch_test_x', object: 'charge', payment_intent: 'pi_test_unknown', amount_refunded: 500 }),
-      await signedEvent('charge.dispute.created', { id: 'dp_test_x', object: 'dispute', payment_intent: 'pi_test_unknown', amount: 500 }),
+      await signedEvent('charge.refunded', { id: 'ch_test_x', object: 'charge', payment_intent: null, amount_refunded: 500 }),
+      await signedEvent('charge.dispute.created', { id: 'dp_test_x', object: 'dispute', payment_intent: 42, amount: 500 }),
       { body: 'not json', signature: '' },
     ];
     events[events.length - 1] = { body: 'not json', signature: (await signedEvent('x', {})).signature };
@@ -287,9 +297,18 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect((await deliver(events[events.length - 1])).status).toBe(400);
     expect(await balanceOf(user.id)).toBe(0);
     expect(await paymentRow(sessionId)).toMatchObject({ status: 'pending' });
+    // A refund or dispute of a payment intent no payment has yet is kept for its credit (reversals.test.ts).
+    const early = await signedEvent('charge.refunded', {
+      id: 'ch_test_y',
+      object: 'charge',
+      payment_intent: 'pi_test_unknown',
+      amount_refunded: 500,
+    });
+    expect((await deliver(early)).body).toEqual({ received: true, outcome: 'parked' });
+    expect((await deliver(early)).body).toEqual({ received: true, outcome: 'duplicate' });
   });
 
-  it('takes a refund back from the balance as far as it goes and records the rest as owed, once', async () => {
+  it('takes a refund back from the balance, then from the credits it became, and records the rest as owed, once', async () => {
     const { user, token, sessionId } = await pendingTopUp(3000);
     const intent = `pi_test_${sessionId.slice(-16)}`;
     await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 3000)));
@@ -306,27 +325,35 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(await balanceOf(user.id)).toBe(2000);
     expect(await paymentRow(sessionId)).toMatchObject({ status: 'refunded', refundedCents: 1000, refundOwedCents: 0 });
 
-    // The customer spends most of the rest before the full refund.
-    const spent = await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 15 } });
-    expect(spent.status).toBe(200);
+    // The customer exchanges most of the rest (150 credits at 10 a dollar) and spends 100 of them.
+    expect((await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 15 } })).status).toBe(200);
+    await db().update(users).set({ credits: 50 }).where(eq(users.id, user.id));
+    await db()
+      .insert(ledger)
+      .values({ id: `spent${sessionId.slice(-19)}`, userId: user.id, kind: 'adjustment', creditsDelta: -100, createdAt: new Date() });
     const full = await signedEvent('charge.refunded', charge(3000));
     const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(full)));
     expect(answers.filter((a) => a.body.outcome === 'refunded')).toHaveLength(1);
-    expect(await balanceOf(user.id)).toBe(0);
-    expect(await paymentRow(sessionId)).toMatchObject({ refundedCents: 3000, refundOwedCents: 1500 });
+    // $5 from the balance, 50 credits ($5) from the credits, and the $10 they no longer hold is owed.
+    const after = (await db().select().from(users).where(eq(users.id, user.id)).get())!;
+    expect({ balance: after.balanceCents, credits: after.credits }).toEqual({ balance: 0, credits: 0 });
+    expect(await paymentRow(sessionId)).toMatchObject({ refundedCents: 3000, refundOwedCents: 1000 });
     // An older event arriving late adds nothing.
     expect((await deliver(await signedEvent('charge.refunded', charge(1000)))).body.outcome).toBe('duplicate');
-    const refunds = await db()
+    const reversals = await db()
       .select()
       .from(ledger)
-      .where(and(eq(ledger.reference, sessionId), eq(ledger.kind, 'topup_refund')))
+      .where(and(eq(ledger.reference, sessionId), eq(ledger.kind, 'card_reversal')))
       .all();
-    expect(refunds.map((r) => r.usdCentsDelta)).toEqual([-1000, -500]);
+    expect(reversals.map((r) => [r.usdCentsDelta, r.creditsDelta])).toEqual([
+      [-1000, 0],
+      [-500, -50],
+    ]);
     expect(await auditRows(sessionId)).toHaveLength(3);
     expect(await unreconciledUsers()).toEqual([]);
   });
 
-  it('flags the account on a dispute and pauses its card top-ups', async () => {
+  it('takes a dispute at once, flags the account and pauses its card top-ups', async () => {
     const { user, token, sessionId } = await pendingTopUp(2000);
     await deliver(await signedEvent('checkout.session.completed', paidSession(sessionId, user.id, 2000)));
     const dispute = await signedEvent('charge.dispute.created', {
@@ -336,20 +363,24 @@ describe('POST /api/payments/stripe/webhook', () => {
       charge: 'ch_test_1',
       amount: 2000,
       reason: 'fraudulent',
+      status: 'needs_response',
     });
     const answers = await Promise.all([deliver(dispute), deliver(dispute), deliver(dispute)]);
     expect(answers.map((a) => a.body.outcome).sort()).toEqual(['disputed', 'duplicate', 'duplicate']);
     expect(await paymentRow(sessionId)).toMatchObject({
       disputeId: `dp_test_${sessionId.slice(-8)}`,
       disputedAt: expect.any(Date) as unknown,
+      disputeStatus: 'open',
+      disputeCents: 2000,
     });
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())!.paymentFlaggedAt).toBeInstanceOf(Date);
     expect((await auditRows(sessionId)).filter((a) => a.action === 'payment.disputed')).toHaveLength(1);
-    // The money stays where it is; the owner decides.
-    expect(await balanceOf(user.id)).toBe(2000);
+    // Its value is held while Stripe decides: out of the balance.
+    expect(await balanceOf(user.id)).toBe(0);
     const refused = await checkout(token, 25);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('PAYMENTS_DISABLED');
+    expect(await unreconciledUsers()).toEqual([]);
   });
 
   it('is served during maintenance and needs no session', async () => {

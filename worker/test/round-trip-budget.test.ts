@@ -66,7 +66,8 @@ const calls = (): Call[] => [
   // Reads whose answer is the settings (kept by the isolate for a few seconds): the caller's check is their one round trip.
   { method: 'GET', path: '/api/settings/public', as: 'user', budget: read(1) },
   { method: 'GET', path: '/api/credits/exchange-rate', as: 'user', budget: read(1) },
-  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read(1) },
+  // The address's state and what is owed or held: one read, the caller's check in it.
+  { method: 'GET', path: '/api/payments/options', as: 'user', budget: read() },
   // Writes: one round trip to the primary, all or nothing (the caller guard opens it). Each counts
   // its webhook outbox statement, which writes a row only when an enabled endpoint subscribes.
   {

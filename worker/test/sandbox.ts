@@ -96,7 +96,7 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     async signedInUser(role: Role = 'user', extra: { credits?: number; balanceCents?: number; isActive?: boolean } = {}) {
       const username = uniqueName(role);
       const email = `${username}@example.com`;
-      const user = await createUser(db, { username, email, password: TEST_PASSWORD, role, ...extra });
+      const user = await createUser(db, { username, email, password: TEST_PASSWORD, role, emailVerified: true, ...extra });
       const login = await call('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
       return { user, token: (login.body?.token ?? null) as string, email, username, login };
     },

@@ -62,7 +62,11 @@ describe('the Google redirect', () => {
     expect(res.status).toBe(200);
     expect(new URL(res.body.url).searchParams.get('redirect_uri')).toBe(`${APP_URL}/api/auth/google/callback`);
     const { token } = await signedInUser();
-    const connect = await forged('/api/users/connect-google', googleEnv, { method: 'POST', token, body: { currentPassword: TEST_PASSWORD } });
+    const connect = await forged('/api/users/connect-google', googleEnv, {
+      method: 'POST',
+      token,
+      body: { currentPassword: TEST_PASSWORD },
+    });
     expect(new URL(connect.body.url).searchParams.get('redirect_uri')).toBe(`${APP_URL}/api/auth/google/callback`);
   });
 

@@ -70,7 +70,10 @@ describe('last activity', () => {
   /** The session's last call `ms` ago, as another isolate would have written it (this one forgets its own touch). */
   const backdate = async (session: Pick<SessionRecord, 'id'>, ms: number) => {
     const lastActive = Date.now() - ms;
-    await db().update(sessions).set({ lastActive: new Date(lastActive) }).where(eq(sessions.id, session.id));
+    await db()
+      .update(sessions)
+      .set({ lastActive: new Date(lastActive) })
+      .where(eq(sessions.id, session.id));
     liveIsolateCaches().get('session-last-touched')?.clear();
     return lastActive;
   };

@@ -2,7 +2,6 @@
 // two-factor on or off, new recovery tokens and disconnecting Google need the current password or
 // a current code in the body, or, for an account without a password, a sign-in in the last
 // 5 minutes. Without it: 403 REAUTH_REQUIRED, and nothing changed.
-import { env } from 'cloudflare:test';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { apiTokens, recoveryTokens, users } from '../db/schema';

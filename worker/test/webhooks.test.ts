@@ -15,7 +15,7 @@ import { runBatch, SqlStatement } from '../db/client';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas/webhooks';
 import { TEST_PASSWORD, TEST_SETTINGS, api, db, openSessionAt, signedInUser, uniqueName } from './helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from './role-matrix';
-import { deliver, paidSession, signedEvent } from './payment-helpers';
+import { deliver, paidSession, signedEvent, workerWith } from './payment-helpers';
 import { makeProduct } from './shop-helpers';
 
 const receiver = inject('webhookReceiver');
@@ -123,7 +123,12 @@ describe('endpoints', () => {
   it('creates an endpoint with its secret shown once, sealed at rest, and edits, rotates and deletes it', async () => {
     const res = await api('POST', '/api/webhooks', {
       token: ownerToken,
-      body: { url: 'https://example.com/hooks', events: ['key.purchased', 'key.purchased'], description: 'CRM', currentPassword: TEST_PASSWORD },
+      body: {
+        url: 'https://example.com/hooks',
+        events: ['key.purchased', 'key.purchased'],
+        description: 'CRM',
+        currentPassword: TEST_PASSWORD,
+      },
     });
     expect(res.status).toBe(201);
     made.push(res.body.id);
@@ -164,6 +169,29 @@ describe('endpoints', () => {
   ])('refuses %j with a 400', async (body, message) => {
     const before = (await db().select().from(webhookEndpoints)).length;
     const res = await api('POST', '/api/webhooks', { token: ownerToken, body: { ...body, currentPassword: TEST_PASSWORD } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
+    expect((await db().select().from(webhookEndpoints)).length).toBe(before);
+  });
+
+  it.each([
+    ['https://127.0.0.1/hooks', 'URL must name a public host, not an IP address'],
+    ['https://2130706433/hooks', 'URL must name a public host, not an IP address'],
+    ['https://10.0.0.8/hooks', 'URL must name a public host, not an IP address'],
+    ['https://169.254.169.254/latest', 'URL must name a public host, not an IP address'],
+    ['https://[::1]/hooks', 'URL must name a public host, not an IP address'],
+    ['https://[fd00::1]/hooks', 'URL must name a public host, not an IP address'],
+    ['https://localhost/hooks', 'URL must name a public host (not localhost or an internal name)'],
+    ['https://api.localhost/hooks', 'URL must name a public host (not localhost or an internal name)'],
+    ['https://intranet/hooks', 'URL must name a public host (not localhost or an internal name)'],
+    ['https://printer.local/hooks', 'URL must name a public host (not localhost or an internal name)'],
+    ['https://billing.internal/hooks', 'URL must name a public host (not localhost or an internal name)'],
+    ['https://nas.home.arpa./hooks', 'URL must name a public host (not localhost or an internal name)'],
+    ['http://127.0.0.1:8080/hooks', 'URL must use https'],
+  ])('on a deployed Worker, refuses %s with a 400', async (url, message) => {
+    const deployed = workerWith({ WEBHOOKS_ALLOW_LOOPBACK_HTTP: undefined, LOCAL_DEVELOPMENT: undefined });
+    const before = (await db().select().from(webhookEndpoints)).length;
+    const res = await api('POST', '/api/webhooks', { token: ownerToken, body: { url, events: ['key.purchased'] }, fetch: deployed });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
     expect((await db().select().from(webhookEndpoints)).length).toBe(before);

@@ -33,6 +33,11 @@ export function createRouter() {
       errorElement: <ErrorPage />,
     },
     {
+      path: '/verify-email',
+      lazy: async () => ({ Component: (await import('../features/auth/VerifyEmailPage')).VerifyEmailPage }),
+      errorElement: <ErrorPage />,
+    },
+    {
       path: '/forgot-password',
       lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }),
       errorElement: <ErrorPage />,

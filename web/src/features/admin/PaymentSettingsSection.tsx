@@ -2,13 +2,20 @@
 import type { PaymentSettings } from '@schemas/settings';
 
 /** The form's copy: amounts as typed; the quick amounts as one comma-separated text. */
-export type PaymentDraft = { cardTopUpsEnabled: boolean; minTopUpUsd: string; maxTopUpUsd: string; quickTopUpAmounts: string };
+export type PaymentDraft = {
+  cardTopUpsEnabled: boolean;
+  minTopUpUsd: string;
+  maxTopUpUsd: string;
+  quickTopUpAmounts: string;
+  firstTopUpHoldHours: string;
+};
 
 export const toPaymentDraft = (p: PaymentSettings): PaymentDraft => ({
   cardTopUpsEnabled: p.cardTopUpsEnabled,
   minTopUpUsd: String(p.minTopUpUsd),
   maxTopUpUsd: String(p.maxTopUpUsd),
   quickTopUpAmounts: p.quickTopUpAmounts.join(', '),
+  firstTopUpHoldHours: String(p.firstTopUpHoldHours),
 });
 
 const amount = (text: string) => (text.trim() === '' ? undefined : Number(text));
@@ -22,14 +29,20 @@ export const fromPaymentDraft = (d: PaymentDraft): unknown => ({
     .map((a) => a.trim())
     .filter(Boolean)
     .map(Number),
+  firstTopUpHoldHours: amount(d.firstTopUpHoldHours),
 });
 
 type Props = { draft: PaymentDraft; errors: Record<string, string>; onChange: (draft: PaymentDraft) => void };
 
-const FIELDS: Array<{ field: 'minTopUpUsd' | 'maxTopUpUsd' | 'quickTopUpAmounts'; label: string; hint: string }> = [
+const FIELDS: Array<{ field: 'minTopUpUsd' | 'maxTopUpUsd' | 'quickTopUpAmounts' | 'firstTopUpHoldHours'; label: string; hint: string }> = [
   { field: 'minTopUpUsd', label: 'Minimum Top-up (USD)', hint: 'The smallest card payment, from $1' },
   { field: 'maxTopUpUsd', label: 'Maximum Top-up (USD)', hint: 'The largest card payment, up to $10,000' },
   { field: 'quickTopUpAmounts', label: 'Quick Amounts (USD)', hint: 'Up to 6 amounts offered as buttons, separated by commas' },
+  {
+    field: 'firstTopUpHoldHours',
+    label: 'Hold First Top-ups (hours)',
+    hint: "A first-time payer's card top-ups wait this long before they can be exchanged (0: no hold)",
+  },
 ];
 
 export function PaymentSettingsSection({ draft, errors, onChange }: Props) {
@@ -50,8 +63,8 @@ export function PaymentSettingsSection({ draft, errors, onChange }: Props) {
                 id={id}
                 type={field === 'quickTopUpAmounts' ? 'text' : 'number'}
                 inputMode="decimal"
-                min={1}
-                step={0.01}
+                min={field === 'firstTopUpHoldHours' ? 0 : 1}
+                step={field === 'firstTopUpHoldHours' ? 1 : 0.01}
                 value={draft[field]}
                 onChange={(e) => onChange({ ...draft, [field]: e.target.value })}
                 aria-invalid={error ? true : undefined}

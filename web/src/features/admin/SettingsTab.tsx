@@ -11,7 +11,7 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { SETTINGS_RELOAD_DELAY_MS } from '../../lib/constants';
 import type { TabProps } from './AdminPage';
-import { adminKeys, resetSettings, saveSettings, useSettings } from './api';
+import { adminKeys, resetSettings, saveSettings, useServerStatus, useSettings } from './api';
 import { fromPaymentDraft, PaymentSettingsSection, toPaymentDraft, type PaymentDraft } from './PaymentSettingsSection';
 import { asyncHandler } from '../../lib/async-handler';
 
@@ -318,6 +318,7 @@ export function SettingsTab({ user }: TabProps) {
               ))}
             </Fieldset>
           ))}
+          <MailStatus />
           <PaymentSettingsSection
             draft={draft.payments}
             errors={errors}
@@ -371,5 +372,16 @@ export function SettingsTab({ user }: TabProps) {
         </p>
       </Modal>
     </form>
+  );
+}
+
+/** Without a mail service a deployed server sends no reset or verification link: the owner is told why. */
+function MailStatus() {
+  const { data } = useServerStatus();
+  if (!data?.mail.message) return null;
+  return (
+    <div className="notice notice-warning" role="status" data-testid="mail-not-configured">
+      <strong>No mail service.</strong> {data.mail.message}
+    </div>
   );
 }

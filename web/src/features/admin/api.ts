@@ -83,6 +83,10 @@ export function useDeleteUser() {
   });
 }
 
+/** What the server's configuration allows (mail for reset and verification links). */
+export const useServerStatus = () =>
+  useQuery({ queryKey: [...adminKeys.settings, 'server'], queryFn: ({ signal }) => api.get('/api/settings/server', undefined, signal) });
+
 export function useSettings(enabled: boolean) {
   return useQuery({
     queryKey: adminKeys.settings,

@@ -12,6 +12,7 @@ export const googleSignInUrl = (rememberMe: boolean) => api.get('/api/auth/googl
 export const completeGoogleRequest = () => api.post('/api/auth/google/complete');
 export const forgotPasswordRequest = (email: string) => api.post('/api/auth/forgot-password', { email });
 export const resetPasswordRequest = (body: { token: string; password: string }) => api.post('/api/auth/reset-password', body);
+export const verifyEmailRequest = (token: string) => api.post('/api/auth/verify-email', { token });
 
 /** Where the two-factor step of sign-in lives, and what it is handed. */
 export const TWO_FACTOR_LOGIN_PATH = '/login/2fa';

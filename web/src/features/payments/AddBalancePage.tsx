@@ -1,6 +1,7 @@
 // /add-balance: top up the USD balance by card through Stripe Checkout, and see your card payments.
 // When the shop takes no card payments (turned off, or no Stripe key), it says how USD arrives instead.
 import { Link, useSearchParams } from 'react-router-dom';
+import type { PaymentOptions } from '@schemas/payments';
 import { Card, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { Spinner } from '../../components/ui/spinner';
@@ -36,6 +37,7 @@ export function AddBalancePage() {
         />
         <StatCard label="Credits" value={formatCredits(user.credits)} tone="blue" icon={<Icon name="key" />} />
       </section>
+      {options.data && <AccountStanding options={options.data} />}
       {options.isPending ? (
         <Spinner label="Loading payment options…" />
       ) : options.isError ? (
@@ -80,5 +82,43 @@ function ManualTopUp({ username }: { username: string }) {
         <li>Exchange USD for credits, then buy keys with the credits.</li>
       </ol>
     </Card>
+  );
+}
+
+/** What stands in the way of paying or spending: an unverified address, an amount owed, money held. */
+export function standingNotices(options: PaymentOptions): Array<{ tone: 'error' | 'warning' | 'info'; text: string }> {
+  const notices: Array<{ tone: 'error' | 'warning' | 'info'; text: string }> = [];
+  if (!options.emailVerified) {
+    notices.push({ tone: 'warning', text: 'Verify your email address to pay by card: open the link we sent you, or send it again above.' });
+  }
+  if (options.owedUsd > 0) {
+    notices.push({
+      tone: 'error',
+      text: `Your account owes ${formatUsd(options.owedUsd)} after a card payment was refunded or disputed. You cannot buy or exchange until this is settled; please contact the shop.`,
+    });
+  }
+  if (options.heldUsd > 0 && options.heldUntil) {
+    notices.push({
+      tone: 'info',
+      text: `${formatUsd(options.heldUsd)} from your first card top-up is held until ${new Date(options.heldUntil).toLocaleString()}; you can exchange it for credits after that.`,
+    });
+  }
+  return notices;
+}
+
+function AccountStanding({ options }: { options: PaymentOptions }) {
+  return (
+    <>
+      {standingNotices(options).map((n) => (
+        <div
+          key={n.text}
+          className={`notice notice-${n.tone}`}
+          role={n.tone === 'error' ? 'alert' : 'status'}
+          data-testid={`standing-${n.tone}`}
+        >
+          {n.text}
+        </div>
+      ))}
+    </>
   );
 }

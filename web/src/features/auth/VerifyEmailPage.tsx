@@ -1,0 +1,41 @@
+// /verify-email#token=…: the link from the verification email. The token rides after '#', so it never
+// reaches a server log; it is read once, removed from the address bar and sent to the API.
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { errorMessage } from '../../lib/api';
+import { verifyEmailRequest } from './api';
+import { AuthLayout } from './AuthLayout';
+
+function takeTokenFromAddress(): string | null {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
+  if (token) window.history.replaceState(window.history.state, '', window.location.pathname);
+  return token;
+}
+
+export function VerifyEmailPage() {
+  const [token] = useState(takeTokenFromAddress);
+  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(
+    token ? null : { ok: false, message: 'This verification link is incomplete. Open the link from the email again.' },
+  );
+  useEffect(() => {
+    if (!token) return;
+    verifyEmailRequest(token).then(
+      (answer) => setOutcome({ ok: true, message: answer.message }),
+      (err: unknown) => setOutcome({ ok: false, message: errorMessage(err, 'This verification link did not work') }),
+    );
+  }, [token]);
+  return (
+    <AuthLayout title="Verify your email address">
+      {outcome === null ? (
+        <p role="status">Checking your link…</p>
+      ) : (
+        <div className={`notice ${outcome.ok ? 'notice-success' : 'notice-error'}`} role={outcome.ok ? 'status' : 'alert'}>
+          {outcome.message}
+        </div>
+      )}
+      <Link to="/dashboard" className="btn btn-primary btn-block">
+        Go to your dashboard
+      </Link>
+    </AuthLayout>
+  );
+}
