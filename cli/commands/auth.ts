@@ -10,7 +10,7 @@ import { ApiError, UsageError } from '../lib/errors';
 import { createClient, notKeyPanel } from '../lib/http';
 import { keyToPin } from '../lib/pinned-key';
 import { printRecord, rowWriter, shortDate, success, warn, type Column } from '../lib/output';
-import { ask, askSecret, askStepUp, closeInput } from '../lib/prompts';
+import { ask, askSecret, closeInput, withStepUp } from '../lib/prompts';
 import { oneOf, parseWith } from '../lib/validate';
 
 const loginAnswer = z.union([
@@ -26,23 +26,6 @@ function readLoginAnswer(url: string, answer: unknown): LoginResponse {
 }
 
 const ROLES = ['user', 'reseller', 'owner'] as const;
-
-/**
- * Runs a sensitive call, confirming it is you when the server asks (403 REAUTH_REQUIRED): with
- * KEYPANEL_PASSWORD up front when set, else asked for after the first refusal (an account without
- * a password that signed in moments ago needs no proof).
- */
-async function withStepUp<T>(call: (proof: object) => Promise<T>): Promise<T> {
-  if (process.env.KEYPANEL_PASSWORD) return call(await askStepUp());
-  try {
-    return await call({});
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 'REAUTH_REQUIRED')) throw err;
-    const proof = await askStepUp();
-    closeInput();
-    return call(proof);
-  }
-}
 
 export function registerAuthCommands(program: Command) {
   program

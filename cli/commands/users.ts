@@ -8,7 +8,7 @@ import { UsageError } from '../lib/errors';
 import { findUserId } from '../lib/lookup';
 import { printRecord, rowWriter, shortDate, success, type Column } from '../lib/output';
 import { progressBar, writeAllPages } from '../lib/progress';
-import { askSecret, closeInput } from '../lib/prompts';
+import { askSecret, closeInput, withStepUp } from '../lib/prompts';
 import { decimalNumber, parseWith, wholeNumber } from '../lib/validate';
 
 const PAGE_SIZE = 100;
@@ -119,7 +119,8 @@ Examples:
         const password = await askSecret(`Password for ${options.username}: `, 'the new password');
         closeInput();
         const body = parseWith(createUserSchema, { ...draft, password });
-        const { user } = await ctx.api().post('/api/admin/users', body);
+        // Making a reseller or an owner needs proof that it is you (KEYPANEL_PASSWORD, or asked).
+        const { user } = await withStepUp((proof) => ctx.api().post('/api/admin/users', { ...body, ...proof }));
         await printRecord(ctx.format, userRecord(user), user);
         success(`Created ${user.role} ${user.username}.`);
       },

@@ -4,6 +4,7 @@ import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookDelivery, type We
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { notice, printRecord, rowWriter, shortDate, success, type Column } from '../lib/output';
+import { withStepUp } from '../lib/prompts';
 import { parseWith, wholeNumber } from '../lib/validate';
 
 const ENDPOINT_ID = /^[0-9a-f]{24}$/;
@@ -81,7 +82,8 @@ Examples:
               .map((e) => e.trim())
               .filter(Boolean);
       const body = parseWith(createWebhookSchema, { url, events, description: options.description ?? '' });
-      const created = await ctx.api().post('/api/webhooks', body);
+      // A new destination for every event needs proof that it is you (KEYPANEL_PASSWORD, or asked).
+      const created = await withStepUp((proof) => ctx.api().post('/api/webhooks', { ...body, ...proof }));
       await printRecord(
         ctx.format,
         [

@@ -1,7 +1,7 @@
 // Questions for a person at a terminal, or answers piped in by a script: on a terminal the prompt
 // goes to stderr and a secret is read without echo; otherwise each answer is the next line of stdin.
 import { createInterface, type Interface } from 'node:readline';
-import { UsageError } from './errors';
+import { ApiError, UsageError } from './errors';
 
 const stdinIsTerminal = () => process.stdin.isTTY === true;
 
@@ -109,4 +109,22 @@ export async function askStepUp(): Promise<{ currentPassword: string } | { code:
   const code = (await ask('Two-factor code: ', 'a two-factor code')).trim();
   if (!code) throw new UsageError('Confirm with your password or a two-factor code (scripts can set KEYPANEL_PASSWORD)');
   return { code };
+}
+
+/**
+ * Runs a sensitive call, confirming it is you when the server asks (403 REAUTH_REQUIRED): with
+ * KEYPANEL_PASSWORD up front when set, else asked for after the first refusal (an account without
+ * a password that signed in moments ago needs no proof). Making an API token, a reseller or an
+ * owner, or a webhook endpoint all ask for it.
+ */
+export async function withStepUp<T>(call: (proof: object) => Promise<T>): Promise<T> {
+  if (process.env.KEYPANEL_PASSWORD) return call(await askStepUp());
+  try {
+    return await call({});
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'REAUTH_REQUIRED')) throw err;
+    const proof = await askStepUp();
+    closeInput();
+    return call(proof);
+  }
 }

@@ -8,7 +8,8 @@ import { newId, randomToken, sha256Hex } from '../lib/ids';
 import { sendMail, type MailEnv } from '../lib/mail';
 import { hashPassword } from '../lib/password';
 import { containsIdentity, PERSONAL_PASSWORD_MESSAGE } from '../schemas/password-policy';
-import { findUserByEmail, setPasswordStatements } from './users';
+import { setPasswordStatements } from './credentials';
+import { findUserByEmail } from './users';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 

@@ -1,11 +1,10 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB } from '../db/client';
 import { ledger, users } from '../db/schema';
 import { AppError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { hashPassword } from '../lib/password';
-import { endCredentialsStatements } from '../lib/sessions';
 import type { User } from '../schemas/entities';
 import { dispatchCommitted, webhookEvents } from './webhook-outbox';
 
@@ -120,27 +119,4 @@ export async function assertUnique(db: DB, email: string, username: string, exce
   const other = clash.filter((u) => u.id !== exceptId);
   if (other.some((u) => u.email === email.toLowerCase())) throw new AppError('CONFLICT', 'An account with this email already exists');
   if (other.length) throw new AppError('CONFLICT', 'This username is already taken');
-}
-
-/**
- * Setting a new password, whoever does it (the person with the old one, or a reset link): the hash,
- * and every session and API token made with the old password ends in the same batch, but for the
- * session that changed it and, when the person says so, their API tokens. `when` is a further
- * condition for the whole change (a reset link still good).
- */
-export function setPasswordStatements(
-  db: DB,
-  userId: string,
-  passwordHash: string,
-  at: Date,
-  keep: { sessionId?: string; apiTokens?: boolean },
-  when?: SQL,
-) {
-  return [
-    db
-      .update(users)
-      .set({ passwordHash, passwordChangedAt: at })
-      .where(and(eq(users.id, userId), when)),
-    ...endCredentialsStatements(db, userId, keep, when),
-  ] as const;
 }
