@@ -1,6 +1,7 @@
 // Outbound webhooks (issue 22): the event types and the endpoint calls, one schema each, shared by
 // the API, the web app and the CLI.
 import { z } from 'zod';
+import { refuseUnsafeText } from './text';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -57,7 +58,8 @@ const events = z
 const description = z
   .string({ error: 'Description must be text' })
   .trim()
-  .max(WEBHOOK_DESCRIPTION_MAX, `Description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
+  .max(WEBHOOK_DESCRIPTION_MAX, `Description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`)
+  .superRefine(refuseUnsafeText('Description'));
 
 export const createWebhookSchema = z.object({ url, events, description: description.default('') });
 export type CreateWebhookInput = z.input<typeof createWebhookSchema>;
