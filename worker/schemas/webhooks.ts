@@ -2,6 +2,7 @@
 // the API, the web app and the CLI.
 import { z } from 'zod';
 import { refuseUnsafeText } from './text';
+import { decimalInput } from './amounts';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -75,13 +76,17 @@ export const deliveryIdParam = z.object({ id: z.string().regex(/^msg_[0-9a-f]{24
 
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const deliveriesQuery = z.object({
-  page: z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(100, 'limit must be at most 100')
-    .default(DELIVERIES_PAGE_DEFAULT),
+  page: decimalInput(
+    z.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
+  ),
+  limit: decimalInput(
+    z
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(100, 'limit must be at most 100')
+      .default(DELIVERIES_PAGE_DEFAULT),
+  ),
 });
 
 /** An endpoint as the API shows it (the secret never, except once when made or rotated). */
