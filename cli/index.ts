@@ -14,7 +14,7 @@ import { registerStatsCommand } from './commands/stats';
 import { registerUsersCommands } from './commands/users';
 import { registerWebhooksCommands } from './commands/webhooks';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './lib/errors';
-import { FORMATS, paint } from './lib/output';
+import { FORMATS, paint, plain } from './lib/output';
 
 function buildProgram(): Command {
   const program = new Command('keypanel')
@@ -56,8 +56,8 @@ Examples:
 }
 
 function fail(message: string, hint: string | undefined, code: number): never {
-  process.stderr.write(`${paint(process.stderr, 'red', 'Error:')} ${message}\n`);
-  if (hint) process.stderr.write(`${hint}\n`);
+  process.stderr.write(`${paint(process.stderr, 'red', 'Error:')} ${plain(message)}\n`);
+  if (hint) process.stderr.write(`${plain(hint)}\n`);
   process.exit(code);
 }
 

@@ -1,11 +1,11 @@
 // The Hono app: security headers for every response, the JSON API under /api, the SPA for the rest.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { contextStorage } from 'hono/context-storage';
 import type { AppEnv } from './context';
 import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './db/session';
-import { AppError, errorResponse } from './lib/errors';
+import { errorResponse } from './lib/errors';
 import { API_DOCS_PATH, securityHeaders } from './lib/security-headers';
+import { bodyLimit } from './middleware/body-limit';
 import { LICENSES_PATH, signLicensingAnswers } from './middleware/license-signature';
 import { adminRoutes } from './routes/admin';
 import { adminAnalyticsRoutes } from './routes/admin-analytics';
@@ -52,12 +52,7 @@ app.use(
     // Set on the answer itself: c.header() on a finished answer copies it into a new Response first.
     if (latest) c.res.headers.set(BOOKMARK_HEADER, latest);
   },
-  bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new AppError('PAYLOAD_TOO_LARGE', `Request body must be at most ${MAX_BODY_BYTES / 1024} KB`);
-    },
-  }),
+  bodyLimit(MAX_BODY_BYTES),
 );
 
 // One line per mount, each served by routes/<the path after /api, dashed>.ts.

@@ -1,9 +1,13 @@
 // What the CLI prints. stdout carries only data (a table, CSV or JSON), so it pipes; messages and
 // progress go to stderr. Rows are written as they arrive, with backpressure, so a long export never
 // sits in memory. Colours only on a terminal, and never with NO_COLOR (https://no-color.org).
+// Text from the server is never printed raw in a table or a message: control and bidirectional
+// characters (a colour, a hidden link, U+202E) are written as visible escapes (\x1b, \u202e).
+// JSON stays exact (JSON.stringify escapes the control characters itself), and CSV keeps the data.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { csvCell, csvRow } from '../../worker/schemas/csv';
+import { visibleText } from '../../worker/schemas/text';
 import { UsageError } from './errors';
 
 export const FORMATS = ['table', 'csv', 'json'] as const;
@@ -41,16 +45,19 @@ export const isQuiet = () => quiet;
 
 /** A status message for a person (stderr); `--quiet` silences it. */
 export function notice(message: string) {
-  if (!quiet) process.stderr.write(`${message}\n`);
+  if (!quiet) process.stderr.write(`${plain(message)}\n`);
 }
 
 export function success(message: string) {
-  if (!quiet) process.stderr.write(`${paint(process.stderr, 'green', '✔')} ${message}\n`);
+  if (!quiet) process.stderr.write(`${paint(process.stderr, 'green', '✔')} ${plain(message)}\n`);
 }
 
 export function warn(message: string) {
-  process.stderr.write(`${paint(process.stderr, 'yellow', 'Warning:')} ${message}\n`);
+  process.stderr.write(`${paint(process.stderr, 'yellow', 'Warning:')} ${plain(message)}\n`);
 }
+
+/** A message for a person: its line breaks kept, every other control or bidi character escaped. */
+export const plain = (message: string) => visibleText(message, { lineBreaks: true });
 
 // ---- data on stdout -------------------------------------------------------------------------
 
@@ -117,7 +124,7 @@ export function rowWriter<T>(
       const cells = columns.map((c, i) => {
         const value = c.value(row);
         const text = pad(
-          cut(c.display ? c.display(value, row) : value === null || value === undefined ? '—' : String(value), widths[i]),
+          cut(visibleText(c.display ? c.display(value, row) : value === null || value === undefined ? '—' : String(value)), widths[i]),
           widths[i],
           c.align,
         );
@@ -144,7 +151,7 @@ export async function printRecord(format: Format, fields: Array<[string, Cell]>,
   const width = Math.max(...fields.map(([name]) => name.length));
   const lines = fields.map(
     ([name, value]) =>
-      `${paint(process.stdout, 'bold', name.padEnd(width))}  ${value === null || value === undefined ? '—' : String(value)}`,
+      `${paint(process.stdout, 'bold', name.padEnd(width))}  ${value === null || value === undefined ? '—' : visibleText(String(value))}`,
   );
   return writeOut(`${lines.join('\n')}\n`);
 }

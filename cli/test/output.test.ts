@@ -31,9 +31,15 @@ describe('CSV', () => {
     ['+1+2', "'+1+2"],
     ['-2+3', "'-2+3"],
     ['@SUM(A1)', "'@SUM(A1)"],
-    ['\t=1', "'\t=1"],
-    ['\r=1', '"\'\r=1"'],
+    ['\t=1', '"\'\t\'=1"'],
+    ['\r=1', '"\'\r\'=1"'],
     ['a=b', 'a=b'],
+    // The other separators are quoted, and a formula after one (where a reader splitting on it starts a cell) neutralised.
+    ['a;b', '"a;b"'],
+    ['a\tb', '"a\tb"'],
+    ["Widget;=cmd|' /C calc'!A0", "\"Widget;'=cmd|' /C calc'!A0\""],
+    ['x;+1;-2;@3', "\"x;'+1;'-2;'@3\""],
+    ['two\n=lines', '"two\n\'=lines"'],
     [-5, '-5'],
   ])('%j is written as %j', (value, expected) => {
     expect(csvField(value)).toBe(expected);

@@ -27,6 +27,12 @@ describe('keysCsv', () => {
     expect(row).toBe('OFF-AAAAA-BBBBB-CCCCC-DDDDD,"Office, ""Pro""\nEdition",OFF,30,3,available,2026-01-02T03:04:05.000Z');
   });
 
+  it('quotes a cell holding ; or a tab, and neutralises a formula after one (a spreadsheet may split on them)', () => {
+    const [, row] = keysCsv([key({ productName: "Widget;=cmd|' /C calc'!A0" })]).split('\r\n');
+    expect(row).toBe("OFF-AAAAA-BBBBB-CCCCC-DDDDD,\"Widget;'=cmd|' /C calc'!A0\",OFF,30,3,available,2026-01-02T03:04:05.000Z");
+    expect(row.split(';').filter((cell) => /^[=+\-@]/.test(cell))).toEqual([]);
+  });
+
   it('is only the header for no keys', () => {
     expect(keysCsv([])).toBe('key,product,keyTag,durationDays,maxActivations,status,createdAt\r\n');
   });

@@ -48,6 +48,13 @@ export async function purchaseForUser(
     });
   }
 
+  // The reseller price is for customers: not for another reseller to sell on, nor for an owner.
+  if (!isOwner && customer.role !== 'user') {
+    throw new AppError('FORBIDDEN', 'Resellers buy keys for customers only; choose an account with the user role', {
+      details: { field: 'userId' },
+    });
+  }
+
   const free = isOwner && order.bypassBalance;
   const payerId = free ? null : isOwner ? customer.id : actor.id;
   const paidBy = free ? 'nobody' : isOwner ? 'customer' : 'reseller';

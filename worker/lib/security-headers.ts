@@ -23,8 +23,44 @@ export const APP_CONTENT_SECURITY_POLICY = {
   frameAncestors: ["'none'"],
 } satisfies Policy;
 
+type PermissionsPolicy = NonNullable<SecureHeadersOptions['permissionsPolicy']>;
+
+/**
+ * What the browser may let this origin (and any frame in it) use: nothing the app does not use. The
+ * app copies license keys to the clipboard, so writing to it stays allowed for its own pages; the
+ * card payment is Stripe Checkout's own page, so `payment` is off here too.
+ */
+export const APP_PERMISSIONS_POLICY = {
+  accelerometer: [],
+  autoplay: [],
+  bluetooth: [],
+  browsingTopics: [],
+  camera: [],
+  clipboardRead: [],
+  clipboardWrite: ['self'],
+  displayCapture: [],
+  encryptedMedia: [],
+  fullscreen: [],
+  geolocation: [],
+  gyroscope: [],
+  hid: [],
+  idleDetection: [],
+  magnetometer: [],
+  microphone: [],
+  midi: [],
+  payment: [],
+  pictureInPicture: [],
+  publickeyCredentialsGet: [],
+  screenWakeLock: [],
+  serial: [],
+  syncXhr: [],
+  usb: [],
+  xrSpatialTracking: [],
+} satisfies PermissionsPolicy;
+
 const options = {
   contentSecurityPolicy: APP_CONTENT_SECURITY_POLICY,
+  permissionsPolicy: APP_PERMISSIONS_POLICY,
   xFrameOptions: 'DENY',
   referrerPolicy: 'strict-origin-when-cross-origin',
   strictTransportSecurity: 'max-age=31536000; includeSubDomains',

@@ -3,6 +3,7 @@
 // the API and the admin screens, so both give the same messages.
 import { z } from 'zod';
 import { idSchema, keyStatusFilter, pageQuery } from './keys';
+import { refuseUnsafeText } from './text';
 
 export const ADMIN_KEYS_PAGE_SIZE = 15;
 export const REVOKE_REASON_REQUIRED = 'Please provide a reason for revoking this key';
@@ -28,7 +29,9 @@ const reason = (required: string) =>
     .string({ error: required })
     .trim()
     .min(1, required)
-    .max(MAX_REASON_LENGTH, `The reason must be at most ${MAX_REASON_LENGTH} characters`);
+    .max(MAX_REASON_LENGTH, `The reason must be at most ${MAX_REASON_LENGTH} characters`)
+    // Typed in a multi-line box: line breaks are the one control character it keeps.
+    .superRefine(refuseUnsafeText('The reason', { lineBreaks: true }));
 
 export const revokeKeySchema = z.object({ reason: reason(REVOKE_REASON_REQUIRED) });
 export type RevokeKeyInput = z.input<typeof revokeKeySchema>;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { emailSchema, usernameSchema } from './auth';
 import { newPasswordRule, PASSWORD_TOO_SHORT_MESSAGE, passwordNotPersonal } from './password-policy';
 import { stepUpFields } from './security';
+import { decimalInput } from './amounts';
 
 export const ROLES = ['user', 'reseller', 'owner'] as const;
 export const FUND_TYPES = ['balance', 'credits'] as const;
@@ -40,18 +41,22 @@ const roleSchema = z.enum(ROLES, { error: 'Role must be user, reseller or owner'
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
 export const listUsersQuery = z.object({
-  page: z.coerce
-    .number({ error: 'page must be a number' })
-    .int('page must be a whole number')
-    .min(1, 'page must be at least 1')
-    .max(1_000_000, 'page is too large')
-    .default(1),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-    .default(USERS_PAGE_SIZE),
+  page: decimalInput(
+    z
+      .number({ error: 'page must be a number' })
+      .int('page must be a whole number')
+      .min(1, 'page must be at least 1')
+      .max(1_000_000, 'page is too large')
+      .default(1),
+  ),
+  limit: decimalInput(
+    z
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
+      .default(USERS_PAGE_SIZE),
+  ),
   search: z.preprocess(emptyAsUndefined, z.string().trim().max(100, 'search must be at most 100 characters').optional()),
   role: z.preprocess(emptyAsUndefined, roleSchema.optional()),
 });

@@ -1,5 +1,6 @@
 // System analytics (owner): the period the charts cover, and the figures the API returns.
 import { z } from 'zod';
+import { decimalInput } from './amounts';
 
 export const ANALYTICS_PERIODS = [7, 30, 90] as const;
 export const DEFAULT_ANALYTICS_PERIOD = 30;
@@ -7,10 +8,12 @@ export const DEFAULT_ANALYTICS_PERIOD = 30;
 export const analyticsQuery = z.object({
   days: z.preprocess(
     (v) => (v === '' || v === null ? undefined : v),
-    z.coerce
-      .number({ error: 'days must be 7, 30 or 90' })
-      .refine((d) => (ANALYTICS_PERIODS as readonly number[]).includes(d), 'days must be 7, 30 or 90')
-      .default(DEFAULT_ANALYTICS_PERIOD),
+    decimalInput(
+      z
+        .number({ error: 'days must be 7, 30 or 90' })
+        .refine((d) => (ANALYTICS_PERIODS as readonly number[]).includes(d), 'days must be 7, 30 or 90')
+        .default(DEFAULT_ANALYTICS_PERIOD),
+    ),
   ),
 });
 export type AnalyticsQuery = z.output<typeof analyticsQuery>;

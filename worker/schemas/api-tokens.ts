@@ -2,6 +2,7 @@
 // resellers. One schema per call, shared by the API, the security page and the CLI.
 import { z } from 'zod';
 import { ROLES } from './admin-users';
+import { refuseUnsafeText } from './text';
 
 /** Every token starts with this, so the API (and a secret scanner) can tell it from a session token. */
 export const API_TOKEN_PREFIX = 'kp_';
@@ -15,6 +16,7 @@ export const createApiTokenSchema = z.object({
     .trim()
     .min(1, 'Name is required')
     .max(API_TOKEN_NAME_MAX, `Name must be at most ${API_TOKEN_NAME_MAX} characters`)
+    .superRefine(refuseUnsafeText('Name'))
     .regex(/^[\x20-\x7E]+$/, 'Name must contain printable characters only'),
   role: z.enum(ROLES, { error: 'Role must be user, reseller or owner' }),
   readOnly: z.boolean({ error: 'readOnly must be true or false' }).default(false),

@@ -9,6 +9,7 @@ import {
   USERNAME_MAX,
   USERNAME_MIN,
 } from './auth-rules';
+import { refuseUnsafeText } from './text';
 import { newPasswordSchema, passwordNotPersonal } from './password-policy';
 
 export * from './auth-rules';
@@ -20,6 +21,7 @@ export const usernameSchema = z
   .min(1, 'Username is required')
   .min(USERNAME_MIN, `Username must be at least ${USERNAME_MIN} characters`)
   .max(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`)
+  .superRefine(refuseUnsafeText('Username'))
   .regex(/^[A-Za-z0-9_.-]+$/, 'Username may contain only letters, numbers, dots, dashes and underscores');
 
 export const emailSchema = z

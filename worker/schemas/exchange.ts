@@ -1,6 +1,7 @@
 // USD to credits: amounts in whole cents, credits rounded down, all in
 // integer arithmetic so that the browser's preview and the server's figure can never disagree.
 import { z } from 'zod';
+import { isPlainDecimal } from './amounts';
 
 export const INVALID_AMOUNT_MESSAGE = 'Please enter a valid USD amount';
 export const INSUFFICIENT_USD_MESSAGE = 'Insufficient USD balance';
@@ -12,7 +13,9 @@ export const MAX_EXCHANGE_CENTS = 100_000_000;
  * field); null for anything else. `0.1 + 0.2` style float noise is tolerated, a third decimal is not.
  */
 export function toCents(value: unknown): number | null {
-  const amount = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
+  // Text must be plain decimal digits with at most two decimals: not "0x10", "1e1", " 5" or "-1".
+  if (typeof value === 'string' && !isPlainDecimal(value, 2)) return null;
+  const amount = typeof value === 'string' ? Number(value) : value;
   if (typeof amount !== 'number' || !Number.isFinite(amount)) return null;
   const cents = Math.round(amount * 100);
   if (Math.abs(amount * 100 - cents) > 1e-6) return null;

@@ -1,5 +1,6 @@
 // License key requests: a purchase, and the customer's own key list.
 import { z } from 'zod';
+import { decimalInput } from './amounts';
 
 export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
@@ -30,21 +31,25 @@ const emptyAsUndefined = (v: unknown) => (v === '' || v === null ? undefined : v
 export const pageQuery = (defaultLimit: number) => ({
   page: z.preprocess(
     emptyAsUndefined,
-    z.coerce
-      .number({ error: 'page must be a number' })
-      .int('page must be a whole number')
-      .min(1, 'page must be at least 1')
-      .max(1_000_000, 'page is too large')
-      .default(1),
+    decimalInput(
+      z
+        .number({ error: 'page must be a number' })
+        .int('page must be a whole number')
+        .min(1, 'page must be at least 1')
+        .max(1_000_000, 'page is too large')
+        .default(1),
+    ),
   ),
   limit: z.preprocess(
     emptyAsUndefined,
-    z.coerce
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-      .default(defaultLimit),
+    decimalInput(
+      z
+        .number({ error: 'limit must be a number' })
+        .int('limit must be a whole number')
+        .min(1, 'limit must be at least 1')
+        .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
+        .default(defaultLimit),
+    ),
   ),
 });
 

@@ -1,6 +1,7 @@
 // Products: the owner's product form, and the one price formula that the
 // server charges and every screen shows.
 import { z } from 'zod';
+import { refuseUnsafeText, type TextOptions } from './text';
 
 export const PRODUCT_TYPES = ['software', 'game', 'service', 'other'] as const;
 export type ProductType = (typeof PRODUCT_TYPES)[number];
@@ -23,12 +24,13 @@ const wholeNumber = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
-const requiredText = (name: string, max: number) =>
+const requiredText = (name: string, max: number, options: TextOptions = {}) =>
   z
     .string({ error: `${name} is required` })
     .trim()
     .min(1, `${name} is required`)
-    .max(max, `${name} must be at most ${max} characters`);
+    .max(max, `${name} must be at most ${max} characters`)
+    .superRefine(refuseUnsafeText(name, options));
 
 /** A list of features, or the form's comma-separated text: trimmed, empties dropped. */
 const featuresSchema = z
@@ -36,7 +38,7 @@ const featuresSchema = z
   .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((f) => f.trim()).filter(Boolean))
   .pipe(
     z
-      .array(z.string().max(200, 'Each feature must be at most 200 characters'))
+      .array(z.string().max(200, 'Each feature must be at most 200 characters').superRefine(refuseUnsafeText('A feature')))
       .max(MAX_FEATURES, `A product may list at most ${MAX_FEATURES} features`),
   );
 
@@ -47,7 +49,8 @@ const featuresSchema = z
 export const productInputSchema = z
   .object({
     name: requiredText('Name', 100),
-    description: requiredText('Description', 2000),
+    // Typed in a multi-line box: line breaks are the one control character it keeps.
+    description: requiredText('Description', 2000, { lineBreaks: true }),
     productType: z.enum(PRODUCT_TYPES, { error: `Product type must be one of ${PRODUCT_TYPES.join(', ')}` }).default('software'),
     keyTag: z
       .string({ error: 'Key tag is required' })

@@ -2,6 +2,8 @@
 // the API, the web app and the CLI.
 import { z } from 'zod';
 import { stepUpFields } from './security';
+import { refuseUnsafeText } from './text';
+import { decimalInput } from './amounts';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -91,7 +93,8 @@ const events = z
 const description = z
   .string({ error: 'Description must be text' })
   .trim()
-  .max(WEBHOOK_DESCRIPTION_MAX, `Description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
+  .max(WEBHOOK_DESCRIPTION_MAX, `Description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`)
+  .superRefine(refuseUnsafeText('Description'));
 
 // A new destination for every event needs proof beyond the session (the operations' step-up).
 export const createWebhookSchema = z.object({ url, events, description: description.default(''), ...stepUpFields });
@@ -111,13 +114,17 @@ export const deliveryIdParam = z.object({ id: z.string().regex(/^msg_[0-9a-f]{24
 
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const deliveriesQuery = z.object({
-  page: z.coerce.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(100, 'limit must be at most 100')
-    .default(DELIVERIES_PAGE_DEFAULT),
+  page: decimalInput(
+    z.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
+  ),
+  limit: decimalInput(
+    z
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(100, 'limit must be at most 100')
+      .default(DELIVERIES_PAGE_DEFAULT),
+  ),
 });
 
 /** An endpoint as the API shows it (the secret never, except once when made or rotated). */

@@ -68,6 +68,27 @@ describe('the error envelope', () => {
       expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
     }
   });
+
+  it('puts a Permissions-Policy denying what the app does not use on every answer', async () => {
+    const expected =
+      'accelerometer=(), autoplay=(), bluetooth=(), browsing-topics=(), camera=(), clipboard-read=(), clipboard-write=(self), ' +
+      'display-capture=(), encrypted-media=(), fullscreen=(), geolocation=(), gyroscope=(), hid=(), idle-detection=(), ' +
+      'magnetometer=(), microphone=(), midi=(), payment=(), picture-in-picture=(), publickey-credentials-get=(), ' +
+      'screen-wake-lock=(), serial=(), sync-xhr=(), usb=(), xr-spatial-tracking=()';
+    const answers = [
+      await api('GET', '/api/health'),
+      await api('GET', '/api/users/profile'),
+      await api('GET', '/api/nope'),
+      await api('GET', '/api/docs'),
+      await api('POST', '/api/auth/login', { rawBody: 'x'.repeat(70 * 1024) }),
+      await api('POST', '/api/v1/licenses/validate', { body: {} }),
+      // The single-page app's answers (the assets binding's; no build in tests, so a 404 here).
+      await api('GET', '/'),
+      await api('GET', '/products'),
+    ];
+    expect(answers.slice(0, 6).map((r) => r.status)).toEqual([200, 401, 404, 200, 413, 400]);
+    for (const res of answers) expect(res.headers.get('permissions-policy')).toBe(expected);
+  });
 });
 
 describe('password hashing', () => {

@@ -181,6 +181,33 @@ describe('a reseller buying for a customer', () => {
     expect((await userRow(reseller.user.id))!.credits).toBe(10_000);
   });
 
+  it.each(['reseller', 'owner'] as const)(
+    'cannot buy at the reseller price for a %s: 403, nothing charged, nothing changed',
+    async (role) => {
+      const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 1 });
+      const reseller = await signedInUser('reseller', { credits: 10_000 });
+      const other = await signedInUser(role, { credits: 500 });
+      const before = {
+        product: await productRow(product.id),
+        ledger: await ledgerOf(reseller.user.id),
+        other: await userRow(other.user.id),
+      };
+      const res = await buyFor(reseller.token, other.user.id, product.id, { duration: 3, useResellerCredits: true });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        code: 'FORBIDDEN',
+        message: 'Resellers buy keys for customers only; choose an account with the user role',
+        details: { field: 'userId' },
+      });
+      expect((await userRow(reseller.user.id))!.credits).toBe(10_000);
+      expect(await ledgerOf(reseller.user.id)).toEqual(before.ledger);
+      expect(await userRow(other.user.id)).toEqual(before.other);
+      expect(await productRow(product.id)).toEqual(before.product);
+      expect(await keysBoughtBy(other.user.id)).toEqual([]);
+      expect(await db().select().from(licenseKeys).where(eq(licenseKeys.createdBy, reseller.user.id)).all()).toEqual([]);
+    },
+  );
+
   it('spends exact credits when many purchases race: never below zero, never a credit twice', async () => {
     const product = await makeProduct({ baseCreditCost: 10, creditsPerDay: 4 });
     // 10 + ceil(5 x 4 x 0.75) = 25 a key; credits for exactly three.
@@ -242,6 +269,17 @@ describe('the owner’s direct purchase', () => {
     ]);
     expect((await auditOfKey(key.id))[0].details).toMatchObject({ paidBy: 'customer', cost: 40 });
     expect(await unreconciledUsers()).toEqual([]);
+  });
+
+  it('may still buy for a reseller or another owner (the owner’s purchase is not the reseller price)', async () => {
+    const product = await makeProduct({ baseCreditCost: 5, creditsPerDay: 1 });
+    const owner = await signedInUser('owner');
+    for (const role of ['reseller', 'owner'] as const) {
+      const account = await signedInUser(role, { credits: 100 });
+      const res = await buyFor(owner.token, account.user.id, product.id, { duration: 5 });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ licenseKey: { cost: 10 }, remainingCredits: 90 });
+    }
   });
 
   it('needs the customer’s credits unless bypassing, which gives the key for free', async () => {

@@ -101,8 +101,8 @@ export function DirectPurchaseTab({ user }: TabProps) {
     if (products.isError) toast.error('Failed to load products');
   }, [products.isError]);
 
-  // A reseller's own key is bought in the shop; the list offers customers only.
-  const choices: Customer[] = (customers.data?.users ?? []).filter((u) => isOwner || u._id !== user._id);
+  // A reseller buys for customers only (their own key is bought in the shop; the server refuses the rest).
+  const choices: Customer[] = (customers.data?.users ?? []).filter((u) => isOwner || u.role === 'user');
   const customer = choices.find((u) => u._id === customerId) ?? null;
   const product = products.data?.find((p) => p._id === productId) ?? null;
   const discount = terms.data?.defaultDailyDiscount ?? 0;

@@ -3,6 +3,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { bulkDeleteSchema, revokeKeySchema } from '@schemas/admin-keys';
 import type { LicenseKey } from '@schemas/entities';
+import { visibleText } from '@schemas/text';
 import { Badge } from '../../components/ui/badge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { CopyButton } from '../../components/ui/copy-button';
@@ -64,7 +65,8 @@ function DeviceList({
   return (
     <ul className="admin-device-list" aria-label="Activated devices">
       {licenseKey.activations.map((a) => {
-        const model = [a.deviceInfo?.manufacturer, a.deviceInfo?.model].filter(Boolean).join(' ');
+        // What the device's software sent, as sent: control and bidi characters are shown as escapes.
+        const model = visibleText([a.deviceInfo?.manufacturer, a.deviceInfo?.model].filter(Boolean).join(' '));
         return (
           <li key={a._id}>
             <div className="admin-device-main">

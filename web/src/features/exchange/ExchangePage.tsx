@@ -19,8 +19,9 @@ type Form = { usdAmount: string };
 
 /** The API's rule for the amount (exchangeSchema), and the balance the server would refuse to exceed. */
 export function validateExchange(values: Form, balanceCents: number): FieldErrors<Form> {
-  const errors = schemaErrors<Form>(exchangeSchema, values);
-  const cents = toCents(values.usdAmount);
+  // The API reads plain digits only; spaces a person typed around them are the form's to drop.
+  const errors = schemaErrors<Form>(exchangeSchema, { usdAmount: values.usdAmount.trim() });
+  const cents = toCents(values.usdAmount.trim());
   if (!errors.usdAmount && cents !== null && cents > balanceCents) errors.usdAmount = INSUFFICIENT_USD_MESSAGE;
   return errors;
 }
@@ -35,7 +36,7 @@ export function ExchangePage() {
     initial: { usdAmount: '' },
     validate: (values) => validateExchange(values, balanceCents),
     submit: async (values) => {
-      const cents = toCents(values.usdAmount)!;
+      const cents = toCents(values.usdAmount.trim())!;
       const promised = creditsForCents(cents, rate);
       const usdAmount = cents / 100;
       const answer = await exchange.mutateAsync({
@@ -57,7 +58,7 @@ export function ExchangePage() {
   });
 
   const amount = form.values.usdAmount;
-  const cents = amount.trim() === '' ? null : toCents(amount);
+  const cents = amount.trim() === '' ? null : toCents(amount.trim());
   const valid = cents !== null && cents > 0;
   const credits = valid ? creditsForCents(cents, rate) : 0;
   const overBalance = valid && cents > balanceCents;

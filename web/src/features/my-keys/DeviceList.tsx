@@ -1,6 +1,7 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
 import type { LicenseKey } from '@schemas/entities';
+import { visibleText } from '@schemas/text';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -12,7 +13,8 @@ import { asyncHandler } from '../../lib/async-handler';
 type Device = LicenseKey['activations'][number];
 
 export const shortFingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
-const deviceName = (d: Device) => [d.deviceInfo?.manufacturer, d.deviceInfo?.model].filter(Boolean).join(' ');
+// What the device's software sent, as sent: control and bidi characters are shown as escapes.
+const deviceName = (d: Device) => visibleText([d.deviceInfo?.manufacturer, d.deviceInfo?.model].filter(Boolean).join(' '));
 
 export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const [removing, setRemoving] = useState<Device | null>(null);

@@ -12,7 +12,7 @@ import { useStartCheckout } from './api';
 
 function amountError(text: string, options: PaymentOptions): string | null {
   if (text.trim() === '') return 'Enter an amount';
-  const cents = toCents(text);
+  const cents = toCents(text.trim());
   if (cents === null) return 'Enter a USD amount with at most two decimals';
   if (cents < Math.round(options.minUsd * 100) || cents > Math.round(options.maxUsd * 100)) {
     return `A top-up must be between ${formatUsd(options.minUsd)} and ${formatUsd(options.maxUsd)}`;
@@ -26,7 +26,7 @@ export function TopUpForm({ options }: { options: PaymentOptions }) {
   const checkout = useStartCheckout();
   const idempotency = useIdempotencyKey();
   const error = amountError(amount, options);
-  const cents = error ? null : toCents(amount);
+  const cents = error ? null : toCents(amount.trim());
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
