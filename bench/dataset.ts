@@ -2,7 +2,7 @@
 // 100,000 activations), plus what each scenario draws from: keys with their devices, fresh keys,
 // customers with credits to spend, a customer with 500 keys, and signed-in sessions with what the
 // Worker reads to authorize them (the session record and the account's state in KV).
-import { saveAccountState } from '../worker/lib/account-state';
+import { createDb } from '../worker/db/client';
 import { createSession } from '../worker/lib/sessions';
 import type { Runtime } from './runtime';
 import { DAY_MS, generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
@@ -96,27 +96,23 @@ export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
   const collector = shop.byUsername.get('bench-collector')!;
   const customers = shop.users.filter((u) => u.role === 'user');
   const shoppers = customers.filter((u) => u.credits === SHOPPER_CREDITS);
-  const accountsSaved = new Set<string>();
+  const db = createDb(runtime.db);
   const sessionsFor = async (users: UserRow[]) => {
     const tokens: string[] = [];
-    // A few at a time: each is a KV write through Miniflare's proxy.
+    // A few at a time: each is a D1 write through Miniflare's proxy.
     for (let i = 0; i < users.length; i += 50) {
       const made = await Promise.all(
         users.slice(i, i + 50).map(async (u) => {
-          // The account's role and active flag, as the Worker keeps them beside its sessions; without
-          // them each account's first call would read D1 and write KV, inside the measurements.
-          if (!accountsSaved.has(u.id)) {
-            accountsSaved.add(u.id);
-            await saveAccountState(runtime.kv, u.id, { role: u.role, active: u.is_active === 1 });
-          }
-          return createSession({ KV: runtime.kv, JWT_SECRET: runtime.secrets.JWT_SECRET }, u.id, {
+          const opened = await createSession(db, runtime.secrets.JWT_SECRET, { id: u.id, role: u.role }, {
             ipAddress: '127.0.0.1',
             userAgent: 'keypanel-bench',
             location: null,
           });
+          if (!opened) throw new Error(`bench: no session for ${u.username}`);
+          return opened.token;
         }),
       );
-      tokens.push(...made.map((m) => m.token));
+      tokens.push(...made);
     }
     return tokens;
   };

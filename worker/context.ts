@@ -29,7 +29,7 @@ export type AppEnv = {
   };
 };
 
-/** A route behind requireAuth: the caller is known. */
+/** A signed-in operation's route (its declaration identified the caller): the caller is known. */
 export type SignedInEnv = {
   Bindings: Env;
   Variables: AppEnv['Variables'] & { caller: Caller };

@@ -15,8 +15,9 @@
 //   ledger row, and so the debit, in the same statement.
 // - activations_start_key_and_count_on_product (0008): a device's first activation starts a
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
-// - caller_guard_check (0009): not a figure but a guard; inserting into the caller_guard view aborts
-//   the batch unless the caller is an active account with the role named (db/session.ts).
+// - caller_guard_check (0009, rewritten by 0016): not a figure but a guard; inserting into the
+//   caller_guard view aborts the batch unless the caller's account is active, its session or API
+//   token live under the account's credential epoch, and its role the one named (db/session.ts).
 // - activations_take_back_held_slot (0010): a device activated again on a key drops the slot it held
 //   there as a released device (held_slots); its activation counts instead.
 // - activations_uncount_on_product (0015): a device removed (by its app, its customer, the owner, or
