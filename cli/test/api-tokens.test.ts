@@ -91,7 +91,7 @@ describe('keypanel token and KEYPANEL_TOKEN', () => {
     const { token } = await createToken(ownerHome, ['--name', 'no minting', '--role', 'owner']);
     const minted = await asScript(token, ['token', 'create', '--name', 'child', '--role', 'owner']);
     expect(minted.code).toBe(1);
-    expect(minted.stderr).toContain('API tokens cannot manage account security');
+    expect(minted.stderr).toContain('API tokens cannot do this: it needs proof of who you are');
 
     const reseller = await createUser('reseller');
     const resellerHome = signedInHome(await signIn(reseller));

@@ -20,9 +20,10 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /** What an operation asks of its caller (its declaration, lib/openapi.ts). */
-export type CallerNeeds = { minimum: Role; tokens: boolean; reads: boolean };
+export type CallerNeeds = { minimum: Role; tokens: boolean; reads: boolean; proof: boolean };
 
 export const SESSION_ONLY_MESSAGE = 'API tokens cannot manage account security. Sign in to KeyPanel to do this.';
+export const PROOF_NEEDS_SESSION_MESSAGE = 'API tokens cannot do this: it needs proof of who you are. Sign in to KeyPanel to do it.';
 
 /**
  * The caller behind the request's bearer token, checked against what the operation needs: 401
@@ -77,7 +78,7 @@ async function byApiToken(c: Context<AppEnv>, token: string, needs: CallerNeeds,
   if (!grant) throw apiTokenEnded();
   if (grant === 'inactive') throw accountDeactivated();
   if (!mayHoldApiTokens(grant.accountRole)) throw forbidden('API tokens are available to owners and resellers only');
-  if (!needs.tokens) throw forbidden(SESSION_ONLY_MESSAGE);
+  if (!needs.tokens) throw forbidden(needs.proof ? PROOF_NEEDS_SESSION_MESSAGE : SESSION_ONLY_MESSAGE);
   if (grant.readOnly && !needs.reads) throw forbidden('This API token is read-only');
   await inBackground(c, touchApiToken(backgroundDb(c), grant, now));
   return [

@@ -31,7 +31,7 @@ export function operation(doc: RouteDoc) {
       if (maintenance) throw underMaintenance();
       return next();
     }
-    const needs = { minimum: doc.access, tokens: policy.tokens, reads };
+    const needs = { minimum: doc.access, tokens: policy.tokens, reads, proof: doc.proof === 'always' };
     if (maintenance) {
       // Only owners are served: anyone else, signed in or not, is told why.
       const caller = await identify(c, needs).catch((err: unknown) => {

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import document from '../../docs/openapi.json';
 import type { Role } from '../db/schema';
 import { isAtLeast } from '../db/schema';
-import { SESSION_ONLY_MESSAGE } from '../middleware/auth';
+import { PROOF_NEEDS_SESSION_MESSAGE, SESSION_ONLY_MESSAGE } from '../middleware/auth';
 import { TEST_PASSWORD } from './helpers';
 import { fuzzWorld } from './fuzz/world';
 
@@ -38,7 +38,8 @@ function expected(policy: Policy, caller: Caller): 'through' | { status: 401 | 4
   if (caller === 'guest') return { status: 401 };
   const token = caller.endsWith('Token');
   const role: Role = caller.startsWith('owner') ? 'owner' : caller.startsWith('reseller') ? 'reseller' : 'user';
-  if (token && !policy.tokens) return { status: 403, message: SESSION_ONLY_MESSAGE };
+  if (token && !policy.tokens)
+    return { status: 403, message: policy.proof === 'always' ? PROOF_NEEDS_SESSION_MESSAGE : SESSION_ONLY_MESSAGE };
   if (caller === 'ownerReadToken' && !policy.reads) return { status: 403, message: READ_ONLY };
   if (!isAtLeast(role, policy.access)) return { status: 403, message: ROLE_REFUSED };
   return 'through';
@@ -111,7 +112,8 @@ describe('the role matrix of every operation, from its declaration', () => {
         if (outcome === 'through') {
           // Whatever the operation answers to an empty request, it is not an access refusal.
           expect(res.status, what).not.toBe(401);
-          if (res.status === 403) expect([ROLE_REFUSED, SESSION_ONLY_MESSAGE, READ_ONLY], what).not.toContain(res.body.message);
+          if (res.status === 403)
+            expect([ROLE_REFUSED, SESSION_ONLY_MESSAGE, PROOF_NEEDS_SESSION_MESSAGE, READ_ONLY], what).not.toContain(res.body.message);
         } else {
           expect(res.status, what).toBe(outcome.status);
           expect(res.body.code, what).toBe(outcome.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
@@ -173,7 +175,7 @@ describe('proof', () => {
       for (const caller of ['ownerToken', 'resellerToken'] as const) {
         const res = await world.box.api(op.method, path, { token: tokens[caller], body: { ...body, currentPassword: TEST_PASSWORD } });
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ code: 'FORBIDDEN', message: SESSION_ONLY_MESSAGE });
+        expect(res.body).toEqual({ code: 'FORBIDDEN', message: PROOF_NEEDS_SESSION_MESSAGE });
       }
       expect(await world.snapshot()).toEqual(before);
     });

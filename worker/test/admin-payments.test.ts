@@ -128,9 +128,10 @@ describe('payment settings', () => {
       minTopUpUsd: 5,
       maxTopUpUsd: 500,
       quickTopUpAmounts: [10, 25, 50, 100],
+      firstTopUpHoldHours: 0,
     });
     const put = (payments: unknown) => box.api('PUT', '/api/settings', { token, body: { ...DEFAULT_SETTINGS, payments } });
-    const changed = { cardTopUpsEnabled: false, minTopUpUsd: 2.5, maxTopUpUsd: 50, quickTopUpAmounts: [2.5, 20] };
+    const changed = { cardTopUpsEnabled: false, minTopUpUsd: 2.5, maxTopUpUsd: 50, quickTopUpAmounts: [2.5, 20], firstTopUpHoldHours: 0 };
     expect((await put(changed)).body.payments).toEqual(changed);
     const audited = await db()
       .select()

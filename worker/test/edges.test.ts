@@ -36,12 +36,15 @@ describe('the error envelope', () => {
       SESSION_EXPIRED: 401,
       INSUFFICIENT_CREDITS: 402,
       INSUFFICIENT_BALANCE: 402,
+      PAYMENT_OWED: 402,
+      FUNDS_HELD: 402,
       FORBIDDEN: 403,
       ACCOUNT_DISABLED: 403,
       REGISTRATION_DISABLED: 403,
       PURCHASES_DISABLED: 403,
       PAYMENTS_DISABLED: 403,
       REAUTH_REQUIRED: 403,
+      EMAIL_UNVERIFIED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       CONFLICT: 409,
@@ -136,7 +139,7 @@ describe('the settings document', () => {
       keyExpiryGracePeriod: 0,
       autoCleanupExpiredKeys: false,
       // Card top-ups (not in the original settings): on when Stripe is configured, $5 to $500.
-      payments: { cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100] },
+      payments: { cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100], firstTopUpHoldHours: 0 },
       // Not the spec's: sessions unused this many days end (issue 18).
       sessionIdleDays: 7,
     });

@@ -40,7 +40,7 @@ describe('a registration with someone else’s address', () => {
     const checkout = await api('POST', '/api/payments/checkout', { token: squatter.token, body: { usdAmount: 25 } });
     expect(checkout.status).toBe(403);
     expect(checkout.body.code).toBe('EMAIL_UNVERIFIED');
-    const google = await api('POST', '/api/users/connect-google', { token: squatter.token });
+    const google = await api('POST', '/api/users/connect-google', { token: squatter.token, body: { currentPassword: 'Steady-Secret-9x' } });
     expect(google.status).toBe(403);
     expect(google.body.code).toBe('EMAIL_UNVERIFIED');
     // The callback's own link is refused too, whatever started it.

@@ -191,7 +191,11 @@ describe('endpoints', () => {
   ])('on a deployed Worker, refuses %s with a 400', async (url, message) => {
     const deployed = workerWith({ WEBHOOKS_ALLOW_LOOPBACK_HTTP: undefined, LOCAL_DEVELOPMENT: undefined });
     const before = (await db().select().from(webhookEndpoints)).length;
-    const res = await api('POST', '/api/webhooks', { token: ownerToken, body: { url, events: ['key.purchased'] }, fetch: deployed });
+    const res = await api('POST', '/api/webhooks', {
+      token: ownerToken,
+      body: { url, events: ['key.purchased'], currentPassword: TEST_PASSWORD },
+      fetch: deployed,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message });
     expect((await db().select().from(webhookEndpoints)).length).toBe(before);
