@@ -7,6 +7,7 @@ import {
   csvRecords,
   json,
   keypanel,
+  ownerCredentials,
   ownerSession,
   signedInHome,
   signIn,
@@ -38,10 +39,8 @@ describe('keypanel users', () => {
     const email = `${username}@cli.test`;
     const created = await keypanel(
       ['users', 'create', '--username', username, '--email', email, '--role', 'reseller', '--credits', '10', '--format', 'json'],
-      {
-        home,
-        input: 'Customer123\n',
-      },
+      // Making a reseller needs proof: a script gives the owner's password in KEYPANEL_PASSWORD.
+      { home, input: 'Customer123\n', env: { KEYPANEL_PASSWORD: ownerCredentials().password } },
     );
     expect(created.code, created.stderr).toBe(0);
     const user = json<Schemas['User']>(created.stdout);
