@@ -78,6 +78,7 @@ describe('keypanel settings for card top-ups', () => {
         minTopUpUsd: 6,
         maxTopUpUsd: 500,
         quickTopUpAmounts: [6, 20],
+        firstTopUpHoldHours: 0,
       });
       const refused = await keypanel(['settings', 'set', 'payments.quickTopUpAmounts=2'], { home });
       expect(refused.code).not.toBe(0);
