@@ -26,9 +26,9 @@
 //   still names their product for the trigger above (its ON DELETE CASCADE would run after).
 // - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
 //   USD balance by its amount as it goes in (domain/stripe-events.ts).
-// - ledger_reversal_moves_balances (0018): a reversal's ledger row (card_reversal, dispute_return)
+// - ledger_reversal_moves_balances (0017): a reversal's ledger row (card_reversal, dispute_return)
 //   moves both balances by its deltas (domain/reversals.ts).
-// - ledger_spending_guard (0018): not a figure but a guard; a purchase's or an exchange's ledger row
+// - ledger_spending_guard (0017): not a figure but a guard; a purchase's or an exchange's ledger row
 //   aborts the batch while the account owes a reversal (SPENDING_BLOCKED_OWED), and an exchange's
 //   when it would spend top-ups still held (FUNDS_HELD).
 import { sql } from 'drizzle-orm';
@@ -318,7 +318,7 @@ export const passwordResetTokens = sqliteTable(
   (t) => [uniqueIndex('password_reset_tokens_hash_unique').on(t.tokenHash), index('password_reset_tokens_user_idx').on(t.userId)],
 );
 
-/** Links that prove an email address (migration 0019): one use, stored as a hash, for the address they were sent to. */
+/** Links that prove an email address (migration 0018): one use, stored as a hash, for the address they were sent to. */
 export const emailVerificationTokens = sqliteTable(
   'email_verification_tokens',
   {
@@ -437,7 +437,7 @@ export const payments = sqliteTable(
     disputeStatus: text('dispute_status', { enum: DISPUTE_STATUSES }),
     /** The amount the open or lost dispute took back (0 once won). */
     disputeCents: integer('dispute_cents').notNull().default(0),
-    /** A first-time payer's top-up cannot be exchanged before this (the owner's hold, migration 0018). */
+    /** A first-time payer's top-up cannot be exchanged before this (the owner's hold, migration 0017). */
     heldUntil: integer('held_until', { mode: 'timestamp_ms' }),
     paidAt: integer('paid_at', { mode: 'timestamp_ms' }),
     createdAt: createdAt(),
@@ -459,7 +459,7 @@ export const payments = sqliteTable(
 );
 
 /**
- * One refund or dispute of a card payment, or a won dispute's return (migration 0018): what it took
+ * One refund or dispute of a card payment, or a won dispute's return (migration 0017): what it took
  * from the USD balance (`usdCents`) and the credits (`credits`), and what it left owed (`owedCents`;
  * negative for a return). Its ledger row (card_reversal or dispute_return) moves the balances.
  */

@@ -2,7 +2,7 @@
 // is one D1 batch: a payment_reversals row written by one guarded INSERT that works out, inside SQL
 // and so against the balances as they stand at that moment, what it takes (the USD balance first,
 // then the credits the top-up became, at the rate of the customer's exchanges since it was paid) and
-// what neither covers (owed); its ledger row (moving both balances by a trigger, migration 0018);
+// what neither covers (owed); its ledger row (moving both balances by a trigger, migration 0017);
 // the payment's figures; and the audit entry. Every statement after the first reads the reversal row
 // by its id, so a delivery whose guard failed (a repeat, a concurrent twin) changes nothing at all.
 import { and, eq, gte, ne, sql } from 'drizzle-orm';
@@ -42,7 +42,7 @@ function reversalInsert(id: string, paymentId: string, kind: ReversalKind, amoun
 
 /**
  * The ledger row of reversal ?2: minus what it took (a return took a negative amount, so it gives
- * back). Its deltas move both balances (trigger, migration 0018).
+ * back). Its deltas move both balances (trigger, migration 0017).
  */
 function reversalLedger(reversalId: string, now: number, note: string, kind: 'card_reversal' | 'dispute_return') {
   return new SqlStatement(

@@ -1,7 +1,7 @@
 // What stands between an account and spending, beyond its balances: an amount owed after a card
 // reversal (nothing can be spent until it is settled or written off) and top-ups still held for a
 // first-time payer (they cannot be exchanged yet). The guard itself is a trigger on the ledger
-// (migration 0018), inside every purchase's and exchange's batch; this reads the figures for the
+// (migration 0017), inside every purchase's and exchange's batch; this reads the figures for the
 // refusal's message and for the account's pages.
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { DB } from '../db/client';
@@ -46,7 +46,7 @@ export const owedMessage = (owedUsd: number) =>
   `Your account owes ${dollars(Math.round(owedUsd * 100))} after a card payment was refunded or disputed, so it cannot spend until this is settled. Please contact the shop.`;
 
 /**
- * The refusal for a batch the ledger's spending guard aborted (migration 0018), or null when the
+ * The refusal for a batch the ledger's spending guard aborted (migration 0017), or null when the
  * error is something else. `userId`: the account whose credits or USD the batch spent.
  */
 export async function spendingRefusal(db: DB, err: unknown, userId: string): Promise<AppError | null> {

@@ -101,7 +101,7 @@ export async function signedInUser(
 ) {
   const username = extra.username ?? uniqueName(role);
   const email = `${username}@example.com`;
-  // Verified unless asked otherwise, as every account made before addresses were proven (migration 0019).
+  // Verified unless asked otherwise, as every account made before addresses were proven (migration 0018).
   const user = await createUser(db(), { username, email, password: TEST_PASSWORD, role, emailVerified: true, ...extra });
   const login = await api('POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
