@@ -10,14 +10,17 @@ export function CodeInput({
   onChange,
   autoFocus,
   error,
+  id: givenId,
 }: {
   label: string;
   value: string;
   onChange: (code: string) => void;
   autoFocus?: boolean;
   error?: string;
+  id?: string;
 }) {
-  const id = useId();
+  const autoId = useId();
+  const id = givenId ?? autoId;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
