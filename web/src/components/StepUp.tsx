@@ -61,6 +61,7 @@ export function StepUpFields({
   account: StepUpAccount;
   value: StepUpState;
   onChange: (next: StepUpState) => void;
+  /** Inside a dialog: the field takes focus when the dialog opens (the dialog gives it back to the opener). */
   autoFocus?: boolean;
   /** The refusal, tied to the password or code field (announced, and described by it). */
   error?: string | null;
@@ -107,7 +108,7 @@ export function StepUpFields({
           label="Current code from your authenticator app"
           value={value.code}
           onChange={(code) => onChange({ ...value, code })}
-          autoFocus={autoFocus}
+          data-autofocus={autoFocus || undefined}
           error={error ?? undefined}
           id={inputId}
         />
@@ -119,7 +120,7 @@ export function StepUpFields({
           autoComplete="current-password"
           value={value.currentPassword}
           onChange={(e) => onChange({ ...value, currentPassword: e.target.value })}
-          autoFocus={autoFocus}
+          data-autofocus={autoFocus || undefined}
           error={error}
           id={inputId}
         />

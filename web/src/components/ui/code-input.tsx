@@ -11,6 +11,7 @@ export function CodeInput({
   autoFocus,
   error,
   id: givenId,
+  'data-autofocus': dataAutofocus,
 }: {
   label: string;
   value: string;
@@ -18,6 +19,8 @@ export function CodeInput({
   autoFocus?: boolean;
   error?: string;
   id?: string;
+  /** Inside a dialog: the field the dialog focuses when it opens (components/ui/modal.tsx). */
+  'data-autofocus'?: boolean;
 }) {
   const autoId = useId();
   const id = givenId ?? autoId;
@@ -37,6 +40,7 @@ export function CodeInput({
         // Digits only: pasted "123 456" becomes "123456".
         onChange={(e) => onChange(e.target.value.replace(/\D/g, '').slice(0, CODE_LENGTH))}
         autoFocus={autoFocus}
+        data-autofocus={dataAutofocus}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
       />
