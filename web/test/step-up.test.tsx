@@ -165,6 +165,26 @@ describe('Create user', () => {
   });
 });
 
+describe('Create user when the ways to prove cannot be loaded', () => {
+  it('says so and sends nothing', async () => {
+    const calls = mockFetch({ 'GET /api/users/security': { status: 500, body: { code: 'INTERNAL', message: 'Internal error' } } });
+    const onClose = vi.fn();
+    renderWith(<CreateUserModal open onClose={onClose} />);
+    await userEvent.type(screen.getByLabelText('Username'), 'frank');
+    await userEvent.type(screen.getByLabelText('Email'), 'frank@example.com');
+    await userEvent.type(screen.getByLabelText('Password'), 'Tangerine-Harbor-42');
+    await userEvent.selectOptions(screen.getByLabelText('Role'), 'owner');
+    expect(await screen.findByText(/Could not check how you can confirm it is you/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Create User' }));
+    // The form is valid: the one thing shown is that the proof cannot be asked for.
+    expect(screen.getAllByRole('alert').map((a) => a.textContent)).toEqual([
+      'Could not check how you can confirm it is you. Close this dialog and try again.',
+    ]);
+    expect(bodiesOf(calls, 'POST /api/admin/users')).toHaveLength(0);
+    expect(onClose).not.toHaveBeenCalled();
+  });
+});
+
 describe('Edit user', () => {
   const path = `PUT /api/admin/users/${user._id}`;
   const updated = { body: { user, message: 'User updated successfully' } };

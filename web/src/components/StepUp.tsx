@@ -163,7 +163,14 @@ export function StepUpSection({
           Could not check how you can confirm it is you. Close this dialog and try again.
         </div>
       ) : (
-        <Spinner size="sm" label="Checking how you can confirm it is you…" />
+        <>
+          <Spinner size="sm" label="Checking how you can confirm it is you…" />
+          {error && (
+            <div className="notice notice-error" role="alert">
+              {error}
+            </div>
+          )}
+        </>
       )}
     </fieldset>
   );
@@ -199,7 +206,8 @@ export function useStepUpPrompt() {
     /** The proof to send, or null (with the reason shown) when it is not filled in yet. */
     proof() {
       if (!stepUp.value) {
-        setRefused('Wait a moment: checking how you can confirm it is you.');
+        // Still loading; when loading failed, the section already says so.
+        setRefused(account.isError ? null : 'Wait a moment: checking how you can confirm it is you.');
         return null;
       }
       if (!stepUpReady(stepUp.value)) {
