@@ -103,11 +103,16 @@ export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
     for (let i = 0; i < users.length; i += 50) {
       const made = await Promise.all(
         users.slice(i, i + 50).map(async (u) => {
-          const opened = await createSession(db, runtime.secrets.JWT_SECRET, { id: u.id, role: u.role }, {
-            ipAddress: '127.0.0.1',
-            userAgent: 'keypanel-bench',
-            location: null,
-          });
+          const opened = await createSession(
+            db,
+            runtime.secrets.JWT_SECRET,
+            { id: u.id, role: u.role },
+            {
+              ipAddress: '127.0.0.1',
+              userAgent: 'keypanel-bench',
+              location: null,
+            },
+          );
           if (!opened) throw new Error(`bench: no session for ${u.username}`);
           return opened.token;
         }),

@@ -35,7 +35,9 @@ const tagOf = () => `E${Date.now().toString(36).toUpperCase()}`.slice(0, 10);
 
 async function makeAccount(role: 'user' | 'reseller', credits = 0) {
   const account = uniqueUser(role === 'user' ? 'cust' : 'resl');
-  const res = await apiCall('POST', '/api/admin/users', { ...account, role, credits, balance: 0 }, ownerToken);
+  // Making a reseller needs the owner's proof beyond the session (step-up).
+  const proof = role === 'user' ? {} : { currentPassword: ownerCredentials().password };
+  const res = await apiCall('POST', '/api/admin/users', { ...account, role, credits, balance: 0, ...proof }, ownerToken);
   expect(res.status).toBe(201);
   return { ...account, id: res.body.user._id };
 }

@@ -105,6 +105,8 @@ describe('the admin panel', () => {
     const edit = dialog(page, `Edit ${person.username}`);
     await edit.getByLabel('Role').selectOption('reseller');
     await edit.getByLabel('Credits').fill('75');
+    // Raising a role grants power: the owner confirms with their password (step-up).
+    await edit.getByLabel('Confirm with your password').fill(ownerCredentials().password);
     await edit.getByRole('button', { name: 'Save Changes' }).click();
     expect(await visible(toastWith(page, 'User updated successfully'))).toBe(true);
     await edit.waitFor({ state: 'detached' });
@@ -129,6 +131,50 @@ describe('the admin panel', () => {
     const row = page.getByRole('row').filter({ hasText: `User ${person.username}` });
     expect(await textOf(row)).toContain('25 credits');
     await context.close();
+  });
+
+  it('asks the owner for their password to create a reseller, refusing a wrong one in the dialog', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, ownerCredentials());
+    await page.goto('/admin?tab=users');
+    const person = uniqueUser('rsl');
+    await page.getByRole('button', { name: 'Create User' }).click();
+    const create = dialog(page, 'Create User');
+    await create.getByLabel('Username').fill(person.username);
+    await create.getByLabel('Email').fill(person.email);
+    await create.getByLabel('Password', { exact: true }).fill(person.password);
+    // A plain user needs no proof; a reseller does, asked in the same dialog.
+    const proof = create.getByLabel('Confirm with your password');
+    expect(await proof.count()).toBe(0);
+    await create.getByLabel('Role').selectOption('reseller');
+    expect(await visible(create.getByRole('group', { name: 'Confirm it is you' }))).toBe(true);
+    expect(await visible(proof)).toBe(true);
+
+    await create.getByRole('button', { name: 'Create User' }).click();
+    expect(await textOf(create.getByRole('alert'))).toBe('Enter your current password.');
+    await proof.fill('not-the-owner-password');
+    await create.getByRole('button', { name: 'Create User' }).click();
+    // The server's refusal, on the field: emptied and focused for another try; nothing was created.
+    expect(await textOf(create.getByRole('alert'))).toBe('Password is incorrect');
+    expect(await proof.inputValue()).toBe('');
+    await expect.poll(() => proof.evaluate((input) => input === document.activeElement)).toBe(true);
+    expect(await proof.getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'admin-users-create-reseller-refused');
+    expect(await findUser(person.username)).toBeUndefined();
+
+    // Typed from the keyboard, and sent with Enter.
+    await page.keyboard.type(ownerCredentials().password);
+    await page.keyboard.press('Enter');
+    expect(await visible(toastWith(page, 'User created successfully'))).toBe(true);
+    await create.waitFor({ state: 'detached' });
+    expect(await findUser(person.username)).toMatchObject({ role: 'reseller', isActive: true });
+    await context.close();
+
+    // The new reseller signs in to their panel.
+    const second = await newPage(browser);
+    await signIn(second.page, person);
+    expect(await visible(second.page.getByRole('link', { name: 'Resseler Panel' }))).toBe(true);
+    await second.context.close();
   });
 
   it('deletes a user after the confirmation', async () => {
@@ -209,7 +255,8 @@ describe('the admin panel', () => {
 
   it('shows a reseller only their tabs, and the refusals of owner-only tabs', async () => {
     const reseller = uniqueUser('res');
-    expect((await apiCall('POST', '/api/admin/users', { ...reseller, role: 'reseller' }, ownerToken)).status).toBe(201);
+    const proof = { currentPassword: ownerCredentials().password };
+    expect((await apiCall('POST', '/api/admin/users', { ...reseller, role: 'reseller', ...proof }, ownerToken)).status).toBe(201);
     const { context, page } = await newPage(browser);
     await signIn(page, reseller);
     await page.getByRole('link', { name: 'Resseler Panel' }).click();

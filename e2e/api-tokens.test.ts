@@ -32,7 +32,8 @@ async function openSecurity(page: Page) {
 async function reseller() {
   const user = uniqueUser('tok');
   const owner = await apiLogin(ownerCredentials());
-  const res = await apiCall('POST', '/api/admin/users', { ...user, role: 'reseller' }, owner);
+  // Making a reseller needs the owner's proof beyond the session (step-up).
+  const res = await apiCall('POST', '/api/admin/users', { ...user, role: 'reseller', currentPassword: ownerCredentials().password }, owner);
   expect(res.status).toBe(201);
   return user;
 }

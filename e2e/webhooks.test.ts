@@ -42,6 +42,17 @@ describe('Admin → Webhooks', () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const form = page.getByRole('dialog', { name: 'Add endpoint' });
     await form.getByLabel('URL').fill('http://example.com/hooks');
+    // Events go where the URL points: adding an endpoint needs the owner's password (step-up),
+    // asked before anything is sent; a wrong one is refused in the dialog, the field emptied.
+    const proof = form.getByLabel('Confirm with your password');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await textOf(form.getByRole('alert'))).toBe('Enter your current password.');
+    await proof.fill('not-the-password');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await textOf(form.getByRole('alert'))).toBe('Password is incorrect');
+    expect(await proof.inputValue()).toBe('');
+    // With the proof, the server judges the address.
+    await proof.fill(ownerCredentials().password);
     await form.getByRole('button', { name: 'Add endpoint' }).click();
     await visible(form.getByText('URL must use https'));
     await form.getByLabel('URL').fill(receiverUrl);

@@ -39,7 +39,7 @@ describe('keypanel users', () => {
     const email = `${username}@cli.test`;
     const created = await keypanel(
       ['users', 'create', '--username', username, '--email', email, '--role', 'reseller', '--credits', '10', '--format', 'json'],
-      // Making a reseller needs proof: a script gives the owner's password in KEYPANEL_PASSWORD.
+      // The new user's password on stdin; the owner's, to confirm making a reseller, as a script gives it.
       { home, input: 'Customer123\n', env: { KEYPANEL_PASSWORD: ownerCredentials().password } },
     );
     expect(created.code, created.stderr).toBe(0);
@@ -63,6 +63,32 @@ describe('keypanel users', () => {
     expect(deactivated.code, deactivated.stderr).toBe(0);
     expect(json<Schemas['User']>(deactivated.stdout).isActive).toBe(false);
     expect((await apiCall('POST', '/api/auth/login', { body: { email, password: 'Customer123' } })).status).toBe(403);
+  });
+
+  it('asks proof for an owner, not for a plain user: a wrong KEYPANEL_PASSWORD makes nobody', async () => {
+    const create = (username: string, role: string, env: Record<string, string> = {}) =>
+      keypanel(['users', 'create', '--username', username, '--email', `${username}@cli.test`, '--role', role, '--format', 'json'], {
+        home,
+        input: 'Customer123\n',
+        env,
+      });
+    const search = async (username: string) =>
+      (await apiCall('GET', `/api/admin/users?search=${username}`, { token: await ownerSession() })).body.users;
+
+    const plain = unique('cliplain');
+    const made = await create(plain, 'user');
+    expect(made.code, made.stderr).toBe(0);
+    expect(json<Schemas['User']>(made.stdout).role).toBe('user');
+
+    const owner = unique('cliowner');
+    const wrong = await create(owner, 'owner', { KEYPANEL_PASSWORD: 'not-the-owner-password' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Password is incorrect');
+    // Only the new user's password was piped in: nothing is left to confirm with.
+    const unanswered = await create(owner, 'owner');
+    expect(unanswered.code).toBe(2);
+    expect(unanswered.stderr).toContain('Expected the current password on standard input, but it ended.');
+    expect(await search(owner)).toEqual([]);
   });
 
   it('lists every page of users', async () => {

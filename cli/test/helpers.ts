@@ -96,9 +96,17 @@ export async function createUser(role: 'user' | 'reseller' | 'owner', extra: { c
   const email = `${username}@cli.test`;
   const res = await apiCall('POST', '/api/admin/users', {
     token: await ownerSession(),
-    // The owner vouches for the address (card top-ups need a verified one), and proves it is them
-    // (making a reseller or an owner needs it).
-    body: { username, email, password: PASSWORD, role, emailVerified: true, currentPassword: ownerCredentials().password, ...extra },
+    // The owner vouches for the address: card top-ups need a verified one. Making a reseller or an
+    // owner needs the owner's proof beyond the session (step-up).
+    body: {
+      username,
+      email,
+      password: PASSWORD,
+      role,
+      emailVerified: true,
+      ...(role === 'user' ? {} : { currentPassword: ownerCredentials().password }),
+      ...extra,
+    },
   });
   if (res.status !== 201) throw new Error(`create user failed: ${JSON.stringify(res.body)}`);
   return { id: res.body.user._id, username, email, password: PASSWORD };

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvRecords, keypanel, ownerSession, signedInHome, json, type Schemas } from './helpers';
+import { csvRecords, keypanel, ownerCredentials, ownerSession, signedInHome, json, type Schemas } from './helpers';
 
 let home: string;
 let server: Server;
@@ -30,7 +30,8 @@ describe('keypanel webhooks', () => {
   it('adds an endpoint, sends it a verified test event, lists it and its deliveries, and removes it', async () => {
     const added = await keypanel(
       ['webhooks', 'add', receiverUrl, '--events', 'key.purchased,key.revoked', '--description', 'CLI test', '--format', 'json'],
-      { home },
+      // A new destination for events needs proof that it is you: the owner's password, as a script gives it.
+      { home, env: { KEYPANEL_PASSWORD: ownerCredentials().password } },
     );
     expect(added.code, added.stderr).toBe(0);
     const endpoint = json<Schemas['CreatedWebhookEndpoint']>(added.stdout);
@@ -71,8 +72,25 @@ describe('keypanel webhooks', () => {
     );
   });
 
+  it('adds nothing without the proof: a wrong KEYPANEL_PASSWORD is refused, and with no answer it says what it needs', async () => {
+    const url = `${receiverUrl}/unproven`;
+    const add = (env: Record<string, string>) => keypanel(['webhooks', 'add', url, '--events', 'key.purchased'], { home, env });
+    const wrong = await add({ KEYPANEL_PASSWORD: 'not-the-owner-password' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Password is incorrect');
+    const unanswered = await add({});
+    expect(unanswered.code).toBe(2);
+    expect(unanswered.stderr).toContain('Expected the current password on standard input, but it ended.');
+    const listed = json<Schemas['WebhookEndpoint'][]>((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout);
+    expect(listed.map((e) => e.url)).not.toContain(url);
+  });
+
   it('refuses a bad URL or event before calling the API, and an unknown id', async () => {
-    const insecure = await keypanel(['webhooks', 'add', 'ftp://example.com/x', '--events', 'key.purchased'], { home });
+    // The server judges the URL once the proof holds.
+    const insecure = await keypanel(['webhooks', 'add', 'ftp://example.com/x', '--events', 'key.purchased'], {
+      home,
+      env: { KEYPANEL_PASSWORD: ownerCredentials().password },
+    });
     expect(insecure.code).toBe(1);
     expect(insecure.stderr).toContain('URL must use https');
     const unknown = await keypanel(['webhooks', 'add', 'https://example.com/x', '--events', 'key.bought'], { home });

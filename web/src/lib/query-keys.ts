@@ -5,4 +5,6 @@ export const sharedKeys = {
   products: ['products'] as const,
   myKeys: ['my-keys'] as const,
   stats: ['stats'] as const,
+  /** The account's security status: the security page shows it, and any dialog asking for step-up proof reads how to ask. */
+  securityInfo: ['security', 'info'] as const,
 };

@@ -10,14 +10,20 @@ export function CodeInput({
   onChange,
   autoFocus,
   error,
+  id: givenId,
+  'data-autofocus': dataAutofocus,
 }: {
   label: string;
   value: string;
   onChange: (code: string) => void;
   autoFocus?: boolean;
   error?: string;
+  id?: string;
+  /** Inside a dialog: the field the dialog focuses when it opens (components/ui/modal.tsx). */
+  'data-autofocus'?: boolean;
 }) {
-  const id = useId();
+  const autoId = useId();
+  const id = givenId ?? autoId;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -34,6 +40,7 @@ export function CodeInput({
         // Digits only: pasted "123 456" becomes "123456".
         onChange={(e) => onChange(e.target.value.replace(/\D/g, '').slice(0, CODE_LENGTH))}
         autoFocus={autoFocus}
+        data-autofocus={dataAutofocus}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
       />

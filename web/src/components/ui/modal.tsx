@@ -29,8 +29,11 @@ export function Modal({ open, title, onClose, children, footer, size = 'md', bus
     if (!open) return;
     const previous = document.activeElement as HTMLElement | null;
     const node = panel.current;
-    const first = node?.querySelector<HTMLElement>('[autofocus], ' + FOCUSABLE);
-    (first ?? node)?.focus();
+    // A field marked data-autofocus takes focus first; then a field that took it itself (React's
+    // autoFocus); else the first control. (A selector list would pick whichever comes first.)
+    const marked = node?.querySelector<HTMLElement>('[data-autofocus]');
+    if (marked) marked.focus();
+    else if (!node?.contains(document.activeElement)) (node?.querySelector<HTMLElement>(FOCUSABLE) ?? node)?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') onEscape(e);
       if (e.key === 'Tab' && node) {

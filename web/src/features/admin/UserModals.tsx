@@ -5,6 +5,7 @@ import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } fro
 import { PASSWORD_HINT } from '@schemas/password-policy';
 import type { Role, User } from '@schemas/entities';
 import { PasswordStrength } from '../../components/PasswordStrength';
+import { useStepUpPrompt } from '../../components/StepUp';
 import { Field } from '../../components/ui/field';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { FormModal } from '../../components/ui/form-modal';
@@ -45,12 +46,22 @@ function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange
   );
 }
 
+const RANK: Record<Role, number> = { user: 0, reseller: 1, owner: 2 };
+
+/** The server asks for proof when the change grants power: a higher role, or another address (which takes over the account). */
+export function grantsPower(before: { role: Role; email: string } | null, after: { role: Role; email: string }): boolean {
+  if (after.role !== 'user' && (before === null || RANK[after.role] > RANK[before.role])) return true;
+  return before !== null && after.email.trim().toLowerCase() !== before.email.toLowerCase();
+}
+
 const EMPTY_NEW_USER = { username: '', email: '', password: '', role: 'user' as Role, balance: '', credits: '' };
 
 export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [form, setForm] = useState(EMPTY_NEW_USER);
   const [errors, setErrors] = useState<Errors>({});
   const create = useCreateUser();
+  const stepUp = useStepUpPrompt();
+  const needsProof = grantsPower(null, form);
   const set = (field: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => {
     setForm((f) => ({ ...f, [field]: e.target.value }));
     setErrors((errs) => without(errs, field));
@@ -59,6 +70,7 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
   function close() {
     setForm(EMPTY_NEW_USER);
     setErrors({});
+    stepUp.reset();
     onClose();
   }
 
@@ -67,12 +79,15 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
     const parsed = createUserSchema.safeParse({ ...form, balance: parseBalance(form.balance), credits: parseCredits(form.credits) });
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
     setErrors({});
+    // Making a reseller or an owner grants power: the server asks for proof beyond the session.
+    const proof = needsProof ? stepUp.proof() : {};
+    if (!proof) return;
     try {
-      const answer = await create.mutateAsync(parsed.data);
+      const answer = await create.mutateAsync({ ...parsed.data, ...proof });
       toast.success(answer.message ?? 'User created successfully');
       close();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to create user'));
+      if (!stepUp.refusedBy(err)) toast.error(errorMessage(err, 'Failed to create user'));
     }
   }
 
@@ -145,6 +160,10 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
             error={errors.credits}
           />
         </div>
+        {needsProof &&
+          stepUp.section(
+            `Creating ${form.role === 'owner' ? 'an owner' : 'a reseller'} grants power, so it needs proof beyond your session.`,
+          )}
       </form>
     </FormModal>
   );
@@ -161,6 +180,10 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
   });
   const [errors, setErrors] = useState<Errors>({});
   const update = useUpdateUser();
+  const stepUp = useStepUpPrompt();
+  const raisesRole = grantsPower(user, { role: form.role, email: user.email });
+  const changesEmail = form.email.trim().toLowerCase() !== user.email.toLowerCase();
+  const needsProof = raisesRole || changesEmail;
   const set = (field: 'username' | 'email' | 'balance' | 'credits') => (e: React.ChangeEvent<HTMLInputElement>) => {
     setForm((f) => ({ ...f, [field]: e.target.value }));
     setErrors((errs) => without(errs, field));
@@ -187,12 +210,15 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
     const parsed = updateUserSchema.safeParse(changes);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
     setErrors({});
+    // A higher role or another address grants power: the server asks for proof beyond the session.
+    const proof = needsProof ? stepUp.proof() : {};
+    if (!proof) return;
     try {
-      const answer = await update.mutateAsync({ id: user._id, changes: parsed.data });
+      const answer = await update.mutateAsync({ id: user._id, changes: { ...parsed.data, ...proof } });
       toast.success(answer.message ?? 'User updated successfully');
       onClose();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to update user'));
+      if (!stepUp.refusedBy(err)) toast.error(errorMessage(err, 'Failed to update user'));
     }
   }
 
@@ -246,7 +272,25 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
           <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Account
           Active
         </label>
-        {!form.isActive && user.isActive && <p className="field-hint">Deactivating signs this account out everywhere.</p>}
+        {form.role !== user.role && (
+          <p className="field-hint">
+            Changing the role ends all of this account’s sessions and API tokens: they sign in again and make new tokens.
+          </p>
+        )}
+        {!form.isActive && user.isActive && (
+          <p className="field-hint" role="note">
+            Deactivating signs this account out everywhere and ends its API tokens for good: reactivating the account later does not bring
+            them back.
+          </p>
+        )}
+        {needsProof &&
+          stepUp.section(
+            raisesRole && changesEmail
+              ? `Raising the role to ${form.role} and changing the email grant power over this account.`
+              : raisesRole
+                ? `Raising the role to ${form.role} grants power.`
+                : 'Changing the email decides who can reset this account’s password.',
+          )}
       </form>
     </FormModal>
   );

@@ -8,6 +8,7 @@ import {
   type WebhookEndpoint,
   type WebhookEventType,
 } from '@schemas/webhooks';
+import { useStepUpPrompt } from '../../components/StepUp';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
@@ -197,7 +198,10 @@ function EndpointForm({
   const [error, setError] = useState<string | null>(null);
   const create = useCreateWebhook();
   const update = useUpdateWebhook();
+  const stepUp = useStepUpPrompt();
   const busy = create.isPending || update.isPending;
+  // Events go where the URL points: adding an endpoint or moving one needs proof beyond the session.
+  const needsProof = !endpoint || url.trim() !== endpoint.url;
 
   const toggle = (type: WebhookEventType) => setEvents((list) => (list.includes(type) ? list.filter((t) => t !== type) : [...list, type]));
 
@@ -206,17 +210,19 @@ function EndpointForm({
     const parsed = createWebhookSchema.safeParse({ url, events, description });
     if (!parsed.success) return setError(parsed.error.issues[0].message);
     setError(null);
+    const proof = needsProof ? stepUp.proof() : {};
+    if (!proof) return;
     try {
       if (endpoint) {
-        await update.mutateAsync({ id: endpoint.id, body: parsed.data });
+        await update.mutateAsync({ id: endpoint.id, body: { ...parsed.data, ...proof } });
         toast.success('Endpoint saved');
         onClose();
       } else {
-        const created = await create.mutateAsync(parsed.data);
+        const created = await create.mutateAsync({ ...parsed.data, ...proof });
         onCreated?.(created.url, created.secret);
       }
     } catch (err) {
-      setError(errorMessage(err, 'Could not save the endpoint'));
+      if (!stepUp.refusedBy(err)) setError(errorMessage(err, 'Could not save the endpoint'));
     }
   }
 
@@ -248,6 +254,12 @@ function EndpointForm({
             </label>
           ))}
         </fieldset>
+        {needsProof &&
+          stepUp.section(
+            endpoint
+              ? 'Events, with your customers’ details, go to the new URL, so changing it needs proof beyond your session.'
+              : 'Events, with your customers’ details, go to this URL, so adding an endpoint needs proof beyond your session.',
+          )}
       </form>
     </FormModal>
   );

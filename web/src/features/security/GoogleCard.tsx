@@ -3,22 +3,18 @@ import type { SecurityInfo } from '@schemas/entities';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
 import { useConnectGoogle, useDisconnectGoogle } from './api';
-import { StepUpModal, type StepUpProof } from './StepUp';
-import { asyncHandler } from '../../lib/async-handler';
+import { StepUpModal, type StepUpProof } from '../../components/StepUp';
 
 export function GoogleCard({ info }: { info: SecurityInfo }) {
   const connect = useConnectGoogle();
   const disconnect = useDisconnectGoogle();
   const [confirming, setConfirming] = useState(false);
+  const [connecting, setConnecting] = useState(false);
 
-  async function onConnect() {
-    try {
-      await connect.mutateAsync();
-    } catch (err) {
-      toast.error(errorMessage(err, 'Failed to connect Google account'));
-    }
+  /** A refusal (a wrong password, an unproven address) stays in the dialog; success leaves for Google. */
+  async function onConnect(proof: StepUpProof) {
+    await connect.mutateAsync(proof);
   }
 
   async function onDisconnect(proof: StepUpProof) {
@@ -73,7 +69,7 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
           <button
             type="button"
             className="btn btn-secondary"
-            onClick={asyncHandler(onConnect)}
+            onClick={() => setConnecting(true)}
             disabled={connect.isPending || connect.isSuccess || !info.googleAvailable}
           >
             <span aria-hidden="true" className="google-mark">
@@ -81,6 +77,17 @@ export function GoogleCard({ info }: { info: SecurityInfo }) {
             </span>{' '}
             {connect.isPending || connect.isSuccess ? 'Opening Google…' : 'Connect Google'}
           </button>
+          <StepUpModal
+            open={connecting && !connect.isSuccess}
+            title="Connect Google?"
+            account={info}
+            submitLabel="Continue to Google"
+            busyLabel="Opening Google…"
+            onClose={() => setConnecting(false)}
+            act={onConnect}
+          >
+            <p className="muted">Whoever holds the Google account will be able to sign in to this account.</p>
+          </StepUpModal>
         </>
       )}
     </Card>

@@ -4,7 +4,7 @@ import { Card } from '../../components/ui/card';
 import { toast } from '../../components/ui/toast';
 import { TOAST_SMALL_MS } from '../../lib/constants';
 import { useGenerateRecoveryTokens } from './api';
-import { StepUpModal, type StepUpAccount, type StepUpProof } from './StepUp';
+import { StepUpModal, type StepUpAccount, type StepUpProof } from '../../components/StepUp';
 
 function download(tokens: string[]) {
   const text = [

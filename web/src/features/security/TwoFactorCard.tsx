@@ -4,7 +4,7 @@ import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { useSetupTwoFactor } from './api';
 import { DisableTwoFactorModal } from './DisableTwoFactorModal';
-import { StepUpModal, type StepUpProof } from './StepUp';
+import { StepUpModal, type StepUpProof } from '../../components/StepUp';
 import { TwoFactorSetupModal } from './TwoFactorSetupModal';
 
 export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
 import { securityKeys } from './query-keys';
-import type { StepUpProof } from './StepUp';
+import type { StepUpProof } from '../../components/StepUp';
 
 export function useSecurityInfo() {
   return useQuery({
@@ -80,10 +80,10 @@ export function useTerminateSession() {
   });
 }
 
-/** A plain navigation carries no bearer token: ask for Google's address, then go there. */
+/** A plain navigation carries no bearer token: ask for Google's address (with step-up proof), then go there. */
 export function useConnectGoogle() {
   return useMutation({
-    mutationFn: () => api.post('/api/users/connect-google'),
+    mutationFn: (proof: StepUpProof) => api.post('/api/users/connect-google', proof),
     onSuccess: ({ url }) => window.location.assign(url),
   });
 }
