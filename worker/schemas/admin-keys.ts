@@ -2,7 +2,8 @@
 // revocation, deletion, generation and the purchase for a customer. One schema per call, shared by
 // the API and the admin screens, so both give the same messages.
 import { z } from 'zod';
-import { idSchema, keyStatusFilter, pageQuery } from './keys';
+import { idSchema, keyStatusFilter } from './keys';
+import { emptyAsUndefined, pageQuery } from './paging';
 import { refuseUnsafeText } from './text';
 
 export const ADMIN_KEYS_PAGE_SIZE = 15;
@@ -12,8 +13,6 @@ export const NO_KEYS_SELECTED = 'Please select at least one key to delete';
 export const MAX_REASON_LENGTH = 500;
 /** Far above a page of keys (100), far below the 64 KB body limit. */
 export const MAX_BULK_DELETE = 500;
-
-const emptyAsUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
 
 export const adminKeysQuery = z.object({
   ...pageQuery(ADMIN_KEYS_PAGE_SIZE),

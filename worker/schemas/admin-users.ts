@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { emailSchema, usernameSchema } from './auth';
 import { newPasswordRule, PASSWORD_TOO_SHORT_MESSAGE, passwordNotPersonal } from './password-policy';
 import { stepUpFields } from './security';
-import { decimalInput } from './amounts';
+import { emptyAsUndefined, pageQuery } from './paging';
 
 export const ROLES = ['user', 'reseller', 'owner'] as const;
 export const FUND_TYPES = ['balance', 'credits'] as const;
@@ -14,7 +14,6 @@ export type FundType = (typeof FUND_TYPES)[number];
 export const MAX_CREDITS = 1_000_000_000;
 export const MAX_BALANCE_USD = 10_000_000;
 export const USERS_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
 
 const hasAtMostTwoDecimals = (v: number) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6;
 
@@ -38,25 +37,9 @@ export const toCents = (usd: number) => Math.round(usd * 100);
 const roleSchema = z.enum(ROLES, { error: 'Role must be user, reseller or owner' });
 
 // Query strings carry text: an empty value means "not given".
-const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
 export const listUsersQuery = z.object({
-  page: decimalInput(
-    z
-      .number({ error: 'page must be a number' })
-      .int('page must be a whole number')
-      .min(1, 'page must be at least 1')
-      .max(1_000_000, 'page is too large')
-      .default(1),
-  ),
-  limit: decimalInput(
-    z
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-      .default(USERS_PAGE_SIZE),
-  ),
+  ...pageQuery(USERS_PAGE_SIZE),
   search: z.preprocess(emptyAsUndefined, z.string().trim().max(100, 'search must be at most 100 characters').optional()),
   role: z.preprocess(emptyAsUndefined, roleSchema.optional()),
 });

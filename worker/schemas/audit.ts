@@ -1,6 +1,6 @@
 // The audit log's vocabulary and its query, shared by the API and the Overview tab's filter.
 import { z } from 'zod';
-import { decimalInput } from './amounts';
+import { emptyAsUndefined, pageQuery } from './paging';
 
 /**
  * Every recorded admin action. Work that adds an admin action appends it here, so the log's
@@ -39,25 +39,8 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AUDIT_PAGE_SIZE = 20;
 
-const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
-
 export const auditLogQuery = z.object({
-  page: decimalInput(
-    z
-      .number({ error: 'page must be a number' })
-      .int('page must be a whole number')
-      .min(1, 'page must be at least 1')
-      .max(1_000_000, 'page is too large')
-      .default(1),
-  ),
-  limit: decimalInput(
-    z
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(100, 'limit must be at most 100')
-      .default(AUDIT_PAGE_SIZE),
-  ),
+  ...pageQuery(AUDIT_PAGE_SIZE),
   action: z.preprocess(emptyAsUndefined, z.enum(AUDIT_ACTIONS, { error: 'Unknown audit action' }).optional()),
   /** The actor's username, exactly (case-insensitive). */
   actor: z.preprocess(emptyAsUndefined, z.string().trim().max(30, 'actor must be at most 30 characters').optional()),

@@ -1,12 +1,13 @@
 // License key requests: a purchase, and the customer's own key list.
 import { z } from 'zod';
-import { decimalInput } from './amounts';
+import { emptyAsUndefined, MAX_PAGE_SIZE, pageQuery } from './paging';
+
+export { MAX_PAGE_SIZE };
 
 export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
 
 export const idSchema = (what: string) =>
   z
@@ -24,34 +25,6 @@ export const purchaseSchema = z.object({
 });
 
 export type PurchaseInput = z.input<typeof purchaseSchema>;
-
-/** Query strings arrive as text; an empty value means "not given", as the original client sends them. */
-const emptyAsUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
-
-export const pageQuery = (defaultLimit: number) => ({
-  page: z.preprocess(
-    emptyAsUndefined,
-    decimalInput(
-      z
-        .number({ error: 'page must be a number' })
-        .int('page must be a whole number')
-        .min(1, 'page must be at least 1')
-        .max(1_000_000, 'page is too large')
-        .default(1),
-    ),
-  ),
-  limit: z.preprocess(
-    emptyAsUndefined,
-    decimalInput(
-      z
-        .number({ error: 'limit must be a number' })
-        .int('limit must be a whole number')
-        .min(1, 'limit must be at least 1')
-        .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-        .default(defaultLimit),
-    ),
-  ),
-});
 
 export const keyStatusFilter = z.preprocess(
   (v) => (v === 'all' ? undefined : emptyAsUndefined(v)),

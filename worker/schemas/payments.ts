@@ -3,7 +3,7 @@
 // checks them against the current document (domain/payments.ts); the shape is checked here.
 import { z } from 'zod';
 import { toCents } from './exchange';
-import { decimalInput } from './amounts';
+import { emptyAsUndefined, pageQuery } from './paging';
 
 export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -26,31 +26,11 @@ export const checkoutSchema = z.object({
 export const MY_PAYMENTS_PAGE_SIZE = 10;
 export const ADMIN_PAYMENTS_PAGE_SIZE = 20;
 
-const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
-const page = decimalInput(
-  z
-    .number({ error: 'page must be a number' })
-    .int('page must be a whole number')
-    .min(1, 'page must be at least 1')
-    .max(1_000_000, 'page is too large')
-    .default(1),
-);
-const limit = (fallback: number) =>
-  decimalInput(
-    z
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(100, 'limit must be at most 100')
-      .default(fallback),
-  );
-
-export const myPaymentsQuery = z.object({ page, limit: limit(MY_PAYMENTS_PAGE_SIZE) });
+export const myPaymentsQuery = z.object(pageQuery(MY_PAYMENTS_PAGE_SIZE));
 export type MyPaymentsQuery = z.infer<typeof myPaymentsQuery>;
 
 export const adminPaymentsQuery = z.object({
-  page,
-  limit: limit(ADMIN_PAYMENTS_PAGE_SIZE),
+  ...pageQuery(ADMIN_PAYMENTS_PAGE_SIZE),
   status: z.preprocess(
     emptyAsUndefined,
     z.enum(PAYMENT_STATUSES, { error: `status must be one of ${PAYMENT_STATUSES.join(', ')}` }).optional(),

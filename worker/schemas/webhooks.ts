@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { stepUpFields } from './security';
 import { refuseUnsafeText } from './text';
-import { decimalInput } from './amounts';
+import { pageQuery } from './paging';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -114,17 +114,7 @@ export const deliveryIdParam = z.object({ id: z.string().regex(/^msg_[0-9a-f]{24
 
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const deliveriesQuery = z.object({
-  page: decimalInput(
-    z.number({ error: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  ),
-  limit: decimalInput(
-    z
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(100, 'limit must be at most 100')
-      .default(DELIVERIES_PAGE_DEFAULT),
-  ),
+  ...pageQuery(DELIVERIES_PAGE_DEFAULT),
 });
 
 /** An endpoint as the API shows it (the secret never, except once when made or rotated). */
