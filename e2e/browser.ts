@@ -60,6 +60,10 @@ function checkApiAnswers(context: BrowserContext) {
       // A redirect has no body to read; a body the browser already dropped (the page moved on) is not checked.
       const text = answer.status >= 300 && answer.status < 400 ? '' : await response.text().catch(() => null);
       if (text === null) return;
+      // wrangler dev's own proxy answers this when it restarted the Worker under a request (it retries
+      // GETs itself): not an answer of KeyPanel's, so not one its document speaks for. A test that
+      // needed that answer still fails on what it expected.
+      if (answer.status === 503 && text.startsWith('Your worker restarted mid-request')) return;
       try {
         checkAnswer({ ...answer, contentType, text });
       } catch (err) {

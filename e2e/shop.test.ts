@@ -232,9 +232,29 @@ describe('buying keys', () => {
     expect(await visible(page.getByText('7 days'))).toBe(true);
     expect(await visible(page.getByText('170 credits', { exact: true }))).toBe(true);
     expect(await textOf(page.getByTestId('header-credits'))).toBe('330');
+    // What the app writes to the clipboard, seen on its way: the page may write it, not read it back
+    // (its Permissions-Policy allows clipboard-write and denies clipboard-read).
+    await page.evaluate(() => {
+      const clipboard = navigator.clipboard;
+      const write = clipboard.writeText.bind(clipboard);
+      const copied: string[] = [];
+      Object.assign(window, { copied });
+      clipboard.writeText = (text: string) => {
+        copied.push(text);
+        return write(text);
+      };
+    });
     await page.getByRole('button', { name: 'Copy license key' }).click();
     expect(await visible(toastWith(page, 'License key copied to clipboard'))).toBe(true);
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    expect(await page.evaluate(() => (window as unknown as { copied: string[] }).copied)).toEqual([key]);
+    expect(
+      await page.evaluate(() =>
+        navigator.clipboard.readText().then(
+          () => 'read',
+          (err: Error) => err.name,
+        ),
+      ),
+    ).toBe('NotAllowedError');
     await screenshot(page, 'purchase-success');
 
     await page.getByRole('link', { name: 'My Keys', exact: true }).last().click();
