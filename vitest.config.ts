@@ -14,6 +14,9 @@ export default defineConfig(async () => {
   process.env.STRIPE_STAND_IN_PORT ??= String(await freePort());
   return {
     test: {
+      // Two files at a time in each project: vitest's default is one fewer than the cores (one, here),
+      // and most files wait on I/O (a CLI child, a local server, D1), not on the CPU.
+      maxWorkers: 2,
       projects: [
         {
           plugins: [
