@@ -1,6 +1,6 @@
 import { and, lt, lte } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { heldSlots, idempotencyKeys, rateLimits, signInFailures, spentChallenges } from '../db/schema';
+import { heldSlots, idempotencyKeys, rateLimits, sessions, signInFailures, spentChallenges } from '../db/schema';
 import type { Env } from '../env';
 import { getSettings } from '../lib/settings';
 import { cleanupExpiredKeys, expireKeys } from './key-lifecycle';
@@ -24,6 +24,9 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUE
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now - DAY_MS)));
   // A spent sign-in challenge needs remembering only until it would have expired anyway.
   await db.delete(spentChallenges).where(lt(spentChallenges.expiresAt, now));
+  // A session past its lifetime (30 days at most) can never be used again; its row is only clutter
+  // (ended sessions are deleted when they end, an idle one here within 30 days).
+  await db.delete(sessions).where(lte(sessions.expiresAt, new Date(now)));
   // A freed slot no longer counts anywhere; its row is only clutter.
   await db.delete(heldSlots).where(lte(heldSlots.freesAt, new Date(now)));
   // Webhook events and deliveries that never reached the queue (a crash after the commit) go again.

@@ -1,12 +1,12 @@
 import { env } from 'cloudflare:test';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, auditLog, licenseKeys, products } from '../db/schema';
+import { activations, auditLog, licenseKeys, products, sessions } from '../db/schema';
 import { DAY_MS } from '../domain/licensing';
 import { runScheduledJobs } from '../domain/scheduled';
 import { newId } from '../lib/ids';
 import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { TEST_SETTINGS, db, withSettings } from './helpers';
+import { TEST_SETTINGS, api, db, openSessionAt, signedInUser, withSettings } from './helpers';
 
 async function productWithKeys(expiries: Array<number | null>, status: 'used' | 'available' = 'used') {
   const productId = newId();
@@ -102,5 +102,21 @@ describe('scheduled jobs', () => {
       ]);
       expect(await db().select().from(auditLog).where(eq(auditLog.action, 'keys.auto_cleanup')).all()).toHaveLength(auditCount);
     });
+  });
+});
+
+describe('the sessions table', () => {
+  it('loses the rows of sessions past their lifetime, and keeps every session still live', async () => {
+    const { user, token } = await signedInUser();
+    // Opened 31 days ago with "remember me" (30 days): over. And one opened an hour ago.
+    await openSessionAt(user, Date.now() - 31 * DAY_MS);
+    const recent = await openSessionAt(user, Date.now() - 60 * 60 * 1000);
+    const rowsOf = async () => (await db().select().from(sessions).where(eq(sessions.userId, user.id)).all()).length;
+    expect(await rowsOf()).toBe(3);
+    await runScheduledJobs(env);
+    expect(await rowsOf()).toBe(2);
+    await runScheduledJobs(env);
+    expect(await rowsOf()).toBe(2);
+    for (const live of [token, recent]) expect((await api('GET', '/api/users/profile', { token: live })).status).toBe(200);
   });
 });
