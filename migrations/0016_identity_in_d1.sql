@@ -26,7 +26,7 @@ ALTER TABLE `users` ADD `credential_epoch` integer DEFAULT 0 NOT NULL;--> statem
 -- (CALLER_INACTIVE), the session or token is live under the account's current epoch (CALLER_ENDED;
 -- a session also within its expiry and the owner's idle limit), and the account still has the role
 -- the request acts with (CALLER_ROLE). A read's round trips carry the same check as a SELECT
--- (CALLER_CHECK_SQL in worker/db/session.ts; a test keeps the two equal). On one line, as every
+-- (CALLER_CHECK_SQL in worker/db/session.ts; worker/test/caller-check.test.ts keeps the two equal). On one line, as every
 -- trigger (see 0005).
 DROP TRIGGER `caller_guard_check`;
 --> statement-breakpoint
