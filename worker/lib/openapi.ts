@@ -193,17 +193,19 @@ function errorsFor(doc: RouteDoc): ErrorStatus[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** The methods that only read, unless an operation says otherwise. */
-export const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether an operation only reads: as it declares, else as its method says (GET, HEAD and OPTIONS read). */
+export const readsFor = (declared: boolean | undefined, method: string) => declared ?? READ_METHODS.has(method.toUpperCase());
 
 /**
  * The security requirements of an operation, with role names as their scopes (OpenAPI 3.1 allows
  * them for any scheme): a session with at least that role, or an API token with it, `write` where a
  * read-only token is refused.
  */
-export function securityOf(policy: OperationPolicy, method: string): Record<string, string[]>[] {
+export function securityOf(policy: OperationPolicy & { reads: boolean }): Record<string, string[]>[] {
   if (policy.access === 'public') return [];
-  const reads = policy.reads ?? READ_METHODS.has(method.toUpperCase());
+  const reads = policy.reads;
   const session = { session: [policy.access] };
   return policy.tokens ? [session, { apiToken: reads ? [policy.access] : [policy.access, 'write'] }] : [session];
 }
@@ -218,8 +220,9 @@ export function finishDocument<D extends { paths?: Record<string, Record<string,
       const op = operation as { 'x-keypanel'?: OperationPolicy; security?: unknown };
       const policy = op['x-keypanel'];
       if (!policy) continue;
-      op['x-keypanel'] = { ...policy, reads: policy.reads ?? READ_METHODS.has(method.toUpperCase()) };
-      op.security = securityOf(policy, method);
+      const resolved = { ...policy, reads: readsFor(policy.reads, method) };
+      op['x-keypanel'] = resolved;
+      op.security = securityOf(resolved);
     }
   }
   return document;

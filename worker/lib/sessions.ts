@@ -146,15 +146,6 @@ export async function isSessionLive(db: DB, userId: string, sessionId: string, i
   return row !== undefined;
 }
 
-/** Ends one of the account's sessions; whether there was one to end. */
-export async function endSession(db: DB, userId: string, sessionId: string): Promise<boolean> {
-  const ended = await db
-    .delete(sessions)
-    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
-    .returning({ id: sessions.id });
-  return ended.length > 0;
-}
-
 /**
  * The statements that end every session and API token of the account, for the batch of the change
  * that ends them (a reset, a password or two-factor change, a role change, a deactivation): the

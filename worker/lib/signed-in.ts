@@ -38,13 +38,16 @@ export const stepUp = (c: Context<SignedInEnv>, user: UserRow, proof: StepUpProo
 
 /**
  * Step-up for an operation whose declaration says proof is `conditional`, when this call's change
- * grants power: a person signed in, with proof; never an API token (403, nothing changed).
+ * grants power: a person signed in, with proof; never an API token (403, nothing changed). Answers
+ * the caller's account, as read for the proof.
  */
-export async function proveCaller(c: Context<SignedInEnv>, proof: StepUpProof, what: string) {
+export async function proveCaller(c: Context<SignedInEnv>, proof: StepUpProof, what: string): Promise<UserRow> {
   if (c.var.caller.via !== 'session') {
     throw forbidden(`API tokens cannot ${what}: it needs proof of who you are. Sign in to KeyPanel to do this.`);
   }
-  await stepUp(c, await currentUser(c), proof);
+  const me = await currentUser(c);
+  await stepUp(c, me, proof);
+  return me;
 }
 
 /** Who acts on license keys, for domain/admin-keys.ts and domain/key-generation.ts. */

@@ -12,7 +12,7 @@ import type { AppEnv, SignedInEnv } from '../context';
 import { requestDb } from '../db/client';
 import { openRequestD1 } from '../db/session';
 import { AppError, underMaintenance } from '../lib/errors';
-import { declaration, documented, policyOf, READ_METHODS, type RouteDefaults, type RouteDoc } from '../lib/openapi';
+import { declaration, documented, policyOf, readsFor, type RouteDefaults, type RouteDoc } from '../lib/openapi';
 import { getSettings } from '../lib/settings';
 import { currentUser, stepUp } from '../lib/signed-in';
 import type { StepUpProof } from '../schemas/security';
@@ -22,7 +22,7 @@ import { identify } from './auth';
 export function operation(doc: RouteDoc) {
   const policy = policyOf(doc);
   const enforce = createMiddleware<AppEnv>(async (c, next) => {
-    const reads = doc.reads ?? READ_METHODS.has(c.req.method);
+    const reads = readsFor(doc.reads, c.req.method);
     const d1 = openRequestD1(c.env.DB, { write: !reads, bookmark: c.var.bookmark });
     c.set('d1', d1);
     c.set('db', requestDb(d1));

@@ -15,7 +15,7 @@ import {
 import { sendVerificationIfPossible } from '../domain/email-verification';
 import { toUserJson } from '../domain/users';
 import { clientIp, inBackground } from '../lib/request';
-import { currentUser, proveCaller } from '../lib/signed-in';
+import { proveCaller } from '../lib/signed-in';
 import { jsonBody, pathParams, queryParams } from '../lib/validate';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
 import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/entities';
@@ -52,10 +52,9 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
     jsonBody(createUserSchema),
     async (c) => {
       const { currentPassword, code, ...input } = c.req.valid('json');
-      const granted = powerGranted(null, input);
-      if (granted) await proveCaller(c, { currentPassword, code }, `create a ${input.role}`);
+      const prover = powerGranted(null, input) ? await proveCaller(c, { currentPassword, code }, `create a ${input.role}`) : null;
       const user = await createUserAsAdmin(admin(c), input);
-      if (granted) await inBackground(c, tellOfPowerChange(c.env, c.var.db, await currentUser(c), null, user));
+      if (prover) await inBackground(c, tellOfPowerChange(c.env, c.var.db, prover, null, user));
       // An address the owner did not vouch for gets its link (when this server can send one).
       const sent = user.emailVerifiedAt ? false : await sendVerificationIfPossible(c.env, c.var.db, user, c.env.APP_URL);
       const message = user.emailVerifiedAt
@@ -85,9 +84,11 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
       const { currentPassword, code, ...input } = c.req.valid('json');
       const before = await getUser(c.var.db, id);
       const granted = powerGranted(before, input);
-      if (granted) await proveCaller(c, { currentPassword, code }, granted === 'role' ? 'raise a role' : "change an account's email");
+      const prover = granted
+        ? await proveCaller(c, { currentPassword, code }, granted === 'role' ? 'raise a role' : "change an account's email")
+        : null;
       const user = await updateUser(admin(c), id, input);
-      if (granted) await inBackground(c, tellOfPowerChange(c.env, c.var.db, await currentUser(c), before, user));
+      if (prover) await inBackground(c, tellOfPowerChange(c.env, c.var.db, prover, before, user));
       return c.json({ user: toUserJson(user), message: 'User updated successfully' }, 200);
     },
   )
