@@ -8,9 +8,14 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 const FEATURES = 'web/src/features';
-const features = readdirSync(new URL(`./${FEATURES}`, import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+const folders = (path) =>
+  readdirSync(new URL(`./${path}`, import.meta.url), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+const features = folders(FEATURES);
+// The admin panel, one folder per resource (users, products, license keys, ...) under its shell.
+const ADMIN = `${FEATURES}/admin`;
+const adminResources = folders(ADMIN);
 
 export default tseslint.config(
   {
@@ -48,17 +53,38 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      // A feature imports only its own folder, components/ and lib/ (and the shared API schemas);
-      // what one feature offers another goes through the app shell (app/).
       'import-x/no-restricted-paths': [
         'error',
         {
-          zones: features.map((feature) => ({
-            target: `./${FEATURES}/${feature}`,
-            from: `./${FEATURES}`,
-            except: [`./${feature}`],
-            message: 'A web feature imports only from its own folder, components/ and lib/.',
-          })),
+          zones: [
+            // A feature imports only its own folder, components/ and lib/ (and the shared API schemas);
+            // what one feature offers another goes through the app shell (app/).
+            ...features.map((feature) => ({
+              target: `./${FEATURES}/${feature}`,
+              from: `./${FEATURES}`,
+              except: [`./${feature}`],
+              message: 'A web feature imports only from its own folder, components/ and lib/.',
+            })),
+            // Within the admin panel, a resource folder uses another only through that folder's api.ts
+            // (its query keys and hooks): its components and helpers are its own. No resource imports
+            // the panel's page back (the page loads the tabs; a tab reads the user from lib/session and
+            // opens another tab through tabs.ts).
+            ...adminResources.flatMap((resource) => [
+              ...adminResources
+                .filter((other) => other !== resource)
+                .map((other) => ({
+                  target: `./${ADMIN}/${resource}`,
+                  from: `./${ADMIN}/${other}`,
+                  except: ['./api.ts'],
+                  message: `An admin resource uses ${other}/ only through ${other}/api.ts.`,
+                })),
+              {
+                target: `./${ADMIN}/${resource}`,
+                from: `./${ADMIN}/AdminPage.tsx`,
+                message: 'The admin page imports its tabs, not the reverse.',
+              },
+            ]),
+          ],
         },
       ],
     },

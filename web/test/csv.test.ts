@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LicenseKey } from '@schemas/entities';
-import { keysCsv } from '../src/features/admin/csv';
+import { keysCsv } from '../src/features/admin/generation/csv';
 
 const key = (over: Partial<LicenseKey> & { productName?: string } = {}) =>
   ({

@@ -7,8 +7,8 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { SecurityInfo, User } from '@schemas/entities';
 import type { WebhookEndpoint } from '@schemas/webhooks';
-import { CreateUserModal, EditUserModal, grantsPower } from '../src/features/admin/UserModals';
-import { WebhooksTab } from '../src/features/admin/WebhooksTab';
+import { CreateUserModal, EditUserModal, grantsPower } from '../src/features/admin/users/UserModals';
+import { WebhooksTab } from '../src/features/admin/webhooks/WebhooksTab';
 import { GoogleCard } from '../src/features/security/GoogleCard';
 import { type Call, mockFetch, newQueryClient, wrapperFor } from './helpers';
 

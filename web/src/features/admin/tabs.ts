@@ -1,4 +1,5 @@
-// The admin panel's tabs: which exist, and which each role sees.
+// The admin panel's tabs: which exist, which each role sees, and how a screen opens another.
+import { useSearchParams } from 'react-router-dom';
 import type { Role } from '@schemas/entities';
 import type { IconName } from '../../components/ui/icons';
 
@@ -36,3 +37,9 @@ export function tabsFor(role: Role): TabId[] {
 }
 
 export const isTabId = (value: string | null): value is TabId => TAB_IDS.includes(value as TabId);
+
+/** Opens a tab: the tab is the page's `?tab=`, so the address and the history follow it. */
+export function useSelectTab() {
+  const [, setParams] = useSearchParams();
+  return (tab: TabId) => setParams({ tab });
+}

@@ -3,19 +3,19 @@
 // pagination; only the owner sees the actions that change keys.
 import { useEffect, useState } from 'react';
 import type { KeyStatus, LicenseKey } from '@schemas/entities';
-import { Badge } from '../../components/ui/badge';
-import { EmptyState } from '../../components/ui/card';
-import { CopyButton } from '../../components/ui/copy-button';
-import { Icon } from '../../components/ui/icons';
-import { Pagination } from '../../components/ui/pagination';
-import { Spinner } from '../../components/ui/spinner';
-import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
-import { formatDate, formatCredits } from '../../lib/format';
-import type { TabProps } from './AdminPage';
+import { Badge } from '../../../components/ui/badge';
+import { EmptyState } from '../../../components/ui/card';
+import { CopyButton } from '../../../components/ui/copy-button';
+import { Icon } from '../../../components/ui/icons';
+import { Pagination } from '../../../components/ui/pagination';
+import { Spinner } from '../../../components/ui/spinner';
+import { EXPIRY_WARNING_DAYS } from '../../../lib/constants';
+import { useDebounced } from '../../../lib/debounce';
+import { formatDate, formatCredits } from '../../../lib/format';
+import { useCurrentUser } from '../../../lib/session';
 import { daysLeft, KEY_STATUS_LABELS, KEY_STATUS_OPTIONS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { BulkDeleteModal, DeleteKeyModal, KeyDetailsModal, RevokeKeyModal } from './KeyModals';
-import { useAdminKeys } from './keys-api';
-import { useDebounced } from './useDebounced';
+import { useLicenseKeys } from './api';
 
 type Dialog = { kind: 'details' | 'revoke' | 'delete'; key: LicenseKey } | { kind: 'bulk' } | null;
 
@@ -130,7 +130,8 @@ function KeyCard({
   );
 }
 
-export function KeysTab({ user }: TabProps) {
+export function KeysTab() {
+  const user = useCurrentUser()!;
   const isOwner = user.role === 'owner';
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<KeyStatus | ''>('');
@@ -138,7 +139,7 @@ export function KeysTab({ user }: TabProps) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [dialog, setDialog] = useState<Dialog>(null);
   const debouncedSearch = useDebounced(search);
-  const keys = useAdminKeys({ page, search: debouncedSearch, status });
+  const keys = useLicenseKeys({ page, search: debouncedSearch, status });
 
   // A failed load of the admin key list is logged, not toasted.
   useEffect(() => {

@@ -6,19 +6,20 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { resellerQuote } from '@schemas/admin-keys';
 import type { Product, PurchaseForUserResponse, User } from '@schemas/entities';
 import { quote } from '@schemas/products';
-import { Spinner } from '../../components/ui/spinner';
-import { toast } from '../../components/ui/toast';
-import { TOAST_PURCHASE_MS } from '../../lib/constants';
-import { formatCredits } from '../../lib/format';
-import { useIdempotencyKey } from '../../lib/idempotency';
-import { DurationPicker } from '../../components/purchase/DurationPicker';
-import { ReceiptCard } from '../../components/purchase/ReceiptCard';
-import { useProducts } from '../../lib/products';
-import { purchaseErrorMessage } from '../../lib/purchase';
-import type { TabProps } from './AdminPage';
-import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys-api';
-import { useDebounced } from './useDebounced';
-import { asyncHandler } from '../../lib/async-handler';
+import { Spinner } from '../../../components/ui/spinner';
+import { toast } from '../../../components/ui/toast';
+import { TOAST_PURCHASE_MS } from '../../../lib/constants';
+import { useDebounced } from '../../../lib/debounce';
+import { formatCredits } from '../../../lib/format';
+import { useIdempotencyKey } from '../../../lib/idempotency';
+import { DurationPicker } from '../../../components/purchase/DurationPicker';
+import { ReceiptCard } from '../../../components/purchase/ReceiptCard';
+import { useProducts } from '../../../lib/products';
+import { purchaseErrorMessage } from '../../../lib/purchase';
+import { useCurrentUser } from '../../../lib/session';
+import { useCustomerChoices } from '../users/api';
+import { usePurchaseForUser, usePurchaseTerms } from './api';
+import { asyncHandler } from '../../../lib/async-handler';
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
@@ -78,7 +79,8 @@ function CostBreakdown({
   );
 }
 
-export function DirectPurchaseTab({ user }: TabProps) {
+export function DirectPurchaseTab() {
+  const user = useCurrentUser()!;
   const isOwner = user.role === 'owner';
   const ids = { search: useId(), customer: useId(), product: useId() };
   const [search, setSearch] = useState('');

@@ -1,7 +1,7 @@
 // Server state of the Webhooks view: endpoints with their health, and each endpoint's deliveries.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CreateWebhookInput, UpdateWebhookInput } from '@schemas/webhooks';
-import { api } from '../../lib/api';
+import { api } from '../../../lib/api';
 
 export const webhooksKey = ['webhooks'] as const;
 const path = (id: string) => `/api/webhooks/${encodeURIComponent(id)}` as const;

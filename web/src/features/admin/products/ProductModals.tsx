@@ -3,15 +3,15 @@
 import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
-import { ProductTypeOptions } from '../../components/products/ProductTypeBadge';
-import { ConfirmModal } from '../../components/ui/confirm-modal';
-import { Field } from '../../components/ui/field';
-import { FormModal } from '../../components/ui/form-modal';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
-import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../lib/constants';
-import { useDeleteProduct, useSaveProduct } from './keys-api';
-import { asyncHandler } from '../../lib/async-handler';
+import { ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
+import { ConfirmModal } from '../../../components/ui/confirm-modal';
+import { Field } from '../../../components/ui/field';
+import { FormModal } from '../../../components/ui/form-modal';
+import { toast } from '../../../components/ui/toast';
+import { errorMessage } from '../../../lib/api';
+import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../../lib/constants';
+import { useDeleteProduct, useSaveProduct } from './api';
+import { asyncHandler } from '../../../lib/async-handler';
 
 type Errors = Record<string, string>;
 

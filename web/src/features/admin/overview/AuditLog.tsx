@@ -3,14 +3,14 @@
 import { useState } from 'react';
 import { AUDIT_ACTIONS } from '@schemas/audit';
 import type { AuditEntry } from '@schemas/entities';
-import { Card } from '../../components/ui/card';
-import { DataTable, type Column } from '../../components/ui/data-table';
-import { Pagination } from '../../components/ui/pagination';
-import { QueryState } from '../../components/ui/query-state';
-import { formatDateTime } from '../../lib/format';
+import { Card } from '../../../components/ui/card';
+import { DataTable, type Column } from '../../../components/ui/data-table';
+import { Pagination } from '../../../components/ui/pagination';
+import { QueryState } from '../../../components/ui/query-state';
+import { useDebounced } from '../../../lib/debounce';
+import { formatDateTime } from '../../../lib/format';
 import { useAuditLog, type AuditQuery } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
-import { useDebounced } from './useDebounced';
 
 /** How the log names each action; one without a label here shows as the API names it. */
 export const AUDIT_ACTION_LABELS: Record<string, string> = {

@@ -1,18 +1,17 @@
 // The Overview tab: the figures, users by role, keys by status, recent users
 // (owners) and keys, quick actions, this account's information, and the audit log (owners).
 import { useEffect } from 'react';
-import type { AdminStats, Role } from '@schemas/entities';
-import { Badge, type BadgeTone } from '../../components/ui/badge';
-import { Card, EmptyState, StatCard } from '../../components/ui/card';
-import { Icon, type IconName } from '../../components/ui/icons';
-import { Spinner } from '../../components/ui/spinner';
-import { formatCredits, formatDate, formatDateTime, formatUsd } from '../../lib/format';
-import type { TabProps } from './AdminPage';
+import type { AdminStats } from '@schemas/entities';
+import { ROLE_TONES } from '../../../components/users/roles';
+import { Badge, type BadgeTone } from '../../../components/ui/badge';
+import { Card, EmptyState, StatCard } from '../../../components/ui/card';
+import { Icon, type IconName } from '../../../components/ui/icons';
+import { Spinner } from '../../../components/ui/spinner';
+import { formatCredits, formatDate, formatDateTime, formatUsd } from '../../../lib/format';
+import { useCurrentUser } from '../../../lib/session';
+import { useSelectTab, type TabId } from '../tabs';
 import { useAdminStats } from './api';
 import { AuditLog } from './AuditLog';
-import type { TabId } from './tabs';
-
-export const ROLE_TONES: Record<Role, BadgeTone> = { user: 'gray', reseller: 'blue', owner: 'purple' };
 
 /** Known statuses have their colour; any other shows in the yellow default style. */
 export function keyStatusTone(status: string): BadgeTone {
@@ -131,7 +130,9 @@ function RecentKeys({ stats }: { stats: AdminStats }) {
   );
 }
 
-export function OverviewTab({ user, selectTab }: TabProps) {
+export function OverviewTab() {
+  const user = useCurrentUser()!;
+  const selectTab = useSelectTab();
   const stats = useAdminStats();
   const isOwner = user.role === 'owner';
 

@@ -2,17 +2,17 @@
 // pagination, and the create, edit, add-funds and delete dialogs.
 import { useEffect, useState } from 'react';
 import type { User } from '@schemas/entities';
-import { Badge } from '../../components/ui/badge';
-import { EmptyState } from '../../components/ui/card';
-import { Icon } from '../../components/ui/icons';
-import { Pagination } from '../../components/ui/pagination';
-import { Spinner } from '../../components/ui/spinner';
-import { toast } from '../../components/ui/toast';
-import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../lib/format';
-import type { TabProps } from './AdminPage';
+import { ROLE_TONES } from '../../../components/users/roles';
+import { Badge } from '../../../components/ui/badge';
+import { EmptyState } from '../../../components/ui/card';
+import { Icon } from '../../../components/ui/icons';
+import { Pagination } from '../../../components/ui/pagination';
+import { Spinner } from '../../../components/ui/spinner';
+import { toast } from '../../../components/ui/toast';
+import { useDebounced } from '../../../lib/debounce';
+import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../../lib/format';
+import { useCurrentUser } from '../../../lib/session';
 import { useAdminUsers, type UsersQuery } from './api';
-import { ROLE_TONES } from './OverviewTab';
-import { useDebounced } from './useDebounced';
 import { AddFundsModal, CreateUserModal, DeleteUserModal, EditUserModal } from './UserModals';
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'funds' | 'delete'; user: User } | null;
@@ -82,7 +82,8 @@ function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (
   );
 }
 
-export function UsersTab({ user: me }: TabProps) {
+export function UsersTab() {
+  const me = useCurrentUser()!;
   const [search, setSearch] = useState('');
   const [role, setRole] = useState<UsersQuery['role']>('');
   const [page, setPage] = useState(1);

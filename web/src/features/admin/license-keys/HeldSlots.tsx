@@ -3,11 +3,11 @@
 // working offline until its token expires.
 import { useState } from 'react';
 import type { LicenseKey } from '@schemas/entities';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
-import { FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
-import { formatDateTime } from '../../lib/format';
-import { useReleaseHeldSlot } from './keys-api';
+import { toast } from '../../../components/ui/toast';
+import { errorMessage } from '../../../lib/api';
+import { FINGERPRINT_SHOWN_CHARS } from '../../../lib/constants';
+import { formatDateTime } from '../../../lib/format';
+import { useReleaseHeldSlot } from './api';
 
 const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
 

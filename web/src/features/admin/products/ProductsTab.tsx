@@ -2,16 +2,16 @@
 // status filters, product cards with their stats, and the create, edit and delete dialogs.
 import { useEffect, useMemo, useState } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
-import { Badge } from '../../components/ui/badge';
-import { EmptyState } from '../../components/ui/card';
-import { Icon } from '../../components/ui/icons';
-import { Spinner } from '../../components/ui/spinner';
-import { toast } from '../../components/ui/toast';
-import { ADMIN_CARD_FEATURES } from '../../lib/constants';
-import { formatCredits } from '../../lib/format';
-import { FeatureList } from '../../components/products/FeatureList';
-import { ProductTypeBadge, ProductTypeOptions } from '../../components/products/ProductTypeBadge';
-import { useAllProducts } from './keys-api';
+import { Badge } from '../../../components/ui/badge';
+import { EmptyState } from '../../../components/ui/card';
+import { Icon } from '../../../components/ui/icons';
+import { Spinner } from '../../../components/ui/spinner';
+import { toast } from '../../../components/ui/toast';
+import { ADMIN_CARD_FEATURES } from '../../../lib/constants';
+import { formatCredits } from '../../../lib/format';
+import { FeatureList } from '../../../components/products/FeatureList';
+import { ProductTypeBadge, ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
+import { useAllProducts } from './api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'delete'; product: Product } | null;

@@ -4,23 +4,24 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { generationLimitMessage } from '@schemas/admin-keys';
 import type { LicenseKey, Product } from '@schemas/entities';
-import { Card } from '../../components/ui/card';
-import { CopyButton } from '../../components/ui/copy-button';
-import { Spinner } from '../../components/ui/spinner';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
+import { Card } from '../../../components/ui/card';
+import { CopyButton } from '../../../components/ui/copy-button';
+import { Spinner } from '../../../components/ui/spinner';
+import { toast } from '../../../components/ui/toast';
+import { errorMessage } from '../../../lib/api';
 import {
   DEFAULT_MAX_KEYS_PER_GENERATION,
   GENERATION_QUICK_QUANTITIES,
   TOAST_GENERATION_MS,
   TOAST_GENERATION_SHORT_MS,
-} from '../../lib/constants';
-import { formatCredits } from '../../lib/format';
-import { DurationPicker } from '../../components/purchase/DurationPicker';
-import { useSettings } from './api';
+} from '../../../lib/constants';
+import { formatCredits } from '../../../lib/format';
+import { DurationPicker } from '../../../components/purchase/DurationPicker';
+import { useAllProducts } from '../products/api';
+import { useSettings } from '../settings/api';
+import { useGenerateKeys } from './api';
 import { downloadText, keysCsv } from './csv';
-import { useAllProducts, useGenerateKeys } from './keys-api';
-import { asyncHandler } from '../../lib/async-handler';
+import { asyncHandler } from '../../../lib/async-handler';
 
 type Generated = { product: Product; days: number; keys: LicenseKey[] };
 

@@ -4,16 +4,16 @@ import { useState, type FormEvent } from 'react';
 import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
 import { PASSWORD_HINT } from '@schemas/password-policy';
 import type { Role, User } from '@schemas/entities';
-import { PasswordStrength } from '../../components/PasswordStrength';
-import { useStepUpPrompt } from '../../components/StepUp';
-import { Field } from '../../components/ui/field';
-import { ConfirmModal } from '../../components/ui/confirm-modal';
-import { FormModal } from '../../components/ui/form-modal';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
-import { formatCredits, formatUsd } from '../../lib/format';
+import { PasswordStrength } from '../../../components/PasswordStrength';
+import { useStepUpPrompt } from '../../../components/StepUp';
+import { Field } from '../../../components/ui/field';
+import { ConfirmModal } from '../../../components/ui/confirm-modal';
+import { FormModal } from '../../../components/ui/form-modal';
+import { toast } from '../../../components/ui/toast';
+import { errorMessage } from '../../../lib/api';
+import { formatCredits, formatUsd } from '../../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
-import { asyncHandler } from '../../lib/async-handler';
+import { asyncHandler } from '../../../lib/async-handler';
 
 type Errors = Record<string, string>;
 

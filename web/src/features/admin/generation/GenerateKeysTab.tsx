@@ -1,11 +1,12 @@
 // Generate Keys: owners only. Everyone else reads its refusal.
-import type { TabProps } from './AdminPage';
-import { GenerateKeysForm } from './GenerateTab';
+import { useCurrentUser } from '../../../lib/session';
+import { GenerateKeysForm } from './GenerateKeysForm';
 
 export const GENERATE_ACCESS_DENIED =
   'Access Denied - Only owners can generate license keys. This feature is restricted to system administrators.';
 
-export function GenerateKeysTab({ user }: TabProps) {
+export function GenerateKeysTab() {
+  const user = useCurrentUser()!;
   if (user.role !== 'owner') {
     return (
       <div className="notice notice-error" role="alert">

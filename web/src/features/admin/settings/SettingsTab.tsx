@@ -3,17 +3,17 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { settingsSchema, type Settings } from '@schemas/settings';
-import { Badge } from '../../components/ui/badge';
-import { Card, EmptyState } from '../../components/ui/card';
-import { Modal, ModalActions } from '../../components/ui/modal';
-import { PageSpinner } from '../../components/ui/spinner';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
-import { SETTINGS_RELOAD_DELAY_MS } from '../../lib/constants';
-import type { TabProps } from './AdminPage';
-import { adminKeys, resetSettings, saveSettings, useServerStatus, useSettings } from './api';
+import { Badge } from '../../../components/ui/badge';
+import { Card, EmptyState } from '../../../components/ui/card';
+import { Modal, ModalActions } from '../../../components/ui/modal';
+import { PageSpinner } from '../../../components/ui/spinner';
+import { toast } from '../../../components/ui/toast';
+import { errorMessage } from '../../../lib/api';
+import { SETTINGS_RELOAD_DELAY_MS } from '../../../lib/constants';
+import { useCurrentUser } from '../../../lib/session';
+import { resetSettings, saveSettings, settingsKeys, useServerStatus, useSettings } from './api';
 import { fromPaymentDraft, PaymentSettingsSection, toPaymentDraft, type PaymentDraft } from './PaymentSettingsSection';
-import { asyncHandler } from '../../lib/async-handler';
+import { asyncHandler } from '../../../lib/async-handler';
 
 type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
 type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings];
@@ -168,7 +168,8 @@ function Fieldset({ title, description, children }: { title: string; description
   );
 }
 
-export function SettingsTab({ user }: TabProps) {
+export function SettingsTab() {
+  const user = useCurrentUser()!;
   const isOwner = user.role === 'owner';
   const queryClient = useQueryClient();
   const settings = useSettings(isOwner);
@@ -240,7 +241,7 @@ export function SettingsTab({ user }: TabProps) {
     setBusy('reset');
     try {
       const defaults = await resetSettings();
-      queryClient.setQueryData(adminKeys.settings, defaults);
+      queryClient.setQueryData(settingsKeys.all, defaults);
       setDraft(toDraft(defaults));
       setErrors({});
       setConfirmReset(false);

@@ -2,15 +2,15 @@
 // what they could not take back: owed) and disputes (the account is flagged) marked.
 import { useState } from 'react';
 import { PAYMENT_STATUSES, type Payment } from '@schemas/payments';
-import { Badge } from '../../components/ui/badge';
-import { Card } from '../../components/ui/card';
-import { DataTable, type Column } from '../../components/ui/data-table';
-import { Pagination } from '../../components/ui/pagination';
-import { QueryState } from '../../components/ui/query-state';
-import { formatDateTime, formatUsd } from '../../lib/format';
-import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
-import { useAdminPayments, type PaymentsQuery } from './payments-api';
-import { useDebounced } from './useDebounced';
+import { Badge } from '../../../components/ui/badge';
+import { Card } from '../../../components/ui/card';
+import { DataTable, type Column } from '../../../components/ui/data-table';
+import { Pagination } from '../../../components/ui/pagination';
+import { QueryState } from '../../../components/ui/query-state';
+import { useDebounced } from '../../../lib/debounce';
+import { formatDateTime, formatUsd } from '../../../lib/format';
+import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../../components/payments/PaymentStatusBadge';
+import { useAdminPayments, type PaymentsQuery } from './api';
 
 const COLUMNS: Column<Payment>[] = [
   { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },

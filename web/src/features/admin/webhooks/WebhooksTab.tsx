@@ -8,20 +8,20 @@ import {
   type WebhookEndpoint,
   type WebhookEventType,
 } from '@schemas/webhooks';
-import { useStepUpPrompt } from '../../components/StepUp';
-import { Badge } from '../../components/ui/badge';
-import { Card, EmptyState } from '../../components/ui/card';
-import { ConfirmModal } from '../../components/ui/confirm-modal';
-import { DataTable, type Column } from '../../components/ui/data-table';
-import { Field } from '../../components/ui/field';
-import { FormModal } from '../../components/ui/form-modal';
-import { Modal } from '../../components/ui/modal';
-import { Pagination } from '../../components/ui/pagination';
-import { QueryState } from '../../components/ui/query-state';
-import { ShownOnceSecret } from '../../components/ui/shown-once-secret';
-import { toast } from '../../components/ui/toast';
-import { errorMessage } from '../../lib/api';
-import { asyncHandler } from '../../lib/async-handler';
+import { useStepUpPrompt } from '../../../components/StepUp';
+import { Badge } from '../../../components/ui/badge';
+import { Card, EmptyState } from '../../../components/ui/card';
+import { ConfirmModal } from '../../../components/ui/confirm-modal';
+import { DataTable, type Column } from '../../../components/ui/data-table';
+import { Field } from '../../../components/ui/field';
+import { FormModal } from '../../../components/ui/form-modal';
+import { Modal } from '../../../components/ui/modal';
+import { Pagination } from '../../../components/ui/pagination';
+import { QueryState } from '../../../components/ui/query-state';
+import { ShownOnceSecret } from '../../../components/ui/shown-once-secret';
+import { toast } from '../../../components/ui/toast';
+import { errorMessage } from '../../../lib/api';
+import { asyncHandler } from '../../../lib/async-handler';
 import {
   useCreateWebhook,
   useDeleteWebhook,
@@ -31,7 +31,7 @@ import {
   useSendTest,
   useUpdateWebhook,
   useWebhookEndpoints,
-} from './webhooks-api';
+} from './api';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
