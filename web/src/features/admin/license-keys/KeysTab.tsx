@@ -138,7 +138,7 @@ export function KeysTab() {
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [dialog, setDialog] = useState<Dialog>(null);
-  const debouncedSearch = useDebounced(search);
+  const [debouncedSearch] = useDebounced(search);
   const keys = useLicenseKeys({ page, search: debouncedSearch, status });
 
   // A failed load of the admin key list is logged, not toasted.

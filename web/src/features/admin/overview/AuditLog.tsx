@@ -73,7 +73,7 @@ export function AuditLog() {
   const [page, setPage] = useState(1);
   const [action, setAction] = useState<AuditQuery['action']>('');
   const [actor, setActor] = useState('');
-  const debouncedActor = useDebounced(actor);
+  const [debouncedActor] = useDebounced(actor);
   const log = useAuditLog({ page, action, actor: debouncedActor });
 
   return (

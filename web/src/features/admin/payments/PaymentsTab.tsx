@@ -37,7 +37,7 @@ export function PaymentsTab() {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<PaymentsQuery['status']>('');
   const [user, setUser] = useState('');
-  const debouncedUser = useDebounced(user);
+  const [debouncedUser] = useDebounced(user);
   const list = useAdminPayments({ page, status, user: debouncedUser });
 
   return (

@@ -91,7 +91,8 @@ export function DirectPurchaseTab() {
   const [answer, setAnswer] = useState<PurchaseForUserResponse | null>(null);
   const attempt = useIdempotencyKey();
 
-  const customers = useCustomerChoices(useDebounced(search));
+  const [debouncedSearch] = useDebounced(search);
+  const customers = useCustomerChoices(debouncedSearch);
   const products = useProducts();
   const terms = usePurchaseTerms();
   const purchase = usePurchaseForUser();

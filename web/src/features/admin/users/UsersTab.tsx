@@ -88,7 +88,7 @@ export function UsersTab() {
   const [role, setRole] = useState<UsersQuery['role']>('');
   const [page, setPage] = useState(1);
   const [dialog, setDialog] = useState<Dialog>(null);
-  const debouncedSearch = useDebounced(search);
+  const [debouncedSearch] = useDebounced(search);
   const users = useAdminUsers({ page, search: debouncedSearch, role });
 
   useEffect(() => {
