@@ -1,20 +1,16 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
 import type { LicenseKey } from '@schemas/entities';
-import { visibleText } from '@schemas/text';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
-import { DEVICES_SHOWN, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
+import { DEVICES_SHOWN } from '../../lib/constants';
+import { deviceName, shortFingerprint } from '../../lib/devices';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useRemoveDevice } from './api';
 import { asyncHandler } from '../../lib/async-handler';
 
 type Device = LicenseKey['activations'][number];
-
-export const shortFingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
-// What the device's software sent, as sent: control and bidi characters are shown as escapes.
-const deviceName = (d: Device) => visibleText([d.deviceInfo?.manufacturer, d.deviceInfo?.model].filter(Boolean).join(' '));
 
 export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const [removing, setRemoving] = useState<Device | null>(null);

@@ -3,7 +3,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { bulkDeleteSchema, revokeKeySchema } from '@schemas/admin-keys';
 import type { LicenseKey } from '@schemas/entities';
-import { visibleText } from '@schemas/text';
 import { Badge } from '../../../components/ui/badge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CopyButton } from '../../../components/ui/copy-button';
@@ -11,15 +10,13 @@ import { FormModal } from '../../../components/ui/form-modal';
 import { Modal } from '../../../components/ui/modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
-import { FINGERPRINT_SHOWN_CHARS } from '../../../lib/constants';
-import { formatCredits, formatDateTime, formatRelativeTime } from '../../../lib/format';
-import { HeldSlotList } from './HeldSlots';
+import { formatCredits, formatDateTime } from '../../../lib/format';
+import { DeviceList, HeldSlotList } from './KeyDevices';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
-import { useBulkDeleteKeys, useDeleteKey, useRemoveActivation, useRevokeKey } from './api';
+import { useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
 
 const plural = (n: number, word: string) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
-const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
 const METHOD_LABELS: Record<LicenseKey['metadata']['generationMethod'], string> = {
   automatic: 'Generated',
   purchase: 'Bought in the shop',
@@ -33,78 +30,6 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
       <dt>{label}</dt>
       <dd>{children}</dd>
     </div>
-  );
-}
-
-/** The devices of a key; the owner may free a slot, after confirming which device. */
-function DeviceList({
-  licenseKey,
-  canManage,
-  onChanged,
-}: {
-  licenseKey: LicenseKey;
-  canManage: boolean;
-  onChanged: (key: LicenseKey) => void;
-}) {
-  const remove = useRemoveActivation();
-  const [confirming, setConfirming] = useState<string | null>(null);
-
-  async function onRemove(activationId: string) {
-    try {
-      const answer = await remove.mutateAsync({ keyId: licenseKey._id, activationId });
-      // Its slot stays held while the device's offline token may live (see Held slots).
-      toast.success('Device removed');
-      setConfirming(null);
-      onChanged(answer.licenseKey);
-    } catch (err) {
-      toast.error(errorMessage(err, 'Failed to remove the device'));
-    }
-  }
-
-  if (licenseKey.activations.length === 0) return <p className="muted">No device has activated this key yet.</p>;
-  return (
-    <ul className="admin-device-list" aria-label="Activated devices">
-      {licenseKey.activations.map((a) => {
-        // What the device's software sent, as sent: control and bidi characters are shown as escapes.
-        const model = visibleText([a.deviceInfo?.manufacturer, a.deviceInfo?.model].filter(Boolean).join(' '));
-        return (
-          <li key={a._id}>
-            <div className="admin-device-main">
-              <code title={a.deviceFingerprint}>{fingerprint(a.deviceFingerprint)}</code>
-              {model && <span className="muted"> · {model}</span>}
-              <div className="muted small">
-                Activated {formatDateTime(a.activatedAt)} · last used {formatRelativeTime(a.lastUsed ?? a.activatedAt)}
-              </div>
-            </div>
-            {canManage &&
-              (confirming === a._id ? (
-                <div className="button-row" role="group" aria-label="Confirm device removal">
-                  <button type="button" className="btn btn-danger btn-sm" onClick={() => void onRemove(a._id)} disabled={remove.isPending}>
-                    {remove.isPending ? 'Removing…' : 'Confirm removal'}
-                  </button>
-                  <button
-                    type="button"
-                    className="btn btn-secondary btn-sm"
-                    onClick={() => setConfirming(null)}
-                    disabled={remove.isPending}
-                  >
-                    Keep
-                  </button>
-                </div>
-              ) : (
-                <button
-                  type="button"
-                  className="btn btn-secondary btn-sm"
-                  aria-label={`Remove device ${fingerprint(a.deviceFingerprint)}`}
-                  onClick={() => setConfirming(a._id)}
-                >
-                  Remove
-                </button>
-              ))}
-          </li>
-        );
-      })}
-    </ul>
   );
 }
 
