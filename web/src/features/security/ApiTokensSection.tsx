@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { ApiToken, Role } from '@schemas/entities';
 import { createApiTokenSchema } from '@schemas/api-tokens';
 import { Badge } from '../../components/ui/badge';
+import { ROLE_LABELS, RoleOptions } from '../../components/users/roles';
 import { Card, EmptyState } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { Field } from '../../components/ui/field';
@@ -18,7 +19,6 @@ import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
 import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
 
-const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 const ROLES_UP_TO: Record<Role, Role[]> = { user: [], reseller: ['user', 'reseller'], owner: ['user', 'reseller', 'owner'] };
 
 /** Renders nothing for a plain user: tokens are for owners and resellers. */
@@ -158,11 +158,7 @@ function CreateTokenForm({
         <div className="field">
           <label htmlFor={roleId}>Role</label>
           <select id={roleId} value={tokenRole} onChange={(e) => setTokenRole(e.target.value as Role)}>
-            {ROLES_UP_TO[role].map((r) => (
-              <option key={r} value={r}>
-                {ROLE_LABELS[r]}
-              </option>
-            ))}
+            <RoleOptions roles={ROLES_UP_TO[role]} />
           </select>
         </div>
       </div>

@@ -2,7 +2,7 @@
 // (owners) and keys, quick actions, this account's information, and the audit log (owners).
 import { useEffect } from 'react';
 import type { AdminStats } from '@schemas/entities';
-import { ROLE_TONES } from '../../../components/users/roles';
+import { RoleBadge, ROLE_TONES } from '../../../components/users/roles';
 import { Badge, type BadgeTone } from '../../../components/ui/badge';
 import { Card, EmptyState, StatCard } from '../../../components/ui/card';
 import { Icon, type IconName } from '../../../components/ui/icons';
@@ -93,7 +93,7 @@ function RecentUsers({ stats }: { stats: AdminStats }) {
                 <div className="muted small">{u.email}</div>
               </div>
               <div className="recent-meta">
-                <Badge tone={ROLE_TONES[u.role]}>{u.role}</Badge>
+                <RoleBadge role={u.role} />
                 <span className="muted small">{formatDate(u.createdAt)}</span>
               </div>
             </li>
@@ -208,7 +208,7 @@ export function OverviewTab() {
             <div>
               <dt>Role</dt>
               <dd>
-                <Badge tone={ROLE_TONES[user.role]}>{user.role}</Badge>
+                <RoleBadge role={user.role} />
               </dd>
             </div>
             <div>

@@ -5,6 +5,7 @@ import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } fro
 import { PASSWORD_HINT } from '@schemas/password-policy';
 import type { Role, User } from '@schemas/entities';
 import { PasswordStrength } from '../../../components/PasswordStrength';
+import { RoleOptions } from '../../../components/users/roles';
 import { useStepUpPrompt } from '../../../components/StepUp';
 import { Field } from '../../../components/ui/field';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
@@ -38,9 +39,7 @@ function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange
     <div className="field">
       <label htmlFor={id}>Role</label>
       <select id={id} value={value} onChange={(e) => onChange(e.target.value as Role)}>
-        <option value="user">User</option>
-        <option value="reseller">Reseller</option>
-        <option value="owner">Owner</option>
+        <RoleOptions />
       </select>
     </div>
   );

@@ -2,7 +2,7 @@
 // pagination, and the create, edit, add-funds and delete dialogs.
 import { useEffect, useState } from 'react';
 import type { User } from '@schemas/entities';
-import { ROLE_TONES } from '../../../components/users/roles';
+import { RoleBadge, RoleOptions } from '../../../components/users/roles';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
 import { Icon } from '../../../components/ui/icons';
@@ -27,7 +27,7 @@ function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (
             {isSelf && <span className="muted small"> (you)</span>}
           </h3>
           <div className="user-card-badges">
-            <Badge tone={ROLE_TONES[user.role]}>{user.role}</Badge>
+            <RoleBadge role={user.role} />
             <Badge tone={user.isActive ? 'green' : 'red'}>{user.isActive ? 'Active' : 'Inactive'}</Badge>
           </div>
         </div>
@@ -140,9 +140,7 @@ export function UsersTab() {
             }}
           >
             <option value="">All roles</option>
-            <option value="user">User</option>
-            <option value="reseller">Reseller</option>
-            <option value="owner">Owner</option>
+            <RoleOptions />
           </select>
         </div>
       </div>
