@@ -6,6 +6,7 @@ import { generationLimitMessage } from '@schemas/admin-keys';
 import type { LicenseKey, Product } from '@schemas/entities';
 import { Card } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
+import { SelectField } from '../../../components/ui/field';
 import { Spinner } from '../../../components/ui/spinner';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
@@ -63,7 +64,6 @@ function GeneratedKeys({ result }: { result: Generated }) {
 }
 
 export function GenerateKeysForm() {
-  const productId = useId();
   const quantityId = useId();
   const products = useAllProducts();
   const settings = useSettings(true);
@@ -130,17 +130,14 @@ export function GenerateKeysForm() {
         {active.length === 0 ? (
           <p className="notice notice-info">There is no active product. Create or activate one under Products first.</p>
         ) : (
-          <div className="field">
-            <label htmlFor={productId}>Product</label>
-            <select id={productId} value={chosenId} onChange={(e) => choose(e.target.value)} required>
-              <option value="">Choose a product…</option>
-              {active.map((p) => (
-                <option key={p._id} value={p._id}>
-                  {p.name} ({p.keyTag}, {p.minDays}-{p.maxDays} days)
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField label="Product" value={chosenId} onChange={(e) => choose(e.target.value)} required>
+            <option value="">Choose a product…</option>
+            {active.map((p) => (
+              <option key={p._id} value={p._id}>
+                {p.name} ({p.keyTag}, {p.minDays}-{p.maxDays} days)
+              </option>
+            ))}
+          </SelectField>
         )}
         {product && <DurationPicker key={product._id} product={product} days={days} onChange={setDays} disabled={generate.isPending} />}
         <div className="field">

@@ -1,15 +1,17 @@
 // License Key Management's dialogs: the key's details (with its devices), revoke, delete and
 // bulk delete. Reasons are checked with the API's own schemas, so the messages are the server's.
-import { useId, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { bulkDeleteSchema, revokeKeySchema } from '@schemas/admin-keys';
 import type { LicenseKey } from '@schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CopyButton } from '../../../components/ui/copy-button';
+import { TextAreaField } from '../../../components/ui/field';
 import { FormModal } from '../../../components/ui/form-modal';
 import { Modal } from '../../../components/ui/modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
+import { schemaErrors, useForm } from '../../../lib/form';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { DeviceList, HeldSlotList } from './KeyDevices';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
@@ -98,60 +100,21 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
   );
 }
 
-function ReasonField({
-  id,
-  value,
-  onChange,
-  error,
-  label,
-}: {
-  id: string;
-  value: string;
-  onChange: (v: string) => void;
-  error: string | null;
-  label: string;
-}) {
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea
-        id={id}
-        rows={3}
-        value={value}
-        maxLength={500}
-        onChange={(e) => onChange(e.target.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        autoFocus
-      />
-      {error && (
-        <div id={`${id}-error`} className="field-error" role="alert">
-          {error}
-        </div>
-      )}
-    </div>
-  );
-}
-
 export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
   const revoke = useRevokeKey();
-  const reasonId = useId();
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
-
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    const parsed = revokeKeySchema.safeParse({ reason });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
-    setError(null);
-    try {
-      await revoke.mutateAsync({ id: licenseKey._id, reason: parsed.data.reason });
+  const form = useForm({
+    initial: { reason: '' },
+    validate: (v) => schemaErrors(revokeKeySchema, v),
+    submit: async (v) => {
+      await revoke.mutateAsync({ id: licenseKey._id, reason: revokeKeySchema.parse(v).reason });
       toast.success('License key revoked');
       onClose();
-    } catch (err) {
+    },
+    onError: (err) => {
       toast.error(errorMessage(err, 'Failed to revoke license key'));
-    }
-  }
+      return null;
+    },
+  });
 
   return (
     <FormModal
@@ -164,11 +127,11 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
       busyLabel="Revoking…"
       tone="danger"
     >
-      <form id="revoke-key-form" onSubmit={asyncHandler(onSubmit)} noValidate>
+      <form id="revoke-key-form" onSubmit={form.onSubmit} noValidate>
         <p>
           The key <code>{licenseKey.key}</code> stops working on every device at once. This cannot be undone.
         </p>
-        <ReasonField id={reasonId} label="Reason for revoking" value={reason} onChange={setReason} error={error} />
+        <TextAreaField label="Reason for revoking" rows={3} maxLength={500} {...form.field('reason')} autoFocus />
       </form>
     </FormModal>
   );
@@ -205,24 +168,25 @@ export function DeleteKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
 
 export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string[]; onClose: () => void; onDeleted: () => void }) {
   const bulk = useBulkDeleteKeys();
-  const reasonId = useId();
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
-
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    const parsed = bulkDeleteSchema.safeParse({ keyIds, reason });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
-    setError(null);
-    try {
-      const answer = await bulk.mutateAsync({ keyIds: parsed.data.keyIds, reason: parsed.data.reason });
+  const form = useForm({
+    initial: { reason: '' },
+    validate: ({ reason }) => {
+      const errors = schemaErrors<{ keyIds: string; reason: string }>(bulkDeleteSchema, { keyIds, reason });
+      // A refusal of the selection (too many keys) shows where the owner is typing, before the reason's.
+      const first = errors.keyIds ?? errors.reason;
+      return first ? { reason: first } : {};
+    },
+    submit: async ({ reason }) => {
+      const answer = await bulk.mutateAsync(bulkDeleteSchema.parse({ keyIds, reason }));
       toast.success(answer.message);
       onDeleted();
       onClose();
-    } catch (err) {
+    },
+    onError: (err) => {
       toast.error(errorMessage(err, 'Failed to delete license keys'));
-    }
-  }
+      return null;
+    },
+  });
 
   return (
     <FormModal
@@ -236,12 +200,12 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
       tone="danger"
       submitDisabled={keyIds.length === 0}
     >
-      <form id="bulk-delete-form" onSubmit={asyncHandler(onSubmit)} noValidate>
+      <form id="bulk-delete-form" onSubmit={form.onSubmit} noValidate>
         <p>
           {plural(keyIds.length, 'selected key')} and their devices will be deleted for good. The deletion is permanent and recorded with
           your reason.
         </p>
-        <ReasonField id={reasonId} label="Reason for deleting" value={reason} onChange={setReason} error={error} />
+        <TextAreaField label="Reason for deleting" rows={3} maxLength={500} {...form.field('reason')} autoFocus />
       </form>
     </FormModal>
   );

@@ -6,6 +6,7 @@ import type { KeyStatus, LicenseKey } from '@schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
+import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
 import { Spinner } from '../../../components/ui/spinner';
@@ -206,39 +207,38 @@ export function KeysTab() {
       </div>
 
       <div className="filters">
-        <div className="field grow">
-          <label htmlFor="key-search">Search keys</label>
-          <input
-            id="key-search"
-            type="search"
-            placeholder="Key, product name or tag, username"
-            value={search}
-            maxLength={100}
-            onChange={(e) => filtersChanged(() => setSearch(e.target.value))}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="key-status-filter">Status</label>
-          <select id="key-status-filter" value={status} onChange={(e) => filtersChanged(() => setStatus(e.target.value as KeyStatus | ''))}>
-            <option value="">All statuses</option>
-            {KEY_STATUS_OPTIONS.map((s) => (
-              <option key={s} value={s}>
-                {KEY_STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Field
+          label="Search keys"
+          id="key-search"
+          className="grow"
+          type="search"
+          placeholder="Key, product name or tag, username"
+          value={search}
+          maxLength={100}
+          onChange={(e) => filtersChanged(() => setSearch(e.target.value))}
+        />
+        <SelectField
+          label="Status"
+          id="key-status-filter"
+          value={status}
+          onChange={(e) => filtersChanged(() => setStatus(e.target.value as KeyStatus | ''))}
+        >
+          <option value="">All statuses</option>
+          {KEY_STATUS_OPTIONS.map((s) => (
+            <option key={s} value={s}>
+              {KEY_STATUS_LABELS[s]}
+            </option>
+          ))}
+        </SelectField>
       </div>
 
-      <label className="checkbox select-all">
-        <input
-          type="checkbox"
-          checked={allSelected}
-          disabled={!isOwner || list.length === 0}
-          onChange={(e) => toggleAll(e.target.checked)}
-        />
-        Select all on this page
-      </label>
+      <CheckboxField
+        className="select-all"
+        label="Select all on this page"
+        checked={allSelected}
+        disabled={!isOwner || list.length === 0}
+        onChange={(e) => toggleAll(e.target.checked)}
+      />
 
       {keys.isPending ? (
         <div className="panel-loading">

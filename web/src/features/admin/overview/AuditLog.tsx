@@ -5,6 +5,7 @@ import { AUDIT_ACTIONS } from '@schemas/audit';
 import type { AuditEntry } from '@schemas/entities';
 import { Card } from '../../../components/ui/card';
 import { DataTable, type Column } from '../../../components/ui/data-table';
+import { Field, SelectField } from '../../../components/ui/field';
 import { Pagination } from '../../../components/ui/pagination';
 import { QueryState } from '../../../components/ui/query-state';
 import { useDebounced } from '../../../lib/debounce';
@@ -79,37 +80,33 @@ export function AuditLog() {
   return (
     <Card title="Audit Log" className="audit-log">
       <div className="filters">
-        <div className="field">
-          <label htmlFor="audit-action">Action</label>
-          <select
-            id="audit-action"
-            value={action}
-            onChange={(e) => {
-              setAction(e.target.value as AuditQuery['action']);
-              setPage(1);
-            }}
-          >
-            <option value="">All actions</option>
-            {AUDIT_ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {actionLabel(a)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-actor">Actor (username)</label>
-          <input
-            id="audit-actor"
-            type="search"
-            value={actor}
-            placeholder="Any actor"
-            onChange={(e) => {
-              setActor(e.target.value);
-              setPage(1);
-            }}
-          />
-        </div>
+        <SelectField
+          label="Action"
+          id="audit-action"
+          value={action}
+          onChange={(e) => {
+            setAction(e.target.value as AuditQuery['action']);
+            setPage(1);
+          }}
+        >
+          <option value="">All actions</option>
+          {AUDIT_ACTIONS.map((a) => (
+            <option key={a} value={a}>
+              {actionLabel(a)}
+            </option>
+          ))}
+        </SelectField>
+        <Field
+          label="Actor (username)"
+          id="audit-actor"
+          type="search"
+          value={actor}
+          placeholder="Any actor"
+          onChange={(e) => {
+            setActor(e.target.value);
+            setPage(1);
+          }}
+        />
       </div>
       <QueryState
         query={log}

@@ -5,6 +5,7 @@ import { PAYMENT_STATUSES, type Payment } from '@schemas/payments';
 import { Badge } from '../../../components/ui/badge';
 import { Card } from '../../../components/ui/card';
 import { DataTable, type Column } from '../../../components/ui/data-table';
+import { Field, SelectField } from '../../../components/ui/field';
 import { Pagination } from '../../../components/ui/pagination';
 import { QueryState } from '../../../components/ui/query-state';
 import { useDebounced } from '../../../lib/debounce';
@@ -43,37 +44,33 @@ export function PaymentsTab() {
   return (
     <Card title="Card Payments">
       <div className="filters">
-        <div className="field">
-          <label htmlFor="payments-status">Status</label>
-          <select
-            id="payments-status"
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as PaymentsQuery['status']);
-              setPage(1);
-            }}
-          >
-            <option value="">All statuses</option>
-            {PAYMENT_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {PAYMENT_STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="payments-user">Customer (username)</label>
-          <input
-            id="payments-user"
-            type="search"
-            value={user}
-            placeholder="Any customer"
-            onChange={(e) => {
-              setUser(e.target.value);
-              setPage(1);
-            }}
-          />
-        </div>
+        <SelectField
+          label="Status"
+          id="payments-status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value as PaymentsQuery['status']);
+            setPage(1);
+          }}
+        >
+          <option value="">All statuses</option>
+          {PAYMENT_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {PAYMENT_STATUS_LABELS[s]}
+            </option>
+          ))}
+        </SelectField>
+        <Field
+          label="Customer (username)"
+          id="payments-user"
+          type="search"
+          value={user}
+          placeholder="Any customer"
+          onChange={(e) => {
+            setUser(e.target.value);
+            setPage(1);
+          }}
+        />
       </div>
       <QueryState
         query={list}

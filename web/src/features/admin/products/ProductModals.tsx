@@ -1,19 +1,17 @@
 // Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
-import { useState, type FormEvent } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
 import { ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
-import { Field } from '../../../components/ui/field';
+import { CheckboxField, Field, SelectField, TextAreaField } from '../../../components/ui/field';
 import { FormModal } from '../../../components/ui/form-modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../../lib/constants';
+import { schemaErrors, useForm, type FieldErrors } from '../../../lib/form';
 import { useDeleteProduct, useSaveProduct } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
-
-type Errors = Record<string, string>;
 
 type ProductForm = {
   name: string;
@@ -61,8 +59,8 @@ const formOf = (p: Product): ProductForm => ({
 });
 
 /** The form's own rules: costs at least 1 here, though the API accepts 0. */
-function formErrors(form: ProductForm): Errors {
-  const errors: Errors = {};
+function formErrors(form: ProductForm): FieldErrors<ProductForm> {
+  const errors: FieldErrors<ProductForm> = {};
   if (form.baseCreditCost.trim() === '') errors.baseCreditCost = 'Base cost is required';
   else if (Number(form.baseCreditCost) < 1) errors.baseCreditCost = 'Base cost must be at least 1';
   if (form.creditsPerDay.trim() !== '' && Number(form.creditsPerDay) < 1) errors.creditsPerDay = 'Credits per day must be at least 1';
@@ -77,52 +75,40 @@ function whole(text: string, fallback: number | undefined, floorAtZero = false) 
   return floorAtZero ? Math.max(0, Math.floor(n)) : n;
 }
 
+/** The form as the API's product schema reads it. */
+const productInput = (form: ProductForm) => ({
+  name: form.name,
+  description: form.description,
+  keyTag: form.keyTag,
+  productType: form.productType,
+  baseCreditCost: whole(form.baseCreditCost, undefined, true),
+  creditsPerDay: whole(form.creditsPerDay, DEFAULT_CREDITS_PER_DAY, true),
+  minDays: whole(form.minDays, DEFAULT_MIN_DAYS),
+  maxDays: whole(form.maxDays, DEFAULT_MAX_DAYS),
+  maxActivations: whole(form.maxActivations, DEFAULT_MAX_ACTIVATIONS),
+  offlineTokenHours: whole(form.offlineTokenHours, DEFAULT_OFFLINE_TOKEN_HOURS),
+  features: form.features,
+  isActive: form.isActive,
+});
+
 export function ProductFormModal({ product, onClose }: { product: Product | null; onClose: () => void }) {
-  const [form, setForm] = useState<ProductForm>(product ? formOf(product) : NEW_PRODUCT);
-  const [errors, setErrors] = useState<Errors>({});
   const save = useSaveProduct();
   const editing = product !== null;
-
-  const set = (field: keyof ProductForm) => (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => {
-    // The key tag is forced to capitals as it is typed.
-    const value = field === 'keyTag' ? e.target.value.toUpperCase() : e.target.value;
-    setForm((f) => ({ ...f, [field]: value }));
-    setErrors((errs) => {
-      const { [field]: _gone, ...rest } = errs;
-      return rest;
-    });
-  };
-
-  async function onSubmit(e: FormEvent) {
-    e.preventDefault();
-    const own = formErrors(form);
-    const parsed = productInputSchema.safeParse({
-      name: form.name,
-      description: form.description,
-      keyTag: form.keyTag,
-      productType: form.productType,
-      baseCreditCost: whole(form.baseCreditCost, undefined, true),
-      creditsPerDay: whole(form.creditsPerDay, DEFAULT_CREDITS_PER_DAY, true),
-      minDays: whole(form.minDays, DEFAULT_MIN_DAYS),
-      maxDays: whole(form.maxDays, DEFAULT_MAX_DAYS),
-      maxActivations: whole(form.maxActivations, DEFAULT_MAX_ACTIVATIONS),
-      offlineTokenHours: whole(form.offlineTokenHours, DEFAULT_OFFLINE_TOKEN_HOURS),
-      features: form.features,
-      isActive: form.isActive,
-    });
-    const schemaErrors: Errors = {};
-    if (!parsed.success) for (const issue of parsed.error.issues) schemaErrors[String(issue.path[0] ?? 'form')] ??= issue.message;
-    const all = { ...schemaErrors, ...own };
-    if (Object.keys(all).length > 0 || !parsed.success) return setErrors(all);
-    setErrors({});
-    try {
-      const saved = await save.mutateAsync({ id: product?._id ?? null, product: parsed.data });
+  const form = useForm<ProductForm>({
+    initial: product ? formOf(product) : NEW_PRODUCT,
+    // The form's own rules over the schema's, where both speak of one field.
+    validate: (v) => ({ ...schemaErrors<ProductForm>(productInputSchema, productInput(v)), ...formErrors(v) }),
+    submit: async (v) => {
+      const saved = await save.mutateAsync({ id: product?._id ?? null, product: productInputSchema.parse(productInput(v)) });
       toast.success(editing ? `${saved.name} updated` : `${saved.name} created`);
       onClose();
-    } catch (err) {
+    },
+    onError: (err) => {
       toast.error(errorMessage(err, editing ? 'Failed to update product' : 'Failed to create product'));
-    }
-  }
+      return null;
+    },
+  });
+  const number = { type: 'number', min: 1, step: 1, inputMode: 'numeric' } as const;
 
   const formId = editing ? 'edit-product-form' : 'create-product-form';
   return (
@@ -136,15 +122,14 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
       submitLabel={editing ? 'Save Changes' : 'Create Product'}
       busyLabel="Saving…"
     >
-      <form id={formId} onSubmit={asyncHandler(onSubmit)} noValidate>
+      <form id={formId} onSubmit={form.onSubmit} noValidate>
         <div className="form-grid">
-          <Field label="Name" name="name" value={form.name} onChange={set('name')} error={errors.name} maxLength={100} required autoFocus />
+          <Field label="Name" {...form.field('name')} maxLength={100} required autoFocus />
           <Field
             label="Key tag"
-            name="keyTag"
-            value={form.keyTag}
-            onChange={set('keyTag')}
-            error={errors.keyTag}
+            {...form.field('keyTag')}
+            // The key tag is forced to capitals as it is typed.
+            onChange={(e) => form.set('keyTag', e.target.value.toUpperCase())}
             hint="2 to 10 capital letters or digits; every key starts with it"
             maxLength={10}
             pattern="[A-Z0-9]{2,10}"
@@ -152,116 +137,29 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
             required
           />
         </div>
-        <div className="field">
-          <label htmlFor={`${formId}-description`}>Description</label>
-          <textarea
-            id={`${formId}-description`}
-            rows={3}
-            value={form.description}
-            onChange={set('description')}
-            maxLength={2000}
-            aria-invalid={errors.description ? true : undefined}
-            aria-describedby={errors.description ? `${formId}-description-error` : undefined}
-            required
-          />
-          {errors.description && (
-            <div id={`${formId}-description-error`} className="field-error" role="alert">
-              {errors.description}
-            </div>
-          )}
+        <TextAreaField label="Description" id={`${formId}-description`} rows={3} {...form.field('description')} maxLength={2000} required />
+        <div className="form-grid">
+          <SelectField label="Product type" id={`${formId}-type`} {...form.field('productType')}>
+            <ProductTypeOptions />
+          </SelectField>
+          <Field label="Base cost (credits)" {...number} {...form.field('baseCreditCost')} required />
+          <Field label="Credits per day" {...number} {...form.field('creditsPerDay')} />
         </div>
         <div className="form-grid">
-          <div className="field">
-            <label htmlFor={`${formId}-type`}>Product type</label>
-            <select id={`${formId}-type`} value={form.productType} onChange={set('productType')}>
-              <ProductTypeOptions />
-            </select>
-          </div>
-          <Field
-            label="Base cost (credits)"
-            name="baseCreditCost"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={form.baseCreditCost}
-            onChange={set('baseCreditCost')}
-            error={errors.baseCreditCost}
-            required
-          />
-          <Field
-            label="Credits per day"
-            name="creditsPerDay"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={form.creditsPerDay}
-            onChange={set('creditsPerDay')}
-            error={errors.creditsPerDay}
-          />
-        </div>
-        <div className="form-grid">
-          <Field
-            label="Minimum days"
-            name="minDays"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={form.minDays}
-            onChange={set('minDays')}
-            error={errors.minDays}
-          />
-          <Field
-            label="Maximum days"
-            name="maxDays"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={form.maxDays}
-            onChange={set('maxDays')}
-            error={errors.maxDays}
-          />
-          <Field
-            label="Max activations"
-            name="maxActivations"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={form.maxActivations}
-            onChange={set('maxActivations')}
-            error={errors.maxActivations}
-            hint="Devices per key"
-          />
+          <Field label="Minimum days" {...number} {...form.field('minDays')} />
+          <Field label="Maximum days" {...number} {...form.field('maxDays')} />
+          <Field label="Max activations" {...number} {...form.field('maxActivations')} hint="Devices per key" />
           <Field
             label="Offline token lifetime (hours)"
-            name="offlineTokenHours"
-            type="number"
+            {...number}
             min={MIN_OFFLINE_TOKEN_HOURS}
             max={MAX_OFFLINE_TOKEN_HOURS}
-            step={1}
-            inputMode="numeric"
-            value={form.offlineTokenHours}
-            onChange={set('offlineTokenHours')}
-            error={errors.offlineTokenHours}
+            {...form.field('offlineTokenHours')}
             hint="1 to 720 (30 days). A device that leaves a key keeps its slot this long."
           />
         </div>
-        <Field
-          label="Features"
-          name="features"
-          value={form.features}
-          onChange={set('features')}
-          error={errors.features}
-          hint="Separated by commas"
-        />
-        <label className="checkbox">
-          <input type="checkbox" checked={form.isActive} onChange={(e) => setForm((f) => ({ ...f, isActive: e.target.checked }))} /> Active
-          (offered for purchase and generation)
-        </label>
+        <Field label="Features" {...form.field('features')} hint="Separated by commas" />
+        <CheckboxField label="Active (offered for purchase and generation)" {...form.checkbox('isActive')} />
       </form>
     </FormModal>
   );

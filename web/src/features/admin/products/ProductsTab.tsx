@@ -4,6 +4,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
+import { Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Spinner } from '../../../components/ui/spinner';
 import { toast } from '../../../components/ui/toast';
@@ -131,31 +132,29 @@ export function ProductsTab() {
       </div>
 
       <div className="filters">
-        <div className="field grow">
-          <label htmlFor="product-search">Search products</label>
-          <input
-            id="product-search"
-            type="search"
-            placeholder="Name or key tag"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="product-type-filter">Type</label>
-          <select id="product-type-filter" value={type} onChange={(e) => setType(e.target.value as ProductType | '')}>
-            <option value="">All types</option>
-            <ProductTypeOptions />
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="product-status-filter">Status</label>
-          <select id="product-status-filter" value={status} onChange={(e) => setStatus(e.target.value as 'active' | 'inactive' | '')}>
-            <option value="">All statuses</option>
-            <option value="active">Active</option>
-            <option value="inactive">Inactive</option>
-          </select>
-        </div>
+        <Field
+          label="Search products"
+          id="product-search"
+          className="grow"
+          type="search"
+          placeholder="Name or key tag"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
+        <SelectField label="Type" id="product-type-filter" value={type} onChange={(e) => setType(e.target.value as ProductType | '')}>
+          <option value="">All types</option>
+          <ProductTypeOptions />
+        </SelectField>
+        <SelectField
+          label="Status"
+          id="product-status-filter"
+          value={status}
+          onChange={(e) => setStatus(e.target.value as 'active' | 'inactive' | '')}
+        >
+          <option value="">All statuses</option>
+          <option value="active">Active</option>
+          <option value="inactive">Inactive</option>
+        </SelectField>
       </div>
 
       {products.isPending ? (

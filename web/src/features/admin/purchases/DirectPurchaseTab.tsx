@@ -6,6 +6,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { resellerQuote } from '@schemas/admin-keys';
 import type { Product, PurchaseForUserResponse, User } from '@schemas/entities';
 import { quote } from '@schemas/products';
+import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
 import { Spinner } from '../../../components/ui/spinner';
 import { toast } from '../../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../../lib/constants';
@@ -82,7 +83,7 @@ function CostBreakdown({
 export function DirectPurchaseTab() {
   const user = useCurrentUser()!;
   const isOwner = user.role === 'owner';
-  const ids = { search: useId(), customer: useId(), product: useId() };
+  const productFieldId = useId();
   const [search, setSearch] = useState('');
   const [customerId, setCustomerId] = useState('');
   const [productId, setProductId] = useState('');
@@ -178,37 +179,31 @@ export function DirectPurchaseTab() {
         aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}
       >
         <div className="form-grid">
-          <div className="field">
-            <label htmlFor={ids.search}>Find a user</label>
-            <input
-              id={ids.search}
-              type="search"
-              placeholder="Username or email starts with…"
-              value={search}
-              maxLength={100}
-              onChange={(e) => setSearch(e.target.value)}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor={ids.customer}>User</label>
-            <select id={ids.customer} value={customerId} onChange={(e) => setCustomerId(e.target.value)} disabled={customers.isPending}>
-              <option value="">{customers.isPending ? 'Loading users…' : choices.length ? 'Choose a user…' : 'No user matches'}</option>
-              {/* The chosen user stays listed while another search runs. */}
-              {customer && !choices.some((u) => u._id === customer._id) && <option value={customer._id}>{customer.username}</option>}
-              {choices.map((u) => (
-                <option key={u._id} value={u._id}>
-                  {u.username} ({u.email}, {u.role}){isOwner && u.credits !== undefined ? ` · ${credits(u.credits)}` : ''}
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field
+            label="Find a user"
+            type="search"
+            placeholder="Username or email starts with…"
+            value={search}
+            maxLength={100}
+            onChange={(e) => setSearch(e.target.value)}
+          />
+          <SelectField label="User" value={customerId} onChange={(e) => setCustomerId(e.target.value)} disabled={customers.isPending}>
+            <option value="">{customers.isPending ? 'Loading users…' : choices.length ? 'Choose a user…' : 'No user matches'}</option>
+            {/* The chosen user stays listed while another search runs. */}
+            {customer && !choices.some((u) => u._id === customer._id) && <option value={customer._id}>{customer.username}</option>}
+            {choices.map((u) => (
+              <option key={u._id} value={u._id}>
+                {u.username} ({u.email}, {u.role}){isOwner && u.credits !== undefined ? ` · ${credits(u.credits)}` : ''}
+              </option>
+            ))}
+          </SelectField>
         </div>
         <div className="field">
-          <label htmlFor={ids.product}>Product</label>
+          <label htmlFor={productFieldId}>Product</label>
           {products.isPending ? (
             <Spinner label="Loading products…" />
           ) : (
-            <select id={ids.product} value={productId} onChange={(e) => chooseProduct(e.target.value)} disabled={!products.data?.length}>
+            <select id={productFieldId} value={productId} onChange={(e) => chooseProduct(e.target.value)} disabled={!products.data?.length}>
               <option value="">{products.data?.length ? 'Choose a product…' : 'No products available'}</option>
               {products.data?.map((p) => (
                 <option key={p._id} value={p._id}>
@@ -222,10 +217,12 @@ export function DirectPurchaseTab() {
           <>
             <DurationPicker key={product._id} product={product} days={days} onChange={setDays} disabled={purchase.isPending} />
             {isOwner && (
-              <label className="checkbox bypass-check">
-                <input type="checkbox" checked={bypass} onChange={(e) => setBypass(e.target.checked)} /> Bypass balance check (free
-                purchase)
-              </label>
+              <CheckboxField
+                className="bypass-check"
+                label="Bypass balance check (free purchase)"
+                checked={bypass}
+                onChange={(e) => setBypass(e.target.checked)}
+              />
             )}
             {(isOwner || terms.data) && (
               <CostBreakdown

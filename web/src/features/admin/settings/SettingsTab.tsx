@@ -1,49 +1,22 @@
 // The Settings tab: the six sections, the configuration summary, Save
 // Settings (success, then a reload after 1 s) and Reset to Defaults behind a confirmation.
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { settingsSchema, type Settings } from '@schemas/settings';
 import { Badge } from '../../../components/ui/badge';
 import { Card, EmptyState } from '../../../components/ui/card';
-import { Modal, ModalActions } from '../../../components/ui/modal';
+import { ConfirmModal } from '../../../components/ui/confirm-modal';
+import { CheckboxField, Field } from '../../../components/ui/field';
 import { PageSpinner } from '../../../components/ui/spinner';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
+import { asyncHandler } from '../../../lib/async-handler';
 import { SETTINGS_RELOAD_DELAY_MS } from '../../../lib/constants';
+import { useForm, type FieldErrors } from '../../../lib/form';
 import { useCurrentUser } from '../../../lib/session';
 import { resetSettings, saveSettings, settingsKeys, useServerStatus, useSettings } from './api';
-import { fromPaymentDraft, PaymentSettingsSection, toPaymentDraft, type PaymentDraft } from './PaymentSettingsSection';
-import { asyncHandler } from '../../../lib/async-handler';
-
-type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
-type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings];
-/** The form's copy: numbers as typed, so a half-typed value is not rewritten under the cursor. */
-type Draft = Record<NumberField, string> & Record<FlagField, boolean> & { payments: PaymentDraft };
-
-const NUMBER_FIELDS: NumberField[] = [
-  'usdToCreditRate',
-  'maxKeysPerGeneration',
-  'maxActivationsPerKey',
-  'defaultDailyDiscount',
-  'apiRateLimit',
-  'lowBalanceThreshold',
-  'keyExpiryGracePeriod',
-  'sessionIdleDays',
-];
-
-function toDraft(s: Settings): Draft {
-  const draft = { ...s } as unknown as Draft;
-  for (const field of NUMBER_FIELDS) draft[field] = String(s[field]);
-  draft.payments = toPaymentDraft(s.payments);
-  return draft;
-}
-
-function fromDraft(d: Draft): unknown {
-  const value: Record<string, unknown> = { ...d };
-  for (const field of NUMBER_FIELDS) value[field] = d[field].trim() === '' ? undefined : Number(d[field]);
-  value.payments = fromPaymentDraft(d.payments);
-  return value;
-}
+import { fromDraft, toDraft, type Draft, type FlagField, type NumberField } from './draft';
+import { PaymentSettingsSection } from './PaymentSettingsSection';
 
 type NumberSpec = { field: NumberField; label: string; min: number; max?: number; step?: number; hint: string };
 type FlagSpec = { field: FlagField; label: string; hint: string };
@@ -168,19 +141,22 @@ function Fieldset({ title, description, children }: { title: string; description
   );
 }
 
+/** The settings' refusals, each on its field (a card top-up field within its section: payments.minTopUpUsd). */
+function draftErrors(draft: Draft): FieldErrors<Draft> {
+  const parsed = settingsSchema.safeParse(fromDraft(draft));
+  if (parsed.success) return {};
+  const found: Record<string, string> = {};
+  for (const issue of parsed.error.issues) {
+    const key = issue.path[0] === 'payments' ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
+    found[key] ??= inFormWords(String(issue.path[0]), issue.message);
+  }
+  return found;
+}
+
 export function SettingsTab() {
   const user = useCurrentUser()!;
   const isOwner = user.role === 'owner';
-  const queryClient = useQueryClient();
   const settings = useSettings(isOwner);
-  const [draft, setDraft] = useState<Draft | null>(null);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState<'save' | 'reset' | null>(null);
-  const [confirmReset, setConfirmReset] = useState(false);
-
-  // The form starts from the settings once they arrive (set while rendering, so no frame shows an
-  // empty form); after that the draft is the owner's until saved or reset.
-  if (settings.data && !draft) setDraft(toDraft(settings.data));
 
   useEffect(() => {
     if (settings.isError) toast.error('Failed to load settings');
@@ -193,7 +169,7 @@ export function SettingsTab() {
       </EmptyState>
     );
   }
-  if (settings.isError && !draft) {
+  if (settings.isError && !settings.data) {
     return (
       <EmptyState title="Failed to load settings" icon="⚠">
         <button type="button" className="btn btn-secondary" onClick={() => void settings.refetch()}>
@@ -202,70 +178,63 @@ export function SettingsTab() {
       </EmptyState>
     );
   }
-  if (!draft) return <PageSpinner label="Loading settings…" />;
+  if (!settings.data) return <PageSpinner label="Loading settings…" />;
+  // The form starts from the settings as loaded; after that the copy is the owner's until saved or reset.
+  return <SettingsForm settings={settings.data} />;
+}
 
-  const setNumber = (field: NumberField) => (e: React.ChangeEvent<HTMLInputElement>) => {
-    setDraft({ ...draft, [field]: e.target.value });
-    if (errors[field]) setErrors(({ [field]: _, ...rest }) => rest);
-  };
-  const setFlag = (field: FlagField) => (e: React.ChangeEvent<HTMLInputElement>) => setDraft({ ...draft, [field]: e.target.checked });
-
-  async function onSave(e: FormEvent) {
-    e.preventDefault();
-    const parsed = settingsSchema.safeParse(fromDraft(draft!));
-    if (!parsed.success) {
-      const found: Record<string, string> = {};
-      for (const issue of parsed.error.issues) {
-        // A card top-up field is named within its section: payments.minTopUpUsd.
-        const key = issue.path[0] === 'payments' ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
-        found[key] ??= inFormWords(String(issue.path[0]), issue.message);
-      }
-      setErrors(found);
-      toast.error(Object.values(found)[0]);
-      return;
-    }
-    setErrors({});
-    setBusy('save');
-    try {
-      await saveSettings(parsed.data);
+function SettingsForm({ settings }: { settings: Settings }) {
+  const queryClient = useQueryClient();
+  const [resetting, setResetting] = useState(false);
+  const [confirmReset, setConfirmReset] = useState(false);
+  const form = useForm<Draft>({
+    initial: toDraft(settings),
+    validate: draftErrors,
+    onInvalid: (errors) => toast.error(Object.values(errors)[0]),
+    submit: async (draft) => {
+      await saveSettings(settingsSchema.parse(fromDraft(draft)));
       toast.success('Settings saved successfully');
       // The page reloads a second later, so every screen picks up the new values.
       setTimeout(() => window.location.reload(), SETTINGS_RELOAD_DELAY_MS);
-    } catch (err) {
+    },
+    onError: (err) => {
       toast.error(errorMessage(err, 'Failed to save settings'));
-      setBusy(null);
-    }
-  }
+      return null;
+    },
+  });
+  // Saved: the form stays busy until the page reloads.
+  const saving = form.status !== 'idle';
+  const busy = saving || resetting;
+  const draft = form.values;
 
   async function onReset() {
-    setBusy('reset');
+    setResetting(true);
     try {
       const defaults = await resetSettings();
       queryClient.setQueryData(settingsKeys.all, defaults);
-      setDraft(toDraft(defaults));
-      setErrors({});
+      form.reset(toDraft(defaults));
       setConfirmReset(false);
       toast.success('Settings reset to defaults');
     } catch (err) {
       toast.error(errorMessage(err, 'Failed to reset settings'));
     } finally {
-      setBusy(null);
+      setResetting(false);
     }
   }
 
   return (
-    <form className="settings-layout" onSubmit={asyncHandler(onSave)} noValidate aria-labelledby="settings-title">
+    <form className="settings-layout" onSubmit={form.onSubmit} noValidate aria-labelledby="settings-title">
       <div className="section-head">
         <div>
           <h2 id="settings-title">System Settings</h2>
           <p className="muted">Changes apply to every user within a few seconds of saving.</p>
         </div>
         <div className="button-row">
-          <button type="button" className="btn btn-secondary" onClick={() => setConfirmReset(true)} disabled={busy !== null}>
+          <button type="button" className="btn btn-secondary" onClick={() => setConfirmReset(true)} disabled={busy}>
             Reset to Defaults
           </button>
-          <button type="submit" className="btn btn-primary" disabled={busy !== null}>
-            {busy === 'save' ? 'Saving…' : 'Save Settings'}
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {saving ? 'Saving…' : 'Save Settings'}
           </button>
         </div>
       </div>
@@ -276,58 +245,27 @@ export function SettingsTab() {
             <Fieldset key={section.title} title={section.title} description={section.description}>
               <div className="form-grid">
                 {section.numbers.map((n) => (
-                  <div className="field" key={n.field}>
-                    <label htmlFor={`setting-${n.field}`}>{n.label}</label>
-                    <input
-                      id={`setting-${n.field}`}
-                      type="number"
-                      min={n.min}
-                      max={n.max}
-                      step={n.step ?? 1}
-                      inputMode={n.step ? 'decimal' : 'numeric'}
-                      value={draft[n.field]}
-                      onChange={setNumber(n.field)}
-                      aria-invalid={errors[n.field] ? true : undefined}
-                      aria-describedby={`setting-${n.field}-hint${errors[n.field] ? ` setting-${n.field}-error` : ''}`}
-                    />
-                    <div id={`setting-${n.field}-hint`} className="field-hint">
-                      {n.hint}
-                    </div>
-                    {errors[n.field] && (
-                      <div id={`setting-${n.field}-error`} className="field-error" role="alert">
-                        {errors[n.field]}
-                      </div>
-                    )}
-                  </div>
+                  <Field
+                    key={n.field}
+                    id={`setting-${n.field}`}
+                    label={n.label}
+                    type="number"
+                    min={n.min}
+                    max={n.max}
+                    step={n.step ?? 1}
+                    inputMode={n.step ? 'decimal' : 'numeric'}
+                    hint={n.hint}
+                    {...form.field(n.field)}
+                  />
                 ))}
               </div>
               {section.flags.map((f) => (
-                <div className="setting-flag" key={f.field}>
-                  <label className="checkbox">
-                    <input
-                      type="checkbox"
-                      checked={draft[f.field]}
-                      onChange={setFlag(f.field)}
-                      aria-describedby={`setting-${f.field}-hint`}
-                    />{' '}
-                    {f.label}
-                  </label>
-                  <div id={`setting-${f.field}-hint`} className="field-hint">
-                    {f.hint}
-                  </div>
-                </div>
+                <CheckboxField key={f.field} id={`setting-${f.field}`} label={f.label} hint={f.hint} {...form.checkbox(f.field)} />
               ))}
             </Fieldset>
           ))}
           <MailStatus />
-          <PaymentSettingsSection
-            draft={draft.payments}
-            errors={errors}
-            onChange={(payments) => {
-              setDraft({ ...draft, payments });
-              setErrors((all) => Object.fromEntries(Object.entries(all).filter(([key]) => !key.startsWith('payments.'))));
-            }}
-          />
+          <PaymentSettingsSection form={form} />
         </div>
 
         <Card title="Configuration Summary" className="settings-summary">
@@ -350,28 +288,21 @@ export function SettingsTab() {
         </Card>
       </div>
 
-      <Modal
-        open={confirmReset}
-        size="sm"
-        title="Reset to Defaults"
-        onClose={() => setConfirmReset(false)}
-        busy={busy === 'reset'}
-        footer={
-          <ModalActions
-            onCancel={() => setConfirmReset(false)}
-            busy={busy === 'reset'}
-            label="Reset Settings"
-            busyLabel="Resetting…"
-            tone="danger"
-            onAct={asyncHandler(onReset)}
-          />
-        }
-      >
-        <p>Every setting returns to its default value, and takes effect at once.</p>
-        <p>
-          <strong>This action cannot be undone.</strong>
-        </p>
-      </Modal>
+      {confirmReset && (
+        <ConfirmModal
+          title="Reset to Defaults"
+          confirmLabel="Reset Settings"
+          busyLabel="Resetting…"
+          busy={resetting}
+          onConfirm={asyncHandler(onReset)}
+          onClose={() => setConfirmReset(false)}
+        >
+          <p>Every setting returns to its default value, and takes effect at once.</p>
+          <p>
+            <strong>This action cannot be undone.</strong>
+          </p>
+        </ConfirmModal>
+      )}
     </form>
   );
 }

@@ -5,6 +5,7 @@ import type { User } from '@schemas/entities';
 import { RoleBadge, RoleOptions } from '../../../components/users/roles';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
+import { Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
 import { Spinner } from '../../../components/ui/spinner';
@@ -116,33 +117,30 @@ export function UsersTab() {
       </div>
 
       <div className="filters">
-        <div className="field grow">
-          <label htmlFor="user-search">Search users</label>
-          <input
-            id="user-search"
-            type="search"
-            placeholder="Username or email starts with…"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setPage(1);
-            }}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="user-role-filter">Role</label>
-          <select
-            id="user-role-filter"
-            value={role}
-            onChange={(e) => {
-              setRole(e.target.value as UsersQuery['role']);
-              setPage(1);
-            }}
-          >
-            <option value="">All roles</option>
-            <RoleOptions />
-          </select>
-        </div>
+        <Field
+          label="Search users"
+          id="user-search"
+          className="grow"
+          type="search"
+          placeholder="Username or email starts with…"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.target.value);
+            setPage(1);
+          }}
+        />
+        <SelectField
+          label="Role"
+          id="user-role-filter"
+          value={role}
+          onChange={(e) => {
+            setRole(e.target.value as UsersQuery['role']);
+            setPage(1);
+          }}
+        >
+          <option value="">All roles</option>
+          <RoleOptions />
+        </SelectField>
       </div>
 
       {users.isPending ? (
