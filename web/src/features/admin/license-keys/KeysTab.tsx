@@ -9,7 +9,7 @@ import { CopyButton } from '../../../components/ui/copy-button';
 import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
-import { Spinner } from '../../../components/ui/spinner';
+import { QueryState } from '../../../components/ui/query-state';
 import { EXPIRY_WARNING_DAYS } from '../../../lib/constants';
 import { useDebounced } from '../../../lib/debounce';
 import { formatDate, formatCredits } from '../../../lib/format';
@@ -240,40 +240,39 @@ export function KeysTab() {
         onChange={(e) => toggleAll(e.target.checked)}
       />
 
-      {keys.isPending ? (
-        <div className="panel-loading">
-          <Spinner label="Loading license keys…" />
-        </div>
-      ) : keys.isError && !keys.data ? (
-        <EmptyState title="Failed to load data" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => void keys.refetch()}>
-            Try again
-          </button>
-        </EmptyState>
-      ) : list.length === 0 ? (
-        <EmptyState title="No license keys found" icon="🔑">
-          <p className="muted">
-            {search || status
-              ? 'No key matches these filters.'
-              : isOwner
-                ? 'Generate keys or sell some, and they appear here.'
-                : 'Keys you buy for your customers appear here.'}
-          </p>
-        </EmptyState>
-      ) : (
-        <ul className="admin-key-grid" aria-busy={keys.isFetching}>
-          {list.map((k) => (
-            <KeyCard
-              key={k._id}
-              licenseKey={k}
-              isOwner={isOwner}
-              selected={selected.has(k._id)}
-              onSelect={(on) => toggle(k._id, on)}
-              open={setDialog}
-            />
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={keys}
+        loading="Loading license keys…"
+        failed="Failed to load data"
+        keepDataOnError
+        isEmpty={(data) => data.keys.length === 0}
+        empty={
+          <EmptyState title="No license keys found" icon="🔑">
+            <p className="muted">
+              {search || status
+                ? 'No key matches these filters.'
+                : isOwner
+                  ? 'Generate keys or sell some, and they appear here.'
+                  : 'Keys you buy for your customers appear here.'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul className="admin-key-grid" aria-busy={keys.isFetching}>
+            {data.keys.map((k) => (
+              <KeyCard
+                key={k._id}
+                licenseKey={k}
+                isOwner={isOwner}
+                selected={selected.has(k._id)}
+                onSelect={(on) => toggle(k._id, on)}
+                open={setDialog}
+              />
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {keys.data && <Pagination page={page} totalPages={keys.data.totalPages} onChange={setPage} disabled={keys.isFetching} />}
 
       {dialog?.kind === 'details' && <KeyDetailsModal licenseKey={dialog.key} canManage={isOwner} onClose={() => setDialog(null)} />}

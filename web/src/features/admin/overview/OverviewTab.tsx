@@ -4,9 +4,9 @@ import { useEffect } from 'react';
 import type { AdminStats } from '@schemas/entities';
 import { RoleBadge, ROLE_TONES } from '../../../components/users/roles';
 import { Badge, type BadgeTone } from '../../../components/ui/badge';
-import { Card, EmptyState, StatCard } from '../../../components/ui/card';
+import { Card, StatCard } from '../../../components/ui/card';
 import { Icon, type IconName } from '../../../components/ui/icons';
-import { Spinner } from '../../../components/ui/spinner';
+import { QueryState } from '../../../components/ui/query-state';
 import { formatCredits, formatDate, formatDateTime, formatUsd } from '../../../lib/format';
 import { useCurrentUser } from '../../../lib/session';
 import { useSelectTab, type TabId } from '../tabs';
@@ -154,43 +154,35 @@ export function OverviewTab() {
 
   return (
     <div className="admin-overview">
-      {stats.isPending ? (
-        <div className="panel-loading">
-          <Spinner label="Loading statistics…" />
-        </div>
-      ) : stats.data ? (
-        <>
-          <Figures stats={stats.data} />
-          <div className="two-columns">
-            <BarList
-              title="Users by Role"
-              rows={(['user', 'reseller', 'owner'] as const).map((role) => ({
-                label: role,
-                value: stats.data.usersByRole[role] ?? 0,
-                tone: ROLE_TONES[role],
-              }))}
-            />
-            <BarList
-              title="Keys by Status"
-              rows={(['available', 'used', 'expired', 'revoked'] as const).map((s) => ({
-                label: keyStatusLabel(s),
-                value: stats.data.keysByStatus[s] ?? 0,
-                tone: keyStatusTone(s),
-              }))}
-            />
-          </div>
-          <div className="two-columns">
-            {isOwner && <RecentUsers stats={stats.data} />}
-            <RecentKeys stats={stats.data} />
-          </div>
-        </>
-      ) : (
-        <EmptyState title="Statistics are unavailable right now" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => void stats.refetch()}>
-            Try again
-          </button>
-        </EmptyState>
-      )}
+      <QueryState query={stats} loading="Loading statistics…" failed="Statistics are unavailable right now" keepDataOnError>
+        {(data) => (
+          <>
+            <Figures stats={data} />
+            <div className="two-columns">
+              <BarList
+                title="Users by Role"
+                rows={(['user', 'reseller', 'owner'] as const).map((role) => ({
+                  label: role,
+                  value: data.usersByRole[role] ?? 0,
+                  tone: ROLE_TONES[role],
+                }))}
+              />
+              <BarList
+                title="Keys by Status"
+                rows={(['available', 'used', 'expired', 'revoked'] as const).map((s) => ({
+                  label: keyStatusLabel(s),
+                  value: data.keysByStatus[s] ?? 0,
+                  tone: keyStatusTone(s),
+                }))}
+              />
+            </div>
+            <div className="two-columns">
+              {isOwner && <RecentUsers stats={data} />}
+              <RecentKeys stats={data} />
+            </div>
+          </>
+        )}
+      </QueryState>
 
       <div className="two-columns">
         <Card title="Quick Actions">

@@ -6,7 +6,7 @@ import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
 import { Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
-import { Spinner } from '../../../components/ui/spinner';
+import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
 import { ADMIN_CARD_FEATURES } from '../../../lib/constants';
 import { formatCredits } from '../../../lib/format';
@@ -157,29 +157,28 @@ export function ProductsTab() {
         </SelectField>
       </div>
 
-      {products.isPending ? (
-        <div className="panel-loading">
-          <Spinner label="Loading products…" />
-        </div>
-      ) : products.isError && !products.data ? (
-        <EmptyState title="Failed to load products" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => void products.refetch()}>
-            Try again
-          </button>
-        </EmptyState>
-      ) : shown.length === 0 ? (
-        <EmptyState title="No products found" icon="📦">
-          <p className="muted">
-            {products.data.length > 0 ? 'No product matches these filters.' : 'Create the first product to start selling keys.'}
-          </p>
-        </EmptyState>
-      ) : (
-        <ul className="admin-product-grid">
-          {shown.map((p) => (
-            <ProductCard key={p._id} product={p} open={setDialog} />
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={products}
+        loading="Loading products…"
+        failed="Failed to load products"
+        keepDataOnError
+        isEmpty={() => shown.length === 0}
+        empty={
+          <EmptyState title="No products found" icon="📦">
+            <p className="muted">
+              {products.data?.length ? 'No product matches these filters.' : 'Create the first product to start selling keys.'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {() => (
+          <ul className="admin-product-grid">
+            {shown.map((p) => (
+              <ProductCard key={p._id} product={p} open={setDialog} />
+            ))}
+          </ul>
+        )}
+      </QueryState>
 
       {dialog?.kind === 'create' && <ProductFormModal product={null} onClose={close} />}
       {dialog?.kind === 'edit' && <ProductFormModal product={dialog.product} onClose={close} />}

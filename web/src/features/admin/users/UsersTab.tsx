@@ -8,7 +8,7 @@ import { EmptyState } from '../../../components/ui/card';
 import { Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
-import { Spinner } from '../../../components/ui/spinner';
+import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
 import { useDebounced } from '../../../lib/debounce';
 import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../../lib/format';
@@ -97,7 +97,6 @@ export function UsersTab() {
   }, [users.isError]);
 
   const close = () => setDialog(null);
-  const list = users.data?.users ?? [];
 
   return (
     <section aria-labelledby="users-title" className="admin-section">
@@ -143,27 +142,26 @@ export function UsersTab() {
         </SelectField>
       </div>
 
-      {users.isPending ? (
-        <div className="panel-loading">
-          <Spinner label="Loading users…" />
-        </div>
-      ) : users.isError && !users.data ? (
-        <EmptyState title="Failed to load users" icon="⚠">
-          <button type="button" className="btn btn-secondary" onClick={() => void users.refetch()}>
-            Try again
-          </button>
-        </EmptyState>
-      ) : list.length === 0 ? (
-        <EmptyState title="No users found">
-          <p className="muted">{search || role ? 'No account matches these filters.' : 'There are no accounts yet.'}</p>
-        </EmptyState>
-      ) : (
-        <ul className="user-grid" aria-busy={users.isFetching}>
-          {list.map((u) => (
-            <UserCard key={u._id} user={u} isSelf={u._id === me._id} open={setDialog} />
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={users}
+        loading="Loading users…"
+        failed="Failed to load users"
+        keepDataOnError
+        isEmpty={(data) => data.users.length === 0}
+        empty={
+          <EmptyState title="No users found">
+            <p className="muted">{search || role ? 'No account matches these filters.' : 'There are no accounts yet.'}</p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul className="user-grid" aria-busy={users.isFetching}>
+            {data.users.map((u) => (
+              <UserCard key={u._id} user={u} isSelf={u._id === me._id} open={setDialog} />
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {users.data && <Pagination page={page} totalPages={users.data.totalPages} onChange={setPage} disabled={users.isFetching} />}
 
       <CreateUserModal open={dialog?.kind === 'create'} onClose={close} />
