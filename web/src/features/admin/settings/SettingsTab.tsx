@@ -7,7 +7,7 @@ import { Badge } from '../../../components/ui/badge';
 import { Card, EmptyState } from '../../../components/ui/card';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CheckboxField, Field } from '../../../components/ui/field';
-import { PageSpinner } from '../../../components/ui/spinner';
+import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { asyncHandler } from '../../../lib/async-handler';
@@ -169,18 +169,12 @@ export function SettingsTab() {
       </EmptyState>
     );
   }
-  if (settings.isError && !settings.data) {
-    return (
-      <EmptyState title="Failed to load settings" icon="⚠">
-        <button type="button" className="btn btn-secondary" onClick={() => void settings.refetch()}>
-          Try again
-        </button>
-      </EmptyState>
-    );
-  }
-  if (!settings.data) return <PageSpinner label="Loading settings…" />;
   // The form starts from the settings as loaded; after that the copy is the owner's until saved or reset.
-  return <SettingsForm settings={settings.data} />;
+  return (
+    <QueryState query={settings} loading="Loading settings…" failed="Failed to load settings" keepDataOnError>
+      {(data) => <SettingsForm settings={data} />}
+    </QueryState>
+  );
 }
 
 function SettingsForm({ settings }: { settings: Settings }) {
