@@ -5,6 +5,7 @@ import type { AdminStats } from '@schemas/entities';
 import { RoleBadge, ROLE_TONES } from '../../../components/users/roles';
 import { Badge, type BadgeTone } from '../../../components/ui/badge';
 import { Card, StatCard } from '../../../components/ui/card';
+import { ChartCard } from '../../../components/ui/chart-card';
 import { Icon, type IconName } from '../../../components/ui/icons';
 import { QueryState } from '../../../components/ui/query-state';
 import { formatCredits, formatDate, formatDateTime, formatUsd } from '../../../lib/format';
@@ -32,7 +33,7 @@ export const keyStatusLabel = (status: string) => (status === 'used' ? 'Active' 
 function BarList({ title, rows }: { title: string; rows: { label: string; value: number; tone: BadgeTone }[] }) {
   const total = rows.reduce((sum, r) => sum + r.value, 0);
   return (
-    <Card title={title}>
+    <ChartCard title={title} className="bar-chart">
       <ul className="bar-list">
         {rows.map((row) => {
           const share = total ? Math.round((row.value / total) * 100) : 0;
@@ -51,7 +52,7 @@ function BarList({ title, rows }: { title: string; rows: { label: string; value:
           );
         })}
       </ul>
-    </Card>
+    </ChartCard>
   );
 }
 
