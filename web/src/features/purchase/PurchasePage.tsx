@@ -1,7 +1,7 @@
 // /purchase: choose a product and a duration, buy, and get the key on a success card.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import type { Product, PurchaseReceipt } from '@schemas/entities';
+import type { PurchaseReceipt } from '@schemas/entities';
 import { isOfferedDuration, quote } from '@schemas/products';
 import { Card, EmptyState } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
@@ -12,12 +12,11 @@ import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
 import { DurationPicker } from '../../components/purchase/DurationPicker';
 import { PriceBreakdown } from '../../components/purchase/PriceBreakdown';
+import { ProductOptions } from '../../components/purchase/ProductOptions';
 import { ReceiptCard } from '../../components/purchase/ReceiptCard';
 import { useProducts } from '../../lib/products';
 import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { asyncHandler } from '../../lib/async-handler';
-
-const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 
 export function PurchasePage() {
   const user = useCurrentUser()!;
@@ -98,11 +97,7 @@ export function PurchasePage() {
                     disabled={purchase.isPending || !products.data?.length}
                   >
                     <option value="">{products.data?.length ? 'Select a product' : 'No products available'}</option>
-                    {products.data?.map((p) => (
-                      <option key={p._id} value={p._id}>
-                        {productLabel(p)}
-                      </option>
-                    ))}
+                    <ProductOptions products={products.data ?? []} />
                   </select>
                 </div>
                 {product && (

@@ -6,6 +6,7 @@ import type { LicenseKey } from '@schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CopyButton } from '../../../components/ui/copy-button';
+import { Detail } from '../../../components/ui/detail';
 import { TextAreaField } from '../../../components/ui/field';
 import { FormModal } from '../../../components/ui/form-modal';
 import { Modal } from '../../../components/ui/modal';
@@ -25,15 +26,6 @@ const METHOD_LABELS: Record<LicenseKey['metadata']['generationMethod'], string> 
   reseller: 'Sold by a reseller',
   direct: 'Direct purchase',
 };
-
-function Detail({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
 
 export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey: LicenseKey; canManage: boolean; onClose: () => void }) {
   const [key, setKey] = useState(licenseKey);

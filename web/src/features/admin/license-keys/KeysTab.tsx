@@ -6,6 +6,7 @@ import type { KeyStatus, LicenseKey } from '@schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
+import { Detail } from '../../../components/ui/detail';
 import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
@@ -70,32 +71,14 @@ function KeyCard({
         <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
       </div>
       <dl className="key-details">
-        <div>
-          <dt>Owner</dt>
-          <dd>{k.purchasedBy?.username ?? <span className="muted">Unsold</span>}</dd>
-        </div>
-        <div>
-          <dt>Created by</dt>
-          <dd>{k.createdBy?.username ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>{formatDate(k.createdAt)}</dd>
-        </div>
-        <div>
-          <dt>Expires</dt>
-          <dd>{k.expiresAt ? formatDate(k.expiresAt) : `${k.duration}d after activation`}</dd>
-        </div>
-        <div>
-          <dt>Price</dt>
-          <dd>{formatCredits(k.purchasePrice)} credits</dd>
-        </div>
-        <div>
-          <dt>Devices</dt>
-          <dd>
-            {k.activations.length} / {k.maxActivations}
-          </dd>
-        </div>
+        <Detail label="Owner">{k.purchasedBy?.username ?? <span className="muted">Unsold</span>}</Detail>
+        <Detail label="Created by">{k.createdBy?.username ?? '—'}</Detail>
+        <Detail label="Created">{formatDate(k.createdAt)}</Detail>
+        <Detail label="Expires">{k.expiresAt ? formatDate(k.expiresAt) : `${k.duration}d after activation`}</Detail>
+        <Detail label="Price">{formatCredits(k.purchasePrice)} credits</Detail>
+        <Detail label="Devices">
+          {k.activations.length} / {k.maxActivations}
+        </Detail>
       </dl>
       <div className="user-card-actions">
         <button

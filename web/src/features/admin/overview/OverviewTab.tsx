@@ -6,6 +6,7 @@ import { RoleBadge, ROLE_TONES } from '../../../components/users/roles';
 import { Badge, type BadgeTone } from '../../../components/ui/badge';
 import { Card, StatCard } from '../../../components/ui/card';
 import { ChartCard } from '../../../components/ui/chart-card';
+import { Detail } from '../../../components/ui/detail';
 import { Icon, type IconName } from '../../../components/ui/icons';
 import { QueryState } from '../../../components/ui/query-state';
 import { formatCredits, formatDate, formatDateTime, formatUsd } from '../../../lib/format';
@@ -198,24 +199,12 @@ export function OverviewTab() {
         </Card>
         <Card title="System Information">
           <dl className="info-list">
-            <div>
-              <dt>Role</dt>
-              <dd>
-                <RoleBadge role={user.role} />
-              </dd>
-            </div>
-            <div>
-              <dt>Credits</dt>
-              <dd>{formatCredits(user.credits)}</dd>
-            </div>
-            <div>
-              <dt>USD Balance</dt>
-              <dd>{formatUsd(user.balance)}</dd>
-            </div>
-            <div>
-              <dt>Last Login</dt>
-              <dd>{user.lastLogin ? formatDateTime(user.lastLogin) : 'N/A'}</dd>
-            </div>
+            <Detail label="Role">
+              <RoleBadge role={user.role} />
+            </Detail>
+            <Detail label="Credits">{formatCredits(user.credits)}</Detail>
+            <Detail label="USD Balance">{formatUsd(user.balance)}</Detail>
+            <Detail label="Last Login">{user.lastLogin ? formatDateTime(user.lastLogin) : 'N/A'}</Detail>
           </dl>
         </Card>
       </div>

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { Product, ProductType } from '@schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
+import { Detail } from '../../../components/ui/detail';
 import { Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { QueryState } from '../../../components/ui/query-state';
@@ -16,15 +17,6 @@ import { useAllProducts } from './api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'delete'; product: Product } | null;
-
-function Stat({ label, value }: { label: string; value: number }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd>{formatCredits(value)}</dd>
-    </div>
-  );
-}
 
 function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog) => void }) {
   return (
@@ -49,25 +41,16 @@ function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog)
       <p className="product-description">{p.description}</p>
       <FeatureList features={p.features} shown={ADMIN_CARD_FEATURES} />
       <dl className="product-costs">
-        <div>
-          <dt>Base cost</dt>
-          <dd>{formatCredits(p.baseCreditCost)} credits</dd>
-        </div>
-        <div>
-          <dt>Per day</dt>
-          <dd>{formatCredits(p.creditsPerDay)} credits</dd>
-        </div>
-        <div>
-          <dt>Devices per key</dt>
-          <dd>{p.maxActivations}</dd>
-        </div>
+        <Detail label="Base cost">{formatCredits(p.baseCreditCost)} credits</Detail>
+        <Detail label="Per day">{formatCredits(p.creditsPerDay)} credits</Detail>
+        <Detail label="Devices per key">{p.maxActivations}</Detail>
       </dl>
       <dl className="product-stats" aria-label={`${p.name} statistics`}>
-        <Stat label="Generated" value={p.stats.totalGenerated} />
+        <Detail label="Generated">{formatCredits(p.stats.totalGenerated)}</Detail>
         {/* Keys sold and revenue come to the owner only (this tab is the owner's). */}
-        <Stat label="Sold" value={p.stats.totalSold ?? 0} />
-        <Stat label="Revenue" value={p.stats.revenue ?? 0} />
-        <Stat label="Activations" value={p.stats.totalActivations} />
+        <Detail label="Sold">{formatCredits(p.stats.totalSold ?? 0)}</Detail>
+        <Detail label="Revenue">{formatCredits(p.stats.revenue ?? 0)}</Detail>
+        <Detail label="Activations">{formatCredits(p.stats.totalActivations)}</Detail>
       </dl>
       <div className="user-card-actions">
         <button

@@ -14,6 +14,7 @@ import { useDebounced } from '../../../lib/debounce';
 import { formatCredits } from '../../../lib/format';
 import { useIdempotencyKey } from '../../../lib/idempotency';
 import { DurationPicker } from '../../../components/purchase/DurationPicker';
+import { ProductOptions } from '../../../components/purchase/ProductOptions';
 import { ReceiptCard } from '../../../components/purchase/ReceiptCard';
 import { useProducts } from '../../../lib/products';
 import { purchaseErrorMessage } from '../../../lib/purchase';
@@ -25,7 +26,6 @@ import { asyncHandler } from '../../../lib/async-handler';
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
 const credits = (n: number) => `${formatCredits(n)} ${n === 1 ? 'credit' : 'credits'}`;
-const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 
 function CostBreakdown({
   product,
@@ -205,11 +205,7 @@ export function DirectPurchaseTab() {
           ) : (
             <select id={productFieldId} value={productId} onChange={(e) => chooseProduct(e.target.value)} disabled={!products.data?.length}>
               <option value="">{products.data?.length ? 'Choose a product…' : 'No products available'}</option>
-              {products.data?.map((p) => (
-                <option key={p._id} value={p._id}>
-                  {productLabel(p)}
-                </option>
-              ))}
+              <ProductOptions products={products.data ?? []} />
             </select>
           )}
         </div>

@@ -6,6 +6,7 @@ import { settingsSchema, type Settings } from '@schemas/settings';
 import { Badge } from '../../../components/ui/badge';
 import { Card, EmptyState } from '../../../components/ui/card';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
+import { Detail } from '../../../components/ui/detail';
 import { CheckboxField, Field } from '../../../components/ui/field';
 import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
@@ -264,20 +265,11 @@ function SettingsForm({ settings }: { settings: Settings }) {
 
         <Card title="Configuration Summary" className="settings-summary">
           <dl className="info-list">
-            <div>
-              <dt>Exchange rate</dt>
-              <dd>1 USD = {draft.usdToCreditRate || '—'} credits</dd>
-            </div>
-            <div>
-              <dt>Max generation</dt>
-              <dd>{draft.maxKeysPerGeneration || '—'} keys</dd>
-            </div>
-            <div>
-              <dt>Status</dt>
-              <dd>
-                <Badge tone={draft.maintenanceMode ? 'yellow' : 'green'}>{draft.maintenanceMode ? 'Maintenance' : 'Active'}</Badge>
-              </dd>
-            </div>
+            <Detail label="Exchange rate">1 USD = {draft.usdToCreditRate || '—'} credits</Detail>
+            <Detail label="Max generation">{draft.maxKeysPerGeneration || '—'} keys</Detail>
+            <Detail label="Status">
+              <Badge tone={draft.maintenanceMode ? 'yellow' : 'green'}>{draft.maintenanceMode ? 'Maintenance' : 'Active'}</Badge>
+            </Detail>
           </dl>
         </Card>
       </div>

@@ -5,6 +5,7 @@ import type { User } from '@schemas/entities';
 import { RoleBadge, RoleOptions } from '../../../components/users/roles';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
+import { Detail } from '../../../components/ui/detail';
 import { Field, SelectField } from '../../../components/ui/field';
 import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
@@ -35,22 +36,10 @@ function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (
         <div className="muted small user-email">{user.email}</div>
       </div>
       <dl className="user-card-figures">
-        <div>
-          <dt>Balance</dt>
-          <dd>{formatUsd(user.balance)}</dd>
-        </div>
-        <div>
-          <dt>Credits</dt>
-          <dd>{formatCredits(user.credits)}</dd>
-        </div>
-        <div>
-          <dt>Joined</dt>
-          <dd>{formatDate(user.createdAt)}</dd>
-        </div>
-        <div>
-          <dt>Last login</dt>
-          <dd>{formatRelativeTime(user.lastLogin)}</dd>
-        </div>
+        <Detail label="Balance">{formatUsd(user.balance)}</Detail>
+        <Detail label="Credits">{formatCredits(user.credits)}</Detail>
+        <Detail label="Joined">{formatDate(user.createdAt)}</Detail>
+        <Detail label="Last login">{formatRelativeTime(user.lastLogin)}</Detail>
       </dl>
       <div className="user-card-actions">
         <button
