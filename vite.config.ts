@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { SCALAR_BUNDLE_PATH } from './worker/lib/api-reference-bundle.ts';
+import { SCALAR_BUNDLE_PATH } from './worker/platform/api-reference-bundle.ts';
 
 /**
  * Emits Scalar's standalone browser bundle for the API reference page (/api/docs) as a plain asset:
@@ -24,7 +24,6 @@ function scalarBundle(): Plugin {
 export default defineConfig({
   root: 'web',
   plugins: [react(), scalarBundle()],
-  resolve: { alias: { '@schemas': path.resolve(import.meta.dirname, 'worker/schemas') } },
   build: { outDir: '../dist/client', emptyOutDir: true, sourcemap: false },
   server: { proxy: { '/api': 'http://127.0.0.1:8787' } },
 });

@@ -48,7 +48,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: 'worker',
-            include: ['worker/test/**/*.test.ts'],
+            include: ['worker/**/*.test.ts'],
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
@@ -59,7 +59,6 @@ export default defineConfig(async () => {
         {
           // The web app's logic (hooks, forms, the session, price and CSV math) in a simulated DOM.
           plugins: [react()],
-          resolve: { alias: { '@schemas': path.join(import.meta.dirname, 'worker/schemas') } },
           test: {
             name: 'web',
             include: ['web/test/**/*.test.{ts,tsx}'],

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { generateSpecs } from 'hono-openapi';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { app } from '../worker/app';
-import { finishDocument, OPENAPI_OPTIONS } from '../worker/lib/openapi';
+import { finishDocument, OPENAPI_OPTIONS } from '../worker/platform/openapi';
 
 const root = path.join(import.meta.dirname, '..');
 export const DOCUMENT_PATH = path.join(root, 'docs/openapi.json');

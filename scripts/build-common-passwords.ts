@@ -17,5 +17,5 @@ const source = [
   `export const COMMON_PASSWORDS_TEXT = \`${list.join('\n').replace(/[\\`]|\$\{/g, (m) => `\\${m}`)}\`;`,
   '',
 ].join('\n');
-writeFileSync(path.join(ROOT, 'worker', 'schemas', 'common-passwords.data.ts'), source);
+writeFileSync(path.join(ROOT, 'worker', 'modules', 'accounts', 'schemas', 'common-passwords.data.ts'), source);
 console.log(`Wrote ${list.length} passwords.`);

@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { createDb } from '../worker/db/client';
-import { users } from '../worker/db/schema';
-import { createUser } from '../worker/domain/users';
-import { passwordProblem } from '../worker/schemas/password-policy';
+import { createDb } from '../worker/platform/db/client';
+import { users } from '../worker/platform/db/schema';
+import { createUser } from '../worker/modules/accounts/users';
+import { passwordProblem } from '../worker/modules/accounts/schemas/password-policy';
 import { generateLicenseSigningKey } from './secrets';
 
 export { freePort } from './free-port';

@@ -1,9 +1,9 @@
 // Signing in and out, who am I, and API tokens for scripts.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createApiTokenSchema } from '../../worker/schemas/api-tokens';
-import { emailSchema } from '../../worker/schemas/auth';
-import type { ApiToken, LoginResponse } from '../../worker/schemas/entities';
+import { createApiTokenSchema } from '../../worker/modules/accounts/schemas/api-tokens';
+import { emailSchema } from '../../worker/modules/accounts/schemas/auth';
+import type { ApiToken, LoginResponse } from '../../worker/platform/schemas/entities';
 import { configPath, DEFAULT_URL, parseBaseUrl, readConfig, writeConfig } from '../lib/config';
 import { contextOf } from '../lib/context';
 import { ApiError, UsageError } from '../lib/errors';

@@ -3,9 +3,9 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
-import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
-import type { LicenseKey } from '../../worker/schemas/entities';
-import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
+import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
+import type { LicenseKey } from '../../worker/platform/schemas/entities';
+import { MAX_PAGE_SIZE } from '../../worker/modules/keys/schemas/keys';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';
@@ -13,6 +13,7 @@ import { findKey, findProduct } from '../lib/lookup';
 import { notice, rowWriter, shortDate, success, type Column, type Format } from '../lib/output';
 import { progressBar } from '../lib/progress';
 import { parseWith, wholeNumber } from '../lib/validate';
+import { KEY_STATUSES } from '../../worker/platform/vocabulary';
 
 /** Beyond this a single command is more likely a typo than a plan (a million keys is 1,000 requests at the largest limit). */
 const MAX_QUANTITY = 1_000_000;

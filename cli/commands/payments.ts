@@ -1,10 +1,11 @@
 // Card top-ups (owner): every payment, page after page, as a table, CSV or JSON.
 import { Option, type Command } from 'commander';
-import { PAYMENT_STATUSES, type Payment } from '../../worker/schemas/payments';
+import { type Payment } from '../../worker/modules/billing/schemas/payments';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { rowWriter, shortDate, type Column } from '../lib/output';
 import { progressBar, writeAllPages } from '../lib/progress';
+import { PAYMENT_STATUSES } from '../../worker/platform/vocabulary';
 
 const PAGE_SIZE = 100;
 

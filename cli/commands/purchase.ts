@@ -2,8 +2,8 @@
 // customer (or, with --free, nobody).
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { purchaseForUserSchema } from '../../worker/schemas/admin-keys';
-import { MAX_DURATION_DAYS } from '../../worker/schemas/products';
+import { purchaseForUserSchema } from '../../worker/modules/keys/schemas/admin-keys';
+import { MAX_DURATION_DAYS } from '../../worker/modules/catalog/schemas';
 import { contextOf } from '../lib/context';
 import { findProduct, findUserId } from '../lib/lookup';
 import { printRecord, success } from '../lib/output';

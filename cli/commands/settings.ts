@@ -2,7 +2,7 @@
 // replaces the whole document, so `set` reads it, changes the named fields and validates the
 // result with the server's schema before sending it.
 import type { Command } from 'commander';
-import { DEFAULT_PAYMENT_SETTINGS, settingsSchema, type PaymentSettings, type Settings } from '../../worker/schemas/settings';
+import { DEFAULT_PAYMENT_SETTINGS, settingsSchema, type PaymentSettings, type Settings } from '../../worker/modules/settings/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';

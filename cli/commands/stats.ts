@@ -1,7 +1,7 @@
 // The figures of the admin Overview (owner: the whole system; reseller: their own), or a plain
 // user's own dashboard figures.
 import type { Command } from 'commander';
-import type { AdminStats } from '../../worker/schemas/entities';
+import type { AdminStats } from '../../worker/platform/schemas/entities';
 import { contextOf } from '../lib/context';
 import { ApiError } from '../lib/errors';
 import { printRecord } from '../lib/output';

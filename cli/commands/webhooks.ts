@@ -1,6 +1,11 @@
 // Outbound webhooks (owner): the endpoints, a test event, and each endpoint's deliveries.
 import type { Command } from 'commander';
-import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../../worker/schemas/webhooks';
+import {
+  createWebhookSchema,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '../../worker/modules/webhooks/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { notice, printRecord, rowWriter, shortDate, success, type Column } from '../lib/output';

@@ -1,6 +1,6 @@
 // Commands name things the way a person does (a product's keyTag, a user's email or username, a
 // license key itself); the API wants ids. These turn one into the other, or fail clearly.
-import type { LicenseKey, Product } from '../../worker/schemas/entities';
+import type { LicenseKey, Product } from '../../worker/platform/schemas/entities';
 import { CliError } from './errors';
 import type { Client } from './http';
 import { MONGO_LIKE_ID } from './validate';

@@ -2,7 +2,7 @@
 // resolve to the document's templates segment by segment. These assertions are checked by
 // `npm run typecheck`; the test itself only keeps them in a file vitest runs.
 import { describe, expectTypeOf, it } from 'vitest';
-import type { AnswerBody, PathPattern, QueryParams, RequestBody, Schemas, TemplateOf, TestAnswerBody } from '../schemas/api-client';
+import type { AnswerBody, PathPattern, QueryParams, RequestBody, Schemas, TemplateOf, TestAnswerBody } from '../platform/api-client';
 
 describe('the API client types', () => {
   it('match a concrete path to its template, one segment per parameter', () => {

@@ -2,11 +2,11 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
-import type { Role } from '@schemas/entities';
 import { PageSpinner } from '../components/ui/spinner';
 import { MaintenanceScreen } from '../features/site-status/MaintenanceScreen';
 import { maintenanceAtom } from '../lib/maintenance';
 import { clearSession, tokenAtom, useProfile } from '../lib/session';
+import { type Role } from '../../../worker/platform/vocabulary';
 
 export function RequireAuth({ roles, children }: { roles?: Role[]; children: ReactNode }) {
   const token = useAtomValue(tokenAtom);

@@ -1,5 +1,5 @@
-import type { Role } from '@schemas/entities';
 import type { IconName } from '../components/ui/icons';
+import { type Role } from '../../../worker/platform/vocabulary';
 
 export type NavItem = { to: string; label: string; icon: IconName };
 

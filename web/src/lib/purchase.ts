@@ -1,7 +1,7 @@
 // Buying a key: the call, what it refreshes afterwards, and how a refusal reads. The shop, the
 // purchase page and the admin panel's direct purchase share it.
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { PurchaseShortfall, User } from '@schemas/entities';
+import type { PurchaseShortfall, User } from '../../../worker/platform/schemas/entities';
 import { api, ApiError, errorMessage } from './api';
 import { formatCredits } from './format';
 import { sharedKeys } from './query-keys';

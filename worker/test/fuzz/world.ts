@@ -2,8 +2,8 @@
 // everything a refused request must leave alone. It lives in FUZZ_DB, which no other file touches,
 // so a difference between two snapshots was made by the fuzz test's own request.
 import { env } from 'cloudflare:test';
-import { clearSettingsCache } from '../../lib/settings';
-import { DEFAULT_SETTINGS } from '../../schemas/settings';
+import { clearSettingsCache } from '../../modules/settings/store';
+import { DEFAULT_SETTINGS } from '../../modules/settings/schemas';
 import { TEST_PASSWORD } from '../helpers';
 import { sandbox, type Sandbox } from '../sandbox';
 import { uniqueTag } from '../shop-helpers';

@@ -1,7 +1,8 @@
 // A payment's state in words and colour, with refunds and disputes marked.
-import type { Payment, PaymentStatus } from '@schemas/payments';
+import type { Payment } from '../../../../worker/modules/billing/schemas/payments';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { formatUsd } from '../../lib/format';
+import { type PaymentStatus } from '../../../../worker/platform/vocabulary';
 
 export const PAYMENT_STATUS_LABELS: Record<PaymentStatus, string> = {
   pending: 'Pending',

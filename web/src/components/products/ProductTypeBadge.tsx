@@ -1,6 +1,5 @@
-import type { ProductType } from '@schemas/entities';
-import { PRODUCT_TYPES } from '@schemas/products';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
+import { PRODUCT_TYPES, type ProductType } from '../../../../worker/platform/vocabulary';
 
 const TONES: Record<ProductType, BadgeTone> = { software: 'blue', game: 'purple', service: 'green', other: 'gray' };
 

@@ -1,6 +1,6 @@
 // The duration of a key: a slider over the product's day range and a box for an exact number.
 import { useId, useState } from 'react';
-import type { Product } from '@schemas/entities';
+import type { Product } from '../../../../worker/platform/schemas/entities';
 
 const plural = (n: number) => `${n} ${n === 1 ? 'day' : 'days'}`;
 

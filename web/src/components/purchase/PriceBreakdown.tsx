@@ -1,6 +1,6 @@
 // The cost of a key, line by line, against the buyer's credits.
-import type { Product } from '@schemas/entities';
-import { quote } from '@schemas/products';
+import type { Product } from '../../../../worker/platform/schemas/entities';
+import { quote } from '../../../../worker/modules/catalog/schemas';
 import { formatCredits } from '../../lib/format';
 
 export function PriceBreakdown({ product, days, credits }: { product: Product; days: number; credits: number }) {

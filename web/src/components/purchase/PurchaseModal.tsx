@@ -1,7 +1,7 @@
 // The product card's purchase dialog: pick a duration, see the cost, buy.
 import { useState } from 'react';
-import type { Product } from '@schemas/entities';
-import { quote } from '@schemas/products';
+import type { Product } from '../../../../worker/platform/schemas/entities';
+import { quote } from '../../../../worker/modules/catalog/schemas';
 import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';

@@ -1,6 +1,6 @@
 // The card after a purchase: product, duration, expiry, cost, and the key with a copy button.
 import { useId, type ReactNode } from 'react';
-import type { PurchaseReceipt } from '@schemas/entities';
+import type { PurchaseReceipt } from '../../../../worker/platform/schemas/entities';
 import { CopyButton } from '../../components/ui/copy-button';
 import { formatCredits, formatDateTime } from '../../lib/format';
 

@@ -1,7 +1,7 @@
 // /admin: the owner's Admin Panel and the reseller's panel, one tab at a time, the tab in `?tab=`.
 import { lazy, Suspense, useEffect, useRef, type ComponentType, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import type { User } from '@schemas/entities';
+import type { User } from '../../../../worker/platform/schemas/entities';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
 import { useCurrentUser } from '../../lib/session';

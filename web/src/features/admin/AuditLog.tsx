@@ -1,8 +1,8 @@
 // The audit log in the owner's Overview: who did what, to whom, when and from where; filterable
 // by action and by the actor's username.
 import { useState } from 'react';
-import { AUDIT_ACTIONS } from '@schemas/audit';
-import type { AuditEntry } from '@schemas/entities';
+import { AUDIT_ACTIONS } from '../../../../worker/modules/audit/schemas';
+import type { AuditEntry } from '../../../../worker/platform/schemas/entities';
 import { Card } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';

@@ -3,9 +3,9 @@
 // for the customer. A reseller pays the reseller price with their own credits; the owner charges
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { resellerQuote } from '@schemas/admin-keys';
-import type { Product, PurchaseForUserResponse, User } from '@schemas/entities';
-import { quote } from '@schemas/products';
+import { resellerQuote } from '../../../../worker/modules/keys/schemas/admin-keys';
+import type { Product, PurchaseForUserResponse, User } from '../../../../worker/platform/schemas/entities';
+import { quote } from '../../../../worker/modules/catalog/schemas';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';

@@ -2,7 +2,7 @@
 // frees. The owner may release one at once, after confirming, accepting that the device may keep
 // working offline until its token expires.
 import { useState } from 'react';
-import type { LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';

@@ -1,9 +1,9 @@
 // License Key Management's dialogs: the key's details (with its devices), revoke, delete and
 // bulk delete. Reasons are checked with the API's own schemas, so the messages are the server's.
 import { useId, useState, type FormEvent } from 'react';
-import { bulkDeleteSchema, revokeKeySchema } from '@schemas/admin-keys';
-import type { LicenseKey } from '@schemas/entities';
-import { visibleText } from '@schemas/text';
+import { bulkDeleteSchema, revokeKeySchema } from '../../../../worker/modules/keys/schemas/admin-keys';
+import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import { visibleText } from '../../../../worker/platform/schemas/text';
 import { Badge } from '../../components/ui/badge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { CopyButton } from '../../components/ui/copy-button';

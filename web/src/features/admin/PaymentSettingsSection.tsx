@@ -1,5 +1,5 @@
 // The Payments section of the Settings tab: card top-ups on or off, their bounds, the quick amounts.
-import type { PaymentSettings } from '@schemas/settings';
+import type { PaymentSettings } from '../../../../worker/modules/settings/schemas';
 
 /** The form's copy: amounts as typed; the quick amounts as one comma-separated text. */
 export type PaymentDraft = {

@@ -1,8 +1,13 @@
 // Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
 import { useState, type FormEvent } from 'react';
-import type { Product, ProductType } from '@schemas/entities';
-import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
+import type { Product } from '../../../../worker/platform/schemas/entities';
+import {
+  DEFAULT_OFFLINE_TOKEN_HOURS,
+  MAX_OFFLINE_TOKEN_HOURS,
+  MIN_OFFLINE_TOKEN_HOURS,
+  productInputSchema,
+} from '../../../../worker/modules/catalog/schemas';
 import { ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { Field } from '../../components/ui/field';
@@ -12,6 +17,7 @@ import { errorMessage } from '../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../lib/constants';
 import { useDeleteProduct, useSaveProduct } from './keys-api';
 import { asyncHandler } from '../../lib/async-handler';
+import { type ProductType } from '../../../../worker/platform/vocabulary';
 
 type Errors = Record<string, string>;
 

@@ -1,9 +1,9 @@
 // User Management's dialogs. Each form is checked with the API's own schema before it is sent,
 // so the messages are the server's.
 import { useState, type FormEvent } from 'react';
-import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
-import { PASSWORD_HINT } from '@schemas/password-policy';
-import type { Role, User } from '@schemas/entities';
+import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '../../../../worker/modules/accounts/schemas/admin-users';
+import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
+import type { User } from '../../../../worker/platform/schemas/entities';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { useStepUpPrompt } from '../../components/StepUp';
 import { Field } from '../../components/ui/field';
@@ -14,6 +14,7 @@ import { errorMessage } from '../../lib/api';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../lib/async-handler';
+import { type Role } from '../../../../worker/platform/vocabulary';
 
 type Errors = Record<string, string>;
 

@@ -7,7 +7,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEventType,
-} from '@schemas/webhooks';
+} from '../../../../worker/modules/webhooks/schemas';
 import { useStepUpPrompt } from '../../components/StepUp';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';

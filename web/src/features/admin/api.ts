@@ -1,9 +1,9 @@
 // The admin panel's server state: stats, users, the audit log and the settings document.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '@schemas/admin-users';
-import type { QueryParams } from '@schemas/api-client';
-import type { AdminUsersResponse, User, UserSummary } from '@schemas/entities';
-import type { Settings } from '@schemas/settings';
+import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '../../../../worker/modules/accounts/schemas/admin-users';
+import type { QueryParams } from '../../../../worker/platform/api-client';
+import type { AdminUsersResponse, User, UserSummary } from '../../../../worker/platform/schemas/entities';
+import type { Settings } from '../../../../worker/modules/settings/schemas';
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
 import { adminKeys } from './query-keys';

@@ -1,6 +1,6 @@
 // Generated keys as a CSV file the owner downloads (RFC 4180 quoting, formulas neutralised).
-import { csvRow } from '@schemas/csv';
-import type { LicenseKey } from '@schemas/entities';
+import { csvRow } from '../../../../worker/platform/schemas/csv';
+import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
 
 export function keysCsv(keys: LicenseKey[]): string {
   let text = csvRow(['key', 'product', 'keyTag', 'durationDays', 'maxActivations', 'status', 'createdAt']);

@@ -1,5 +1,5 @@
 // How the audit log reads the key management actions (revoke, delete, generate, ...).
-import type { AuditEntry } from '@schemas/entities';
+import type { AuditEntry } from '../../../../worker/platform/schemas/entities';
 
 const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 

@@ -1,6 +1,6 @@
 // The owner's list of card top-ups.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { QueryParams } from '@schemas/api-client';
+import type { QueryParams } from '../../../../worker/platform/api-client';
 import { api } from '../../lib/api';
 import { adminKeys } from './query-keys';
 

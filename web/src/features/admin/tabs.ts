@@ -1,6 +1,6 @@
 // The admin panel's tabs: which exist, and which each role sees.
-import type { Role } from '@schemas/entities';
 import type { IconName } from '../../components/ui/icons';
+import { type Role } from '../../../../worker/platform/vocabulary';
 
 export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
 export type TabId = (typeof TAB_IDS)[number];

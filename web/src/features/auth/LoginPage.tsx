@@ -2,7 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 // The zod-free rules: zod stays out of the sign-in page's bundle.
-import { signInFormErrors, TOKEN_AS_EMAIL_MESSAGE } from '@schemas/auth-rules';
+import { signInFormErrors, TOKEN_AS_EMAIL_MESSAGE } from '../../../../worker/modules/accounts/schemas/auth-rules';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';

@@ -1,12 +1,13 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
-import type { Role, User } from '@schemas/entities';
+import type { User } from '../../../../worker/platform/schemas/entities';
 import { StatCard } from '../../components/ui/card';
 import { Icon, type IconName } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useDashboardStats } from './api';
+import { type Role } from '../../../../worker/platform/vocabulary';
 
 export const ROLE_LINES: Record<Role, string> = {
   user: 'Ready to purchase some license keys?',

@@ -1,7 +1,7 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
-import type { LicenseKey } from '@schemas/entities';
-import { visibleText } from '@schemas/text';
+import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import { visibleText } from '../../../../worker/platform/schemas/text';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';

@@ -1,7 +1,7 @@
 // /add-balance: top up the USD balance by card through Stripe Checkout, and see your card payments.
 // When the shop takes no card payments (turned off, or no Stripe key), it says how USD arrives instead.
 import { Link, useSearchParams } from 'react-router-dom';
-import type { PaymentOptions } from '@schemas/payments';
+import type { PaymentOptions } from '../../../../worker/modules/billing/schemas/payments';
 import { Card, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { Spinner } from '../../components/ui/spinner';

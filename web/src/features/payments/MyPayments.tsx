@@ -1,6 +1,6 @@
 // The customer's own card payments: amount, status, date; newest first.
 import { useState } from 'react';
-import type { Payment } from '@schemas/payments';
+import type { Payment } from '../../../../worker/modules/billing/schemas/payments';
 import { Card } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';

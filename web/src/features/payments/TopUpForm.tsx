@@ -1,8 +1,8 @@
 // Choose an amount (a quick amount or your own, within the owner's bounds) and pay it on Stripe
 // Checkout. The server checks the same bounds; this form only says so sooner.
 import { useState, type FormEvent } from 'react';
-import type { PaymentOptions } from '@schemas/payments';
-import { toCents } from '@schemas/exchange';
+import type { PaymentOptions } from '../../../../worker/modules/billing/schemas/payments';
+import { toCents } from '../../../../worker/modules/billing/schemas/exchange';
 import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { errorMessage } from '../../lib/api';

@@ -1,8 +1,8 @@
 // One product in the catalogue: type, tag, day range, features, costs, and the
 // sample costs for 1, 7, 30 and 90 days against the buyer's credits.
 import { Link } from 'react-router-dom';
-import type { Product } from '@schemas/entities';
-import { cheapestPrice, isOfferedDuration, quote } from '@schemas/products';
+import type { Product } from '../../../../worker/platform/schemas/entities';
+import { cheapestPrice, isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
 import { PRODUCT_CARD_SAMPLE_DAYS, USER_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { FeatureList } from '../../components/products/FeatureList';

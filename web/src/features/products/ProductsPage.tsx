@@ -1,7 +1,7 @@
 // /products: the active catalogue as cards, the buyer's balance, and the purchase dialog.
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import type { Product } from '@schemas/entities';
+import type { Product } from '../../../../worker/platform/schemas/entities';
 import { EmptyState } from '../../components/ui/card';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';

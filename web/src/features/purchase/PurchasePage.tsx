@@ -1,8 +1,8 @@
 // /purchase: choose a product and a duration, buy, and get the key on a success card.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import type { Product, PurchaseReceipt } from '@schemas/entities';
-import { isOfferedDuration, quote } from '@schemas/products';
+import type { Product, PurchaseReceipt } from '../../../../worker/platform/schemas/entities';
+import { isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
 import { Card, EmptyState } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';

@@ -1,8 +1,8 @@
 // API tokens for scripts and the keypanel CLI (owners and resellers): create one (shown once),
 // see when each was last used, revoke one (it stops working at once).
 import { useId, useState, type FormEvent } from 'react';
-import type { ApiToken, Role } from '@schemas/entities';
-import { createApiTokenSchema } from '@schemas/api-tokens';
+import type { ApiToken } from '../../../../worker/platform/schemas/entities';
+import { createApiTokenSchema } from '../../../../worker/modules/accounts/schemas/api-tokens';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
@@ -17,6 +17,7 @@ import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
 import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
+import { type Role } from '../../../../worker/platform/vocabulary';
 
 const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 const ROLES_UP_TO: Record<Role, Role[]> = { user: [], reseller: ['user', 'reseller'], owner: ['user', 'reseller', 'owner'] };

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { SecurityInfo } from '@schemas/entities';
+import type { SecurityInfo } from '../../../../worker/platform/schemas/entities';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { toast } from '../../components/ui/toast';

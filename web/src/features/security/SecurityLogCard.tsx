@@ -1,4 +1,4 @@
-import type { SecurityLogEntry } from '@schemas/entities';
+import type { SecurityLogEntry } from '../../../../worker/platform/schemas/entities';
 import { Card, EmptyState } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { QueryState } from '../../components/ui/query-state';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { TwoFactorSetupResponse } from '@schemas/entities';
+import type { TwoFactorSetupResponse } from '../../../../worker/platform/schemas/entities';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { useSetupTwoFactor } from './api';

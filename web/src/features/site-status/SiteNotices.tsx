@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { toast } from '../../components/ui/toast';
 import { api, errorMessage } from '../../lib/api';
-import type { User } from '@schemas/entities';
+import type { User } from '../../../../worker/platform/schemas/entities';
 import { formatUsd } from '../../lib/format';
 import { usePublicSettings } from '../../lib/public-settings';
 

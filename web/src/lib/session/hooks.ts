@@ -2,7 +2,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useAtomValue } from 'jotai';
 import { useCallback } from 'react';
-import type { User } from '@schemas/entities';
+import type { User } from '../../../../worker/platform/schemas/entities';
 import { api } from '../api';
 import { PROFILE_REFRESH_MS } from '../constants';
 import { sessionKeys } from './query-keys';
