@@ -7,25 +7,17 @@ import { errorResponse } from './platform/errors';
 import { API_DOCS_PATH, securityHeaders } from './platform/security-headers';
 import { bodyLimit } from './platform/body-limit';
 import { LICENSES_PATH, signLicensingAnswers } from './modules/licensing/signature';
-import { adminRoutes } from './modules/keys/routes/admin';
-import { adminAnalyticsRoutes } from './modules/reporting/routes';
-import { adminKeysRoutes } from './modules/keys/routes/admin-keys';
-import { adminPaymentsRoutes } from './modules/billing/routes/admin-payments';
-import { adminUsersRoutes } from './modules/accounts/routes/admin-users';
-import { authRoutes } from './modules/accounts/routes/auth';
-import { authGoogleRoutes } from './modules/accounts/routes/auth-google';
-import { creditsRoutes } from './modules/billing/routes/credits';
-import { docsRoutes } from './modules/meta/docs';
-import { healthRoutes } from './modules/meta/health';
-import { keysRoutes } from './modules/keys/routes/keys';
-import { licensesRoutes } from './modules/licensing/routes';
-import { openapiRoutes } from './modules/meta/openapi';
-import { paymentsRoutes } from './modules/billing/routes/payments';
-import { paymentsStripeRoutes } from './modules/billing/routes/payments-stripe';
-import { productsRoutes } from './modules/catalog/routes';
-import { settingsRoutes } from './modules/settings/routes';
-import { usersRoutes } from './modules/accounts/routes/users';
-import { webhooksRoutes } from './modules/webhooks/routes';
+import { accountsMounts } from './modules/accounts/routes';
+import { auditMounts } from './modules/audit/routes';
+import { billingMounts } from './modules/billing/routes';
+import { catalogMounts } from './modules/catalog/routes';
+import { keysMounts } from './modules/keys/routes';
+import { licensingMounts } from './modules/licensing/routes';
+import { metaMounts } from './modules/meta/routes';
+import { reportingMounts } from './modules/reporting/routes';
+import { resellersMounts } from './modules/resellers/routes';
+import { settingsMounts } from './modules/settings/routes';
+import { webhooksMounts } from './modules/webhooks/routes';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -55,28 +47,22 @@ app.use(
   bodyLimit(MAX_BODY_BYTES),
 );
 
-// One line per mount, each served by routes/<the path after /api, dashed>.ts.
-export const routes = app
-  .route('/api/health', healthRoutes)
-  .route('/api/openapi.json', openapiRoutes(app))
-  .route('/api/auth', authRoutes)
-  .route('/api/auth/google', authGoogleRoutes)
-  .route('/api/users', usersRoutes)
-  .route('/api/settings', settingsRoutes)
-  .route('/api/products', productsRoutes)
-  .route('/api/keys', keysRoutes)
-  .route('/api/credits', creditsRoutes)
-  // The webhook first: it has no session, and answers before the payments routes' sign-in check.
-  .route('/api/payments/stripe', paymentsStripeRoutes)
-  .route('/api/payments', paymentsRoutes)
-  .route('/api/admin/users', adminUsersRoutes)
-  .route('/api/admin/keys', adminKeysRoutes)
-  .route('/api/admin/analytics', adminAnalyticsRoutes)
-  .route('/api/admin/payments', adminPaymentsRoutes)
-  .route('/api/admin', adminRoutes)
-  .route(LICENSES_PATH, licensesRoutes)
-  .route('/api/webhooks', webhooksRoutes)
-  .route(API_DOCS_PATH, docsRoutes);
+// Each module says where its routes go (modules/<module>/routes.ts); a path is served by one module,
+// though a mount path may hold several modules' routes (/api/users: accounts, keys, licensing, reporting).
+const mounts = [
+  ...metaMounts(app),
+  ...accountsMounts,
+  ...settingsMounts,
+  ...catalogMounts,
+  ...keysMounts,
+  ...billingMounts,
+  ...resellersMounts,
+  ...auditMounts,
+  ...reportingMounts,
+  ...licensingMounts,
+  ...webhooksMounts,
+];
+for (const [path, routes] of mounts) app.route(path, routes as Hono<AppEnv>);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

@@ -18,6 +18,9 @@ export function requestOrigin(c: Context): SessionOrigin {
   return { ipAddress: clientIp(c), userAgent: c.req.header('user-agent') ?? null, location: place || null };
 }
 
+/** Runs work after the response where the runtime allows (inBackground, bound to its request). */
+export type Later = (work: Promise<unknown> | undefined) => Promise<void>;
+
 /**
  * Work that may finish after the response (falls back to awaiting where there is no execution
  * context). Nothing to do (undefined) registers nothing: waitUntil is a call into the runtime.

@@ -9,7 +9,9 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { ApiTokenGrant } from '../../platform/context';
 import type { DB } from '../../platform/db/client';
 import { apiTokens, users } from '../../platform/db/schema';
-import { AppError, forbidden } from '../../platform/errors';
+import { AppError, forbidden, notFound } from '../../platform/errors';
+import type { Later, SessionOrigin } from '../../platform/request';
+import { recordSecurityEvent } from './security-log';
 import { newId, randomToken, sha256Hex } from '../../platform/ids';
 import { isolateCache } from '../../platform/isolate-cache';
 import { LAST_ACTIVE_WRITE_MS } from './sessions';
@@ -31,10 +33,12 @@ export const toApiTokenJson = (row: Pick<ApiTokenRow, 'id' | 'name' | 'role' | '
   lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
 });
 
+/** Makes a token for its creator, logged (after the answer); the secret is in the answer only. */
 export async function createApiToken(
   db: DB,
   creator: { id: string; role: Role },
   input: { name: string; role: Role; readOnly: boolean },
+  from: { origin: SessionOrigin; later: Later },
   now = Date.now(),
 ): Promise<{ token: string; apiToken: ApiToken }> {
   if (!mayHoldApiTokens(creator.role)) throw forbidden('API tokens are available to owners and resellers only');
@@ -62,6 +66,7 @@ export async function createApiToken(
   if (inserted.length === 0) {
     throw new AppError('CONFLICT', `You can have at most ${MAX_API_TOKENS_PER_USER} API tokens. Revoke one you no longer use first.`);
   }
+  await from.later(recordSecurityEvent(db, creator.id, 'api_token_created', from.origin));
   return { token, apiToken: toApiTokenJson({ ...row, lastUsedAt: null }) };
 }
 
@@ -75,13 +80,15 @@ export async function listApiTokens(db: DB, userId: string): Promise<ApiToken[]>
   return rows.map(toApiTokenJson);
 }
 
-/** Deletes one of the user's own tokens; null when they have no token with that id. */
-export async function revokeApiToken(db: DB, userId: string, id: string): Promise<{ name: string } | null> {
+/** Deletes one of the user's own tokens, logged (after the answer); 404 when they have no token with that id. */
+export async function revokeApiToken(db: DB, userId: string, id: string, from: { origin: SessionOrigin; later: Later }): Promise<{ name: string }> {
   const [row] = await db
     .delete(apiTokens)
     .where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId)))
     .returning({ name: apiTokens.name });
-  return row ?? null;
+  if (!row) throw notFound('API token');
+  await from.later(recordSecurityEvent(db, userId, 'api_token_revoked', from.origin));
+  return row;
 }
 
 /**

@@ -6,11 +6,12 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { DB } from '../../platform/db/client';
 import { emailVerificationTokens, users } from '../../platform/db/schema';
-import { AppError } from '../../platform/errors';
+import { AppError, notFound } from '../../platform/errors';
 import { newId, randomToken, sha256Hex } from '../../platform/ids';
-import { mailTransport, sendMail, type MailEnv } from '../../platform/mail';
+import { assertMailAvailable, mailTransport, sendMail, type MailEnv } from '../../platform/mail';
+import { enforce, RULES } from '../../platform/throttle';
 import { auditStatement } from '../audit/audit';
-import type { UserRow } from './users';
+import { findUserById, type UserRow } from './users';
 import { DAY_MS } from '../../platform/vocabulary';
 
 export const VERIFY_TOKEN_TTL_MS = DAY_MS;
@@ -104,4 +105,19 @@ export async function sendVerificationIfPossible(env: MailEnv, db: DB, user: Use
     console.error('Verification email failed', err instanceof Error ? err.message : 'unknown error');
     return false;
   }
+}
+
+/**
+ * Sends the verification link again to the signed-in account: mail must be available and the app's
+ * address known (`link` throws otherwise), a few mails per account every few minutes. Answers the address.
+ */
+export async function resendVerification(env: MailEnv, db: DB, userId: string, link: () => string): Promise<string> {
+  assertMailAvailable(env);
+  const appUrl = link();
+  const user = await findUserById(db, userId);
+  if (!user) throw notFound('User');
+  if (user.emailVerifiedAt) throw emailAlreadyVerified();
+  await enforce(db, `verify-mail:${user.id}`, RULES.resetEmails, 'Too many verification emails. Please wait a few minutes.');
+  await sendVerificationLink(env, db, user, appUrl);
+  return user.email;
 }

@@ -9,6 +9,8 @@ import type { Env } from '../../platform/env';
 import { AppError } from '../../platform/errors';
 import { USERNAME_MAX, USERNAME_MIN } from './schemas/auth';
 import { createUser, findUserByEmail, type UserRow } from './users';
+import type { SessionOrigin } from '../../platform/request';
+import { recordSecurityEvent } from './security-log';
 
 export const GOOGLE_SCOPES = ['openid', 'email', 'profile'];
 const ISSUERS = new Set(['https://accounts.google.com', 'accounts.google.com']);
@@ -110,7 +112,8 @@ export function usernameFor(profile: GoogleProfile, attempt: number): string {
  * Connecting Google needs a verified address: otherwise whoever registered someone else's address
  * could link their own Google account and keep a way in after the address's owner takes it over.
  */
-export function assertMayConnectGoogle(user: Pick<UserRow, 'emailVerifiedAt'>) {
+export function assertMayConnectGoogle(user: Pick<UserRow, 'emailVerifiedAt' | 'googleId'>) {
+  if (user.googleId) throw new AppError('CONFLICT', 'A Google account is already connected. Disconnect it first.');
   if (!user.emailVerifiedAt) {
     throw new AppError(
       'EMAIL_UNVERIFIED',
@@ -142,7 +145,6 @@ export async function connectGoogle(db: DB, userId: string, profile: GoogleProfi
   }
 }
 
-/** Unlinks Google, unless it is the only way into the account (no password set). */
 /** Throws 409 when Google cannot be disconnected (none connected, or it is the only way in). */
 export function assertMayDisconnectGoogle(user: UserRow) {
   if (!user.googleId) throw new AppError('CONFLICT', 'No Google account is connected.');
@@ -154,7 +156,9 @@ export function assertMayDisconnectGoogle(user: UserRow) {
   }
 }
 
-export async function disconnectGoogle(db: DB, user: UserRow) {
+/** Unlinks Google, unless it is the only way into the account (no password set). */
+export async function disconnectGoogle(db: DB, user: UserRow, origin: SessionOrigin) {
   assertMayDisconnectGoogle(user);
   await db.update(users).set({ googleId: null, googleEmail: null }).where(eq(users.id, user.id));
+  await recordSecurityEvent(db, user.id, 'google_disconnected', origin);
 }

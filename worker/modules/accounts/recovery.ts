@@ -4,6 +4,10 @@ import type { DB } from '../../platform/db/client';
 import { recoveryTokens } from '../../platform/db/schema';
 import { newId, sha256Hex } from '../../platform/ids';
 import { RECOVERY_TOKEN_COUNT } from './schemas/security';
+import { AppError } from '../../platform/errors';
+import type { SessionOrigin } from '../../platform/request';
+import { recordSecurityEvent } from './security-log';
+import type { UserRow } from './users';
 
 // Crockford's base32 (no I, L, O, U): a token copied onto paper reads back without doubt.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -54,4 +58,12 @@ export async function spendRecoveryToken(db: DB, userId: string, token: string, 
     )
     .returning({ id: recoveryTokens.id });
   return spent.length === 1;
+}
+
+/** A new set of recovery tokens for an account with two-factor on; the old set stops working. */
+export async function newRecoveryTokens(db: DB, user: Pick<UserRow, 'id' | 'twoFactorEnabled'>, origin: SessionOrigin): Promise<string[]> {
+  if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Turn on two-factor authentication before generating recovery tokens');
+  const tokens = await replaceRecoveryTokens(db, user.id);
+  await recordSecurityEvent(db, user.id, 'recovery_tokens_generated', origin);
+  return tokens;
 }

@@ -15,6 +15,8 @@ import { endCredentialsStatements } from './sessions';
 import { openSecret, sealSecret } from '../../platform/secret-box';
 import { TWO_FACTOR_DIGITS } from './schemas/security';
 import type { UserRow } from './users';
+import type { SessionOrigin } from '../../platform/request';
+import { recordSecurityEvent } from './security-log';
 
 export const TOTP_PERIOD_S = 30;
 export const TOTP_DRIFT_STEPS = 1;
@@ -65,9 +67,8 @@ export async function beginTwoFactorSetup(
   return { secret: encodeBase32NoPadding(key), otpauthUrl, qrCodeUrl: qrCodeDataUrl(otpauthUrl) };
 }
 
-/** Turns two-factor on when the code comes from the pending secret. */
 /**
- * Turns two-factor on with a first code. Every other session and the API tokens of the account end
+ * Turns two-factor on with a first code from the pending secret. Every other session and the API tokens of the account end
  * in the same batch (they got in without the second factor); the session that turned it on stays.
  */
 export async function enableTwoFactor(
@@ -75,7 +76,7 @@ export async function enableTwoFactor(
   db: DB,
   user: UserRow,
   code: string,
-  keepSessionId: string,
+  from: { sessionId: string; origin: SessionOrigin },
   now = Date.now(),
 ) {
   if (user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is already enabled');
@@ -91,9 +92,10 @@ export async function enableTwoFactor(
       .set({ twoFactorEnabled: true, twoFactorSecret: pending, twoFactorPendingSecret: null, twoFactorLastStep: step })
       .where(and(eq(users.id, user.id), eq(users.twoFactorPendingSecret, pending), eq(users.twoFactorEnabled, false), stepIsNew(step)))
       .returning({ id: users.id }),
-    ...endCredentialsStatements(db, user.id, { sessionId: keepSessionId }, eq(users.twoFactorSecret, pending)),
+    ...endCredentialsStatements(db, user.id, { sessionId: from.sessionId }, eq(users.twoFactorSecret, pending)),
   ]);
   if (enabled.length === 0) throw new AppError('CONFLICT', 'This code was already used. Wait for the next code and try again.');
+  await recordSecurityEvent(db, user.id, '2fa_enabled', from.origin);
 }
 
 const stepIsNew = (step: number) => or(isNull(users.twoFactorLastStep), lt(users.twoFactorLastStep, step));
@@ -123,20 +125,23 @@ export async function spendTwoFactorCode(
   return spent.length ? 'ok' : 'reused';
 }
 
-/** Turns two-factor off and forgets the secret and the recovery tokens, in one batch. */
 /**
- * Turns two-factor off. A session that got in with the second factor must not outlive it
- * elsewhere: every other session and the API tokens end in the same batch; this session stays.
+ * Turns two-factor off and forgets the secret and the recovery tokens. A session that got in with
+ * the second factor must not outlive it elsewhere: every other session and the API tokens end in the
+ * same batch; this session stays.
  */
-export async function disableTwoFactor(db: DB, userId: string, keepSessionId: string) {
+export async function disableTwoFactor(db: DB, user: Pick<UserRow, 'id' | 'twoFactorEnabled'>, from: { sessionId: string; origin: SessionOrigin }) {
+  if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is not enabled');
+  const userId = user.id;
   await db.batch([
     db
       .update(users)
       .set({ twoFactorEnabled: false, twoFactorSecret: null, twoFactorPendingSecret: null, twoFactorLastStep: null })
       .where(eq(users.id, userId)),
     db.delete(recoveryTokens).where(eq(recoveryTokens.userId, userId)),
-    ...endCredentialsStatements(db, userId, { sessionId: keepSessionId }),
+    ...endCredentialsStatements(db, userId, { sessionId: from.sessionId }),
   ]);
+  await recordSecurityEvent(db, userId, '2fa_disabled', from.origin);
 }
 
 // The sign-in challenge: proof that the password (or Google) step passed, good for five minutes and

@@ -16,7 +16,7 @@ const op = routeOperations({ tag: 'Products', access: 'owner' });
 
 const productId = z.object({ id: idSchema('Product id') });
 
-export const productsRoutes = new Hono<SignedInEnv>()
+const productsRoutes = new Hono<SignedInEnv>()
   .get(
     '/',
     op('listProducts', 'The catalogue (the owner sees inactive products too)', { 200: productListSchema }, { access: 'user' }),
@@ -70,3 +70,5 @@ export const productsRoutes = new Hono<SignedInEnv>()
       );
     },
   );
+
+export const catalogMounts = [['/api/products', productsRoutes]] as const;

@@ -12,7 +12,7 @@ const op = routeOperations({ tag: 'Settings', access: 'owner' });
 
 const settingsContext = (c: Context<SignedInEnv>) => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
 
-export const settingsRoutes = new Hono<SignedInEnv>()
+const settingsRoutes = new Hono<SignedInEnv>()
   .get(
     '/public',
     op('getPublicSettings', 'What every signed-in app needs of the settings', { 200: publicSettingsSchema }, { access: 'user' }),
@@ -34,3 +34,5 @@ export const settingsRoutes = new Hono<SignedInEnv>()
   .post('/reset', op('resetSettings', 'Reset the settings to their defaults', { 200: settingsSchema }), async (c) =>
     c.json(await resetSettings(settingsContext(c)), 200),
   );
+
+export const settingsMounts = [['/api/settings', settingsRoutes]] as const;

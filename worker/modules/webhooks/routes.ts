@@ -34,7 +34,7 @@ import { routeOperations } from '../accounts/operation';
 
 const op = routeOperations({ tag: 'Webhooks', access: 'owner' });
 
-export const webhooksRoutes = new Hono<SignedInEnv>()
+const webhooksRoutes = new Hono<SignedInEnv>()
   .get('/', op('listWebhooks', 'Webhook endpoints with their health', { 200: webhookEndpointsResponseSchema }), async (c) =>
     c.json({ endpoints: await listWebhookEndpoints(c.var.db) }, 200),
   )
@@ -137,3 +137,5 @@ export const webhooksRoutes = new Hono<SignedInEnv>()
       return c.json(await listDeliveries(c.var.db, c.req.valid('param').id, page, limit), 200);
     },
   );
+
+export const webhooksMounts = [['/api/webhooks', webhooksRoutes]] as const;

@@ -1,20 +1,11 @@
 // /api/auth: registering, signing in (with a second factor when it is on), password reset, signing out.
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../platform/context';
-import { resetPassword, sendPasswordReset } from '../password-reset';
-import { spendRecoveryToken } from '../recovery';
-import { recordSecurityEvent } from '../security-log';
-import { accountDisabled, afterFirstFactor, endSessionLogged, openSession } from '../sign-in';
-import { enforce, passwordAttempt, refund, RULES, secondFactorAttempt } from '../../../platform/throttle';
-import { readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from '../two-factor';
-import { createUser, findUserByEmail, findUserById } from '../users';
-import { emailAlreadyVerified, sendVerificationIfPossible, sendVerificationLink, verifyEmail } from '../email-verification';
+import { resendVerification, verifyEmail } from '../email-verification';
+import { requestPasswordReset, resetPassword } from '../password-reset';
+import { endSessionLogged, finishTwoFactorSignIn, register, signInWithPassword } from '../sign-in';
 import { appUrl } from '../../../platform/app-url';
-import { AppError, notFound, registrationClosed } from '../../../platform/errors';
-import { assertMailAvailable } from '../../../platform/mail';
-import { verifyPassword } from '../../../platform/password';
 import { inBackground, requestOrigin } from '../../../platform/request';
-import { getSettings } from '../../settings/store';
 import { jsonBody } from '../../../platform/validate';
 import { sessionOf, signedInCaller } from '../identify';
 import { limitPerIp } from '../rate-limit';
@@ -25,11 +16,6 @@ import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../operation';
 
 const op = routeOperations({ tag: 'Auth', access: 'public' });
-
-// One answer for an unknown email and a wrong password, so neither reveals an account.
-const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
-const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has expired. Please sign in again.');
-const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was already completed. Please sign in again.');
 
 export const authRoutes = new Hono<AppEnv>()
   .post(
@@ -43,14 +29,7 @@ export const authRoutes = new Hono<AppEnv>()
     limitPerIp,
     jsonBody(registerSchema),
     async (c) => {
-      const settings = await getSettings(c.env.KV);
-      if (!settings.registrationEnabled) throw registrationClosed();
-      const { username, email, password } = c.req.valid('json');
-      const origin = requestOrigin(c);
-      const created = await createUser(c.var.db, { username, email, password });
-      const { token, user } = await openSession(c.env, c.var.db, created, origin, false, 'register');
-      // The address is not proven yet: a link goes to it (without mail or APP_URL, the account asks again later).
-      await inBackground(c, sendVerificationIfPossible(c.env, c.var.db, created, c.env.APP_URL));
+      const { token, user } = await register(c.env, c.var.db, c.req.valid('json'), requestOrigin(c), (work) => inBackground(c, work));
       return c.json({ success: true, token, user, message: 'Registration successful' }, 201);
     },
   )
@@ -65,21 +44,8 @@ export const authRoutes = new Hono<AppEnv>()
     ),
     limitPerIp,
     jsonBody(loginSchema),
-    async (c) => {
-      const { email, password, rememberMe } = c.req.valid('json');
-      const origin = requestOrigin(c);
-      // Counted before the check, so concurrent guesses cannot all pass under the limit.
-      const attempt = await passwordAttempt(c.var.db, email, origin.ipAddress);
-      const user = await findUserByEmail(c.var.db, email);
-      const ok = await verifyPassword(password, user?.passwordHash ?? null);
-      if (!user || !ok) {
-        if (user) await inBackground(c, recordSecurityEvent(c.var.db, user.id, 'login_failed', origin));
-        throw invalidCredentials();
-      }
-      await refund(c.var.db, attempt);
-      // With two-factor on, the answer is a challenge for POST /login/2fa, never a session token.
-      return c.json(await afterFirstFactor(c.env, c.var.db, user, origin, rememberMe), 200);
-    },
+    // With two-factor on, the answer is a challenge for POST /login/2fa, never a session token.
+    async (c) => c.json(await signInWithPassword(c.env, c.var.db, c.req.valid('json'), requestOrigin(c), (work) => inBackground(c, work)), 200),
   )
   .post(
     '/login/2fa',
@@ -91,38 +57,7 @@ export const authRoutes = new Hono<AppEnv>()
     ),
     limitPerIp,
     jsonBody(loginTwoFactorSchema),
-    async (c) => {
-      const { challenge, code, recoveryToken } = c.req.valid('json');
-      const claim = await readChallenge(c.env.JWT_SECRET, challenge);
-      if (!claim) throw challengeExpired();
-      const user = await findUserById(c.var.db, claim.userId);
-      if (!user || !user.twoFactorEnabled) throw challengeExpired();
-      if (!user.isActive) throw accountDisabled();
-      const origin = requestOrigin(c);
-      const attempts = await secondFactorAttempt(c.var.db, user.id);
-      // Spent before the code is checked, so two calls with one challenge cannot both open a session
-      // (nor both spend a recovery token); a wrong code gives it back for another try.
-      if (!(await spendChallenge(c.var.db, claim))) throw challengeUsed();
-      const failed = async (message: string) => {
-        await releaseChallenge(c.var.db, claim);
-        await recordSecurityEvent(c.var.db, user.id, '2fa_failed', origin);
-        return new AppError('INVALID_CREDENTIALS', message);
-      };
-      if (code !== undefined) {
-        const check = await spendTwoFactorCode(c.env, c.var.db, user, code);
-        if (check !== 'ok') {
-          throw await failed(
-            check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
-          );
-        }
-      } else if (!(await spendRecoveryToken(c.var.db, user.id, recoveryToken!))) {
-        throw await failed('Invalid or already used recovery token');
-      } else {
-        await recordSecurityEvent(c.var.db, user.id, 'recovery_token_used', origin);
-      }
-      await Promise.all(attempts.map((a) => refund(c.var.db, a)));
-      return c.json(await openSession(c.env, c.var.db, user, origin, claim.rememberMe), 200);
-    },
+    async (c) => c.json(await finishTwoFactorSignIn(c.env, c.var.db, c.req.valid('json'), requestOrigin(c)), 200),
   )
   .post(
     '/verify-email',
@@ -148,14 +83,8 @@ export const authRoutes = new Hono<AppEnv>()
       { access: 'user', tokens: false, errors: [404, 409, 429, 501] },
     ),
     async (c) => {
-      assertMailAvailable(c.env);
-      const link = appUrl(c, 'an email verification link');
-      const user = await findUserById(c.var.db, signedInCaller(c).id);
-      if (!user) throw notFound('User');
-      if (user.emailVerifiedAt) throw emailAlreadyVerified();
-      await enforce(c.var.db, `verify-mail:${user.id}`, RULES.resetEmails, 'Too many verification emails. Please wait a few minutes.');
-      await sendVerificationLink(c.env, c.var.db, user, link);
-      return c.json({ success: true, message: `A verification link is on its way to ${user.email}.` }, 200);
+      const email = await resendVerification(c.env, c.var.db, signedInCaller(c).id, () => appUrl(c, 'an email verification link'));
+      return c.json({ success: true, message: `A verification link is on its way to ${email}.` }, 200);
     },
   )
   .post(
@@ -169,19 +98,8 @@ export const authRoutes = new Hono<AppEnv>()
     limitPerIp,
     jsonBody(forgotPasswordSchema),
     async (c) => {
-      const { email } = c.req.valid('json');
-      // The same refusal for every address, so it reveals nothing about accounts.
-      assertMailAvailable(c.env);
-      const link = appUrl(c, 'a password reset link');
-      // Per address whether or not it has an account, so the limit itself reveals nothing.
-      await enforce(c.var.db, `reset-mail:${email}`, RULES.resetEmails, 'Too many reset requests for this email.');
-      const origin = requestOrigin(c);
-      // After the response, so an existing account does not answer more slowly than a missing one.
-      await inBackground(
-        c,
-        sendPasswordReset(c.env, c.var.db, email, link)
-          .then((userId) => (userId ? recordSecurityEvent(c.var.db, userId, 'password_reset_requested', origin) : undefined))
-          .catch((err) => console.error('Password reset email failed', err)),
+      await requestPasswordReset(c.env, c.var.db, c.req.valid('json').email, () => appUrl(c, 'a password reset link'), requestOrigin(c), (work) =>
+        inBackground(c, work),
       );
       return c.json({ success: true, message: 'If an account exists for that email, a link to reset the password is on its way.' }, 200);
     },
@@ -198,10 +116,7 @@ export const authRoutes = new Hono<AppEnv>()
     jsonBody(resetPasswordSchema),
     async (c) => {
       const { token, password } = c.req.valid('json');
-      // Every session and API token ends with the old password; two-factor stays on, so the next
-      // sign-in still asks for a code.
-      const userId = await resetPassword(c.var.db, token, password);
-      await recordSecurityEvent(c.var.db, userId, 'password_reset', requestOrigin(c));
+      await resetPassword(c.var.db, token, password, requestOrigin(c));
       return c.json({ success: true, message: 'Your password has been reset. Please sign in with your new password.' }, 200);
     },
   )

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { passwordResetTokens, securityLog, users } from '../../../platform/db/schema';
 import { resetPassword } from '../password-reset';
@@ -13,6 +13,7 @@ import { codeFor, enableTwoFactor, resetTokenFrom, waitForMail } from '../../../
 const eventsOf = async (userId: string) =>
   (await db().select().from(securityLog).where(eq(securityLog.userId, userId)).all()).map((e) => e.event);
 const NEW_PASSWORD = 'Fresh4Start';
+const NOWHERE = { ipAddress: null, userAgent: null, location: null };
 
 describe('PUT /api/users/change-password', () => {
   it('checks the current password and enforces the password policy', async () => {
@@ -129,7 +130,7 @@ describe('forgot and reset password', () => {
     await api('POST', '/api/auth/forgot-password', { body: { email } });
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     const later = Date.now() + 60 * 60 * 1000 + 1;
-    await expect(resetPassword(db(), reset, NEW_PASSWORD, later)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(resetPassword(db(), reset, NEW_PASSWORD, NOWHERE, later)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await db()
       .update(passwordResetTokens)
       .set({ expiresAt: new Date(Date.now() - 1000) })
@@ -157,13 +158,16 @@ describe('forgot and reset password', () => {
   });
 
   it('spends a token once when resets race past the first check', async () => {
-    const { email } = await signedInUser();
+    const { email, user } = await signedInUser();
     await api('POST', '/api/auth/forgot-password', { body: { email } });
     const reset = resetTokenFrom((await waitForMail(email))[0])!;
     // Called directly, every attempt reads the unused token before any of them writes.
     const passwords = ['Racer1One', 'Racer2Two', 'Racer3Three'];
-    const results = await Promise.allSettled(passwords.map((password) => resetPassword(db(), reset, password)));
+    const results = await Promise.allSettled(passwords.map((password) => resetPassword(db(), reset, password, NOWHERE)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    // The security log tells of the one reset that happened, not of the refused ones.
+    const logged = await db().select().from(securityLog).where(and(eq(securityLog.userId, user.id), eq(securityLog.event, 'password_reset')));
+    expect(logged).toHaveLength(1);
     const winner = passwords[results.findIndex((r) => r.status === 'fulfilled')];
     const logins = await Promise.all(passwords.map((password) => api('POST', '/api/auth/login', { body: { email, password } })));
     expect(logins.map((l) => l.status)).toEqual(passwords.map((p) => (p === winner ? 200 : 401)));
