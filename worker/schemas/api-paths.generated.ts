@@ -34,6 +34,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This reference, interactive (an HTML page) */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/register": {
         parameters: {
             query?: never;
@@ -238,23 +255,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/users/my-keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** My license keys, paged */
-        get: operations["listMyKeys"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/users/profile": {
         parameters: {
             query?: never;
@@ -267,40 +267,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/users/stats": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** My dashboard figures */
-        get: operations["getDashboardStats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/users/my-keys/{keyId}/activations/{activationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a device from one of my keys */
-        delete: operations["removeMyDevice"];
         options?: never;
         head?: never;
         patch?: never;
@@ -528,6 +494,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Users, paged (a summary of each for a reseller) */
+        get: operations["listUsers"];
+        put?: never;
+        /** Create a user (step-up for a reseller or owner) */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One user */
+        get: operations["getUser"];
+        /** Change a user (step-up to raise a role or change the email) */
+        put: operations["updateUser"];
+        post?: never;
+        /** Delete a user */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add USD balance or credits to a user */
+        post: operations["addFunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/public": {
         parameters: {
             query?: never;
@@ -684,6 +704,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/my-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My license keys, paged */
+        get: operations["listMyKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** License keys, paged (a reseller sees the keys they made) */
+        get: operations["listAdminKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete many license keys */
+        delete: operations["bulkDeleteKeys"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a license key */
+        delete: operations["deleteKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/{id}/activations/{activationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a device from a license key */
+        delete: operations["removeKeyActivation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/{id}/held-slots/{slotId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Release a held device slot at once */
+        delete: operations["releaseHeldSlot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/credits/exchange-rate": {
         parameters: {
             query?: never;
@@ -803,162 +925,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/admin/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Users, paged (a summary of each for a reseller) */
-        get: operations["listUsers"];
-        put?: never;
-        /** Create a user (step-up for a reseller or owner) */
-        post: operations["createUser"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/users/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One user */
-        get: operations["getUser"];
-        /** Change a user (step-up to raise a role or change the email) */
-        put: operations["updateUser"];
-        post?: never;
-        /** Delete a user */
-        delete: operations["deleteUser"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/users/{id}/balance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Add USD balance or credits to a user */
-        post: operations["addFunds"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** License keys, paged (a reseller sees the keys they made) */
-        get: operations["listAdminKeys"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/keys/bulk": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete many license keys */
-        delete: operations["bulkDeleteKeys"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/keys/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a license key */
-        delete: operations["deleteKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/keys/{id}/activations/{activationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a device from a license key */
-        delete: operations["removeKeyActivation"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/keys/{id}/held-slots/{slotId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Release a held device slot at once */
-        delete: operations["releaseHeldSlot"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/analytics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Sales, users and activations over a period */
-        get: operations["getAnalytics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/admin/payments": {
         parameters: {
             query?: never;
@@ -1010,40 +976,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/admin/stats": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The Overview tab's figures (a reseller's are scoped to them) */
-        get: operations["getAdminStats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/audit-log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The audit log, paged and filtered */
-        get: operations["getAuditLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/admin/purchase-terms": {
         parameters: {
             query?: never;
@@ -1072,6 +1004,74 @@ export interface paths {
         put?: never;
         /** Buy a key for a customer (reseller) or directly (owner) */
         post: operations["purchaseForUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, paged and filtered */
+        get: operations["getAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My dashboard figures */
+        get: operations["getDashboardStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Overview tab's figures (a reseller's are scoped to them) */
+        get: operations["getAdminStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sales, users and activations over a period */
+        get: operations["getAnalytics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1141,6 +1141,23 @@ export interface paths {
         /** Remove a device from a license key */
         post: operations["deactivateLicense"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/my-keys/{keyId}/activations/{activationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a device from one of my keys */
+        delete: operations["removeMyDevice"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1251,23 +1268,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/docs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This reference, interactive (an HTML page) */
-        get: operations["getApiReference"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1349,93 +1349,6 @@ export interface components {
             connected: true;
             message: string;
         };
-        MyKeysResponse: {
-            keys: components["schemas"]["LicenseKey"][];
-            totalPages: number;
-            total: number;
-        };
-        LicenseKey: {
-            _id: string;
-            key: string;
-            status: components["schemas"]["KeyStatus"];
-            product: {
-                _id: string;
-                name: string;
-                keyTag: string;
-                productType: components["schemas"]["ProductType"];
-                duration: number;
-                maxActivations: number;
-            };
-            purchasedAt: string | null;
-            purchasedBy: components["schemas"]["KeyUserRef"] | null;
-            createdBy: components["schemas"]["KeyUserRef"] | null;
-            duration: number;
-            purchasePrice: number;
-            revokeReason: string | null;
-            firstUsedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description Null while a generated key is unactivated: its clock starts at the first activation. */
-            expiresAt: string | null;
-            metadata: {
-                /** @enum {string} */
-                generationMethod: "automatic" | "purchase" | "reseller" | "direct";
-            };
-            maxActivations: number;
-            activations: components["schemas"]["Activation"][];
-            /** @description Slots of devices that left the key but may still hold an offline token: each stays taken until `freesAt`. The owner can release one at once. */
-            heldSlots: components["schemas"]["HeldSlot"][];
-        };
-        /** @enum {string} */
-        KeyStatus: "available" | "used" | "revoked" | "expired";
-        /** @enum {string} */
-        ProductType: "software" | "game" | "service" | "other";
-        KeyUserRef: {
-            _id: string;
-            username: string;
-        };
-        Activation: {
-            _id: string;
-            /** Format: date-time */
-            activatedAt: string;
-            lastUsed: string | null;
-            deviceFingerprint: string;
-            deviceInfo: {
-                manufacturer?: string;
-                model?: string;
-                device?: string;
-                cpuAbi?: string;
-                fingerprint?: string;
-            } | null;
-        };
-        HeldSlot: {
-            _id: string;
-            deviceFingerprint: string;
-            /** Format: date-time */
-            releasedAt: string;
-            /** Format: date-time */
-            freesAt: string;
-        };
-        DashboardStats: {
-            totalKeys: number;
-            availableKeys: number;
-            usedKeys: number;
-            expiredKeys: number;
-            revokedKeys: number;
-            totalProducts: number;
-            /** @description Active keys that expire within 7 days. */
-            expiringSoonKeys: number;
-            /** @description Credits this user has paid for keys. */
-            creditsSpent: number;
-        };
-        /** @description The slot stays held while an offline token the device may hold is still valid. */
-        DeviceRemoved: {
-            /** @constant */
-            success: true;
-            message: string;
-            /** Format: date-time */
-            slotFreesAt: string;
-        };
         SecurityInfo: {
             twoFactorEnabled: boolean;
             googleConnected: boolean;
@@ -1495,6 +1408,22 @@ export interface components {
             token: string;
             apiToken: components["schemas"]["ApiToken"];
             message: string;
+        };
+        /** @description Full users for the owner; a summary of each for a reseller. */
+        AdminUsersResponse: {
+            users: (components["schemas"]["User"] | components["schemas"]["UserSummary"])[];
+            totalPages: number;
+            total: number;
+        };
+        UserSummary: {
+            _id: string;
+            username: string;
+            email: string;
+            role: components["schemas"]["Role"];
+        };
+        AdminUserResponse: {
+            user: components["schemas"]["User"];
+            message?: string;
         };
         PublicSettings: {
             usdToCreditRate: number;
@@ -1582,6 +1511,8 @@ export interface components {
             createdAt: string;
             updatedAt: string | null;
         };
+        /** @enum {string} */
+        ProductType: "software" | "game" | "service" | "other";
         /** @description Deleted, or deactivated when it has license keys (kept with its sales history). */
         ProductRemoved: {
             /** @constant */
@@ -1619,9 +1550,86 @@ export interface components {
             message: string;
             licenseKey: components["schemas"]["LicenseKey"];
         };
+        LicenseKey: {
+            _id: string;
+            key: string;
+            status: components["schemas"]["KeyStatus"];
+            product: {
+                _id: string;
+                name: string;
+                keyTag: string;
+                productType: components["schemas"]["ProductType"];
+                duration: number;
+                maxActivations: number;
+            };
+            purchasedAt: string | null;
+            purchasedBy: components["schemas"]["KeyUserRef"] | null;
+            createdBy: components["schemas"]["KeyUserRef"] | null;
+            duration: number;
+            purchasePrice: number;
+            revokeReason: string | null;
+            firstUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Null while a generated key is unactivated: its clock starts at the first activation. */
+            expiresAt: string | null;
+            metadata: {
+                /** @enum {string} */
+                generationMethod: "automatic" | "purchase" | "reseller" | "direct";
+            };
+            maxActivations: number;
+            activations: components["schemas"]["Activation"][];
+            /** @description Slots of devices that left the key but may still hold an offline token: each stays taken until `freesAt`. The owner can release one at once. */
+            heldSlots: components["schemas"]["HeldSlot"][];
+        };
+        /** @enum {string} */
+        KeyStatus: "available" | "used" | "revoked" | "expired";
+        KeyUserRef: {
+            _id: string;
+            username: string;
+        };
+        Activation: {
+            _id: string;
+            /** Format: date-time */
+            activatedAt: string;
+            lastUsed: string | null;
+            deviceFingerprint: string;
+            deviceInfo: {
+                manufacturer?: string;
+                model?: string;
+                device?: string;
+                cpuAbi?: string;
+                fingerprint?: string;
+            } | null;
+        };
+        HeldSlot: {
+            _id: string;
+            deviceFingerprint: string;
+            /** Format: date-time */
+            releasedAt: string;
+            /** Format: date-time */
+            freesAt: string;
+        };
         GenerateKeysResponse: {
             keys: components["schemas"]["LicenseKey"][];
             generated: number;
+            message: string;
+        };
+        MyKeysResponse: {
+            keys: components["schemas"]["LicenseKey"][];
+            totalPages: number;
+            total: number;
+        };
+        AdminKeysResponse: {
+            keys: components["schemas"]["LicenseKey"][];
+            totalPages: number;
+            total: number;
+        };
+        BulkDeleteResponse: {
+            /** @constant */
+            success: true;
+            deleted: number;
+            notFound: string[];
             message: string;
         };
         ExchangeRateResponse: {
@@ -1690,33 +1698,100 @@ export interface components {
             payment: components["schemas"]["Payment"];
             balance: number;
         };
-        /** @description Full users for the owner; a summary of each for a reseller. */
-        AdminUsersResponse: {
-            users: (components["schemas"]["User"] | components["schemas"]["UserSummary"])[];
-            totalPages: number;
-            total: number;
-        };
-        UserSummary: {
-            _id: string;
-            username: string;
-            email: string;
-            role: components["schemas"]["Role"];
-        };
-        AdminUserResponse: {
-            user: components["schemas"]["User"];
-            message?: string;
-        };
-        AdminKeysResponse: {
-            keys: components["schemas"]["LicenseKey"][];
-            totalPages: number;
-            total: number;
-        };
-        BulkDeleteResponse: {
-            /** @constant */
-            success: true;
-            deleted: number;
-            notFound: string[];
+        WriteOffResponse: {
+            payment: components["schemas"]["Payment"];
+            writtenOff: number;
             message: string;
+        };
+        RevokedKeysResponse: {
+            revoked: string[];
+            message: string;
+        };
+        PurchaseTerms: {
+            defaultDailyDiscount: number;
+            enableDirectPurchases: boolean;
+            enableResellerPurchases: boolean;
+        };
+        PurchaseForUserResponse: {
+            licenseKey: {
+                _id: string;
+                key: string;
+                product: string;
+                productId: string;
+                duration: number;
+                /** Format: date-time */
+                expiryDate: string;
+                cost: number;
+                purchasedBy: components["schemas"]["KeyUserRef"];
+            };
+            /** @description The caller's own credits after the purchase. */
+            resellerCredits: number;
+            /** @description What is left to whoever paid; null for the owner's free purchase. */
+            remainingCredits: number | null;
+            message: string;
+        };
+        AuditLogResponse: {
+            entries: components["schemas"]["AuditEntry"][];
+            totalPages: number;
+            total: number;
+        };
+        AuditEntry: {
+            _id: string;
+            action: string;
+            /** @description Null for the system; `username` null once the actor's account is deleted. */
+            actor: {
+                _id: string;
+                username: string | null;
+            } | null;
+            targetType: string | null;
+            targetId: string | null;
+            details: {
+                [key: string]: unknown;
+            } | null;
+            ipAddress: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        DashboardStats: {
+            totalKeys: number;
+            availableKeys: number;
+            usedKeys: number;
+            expiredKeys: number;
+            revokedKeys: number;
+            totalProducts: number;
+            /** @description Active keys that expire within 7 days. */
+            expiringSoonKeys: number;
+            /** @description Credits this user has paid for keys. */
+            creditsSpent: number;
+        };
+        AdminStats: {
+            totalUsers: number;
+            totalKeys: number;
+            totalProducts: number;
+            /** @description Credits. */
+            totalRevenue: number;
+            usersByRole: {
+                user: number;
+                reseller: number;
+                owner: number;
+            };
+            keysByStatus: {
+                available: number;
+                used: number;
+                revoked: number;
+                expired: number;
+            };
+            recentActivity: {
+                users: {
+                    _id: string;
+                    username: string;
+                    email: string;
+                    role: components["schemas"]["Role"];
+                    /** Format: date-time */
+                    createdAt: string;
+                }[];
+                keys: components["schemas"]["LicenseKey"][];
+            };
         };
         Analytics: {
             days: number;
@@ -1753,89 +1828,6 @@ export interface components {
                 disputes: number;
             };
         };
-        WriteOffResponse: {
-            payment: components["schemas"]["Payment"];
-            writtenOff: number;
-            message: string;
-        };
-        RevokedKeysResponse: {
-            revoked: string[];
-            message: string;
-        };
-        AdminStats: {
-            totalUsers: number;
-            totalKeys: number;
-            totalProducts: number;
-            /** @description Credits. */
-            totalRevenue: number;
-            usersByRole: {
-                user: number;
-                reseller: number;
-                owner: number;
-            };
-            keysByStatus: {
-                available: number;
-                used: number;
-                revoked: number;
-                expired: number;
-            };
-            recentActivity: {
-                users: {
-                    _id: string;
-                    username: string;
-                    email: string;
-                    role: components["schemas"]["Role"];
-                    /** Format: date-time */
-                    createdAt: string;
-                }[];
-                keys: components["schemas"]["LicenseKey"][];
-            };
-        };
-        AuditLogResponse: {
-            entries: components["schemas"]["AuditEntry"][];
-            totalPages: number;
-            total: number;
-        };
-        AuditEntry: {
-            _id: string;
-            action: string;
-            /** @description Null for the system; `username` null once the actor's account is deleted. */
-            actor: {
-                _id: string;
-                username: string | null;
-            } | null;
-            targetType: string | null;
-            targetId: string | null;
-            details: {
-                [key: string]: unknown;
-            } | null;
-            ipAddress: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        PurchaseTerms: {
-            defaultDailyDiscount: number;
-            enableDirectPurchases: boolean;
-            enableResellerPurchases: boolean;
-        };
-        PurchaseForUserResponse: {
-            licenseKey: {
-                _id: string;
-                key: string;
-                product: string;
-                productId: string;
-                duration: number;
-                /** Format: date-time */
-                expiryDate: string;
-                cost: number;
-                purchasedBy: components["schemas"]["KeyUserRef"];
-            };
-            /** @description The caller's own credits after the purchase. */
-            resellerCredits: number;
-            /** @description What is left to whoever paid; null for the owner's free purchase. */
-            remainingCredits: number | null;
-            message: string;
-        };
         /** @description The Ed25519 public key that signs answers and offline tokens. */
         LicensingPublicKey: {
             jwk: {
@@ -1867,6 +1859,14 @@ export interface components {
                 /** @description The signed offline token (a JWT), when the answer is valid. */
                 token: string | null;
             } | null;
+        };
+        /** @description The slot stays held while an offline token the device may hold is still valid. */
+        DeviceRemoved: {
+            /** @constant */
+            success: true;
+            message: string;
+            /** Format: date-time */
+            slotFreesAt: string;
         };
         WebhookEndpointsResponse: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
@@ -2146,6 +2146,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            413: components["responses"]["Error413"];
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API reference page (Scalar), with "try it" against this origin */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             413: components["responses"]["Error413"];
@@ -2540,41 +2565,6 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
-    listMyKeys: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                search?: string;
-                status?: "available" | "used" | "revoked" | "expired";
-            };
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MyKeysResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
     getProfile: {
         parameters: {
             query?: never;
@@ -2600,70 +2590,6 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    getDashboardStats: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DashboardStats"];
-                };
-            };
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    removeMyDevice: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                keyId: string;
-                activationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeviceRemoved"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -3171,6 +3097,251 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    listUsers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                role?: "user" | "reseller" | "owner";
+            };
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUsersResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    email: string;
+                    password: string;
+                    /**
+                     * @default user
+                     * @enum {string}
+                     */
+                    role?: "user" | "reseller" | "owner";
+                    /** @default 0 */
+                    balance?: number;
+                    /** @default 0 */
+                    credits?: number;
+                    /** @default true */
+                    isActive?: boolean;
+                    currentPassword?: string;
+                    code?: string;
+                    /** @default false */
+                    emailVerified?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username?: string;
+                    email?: string;
+                    /** @enum {string} */
+                    role?: "user" | "reseller" | "owner";
+                    balance?: number;
+                    credits?: number;
+                    isActive?: boolean;
+                    currentPassword?: string;
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessMessage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    addFunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: number;
+                    /** @enum {string} */
+                    type: "balance" | "credits";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     getPublicSettings: {
         parameters: {
             query?: never;
@@ -3625,6 +3796,216 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    listMyKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "available" | "used" | "revoked" | "expired";
+            };
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyKeysResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listAdminKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "available" | "used" | "revoked" | "expired";
+                product?: string;
+            };
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKeysResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    bulkDeleteKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    keyIds: string[];
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkDeleteResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessMessage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    removeKeyActivation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+                activationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyChangeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    releaseHeldSlot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+                slotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyChangeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     getExchangeRate: {
         parameters: {
             query?: never;
@@ -3859,458 +4240,6 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
-    listUsers: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                search?: string;
-                role?: "user" | "reseller" | "owner";
-            };
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUsersResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    createUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    username: string;
-                    email: string;
-                    password: string;
-                    /**
-                     * @default user
-                     * @enum {string}
-                     */
-                    role?: "user" | "reseller" | "owner";
-                    /** @default 0 */
-                    balance?: number;
-                    /** @default 0 */
-                    credits?: number;
-                    /** @default true */
-                    isActive?: boolean;
-                    currentPassword?: string;
-                    code?: string;
-                    /** @default false */
-                    emailVerified?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUserResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            409: components["responses"]["Error409"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    getUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUserResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    updateUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    username?: string;
-                    email?: string;
-                    /** @enum {string} */
-                    role?: "user" | "reseller" | "owner";
-                    balance?: number;
-                    credits?: number;
-                    isActive?: boolean;
-                    currentPassword?: string;
-                    code?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUserResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    deleteUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SuccessMessage"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    addFunds: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    amount: number;
-                    /** @enum {string} */
-                    type: "balance" | "credits";
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUserResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    listAdminKeys: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                search?: string;
-                status?: "available" | "used" | "revoked" | "expired";
-                product?: string;
-            };
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminKeysResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    bulkDeleteKeys: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    keyIds: string[];
-                    reason: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkDeleteResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    deleteKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SuccessMessage"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    removeKeyActivation: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-                activationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["KeyChangeResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    releaseHeldSlot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path: {
-                id: string;
-                slotId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["KeyChangeResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    getAnalytics: {
-        parameters: {
-            query?: {
-                days?: number;
-            };
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Analytics"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
     listPayments: {
         parameters: {
             query?: {
@@ -4414,70 +4343,6 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
-    getAdminStats: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminStats"];
-                };
-            };
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    getAuditLog: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                action?: "user.create" | "user.update" | "user.add_funds" | "user.delete" | "settings.update" | "settings.reset" | "keys.auto_cleanup" | "keys.generate" | "key.revoke" | "key.delete" | "keys.bulk_delete" | "key.remove_activation" | "key.release_slot" | "key.purchase_for_user" | "payment.credited" | "payment.refunded" | "payment.disputed" | "payment.dispute_won" | "payment.dispute_lost" | "payment.owed_written_off" | "payment.keys_revoked" | "user.email_verified";
-                actor?: string;
-            };
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditLogResponse"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
     getPurchaseTerms: {
         parameters: {
             query?: never;
@@ -4551,6 +4416,131 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAuditLog: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                action?: "user.create" | "user.update" | "user.add_funds" | "user.delete" | "settings.update" | "settings.reset" | "keys.auto_cleanup" | "keys.generate" | "key.revoke" | "key.delete" | "keys.bulk_delete" | "key.remove_activation" | "key.release_slot" | "key.purchase_for_user" | "payment.credited" | "payment.refunded" | "payment.disputed" | "payment.dispute_won" | "payment.dispute_lost" | "payment.owed_written_off" | "payment.keys_revoked" | "user.email_verified";
+                actor?: string;
+            };
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getDashboardStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardStats"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAdminStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStats"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAnalytics: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analytics"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -4798,6 +4788,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    removeMyDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                keyId: string;
+                activationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceRemoved"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     listWebhooks: {
@@ -5116,31 +5141,6 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
-        };
-    };
-    getApiReference: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description D1 session bookmark: send the last one you received to read at least what you (or whoever sent it to you) last wrote; every /api answer carries the newest. */
-                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The API reference page (Scalar), with "try it" against this origin */
-            200: {
-                headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            413: components["responses"]["Error413"];
         };
     };
 }
