@@ -5,7 +5,6 @@ import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
 import type { LicenseKey } from '../../worker/platform/schemas/entities';
-import { MAX_PAGE_SIZE } from '../../worker/modules/keys/schemas/keys';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';
@@ -14,6 +13,7 @@ import { notice, rowWriter, shortDate, success, type Column, type Format } from 
 import { progressBar } from '../lib/progress';
 import { parseWith, wholeNumber } from '../lib/validate';
 import { KEY_STATUSES } from '../../worker/platform/vocabulary';
+import { MAX_PAGE_SIZE } from '../../worker/platform/schemas/paging';
 
 /** Beyond this a single command is more likely a typo than a plan (a million keys is 1,000 requests at the largest limit). */
 const MAX_QUANTITY = 1_000_000;

@@ -6,7 +6,14 @@ import type { DB } from './db/client';
 import { idempotencyKeys } from './db/schema';
 import { failedConstraint } from './db/errors';
 import { AppError } from './errors';
-import { idempotencyKeySchema } from '../modules/keys/schemas/keys';
+
+/** An Idempotency-Key header: what Stripe and the IETF draft accept, printable ASCII up to 255. */
+export const idempotencyKeySchema = z
+  .string()
+  .min(1, 'Idempotency-Key must not be empty')
+  .max(255, 'Idempotency-Key must be at most 255 characters')
+  .regex(/^[\x21-\x7e]+$/, 'Idempotency-Key must be printable ASCII without spaces');
+import { z } from 'zod';
 
 export type IdempotencyClaim = {
   userId: string;

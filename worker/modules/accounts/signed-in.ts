@@ -2,7 +2,6 @@
 // account, the password and step-up checks, and the key-admin context.
 import type { Context } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
-import type { KeyAdmin } from '../keys/admin-keys';
 import { confirmStepUp } from './step-up';
 import { passwordAttempt, refund } from '../../platform/throttle';
 import { findUserById, type UserRow } from './users';
@@ -10,7 +9,7 @@ import { sessionOf } from './identify';
 import type { StepUpProof } from './schemas/security';
 import { forbidden, notFound } from '../../platform/errors';
 import { verifyPassword } from '../../platform/password';
-import { clientIp, requestOrigin } from '../../platform/request';
+import { requestOrigin } from '../../platform/request';
 
 /** The caller's own account row; 404 when it was deleted under a live session. */
 export async function currentUser(c: Context<SignedInEnv>) {
@@ -49,6 +48,3 @@ export async function proveCaller(c: Context<SignedInEnv>, proof: StepUpProof, w
   await stepUp(c, me, proof);
   return me;
 }
-
-/** Who acts on license keys, for domain/admin-keys.ts and domain/key-generation.ts. */
-export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });

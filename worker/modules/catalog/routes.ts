@@ -6,11 +6,11 @@ import { createProduct, listProducts, removeProduct, toProductJson, updateProduc
 import { assertWithinActivationLimit } from '../settings/settings';
 import { getSettings } from '../settings/store';
 import { jsonBody, pathParams } from '../../platform/validate';
-import { idSchema } from '../keys/schemas/keys';
 import { productInputSchema } from './schemas';
 import { productListSchema, productRemovedSchema, productSchema } from '../../platform/schemas/entities';
 import { routeOperations } from '../accounts/operation';
 import { isAtLeast } from '../../platform/vocabulary';
+import { idSchema } from '../../platform/schemas/ids';
 
 const op = routeOperations({ tag: 'Products', access: 'owner' });
 

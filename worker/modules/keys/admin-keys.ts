@@ -1,6 +1,9 @@
 // The admin's key management: the key list an owner or a reseller sees,
 // and the owner's revocation, deletion and device removal. Every change is audited in the same
 // batch as the write it records (device removal right after it: licensing.ts owns that batch).
+import type { Context } from 'hono';
+import { clientIp } from '../../platform/request';
+import type { SignedInEnv } from '../../platform/context';
 import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import { runBatch, type DB } from '../../platform/db/client';
@@ -12,7 +15,8 @@ import type { Actor } from '../../platform/db/schema';
 import type { AdminKeysQuery } from './schemas/admin-keys';
 import type { JsonText } from '../../platform/request';
 import type { AdminKeysResponse, LicenseKey } from '../../platform/schemas/entities';
-import { keyCountsTotal, ownerKeyCounts, withCounts, type KeyCounts } from '../reporting/admin-stats';
+import { keyCountsTotal, ownerKeyCounts, type KeyCounts } from './key-counts';
+import { withCounts } from '../../platform/db/counts';
 import { auditStatement, recordAudit } from '../audit/audit';
 import { dispatchCommitted, keyEvents } from '../webhooks/outbox';
 import {
@@ -35,6 +39,9 @@ import { type KeyStatus } from '../../platform/vocabulary';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
+
+/** Who acts on license keys in this request (admin-keys.ts, key-generation.ts). */
+export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });
 
 /**
  * The keys a search names, with the list's other filters (`filters`), each form served by an index

@@ -1,5 +1,6 @@
 // The licensing API's requests (what licensed software sends), shared by the Worker and the CLI.
 import { z } from 'zod';
+import { idSchema } from '../../platform/schemas/ids';
 import { KEY_STATUSES, LICENSE_CODES } from '../../platform/vocabulary';
 
 const printable = /^[\x20-\x7E]+$/;
@@ -77,3 +78,6 @@ export type LicenseAnswer = z.infer<typeof licenseAnswerSchema>;
 export const licensingPublicKeySchema = z
   .object({ jwk: z.record(z.string(), z.unknown()), pem: z.string() })
   .meta({ id: 'LicensingPublicKey', description: 'The Ed25519 public key that signs answers and offline tokens.' });
+
+/** A customer's device on one of their keys (DELETE /api/users/my-keys/{keyId}/activations/{activationId}). */
+export const ownDeviceParams = z.object({ keyId: idSchema('Key id'), activationId: idSchema('Activation id') });

@@ -9,47 +9,11 @@ import type { Actor } from '../../platform/db/schema';
 import { isolateCache, type IsolateCache } from '../../platform/isolate-cache';
 import type { AdminStats, LicenseKey, RecentUser } from '../../platform/schemas/entities';
 import { keysJsonStatement, NEWEST_FIRST } from '../keys/license-keys';
+import { keyCountsTotal, keysByStatus, ownerKeyCounts, type KeyCounts } from '../keys/key-counts';
+import { ReusedCount, withCounts, type Count } from '../../platform/db/counts';
 import { type KeyStatus, type Role } from '../../platform/vocabulary';
 
 export const RECENT_ITEMS = 5;
-
-export type KeyCounts = Record<KeyStatus, number>;
-
-/**
- * A count as statements for a batch and how to read their results, so that it can ride in the
- * batch of the page that shows it (one round trip for the page and its counts).
- */
-type Count<T> = { statements: Statement[]; read: (results: unknown[]) => T };
-
-/**
- * Keys by status at `now` (`effectiveStatus` in license-keys.ts): the stored statuses counted in
- * index order, then the used and available keys whose expiry has passed, which the scheduled job has
- * not marked yet, moved to expired. Grouping by a CASE over every key instead needs a temporary
- * B-tree and costs ten times more at 200,000 keys.
- */
-function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count<KeyCounts> {
-  return {
-    statements: [
-      // license_keys_status_idx (status, created_at) for the owner; license_keys_creator_idx for a reseller.
-      db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status),
-      // A short range of license_keys_expiry_idx (status, expires_at).
-      db
-        .select({ status: licenseKeys.status, n: count() })
-        .from(licenseKeys)
-        .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))))
-        .groupBy(licenseKeys.status),
-    ],
-    read: ([stored, lapsed]) => {
-      const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
-      for (const row of stored as { status: KeyStatus; n: number }[]) counts[row.status] += row.n;
-      for (const row of lapsed as { status: KeyStatus; n: number }[]) {
-        counts[row.status] -= row.n;
-        counts.expired += row.n;
-      }
-      return counts;
-    },
-  };
-}
 
 /** Users by role: users_role_created_idx walked in order, never a temporary B-tree. */
 function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
@@ -63,81 +27,12 @@ function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
   };
 }
 
-/** Past this many rows, the owner's whole-shop counts are reused for a few seconds (see `ReusedCount`). */
-export const COUNTS_REUSE_FROM = 10_000;
-export const COUNTS_REUSE_MS = 5_000;
-
-/**
- * A whole-shop count for the owner's screens, which walks every row it counts: about 10 ms of
- * SQLite for 200,000 keys and 0.7 ms for 10,000 users, for a panel that many admins may have open.
- * Once it covers 10,000 rows or more this isolate reuses it for up to 5 s; a smaller shop is counted
- * on every request, so its figures are exact right after any change.
- */
-class ReusedCount<T> {
-  private readonly kept: IsolateCache<D1Database, T>;
-
-  constructor(
-    name: 'owner-key-counts' | 'owner-role-counts',
-    readonly count: (db: DB, now: number) => Count<T>,
-    private readonly rows: (value: T) => number,
-  ) {
-    this.kept = isolateCache(name);
-  }
-
-  /** The reused count, or null when it must be counted again. */
-  peek(db: DB, now: number): T | null {
-    return this.kept.get(databaseOf(db), now) ?? null;
-  }
-
-  remember(db: DB, now: number, value: T) {
-    if (this.rows(value) < COUNTS_REUSE_FROM) this.kept.delete(databaseOf(db));
-    else this.kept.set(databaseOf(db), value, now, COUNTS_REUSE_MS);
-  }
-}
-
-/**
- * Runs `page` with every count it needs that is not being reused, in one batch: the page's results,
- * and each count's value.
- */
-export async function withCounts<C extends unknown[]>(
-  db: DB,
-  now: number,
-  page: Statement[],
-  counts: { [K in keyof C]: Count<C[K]> | { reused: ReusedCount<C[K]> } | { value: C[K] } },
-): Promise<{ page: unknown[]; counts: C }> {
-  const plans = counts.map((c) => {
-    if ('value' in c) return { value: c.value };
-    if ('statements' in c) return { count: c };
-    const value = c.reused.peek(db, now);
-    return value === null ? { count: c.reused.count(db, now), reused: c.reused } : { value };
-  });
-  const statements = [...page, ...plans.flatMap((p) => p.count?.statements ?? [])];
-  const results = await runBatch(db, statements);
-  let at = page.length;
-  const values = plans.map((p) => {
-    if (!p.count) return p.value;
-    const value = p.count.read(results.slice(at, (at += p.count.statements.length)));
-    p.reused?.remember(db, now, value);
-    return value;
-  });
-  return { page: results.slice(0, page.length), counts: values as C };
-}
-
-/** Every key by status, for the owner (see `ReusedCount`). */
-export const ownerKeyCounts = new ReusedCount<KeyCounts>(
-  'owner-key-counts',
-  (db, now) => keysByStatus(db, undefined, now),
-  (c) => keyCountsTotal(c),
-);
-
 export type RoleCounts = Record<Role, number>;
 
 const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + counts.owner;
 
 /** Every account by role, for the owner (see `ReusedCount`). */
 const ownerRoleCounts = new ReusedCount<RoleCounts>('owner-role-counts', (db) => usersByRole(db, undefined), roleCountsTotal);
-
-export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
 
 /**
  * The Overview's figures but the counts, as one statement compiled once per role (db/compiled.ts),

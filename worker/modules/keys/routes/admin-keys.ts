@@ -2,9 +2,8 @@
 // created), and the owner's deletions, device removal and release of held device slots.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
-import { bulkDeleteKeys, deleteKey, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../admin-keys';
+import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../admin-keys';
 import { jsonText } from '../../../platform/request';
-import { keyAdmin } from '../../accounts/signed-in';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import type { BulkDeleteResponse, KeyChangeResponse } from '../../../platform/schemas/entities';

@@ -1,12 +1,11 @@
 // /api/keys: a customer buys a key with their own credits; the owner revokes and generates keys.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
-import { revokeKey } from '../admin-keys';
+import { keyAdmin, revokeKey } from '../admin-keys';
 import { idempotencyClaim } from '../../../platform/idempotency';
 import { generateKeys } from '../key-generation';
 import { PURCHASE_STATUS, purchaseKey } from '../purchase';
 import { getSettings } from '../../settings/store';
-import { keyAdmin } from '../../accounts/signed-in';
 import { jsonBody, pathParams } from '../../../platform/validate';
 import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
 import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../../../platform/schemas/entities';

@@ -2,9 +2,10 @@
 // revocation, deletion, generation and the purchase for a customer. One schema per call, shared by
 // the API and the admin screens, so both give the same messages.
 import { z } from 'zod';
-import { idSchema, keyStatusFilter } from './keys';
+import { keyStatusFilter } from './keys';
 import { emptyAsUndefined, pageQuery } from '../../../platform/schemas/paging';
 import { refuseUnsafeText } from '../../../platform/schemas/text';
+import { idSchema } from '../../../platform/schemas/ids';
 
 export const ADMIN_KEYS_PAGE_SIZE = 15;
 export const REVOKE_REASON_REQUIRED = 'Please provide a reason for revoking this key';

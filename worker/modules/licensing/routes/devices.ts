@@ -4,7 +4,7 @@ import type { SignedInEnv } from '../../../platform/context';
 import { pathParams } from '../../../platform/validate';
 import { routeOperations } from '../../accounts/operation';
 import { deviceRemovedSchema } from '../../../platform/schemas/entities';
-import { ownDeviceParams } from '../../keys/schemas/keys';
+import { ownDeviceParams } from '../schemas';
 import { removeOwnDevice } from '../devices';
 
 const op = routeOperations({ tag: 'Account', access: 'user' });

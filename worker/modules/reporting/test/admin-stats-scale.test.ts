@@ -5,7 +5,8 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../../platform/db/client';
-import { adminStats, COUNTS_REUSE_FROM, COUNTS_REUSE_MS } from '../admin-stats';
+import { adminStats } from '../admin-stats';
+import { COUNTS_REUSE_FROM, COUNTS_REUSE_MS } from '../../../platform/db/counts';
 import type { Actor } from '../../../platform/db/schema';
 import { interceptedD1 } from '../../../test/helpers';
 
