@@ -7,6 +7,14 @@ import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
+const MODULES = 'worker/modules';
+const modules = readdirSync(new URL(`./${MODULES}`, import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+/** A module's own files. */
+const codeOf = (module) => `./${MODULES}/${module}`;
+const APP_LAYER = ['./worker/app.ts', './worker/index.ts', './worker/scheduled.ts'];
+
 const FEATURES = 'web/src/features';
 const features = readdirSync(new URL(`./${FEATURES}`, import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -59,6 +67,68 @@ export default tseslint.config(
             except: [`./${feature}`],
             message: 'A web feature imports only from its own folder, components/ and lib/.',
           })),
+        },
+      ],
+    },
+  },
+  {
+    // The Worker's layers (docs/architecture.md): platform/ imports no module; a module uses another
+    // only through its index.ts; only the app layer (app.ts, index.ts, scheduled.ts) mounts routes.
+    files: ['worker/**/*.ts'],
+    // Tests may reach into what they test, and drive the app.
+    ignores: ['worker/**/test/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './worker/platform',
+              from: ['./worker/modules', ...APP_LAYER],
+              message: 'worker/platform is below every module: it imports none of them, nor the app.',
+            },
+            { target: `./${MODULES}`, from: APP_LAYER, message: 'A module does not import the app layer that mounts it.' },
+            ...modules.flatMap((module) => [
+              {
+                target: [...modules.filter((other) => other !== module).map(codeOf), './worker/index.ts', './worker/scheduled.ts'],
+                from: `./${MODULES}/${module}`,
+                except: ['./index.ts'],
+                message: `Another module uses ${module} through ${MODULES}/${module}/index.ts, not its internals.`,
+              },
+              {
+                target: './worker/app.ts',
+                from: `./${MODULES}/${module}`,
+                except: ['./index.ts', './routes.ts'],
+                message: `The app mounts ${module} from its routes.ts and uses the rest through its index.ts.`,
+              },
+            ]),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What the web app and the CLI may take from the Worker: the words, the API's types and the zod
+    // schemas of its inputs; never its code.
+    files: ['web/src/**/*.{ts,tsx}', 'cli/**/*.ts'],
+    ignores: ['cli/test/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: ['./web/src', './cli'],
+              from: './worker',
+              except: [
+                './platform/vocabulary.ts',
+                './platform/api-client.ts',
+                './platform/schemas',
+                ...modules.flatMap((module) => [`./modules/${module}/schemas.ts`, `./modules/${module}/schemas`]),
+              ],
+              message: 'Clients take only the vocabulary, the API types and the input schemas from worker/.',
+            },
+          ],
         },
       ],
     },

@@ -6,7 +6,6 @@ import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './platform/db/se
 import { errorResponse } from './platform/errors';
 import { API_DOCS_PATH, securityHeaders } from './platform/security-headers';
 import { bodyLimit } from './platform/body-limit';
-import { LICENSES_PATH, signLicensingAnswers } from './modules/licensing/signature';
 import { accountsMounts } from './modules/accounts/routes';
 import { auditMounts } from './modules/audit/routes';
 import { billingMounts } from './modules/billing/routes';
@@ -18,6 +17,7 @@ import { reportingMounts } from './modules/reporting/routes';
 import { resellersMounts } from './modules/resellers/routes';
 import { settingsMounts } from './modules/settings/routes';
 import { webhooksMounts } from './modules/webhooks/routes';
+import { LICENSES_PATH, signLicensingAnswers } from './modules/licensing';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

@@ -1,8 +1,8 @@
 import { app } from './app';
 import { runScheduledJobs } from './scheduled';
-import { handleWebhookBatch } from './modules/webhooks/delivery';
 import type { WebhookMessage } from './platform/webhook-message';
 import type { Env } from './platform/env';
+import { handleWebhookBatch } from './modules/webhooks';
 
 export default {
   fetch: app.fetch,

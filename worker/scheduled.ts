@@ -2,11 +2,11 @@ import { and, lt, lte } from 'drizzle-orm';
 import { createDb } from './platform/db/client';
 import { heldSlots, idempotencyKeys, rateLimits, sessions, signInFailures, spentChallenges } from './platform/db/schema';
 import type { Env } from './platform/env';
-import { getSettings } from './modules/settings/store';
-import { cleanupExpiredKeys, expireKeys } from './modules/keys/key-lifecycle';
-import { redispatchWebhooks } from './modules/webhooks/delivery';
 import { ACCOUNT_LOCKOUT } from './platform/throttle';
 import { DAY_MS } from './platform/vocabulary';
+import { cleanupExpiredKeys, expireKeys } from './modules/keys';
+import { getSettings } from './modules/settings';
+import { redispatchWebhooks } from './modules/webhooks';
 
 /** The cron trigger's work. Each job is idempotent: running it twice changes nothing more. */
 export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE'>, now = Date.now()) {

@@ -11,10 +11,10 @@ import { sendMail } from '../../platform/mail';
 import { endCredentialsStatements } from './sessions';
 import { toCents, type AddFundsInput, type ListUsersQuery } from './schemas/admin-users';
 import type { User, UserSummary } from '../../platform/schemas/entities';
-import { auditStatement } from '../audit/audit';
 import { recordSecurityEvent } from './security-log';
 import { assertUnique, createUser, findUserById, toUserJson, type UserRow } from './users';
 import { isAtLeast, type Role } from '../../platform/vocabulary';
+import { auditStatement } from '../audit';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type AdminContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };

@@ -10,9 +10,9 @@ import { AppError, notFound } from '../../platform/errors';
 import { newId, randomToken, sha256Hex } from '../../platform/ids';
 import { assertMailAvailable, mailTransport, sendMail, type MailEnv } from '../../platform/mail';
 import { enforce, RULES } from '../../platform/throttle';
-import { auditStatement } from '../audit/audit';
 import { findUserById, type UserRow } from './users';
-import { DAY_MS } from '../../platform/vocabulary';
+import { DAY_MS, hasPassed } from '../../platform/vocabulary';
+import { auditStatement } from '../audit';
 
 export const VERIFY_TOKEN_TTL_MS = DAY_MS;
 
@@ -66,7 +66,7 @@ export async function verifyEmail(db: DB, token: string, now = Date.now()): Prom
     .from(emailVerificationTokens)
     .where(eq(emailVerificationTokens.tokenHash, await sha256Hex(token)))
     .get();
-  if (!row || row.usedAt || row.expiresAt.getTime() <= now) throw verifyLinkInvalid();
+  if (!row || row.usedAt || hasPassed(row.expiresAt.getTime(), now)) throw verifyLinkInvalid();
   // Spent by this batch's first statement (and so by this call) exactly when its used_at is now.
   const spentHere = sql`EXISTS (SELECT 1 FROM ${emailVerificationTokens} WHERE ${emailVerificationTokens.id} = ${row.id} AND ${emailVerificationTokens.usedAt} = ${now})`;
   const [spent, marked] = await db.batch([

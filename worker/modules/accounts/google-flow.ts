@@ -15,7 +15,7 @@ import { AppError, registrationClosed, underMaintenance, type ErrorCode } from '
 import { timingSafeEqual } from '../../platform/password';
 import { requestOrigin } from '../../platform/request';
 import { idleLimitMs, isSessionLive } from './sessions';
-import { getSettings } from '../settings/store';
+import { getSettings } from '../settings';
 
 const FLOW_COOKIE = 'kp_google_flow';
 const RESULT_COOKIE = 'kp_google_result';

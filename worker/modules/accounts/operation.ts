@@ -13,10 +13,10 @@ import { requestDb } from '../../platform/db/client';
 import { openRequestD1 } from '../../platform/db/session';
 import { AppError, underMaintenance } from '../../platform/errors';
 import { declaration, documented, policyOf, readsFor, type RouteDefaults, type RouteDoc } from '../../platform/openapi';
-import { getSettings } from '../settings/store';
 import { currentUser, stepUp } from './signed-in';
 import type { StepUpProof } from './schemas/security';
 import { identify } from './identify';
+import { getSettings } from '../settings';
 
 /** The operation's middleware: its declaration enforced, and its description for the document. */
 export function operation(doc: RouteDoc) {

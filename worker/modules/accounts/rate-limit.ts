@@ -4,7 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../../platform/context';
 import { enforce, perIpPerHour } from '../../platform/throttle';
 import { clientIp, clientNetwork } from '../../platform/request';
-import { getSettings } from '../settings/store';
+import { getSettings } from '../settings';
 
 /** Addresses the per-IP limit leaves alone (comma-separated), e.g. a health probe or a test runner. */
 export function exemptAddresses(list: string | undefined): Set<string> {

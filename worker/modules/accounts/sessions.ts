@@ -10,8 +10,8 @@ import { apiTokens, sessions, users } from '../../platform/db/schema';
 import { randomToken } from '../../platform/ids';
 import { isolateCache } from '../../platform/isolate-cache';
 import type { SessionOrigin } from '../../platform/request';
-import { getSettings } from '../settings/store';
 import { DAY_MS, type Role, ROLES } from '../../platform/vocabulary';
+import { getSettings } from '../settings';
 
 export const SESSION_TTL_MS = DAY_MS;
 export const REMEMBER_ME_TTL_MS = 30 * DAY_MS;

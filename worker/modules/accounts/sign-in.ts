@@ -5,7 +5,6 @@ import type { DB } from '../../platform/db/client';
 import { securityLog, sessions, users } from '../../platform/db/schema';
 import type { Env } from '../../platform/env';
 import { AppError, registrationClosed, underMaintenance } from '../../platform/errors';
-import { getSettings } from '../settings/store';
 import { verifyPassword } from '../../platform/password';
 import type { Later, SessionOrigin } from '../../platform/request';
 import { passwordAttempt, refund, secondFactorAttempt } from '../../platform/throttle';
@@ -17,6 +16,7 @@ import { sendVerificationIfPossible } from './email-verification';
 import { createChallenge, readChallenge, releaseChallenge, spendChallenge, spendTwoFactorCode } from './two-factor';
 import { createUser, findUserByEmail, findUserById, toUserJson, type UserRow } from './users';
 import type { Env as WorkerEnv } from '../../platform/env';
+import { getSettings } from '../settings';
 
 export type SignInAnswer = { token: string; user: User } | { requires2FA: true; challenge: string };
 
@@ -92,7 +92,9 @@ export async function finishTwoFactorSignIn(
   if (input.code !== undefined) {
     const check = await spendTwoFactorCode(env, db, user, input.code);
     if (check !== 'ok') {
-      throw await failed(check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code');
+      throw await failed(
+        check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
+      );
     }
   } else if (!(await spendRecoveryToken(db, user.id, input.recoveryToken!))) {
     throw await failed('Invalid or already used recovery token');

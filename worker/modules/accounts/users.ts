@@ -6,7 +6,7 @@ import { AppError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { hashPassword } from '../../platform/password';
 import type { User } from '../../platform/schemas/entities';
-import { dispatchCommitted, webhookEvents } from '../webhooks/outbox';
+import { dispatchCommitted, webhookEvents } from '../webhooks';
 
 export type UserRow = typeof users.$inferSelect;
 

@@ -11,8 +11,8 @@ import type { ExchangeResponse } from '../../platform/schemas/entities';
 import { creditsForCents, INSUFFICIENT_USD_MESSAGE } from './schemas/exchange';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from '../../platform/idempotency';
 import { spendingRefusal } from './spending';
-import { findUserById, toUserJson, type UserRow } from '../accounts/users';
-import { dispatchCommitted, exchangeEvent } from '../webhooks/outbox';
+import { findUserById, toUserJson, type UserRow } from '../accounts';
+import { dispatchCommitted, exchangeEvent } from '../webhooks';
 
 export type ExchangeOrder = {
   userId: string;

@@ -7,7 +7,6 @@ import { runtimeLimit } from '../../platform/db/compiled';
 import { payments, users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import type { Stripe } from './stripe';
-import type { PaymentSettings } from '../settings/schemas';
 import type {
   AdminPaymentsQuery,
   MyPaymentsQuery,
@@ -17,7 +16,8 @@ import type {
   PaymentStatusResponse,
 } from './schemas/payments';
 import { standingQuery, toStanding } from './spending';
-import { findUserById } from '../accounts/users';
+import { findUserById } from '../accounts';
+import type { PaymentSettings } from '../settings';
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 

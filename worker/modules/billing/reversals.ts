@@ -10,8 +10,8 @@ import { runBatch, SqlStatement, type DB, type Statement } from '../../platform/
 import { licenseKeys, payments } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { auditStatement, type AuditAction } from '../audit/audit';
-import { dispatchCommitted, keyEvents } from '../webhooks/outbox';
+import { auditStatement, type AuditAction } from '../audit';
+import { dispatchCommitted, keyEvents } from '../webhooks';
 
 type ReversalKind = 'refund' | 'dispute';
 

@@ -4,7 +4,6 @@
 // Each change is one D1 batch whose statements are guarded inside SQL, so duplicated or concurrent
 // deliveries of an event change nothing more. A refund or dispute that names a payment not credited
 // yet is parked and applied right after the credit. Events that name no known payment change nothing.
-import { balanceToppedUpEvent, dispatchCommitted } from '../webhooks/outbox';
 import { asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { runBatch, SqlStatement, type DB, type Statement } from '../../platform/db/client';
@@ -13,8 +12,9 @@ import { failedConstraint } from '../../platform/db/errors';
 import { newId } from '../../platform/ids';
 import type { Stripe } from './stripe';
 import type { StripeEventOutcome } from '../../platform/schemas/entities';
-import { auditStatement } from '../audit/audit';
 import { closeDispute, disputeReversal, markDisputeSettledFirst, refundReversal } from './reversals';
+import { auditStatement } from '../audit';
+import { balanceToppedUpEvent, dispatchCommitted } from '../webhooks';
 
 export type EventOutcome = StripeEventOutcome;
 

@@ -3,14 +3,13 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { SignedInEnv } from '../../platform/context';
 import { createProduct, listProducts, removeProduct, toProductJson, updateProduct } from './products';
-import { assertWithinActivationLimit } from '../settings/settings';
-import { getSettings } from '../settings/store';
 import { jsonBody, pathParams } from '../../platform/validate';
 import { productInputSchema } from './schemas';
 import { productListSchema, productRemovedSchema, productSchema } from '../../platform/schemas/entities';
-import { routeOperations } from '../accounts/operation';
 import { isAtLeast } from '../../platform/vocabulary';
 import { idSchema } from '../../platform/schemas/ids';
+import { routeOperations } from '../accounts';
+import { assertWithinActivationLimit, getSettings } from '../settings';
 
 const op = routeOperations({ tag: 'Products', access: 'owner' });
 

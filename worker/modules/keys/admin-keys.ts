@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import { clientIp } from '../../platform/request';
 import type { SignedInEnv } from '../../platform/context';
-import { and, eq, gt, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import { runBatch, type DB } from '../../platform/db/client';
 import { compiledStatement, runtimeLimit, slot } from '../../platform/db/compiled';
@@ -17,8 +17,6 @@ import type { JsonText } from '../../platform/request';
 import type { AdminKeysResponse, LicenseKey } from '../../platform/schemas/entities';
 import { keyCountsTotal, ownerKeyCounts, type KeyCounts } from './key-counts';
 import { withCounts } from '../../platform/db/counts';
-import { auditStatement, recordAudit } from '../audit/audit';
-import { dispatchCommitted, keyEvents } from '../webhooks/outbox';
 import {
   chunks,
   effectiveStatus,
@@ -34,8 +32,11 @@ import {
   likeSql,
   NEWEST_FIRST,
 } from './license-keys';
-import { removeActivation } from '../licensing/licensing';
 import { type KeyStatus } from '../../platform/vocabulary';
+import { auditStatement, recordAudit } from '../audit';
+import { removeActivation } from '../licensing';
+import { dispatchCommitted, keyEvents } from '../webhooks';
+import { passedAt } from '../../platform/db/expiry';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
@@ -159,7 +160,7 @@ function expiredPageIds(db: DB) {
   const lapsed = db
     .select({ id: licenseKeys.id, createdAt: licenseKeys.createdAt })
     .from(licenseKeys)
-    .where(and(inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, slot('now'))));
+    .where(and(inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, slot('now'))));
   return db
     .select({ id: sql<string>`"id"` })
     .from(sql`(SELECT * FROM ${marked} UNION ALL SELECT * FROM ${lapsed})`)

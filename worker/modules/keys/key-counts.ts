@@ -1,10 +1,11 @@
 // License keys by status, as a count that rides in a page's batch (platform/db/counts.ts): the admin
 // key list's totals and the Overview's figures.
-import { and, count, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, count, inArray, type SQL } from 'drizzle-orm';
 import type { DB } from '../../platform/db/client';
 import { ReusedCount, type Count } from '../../platform/db/counts';
 import { licenseKeys } from '../../platform/db/schema';
 import type { KeyStatus } from '../../platform/vocabulary';
+import { passedAt } from '../../platform/db/expiry';
 
 export type KeyCounts = Record<KeyStatus, number>;
 
@@ -23,7 +24,7 @@ export function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count
       db
         .select({ status: licenseKeys.status, n: count() })
         .from(licenseKeys)
-        .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), lte(licenseKeys.expiresAt, new Date(now))))
+        .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, new Date(now))))
         .groupBy(licenseKeys.status),
     ],
     read: ([stored, lapsed]) => {
@@ -46,4 +47,3 @@ export const ownerKeyCounts = new ReusedCount<KeyCounts>(
 );
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;
-

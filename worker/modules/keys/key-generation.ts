@@ -10,11 +10,11 @@ import { newId } from '../../platform/ids';
 import { users, type Actor } from '../../platform/db/schema';
 import { generationLimitMessage } from './schemas/admin-keys';
 import type { LicenseKey } from '../../platform/schemas/entities';
-import type { Settings } from '../settings/schemas';
-import { auditStatement } from '../audit/audit';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
-import { assertOfferedDuration, findProduct, forgetProduct, recentProduct, rememberProduct, type ProductRow } from '../catalog/products';
-import { dispatchCommitted, generatedKeysEvent } from '../webhooks/outbox';
+import { auditStatement } from '../audit';
+import { assertOfferedDuration, findProduct, forgetProduct, recentProduct, rememberProduct, type ProductRow } from '../catalog';
+import type { Settings } from '../settings';
+import { dispatchCommitted, generatedKeysEvent } from '../webhooks';
 
 export type Generator = { db: DB; actor: Actor; ip: string | null };
 

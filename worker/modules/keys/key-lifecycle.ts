@@ -1,13 +1,14 @@
 // Keys over time: used keys past expiry (plus the grace period) become `expired`; with
 // autoCleanupExpiredKeys, keys expired for more than 30 days are deleted and the deletion audited.
-import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, eq, inArray, lt } from 'drizzle-orm';
 import { runBatch, type DB } from '../../platform/db/client';
 import { licenseKeys } from '../../platform/db/schema';
 import type { Env } from '../../platform/env';
-import type { Settings } from '../settings/schemas';
-import { auditStatement } from '../audit/audit';
-import { dispatchCommitted, expiringKeyEvents } from '../webhooks/outbox';
 import { DAY_MS } from '../../platform/vocabulary';
+import { auditStatement } from '../audit';
+import type { Settings } from '../settings';
+import { dispatchCommitted, expiringKeyEvents } from '../webhooks';
+import { passedAt } from '../../platform/db/expiry';
 
 export const CLEANUP_AFTER_DAYS = 30;
 const DELETE_CHUNK = 90; // D1 allows 100 bound parameters per statement.
@@ -21,7 +22,7 @@ export async function expireKeys(db: DB, settings: Settings, now: number, webhoo
   const expire = db
     .update(licenseKeys)
     .set({ status: 'expired' })
-    .where(and(eq(licenseKeys.status, 'used'), isNotNull(licenseKeys.expiresAt), lt(licenseKeys.expiresAt, new Date(cutoff))))
+    .where(and(eq(licenseKeys.status, 'used'), passedAt(licenseKeys.expiresAt, new Date(cutoff))))
     .returning({ id: licenseKeys.id });
   const [events, expired] = await runBatch(db, [expiringKeyEvents(cutoff, now), expire]);
   if (webhooks) await dispatchCommitted([events], webhooks);

@@ -1,12 +1,13 @@
 // License keys: how a key string is made, what a key's status is at a given moment, and the one
 // JSON shape every key list answers with (My Keys, the admin's lists, generation, the CLI).
-import { and, desc, eq, gt, inArray, isNull, lte, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql, type AnyColumn, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../../platform/db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../../platform/db/compiled';
 import { activations, heldSlots, licenseKeys, users } from '../../platform/db/schema';
 import type { KeyUserRef, LicenseKey } from '../../platform/schemas/entities';
-import { type KeyStatus } from '../../platform/vocabulary';
+import { hasPassed, type KeyStatus } from '../../platform/vocabulary';
+import { hasPassedExpr, notPassedAt, passedAt } from '../../platform/db/expiry';
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof activations.$inferSelect;
@@ -47,7 +48,7 @@ export type At = number | Placeholder;
  * a key whose expiry has passed is already expired for every screen and every check.
  */
 export function effectiveStatus(row: Pick<LicenseKeyRow, 'status' | 'expiresAt'>, now = Date.now()): KeyStatus {
-  if ((row.status === 'used' || row.status === 'available') && row.expiresAt && row.expiresAt.getTime() <= now) return 'expired';
+  if ((row.status === 'used' || row.status === 'available') && hasPassed(row.expiresAt?.getTime(), now)) return 'expired';
   return row.status;
 }
 
@@ -61,7 +62,7 @@ export function effectiveStatus(row: Pick<LicenseKeyRow, 'status' | 'expiresAt'>
 export function effectiveStatusIs(status: KeyStatus, now: At = Date.now(), { narrowed = false } = {}): SQL {
   const at = typeof now === 'number' ? new Date(now) : now;
   const column = narrowed ? sql`+${licenseKeys.status}` : sql`${licenseKeys.status}`;
-  const live = or(isNull(licenseKeys.expiresAt), gt(licenseKeys.expiresAt, at));
+  const live = notPassedAt(licenseKeys.expiresAt, at);
   switch (status) {
     case 'used':
     case 'available':
@@ -69,7 +70,7 @@ export function effectiveStatusIs(status: KeyStatus, now: At = Date.now(), { nar
     case 'revoked':
       return eq(column, 'revoked');
     case 'expired':
-      return or(eq(column, 'expired'), and(inArray(column, ['used', 'available']), lte(licenseKeys.expiresAt, at)))!;
+      return or(eq(column, 'expired'), and(inArray(column, ['used', 'available']), passedAt(licenseKeys.expiresAt, at)))!;
   }
 }
 
@@ -203,7 +204,7 @@ const userRefSql = (column: AnyColumn) =>
 
 /** `effectiveStatus` in SQL. */
 const effectiveStatusSql = (now: At) =>
-  sql`CASE WHEN ${licenseKeys.status} IN ('used', 'available') AND ${licenseKeys.expiresAt} <= ${now} THEN 'expired' ELSE ${licenseKeys.status} END`;
+  sql`CASE WHEN ${licenseKeys.status} IN ('used', 'available') AND ${hasPassedExpr(licenseKeys.expiresAt, now)} THEN 'expired' ELSE ${licenseKeys.status} END`;
 
 /**
  * `toLicenseKeyJson` written in SQL, for the row of license_keys in scope: SQLite builds a page's

@@ -12,13 +12,21 @@ import { failedConstraint } from '../../platform/db/errors';
 import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import type { PurchaseReceipt, PurchaseShortfall } from '../../platform/schemas/entities';
-import { quote, type Quote } from '../catalog/schemas';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from '../../platform/idempotency';
 import { generateLicenseKey } from './license-keys';
-import { assertOfferedDuration, forgetProduct, purchasable, recentProduct, rememberProduct, type ProductRow } from '../catalog/products';
-import { spendingRefusal } from '../billing/spending';
-import { dispatchCommitted, keyEvents } from '../webhooks/outbox';
 import { DAY_MS } from '../../platform/vocabulary';
+import { spendingRefusal } from '../billing';
+import {
+  assertOfferedDuration,
+  forgetProduct,
+  purchasable,
+  quote,
+  recentProduct,
+  rememberProduct,
+  type ProductRow,
+  type Quote,
+} from '../catalog';
+import { dispatchCommitted, keyEvents } from '../webhooks';
 
 export type PurchaseOrder = {
   /** Must name an active product; an inactive or unknown one is a 404. */

@@ -5,8 +5,8 @@ import { rawSql, runBatch, type DB } from '../../platform/db/client';
 import { activations, licenseKeys } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { heldUntil, holdSlotStatement } from './held-slots';
-import { activationEvent, dispatchCommitted } from '../webhooks/outbox';
 import { DAY_MS } from '../../platform/vocabulary';
+import { activationEvent, dispatchCommitted } from '../webhooks';
 
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
 

@@ -3,8 +3,8 @@
 // longest token it can hold has expired. The owner can release such a slot at once.
 import { rawSql } from '../../platform/db/client';
 import { newId } from '../../platform/ids';
-import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS } from '../catalog/schemas';
 import { HOUR_MS } from '../../platform/vocabulary';
+import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS } from '../catalog';
 
 export { DEFAULT_OFFLINE_TOKEN_HOURS };
 /**

@@ -6,12 +6,13 @@ import { rawSql, runBatch, sqlFirst, type SqlStatement } from '../../platform/db
 import { bindingOf } from '../../platform/db/session';
 import type { DeviceInfo } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
-import type { Settings } from '../settings/schemas';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement } from './held-slots';
 import { noteDeviceSeen } from '../../platform/last-used';
 import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './throttle';
-import { activationEvent, dispatchCommitted } from '../webhooks/outbox';
-import { DAY_MS, HOUR_MS, type KeyStatus, type LicenseCode } from '../../platform/vocabulary';
+import { DAY_MS, hasPassed, HOUR_MS, type KeyStatus, type LicenseCode } from '../../platform/vocabulary';
+import type { Settings } from '../settings';
+import { activationEvent, dispatchCommitted } from '../webhooks';
+import { hasPassedSql } from '../../platform/db/expiry';
 
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
 export const LAST_USED_WRITE_MS = 5 * 60 * 1000;
@@ -105,10 +106,10 @@ function standing(row: KeyRow, settings: Settings, now: number): Standing {
   if (row.status === 'revoked') return { code: 'REVOKED', detail: 'This license key has been revoked' };
   const expiry = keyExpiry(row);
   const graceEnd = expiry === null ? null : expiry + settings.keyExpiryGracePeriod * DAY_MS;
-  if (row.status === 'expired' || (graceEnd !== null && now > graceEnd)) {
+  if (row.status === 'expired' || hasPassed(graceEnd, now)) {
     return { code: 'EXPIRED', detail: `This license key expired on ${new Date(expiry ?? now).toISOString()}` };
   }
-  return { code: 'OK', expiry, graceEndsAt: expiry !== null && now > expiry ? graceEnd : null };
+  return { code: 'OK', expiry, graceEndsAt: hasPassed(expiry, now) ? graceEnd : null };
 }
 
 function describe(
@@ -119,7 +120,7 @@ function describe(
   expiresAt?: number | null,
 ): NonNullable<LicenseResult['license']> {
   const expiry = expiresAt === undefined ? keyExpiry(row) : expiresAt;
-  const shownStatus = status ?? (row.status === 'used' && expiry !== null && now > expiry ? 'expired' : row.status);
+  const shownStatus = status ?? (row.status === 'used' && hasPassed(expiry, now) ? 'expired' : row.status);
   return {
     key: row.key,
     status: shownStatus,
@@ -170,7 +171,7 @@ const KEY_EXPIRY = `COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND
 const MAY_TAKE_DEVICE = `
   k.status NOT IN ('revoked', 'expired')
   AND (k.status != 'available' OR p.is_active = 1)
-  AND (${KEY_EXPIRY} IS NULL OR ?5 <= ${KEY_EXPIRY} + ?6)`;
+  AND NOT ${hasPassedSql(`${KEY_EXPIRY} + ?6`, '?5')}`;
 
 export async function activateLicense(
   d1: D1Database,

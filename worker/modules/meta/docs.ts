@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { SCALAR_BUNDLE_PATH } from '../../platform/api-reference-bundle';
 import { apiDocsContentSecurityPolicy } from '../../platform/security-headers';
-import { routeOperations } from '../accounts/operation';
+import { routeOperations } from '../accounts';
 
 const reference = Scalar<AppEnv>({
   url: '/api/openapi.json',

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../platform/context';
 import { healthSchema } from '../../platform/schemas/entities';
-import { routeOperations } from '../accounts/operation';
+import { routeOperations } from '../accounts';
 
 const op = routeOperations({ tag: 'Meta', access: 'public' });
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../platform/context';
 import { isolateCache } from '../../platform/isolate-cache';
 import { finishDocument, OPENAPI_OPTIONS } from '../../platform/openapi';
-import { routeOperations } from '../accounts/operation';
+import { routeOperations } from '../accounts';
 
 const op = routeOperations({ tag: 'Meta', access: 'public' });
 

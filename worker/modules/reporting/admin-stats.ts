@@ -1,17 +1,15 @@
 // The admin Overview's figures ("Admin stats"), each one an aggregate served by an
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
-import { and, count, desc, eq, inArray, isNotNull, lte, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { databaseOf, runBatch, type DB, type Statement } from '../../platform/db/client';
+import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { DB } from '../../platform/db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
 import { licenseKeys, products, users } from '../../platform/db/schema';
 import type { Actor } from '../../platform/db/schema';
-import { isolateCache, type IsolateCache } from '../../platform/isolate-cache';
 import type { AdminStats, LicenseKey, RecentUser } from '../../platform/schemas/entities';
-import { keysJsonStatement, NEWEST_FIRST } from '../keys/license-keys';
-import { keyCountsTotal, keysByStatus, ownerKeyCounts, type KeyCounts } from '../keys/key-counts';
 import { ReusedCount, withCounts, type Count } from '../../platform/db/counts';
-import { type KeyStatus, type Role } from '../../platform/vocabulary';
+import type { Role } from '../../platform/vocabulary';
+import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, ownerKeyCounts, type KeyCounts } from '../keys';
 
 export const RECENT_ITEMS = 5;
 

@@ -4,21 +4,20 @@ import { Hono } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
 import { adminStatsSchema, dashboardStatsSchema } from '../../platform/schemas/entities';
 import { queryParams } from '../../platform/validate';
-import { routeOperations } from '../accounts/operation';
 import { adminStats } from './admin-stats';
 import { systemAnalytics } from './analytics';
 import { analyticsQuery, type Analytics, analyticsSchema } from './schemas';
 import { dashboardStats } from './stats';
+import { routeOperations } from '../accounts';
 
 const dashboardOp = routeOperations({ tag: 'Account', access: 'user' });
 const adminOp = routeOperations({ tag: 'Admin', access: 'reseller' });
 
-const dashboardRoutes = new Hono<SignedInEnv>()
-  .get(
-    '/stats',
-    dashboardOp('getDashboardStats', 'My dashboard figures', { 200: dashboardStatsSchema }),
-    async (c) => c.json(await dashboardStats(c.var.db, c.var.caller), 200),
-  );
+const dashboardRoutes = new Hono<SignedInEnv>().get(
+  '/stats',
+  dashboardOp('getDashboardStats', 'My dashboard figures', { 200: dashboardStatsSchema }),
+  async (c) => c.json(await dashboardStats(c.var.db, c.var.caller), 200),
+);
 
 const adminRoutes = new Hono<SignedInEnv>()
   .get(

@@ -1,8 +1,9 @@
-import { and, count, eq, gt, lte, or, sql } from 'drizzle-orm';
+import { and, count, eq, or, sql } from 'drizzle-orm';
 import type { DB } from '../../platform/db/client';
 import { ledger, licenseKeys, products } from '../../platform/db/schema';
 import type { Actor } from '../../platform/db/schema';
 import { DAY_MS } from '../../platform/vocabulary';
+import { notPassedAt, passedAt } from '../../platform/db/expiry';
 
 const EXPIRY_WARNING_MS = 7 * DAY_MS;
 
@@ -32,8 +33,8 @@ export async function dashboardStats(db: DB, user: Actor, now = Date.now()) {
         and(
           scope,
           eq(licenseKeys.status, 'used'),
-          gt(licenseKeys.expiresAt, new Date(now)),
-          lte(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS)),
+          notPassedAt(licenseKeys.expiresAt, new Date(now)),
+          passedAt(licenseKeys.expiresAt, new Date(now + EXPIRY_WARNING_MS)),
         ),
       ),
     // Credits this user paid for keys, from the ledger: the user's rows (ledger_user_idx), filtered by

@@ -7,13 +7,13 @@ import type { DB } from '../../platform/db/client';
 import { users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import type { Actor } from '../../platform/db/schema';
-import { resellerQuote } from '../keys/schemas/admin-keys';
 import type { PurchaseReceipt } from '../../platform/schemas/entities';
-import type { Settings } from '../settings/schemas';
-import { auditStatement } from '../audit/audit';
 import type { IdempotencyClaim } from '../../platform/idempotency';
-import { purchaseKey } from '../keys/purchase';
-import { findUserById } from '../accounts/users';
+import { findUserById } from '../accounts';
+import { auditStatement } from '../audit';
+import { purchaseKey } from '../keys';
+import type { Settings } from '../settings';
+import { resellerQuote } from './schemas';
 
 export type PurchaseForUserResult = {
   licenseKey: PurchaseReceipt & { purchasedBy: { _id: string; username: string } };

@@ -7,11 +7,11 @@ import { clientIp } from '../../platform/request';
 import type { PurchaseForUserResponse } from '../../platform/schemas/entities';
 import { purchaseForUserResponseSchema } from '../../platform/schemas/entities';
 import { jsonBody, pathParams } from '../../platform/validate';
-import { routeOperations } from '../accounts/operation';
-import { PURCHASE_STATUS } from '../keys/purchase';
-import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from '../keys/schemas/admin-keys';
-import { getSettings } from '../settings/store';
 import { purchaseForUser } from './purchase-for-user';
+import { routeOperations } from '../accounts';
+import { PURCHASE_STATUS } from '../keys';
+import { getSettings } from '../settings';
+import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from './schemas';
 
 const op = routeOperations({ tag: 'Admin', access: 'reseller' });
 

@@ -6,7 +6,7 @@ import { clientIp } from '../../platform/request';
 import { getSettings } from './store';
 import { jsonBody } from '../../platform/validate';
 import { publicSettings, serverStatusSchema, settingsSchema, publicSettingsSchema } from './schemas';
-import { routeOperations } from '../accounts/operation';
+import { routeOperations } from '../accounts';
 
 const op = routeOperations({ tag: 'Settings', access: 'owner' });
 

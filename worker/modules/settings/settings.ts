@@ -7,7 +7,7 @@ import { clearSettingsCache, getSettings, saveSettings } from './store';
 import type { Env } from '../../platform/env';
 import { mailTransport } from '../../platform/mail';
 import { DEFAULT_SETTINGS, settingsSchema, type ServerStatus, type Settings } from './schemas';
-import { recordAudit } from '../audit/audit';
+import { recordAudit } from '../audit';
 
 type SettingsContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };
 

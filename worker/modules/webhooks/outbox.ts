@@ -7,6 +7,7 @@ import { tryGetContext } from 'hono/context-storage';
 import { SqlStatement } from '../../platform/db/client';
 import type { WebhookMessage } from '../../platform/webhook-message';
 import type { WebhookEventType } from './schemas';
+import { hasPassedSql } from '../../platform/db/expiry';
 
 /** What the webhook queue carries: an event to fan out to its endpoints, or one delivery to attempt. */
 
@@ -89,7 +90,7 @@ export function expiringKeyEvents(cutoff: number, now = Date.now()): OutboxState
   return outbox(
     'key.expired',
     `json_object('licenseKey', json(json_set(${KEY_JSON}, '$.status', 'expired')))`,
-    `FROM license_keys k WHERE k.status = 'used' AND k.expires_at IS NOT NULL AND k.expires_at < ?3`,
+    `FROM license_keys k WHERE k.status = 'used' AND ${hasPassedSql('k.expires_at', '?3')}`,
     [cutoff],
     now,
   );

@@ -13,7 +13,6 @@ import {
   updateWebhookEndpoint,
 } from './endpoints';
 import { notFound } from '../../platform/errors';
-import { proveCaller } from '../accounts/signed-in';
 import { jsonBody, pathParams, queryParams } from '../../platform/validate';
 import {
   createWebhookSchema,
@@ -30,7 +29,7 @@ import {
   webhookEndpointsResponseSchema,
 } from './schemas';
 import { successMessageSchema } from '../../platform/openapi';
-import { routeOperations } from '../accounts/operation';
+import { proveCaller, routeOperations } from '../accounts';
 
 const op = routeOperations({ tag: 'Webhooks', access: 'owner' });
 

@@ -1,9 +1,9 @@
 // Outbound webhooks (issue 22): the event types and the endpoint calls, one schema each, shared by
 // the API, the web app and the CLI.
 import { z } from 'zod';
-import { stepUpFields } from '../accounts/schemas/security';
 import { refuseUnsafeText } from '../../platform/schemas/text';
 import { pageQuery } from '../../platform/schemas/paging';
+import { stepUpFields } from '../accounts';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [

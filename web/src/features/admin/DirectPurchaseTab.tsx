@@ -3,7 +3,6 @@
 // for the customer. A reseller pays the reseller price with their own credits; the owner charges
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { resellerQuote } from '../../../../worker/modules/keys/schemas/admin-keys';
 import type { Product, PurchaseForUserResponse, User } from '../../../../worker/platform/schemas/entities';
 import { quote } from '../../../../worker/modules/catalog/schemas';
 import { Spinner } from '../../components/ui/spinner';
@@ -19,6 +18,7 @@ import type { TabProps } from './AdminPage';
 import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys-api';
 import { useDebounced } from './useDebounced';
 import { asyncHandler } from '../../lib/async-handler';
+import { resellerQuote } from '../../../../worker/modules/resellers/schemas';
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 

@@ -1,7 +1,7 @@
 // Server state of the key management tabs: the admin key list and its changes, generation, the
 // purchase for a customer, and the owner's product catalogue.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BulkDeleteInput, GenerateKeysInput, PurchaseForUserInput } from '../../../../worker/modules/keys/schemas/admin-keys';
+import type { BulkDeleteInput, GenerateKeysInput } from '../../../../worker/modules/keys/schemas/admin-keys';
 import type { User } from '../../../../worker/platform/schemas/entities';
 import type { ProductInput } from '../../../../worker/modules/catalog/schemas';
 import { api } from '../../lib/api';
@@ -11,6 +11,7 @@ import { productKeys } from '../../lib/products';
 import { invalidateAfterPurchase } from '../../lib/purchase';
 import { adminKeys } from './query-keys';
 import { type KeyStatus } from '../../../../worker/platform/vocabulary';
+import { type PurchaseForUserInput } from '../../../../worker/modules/resellers/schemas';
 
 export type AdminKeysFilters = { page: number; search: string; status: KeyStatus | '' };
 

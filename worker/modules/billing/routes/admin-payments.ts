@@ -13,7 +13,7 @@ import {
   sessionIdParam,
   writeOffResponseSchema,
 } from '../schemas/payments';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 

@@ -3,12 +3,12 @@ import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { EXCHANGE_STATUS, exchangeUsdForCredits } from '../exchange';
 import { idempotencyClaim } from '../../../platform/idempotency';
-import { getSettings } from '../../settings/store';
 import { jsonBody } from '../../../platform/validate';
 import type { ExchangeRateResponse } from '../../../platform/schemas/entities';
 import { exchangeSchema } from '../schemas/exchange';
 import { exchangeRateResponseSchema, exchangeResponseSchema } from '../../../platform/schemas/entities';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
+import { getSettings } from '../../settings';
 
 const op = routeOperations({ tag: 'Credits', access: 'user' });
 

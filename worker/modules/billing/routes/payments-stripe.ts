@@ -3,10 +3,10 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { applyStripeEvent } from '../stripe-events';
 import { AppError } from '../../../platform/errors';
-import { getSettings } from '../../settings/store';
 import { verifiedEvent } from '../stripe';
 import { stripeWebhookAnswerSchema } from '../../../platform/schemas/entities';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
+import { getSettings } from '../../settings';
 
 const op = routeOperations({ tag: 'Payments', access: 'public' });
 

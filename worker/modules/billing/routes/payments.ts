@@ -4,7 +4,6 @@ import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { listMyPayments, myPaymentStatus, paymentOptions, startCheckout } from '../payments';
 import { appUrl } from '../../../platform/app-url';
-import { getSettings } from '../../settings/store';
 import { stripeClient, stripeConfigured } from '../stripe';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import {
@@ -17,7 +16,8 @@ import {
   paymentStatusResponseSchema,
   paymentsResponseSchema,
 } from '../schemas/payments';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
+import { getSettings } from '../../settings';
 
 const op = routeOperations({ tag: 'Payments', access: 'user' });
 

@@ -9,7 +9,7 @@ import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, key
 import type { BulkDeleteResponse, KeyChangeResponse } from '../../../platform/schemas/entities';
 import { adminKeysResponseSchema, bulkDeleteResponseSchema, keyChangeResponseSchema } from '../../../platform/schemas/entities';
 import { successMessageSchema } from '../../../platform/openapi';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 

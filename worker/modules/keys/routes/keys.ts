@@ -5,13 +5,13 @@ import { keyAdmin, revokeKey } from '../admin-keys';
 import { idempotencyClaim } from '../../../platform/idempotency';
 import { generateKeys } from '../key-generation';
 import { PURCHASE_STATUS, purchaseKey } from '../purchase';
-import { getSettings } from '../../settings/store';
 import { jsonBody, pathParams } from '../../../platform/validate';
 import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
 import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../../../platform/schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
 import { generateKeysResponseSchema, keyChangeResponseSchema, purchaseResponseSchema } from '../../../platform/schemas/entities';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
+import { getSettings } from '../../settings';
 
 const op = routeOperations({ tag: 'Keys', access: 'owner' });
 

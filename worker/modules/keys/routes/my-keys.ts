@@ -4,16 +4,15 @@ import type { SignedInEnv } from '../../../platform/context';
 import { jsonText } from '../../../platform/request';
 import { myKeysResponseSchema } from '../../../platform/schemas/entities';
 import { queryParams } from '../../../platform/validate';
-import { routeOperations } from '../../accounts/operation';
 import { listOwnKeys } from '../my-keys';
 import { myKeysQuerySchema } from '../schemas/keys';
+import { routeOperations } from '../../accounts';
 
 const op = routeOperations({ tag: 'Account', access: 'user' });
 
-export const myKeysRoutes = new Hono<SignedInEnv>()
-  .get(
-    '/my-keys',
-    op('listMyKeys', 'My license keys, paged', { 200: myKeysResponseSchema }, { errors: [400] }),
-    queryParams(myKeysQuerySchema),
-    async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
-  );
+export const myKeysRoutes = new Hono<SignedInEnv>().get(
+  '/my-keys',
+  op('listMyKeys', 'My license keys, paged', { 200: myKeysResponseSchema }, { errors: [400] }),
+  queryParams(myKeysQuerySchema),
+  async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
+);

@@ -1,6 +1,6 @@
 // License key requests: a purchase, and the customer's own key list.
 import { z } from 'zod';
-import { emptyAsUndefined, MAX_PAGE_SIZE, pageQuery } from '../../../platform/schemas/paging';
+import { emptyAsUndefined, pageQuery } from '../../../platform/schemas/paging';
 import { idSchema } from '../../../platform/schemas/ids';
 import { KEY_STATUSES } from '../../../platform/vocabulary';
 
@@ -28,5 +28,3 @@ export const myKeysQuerySchema = z.object({
 });
 
 export type MyKeysQuery = z.output<typeof myKeysQuerySchema>;
-
-

@@ -7,7 +7,6 @@ import { activateLicense, deactivateLicense, validateLicense } from '../licensin
 import { licenseAnswer, prepareLicenseCall } from '../answer';
 import { signingKeys } from '../../../platform/signing';
 import { inBackground } from '../../../platform/request';
-import { getSettings } from '../../settings/store';
 import { jsonBody } from '../../../platform/validate';
 import {
   activateLicenseSchema,
@@ -16,7 +15,8 @@ import {
   licenseAnswerSchema,
   licensingPublicKeySchema,
 } from '../schemas';
-import { routeOperations } from '../../accounts/operation';
+import { routeOperations } from '../../accounts';
+import { getSettings } from '../../settings';
 
 const op = routeOperations({ tag: 'Licensing', access: 'public' });
 

@@ -1,12 +1,12 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, ledger, licenseKeys } from '../../../platform/db/schema';
-import { resellerQuote } from '../../keys/schemas/admin-keys';
 import { api, db, signedInUser, unreconciledUsers } from '../../../test/helpers';
 import { RESELLER_AND_OWNER, roleMatrix, type Caller } from '../../../test/role-matrix';
 import { sandbox } from '../../../test/sandbox';
 import { keysBoughtBy, makeProduct, productRow, userRow } from '../../../test/shop-helpers';
 import { DAY_MS, type Role } from '../../../platform/vocabulary';
+import { resellerQuote } from '../schemas';
 
 const buyFor = (token: string, userId: string, productId: string, body: unknown, headers?: Record<string, string>) =>
   api('POST', `/api/admin/users/${userId}/purchase/${productId}`, { token, body, headers });
