@@ -1,4 +1,4 @@
-// Writes worker/schemas/common-passwords.data.ts: the 49,233 commonest passwords that zxcvbn-ts
+// Writes worker/modules/accounts/schemas/common-passwords.data.ts: the 49,233 commonest passwords that zxcvbn-ts
 // ships (@zxcvbn-ts/language-common, drawn from leaked password corpora), most common first, as
 // one newline-separated string. Run it after updating that package: `npx tsx scripts/build-common-passwords.ts`.
 // Checked in as plain text so the Worker pays nothing at start-up (the package's own module

@@ -25,7 +25,7 @@ const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 const GENERATED_SECRETS: Record<string, () => string> = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
   LICENSE_SIGNING_KEY: generateLicenseSigningKey,
-  // Encrypts two-factor secrets at rest (worker/lib/secret-box.ts).
+  // Encrypts two-factor secrets at rest (worker/platform/secret-box.ts).
   TOTP_ENCRYPTION_KEY: () => randomBytes(32).toString('base64url'),
 };
 

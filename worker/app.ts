@@ -36,7 +36,7 @@ app.use(
   async (c, next) => {
     c.header('Cache-Control', 'no-store');
     const bookmark = parseBookmark(c.req.header(BOOKMARK_HEADER));
-    // The operation's own middleware opens its D1 session from its declaration (middleware/operation.ts).
+    // The operation's own middleware opens its D1 session from its declaration (modules/accounts/operation.ts).
     c.set('bookmark', bookmark);
     await next();
     // The newest point this request saw (or, when it asked D1 nothing, the caller's own), errors too.

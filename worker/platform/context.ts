@@ -11,12 +11,12 @@ export type ApiTokenGrant = { id: string; userId: string; role: Role; accountRol
 /** The session a caller came with: its id, and when it was opened (a recent sign-in is a proof). */
 export type CallerSession = { id: string; createdAt: number };
 
-/** Who is calling (middleware/auth.ts): the account, the role it acts with, and how it came. */
+/** Who is calling (modules/accounts/identify.ts): the account, the role it acts with, and how it came. */
 export type Caller = { id: string; role: Role } & (
   { via: 'session'; session: CallerSession } | { via: 'apiToken'; apiToken: ApiTokenGrant }
 );
 
-/** Every /api request: its D1 session (db/session.ts) and the drizzle instance over it. */
+/** Every /api request: its D1 session (platform/db/session.ts) and the drizzle instance over it. */
 export type AppEnv = {
   Bindings: Env;
   Variables: {
@@ -24,9 +24,9 @@ export type AppEnv = {
     db: DB;
     /** The bookmark the caller sent (x-d1-bookmark), parsed before any route runs. */
     bookmark: string | null;
-    /** For an operation that always needs proof: checks it from the validated JSON body (lib/validate.ts). */
+    /** For an operation that always needs proof: checks it from the validated JSON body (platform/validate.ts). */
     proof: ((body: unknown) => Promise<void>) | undefined;
-    /** Set for a signed-in operation (middleware/operation.ts); only those see it typed as set (SignedInEnv). */
+    /** Set for a signed-in operation (modules/accounts/operation.ts); only those see it typed as set (SignedInEnv). */
     caller: Caller | undefined;
   };
 };

@@ -7,7 +7,7 @@ import type { WebhookMessage } from './webhook-message';
 
 /**
  * Secrets and variables a deployment may leave unset, each turning a feature off:
- * APP_URL (links sent by mail, OAuth and Stripe redirects: 501 NOT_CONFIGURED without it),
+ * APP_URL (links sent by mail, OAuth and Stripe redirects: 404 NOT_CONFIGURED without it),
  * GOOGLE_* (Google sign-in), MAIL_* (an HTTP email API; unset: the local outbox), STRIPE_* (card
  * top-ups; STRIPE_API_BASE points at a stand-in in tests), THROTTLE_EXEMPT_IPS (addresses exempt from
  * the per-IP sign-in limit, e.g. a test runner), WEBHOOKS_ALLOW_LOOPBACK_HTTP ("true" locally: webhook

@@ -28,7 +28,9 @@ export const codeToStatus = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
-  NOT_CONFIGURED: 501,
+  // A feature this deployment has not set up (no Google client, no Stripe key, no mail, no APP_URL):
+  // not there, rather than a server failing, so monitoring does not page anyone. The message says what to set.
+  NOT_CONFIGURED: 404,
   PAYMENT_PROVIDER_ERROR: 502,
   MAINTENANCE: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;

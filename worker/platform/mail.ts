@@ -2,7 +2,7 @@
 // MAIL_FROM; the JSON body {from, to, subject, text} with a bearer key, as Resend and compatible
 // services take it). Without MAIL_API_URL: a local outbox in KV that tests read, for local
 // development only (LOCAL_DEVELOPMENT=true, which `npm start` and the tests set). A deployed Worker
-// without a mail API sends nothing: every link that would go by mail is refused (501), so a live
+// without a mail API sends nothing: every link that would go by mail is refused (404 NOT_CONFIGURED), so a live
 // reset or verification token never sits anywhere but the recipient's inbox. No mail is ever logged.
 import type { Env } from './env';
 import { AppError } from './errors';
@@ -28,7 +28,7 @@ export function mailTransport(env: Pick<Env, 'MAIL_API_URL' | 'LOCAL_DEVELOPMENT
 export const NO_MAIL_MESSAGE =
   'This server has no mail service configured (MAIL_API_URL), so it cannot send this link. Please tell the administrator.';
 
-/** Throws 501 NOT_CONFIGURED when mail cannot be sent: before any link (and its token) is made. */
+/** Throws 404 NOT_CONFIGURED when mail cannot be sent: before any link (and its token) is made. */
 export function assertMailAvailable(env: Pick<Env, 'MAIL_API_URL' | 'LOCAL_DEVELOPMENT'>) {
   if (mailTransport(env) === 'none') throw new AppError('NOT_CONFIGURED', NO_MAIL_MESSAGE);
 }

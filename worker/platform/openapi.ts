@@ -61,14 +61,14 @@ export const SECURITY_SCHEMES = {
 /** Who may call an operation: anyone (`public`), or a signed-in caller with at least this role. */
 export type Access = 'public' | Role;
 
-type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 501 | 502 | 503;
+type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 502 | 503;
 
 /** `schema` for a JSON answer; `mediaType` alone for one that is not JSON (an HTML page). */
 type Responses = Record<number, { description: string; schema?: ZodType; mediaType?: string }>;
 
 /**
  * One operation's declaration: what the document says of it, and who may call it and how, which
- * the operation's middleware enforces (middleware/operation.ts) and the document states (security
+ * the operation's middleware enforces (modules/accounts/operation.ts) and the document states (security
  * requirements with role names, and the `x-keypanel` extension).
  */
 export type RouteDoc = {
@@ -124,13 +124,12 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   401: 'Not signed in, or the session or token is no longer valid',
   402: 'Not enough credits or balance',
   403: 'Signed in, but not allowed (role, read-only token, disabled feature, REAUTH_REQUIRED)',
-  404: 'Not found',
+  404: 'Not found; or NOT_CONFIGURED, a feature this server is not set up for (the message says what to set)',
   405: 'Method not allowed',
   409: 'Conflicts with the current state',
   413: 'The body is over 64 KB',
   415: 'Unsupported media type',
   429: 'Too many requests: retry after the Retry-After header',
-  501: 'Not configured on this server',
   502: 'The payment provider failed',
   503: 'Maintenance mode: only owners are served',
 };

@@ -8,7 +8,7 @@ export function clientIp(c: Context): string | null {
   return c.req.header('cf-connecting-ip') ?? c.req.header('x-real-ip') ?? null;
 }
 
-/** What per-address limits count: the address, or for IPv6 its /64 (see lib/network.ts). */
+/** What per-address limits count: the address, or for IPv6 its /64 (see platform/network.ts). */
 export const clientNetwork = (c: Context) => networkOf(clientIp(c));
 
 /** Where a request comes from, from the headers and Cloudflare's request data. */

@@ -1988,7 +1988,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Not found */
+        /** @description Not found; or NOT_CONFIGURED, a feature this server is not set up for (the message says what to set) */
         Error404: {
             headers: {
                 "x-d1-bookmark": components["headers"]["Bookmark"];
@@ -2043,16 +2043,6 @@ export interface components {
             headers: {
                 "x-d1-bookmark": components["headers"]["Bookmark"];
                 "Retry-After": components["headers"]["RetryAfter"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Not configured on this server */
-        Error501: {
-            headers: {
-                "x-d1-bookmark": components["headers"]["Bookmark"];
                 [name: string]: unknown;
             };
             content: {
@@ -2354,7 +2344,6 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
-            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2387,9 +2376,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
-            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2476,9 +2465,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
-            501: components["responses"]["Error501"];
         };
     };
     googleSignInUrl: {
@@ -2506,9 +2495,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
-            501: components["responses"]["Error501"];
         };
     };
     googleCallback: {
@@ -2559,9 +2548,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
-            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2948,7 +2937,6 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
-            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4100,8 +4088,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
-            501: components["responses"]["Error501"];
         };
     };
     getPaymentOptions: {
@@ -4167,9 +4155,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
-            501: components["responses"]["Error501"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
         };

@@ -53,7 +53,7 @@ describe('the error envelope', () => {
       UNSUPPORTED_MEDIA_TYPE: 415,
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
-      NOT_CONFIGURED: 501,
+      NOT_CONFIGURED: 404,
       PAYMENT_PROVIDER_ERROR: 502,
       MAINTENANCE: 503,
     });

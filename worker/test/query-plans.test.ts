@@ -104,7 +104,7 @@ async function explain({ sql, params }: Recorded): Promise<Plan> {
 
 /**
  * A bare parameter as a LIMIT, an OFFSET or a LIKE pattern: SQLite plans with its value and compiles
- * the statement again each time it is bound (db/compiled.ts, runtimeNumber), which for a page of keys
+ * the statement again each time it is bound (platform/db/compiled.ts, runtimeNumber), which for a page of keys
  * was a third of SQLite's work on every call.
  */
 const PLANNED_WITH_VALUE = /\b(?:limit|offset|like|glob)\s+\?/i;

@@ -1,7 +1,7 @@
 // API tokens: named, long-lived bearer tokens for scripts and the CLI. The secret is shown once and
 // stored as its SHA-256 (a 256-bit random value needs no slow hash). D1 holds the token's row, the
 // authority: every round trip of a request made with a token checks that the row is still there
-// under the account's current credential epoch (db/session.ts), so a revoked token is refused by
+// under the account's current credential epoch (platform/db/session.ts), so a revoked token is refused by
 // the very next request. The isolate remembers what a token grants (its account, roles, read-only)
 // so that only its first call in an isolate reads the row before its own work. A token acts with the
 // lower of its own role and its account's role; a role change ends every token.
@@ -81,7 +81,12 @@ export async function listApiTokens(db: DB, userId: string): Promise<ApiToken[]>
 }
 
 /** Deletes one of the user's own tokens, logged (after the answer); 404 when they have no token with that id. */
-export async function revokeApiToken(db: DB, userId: string, id: string, from: { origin: SessionOrigin; later: Later }): Promise<{ name: string }> {
+export async function revokeApiToken(
+  db: DB,
+  userId: string,
+  id: string,
+  from: { origin: SessionOrigin; later: Later },
+): Promise<{ name: string }> {
   const [row] = await db
     .delete(apiTokens)
     .where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId)))

@@ -1,4 +1,4 @@
-// The Google sign-in and connect flow behind routes/auth-google.ts. The flow's state and PKCE
+// The Google sign-in and connect flow behind modules/accounts/routes/auth-google.ts. The flow's state and PKCE
 // verifier wait in a short-lived signed HttpOnly cookie; the callback leaves its outcome (a session
 // token, a two-factor challenge, or an error) in another such cookie and sends the browser to the
 // app's /login/google page, which collects it with POST /complete. The token never appears in a URL.

@@ -21,7 +21,10 @@ export const googleConfigured = (env: Pick<Env, 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLI
   Boolean(env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET);
 
 export const notConfigured = () =>
-  new AppError('NOT_CONFIGURED', 'Sign in with Google is not available on this server. Please use your email and password.');
+  new AppError(
+    'NOT_CONFIGURED',
+    'Sign in with Google is not available on this server (it needs GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET). Please use your email and password.',
+  );
 
 export function googleClient(env: Pick<Env, 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET'>, appUrl: string): Google {
   if (!googleConfigured(env)) throw notConfigured();

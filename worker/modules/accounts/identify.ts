@@ -1,8 +1,8 @@
-// Who is calling, for a signed-in operation (middleware/operation.ts). Read from the bearer token
+// Who is calling, for a signed-in operation (modules/accounts/operation.ts). Read from the bearer token
 // alone: a session JWT names its account, role and session; an API token's grant is remembered by
 // the isolate after its first call. Nothing is read from KV. Whether the session or token is still
 // live, and the account still active with that role, is checked by D1 in every round trip the
-// request makes (db/session.ts), so it costs the request no round trip of its own.
+// request makes (platform/db/session.ts), so it costs the request no round trip of its own.
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../../platform/context';
 import { createDb } from '../../platform/db/client';
@@ -19,7 +19,7 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1] : null;
 }
 
-/** What an operation asks of its caller (its declaration, lib/openapi.ts). */
+/** What an operation asks of its caller (its declaration, platform/openapi.ts). */
 export type CallerNeeds = { minimum: Role; tokens: boolean; reads: boolean; proof: boolean };
 
 export const SESSION_ONLY_MESSAGE = 'API tokens cannot manage account security. Sign in to KeyPanel to do this.';

@@ -1,8 +1,8 @@
-// One declaration per operation (lib/openapi.ts, RouteDoc): who may call it, with which credentials,
+// One declaration per operation (platform/openapi.ts, RouteDoc): who may call it, with which credentials,
 // whether it needs proof, whether it is served in maintenance and whether it only reads. The
 // middleware made from it is the operation's first handler and does all of it, in this order: open
 // the request's D1 session (a replica may serve a read), refuse what maintenance mode refuses,
-// identify the caller (middleware/auth.ts), check proof, and, after the handler, confirm the caller
+// identify the caller (modules/accounts/identify.ts), check proof, and, after the handler, confirm the caller
 // if the handler asked D1 nothing. The same declaration is the operation's part of the OpenAPI
 // document, so the document, the guard and the generated role-matrix tests cannot disagree.
 import type { Context } from 'hono';
@@ -44,7 +44,7 @@ export function operation(doc: RouteDoc) {
     }
     let proven = false;
     if (doc.proof === 'always') {
-      // Checked by the JSON body's validator once the body is valid (lib/validate.ts): a bad body is
+      // Checked by the JSON body's validator once the body is valid (platform/validate.ts): a bad body is
       // a 400 before any password is tried, and no handler runs without the proof.
       c.set('proof', async (body) => {
         await requireProof(c as unknown as Context<SignedInEnv>, body);

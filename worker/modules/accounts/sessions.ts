@@ -1,6 +1,6 @@
 // Sessions: a short JWT (HS256, algorithm pinned) names a session row in D1. The token carries who
 // the session is for and the role it was opened with, so a request knows its caller without any
-// I/O; the row is the authority, checked by every round trip the request makes (db/session.ts).
+// I/O; the row is the authority, checked by every round trip the request makes (platform/db/session.ts).
 // Deleting the row, or moving the account's credential epoch on, ends the session for the next
 // request everywhere: there is no eventually consistent copy to wait for.
 import { and, desc, eq, gt, sql, type SQL } from 'drizzle-orm';

@@ -31,7 +31,7 @@ export async function confirmPassword(
   return true;
 }
 
-/** Step-up for a sensitive action (domain/step-up.ts): 403 REAUTH_REQUIRED before anything changes. */
+/** Step-up for a sensitive action (modules/accounts/step-up.ts): 403 REAUTH_REQUIRED before anything changes. */
 export const stepUp = (c: Context<SignedInEnv>, user: UserRow, proof: StepUpProof) =>
   confirmStepUp(c.env, c.var.db, user, sessionOf(c.var.caller), proof, requestOrigin(c).ipAddress);
 

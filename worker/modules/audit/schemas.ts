@@ -13,9 +13,9 @@ export const AUDIT_ACTIONS = [
   'user.delete',
   'settings.update',
   'settings.reset',
-  // Written by the scheduled job (domain/key-lifecycle.ts), with no actor.
+  // Written by the scheduled job (modules/keys/key-lifecycle.ts), with no actor.
   'keys.auto_cleanup',
-  // Key management (domain/admin-keys.ts, key-generation.ts, purchase-for-user.ts).
+  // Key management (modules/keys/admin-keys.ts, key-generation.ts, purchase-for-user.ts).
   'keys.generate',
   'key.revoke',
   'key.delete',
@@ -23,7 +23,7 @@ export const AUDIT_ACTIONS = [
   'key.remove_activation',
   'key.release_slot',
   'key.purchase_for_user',
-  // Card top-ups, written by Stripe's verified webhook (domain/payments.ts), with no actor.
+  // Card top-ups, written by Stripe's verified webhook (modules/billing/payments.ts), with no actor.
   'payment.credited',
   'payment.refunded',
   'payment.disputed',
@@ -32,7 +32,7 @@ export const AUDIT_ACTIONS = [
   // The owner's answers to a reversal (domain/reversals-admin.ts).
   'payment.owed_written_off',
   'payment.keys_revoked',
-  // Email addresses proven (domain/email-verification.ts).
+  // Email addresses proven (modules/accounts/email-verification.ts).
   'user.email_verified',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,6 +1,6 @@
 // What Stripe's verified webhook events do. A paid Checkout Session credits its amount once (its
 // topup ledger row, unique per session, moves the balance: migration 0013); a refund or a dispute
-// takes back what the money became (domain/reversals.ts); a closed dispute settles either way.
+// takes back what the money became (modules/billing/reversals.ts); a closed dispute settles either way.
 // Each change is one D1 batch whose statements are guarded inside SQL, so duplicated or concurrent
 // deliveries of an event change nothing more. A refund or dispute that names a payment not credited
 // yet is parked and applied right after the credit. Events that name no known payment change nothing.
@@ -240,7 +240,7 @@ async function closeUnpaid(db: DB, sessionId: string, status: 'expired' | 'faile
 
 /**
  * Stripe reports the charge's running total refunded: what it adds to the total recorded is
- * reversed (domain/reversals.ts): taken from the USD balance, then from the credits it became, and
+ * reversed (modules/billing/reversals.ts): taken from the USD balance, then from the credits it became, and
  * the rest recorded as owed. Guarded on the recorded total, so a repeated or older event adds nothing.
  */
 async function recordRefund(db: DB, payment: PaymentRow, charge: z.infer<typeof chargeSchema>, now: number): Promise<EventOutcome> {

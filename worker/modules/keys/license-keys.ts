@@ -40,7 +40,7 @@ export function generateLicenseKey(keyTag: string): string {
   return [keyTag, ...groups].join('-');
 }
 
-/** A moment in milliseconds, or a compiled statement's slot for it (db/compiled.ts). */
+/** A moment in milliseconds, or a compiled statement's slot for it (platform/db/compiled.ts). */
 export type At = number | Placeholder;
 
 /**
@@ -98,7 +98,7 @@ function userRef(id: string | null, usernames: Map<string, string>): KeyUserRef 
   return { _id: id, username: usernames.get(id) ?? DELETED_USER };
 }
 
-/** The one JSON shape of a license key (`LicenseKey` in schemas/entities.ts). */
+/** The one JSON shape of a license key (`LicenseKey` in platform/schemas/entities.ts). */
 export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, now = Date.now()): LicenseKey {
   return {
     _id: row.id,
@@ -293,7 +293,7 @@ export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materializ
   return sqlStatement(query);
 }
 
-/** Runs a keysPageAndTotalQuery (compiled: db/compiled.ts) in the request's batch. */
+/** Runs a keysPageAndTotalQuery (compiled: platform/db/compiled.ts) in the request's batch. */
 export async function keysPageJson(db: DB, statement: Statement): Promise<{ keysJson: string; total: number }> {
   const [[row]] = (await runBatch(db, [statement])) as [[{ json: string; total: number }]];
   return { keysJson: row.json, total: row.total };

@@ -73,6 +73,6 @@ async function signedJson(c: Context<AppEnv>, body: LicenseAnswer) {
 export async function prepareLicenseCall(c: Context<AppEnv>, key: string) {
   await throttleKey(c, key);
   const now = Date.now();
-  // An IPv6 address counts by its /64 (lib/network.ts).
+  // An IPv6 address counts by its /64 (platform/network.ts).
   return { now, guard: addressGuard(clientNetwork(c), now) };
 }

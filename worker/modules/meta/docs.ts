@@ -1,5 +1,5 @@
 // GET /api/docs: the interactive API reference (Scalar) over the OpenAPI document, whose "try it"
-// calls this same origin. Everything it loads comes from here too (lib/api-reference-bundle.ts).
+// calls this same origin. Everything it loads comes from here too (platform/api-reference-bundle.ts).
 import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../platform/context';

@@ -1,5 +1,5 @@
 // /api/openapi.json: the OpenAPI 3.1 document, generated from the routes' own descriptions and the
-// zod schemas that validate them (lib/openapi.ts). Built from the app it is mounted on, so it
+// zod schemas that validate them (platform/openapi.ts). Built from the app it is mounted on, so it
 // takes the app as an argument rather than importing it.
 import { Hono, type Env } from 'hono';
 import { generateSpecs } from 'hono-openapi';

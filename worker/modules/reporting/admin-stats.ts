@@ -33,7 +33,7 @@ const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + 
 const ownerRoleCounts = new ReusedCount<RoleCounts>('owner-role-counts', (db) => usersByRole(db, undefined), roleCountsTotal);
 
 /**
- * The Overview's figures but the counts, as one statement compiled once per role (db/compiled.ts),
+ * The Overview's figures but the counts, as one statement compiled once per role (platform/db/compiled.ts),
  * one row of four columns: a local D1 batch costs as much again for every statement in it as for
  * what most of these do. Slots `viewer` (a reseller's id) and `now`. The owner: every product, the
  * products' revenue, the newest accounts (users_created_idx) and keys (license_keys_created_idx). A

@@ -22,7 +22,7 @@ function changedFields(before: Settings, after: Settings) {
 
 /**
  * Stores a new document. KV and D1 cannot share a transaction: the audit row goes first, in the
- * request's guarded batch (db/session.ts), and the document is stored only when it committed, so a
+ * request's guarded batch (platform/db/session.ts), and the document is stored only when it committed, so a
  * change by an owner demoted a moment ago leaves nothing behind, and the log never misses a change.
  * Should the KV write then fail, the log records a change that did not happen, which the next save
  * shows (its diff starts from what KV holds).

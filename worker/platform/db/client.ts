@@ -79,7 +79,7 @@ type DrizzlePrepared = {
 };
 
 /**
- * The drizzle instance over a request's D1 session (db/session.ts). Without the schema's relational
+ * The drizzle instance over a request's D1 session (platform/db/session.ts). Without the schema's relational
  * config, which no query here uses, making one per request costs next to nothing.
  */
 export const requestDb = (d1: RequestD1): DB => drizzle(d1 as unknown as D1Database) as unknown as DB;

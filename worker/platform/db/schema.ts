@@ -17,7 +17,7 @@
 //   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
 // - caller_guard_check (0009, rewritten by 0016): not a figure but a guard; inserting into the
 //   caller_guard view aborts the batch unless the caller's account is active, its session or API
-//   token live under the account's credential epoch, and its role the one named (db/session.ts).
+//   token live under the account's credential epoch, and its role the one named (platform/db/session.ts).
 // - activations_take_back_held_slot (0010): a device activated again on a key drops the slot it held
 //   there as a released device (held_slots); its activation counts instead.
 // - activations_uncount_on_product (0015): a device removed (by its app, its customer, the owner, or
@@ -25,9 +25,9 @@
 // - license_keys_remove_activations (0015): a key deleted removes its devices first, while the key row
 //   still names their product for the trigger above (its ON DELETE CASCADE would run after).
 // - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
-//   USD balance by its amount as it goes in (domain/stripe-events.ts).
+//   USD balance by its amount as it goes in (modules/billing/stripe-events.ts).
 // - ledger_reversal_moves_balances (0017): a reversal's ledger row (card_reversal, dispute_return)
-//   moves both balances by its deltas (domain/reversals.ts).
+//   moves both balances by its deltas (modules/billing/reversals.ts).
 // - ledger_spending_guard (0017): not a figure but a guard; a purchase's or an exchange's ledger row
 //   aborts the batch while the account owes a reversal (SPENDING_BLOCKED_OWED), and an exchange's
 //   when it would spend top-ups still held (FUNDS_HELD).
@@ -355,7 +355,7 @@ export const apiTokens = sqliteTable(
 /**
  * Signed-in sessions. The session token (a JWT) names a row here; the row is the authority: a
  * request whose row is gone, expired, idle past the owner's limit or from an older credential epoch
- * is refused, and a write by it commits nothing (migration 0016, db/session.ts).
+ * is refused, and a write by it commits nothing (migration 0016, platform/db/session.ts).
  */
 export const sessions = sqliteTable(
   'sessions',
@@ -508,7 +508,7 @@ export const webhookEndpoints = sqliteTable(
     description: text('description').notNull().default(''),
     /** The event types it receives, as a JSON array (the outbox statement matches with json_each). */
     events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
-    /** The signing secret, sealed (lib/secret-box.ts); shown in the clear only when made. */
+    /** The signing secret, sealed (platform/secret-box.ts); shown in the clear only when made. */
     secret: text('secret').notNull(),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     disabledReason: text('disabled_reason'),

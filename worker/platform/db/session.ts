@@ -4,7 +4,7 @@
 // app and the CLI send the newest one they hold back, so a customer always reads their own writes,
 // whichever replica answers.
 //
-// Identity rides in the same round trips. Once a signed-in caller is known (middleware/auth.ts, from
+// Identity rides in the same round trips. Once a signed-in caller is known (modules/accounts/identify.ts, from
 // the token alone), every round trip the request makes opens with one statement that checks, in D1,
 // that the account is active, that the session or API token is live under the account's current
 // credential epoch, and that the account still has the role the request acts with. A write's check

@@ -1,5 +1,5 @@
 // The shapes the API returns, shared by the web app and the CLI. Each is a zod schema, so the
-// OpenAPI document (worker/lib/openapi.ts) describes exactly these; the types are inferred from them.
+// OpenAPI document (worker/platform/openapi.ts) describes exactly these; the types are inferred from them.
 // `.meta({ id })` names a shape in the document's components.
 import { z } from 'zod';
 import { KEY_STATUSES, PRODUCT_TYPES, ROLES } from '../vocabulary';

@@ -1,5 +1,5 @@
 // Issue 35, point 4: money and counts are JSON numbers, or text of plain decimal digits with at most
-// the decimals the field allows (one helper, worker/schemas/amounts.ts). Hex, exponents, spaces,
+// the decimals the field allows (one helper, worker/platform/schemas/amounts.ts). Hex, exponents, spaces,
 // signs and empty text are refused with 400, and nothing changes.
 import { describe, expect, it } from 'vitest';
 import { decimalInput } from '../schemas/amounts';

@@ -1,4 +1,4 @@
-// Statements compiled once per shape (db/compiled.ts): the text is written once, the values are the call's own.
+// Statements compiled once per shape (platform/db/compiled.ts): the text is written once, the values are the call's own.
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runBatch, SqlStatement } from '../db/client';
@@ -57,7 +57,7 @@ describe('compiledStatement', () => {
         .offset(runtimeLimit(slot('offset'))),
     );
     const call = (limit: number, offset: number) => page(db(), {}, { pattern: likeContains(tag), limit, offset });
-    // A bare ? there would have SQLite compile the statement again whenever it is bound (db/compiled.ts).
+    // A bare ? there would have SQLite compile the statement again whenever it is bound (platform/db/compiled.ts).
     expect(call(2, 0).text).toMatch(
       /like \('' \|\| \?\) ESCAPE '\\' order by "users"."username" asc limit \(\? \+ 0\) offset \(\? \+ 0\)$/i,
     );

@@ -1,5 +1,5 @@
 // Issue 35, point 1: text people type refuses control characters and bidirectional controls (one
-// rule, worker/schemas/text.ts); text licensed software sends (deviceInfo) is stored as sent.
+// rule, worker/platform/schemas/text.ts); text licensed software sends (deviceInfo) is stored as sent.
 import { describe, expect, it } from 'vitest';
 import { refuseUnsafeText, unsafeCharacter, visibleText } from '../schemas/text';
 import { api, signedInUser, TEST_PASSWORD, uniqueName } from '../../test/helpers';

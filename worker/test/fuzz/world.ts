@@ -43,7 +43,7 @@ type Account = { id: string; token: string; email: string };
 
 /** A world of its own database (FUZZ_DB unless given): one per test file, which must own it. */
 export async function fuzzWorld(database: D1Database = env.FUZZ_DB) {
-  // Google sign-in configured, so its routes do their work instead of answering 501.
+  // Google sign-in configured, so its routes do their work instead of answering 404 NOT_CONFIGURED.
   const google = { GOOGLE_CLIENT_ID: 'fuzz-client.apps.googleusercontent.com', GOOGLE_CLIENT_SECRET: 'fuzz-secret' };
   const box: Sandbox = await sandbox({ isolatedDb: database, settings: FUZZ_SETTINGS, bindings: google });
   const accounts = {} as Record<(typeof ROLES)[number], Account>;

@@ -7,7 +7,7 @@ import { PageSpinner } from '../../components/ui/spinner';
 import { useCurrentUser } from '../../lib/session';
 import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
 
-/** The interactive API reference the Worker serves (worker/routes/docs.ts). */
+/** The interactive API reference the Worker serves (worker/modules/meta/docs.ts). */
 const API_DOCS_URL = '/api/docs';
 
 export type TabProps = { user: User; selectTab: (tab: TabId) => void };

@@ -50,7 +50,7 @@ export function LoginPage() {
   // Already signed in on arrival; a sign-in made here navigates by itself.
   if (token && form.status === 'idle') return <Navigate to={destination} replace />;
 
-  // The app asks for Google's address first, so a server without Google says so here (501).
+  // The app asks for Google's address first, so a server without Google says so here (404 NOT_CONFIGURED).
   async function signInWithGoogle() {
     setLeavingForGoogle(true);
     try {

@@ -1,4 +1,4 @@
-// /api/auth/google: signing in with Google, by browser navigations (lib/google-flow.ts has the flow).
+// /api/auth/google: signing in with Google, by browser navigations (modules/accounts/google-flow.ts has the flow).
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../../platform/context';
@@ -21,19 +21,19 @@ export const authGoogleRoutes = new Hono<AppEnv>()
       'googleStart',
       'Go to Google to sign in',
       { 302: { description: 'Redirect to Google' } },
-      { errors: [429, 501], servedInMaintenance: true },
+      { errors: [404, 429], servedInMaintenance: true },
     ),
     limitPerIp,
     async (c) => c.redirect(await startGoogleFlow(c, { intent: 'signin', rememberMe: false }), 302),
   )
-  // The app asks first, so it can show why when Google is not configured (501) before leaving.
+  // The app asks first, so it can show why when Google is not configured (404 NOT_CONFIGURED) before leaving.
   .get(
     '/url',
     op(
       'googleSignInUrl',
       "The address of Google's sign-in page, for the app to go to",
       { 200: googleUrlSchema },
-      { errors: [400, 429, 501], servedInMaintenance: true },
+      { errors: [400, 404, 429], servedInMaintenance: true },
     ),
     limitPerIp,
     queryParams(z.object({ rememberMe: z.enum(['true', 'false']).optional() })),
@@ -61,7 +61,7 @@ export const authGoogleRoutes = new Hono<AppEnv>()
       'googleComplete',
       'Collect the outcome of a Google sign-in or connect',
       { 200: googleCompletionSchema },
-      { errors: [400, 401, 403, 409, 501, 503], servedInMaintenance: true },
+      { errors: [400, 401, 403, 404, 409, 503], servedInMaintenance: true },
     ),
     async (c) => {
       const outcome = await takeGoogleOutcome(c);

@@ -39,13 +39,14 @@ export const authRoutes = new Hono<AppEnv>()
       'login',
       'Sign in with email and password',
       { 200: { description: 'A session, or a two-factor challenge', schema: loginResponseSchema } },
-      // In maintenance the credentials are still checked; only an owner gets a session (domain/sign-in.ts).
+      // In maintenance the credentials are still checked; only an owner gets a session (modules/accounts/sign-in.ts).
       { errors: [400, 401, 403, 429, 503], servedInMaintenance: true },
     ),
     limitPerIp,
     jsonBody(loginSchema),
     // With two-factor on, the answer is a challenge for POST /login/2fa, never a session token.
-    async (c) => c.json(await signInWithPassword(c.env, c.var.db, c.req.valid('json'), requestOrigin(c), (work) => inBackground(c, work)), 200),
+    async (c) =>
+      c.json(await signInWithPassword(c.env, c.var.db, c.req.valid('json'), requestOrigin(c), (work) => inBackground(c, work)), 200),
   )
   .post(
     '/login/2fa',
@@ -80,7 +81,7 @@ export const authRoutes = new Hono<AppEnv>()
       'sendVerification',
       'Send the link that verifies my email address again',
       { 200: { description: 'Sent', schema: successMessageSchema } },
-      { access: 'user', tokens: false, errors: [404, 409, 429, 501] },
+      { access: 'user', tokens: false, errors: [404, 409, 429] },
     ),
     async (c) => {
       const email = await resendVerification(c.env, c.var.db, signedInCaller(c).id, () => appUrl(c, 'an email verification link'));
@@ -93,13 +94,18 @@ export const authRoutes = new Hono<AppEnv>()
       'forgotPassword',
       'Send a password reset link',
       { 200: { description: 'The same answer whether or not the account exists', schema: successMessageSchema } },
-      { errors: [400, 429, 501] },
+      { errors: [400, 404, 429] },
     ),
     limitPerIp,
     jsonBody(forgotPasswordSchema),
     async (c) => {
-      await requestPasswordReset(c.env, c.var.db, c.req.valid('json').email, () => appUrl(c, 'a password reset link'), requestOrigin(c), (work) =>
-        inBackground(c, work),
+      await requestPasswordReset(
+        c.env,
+        c.var.db,
+        c.req.valid('json').email,
+        () => appUrl(c, 'a password reset link'),
+        requestOrigin(c),
+        (work) => inBackground(c, work),
       );
       return c.json({ success: true, message: 'If an account exists for that email, a link to reset the password is on its way.' }, 200);
     },

@@ -26,7 +26,14 @@ import { sessionOf } from '../identify';
 import { routeOperations } from '../operation';
 import { newRecoveryTokens } from '../recovery';
 import { apiTokenIdParam, createApiTokenSchema } from '../schemas/api-tokens';
-import { changePasswordSchema, disableTwoFactorSchema, sessionIdSchema, stepUpFields, stepUpSchema, verifyTwoFactorSchema } from '../schemas/security';
+import {
+  changePasswordSchema,
+  disableTwoFactorSchema,
+  sessionIdSchema,
+  stepUpFields,
+  stepUpSchema,
+  verifyTwoFactorSchema,
+} from '../schemas/security';
 import { mySessions, securityInfo, securityLogOf } from '../security';
 import { idleLimitMs } from '../sessions';
 import { currentUser } from '../signed-in';
@@ -142,7 +149,7 @@ export const usersRoutes = new Hono<SignedInEnv>()
       'connectGoogle',
       'The address to connect a Google account (step-up required)',
       { 200: googleUrlSchema },
-      { proof: 'always', errors: [400, 404, 409, 501] },
+      { proof: 'always', errors: [400, 404, 409] },
     ),
     jsonBody(stepUpSchema),
     async (c) => {

@@ -1,5 +1,5 @@
 // The caller check has two forms: a write's guard (the trigger of migration 0016) and a read's
-// SELECT (CALLER_CHECK_SQL in db/session.ts). For every state a caller can be in, both must give
+// SELECT (CALLER_CHECK_SQL in platform/db/session.ts). For every state a caller can be in, both must give
 // the same verdict, or reads and writes would disagree about who is calling.
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';

@@ -122,11 +122,11 @@ describe('a deployed Worker without a mail API', () => {
       const person = await register({ fetch: deployed });
       expect(person.user.emailVerified).toBe(false);
       const forgot = await api('POST', '/api/auth/forgot-password', { body: { email: person.email }, ip: freshIp(), fetch: deployed });
-      expect(forgot.status).toBe(501);
+      expect(forgot.status).toBe(404);
       expect(forgot.body.code).toBe('NOT_CONFIGURED');
       expect(forgot.body.message).toContain('mail');
       const resend = await api('POST', '/api/auth/send-verification', { token: person.token, fetch: deployed });
-      expect(resend.status).toBe(501);
+      expect(resend.status).toBe(404);
       expect(await readOutbox(env.KV, person.email)).toEqual([]);
       expect(await db().select().from(passwordResetTokens).where(eq(passwordResetTokens.userId, person.user._id)).all()).toEqual([]);
       expect(await db().select().from(emailVerificationTokens).where(eq(emailVerificationTokens.userId, person.user._id)).all()).toEqual(

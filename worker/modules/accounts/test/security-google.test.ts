@@ -168,18 +168,19 @@ describe('starting Google sign-in', () => {
     );
   });
 
-  it('answers 501 with a message when Google is not configured', async () => {
+  it('answers 404 NOT_CONFIGURED, saying what to set, when Google is not configured', async () => {
     for (const path of ['/api/auth/google', '/api/auth/google/url']) {
       const res = await api('GET', path);
-      expect(res.status).toBe(501);
+      expect(res.status).toBe(404);
       expect(res.body).toEqual({
         code: 'NOT_CONFIGURED',
-        message: 'Sign in with Google is not available on this server. Please use your email and password.',
+        message:
+          'Sign in with Google is not available on this server (it needs GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET). Please use your email and password.',
       });
     }
     const { token } = await signedInUser();
     const connect = await api('POST', '/api/users/connect-google', { token, body: { currentPassword: TEST_PASSWORD } });
-    expect(connect.status).toBe(501);
+    expect(connect.status).toBe(404);
   });
 });
 

@@ -43,13 +43,13 @@ describe('reset links', () => {
     expect(mail.text).not.toContain('evil.example');
   });
 
-  it('are not sent without APP_URL: 501 for every address, and the log says why', async () => {
+  it('are not sent without APP_URL: 404 NOT_CONFIGURED for every address, and the log says why', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const { email } = await signedInUser();
     const known = await forged('/api/auth/forgot-password', unconfigured, { method: 'POST', body: { email } });
     const unknown = await forged('/api/auth/forgot-password', unconfigured, { method: 'POST', body: { email: `nobody-${email}` } });
     expect(known).toEqual(unknown);
-    expect(known.status).toBe(501);
+    expect(known.status).toBe(404);
     expect(known.body.code).toBe('NOT_CONFIGURED');
     expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^APP_URL is not set: refusing to build a password reset link/));
     expect(await readOutbox(env.KV, email)).toEqual([]);
@@ -74,7 +74,7 @@ describe('the Google redirect', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const noUrl = { ...googleEnv, APP_URL: undefined };
     const res = await forged('/api/auth/google/url', noUrl);
-    expect(res.status).toBe(501);
+    expect(res.status).toBe(404);
     expect(res.body.code).toBe('NOT_CONFIGURED');
     expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^APP_URL is not set: refusing to build the Google redirect/));
     const { token } = await signedInUser();

@@ -88,7 +88,7 @@ describe('the licensing API', () => {
       });
       expect(res.body.code).toBe('NOT_FOUND');
     }
-    // Counted in D1 before the lookup (domain/license-throttle.ts), one bucket per network.
+    // Counted in D1 before the lookup (modules/licensing/throttle.ts), one bucket per network.
     const count = (network: string) =>
       env.DB.prepare('SELECT sum(count) AS n FROM rate_limits WHERE bucket = ?1').bind(`license-miss:${network}`).first<number>('n');
     expect(await count(`${net}::/64`)).toBe(2);

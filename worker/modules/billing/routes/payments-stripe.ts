@@ -21,11 +21,15 @@ export const paymentsStripeRoutes = new Hono<AppEnv>().post(
     'stripeWebhook',
     "Stripe's webhook: credits paid top-ups, reverses refunds and disputes",
     { 200: { description: 'Received (handled or not)', schema: stripeWebhookAnswerSchema } },
-    { errors: [400, 501], servedInMaintenance: true },
+    { errors: [400, 404], servedInMaintenance: true },
   ),
   async (c) => {
     const secret = c.env.STRIPE_WEBHOOK_SECRET;
-    if (!secret) throw new AppError('NOT_CONFIGURED', 'Stripe webhooks are not configured on this server');
+    if (!secret)
+      throw new AppError(
+        'NOT_CONFIGURED',
+        "Stripe webhooks are not configured on this server: set STRIPE_WEBHOOK_SECRET to the endpoint's signing secret",
+      );
     const signature = c.req.header('stripe-signature');
     if (!signature) throw new AppError('VALIDATION_ERROR', 'Missing Stripe-Signature header');
     const body = await c.req.text();

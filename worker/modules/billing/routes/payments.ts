@@ -1,5 +1,5 @@
 // /api/payments: card top-ups through Stripe Checkout: the customer's options, checkout and own
-// payments. Stripe's webhook, which alone credits a balance, is routes/payments-stripe.ts.
+// payments. Stripe's webhook, which alone credits a balance, is modules/billing/routes/payments-stripe.ts.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { listMyPayments, myPaymentStatus, paymentOptions, startCheckout } from '../payments';
@@ -31,7 +31,7 @@ export const paymentsRoutes = new Hono<SignedInEnv>()
       'startCheckout',
       'Start a Stripe Checkout for a top-up',
       { 201: checkoutResponseSchema },
-      { errors: [400, 403, 501, 502], idempotent: true },
+      { errors: [400, 403, 404, 502], idempotent: true },
     ),
     jsonBody(checkoutSchema),
     async (c) => {

@@ -1,6 +1,6 @@
 // Card top-ups (Stripe Checkout): the checkout request, the payment lists' queries and the payment
 // as every screen and the CLI see it. The bounds of an amount live in the settings, so the server
-// checks them against the current document (domain/payments.ts); the shape is checked here.
+// checks them against the current document (modules/billing/payments.ts); the shape is checked here.
 import { z } from 'zod';
 import { DISPUTE_STATUSES, PAYMENT_STATUSES } from '../../../platform/vocabulary';
 import { toCents } from './exchange';

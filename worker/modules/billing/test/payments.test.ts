@@ -392,14 +392,15 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(await balanceOf(user.id)).toBe(1200);
   });
 
-  it('is 501 when no webhook secret is configured', async () => {
+  it('is 404 NOT_CONFIGURED, naming the secret to set, when no webhook secret is configured', async () => {
     const event = await signedEvent('checkout.session.completed', {});
     const res = await api('POST', '/api/payments/stripe/webhook', {
       rawBody: event.body,
       headers: { 'stripe-signature': event.signature },
       fetch: workerWith({ STRIPE_WEBHOOK_SECRET: undefined }),
     });
-    expect(res.status).toBe(501);
+    expect(res.status).toBe(404);
     expect(res.body.code).toBe('NOT_CONFIGURED');
+    expect(res.body.message).toContain('STRIPE_WEBHOOK_SECRET');
   });
 });

@@ -1,6 +1,6 @@
 // /api/v1/licenses: the licensing API for licensed software: public, no session, limited per key and,
 // for unknown keys, per address (decided before the lookup), every answer signed over its exact bytes
-// (middleware/license-signature.ts).
+// (modules/licensing/signature.ts).
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { activateLicense, deactivateLicense, validateLicense } from '../licensing';

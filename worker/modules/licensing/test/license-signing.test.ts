@@ -1,4 +1,4 @@
-// The offline token is written by hand (lib/license-signing.ts) for speed: it must be the very JWS
+// The offline token is written by hand (platform/signing.ts) for speed: it must be the very JWS
 // jose's SignJWT gives for the same claims (Ed25519 signatures are deterministic), so every verifier
 // that accepted the old tokens accepts these, byte for byte.
 import { env } from 'cloudflare:workers';
