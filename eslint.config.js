@@ -14,16 +14,7 @@ const features = readdirSync(new URL(`./${FEATURES}`, import.meta.url), { withFi
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'dist/',
-      '.wrangler/',
-      'sdk/dist/',
-      'bench/profiles/',
-      'e2e/screenshots/',
-      '**/*.d.ts',
-      'worker/schemas/api-paths.generated.ts',
-    ],
+    ignores: ['node_modules/', 'dist/', 'generated/', '.wrangler/', 'sdk/dist/', 'bench/profiles/', 'e2e/screenshots/', '**/*.d.ts'],
   },
   ...tseslint.configs.recommendedTypeChecked,
   {
