@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
-import type { LicenseKey } from '../../worker/schemas/entities';
+import type { Schemas } from '../../worker/schemas/api-client';
 import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
@@ -19,7 +19,7 @@ const MAX_QUANTITY = 1_000_000;
 
 const STATUS_COLOURS = { available: 'green', used: 'blue', revoked: 'red', expired: 'yellow' } as const;
 
-export const keyColumns: Column<LicenseKey>[] = [
+export const keyColumns: Column<Schemas['LicenseKey']>[] = [
   { header: 'id', value: (k) => k._id, width: 24 },
   // A key is its keyTag (up to 10) and four groups of five: never cut.
   { header: 'key', value: (k) => k.key, width: 34 },

@@ -1,13 +1,15 @@
 // Products: the catalogue (owner: every product; others: the active ones), and the owner's
 // creation and updates, validated by the same schema as the product form.
 import { Option, type Command } from 'commander';
-import type { Product } from '../../worker/schemas/entities';
+import type { Schemas } from '../../worker/schemas/api-client';
 import { PRODUCT_TYPES, productInputSchema } from '../../worker/schemas/products';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findProduct } from '../lib/lookup';
 import { printRecord, rowWriter, success, type Column } from '../lib/output';
 import { parseWith, wholeNumber } from '../lib/validate';
+
+type Product = Schemas['Product'];
 
 const productColumns: Column<Product>[] = [
   { header: 'id', value: (p) => p._id, width: 24 },

@@ -2,7 +2,7 @@
 // creation, top-ups and deactivation.
 import { Option, type Command } from 'commander';
 import { addFundsSchema, createUserSchema, ROLES } from '../../worker/schemas/admin-users';
-import type { User, UserSummary } from '../../worker/schemas/entities';
+import type { Schemas } from '../../worker/schemas/api-client';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findUserId } from '../lib/lookup';
@@ -13,7 +13,8 @@ import { decimalNumber, parseWith, wholeNumber } from '../lib/validate';
 
 const PAGE_SIZE = 100;
 
-type Listed = User | UserSummary;
+type User = Schemas['User'];
+type Listed = User | Schemas['UserSummary'];
 const full = (u: Listed): u is User => 'credits' in u;
 
 const userColumns: Column<Listed>[] = [
