@@ -1,6 +1,8 @@
-import type { ProductType } from '@schemas/entities';
+import type { Schemas } from '@schemas/api-client';
 import { PRODUCT_TYPES } from '@schemas/products';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
+
+type ProductType = Schemas['ProductType'];
 
 const TONES: Record<ProductType, BadgeTone> = { software: 'blue', game: 'purple', service: 'green', other: 'gray' };
 

@@ -4,7 +4,7 @@
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { resellerQuote } from '@schemas/admin-keys';
-import type { Product, PurchaseForUserResponse, User } from '@schemas/entities';
+import type { Schemas } from '@schemas/api-client';
 import { quote } from '@schemas/products';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
@@ -19,6 +19,9 @@ import type { TabProps } from './AdminPage';
 import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys-api';
 import { useDebounced } from './useDebounced';
 import { asyncHandler } from '../../lib/async-handler';
+
+type Product = Schemas['Product'];
+type User = Schemas['User'];
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
@@ -86,7 +89,7 @@ export function DirectPurchaseTab({ user }: TabProps) {
   const [productId, setProductId] = useState('');
   const [days, setDays] = useState(1);
   const [bypass, setBypass] = useState(false);
-  const [answer, setAnswer] = useState<PurchaseForUserResponse | null>(null);
+  const [answer, setAnswer] = useState<Schemas['PurchaseForUserResponse'] | null>(null);
   const attempt = useIdempotencyKey();
 
   const customers = useCustomerChoices(useDebounced(search));

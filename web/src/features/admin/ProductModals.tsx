@@ -1,7 +1,7 @@
 // Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
 import { useState, type FormEvent } from 'react';
-import type { Product, ProductType } from '@schemas/entities';
+import type { Schemas } from '@schemas/api-client';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
 import { ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
@@ -13,13 +13,15 @@ import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEF
 import { useDeleteProduct, useSaveProduct } from './keys-api';
 import { asyncHandler } from '../../lib/async-handler';
 
+type Product = Schemas['Product'];
+
 type Errors = Record<string, string>;
 
 type ProductForm = {
   name: string;
   description: string;
   keyTag: string;
-  productType: ProductType;
+  productType: Schemas['ProductType'];
   baseCreditCost: string;
   creditsPerDay: string;
   minDays: string;

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
 import { PASSWORD_HINT } from '@schemas/password-policy';
-import type { Role, User } from '@schemas/entities';
+import type { Schemas } from '@schemas/api-client';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { useStepUpPrompt } from '../../components/StepUp';
 import { Field } from '../../components/ui/field';
@@ -14,6 +14,9 @@ import { errorMessage } from '../../lib/api';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../lib/async-handler';
+
+type Role = Schemas['Role'];
+type User = Schemas['User'];
 
 type Errors = Record<string, string>;
 

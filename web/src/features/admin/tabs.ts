@@ -1,5 +1,5 @@
 // The admin panel's tabs: which exist, and which each role sees.
-import type { Role } from '@schemas/entities';
+import type { Schemas } from '@schemas/api-client';
 import type { IconName } from '../../components/ui/icons';
 
 export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
@@ -29,7 +29,7 @@ export const TAB_ICONS: Record<TabId, IconName> = {
   settings: 'gear',
 };
 
-export function tabsFor(role: Role): TabId[] {
+export function tabsFor(role: Schemas['Role']): TabId[] {
   if (role === 'owner') return [...TAB_IDS];
   if (role === 'reseller') return ['overview', 'keys', 'purchase'];
   return [];
