@@ -1,7 +1,8 @@
 // The owner's Payments tab: every card top-up, filtered by status and customer, with refunds (and
 // what they could not take back: owed) and disputes (the account is flagged) marked.
 import { useState } from 'react';
-import { PAYMENT_STATUSES, type Payment } from '@schemas/payments';
+import type { Schemas } from '@schemas/api-client';
+import { PAYMENT_STATUSES } from '@schemas/payments';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
@@ -12,7 +13,7 @@ import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../components/paym
 import { useAdminPayments, type PaymentsQuery } from './payments-api';
 import { useDebounced } from './useDebounced';
 
-const COLUMNS: Column<Payment>[] = [
+const COLUMNS: Column<Schemas['Payment']>[] = [
   { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
   {
     header: 'Customer',
