@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { generate } from './scripts/generate.ts';
 import { SCALAR_BUNDLE_PATH } from './worker/platform/api-reference-bundle.ts';
 
 /**
@@ -19,6 +19,9 @@ function scalarBundle(): Plugin {
     },
   };
 }
+
+// The common-password list the strength meter imports (generated/, written by `npm install`).
+await generate();
 
 // The SPA lives in web/ and builds into dist/client, which the Worker serves as static assets.
 export default defineConfig({

@@ -3,12 +3,15 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { freePort } from './scripts/free-port';
+import { generate } from './scripts/generate';
 import { generateLicenseSigningKey } from './scripts/secrets';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
 
 export default defineConfig(async () => {
+  // The common-password list the Worker and the web app import (generated/, written by `npm install`).
+  await generate();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
   // The Worker tests' Stripe stand-in (worker/test/stripe-global-setup.ts) listens here.
   process.env.STRIPE_STAND_IN_PORT ??= String(await freePort());

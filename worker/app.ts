@@ -4,7 +4,7 @@ import { contextStorage } from 'hono/context-storage';
 import type { AppEnv } from './platform/context';
 import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './platform/db/session';
 import { errorResponse } from './platform/errors';
-import { API_DOCS_PATH, securityHeaders } from './platform/security-headers';
+import { securityHeaders } from './platform/security-headers';
 import { bodyLimit } from './platform/body-limit';
 import { accountsMounts } from './modules/accounts/routes';
 import { auditMounts } from './modules/audit/routes';

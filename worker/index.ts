@@ -2,7 +2,7 @@ import { app } from './app';
 import { runScheduledJobs } from './scheduled';
 import type { WebhookMessage } from './platform/webhook-message';
 import type { Env } from './platform/env';
-import { handleWebhookBatch } from './modules/webhooks';
+import { handleWebhookBatch } from './modules/webhooks/jobs';
 
 export default {
   fetch: app.fetch,

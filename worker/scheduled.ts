@@ -4,9 +4,9 @@ import { heldSlots, idempotencyKeys, rateLimits, sessions, signInFailures, spent
 import type { Env } from './platform/env';
 import { ACCOUNT_LOCKOUT } from './platform/throttle';
 import { DAY_MS } from './platform/vocabulary';
-import { cleanupExpiredKeys, expireKeys } from './modules/keys';
+import { cleanupExpiredKeys, expireKeys } from './modules/keys/jobs';
 import { getSettings } from './modules/settings';
-import { redispatchWebhooks } from './modules/webhooks';
+import { redispatchWebhooks } from './modules/webhooks/jobs';
 
 /** The cron trigger's work. Each job is idempotent: running it twice changes nothing more. */
 export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE'>, now = Date.now()) {

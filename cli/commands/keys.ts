@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
-import type { LicenseKey } from '../../worker/platform/schemas/entities';
+import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';
@@ -20,7 +20,7 @@ const MAX_QUANTITY = 1_000_000;
 
 const STATUS_COLOURS = { available: 'green', used: 'blue', revoked: 'red', expired: 'yellow' } as const;
 
-export const keyColumns: Column<LicenseKey>[] = [
+export const keyColumns: Column<Schemas['LicenseKey']>[] = [
   { header: 'id', value: (k) => k._id, width: 24 },
   // A key is its keyTag (up to 10) and four groups of five: never cut.
   { header: 'key', value: (k) => k.key, width: 34 },

@@ -2,7 +2,7 @@
 // creation, top-ups and deactivation.
 import { Option, type Command } from 'commander';
 import { addFundsSchema, createUserSchema } from '../../worker/modules/accounts/schemas/admin-users';
-import type { User, UserSummary } from '../../worker/platform/schemas/entities';
+import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findUserId } from '../lib/lookup';
@@ -14,7 +14,8 @@ import { ROLES } from '../../worker/platform/vocabulary';
 
 const PAGE_SIZE = 100;
 
-type Listed = User | UserSummary;
+type User = Schemas['User'];
+type Listed = User | Schemas['UserSummary'];
 const full = (u: Listed): u is User => 'credits' in u;
 
 const userColumns: Column<Listed>[] = [

@@ -9,7 +9,7 @@ describe("the SDK's words", () => {
     expect([...SERVER_CODES].sort()).toEqual([...LICENSE_CODES].sort());
   });
 
-  it("are the key statuses the API shows, exactly", () => {
+  it('are the key statuses the API shows, exactly', () => {
     expect([...KEY_STATUSES].sort()).toEqual([...WORKER_KEY_STATUSES].sort());
   });
 });

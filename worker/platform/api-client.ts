@@ -2,7 +2,7 @@
 // generated `paths`: given a method and a concrete path (`/api/admin/users/${id}`), the request
 // body, the query and the success body. Changing a route's schema means `npm run api:generate`,
 // and every caller that no longer fits the document stops compiling.
-import type { components, paths } from '../schemas/api-paths.generated';
+import type { components, paths } from '../../generated/api-paths';
 
 export type ApiMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Path = keyof paths;

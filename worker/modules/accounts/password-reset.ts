@@ -91,7 +91,11 @@ export async function resetPassword(db: DB, token: string, password: string, ori
   const hash = await sha256Hex(token);
   const row = await db.select().from(passwordResetTokens).where(eq(passwordResetTokens.tokenHash, hash)).get();
   if (!row || row.usedAt || hasPassed(row.expiresAt.getTime(), now)) throw resetLinkInvalid();
-  const account = await db.select({ id: users.id, username: users.username, email: users.email }).from(users).where(eq(users.id, row.userId)).get();
+  const account = await db
+    .select({ id: users.id, username: users.username, email: users.email })
+    .from(users)
+    .where(eq(users.id, row.userId))
+    .get();
   if (!account) throw resetLinkInvalid();
   const tokenStillGood = sql`EXISTS (SELECT 1 FROM ${passwordResetTokens} WHERE ${passwordResetTokens.id} = ${row.id} AND ${passwordResetTokens.usedAt} IS NULL AND ${passwordResetTokens.expiresAt} > ${now})`;
   await setPassword(

@@ -13,7 +13,11 @@ import type { UserRow } from './users';
 
 const SECURITY_LOG_LIMIT = 100;
 
-export async function securityInfo(env: Pick<Env, 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET' | 'APP_URL'>, db: DB, user: UserRow): Promise<SecurityInfo> {
+export async function securityInfo(
+  env: Pick<Env, 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET' | 'APP_URL'>,
+  db: DB,
+  user: UserRow,
+): Promise<SecurityInfo> {
   return {
     twoFactorEnabled: user.twoFactorEnabled,
     googleConnected: user.googleId !== null,

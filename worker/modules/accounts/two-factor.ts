@@ -130,7 +130,11 @@ export async function spendTwoFactorCode(
  * the second factor must not outlive it elsewhere: every other session and the API tokens end in the
  * same batch; this session stays.
  */
-export async function disableTwoFactor(db: DB, user: Pick<UserRow, 'id' | 'twoFactorEnabled'>, from: { sessionId: string; origin: SessionOrigin }) {
+export async function disableTwoFactor(
+  db: DB,
+  user: Pick<UserRow, 'id' | 'twoFactorEnabled'>,
+  from: { sessionId: string; origin: SessionOrigin },
+) {
   if (!user.twoFactorEnabled) throw new AppError('CONFLICT', 'Two-factor authentication is not enabled');
   const userId = user.id;
   await db.batch([

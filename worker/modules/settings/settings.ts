@@ -1,7 +1,7 @@
 // The owner's changes to the settings document, each one audited, and the rules other features
 // take from the settings.
 import type { DB } from '../../platform/db/client';
-import { AppError } from '../../platform/errors';
+
 import type { Actor } from '../../platform/db/schema';
 import { clearSettingsCache, getSettings, saveSettings } from './store';
 import type { Env } from '../../platform/env';
@@ -40,20 +40,6 @@ async function storeSettings(ctx: SettingsContext, action: 'settings.update' | '
 export const replaceSettings = (ctx: SettingsContext, next: Settings) => storeSettings(ctx, 'settings.update', next);
 
 export const resetSettings = (ctx: SettingsContext) => storeSettings(ctx, 'settings.reset', DEFAULT_SETTINGS);
-
-/**
- * `maxActivationsPerKey` bounds every product's `maxActivations`. Product create
- * and edit call this with the current settings; a product saved before the bound was lowered keeps
- * its value until it is next edited.
- */
-export function assertWithinActivationLimit(settings: Pick<Settings, 'maxActivationsPerKey'>, maxActivations: number): void {
-  if (maxActivations > settings.maxActivationsPerKey) {
-    throw new AppError('VALIDATION_ERROR', activationLimitMessage(settings.maxActivationsPerKey), { details: { field: 'maxActivations' } });
-  }
-}
-
-export const activationLimitMessage = (limit: number) =>
-  `Max activations must be at most ${limit} (the maximum activations per key in the settings)`;
 
 /** What the server's configuration allows, for the owner's Settings page. */
 export function serverStatus(env: Pick<Env, 'MAIL_API_URL' | 'LOCAL_DEVELOPMENT'>): ServerStatus {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { refuseUnsafeText } from '../../platform/schemas/text';
 import { pageQuery } from '../../platform/schemas/paging';
-import { stepUpFields } from '../accounts';
+import { stepUpFields } from '../accounts/schemas/security';
 
 /** What an endpoint may subscribe to. `balance.topped_up` is sent by card top-ups. */
 export const WEBHOOK_EVENT_TYPES = [

@@ -68,4 +68,3 @@ export async function withCounts<C extends unknown[]>(
   });
   return { page: results.slice(0, page.length), counts: values as C };
 }
-

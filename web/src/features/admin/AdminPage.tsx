@@ -1,16 +1,16 @@
 // /admin: the owner's Admin Panel and the reseller's panel, one tab at a time, the tab in `?tab=`.
 import { lazy, Suspense, useEffect, useRef, type ComponentType, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import type { User } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
 import { useCurrentUser } from '../../lib/session';
 import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
 
-/** The interactive API reference the Worker serves (worker/modules/meta/docs.ts). */
+/** The interactive API reference the Worker serves (worker/routes/docs.ts). */
 const API_DOCS_URL = '/api/docs';
 
-export type TabProps = { user: User; selectTab: (tab: TabId) => void };
+export type TabProps = { user: Schemas['User']; selectTab: (tab: TabId) => void };
 
 // Each tab loads on demand, so opening the panel does not fetch every screen's code.
 const panels: Record<TabId, ComponentType<TabProps>> = {

@@ -2,7 +2,7 @@
 // by action and by the actor's username.
 import { useState } from 'react';
 import { AUDIT_ACTIONS } from '../../../../worker/modules/audit/schemas';
-import type { AuditEntry } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
@@ -11,6 +11,8 @@ import { formatDateTime } from '../../lib/format';
 import { useAuditLog, type AuditQuery } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
 import { useDebounced } from './useDebounced';
+
+type AuditEntry = Schemas['AuditEntry'];
 
 /** How the log names each action; one without a label here shows as the API names it. */
 export const AUDIT_ACTION_LABELS: Record<string, string> = {

@@ -3,7 +3,7 @@
 // for the customer. A reseller pays the reseller price with their own credits; the owner charges
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { Product, PurchaseForUserResponse, User } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { quote } from '../../../../worker/modules/catalog/schemas';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
@@ -19,6 +19,9 @@ import { useCustomerChoices, usePurchaseForUser, usePurchaseTerms } from './keys
 import { useDebounced } from './useDebounced';
 import { asyncHandler } from '../../lib/async-handler';
 import { resellerQuote } from '../../../../worker/modules/resellers/schemas';
+
+type Product = Schemas['Product'];
+type User = Schemas['User'];
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
@@ -86,7 +89,7 @@ export function DirectPurchaseTab({ user }: TabProps) {
   const [productId, setProductId] = useState('');
   const [days, setDays] = useState(1);
   const [bypass, setBypass] = useState(false);
-  const [answer, setAnswer] = useState<PurchaseForUserResponse | null>(null);
+  const [answer, setAnswer] = useState<Schemas['PurchaseForUserResponse'] | null>(null);
   const attempt = useIdempotencyKey();
 
   const customers = useCustomerChoices(useDebounced(search));

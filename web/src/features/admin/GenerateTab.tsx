@@ -3,7 +3,7 @@
 // copy button, plus Copy All and a CSV download.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { generationLimitMessage } from '../../../../worker/modules/keys/schemas/admin-keys';
-import type { LicenseKey, Product } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card } from '../../components/ui/card';
 import { CopyButton } from '../../components/ui/copy-button';
 import { Spinner } from '../../components/ui/spinner';
@@ -22,7 +22,9 @@ import { downloadText, keysCsv } from './csv';
 import { useAllProducts, useGenerateKeys } from './keys-api';
 import { asyncHandler } from '../../lib/async-handler';
 
-type Generated = { product: Product; days: number; keys: LicenseKey[] };
+type Product = Schemas['Product'];
+
+type Generated = { product: Product; days: number; keys: Schemas['LicenseKey'][] };
 
 function GeneratedKeys({ result }: { result: Generated }) {
   const all = result.keys.map((k) => k.key).join('\n');

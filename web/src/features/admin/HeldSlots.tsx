@@ -2,12 +2,14 @@
 // frees. The owner may release one at once, after confirming, accepting that the device may keep
 // working offline until its token expires.
 import { useState } from 'react';
-import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
 import { formatDateTime } from '../../lib/format';
 import { useReleaseHeldSlot } from './keys-api';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
 

@@ -2,7 +2,7 @@
 // bulk delete. Reasons are checked with the API's own schemas, so the messages are the server's.
 import { useId, useState, type FormEvent } from 'react';
 import { bulkDeleteSchema, revokeKeySchema } from '../../../../worker/modules/keys/schemas/admin-keys';
-import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { visibleText } from '../../../../worker/platform/schemas/text';
 import { Badge } from '../../components/ui/badge';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
@@ -17,6 +17,8 @@ import { HeldSlotList } from './HeldSlots';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { useBulkDeleteKeys, useDeleteKey, useRemoveActivation, useRevokeKey } from './keys-api';
 import { asyncHandler } from '../../lib/async-handler';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 const plural = (n: number, word: string) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
 const fingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);

@@ -2,7 +2,7 @@
 // My License Keys. Search, status filter, select-all, cards, details, revoke, delete, bulk delete,
 // pagination; only the owner sees the actions that change keys.
 import { useEffect, useState } from 'react';
-import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { EmptyState } from '../../components/ui/card';
 import { CopyButton } from '../../components/ui/copy-button';
@@ -16,7 +16,9 @@ import { daysLeft, KEY_STATUS_LABELS, KEY_STATUS_OPTIONS, KEY_STATUS_TONES, show
 import { BulkDeleteModal, DeleteKeyModal, KeyDetailsModal, RevokeKeyModal } from './KeyModals';
 import { useAdminKeys } from './keys-api';
 import { useDebounced } from './useDebounced';
-import { type KeyStatus } from '../../../../worker/platform/vocabulary';
+
+type KeyStatus = Schemas['KeyStatus'];
+type LicenseKey = Schemas['LicenseKey'];
 
 type Dialog = { kind: 'details' | 'revoke' | 'delete'; key: LicenseKey } | { kind: 'bulk' } | null;
 

@@ -1,7 +1,7 @@
 // The Overview tab: the figures, users by role, keys by status, recent users
 // (owners) and keys, quick actions, this account's information, and the audit log (owners).
 import { useEffect } from 'react';
-import type { AdminStats } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { Card, EmptyState, StatCard } from '../../components/ui/card';
 import { Icon, type IconName } from '../../components/ui/icons';
@@ -11,7 +11,9 @@ import type { TabProps } from './AdminPage';
 import { useAdminStats } from './api';
 import { AuditLog } from './AuditLog';
 import type { TabId } from './tabs';
-import { type Role } from '../../../../worker/platform/vocabulary';
+
+type AdminStats = Schemas['AdminStats'];
+type Role = Schemas['Role'];
 
 export const ROLE_TONES: Record<Role, BadgeTone> = { user: 'gray', reseller: 'blue', owner: 'purple' };
 

@@ -1,7 +1,7 @@
 // The owner's Payments tab: every card top-up, filtered by status and customer, with refunds (and
 // what they could not take back: owed) and disputes (the account is flagged) marked.
 import { useState } from 'react';
-import { type Payment } from '../../../../worker/modules/billing/schemas/payments';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
@@ -13,7 +13,7 @@ import { useAdminPayments, type PaymentsQuery } from './payments-api';
 import { useDebounced } from './useDebounced';
 import { PAYMENT_STATUSES } from '../../../../worker/platform/vocabulary';
 
-const COLUMNS: Column<Payment>[] = [
+const COLUMNS: Column<Schemas['Payment']>[] = [
   { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
   {
     header: 'Customer',

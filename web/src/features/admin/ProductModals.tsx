@@ -1,7 +1,7 @@
 // Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
 import { useState, type FormEvent } from 'react';
-import type { Product } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import {
   DEFAULT_OFFLINE_TOKEN_HOURS,
   MAX_OFFLINE_TOKEN_HOURS,
@@ -17,7 +17,8 @@ import { errorMessage } from '../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../lib/constants';
 import { useDeleteProduct, useSaveProduct } from './keys-api';
 import { asyncHandler } from '../../lib/async-handler';
-import { type ProductType } from '../../../../worker/platform/vocabulary';
+
+type Product = Schemas['Product'];
 
 type Errors = Record<string, string>;
 
@@ -25,7 +26,7 @@ type ProductForm = {
   name: string;
   description: string;
   keyTag: string;
-  productType: ProductType;
+  productType: Schemas['ProductType'];
   baseCreditCost: string;
   creditsPerDay: string;
   minDays: string;

@@ -1,7 +1,7 @@
 // The Products tab (Admin Product Management): search by name or tag, type and
 // status filters, product cards with their stats, and the create, edit and delete dialogs.
 import { useEffect, useMemo, useState } from 'react';
-import type { Product } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { EmptyState } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
@@ -13,7 +13,9 @@ import { FeatureList } from '../../components/products/FeatureList';
 import { ProductTypeBadge, ProductTypeOptions } from '../../components/products/ProductTypeBadge';
 import { useAllProducts } from './keys-api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
-import { type ProductType } from '../../../../worker/platform/vocabulary';
+
+type Product = Schemas['Product'];
+type ProductType = Schemas['ProductType'];
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'delete'; product: Product } | null;
 

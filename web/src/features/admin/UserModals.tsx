@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '../../../../worker/modules/accounts/schemas/admin-users';
 import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
-import type { User } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { useStepUpPrompt } from '../../components/StepUp';
 import { Field } from '../../components/ui/field';
@@ -14,7 +14,9 @@ import { errorMessage } from '../../lib/api';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../lib/async-handler';
-import { type Role } from '../../../../worker/platform/vocabulary';
+
+type Role = Schemas['Role'];
+type User = Schemas['User'];
 
 type Errors = Record<string, string>;
 

@@ -1,7 +1,7 @@
 // The Users tab (Admin User Management): search, role filter, user cards,
 // pagination, and the create, edit, add-funds and delete dialogs.
 import { useEffect, useState } from 'react';
-import type { User } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { EmptyState } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
@@ -14,6 +14,8 @@ import { useAdminUsers, type UsersQuery } from './api';
 import { ROLE_TONES } from './OverviewTab';
 import { useDebounced } from './useDebounced';
 import { AddFundsModal, CreateUserModal, DeleteUserModal, EditUserModal } from './UserModals';
+
+type User = Schemas['User'];
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'funds' | 'delete'; user: User } | null;
 

@@ -1,13 +1,8 @@
 // The owner's Webhooks view: endpoints with their health; add (secret shown once), edit, enable or
 // disable, rotate the secret, send a test; each endpoint's deliveries with a redeliver button.
 import { useState, type FormEvent } from 'react';
-import {
-  createWebhookSchema,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-  type WebhookEventType,
-} from '../../../../worker/modules/webhooks/schemas';
+import type { Schemas } from '../../../../worker/platform/api-client';
+import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../../worker/modules/webhooks/schemas';
 import { useStepUpPrompt } from '../../components/StepUp';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
@@ -32,6 +27,8 @@ import {
   useUpdateWebhook,
   useWebhookEndpoints,
 } from './webhooks-api';
+
+type WebhookEndpoint = Schemas['WebhookEndpoint'];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -316,7 +313,7 @@ function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onC
     }
   }
 
-  const columns: Column<WebhookDelivery>[] = [
+  const columns: Column<Schemas['WebhookDelivery']>[] = [
     { header: 'Event', className: 'mono', cell: (d) => d.event },
     { header: 'Status', cell: (d) => <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge> },
     { header: 'Attempts', cell: (d) => d.attempts },

@@ -2,7 +2,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '../../../../worker/modules/accounts/schemas/admin-users';
 import type { QueryParams } from '../../../../worker/platform/api-client';
-import type { AdminUsersResponse, User, UserSummary } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import type { Settings } from '../../../../worker/modules/settings/schemas';
 import { api } from '../../lib/api';
 import { sessionKeys } from '../../lib/session';
@@ -21,7 +21,7 @@ export function useAdminStats() {
 type Filter<P extends string, K extends keyof QueryParams<'get', P>> = NonNullable<QueryParams<'get', P>[K]> | '';
 export type UsersQuery = { page: number; search: string; role: Filter<'/api/admin/users', 'role'> };
 /** The Users tab is the owner's, who gets full users (a reseller would get summaries). */
-const isFullUser = (u: AdminUsersResponse['users'][number] | UserSummary): u is User => 'balance' in u;
+const isFullUser = (u: Schemas['AdminUsersResponse']['users'][number] | Schemas['UserSummary']): u is Schemas['User'] => 'balance' in u;
 
 export function useAdminUsers(query: UsersQuery) {
   return useQuery({

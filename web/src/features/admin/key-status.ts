@@ -1,9 +1,11 @@
 // How the admin screens read a key's status and time left.
-import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import type { BadgeTone } from '../../components/ui/badge';
 import { DAYS_DANGER, DAYS_WARNING } from '../../lib/constants';
 import { daysUntil } from '../../lib/format';
-import { type KeyStatus } from '../../../../worker/platform/vocabulary';
+
+type KeyStatus = Schemas['KeyStatus'];
+type LicenseKey = Schemas['LicenseKey'];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

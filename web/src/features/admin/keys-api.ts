@@ -2,7 +2,7 @@
 // purchase for a customer, and the owner's product catalogue.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { BulkDeleteInput, GenerateKeysInput } from '../../../../worker/modules/keys/schemas/admin-keys';
-import type { User } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import type { ProductInput } from '../../../../worker/modules/catalog/schemas';
 import { api } from '../../lib/api';
 import { ADMIN_KEYS_PAGE_SIZE } from '../../lib/constants';
@@ -10,10 +10,9 @@ import { sessionKeys } from '../../lib/session';
 import { productKeys } from '../../lib/products';
 import { invalidateAfterPurchase } from '../../lib/purchase';
 import { adminKeys } from './query-keys';
-import { type KeyStatus } from '../../../../worker/platform/vocabulary';
 import { type PurchaseForUserInput } from '../../../../worker/modules/resellers/schemas';
 
-export type AdminKeysFilters = { page: number; search: string; status: KeyStatus | '' };
+export type AdminKeysFilters = { page: number; search: string; status: Schemas['KeyStatus'] | '' };
 
 export function useAdminKeys(filters: AdminKeysFilters) {
   return useQuery({
@@ -115,7 +114,9 @@ export function usePurchaseForUser() {
     mutationFn: ({ userId, productId, body, idempotencyKey }: PurchaseForUserRequest) =>
       api.post(`/api/admin/users/${userId}/purchase/${productId}`, body, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: async (answer) => {
-      queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.resellerCredits } : user));
+      queryClient.setQueryData<Schemas['User']>(sessionKeys.profile, (user) =>
+        user ? { ...user, credits: answer.resellerCredits } : user,
+      );
       // The buyer may be the owner themselves: their keys and figures change as a customer's would.
       await Promise.all([after(), invalidateAfterPurchase(queryClient), queryClient.invalidateQueries({ queryKey: adminKeys.allUsers })]);
     },

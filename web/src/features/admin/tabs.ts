@@ -1,6 +1,6 @@
 // The admin panel's tabs: which exist, and which each role sees.
+import type { Schemas } from '../../../../worker/platform/api-client';
 import type { IconName } from '../../components/ui/icons';
-import { type Role } from '../../../../worker/platform/vocabulary';
 
 export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
 export type TabId = (typeof TAB_IDS)[number];
@@ -29,7 +29,7 @@ export const TAB_ICONS: Record<TabId, IconName> = {
   settings: 'gear',
 };
 
-export function tabsFor(role: Role): TabId[] {
+export function tabsFor(role: Schemas['Role']): TabId[] {
   if (role === 'owner') return [...TAB_IDS];
   if (role === 'reseller') return ['overview', 'keys', 'purchase'];
   return [];

@@ -1,15 +1,16 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
-import type { User } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { StatCard } from '../../components/ui/card';
 import { Icon, type IconName } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useDashboardStats } from './api';
-import { type Role } from '../../../../worker/platform/vocabulary';
 
-export const ROLE_LINES: Record<Role, string> = {
+type User = Schemas['User'];
+
+export const ROLE_LINES: Record<Schemas['Role'], string> = {
   user: 'Ready to purchase some license keys?',
   reseller: 'Time to generate some keys and earn credits!',
   owner: 'Manage your platform and oversee operations.',

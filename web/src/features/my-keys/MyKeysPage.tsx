@@ -1,6 +1,7 @@
 // /my-keys: the customer's keys with search, status filter, paging and automatic refresh.
 import { useEffect, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { EmptyState } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { Pagination } from '../../components/ui/pagination';
@@ -9,7 +10,8 @@ import { toast } from '../../components/ui/toast';
 import { useMyKeys } from './api';
 import { KeyCard, STATUS_LABELS } from './KeyCard';
 import { asyncHandler } from '../../lib/async-handler';
-import { type KeyStatus } from '../../../../worker/platform/vocabulary';
+
+type KeyStatus = Schemas['KeyStatus'];
 
 const STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
 const SEARCH_DELAY_MS = 300;

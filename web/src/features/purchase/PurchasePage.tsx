@@ -1,7 +1,7 @@
 // /purchase: choose a product and a duration, buy, and get the key on a success card.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import type { Product, PurchaseReceipt } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
 import { Card, EmptyState } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
@@ -17,6 +17,8 @@ import { useProducts } from '../../lib/products';
 import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { asyncHandler } from '../../lib/async-handler';
 
+type Product = Schemas['Product'];
+
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 
 export function PurchasePage() {
@@ -27,7 +29,7 @@ export function PurchasePage() {
   const selectId = useId();
   const [productId, setProductId] = useState('');
   const [days, setDays] = useState(1);
-  const [receipt, setReceipt] = useState<PurchaseReceipt | null>(null);
+  const [receipt, setReceipt] = useState<Schemas['PurchaseReceipt'] | null>(null);
 
   useEffect(() => {
     // The spec has this list's failures logged only; the page also says so, rather than look empty.

@@ -1,7 +1,7 @@
 // API tokens for scripts and the keypanel CLI (owners and resellers): create one (shown once),
 // see when each was last used, revoke one (it stops working at once).
 import { useId, useState, type FormEvent } from 'react';
-import type { ApiToken } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { createApiTokenSchema } from '../../../../worker/modules/accounts/schemas/api-tokens';
 import { Badge } from '../../components/ui/badge';
 import { Card, EmptyState } from '../../components/ui/card';
@@ -17,7 +17,9 @@ import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
 import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
-import { type Role } from '../../../../worker/platform/vocabulary';
+
+type ApiToken = Schemas['ApiToken'];
+type Role = Schemas['Role'];
 
 const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 const ROLES_UP_TO: Record<Role, Role[]> = { user: [], reseller: ['user', 'reseller'], owner: ['user', 'reseller', 'owner'] };

@@ -1,5 +1,5 @@
 // The commonest passwords, the first ones an attacker tries; a new password must not be one of them.
-import { COMMON_PASSWORDS_TEXT } from './common-passwords.data';
+import { COMMON_PASSWORDS_TEXT } from '../../../../generated/common-passwords';
 
 let common: Set<string> | undefined;
 

@@ -166,7 +166,10 @@ describe('forgot and reset password', () => {
     const results = await Promise.allSettled(passwords.map((password) => resetPassword(db(), reset, password, NOWHERE)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     // The security log tells of the one reset that happened, not of the refused ones.
-    const logged = await db().select().from(securityLog).where(and(eq(securityLog.userId, user.id), eq(securityLog.event, 'password_reset')));
+    const logged = await db()
+      .select()
+      .from(securityLog)
+      .where(and(eq(securityLog.userId, user.id), eq(securityLog.event, 'password_reset')));
     expect(logged).toHaveLength(1);
     const winner = passwords[results.findIndex((r) => r.status === 'fulfilled')];
     const logins = await Promise.all(passwords.map((password) => api('POST', '/api/auth/login', { body: { email, password } })));

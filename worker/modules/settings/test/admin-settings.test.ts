@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, users } from '../../../platform/db/schema';
-import { activationLimitMessage, assertWithinActivationLimit } from '../settings';
+import { activationLimitMessage, assertWithinActivationLimit } from '../limits';
 import document from '../../../../docs/openapi.json';
 import { AppError, MAINTENANCE_MESSAGE } from '../../../platform/errors';
 import { DEFAULT_SETTINGS } from '../schemas';

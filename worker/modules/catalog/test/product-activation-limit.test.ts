@@ -1,6 +1,6 @@
 // maxActivationsPerKey (settings) bounds every product's maxActivations.
 import { describe, expect, it } from 'vitest';
-import { activationLimitMessage } from '../../settings/settings';
+import { activationLimitMessage } from '../../settings/limits';
 import { sandbox } from '../../../test/sandbox';
 
 const product = (keyTag: string, maxActivations: number) => ({
