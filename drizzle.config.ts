@@ -3,6 +3,6 @@ import { defineConfig } from 'drizzle-kit';
 // drizzle-kit writes numbered SQL into migrations/; wrangler applies that same folder.
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './worker/db/schema.ts',
+  schema: './worker/platform/db/schema.ts',
   out: './migrations',
 });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { SCALAR_BUNDLE_PATH } from './worker/lib/api-reference-bundle.ts';
+import { generate } from './scripts/generate.ts';
+import { SCALAR_BUNDLE_PATH } from './worker/platform/api-reference-bundle.ts';
 
 /**
  * Emits Scalar's standalone browser bundle for the API reference page (/api/docs) as a plain asset:
@@ -20,11 +20,13 @@ function scalarBundle(): Plugin {
   };
 }
 
+// The common-password list the strength meter imports (generated/, written by `npm install`).
+await generate();
+
 // The SPA lives in web/ and builds into dist/client, which the Worker serves as static assets.
 export default defineConfig({
   root: 'web',
   plugins: [react(), scalarBundle()],
-  resolve: { alias: { '@schemas': path.resolve(import.meta.dirname, 'worker/schemas') } },
   build: { outDir: '../dist/client', emptyOutDir: true, sourcemap: false },
   server: { proxy: { '/api': 'http://127.0.0.1:8787' } },
 });

@@ -3,12 +3,15 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { freePort } from './scripts/free-port';
+import { generate } from './scripts/generate';
 import { generateLicenseSigningKey } from './scripts/secrets';
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
 
 export default defineConfig(async () => {
+  // The common-password list the Worker and the web app import (generated/, written by `npm install`).
+  await generate();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
   // The Worker tests' Stripe stand-in (worker/test/stripe-global-setup.ts) listens here.
   process.env.STRIPE_STAND_IN_PORT ??= String(await freePort());
@@ -48,7 +51,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: 'worker',
-            include: ['worker/test/**/*.test.ts'],
+            include: ['worker/**/*.test.ts'],
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],
@@ -59,7 +62,6 @@ export default defineConfig(async () => {
         {
           // The web app's logic (hooks, forms, the session, price and CSV math) in a simulated DOM.
           plugins: [react()],
-          resolve: { alias: { '@schemas': path.join(import.meta.dirname, 'worker/schemas') } },
           test: {
             name: 'web',
             include: ['web/test/**/*.test.{ts,tsx}'],

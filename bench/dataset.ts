@@ -2,8 +2,8 @@
 // 100,000 activations), plus what each scenario draws from: keys with their devices, fresh keys,
 // customers with credits to spend, a customer with 500 keys, and signed-in sessions with what the
 // Worker reads to authorize them (the session record and the account's state in KV).
-import { createDb } from '../worker/db/client';
-import { createSession } from '../worker/lib/sessions';
+import { createDb } from '../worker/platform/db/client';
+import { createSession } from '../worker/modules/accounts/sessions';
 import type { Runtime } from './runtime';
 import { DAY_MS, generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
 

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { generate } from '../scripts/generate';
 import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALE, seedBenchDatabase } from './dataset';
 import { findRuntimePid } from './cpu';
@@ -73,6 +74,7 @@ let exitCode = 1;
 let runtime: Runtime | undefined;
 try {
   step('Building the Worker as deployed (wrangler deploy --dry-run) and the floor Worker');
+  await generate(); // the common-password list the Worker imports
   const workerScript = buildWorker(path.join(work, 'worker'));
   const floorScript = await buildFloorWorker(path.join(work, 'floor'));
   step('Applying migrations');

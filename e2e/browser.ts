@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { checkAnswer } from '../scripts/api-contract';
-import type { TestAnswerBody } from '../worker/schemas/api-client';
+import type { TestAnswerBody } from '../worker/platform/api-client';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');

@@ -77,6 +77,9 @@ export function contractFor(source: Json) {
     const fail = (why: string): never => {
       throw new Error(`API contract: ${method} ${path} answered ${status}: ${why}\nbody: ${text.slice(0, 2000)}`);
     };
+    // A server error is a bug, and a feature a deployment has not set up is 404 NOT_CONFIGURED: the only
+    // 5xx are maintenance (503) and a payment provider that failed (502), both documented where they apply.
+    if (status >= 500 && status !== 502 && status !== 503) fail('a server error: the API answers no 5xx but 502 and 503');
     const { operation, pathKnown } = operationFor(method, path);
     if (!operation) {
       // Refusals that come before routing (maintenance, the body limit) reach unknown paths too.
@@ -118,4 +121,4 @@ function parseJson(text: string): unknown {
 }
 
 /** The committed document's check, shared by every test helper that calls the API. */
-export const { checkAnswer, operationFor } = contractFor(document);
+export const { checkAnswer, operationFor, document: contractDocument } = contractFor(document);

@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { createDb } from '../worker/db/client';
-import { users } from '../worker/db/schema';
-import { createUser } from '../worker/domain/users';
-import { passwordProblem } from '../worker/schemas/password-policy';
+import { createDb } from '../worker/platform/db/client';
+import { users } from '../worker/platform/db/schema';
+import { createUser } from '../worker/modules/accounts/users';
+import { passwordProblem } from '../worker/modules/accounts/schemas/password-policy';
 import { generateLicenseSigningKey } from './secrets';
 
 export { freePort } from './free-port';
@@ -25,7 +25,7 @@ const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 const GENERATED_SECRETS: Record<string, () => string> = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
   LICENSE_SIGNING_KEY: generateLicenseSigningKey,
-  // Encrypts two-factor secrets at rest (worker/lib/secret-box.ts).
+  // Encrypts two-factor secrets at rest (worker/platform/secret-box.ts).
   TOTP_ENCRYPTION_KEY: () => randomBytes(32).toString('base64url'),
 };
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DAY_MS, generateShop, writeShop, type NamedAccount } from './demo-shop/generator';
-import { hashPassword } from '../worker/lib/password';
+import { hashPassword } from '../worker/platform/password';
 import { applyMigrations, DEFAULT_STATE_DIR, ROOT } from './local';
 
 /** Local demo accounts: their passwords are printed and in the README, so never use them anywhere real. */

@@ -1,7 +1,9 @@
 // npm run typecheck: every TypeScript project of the repository, two at a time (the machines here
-// have two cores), each printing its own errors; fails when any project does.
+// have two cores), each printing its own errors; fails when any project does. generated/ first, so
+// the API's types follow docs/openapi.json after a pull.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { generate } from './generate';
 
 const ROOT = path.join(import.meta.dirname, '..');
 const PROJECTS = ['worker', 'web', 'e2e', 'bench', 'cli', 'sdk/test'];
@@ -14,6 +16,7 @@ function check(project: string): Promise<boolean> {
   });
 }
 
+await generate();
 const queue = [...PROJECTS];
 const failed: string[] = [];
 await Promise.all(

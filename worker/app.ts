@@ -1,31 +1,23 @@
 // The Hono app: security headers for every response, the JSON API under /api, the SPA for the rest.
 import { Hono } from 'hono';
 import { contextStorage } from 'hono/context-storage';
-import type { AppEnv } from './context';
-import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './db/session';
-import { errorResponse } from './lib/errors';
-import { API_DOCS_PATH, securityHeaders } from './lib/security-headers';
-import { bodyLimit } from './middleware/body-limit';
-import { LICENSES_PATH, signLicensingAnswers } from './middleware/license-signature';
-import { adminRoutes } from './routes/admin';
-import { adminAnalyticsRoutes } from './routes/admin-analytics';
-import { adminKeysRoutes } from './routes/admin-keys';
-import { adminPaymentsRoutes } from './routes/admin-payments';
-import { adminUsersRoutes } from './routes/admin-users';
-import { authRoutes } from './routes/auth';
-import { authGoogleRoutes } from './routes/auth-google';
-import { creditsRoutes } from './routes/credits';
-import { docsRoutes } from './routes/docs';
-import { healthRoutes } from './routes/health';
-import { keysRoutes } from './routes/keys';
-import { licensesRoutes } from './routes/licenses';
-import { openapiRoutes } from './routes/openapi';
-import { paymentsRoutes } from './routes/payments';
-import { paymentsStripeRoutes } from './routes/payments-stripe';
-import { productsRoutes } from './routes/products';
-import { settingsRoutes } from './routes/settings';
-import { usersRoutes } from './routes/users';
-import { webhooksRoutes } from './routes/webhooks';
+import type { AppEnv } from './platform/context';
+import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './platform/db/session';
+import { errorResponse } from './platform/errors';
+import { securityHeaders } from './platform/security-headers';
+import { bodyLimit } from './platform/body-limit';
+import { accountsMounts } from './modules/accounts/routes';
+import { auditMounts } from './modules/audit/routes';
+import { billingMounts } from './modules/billing/routes';
+import { catalogMounts } from './modules/catalog/routes';
+import { keysMounts } from './modules/keys/routes';
+import { licensingMounts } from './modules/licensing/routes';
+import { metaMounts } from './modules/meta/routes';
+import { reportingMounts } from './modules/reporting/routes';
+import { resellersMounts } from './modules/resellers/routes';
+import { settingsMounts } from './modules/settings/routes';
+import { webhooksMounts } from './modules/webhooks/routes';
+import { LICENSES_PATH, signLicensingAnswers } from './modules/licensing';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -44,7 +36,7 @@ app.use(
   async (c, next) => {
     c.header('Cache-Control', 'no-store');
     const bookmark = parseBookmark(c.req.header(BOOKMARK_HEADER));
-    // The operation's own middleware opens its D1 session from its declaration (middleware/operation.ts).
+    // The operation's own middleware opens its D1 session from its declaration (modules/accounts/operation.ts).
     c.set('bookmark', bookmark);
     await next();
     // The newest point this request saw (or, when it asked D1 nothing, the caller's own), errors too.
@@ -55,28 +47,22 @@ app.use(
   bodyLimit(MAX_BODY_BYTES),
 );
 
-// One line per mount, each served by routes/<the path after /api, dashed>.ts.
-export const routes = app
-  .route('/api/health', healthRoutes)
-  .route('/api/openapi.json', openapiRoutes(app))
-  .route('/api/auth', authRoutes)
-  .route('/api/auth/google', authGoogleRoutes)
-  .route('/api/users', usersRoutes)
-  .route('/api/settings', settingsRoutes)
-  .route('/api/products', productsRoutes)
-  .route('/api/keys', keysRoutes)
-  .route('/api/credits', creditsRoutes)
-  // The webhook first: it has no session, and answers before the payments routes' sign-in check.
-  .route('/api/payments/stripe', paymentsStripeRoutes)
-  .route('/api/payments', paymentsRoutes)
-  .route('/api/admin/users', adminUsersRoutes)
-  .route('/api/admin/keys', adminKeysRoutes)
-  .route('/api/admin/analytics', adminAnalyticsRoutes)
-  .route('/api/admin/payments', adminPaymentsRoutes)
-  .route('/api/admin', adminRoutes)
-  .route(LICENSES_PATH, licensesRoutes)
-  .route('/api/webhooks', webhooksRoutes)
-  .route(API_DOCS_PATH, docsRoutes);
+// Each module says where its routes go (modules/<module>/routes.ts); a path is served by one module,
+// though a mount path may hold several modules' routes (/api/users: accounts, keys, licensing, reporting).
+const mounts = [
+  ...metaMounts(app),
+  ...accountsMounts,
+  ...settingsMounts,
+  ...catalogMounts,
+  ...keysMounts,
+  ...billingMounts,
+  ...resellersMounts,
+  ...auditMounts,
+  ...reportingMounts,
+  ...licensingMounts,
+  ...webhooksMounts,
+];
+for (const [path, routes] of mounts) app.route(path, routes as Hono<AppEnv>);
 
 app.all('/api/*', (c) => c.json({ message: `No API route for ${c.req.method} ${c.req.path}`, code: 'NOT_FOUND' }, 404));
 

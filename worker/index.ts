@@ -1,8 +1,8 @@
 import { app } from './app';
-import { runScheduledJobs } from './domain/scheduled';
-import { handleWebhookBatch } from './domain/webhook-delivery';
-import type { WebhookMessage } from './domain/webhook-outbox';
-import type { Env } from './env';
+import { runScheduledJobs } from './scheduled';
+import type { WebhookMessage } from './platform/webhook-message';
+import type { Env } from './platform/env';
+import { handleWebhookBatch } from './modules/webhooks/jobs';
 
 export default {
   fetch: app.fetch,

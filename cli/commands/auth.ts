@@ -1,9 +1,9 @@
 // Signing in and out, who am I, and API tokens for scripts.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createApiTokenSchema } from '../../worker/schemas/api-tokens';
-import { emailSchema } from '../../worker/schemas/auth';
-import type { ApiToken, LoginResponse } from '../../worker/schemas/entities';
+import { createApiTokenSchema } from '../../worker/modules/accounts/schemas/api-tokens';
+import type { Schemas } from '../../worker/platform/api-client';
+import { emailSchema } from '../../worker/modules/accounts/schemas/auth';
 import { configPath, DEFAULT_URL, parseBaseUrl, readConfig, writeConfig } from '../lib/config';
 import { contextOf } from '../lib/context';
 import { ApiError, UsageError } from '../lib/errors';
@@ -19,10 +19,10 @@ const loginAnswer = z.union([
 ]);
 
 /** A sign-in answer, or a clear error when whatever answered is not a KeyPanel server. */
-function readLoginAnswer(url: string, answer: unknown): LoginResponse {
+function readLoginAnswer(url: string, answer: unknown): Schemas['LoginResponse'] {
   const parsed = loginAnswer.safeParse(answer);
   if (!parsed.success) throw notKeyPanel(url, null, 'a sign-in answer this CLI cannot read');
-  return parsed.data as LoginResponse;
+  return parsed.data as Schemas['LoginResponse'];
 }
 
 const ROLES = ['user', 'reseller', 'owner'] as const;
@@ -198,7 +198,7 @@ Examples:
     });
 }
 
-const tokenColumns: Column<ApiToken>[] = [
+const tokenColumns: Column<Schemas['ApiToken']>[] = [
   { header: 'id', value: (t) => t._id, width: 24 },
   { header: 'name', value: (t) => t.name, width: 24 },
   { header: 'role', value: (t) => t.role, width: 8 },

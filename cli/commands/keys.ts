@@ -3,9 +3,8 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
-import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/schemas/admin-keys';
-import type { LicenseKey } from '../../worker/schemas/entities';
-import { KEY_STATUSES, MAX_PAGE_SIZE } from '../../worker/schemas/keys';
+import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
+import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';
@@ -13,13 +12,15 @@ import { findKey, findProduct } from '../lib/lookup';
 import { notice, rowWriter, shortDate, success, type Column, type Format } from '../lib/output';
 import { progressBar } from '../lib/progress';
 import { parseWith, wholeNumber } from '../lib/validate';
+import { KEY_STATUSES } from '../../worker/platform/vocabulary';
+import { MAX_PAGE_SIZE } from '../../worker/platform/schemas/paging';
 
 /** Beyond this a single command is more likely a typo than a plan (a million keys is 1,000 requests at the largest limit). */
 const MAX_QUANTITY = 1_000_000;
 
 const STATUS_COLOURS = { available: 'green', used: 'blue', revoked: 'red', expired: 'yellow' } as const;
 
-export const keyColumns: Column<LicenseKey>[] = [
+export const keyColumns: Column<Schemas['LicenseKey']>[] = [
   { header: 'id', value: (k) => k._id, width: 24 },
   // A key is its keyTag (up to 10) and four groups of five: never cut.
   { header: 'key', value: (k) => k.key, width: 34 },

@@ -12,7 +12,7 @@ import {
   type LicenseResult,
   type OfflineToken,
 } from '../../sdk/src/index';
-import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/schemas/licensing';
+import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/modules/licensing/schemas';
 import { readConfig, resolveConnection } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';

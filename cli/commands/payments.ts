@@ -1,14 +1,15 @@
 // Card top-ups (owner): every payment, page after page, as a table, CSV or JSON.
 import { Option, type Command } from 'commander';
-import { PAYMENT_STATUSES, type Payment } from '../../worker/schemas/payments';
+import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { rowWriter, shortDate, type Column } from '../lib/output';
 import { progressBar, writeAllPages } from '../lib/progress';
+import { PAYMENT_STATUSES } from '../../worker/platform/vocabulary';
 
 const PAGE_SIZE = 100;
 
-const paymentColumns: Column<Payment>[] = [
+const paymentColumns: Column<Schemas['Payment']>[] = [
   { header: 'id', value: (p) => p._id, width: 30 },
   { header: 'username', value: (p) => p.user?.username ?? null, width: 18 },
   { header: 'amount', value: (p) => p.amount.toFixed(2), width: 9, align: 'right' },

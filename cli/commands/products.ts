@@ -1,13 +1,16 @@
 // Products: the catalogue (owner: every product; others: the active ones), and the owner's
 // creation and updates, validated by the same schema as the product form.
 import { Option, type Command } from 'commander';
-import type { Product } from '../../worker/schemas/entities';
-import { PRODUCT_TYPES, productInputSchema } from '../../worker/schemas/products';
+import type { Schemas } from '../../worker/platform/api-client';
+import { productInputSchema } from '../../worker/modules/catalog/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findProduct } from '../lib/lookup';
 import { printRecord, rowWriter, success, type Column } from '../lib/output';
 import { parseWith, wholeNumber } from '../lib/validate';
+import { PRODUCT_TYPES } from '../../worker/platform/vocabulary';
+
+type Product = Schemas['Product'];
 
 const productColumns: Column<Product>[] = [
   { header: 'id', value: (p) => p._id, width: 24 },

@@ -2,12 +2,12 @@
 // customer (or, with --free, nobody).
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { purchaseForUserSchema } from '../../worker/schemas/admin-keys';
-import { MAX_DURATION_DAYS } from '../../worker/schemas/products';
+import { MAX_DURATION_DAYS } from '../../worker/modules/catalog/schemas';
 import { contextOf } from '../lib/context';
 import { findProduct, findUserId } from '../lib/lookup';
 import { printRecord, success } from '../lib/output';
 import { parseWith, wholeNumber } from '../lib/validate';
+import { purchaseForUserSchema } from '../../worker/modules/resellers/schemas';
 
 export function registerPurchaseCommand(program: Command) {
   program

@@ -2,12 +2,15 @@
 // replaces the whole document, so `set` reads it, changes the named fields and validates the
 // result with the server's schema before sending it.
 import type { Command } from 'commander';
-import { DEFAULT_PAYMENT_SETTINGS, settingsSchema, type PaymentSettings, type Settings } from '../../worker/schemas/settings';
+import type { Schemas } from '../../worker/platform/api-client';
+import { DEFAULT_PAYMENT_SETTINGS, settingsSchema } from '../../worker/modules/settings/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';
 import { parseWith } from '../lib/validate';
 
+type Settings = Schemas['Settings'];
+type PaymentSettings = Settings['payments'];
 type TopName = Exclude<keyof Settings, 'payments'>;
 type PaymentName = `payments.${keyof PaymentSettings}`;
 type Name = TopName | PaymentName;

@@ -1,7 +1,7 @@
 // The figures of the admin Overview (owner: the whole system; reseller: their own), or a plain
 // user's own dashboard figures.
 import type { Command } from 'commander';
-import type { AdminStats } from '../../worker/schemas/entities';
+import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf } from '../lib/context';
 import { ApiError } from '../lib/errors';
 import { printRecord } from '../lib/output';
@@ -14,7 +14,7 @@ export function registerStatsCommand(program: Command) {
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const api = ctx.api();
-      let stats: AdminStats;
+      let stats: Schemas['AdminStats'];
       try {
         stats = await api.get('/api/admin/stats');
       } catch (err) {

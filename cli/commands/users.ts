@@ -1,8 +1,8 @@
 // User management: the list (owner: everyone; reseller: active customers), and the owner's
 // creation, top-ups and deactivation.
 import { Option, type Command } from 'commander';
-import { addFundsSchema, createUserSchema, ROLES } from '../../worker/schemas/admin-users';
-import type { User, UserSummary } from '../../worker/schemas/entities';
+import { addFundsSchema, createUserSchema } from '../../worker/modules/accounts/schemas/admin-users';
+import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { findUserId } from '../lib/lookup';
@@ -10,10 +10,12 @@ import { printRecord, rowWriter, shortDate, success, type Column } from '../lib/
 import { progressBar, writeAllPages } from '../lib/progress';
 import { askSecret, closeInput, withStepUp } from '../lib/prompts';
 import { decimalNumber, parseWith, wholeNumber } from '../lib/validate';
+import { ROLES } from '../../worker/platform/vocabulary';
 
 const PAGE_SIZE = 100;
 
-type Listed = User | UserSummary;
+type User = Schemas['User'];
+type Listed = User | Schemas['UserSummary'];
 const full = (u: Listed): u is User => 'credits' in u;
 
 const userColumns: Column<Listed>[] = [

@@ -1,6 +1,7 @@
 // Outbound webhooks (owner): the endpoints, a test event, and each endpoint's deliveries.
 import type { Command } from 'commander';
-import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../../worker/schemas/webhooks';
+import type { Schemas } from '../../worker/platform/api-client';
+import { createWebhookSchema, WEBHOOK_EVENT_TYPES } from '../../worker/modules/webhooks/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { notice, printRecord, rowWriter, shortDate, success, type Column } from '../lib/output';
@@ -9,7 +10,7 @@ import { parseWith, wholeNumber } from '../lib/validate';
 
 const ENDPOINT_ID = /^[0-9a-f]{24}$/;
 
-const endpointColumns: Column<WebhookEndpoint>[] = [
+const endpointColumns: Column<Schemas['WebhookEndpoint']>[] = [
   { header: 'id', value: (e) => e.id, width: 24 },
   { header: 'url', value: (e) => e.url, width: 40 },
   { header: 'events', value: (e) => e.events.join(' '), width: 30 },
@@ -21,7 +22,7 @@ const endpointColumns: Column<WebhookEndpoint>[] = [
   { header: 'disabledReason', value: (e) => e.disabledReason, width: 30 },
 ];
 
-const deliveryColumns: Column<WebhookDelivery>[] = [
+const deliveryColumns: Column<Schemas['WebhookDelivery']>[] = [
   { header: 'id', value: (d) => d.id, width: 28 },
   { header: 'event', value: (d) => d.event, width: 19 },
   { header: 'status', value: (d) => d.status, width: 9, colour: (v) => (v === 'failed' ? 'red' : v === 'delivered' ? 'green' : 'yellow') },

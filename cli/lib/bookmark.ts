@@ -1,4 +1,4 @@
-// D1's bookmark per server (see the Worker's db/session.ts): the newest point in the database this
+// D1's bookmark per server (see the Worker's platform/db/session.ts): the newest point in the database this
 // machine's CLI has seen, sent with every call, so the next command reads what the last one wrote
 // even when a read replica answers it. Kept beside the config, never required: a bookmark that
 // cannot be read or written only costs that guarantee.

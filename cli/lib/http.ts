@@ -1,6 +1,6 @@
 // The CLI's one HTTP client: JSON, the bearer token, a 30 s timeout, the API's own error message,
 // and a patient retry when the server says to slow down (429 with Retry-After).
-import type { PathPattern, QueryParams, RequestBody, ResponseBody } from '../../worker/schemas/api-client';
+import type { PathPattern, QueryParams, RequestBody, ResponseBody } from '../../worker/platform/api-client';
 import { version } from '../../package.json';
 import { BOOKMARK_HEADER, readBookmark, rememberBookmark } from './bookmark';
 import type { Connection } from './config';

@@ -1,11 +1,11 @@
 // Commands name things the way a person does (a product's keyTag, a user's email or username, a
 // license key itself); the API wants ids. These turn one into the other, or fail clearly.
-import type { LicenseKey, Product } from '../../worker/schemas/entities';
+import type { Schemas } from '../../worker/platform/api-client';
 import { CliError } from './errors';
 import type { Client } from './http';
 import { MONGO_LIKE_ID } from './validate';
 
-export async function findProduct(api: Client, ref: string): Promise<Product> {
+export async function findProduct(api: Client, ref: string): Promise<Schemas['Product']> {
   const products = await api.get('/api/products');
   const wanted = ref.trim();
   const product = products.find((p) => p._id === wanted) ?? products.find((p) => p.keyTag === wanted.toUpperCase());
@@ -29,7 +29,7 @@ export async function findKey(api: Client, ref: string): Promise<{ _id: string; 
   if (MONGO_LIKE_ID.test(wanted)) return { _id: wanted, key: wanted };
   const key = wanted.toUpperCase();
   const { keys } = await api.get('/api/admin/keys', { search: key, limit: 100 });
-  const found = keys.find((k: LicenseKey) => k.key === key);
+  const found = keys.find((k: Schemas['LicenseKey']) => k.key === key);
   if (!found) throw new CliError(`No license key "${ref}" among the keys you manage.`);
   return found;
 }

@@ -6,8 +6,8 @@
 // JSON stays exact (JSON.stringify escapes the control characters itself), and CSV keeps the data.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { csvCell, csvRow } from '../../worker/schemas/csv';
-import { visibleText } from '../../worker/schemas/text';
+import { csvCell, csvRow } from '../../worker/platform/schemas/csv';
+import { visibleText } from '../../worker/platform/schemas/text';
 import { UsageError } from './errors';
 
 export const FORMATS = ['table', 'csv', 'json'] as const;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { checkAnswer } from '../../scripts/api-contract';
-import type { Schemas, TestAnswerBody } from '../../worker/schemas/api-client';
+import type { Schemas, TestAnswerBody } from '../../worker/platform/api-client';
 import type { StoredConfig } from '../lib/config';
 
 export type { Schemas };

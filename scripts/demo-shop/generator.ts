@@ -2,7 +2,7 @@
 // keys in every status bought over the past weeks, device activations, and a ledger that reconciles
 // with every balance. The benchmark uses it at scale (200,000 keys) and `npm run seed` at demo size.
 // Rows are keyed by their SQL column names, so they go to the database as they are.
-import { KEY_ALPHABET, KEY_GROUP_LENGTH, KEY_GROUPS } from '../../worker/domain/license-keys';
+import { KEY_ALPHABET, KEY_GROUP_LENGTH, KEY_GROUPS } from '../../worker/modules/keys/license-keys';
 import { DEFER_INDEXES_FROM, insertRows, withIndexesDeferred, withTriggersDeferred, type BatchDb, type SqlValue } from './sql-writer';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ISOLATE_CACHES } from '../../worker/lib/isolate-cache';
+import { ISOLATE_CACHES } from '../../worker/platform/isolate-cache';
 import { ROOT } from '../local';
 
 const MARKDOWN = [

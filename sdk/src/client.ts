@@ -3,7 +3,15 @@
 // and the last good offline token kept to answer from while the server cannot be reached.
 import { post, type FetchLike, type RawAnswer, type RetryOptions, type Transport } from './http.js';
 import { memoryStore, type TokenStore } from './store.js';
-import type { LicenseInfo, LicenseResult, OfflineToken, PublicKeyInput, ServerCode, VerifyKey } from './types.js';
+import {
+  SERVER_CODES,
+  type LicenseInfo,
+  type LicenseResult,
+  type OfflineToken,
+  type PublicKeyInput,
+  type ServerCode,
+  type VerifyKey,
+} from './types.js';
 import { importPublicKey, normalizeKey, TokenError, verifyOfflineToken, verifySignature } from './verify.js';
 
 export type LicensingOptions = {
@@ -32,17 +40,6 @@ export type LicenseRequest = {
 };
 
 type Action = 'activate' | 'validate' | 'deactivate';
-
-const SERVER_CODES: readonly ServerCode[] = [
-  'VALID',
-  'NOT_FOUND',
-  'REVOKED',
-  'EXPIRED',
-  'NOT_ACTIVATED',
-  'DEVICE_LIMIT_REACHED',
-  'PRODUCT_INACTIVE',
-  'DEACTIVATED',
-];
 
 type WireLicense = Omit<LicenseInfo, 'expiresAt'> & { expiresAt: string | null; token: string | null };
 type WireAnswer = {
@@ -146,7 +143,12 @@ export function createLicensing(options: LicensingOptions) {
       };
     }
     const answer = body as WireAnswer | null;
-    if (!answer || typeof answer !== 'object' || !SERVER_CODES.includes(answer.code) || typeof answer.detail !== 'string')
+    if (
+      !answer ||
+      typeof answer !== 'object' ||
+      !(SERVER_CODES as readonly string[]).includes(answer.code) ||
+      typeof answer.detail !== 'string'
+    )
       return forged('The signed answer is not a licensing answer');
     if (answer.nonce !== nonce) return forged('The signed answer is not the answer to this request (nonce)');
     if (answer.license && answer.license.key !== normalizeKey(req.key)) return forged('The signed answer is about another license key');

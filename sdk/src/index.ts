@@ -3,8 +3,10 @@
 export { createLicensing, type DeviceInfo, type LicenseRequest, type Licensing, type LicensingOptions } from './client.js';
 export { parseRetryAfter, type FetchLike, type RetryOptions } from './http.js';
 export { memoryStore, webStorageStore, type TokenStore, type WebStorage } from './store.js';
+export { KEY_STATUSES, SERVER_CODES } from './types.js';
 export type {
   ClientCode,
+  KeyStatus,
   LicenseInfo,
   LicenseResult,
   OfflineToken,

@@ -1,9 +1,24 @@
-// The result codes and shapes the SDK hands to an app. The server's codes are those of the
-// licensing API (worker/schemas/licensing.ts); the SDK adds its own for what happens on the way.
+// The result codes and shapes the SDK hands to an app. The server's codes and a key's statuses are
+// the licensing API's (KeyPanel's worker/platform/vocabulary.ts): the SDK is published on its own, so
+// it keeps a copy, and a test fails when the two differ. The SDK adds its own codes for what happens
+// on the way.
 
 /** What the licensing API answers, in a signed body. */
-export type ServerCode =
-  'VALID' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'NOT_ACTIVATED' | 'DEVICE_LIMIT_REACHED' | 'PRODUCT_INACTIVE' | 'DEACTIVATED';
+export const SERVER_CODES = [
+  'VALID',
+  'NOT_FOUND',
+  'REVOKED',
+  'EXPIRED',
+  'NOT_ACTIVATED',
+  'DEVICE_LIMIT_REACHED',
+  'PRODUCT_INACTIVE',
+  'DEACTIVATED',
+] as const;
+export type ServerCode = (typeof SERVER_CODES)[number];
+
+/** A license key's status, as the licensing API shows it. */
+export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /**
  * What the SDK decides itself:
@@ -20,7 +35,7 @@ export type ResultCode = ServerCode | ClientCode;
 
 export type LicenseInfo = {
   key: string;
-  status: 'available' | 'used' | 'revoked' | 'expired';
+  status: KeyStatus;
   product: { name: string; keyTag: string; productType: string };
   expiresAt: Date | null;
   maxActivations: number;

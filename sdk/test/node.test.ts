@@ -2,7 +2,7 @@
 // licensing API accepts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { activateLicenseSchema } from '../../worker/schemas/licensing';
+import { activateLicenseSchema } from '../../worker/modules/licensing/schemas';
 import { deviceFingerprint, deviceInfo, machineId } from '../src/node';
 
 describe('deviceFingerprint', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../worker/platform/schemas/entities';
 import { keysCsv } from '../src/features/admin/generation/csv';
 
 const key = (over: Partial<LicenseKey> & { productName?: string } = {}) =>

@@ -2,7 +2,7 @@
 // control and bidirectional characters as visible escapes, never as they are.
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../worker/platform/schemas/entities';
 import { DeviceList } from '../src/features/my-keys/DeviceList';
 import { newQueryClient, wrapperFor } from './helpers';
 

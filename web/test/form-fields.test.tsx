@@ -4,8 +4,8 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LicenseKey, User } from '@schemas/entities';
-import { DEFAULT_SETTINGS } from '@schemas/settings';
+import type { LicenseKey, User } from '../../worker/platform/schemas/entities';
+import { DEFAULT_SETTINGS } from '../../worker/modules/settings/schemas';
 import { toastsAtom } from '../src/components/ui/toast';
 import { CheckboxField, SelectField, TextAreaField } from '../src/components/ui/field';
 import { BulkDeleteModal, RevokeKeyModal } from '../src/features/admin/license-keys/KeyModals';

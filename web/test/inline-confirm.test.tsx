@@ -4,7 +4,7 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import type { LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../worker/platform/schemas/entities';
 import { InlineConfirm } from '../src/components/ui/inline-confirm';
 import { DeviceList, HeldSlotList } from '../src/features/admin/license-keys/KeyDevices';
 import { mockFetch, newQueryClient, wrapperFor } from './helpers';

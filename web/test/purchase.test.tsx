@@ -3,7 +3,7 @@ import { act, render, renderHook, screen, waitFor } from '@testing-library/react
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import type { Product, User } from '@schemas/entities';
+import type { Product, User } from '../../worker/platform/schemas/entities';
 import { dashboardKeys } from '../src/features/dashboard/query-keys';
 import { myKeysKeys } from '../src/features/my-keys/query-keys';
 import { useMyKeys } from '../src/features/my-keys/api';

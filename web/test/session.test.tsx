@@ -1,7 +1,7 @@
 // lib/session: the token in storage and in the store, the profile query, sign-in and sign-out.
 import { renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import type { User } from '@schemas/entities';
+import type { User } from '../../worker/platform/schemas/entities';
 import {
   appStore,
   clearSession,

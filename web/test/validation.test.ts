@@ -1,7 +1,7 @@
 // The forms' checks come from the API's own zod schemas, so a form says what the API would.
 import { describe, expect, it } from 'vitest';
-import { registerSchema } from '@schemas/auth';
-import { PASSWORD_TOO_SHORT_MESSAGE, PERSONAL_PASSWORD_MESSAGE } from '@schemas/password-policy';
+import { registerSchema } from '../../worker/modules/accounts/schemas/auth';
+import { PASSWORD_TOO_SHORT_MESSAGE, PERSONAL_PASSWORD_MESSAGE } from '../../worker/modules/accounts/schemas/password-policy';
 import { validateRegistration } from '../src/features/auth/RegisterPage';
 import { validateNewPassword } from '../src/features/auth/ResetPasswordPage';
 import { validateExchange } from '../src/features/exchange/ExchangePage';

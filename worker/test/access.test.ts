@@ -6,11 +6,10 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import document from '../../docs/openapi.json';
-import type { Role } from '../db/schema';
-import { isAtLeast } from '../db/schema';
-import { PROOF_NEEDS_SESSION_MESSAGE, SESSION_ONLY_MESSAGE } from '../middleware/auth';
+import { PROOF_NEEDS_SESSION_MESSAGE, SESSION_ONLY_MESSAGE } from '../modules/accounts/identify';
 import { TEST_PASSWORD } from './helpers';
 import { fuzzWorld } from './fuzz/world';
+import { isAtLeast, type Role } from '../platform/vocabulary';
 
 type Policy = {
   access: 'public' | Role;

@@ -1,8 +1,8 @@
-// The type layer every client calls the API through (worker/schemas/api-client.ts): concrete paths
+// The type layer every client calls the API through (worker/platform/api-client.ts): concrete paths
 // resolve to the document's templates segment by segment. These assertions are checked by
 // `npm run typecheck`; the test itself only keeps them in a file vitest runs.
 import { describe, expectTypeOf, it } from 'vitest';
-import type { AnswerBody, PathPattern, QueryParams, RequestBody, Schemas, TemplateOf, TestAnswerBody } from '../schemas/api-client';
+import type { AnswerBody, PathPattern, QueryParams, RequestBody, Schemas, TemplateOf, TestAnswerBody } from '../platform/api-client';
 
 describe('the API client types', () => {
   it('match a concrete path to its template, one segment per parameter', () => {

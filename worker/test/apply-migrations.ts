@@ -1,5 +1,5 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
-import { saveSettings } from '../lib/settings';
+import { saveSettings } from '../modules/settings/store';
 import { TEST_SETTINGS } from './helpers';
 
 // Setup files may run more than once; applyD1Migrations skips what is already applied.

@@ -1,7 +1,7 @@
 // The check every test helper runs on each answer (scripts/api-contract.ts), shown to refuse what
 // the document does not describe. It runs here in workerd, where code generation is not allowed.
 import { describe, expect, it } from 'vitest';
-import { checkAnswer, operationFor } from '../../scripts/api-contract';
+import { checkAnswer, contractDocument, operationFor } from '../../scripts/api-contract';
 import { api, signedInUser } from './helpers';
 
 const json = (method: string, path: string, status: number, body: unknown) => () =>
@@ -34,6 +34,20 @@ describe('the API contract check', () => {
     expect(json('GET', '/api/health', 200, { ok: 'yes' })).toThrow(
       /GET \/api\/health answered 200: getHealth .*\n {2}\/ok: [\s\S]*body: \{"ok":"yes"\}/,
     );
+  });
+
+  it('fails every server error, even one the document were to list', () => {
+    for (const status of [500, 501, 504]) {
+      expect(json('GET', '/api/health', status, { message: 'x', code: 'INTERNAL' })).toThrow(/a server error/);
+    }
+  });
+
+  it('documents no 500 or 501 for any operation', () => {
+    const statuses = Object.values((contractDocument as { paths?: Record<string, unknown> }).paths ?? {}).flatMap((item) =>
+      Object.values(item as Record<string, { responses?: Record<string, unknown> }>).flatMap((op) => Object.keys(op.responses ?? {})),
+    );
+    expect(statuses.length).toBeGreaterThan(100);
+    expect(statuses.filter((s) => s === '500' || s === '501')).toEqual([]);
   });
 
   it('fails an undocumented status, and an error that is not the envelope', () => {

@@ -5,15 +5,16 @@
 import { env } from 'cloudflare:test';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, licenseKeys, products, type Actor } from '../db/schema';
-import { bulkDeleteKeys, deleteKey, removeKeyActivation, revokeKey, type KeyAdmin } from '../domain/admin-keys';
-import { removeOwnDevice } from '../domain/devices';
-import { cleanupExpiredKeys } from '../domain/key-lifecycle';
-import { DAY_MS, deactivateLicense } from '../domain/licensing';
-import { createUser } from '../domain/users';
+import { activations, licenseKeys, products, type Actor } from '../platform/db/schema';
+import { bulkDeleteKeys, deleteKey, removeKeyActivation, revokeKey, type KeyAdmin } from '../modules/keys/admin-keys';
+import { removeOwnDevice } from '../modules/licensing/devices';
+import { cleanupExpiredKeys } from '../modules/keys/key-lifecycle';
+import { deactivateLicense } from '../modules/licensing/licensing';
+import { createUser } from '../modules/accounts/users';
 import { TEST_SETTINGS, db, uniqueName } from './helpers';
 import { activate, activationsOf, generated, sold } from './key-admin-helpers';
 import { makeProduct } from './shop-helpers';
+import { DAY_MS } from '../platform/vocabulary';
 
 async function account(role: Actor['role'], credits = 0) {
   const username = uniqueName(role);

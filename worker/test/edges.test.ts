@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { codeToStatus } from '../lib/errors';
-import { hashPassword, parsePasswordHash, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from '../lib/password';
-import { clearSettingsCache, getSettings, saveSettings, SETTINGS_KV_KEY } from '../lib/settings';
-import { DEFAULT_SETTINGS, settingsSchema } from '../schemas/settings';
+import { codeToStatus } from '../platform/errors';
+import { hashPassword, parsePasswordHash, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from '../platform/password';
+import { clearSettingsCache, getSettings, saveSettings, SETTINGS_KV_KEY } from '../modules/settings/store';
+import { DEFAULT_SETTINGS, settingsSchema } from '../modules/settings/schemas';
 import { TEST_SETTINGS, api, signedInUser, unreconciledUsers } from './helpers';
 
 describe('the error envelope', () => {
@@ -53,7 +53,7 @@ describe('the error envelope', () => {
       UNSUPPORTED_MEDIA_TYPE: 415,
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
-      NOT_CONFIGURED: 501,
+      NOT_CONFIGURED: 404,
       PAYMENT_PROVIDER_ERROR: 502,
       MAINTENANCE: 503,
     });

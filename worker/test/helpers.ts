@@ -2,14 +2,14 @@
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { checkAnswer } from '../../scripts/api-contract';
-import { createDb } from '../db/client';
-import type { Role } from '../db/schema';
-import { createUser } from '../domain/users';
-import { clearSettingsCache, saveSettings } from '../lib/settings';
-import { passThrough } from '../lib/proxy';
-import { createSession, listSessions } from '../lib/sessions';
-import type { TestAnswerBody } from '../schemas/api-client';
-import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
+import { createDb } from '../platform/db/client';
+import { createUser } from '../modules/accounts/users';
+import { clearSettingsCache, saveSettings } from '../modules/settings/store';
+import { passThrough } from '../platform/proxy';
+import { createSession, listSessions } from '../modules/accounts/sessions';
+import type { TestAnswerBody } from '../platform/api-client';
+import { DEFAULT_SETTINGS, type Settings } from '../modules/settings/schemas';
+import { type Role } from '../platform/vocabulary';
 
 export const db = () => createDb(env.DB);
 

@@ -3,8 +3,8 @@
 // limiter's calls of one request, including what it leaves to run after its answer (waitUntil).
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { app } from '../app';
-import type { Env } from '../env';
-import { passThrough } from '../lib/proxy';
+import type { Env } from '../platform/env';
+import { passThrough } from '../platform/proxy';
 
 export type RequestCost = {
   /** How each D1 session was opened: a constraint, or 'bookmark'. */

@@ -1,14 +1,14 @@
 // Fixtures for the key management tests: keys made through the domain functions themselves.
 import { env } from 'cloudflare:test';
 import { asc, eq } from 'drizzle-orm';
-import { SqlStatement } from '../db/client';
-import { activations, auditLog, licenseKeys } from '../db/schema';
-import { generateKeys } from '../domain/key-generation';
-import { activateLicense } from '../domain/licensing';
-import { purchaseKey } from '../domain/purchase';
-import type { Role } from '../db/schema';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
+import { SqlStatement } from '../platform/db/client';
+import { activations, auditLog, licenseKeys } from '../platform/db/schema';
+import { generateKeys } from '../modules/keys/key-generation';
+import { activateLicense } from '../modules/licensing/licensing';
+import { purchaseKey } from '../modules/keys/purchase';
+import { DEFAULT_SETTINGS } from '../modules/settings/schemas';
 import { db } from './helpers';
+import { type Role } from '../platform/vocabulary';
 
 export type Actor = { id: string; username: string; email: string; role: Role };
 export const asActor = (u: { id: string; username: string; email: string; role: Role }): Actor => ({

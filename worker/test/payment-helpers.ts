@@ -4,7 +4,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import Stripe from 'stripe';
 import { app } from '../app';
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { api } from './helpers';
 
 export const STAND_IN = env.STRIPE_API_BASE;

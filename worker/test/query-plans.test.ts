@@ -5,23 +5,24 @@
 // SQLite would compile the statement anew for on every call.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { createDb } from '../db/client';
-import { activations, licenseKeys, payments, products } from '../db/schema';
-import { listAdminKeys } from '../domain/admin-keys';
-import { listUsers } from '../domain/admin-users';
-import { listAuditLog } from '../domain/audit';
-import { adminStats } from '../domain/admin-stats';
-import { systemAnalytics } from '../domain/analytics';
-import { activateLicense, validateLicense } from '../domain/licensing';
-import { listOwnKeys } from '../domain/my-keys';
-import { dashboardStats } from '../domain/stats';
-import { applyStripeEvent } from '../domain/stripe-events';
-import { createUser } from '../domain/users';
-import { newId } from '../lib/ids';
-import type { Stripe } from '../lib/stripe';
-import type { Actor } from '../db/schema';
-import { DEFAULT_SETTINGS } from '../schemas/settings';
+import { createDb } from '../platform/db/client';
+import { activations, licenseKeys, payments, products } from '../platform/db/schema';
+import { listAdminKeys } from '../modules/keys/admin-keys';
+import { listUsers } from '../modules/accounts/admin-users';
+import { listAuditLog } from '../modules/audit/audit';
+import { adminStats } from '../modules/reporting/admin-stats';
+import { systemAnalytics } from '../modules/reporting/analytics';
+import { activateLicense, validateLicense } from '../modules/licensing/licensing';
+import { listOwnKeys } from '../modules/keys/my-keys';
+import { dashboardStats } from '../modules/reporting/stats';
+import { applyStripeEvent } from '../modules/billing/stripe-events';
+import { createUser } from '../modules/accounts/users';
+import { newId } from '../platform/ids';
+import type { Stripe } from '../modules/billing/stripe';
+import type { Actor } from '../platform/db/schema';
+import { DEFAULT_SETTINGS } from '../modules/settings/schemas';
 import { db, interceptedD1, uniqueName } from './helpers';
+import { DAY_MS } from '../platform/vocabulary';
 
 type Recorded = { sql: string; params: unknown[] };
 
@@ -103,7 +104,7 @@ async function explain({ sql, params }: Recorded): Promise<Plan> {
 
 /**
  * A bare parameter as a LIMIT, an OFFSET or a LIKE pattern: SQLite plans with its value and compiles
- * the statement again each time it is bound (db/compiled.ts, runtimeNumber), which for a page of keys
+ * the statement again each time it is bound (platform/db/compiled.ts, runtimeNumber), which for a page of keys
  * was a third of SQLite's work on every call.
  */
 const PLANNED_WITH_VALUE = /\b(?:limit|offset|like|glob)\s+\?/i;
@@ -144,8 +145,6 @@ async function expectEveryIndexUsed(table: string, used: Set<string>, atLeast: n
   expect(results.length).toBeGreaterThanOrEqual(atLeast);
   expect(results.map((r) => r.name).filter((name) => !used.has(name))).toEqual([]);
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A small shop: a product, an owner, a reseller, a customer with keys in each status, a device. */
 async function shop() {

@@ -2,7 +2,7 @@
 // reads their own writes, and the caller's guard inside every signed-in write.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { users } from '../db/schema';
+import { users } from '../platform/db/schema';
 import { api, db, signedInUser } from './helpers';
 import { instrumentedWorker } from './instrumented';
 import { keysBoughtBy, makeProduct, productRow, userRow } from './shop-helpers';

@@ -1,9 +1,9 @@
 // One role matrix for every admin route: each caller (guest, user, reseller,
 // owner) gets exactly the answer the spec allows, and a refusal changes nothing.
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../db/schema';
-import type { TestAnswerBody } from '../schemas/api-client';
+import type { TestAnswerBody } from '../platform/api-client';
 import { api, signedInUser, type ApiResult } from './helpers';
+import { type Role } from '../platform/vocabulary';
 
 export type Caller = 'guest' | Role;
 export const CALLERS: Caller[] = ['guest', 'user', 'reseller', 'owner'];

@@ -5,14 +5,14 @@
 // sessions and everything else go to the real KV) and, on request, the ISOLATED_DB database.
 import { applyD1Migrations, createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { app } from '../app';
-import { createDb } from '../db/client';
-import type { Role } from '../db/schema';
-import { createUser } from '../domain/users';
-import type { Env } from '../env';
-import { SETTINGS_KV_KEY } from '../lib/settings';
-import { passThrough } from '../lib/proxy';
-import { DEFAULT_SETTINGS, type Settings } from '../schemas/settings';
+import { createDb } from '../platform/db/client';
+import { createUser } from '../modules/accounts/users';
+import type { Env } from '../platform/env';
+import { SETTINGS_KV_KEY } from '../modules/settings/store';
+import { passThrough } from '../platform/proxy';
+import { DEFAULT_SETTINGS, type Settings } from '../modules/settings/schemas';
 import { api, TEST_PASSWORD, uniqueName } from './helpers';
+import { type Role } from '../platform/vocabulary';
 
 type ApiOptions = Omit<NonNullable<Parameters<typeof api>[2]>, 'fetch'>;
 

@@ -1,12 +1,12 @@
 import { env } from 'cloudflare:test';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, auditLog, licenseKeys, products, sessions } from '../db/schema';
-import { DAY_MS } from '../domain/licensing';
-import { runScheduledJobs } from '../domain/scheduled';
-import { newId } from '../lib/ids';
-import { clearSettingsCache, saveSettings } from '../lib/settings';
+import { activations, auditLog, licenseKeys, products, sessions } from '../platform/db/schema';
+import { runScheduledJobs } from '../scheduled';
+import { newId } from '../platform/ids';
+import { clearSettingsCache, saveSettings } from '../modules/settings/store';
 import { TEST_SETTINGS, api, db, openSessionAt, signedInUser, withSettings } from './helpers';
+import { DAY_MS } from '../platform/vocabulary';
 
 async function productWithKeys(expiries: Array<number | null>, status: 'used' | 'available' = 'used') {
   const productId = newId();

@@ -4,7 +4,7 @@ import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { readOutbox, type OutboxMail } from '../lib/mail';
+import { readOutbox, type OutboxMail } from '../platform/mail';
 import { api, TEST_PASSWORD } from './helpers';
 
 export const STEP_MS = 30_000;

@@ -1,8 +1,8 @@
 // Helpers for the shop's tests: products with unique key tags, straight through the domain.
 import { eq } from 'drizzle-orm';
-import { licenseKeys, products, users } from '../db/schema';
-import { createProduct } from '../domain/products';
-import { productInputSchema, type ProductInput } from '../schemas/products';
+import { licenseKeys, products, users } from '../platform/db/schema';
+import { createProduct } from '../modules/catalog/products';
+import { productInputSchema, type ProductInput } from '../modules/catalog/schemas';
 import { db } from './helpers';
 
 /** A key tag no other test uses: 10 characters of [A-Z0-9]. */

@@ -4,11 +4,12 @@
 // the activation rely on them instead of statements of their own.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, ledger, licenseKeys, products, users } from '../db/schema';
-import { failedConstraint } from '../lib/db-errors';
-import { newId } from '../lib/ids';
+import { activations, ledger, licenseKeys, products, users } from '../platform/db/schema';
+import { failedConstraint } from '../platform/db/errors';
+import { newId } from '../platform/ids';
 import { db } from './helpers';
 import { uniqueTag } from './shop-helpers';
+import { DAY_MS } from '../platform/vocabulary';
 
 async function account(credits: number) {
   const id = newId();
@@ -190,7 +191,6 @@ describe('a license key', () => {
 });
 
 describe('an activation', () => {
-  const DAY = 24 * 60 * 60 * 1000;
   const at = 1_800_000_500_000;
 
   async function keys() {
@@ -236,19 +236,19 @@ describe('an activation', () => {
     const { key, activate, keyRow } = await keys();
     const generated = await key({});
     await activate(generated, 'first');
-    expect(await keyRow(generated)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 30 * DAY) });
+    expect(await keyRow(generated)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 30 * DAY_MS) });
     // A second device changes neither the first use nor the expiry.
-    await activate(generated, 'second', at + DAY);
-    expect(await keyRow(generated)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 30 * DAY) });
+    await activate(generated, 'second', at + DAY_MS);
+    expect(await keyRow(generated)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 30 * DAY_MS) });
   });
 
   it("leaves a bought key's expiry and any other status as they are, noting its first use", async () => {
     const { key, activate, keyRow } = await keys();
-    const bought = await key({ status: 'used', expiresAt: new Date(at + 5 * DAY) });
+    const bought = await key({ status: 'used', expiresAt: new Date(at + 5 * DAY_MS) });
     const revoked = await key({ status: 'revoked', expiresAt: null });
     await activate(bought, 'device');
     await activate(revoked, 'device');
-    expect(await keyRow(bought)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 5 * DAY) });
+    expect(await keyRow(bought)).toEqual({ status: 'used', firstUsedAt: new Date(at), expiresAt: new Date(at + 5 * DAY_MS) });
     expect(await keyRow(revoked)).toEqual({ status: 'revoked', firstUsedAt: new Date(at), expiresAt: null });
   });
 

@@ -2,13 +2,13 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
-import type { Role } from '@schemas/entities';
+import type { Schemas } from '../../../worker/platform/api-client';
 import { PageSpinner } from '../components/ui/spinner';
 import { MaintenanceScreen } from '../features/site-status/MaintenanceScreen';
 import { maintenanceAtom } from '../lib/maintenance';
 import { clearSession, tokenAtom, useProfile } from '../lib/session';
 
-export function RequireAuth({ roles, children }: { roles?: Role[]; children: ReactNode }) {
+export function RequireAuth({ roles, children }: { roles?: Schemas['Role'][]; children: ReactNode }) {
   const token = useAtomValue(tokenAtom);
   const location = useLocation();
   const profile = useProfile();

@@ -1,4 +1,4 @@
-import type { Role } from '@schemas/entities';
+import type { Schemas } from '../../../worker/platform/api-client';
 import type { IconName } from '../components/ui/icons';
 
 export type NavItem = { to: string; label: string; icon: IconName };
@@ -12,7 +12,7 @@ export const MAIN_NAV: NavItem[] = [
 ];
 
 /** The admin entry by role, spelled as the product spells it. */
-export function adminNavItem(role: Role): NavItem | null {
+export function adminNavItem(role: Schemas['Role']): NavItem | null {
   if (role === 'owner') return { to: '/admin', label: 'Admin Panel', icon: 'gear' };
   if (role === 'reseller') return { to: '/admin', label: 'Resseler Panel', icon: 'gear' };
   return null;

@@ -1,11 +1,13 @@
 // Every route of the app. Screens behind sign-in load on demand, so the sign-in page stays small.
 import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
-import type { Role } from '@schemas/entities';
+import type { Schemas } from '../../../worker/platform/api-client';
 import { PageSpinner } from '../components/ui/spinner';
 import { LoginPage } from '../features/auth/LoginPage';
 import { ErrorPage } from './ErrorPage';
 import { RequireAuth } from './guard';
+
+type Role = Schemas['Role'];
 
 // The signed-in shell (sidebar, header, notices) is not part of the sign-in page's bundle either.
 const Layout = lazy(async () => ({ default: (await import('./Layout')).Layout }));

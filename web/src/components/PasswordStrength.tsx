@@ -1,6 +1,6 @@
 // How strong a new password is, as it is typed: the policy's reason when it would be refused,
 // otherwise zxcvbn-ts's score. zxcvbn-ts is loaded on the first keystroke, never with the page.
-import { passwordProblem } from '@schemas/password-policy';
+import { passwordProblem } from '../../../worker/modules/accounts/schemas/password-policy';
 import { useEffect, useState } from 'react';
 
 const LABELS = ['Very weak', 'Weak', 'Fair', 'Good', 'Strong'] as const;

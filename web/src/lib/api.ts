@@ -1,8 +1,8 @@
 // The one API client of the web app: JSON, bearer header, 30 s timeout, the server's message
 // surfaced, and a 401 that ends the session (a short delay, then /login?expired=true). Paths, bodies,
-// queries and answers are typed by the OpenAPI document (@schemas/api-client): a call the document
+// queries and answers are typed by the OpenAPI document (worker/platform/api-client.ts): a call the document
 // does not describe does not compile.
-import type { ApiMethod, PathPattern, QueryParams, RequestBody, ResponseBody } from '@schemas/api-client';
+import type { ApiMethod, PathPattern, QueryParams, RequestBody, ResponseBody } from '../../../worker/platform/api-client';
 import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
 import { noteMaintenance } from './maintenance';

@@ -1,4 +1,4 @@
-// D1's bookmark (see the Worker's db/session.ts): the newest point in the database this tab has
+// D1's bookmark (see the Worker's platform/db/session.ts): the newest point in the database this tab has
 // seen, sent with every call so that a replica answering it is at least as new as the tab's own
 // writes: a key just bought shows in My Keys on the next call. Kept for the tab (sessionStorage), so
 // a reload still reads its own writes.

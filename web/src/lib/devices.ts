@@ -1,6 +1,6 @@
 // How a device that activated a key is shown, in My Keys and in the admin panel alike.
-import type { LicenseKey } from '@schemas/entities';
-import { visibleText } from '@schemas/text';
+import type { LicenseKey } from '../../../worker/platform/schemas/entities';
+import { visibleText } from '../../../worker/platform/schemas/text';
 import { FINGERPRINT_SHOWN_CHARS } from './constants';
 
 /** The fingerprint's first characters, enough to tell devices apart in a list. */

@@ -3,7 +3,7 @@
 // keyboard patterns, sequences, dates and the account's own name.
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { adjacencyGraphs } from '@zxcvbn-ts/language-common';
-import { commonPasswords } from '@schemas/common-passwords';
+import { commonPasswords } from '../../../worker/modules/accounts/schemas/common-passwords';
 
 const zxcvbn = new ZxcvbnFactory({ dictionary: { common: commonPasswords() }, graphs: adjacencyGraphs });
 

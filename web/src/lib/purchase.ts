@@ -1,7 +1,8 @@
 // Buying a key: the call, what it refreshes afterwards, and how a refusal reads. The shop, the
 // purchase page and the admin panel's direct purchase share it.
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { PurchaseShortfall, User } from '@schemas/entities';
+import type { Schemas } from '../../../worker/platform/api-client';
+import type { PurchaseShortfall } from '../../../worker/platform/schemas/entities';
 import { api, ApiError, errorMessage } from './api';
 import { formatCredits } from './format';
 import { sharedKeys } from './query-keys';
@@ -27,7 +28,9 @@ export function usePurchase() {
       api.post('/api/keys/purchase', { productId, duration }, { 'Idempotency-Key': idempotencyKey }),
     onSuccess: (answer) => {
       // The header shows the new credits at once; the refetch brings the rest of the profile.
-      queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.remainingCredits } : user));
+      queryClient.setQueryData<Schemas['User']>(sessionKeys.profile, (user) =>
+        user ? { ...user, credits: answer.remainingCredits } : user,
+      );
       void invalidateAfterPurchase(queryClient);
     },
   });

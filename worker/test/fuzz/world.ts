@@ -2,8 +2,8 @@
 // everything a refused request must leave alone. It lives in FUZZ_DB, which no other file touches,
 // so a difference between two snapshots was made by the fuzz test's own request.
 import { env } from 'cloudflare:test';
-import { clearSettingsCache } from '../../lib/settings';
-import { DEFAULT_SETTINGS } from '../../schemas/settings';
+import { clearSettingsCache } from '../../modules/settings/store';
+import { DEFAULT_SETTINGS } from '../../modules/settings/schemas';
 import { TEST_PASSWORD } from '../helpers';
 import { sandbox, type Sandbox } from '../sandbox';
 import { uniqueTag } from '../shop-helpers';
@@ -43,7 +43,7 @@ type Account = { id: string; token: string; email: string };
 
 /** A world of its own database (FUZZ_DB unless given): one per test file, which must own it. */
 export async function fuzzWorld(database: D1Database = env.FUZZ_DB) {
-  // Google sign-in configured, so its routes do their work instead of answering 501.
+  // Google sign-in configured, so its routes do their work instead of answering 404 NOT_CONFIGURED.
   const google = { GOOGLE_CLIENT_ID: 'fuzz-client.apps.googleusercontent.com', GOOGLE_CLIENT_SECRET: 'fuzz-secret' };
   const box: Sandbox = await sandbox({ isolatedDb: database, settings: FUZZ_SETTINGS, bindings: google });
   const accounts = {} as Record<(typeof ROLES)[number], Account>;

@@ -1,7 +1,8 @@
 // A payment's state in words and colour, with refunds and disputes marked.
-import type { Payment, PaymentStatus } from '@schemas/payments';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { formatUsd } from '../../lib/format';
+import { type PaymentStatus } from '../../../../worker/platform/vocabulary';
 
 export const PAYMENT_STATUS_LABELS: Record<PaymentStatus, string> = {
   pending: 'Pending',
@@ -13,7 +14,7 @@ export const PAYMENT_STATUS_LABELS: Record<PaymentStatus, string> = {
 
 const TONES: Record<PaymentStatus, BadgeTone> = { pending: 'yellow', paid: 'green', refunded: 'orange', expired: 'gray', failed: 'red' };
 
-export function PaymentStatusBadge({ payment }: { payment: Payment }) {
+export function PaymentStatusBadge({ payment }: { payment: Schemas['Payment'] }) {
   const partly = payment.status === 'refunded' && payment.refunded < payment.amount;
   return (
     <span className="user-card-badges">

@@ -1,6 +1,8 @@
-import type { ProductType } from '@schemas/entities';
-import { PRODUCT_TYPES } from '@schemas/products';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
+import { PRODUCT_TYPES } from '../../../../worker/platform/vocabulary';
+
+type ProductType = Schemas['ProductType'];
 
 const TONES: Record<ProductType, BadgeTone> = { software: 'blue', game: 'purple', service: 'green', other: 'gray' };
 

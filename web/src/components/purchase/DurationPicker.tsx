@@ -1,6 +1,6 @@
 // The duration of a key: a slider over the product's day range and a box for an exact number.
 import { useId, useState } from 'react';
-import type { Product } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 
 const plural = (n: number) => `${n} ${n === 1 ? 'day' : 'days'}`;
 
@@ -10,7 +10,7 @@ export function DurationPicker({
   onChange,
   disabled = false,
 }: {
-  product: Product;
+  product: Schemas['Product'];
   days: number;
   onChange: (days: number) => void;
   disabled?: boolean;

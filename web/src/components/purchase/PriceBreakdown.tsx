@@ -1,9 +1,9 @@
 // The cost of a key, line by line, against the buyer's credits.
-import type { Product } from '@schemas/entities';
-import { quote } from '@schemas/products';
+import type { Schemas } from '../../../../worker/platform/api-client';
+import { quote } from '../../../../worker/modules/catalog/schemas';
 import { formatCredits } from '../../lib/format';
 
-export function PriceBreakdown({ product, days, credits }: { product: Product; days: number; credits: number }) {
+export function PriceBreakdown({ product, days, credits }: { product: Schemas['Product']; days: number; credits: number }) {
   const q = quote(product, days);
   const after = credits - q.total;
   return (

@@ -1,5 +1,5 @@
 // The products to buy, as a select's options, each with its price: base cost + credits per day.
-import type { Product } from '@schemas/entities';
+import type { Product } from '../../../../worker/platform/schemas/entities';
 import { formatCredits } from '../../lib/format';
 
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;

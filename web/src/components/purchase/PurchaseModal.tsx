@@ -1,7 +1,7 @@
 // The product card's purchase dialog: pick a duration, see the cost, buy.
 import { useState } from 'react';
-import type { Product } from '@schemas/entities';
-import { quote } from '@schemas/products';
+import type { Schemas } from '../../../../worker/platform/api-client';
+import { quote } from '../../../../worker/modules/catalog/schemas';
 import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
@@ -13,7 +13,7 @@ import { PriceBreakdown } from './PriceBreakdown';
 import { asyncHandler } from '../../lib/async-handler';
 
 /** Rendered while a product is chosen (keyed by it, so each product opens at its own minimum). */
-export function PurchaseModal({ product, onClose }: { product: Product; onClose: () => void }) {
+export function PurchaseModal({ product, onClose }: { product: Schemas['Product']; onClose: () => void }) {
   const user = useCurrentUser();
   const purchase = usePurchase();
   const attempt = useIdempotencyKey();

@@ -1,10 +1,10 @@
 // The card after a purchase: product, duration, expiry, cost, and the key with a copy button.
 import { useId, type ReactNode } from 'react';
-import type { PurchaseReceipt } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { CopyButton } from '../../components/ui/copy-button';
 import { formatCredits, formatDateTime } from '../../lib/format';
 
-type Props = { receipt: PurchaseReceipt; title: string; note: ReactNode; dismissLabel: string; onDismiss: () => void };
+type Props = { receipt: Schemas['PurchaseReceipt']; title: string; note: ReactNode; dismissLabel: string; onDismiss: () => void };
 
 export function ReceiptCard({ receipt, title, note, dismissLabel, onDismiss }: Props) {
   const headingId = useId();

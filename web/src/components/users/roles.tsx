@@ -1,7 +1,9 @@
 // How the app shows a role, wherever one is shown or chosen (the header, the admin panel, API tokens):
 // its name, its badge colour, and the roles as a select's options.
-import type { Role } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge, type BadgeTone } from '../ui/badge';
+
+type Role = Schemas['Role'];
 
 export const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 export const ROLE_TONES: Record<Role, BadgeTone> = { user: 'gray', reseller: 'blue', owner: 'purple' };

@@ -1,7 +1,9 @@
 // The admin panel's tabs: which exist, which each role sees, and how a screen opens another.
 import { useSearchParams } from 'react-router-dom';
-import type { Role } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import type { IconName } from '../../components/ui/icons';
+
+type Role = Schemas['Role'];
 
 export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
 export type TabId = (typeof TAB_IDS)[number];

@@ -2,7 +2,7 @@
 // sold per day, sales by product, new users per day and activations per day.
 import { useEffect } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { ANALYTICS_PERIODS, DEFAULT_ANALYTICS_PERIOD } from '@schemas/analytics';
+import { ANALYTICS_PERIODS, DEFAULT_ANALYTICS_PERIOD } from '../../../../worker/modules/reporting/schemas';
 import { EmptyState, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';

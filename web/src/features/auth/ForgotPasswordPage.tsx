@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { forgotPasswordSchema } from '@schemas/security';
+import { forgotPasswordSchema } from '../../../../worker/modules/accounts/schemas/security';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';

@@ -2,7 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 // The zod-free rules: zod stays out of the sign-in page's bundle.
-import { signInFormErrors, TOKEN_AS_EMAIL_MESSAGE } from '@schemas/auth-rules';
+import { signInFormErrors, TOKEN_AS_EMAIL_MESSAGE } from '../../../../worker/modules/accounts/schemas/auth-rules';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -50,7 +50,7 @@ export function LoginPage() {
   // Already signed in on arrival; a sign-in made here navigates by itself.
   if (token && form.status === 'idle') return <Navigate to={destination} replace />;
 
-  // The app asks for Google's address first, so a server without Google says so here (501).
+  // The app asks for Google's address first, so a server without Google says so here (404 NOT_CONFIGURED).
   async function signInWithGoogle() {
     setLeavingForGoogle(true);
     try {

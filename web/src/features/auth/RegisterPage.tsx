@@ -1,7 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { PASSWORD_MIN, registerSchema, USERNAME_MAX, USERNAME_MIN } from '@schemas/auth';
-import { PASSWORD_HINT } from '@schemas/password-policy';
+import { PASSWORD_MIN, registerSchema, USERNAME_MAX, USERNAME_MIN } from '../../../../worker/modules/accounts/schemas/auth';
+import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';

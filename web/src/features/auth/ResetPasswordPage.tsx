@@ -2,8 +2,8 @@
 // once and removed from the address bar.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { PASSWORD_HINT } from '@schemas/password-policy';
-import { resetPasswordSchema } from '@schemas/security';
+import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
+import { resetPasswordSchema } from '../../../../worker/modules/accounts/schemas/security';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';

@@ -7,7 +7,7 @@ export const registerRequest = (body: { username: string; email: string; passwor
 /** The second step of sign-in with two-factor on (extends the original client; docs/api.md). */
 export const loginTwoFactorRequest = (body: { challenge: string; code?: string; recoveryToken?: string }) =>
   api.post('/api/auth/login/2fa', body);
-/** Google's address for signing in; a 501 says Google is not configured on this server. */
+/** Google's address for signing in; a 404 NOT_CONFIGURED says Google is not set up on this server. */
 export const googleSignInUrl = (rememberMe: boolean) => api.get('/api/auth/google/url', { rememberMe: rememberMe ? 'true' : 'false' });
 export const completeGoogleRequest = () => api.post('/api/auth/google/complete');
 export const forgotPasswordRequest = (email: string) => api.post('/api/auth/forgot-password', { email });

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
-import type { Role, User } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { StatCard } from '../../components/ui/card';
 import { Icon, type IconName } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
@@ -8,7 +8,9 @@ import { formatCredits, formatUsd } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useDashboardStats } from './api';
 
-export const ROLE_LINES: Record<Role, string> = {
+type User = Schemas['User'];
+
+export const ROLE_LINES: Record<Schemas['Role'], string> = {
   user: 'Ready to purchase some license keys?',
   reseller: 'Time to generate some keys and earn credits!',
   owner: 'Manage your platform and oversee operations.',

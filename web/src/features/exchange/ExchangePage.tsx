@@ -1,6 +1,12 @@
 // /exchange: USD to credits at the owner's rate.
 import { Link } from 'react-router-dom';
-import { creditsForCents, exchangeSchema, INSUFFICIENT_USD_MESSAGE, INVALID_AMOUNT_MESSAGE, toCents } from '@schemas/exchange';
+import {
+  creditsForCents,
+  exchangeSchema,
+  INSUFFICIENT_USD_MESSAGE,
+  INVALID_AMOUNT_MESSAGE,
+  toCents,
+} from '../../../../worker/modules/billing/schemas/exchange';
 import { Card, StatCard } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { Icon } from '../../components/ui/icons';

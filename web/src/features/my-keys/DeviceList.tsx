@@ -1,6 +1,6 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
-import type { LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';

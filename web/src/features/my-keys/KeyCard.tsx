@@ -1,11 +1,14 @@
 // One of the customer's keys (My License Keys).
-import type { KeyStatus, LicenseKey } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { CopyButton } from '../../components/ui/copy-button';
 import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
 import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
 import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
+
+type KeyStatus = Schemas['KeyStatus'];
+type LicenseKey = Schemas['LicenseKey'];
 
 export const STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };
 const STATUS_TONES: Record<KeyStatus, BadgeTone> = { used: 'green', available: 'blue', expired: 'gray', revoked: 'red' };

@@ -1,7 +1,7 @@
 // /my-keys: the customer's keys with search, status filter, paging and automatic refresh.
 import { useEffect, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
-import type { KeyStatus } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { EmptyState } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { Pagination } from '../../components/ui/pagination';
@@ -11,6 +11,8 @@ import { useDebounced } from '../../lib/debounce';
 import { useMyKeys } from './api';
 import { KeyCard, STATUS_LABELS } from './KeyCard';
 import { asyncHandler } from '../../lib/async-handler';
+
+type KeyStatus = Schemas['KeyStatus'];
 
 const STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
 

@@ -1,12 +1,12 @@
 // The customer's own keys: paged, filtered, refreshed every 30 s while the tab is visible and
 // whenever a purchase anywhere in the app invalidates `myKeysKeys.all` (purchase/after-purchase.ts).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { KeyStatus } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { api } from '../../lib/api';
 import { MY_KEYS_PAGE_SIZE, MY_KEYS_REFRESH_MS } from '../../lib/constants';
 import { myKeysKeys } from './query-keys';
 
-export type MyKeysFilters = { page: number; search: string; status: KeyStatus | '' };
+export type MyKeysFilters = { page: number; search: string; status: Schemas['KeyStatus'] | '' };
 
 export function useMyKeys(filters: MyKeysFilters) {
   return useQuery({

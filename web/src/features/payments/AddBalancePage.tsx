@@ -1,7 +1,7 @@
 // /add-balance: top up the USD balance by card through Stripe Checkout, and see your card payments.
 // When the shop takes no card payments (turned off, or no Stripe key), it says how USD arrives instead.
 import { Link, useSearchParams } from 'react-router-dom';
-import type { PaymentOptions } from '@schemas/payments';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { Spinner } from '../../components/ui/spinner';
@@ -86,7 +86,7 @@ function ManualTopUp({ username }: { username: string }) {
 }
 
 /** What stands in the way of paying or spending: an unverified address, an amount owed, money held. */
-export function standingNotices(options: PaymentOptions): Array<{ tone: 'error' | 'warning' | 'info'; text: string }> {
+export function standingNotices(options: Schemas['PaymentOptions']): Array<{ tone: 'error' | 'warning' | 'info'; text: string }> {
   const notices: Array<{ tone: 'error' | 'warning' | 'info'; text: string }> = [];
   if (!options.emailVerified) {
     notices.push({ tone: 'warning', text: 'Verify your email address to pay by card: open the link we sent you, or send it again above.' });
@@ -106,7 +106,7 @@ export function standingNotices(options: PaymentOptions): Array<{ tone: 'error' 
   return notices;
 }
 
-function AccountStanding({ options }: { options: PaymentOptions }) {
+function AccountStanding({ options }: { options: Schemas['PaymentOptions'] }) {
   return (
     <>
       {standingNotices(options).map((n) => (

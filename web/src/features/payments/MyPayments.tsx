@@ -1,6 +1,6 @@
 // The customer's own card payments: amount, status, date; newest first.
 import { useState } from 'react';
-import type { Payment } from '@schemas/payments';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { Pagination } from '../../components/ui/pagination';
@@ -9,7 +9,7 @@ import { formatDateTime, formatUsd } from '../../lib/format';
 import { useMyPayments } from './api';
 import { PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
 
-const COLUMNS: Column<Payment>[] = [
+const COLUMNS: Column<Schemas['Payment']>[] = [
   { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
   { header: 'Amount', cell: (p) => formatUsd(p.amount) },
   { header: 'Status', cell: (p) => <PaymentStatusBadge payment={p} /> },

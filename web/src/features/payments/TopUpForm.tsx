@@ -1,8 +1,8 @@
 // Choose an amount (a quick amount or your own, within the owner's bounds) and pay it on Stripe
 // Checkout. The server checks the same bounds; this form only says so sooner.
 import { useState, type FormEvent } from 'react';
-import type { PaymentOptions } from '@schemas/payments';
-import { toCents } from '@schemas/exchange';
+import type { Schemas } from '../../../../worker/platform/api-client';
+import { toCents } from '../../../../worker/modules/billing/schemas/exchange';
 import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
 import { errorMessage } from '../../lib/api';
@@ -10,7 +10,7 @@ import { formatUsd } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useStartCheckout } from './api';
 
-function amountError(text: string, options: PaymentOptions): string | null {
+function amountError(text: string, options: Schemas['PaymentOptions']): string | null {
   if (text.trim() === '') return 'Enter an amount';
   const cents = toCents(text.trim());
   if (cents === null) return 'Enter a USD amount with at most two decimals';
@@ -20,7 +20,7 @@ function amountError(text: string, options: PaymentOptions): string | null {
   return null;
 }
 
-export function TopUpForm({ options }: { options: PaymentOptions }) {
+export function TopUpForm({ options }: { options: Schemas['PaymentOptions'] }) {
   const [amount, setAmount] = useState(options.quickAmounts[0] !== undefined ? options.quickAmounts[0].toFixed(2) : '');
   const [touched, setTouched] = useState(false);
   const checkout = useStartCheckout();

@@ -1,12 +1,14 @@
 // One product in the catalogue: type, tag, day range, features, costs, and the
 // sample costs for 1, 7, 30 and 90 days against the buyer's credits.
 import { Link } from 'react-router-dom';
-import type { Product } from '@schemas/entities';
-import { cheapestPrice, isOfferedDuration, quote } from '@schemas/products';
+import type { Schemas } from '../../../../worker/platform/api-client';
+import { cheapestPrice, isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
 import { PRODUCT_CARD_SAMPLE_DAYS, USER_CARD_FEATURES } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
 import { FeatureList } from '../../components/products/FeatureList';
 import { ProductTypeBadge } from '../../components/products/ProductTypeBadge';
+
+type Product = Schemas['Product'];
 
 type Props = { product: Product; credits: number | null; onPurchase: (product: Product) => void };
 

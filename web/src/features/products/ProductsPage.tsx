@@ -1,7 +1,7 @@
 // /products: the active catalogue as cards, the buyer's balance, and the purchase dialog.
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import type { Product } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { EmptyState } from '../../components/ui/card';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
@@ -14,7 +14,7 @@ import { ProductCard } from './ProductCard';
 export function ProductsPage() {
   const user = useCurrentUser();
   const products = useProducts();
-  const [chosen, setChosen] = useState<Product | null>(null);
+  const [chosen, setChosen] = useState<Schemas['Product'] | null>(null);
 
   useEffect(() => {
     if (products.isError) toast.error('Failed to load products');

@@ -1,8 +1,8 @@
 // /purchase: choose a product and a duration, buy, and get the key on a success card.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import type { PurchaseReceipt } from '@schemas/entities';
-import { isOfferedDuration, quote } from '@schemas/products';
+import { isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card, EmptyState } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
@@ -17,6 +17,8 @@ import { ReceiptCard } from '../../components/purchase/ReceiptCard';
 import { useProducts } from '../../lib/products';
 import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { asyncHandler } from '../../lib/async-handler';
+
+type PurchaseReceipt = Schemas['PurchaseReceipt'];
 
 export function PurchasePage() {
   const user = useCurrentUser()!;

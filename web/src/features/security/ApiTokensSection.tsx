@@ -1,8 +1,8 @@
 // API tokens for scripts and the keypanel CLI (owners and resellers): create one (shown once),
 // see when each was last used, revoke one (it stops working at once).
 import { useId, useState, type FormEvent } from 'react';
-import type { ApiToken, Role } from '@schemas/entities';
-import { createApiTokenSchema } from '@schemas/api-tokens';
+import { createApiTokenSchema } from '../../../../worker/modules/accounts/schemas/api-tokens';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { ROLE_LABELS, RoleOptions } from '../../components/users/roles';
 import { Card, EmptyState } from '../../components/ui/card';
@@ -18,6 +18,9 @@ import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
 import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
+
+type ApiToken = Schemas['ApiToken'];
+type Role = Schemas['Role'];
 
 const ROLES_UP_TO: Record<Role, Role[]> = { user: [], reseller: ['user', 'reseller'], owner: ['user', 'reseller', 'owner'] };
 

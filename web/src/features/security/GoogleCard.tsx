@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import type { SecurityInfo } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { toast } from '../../components/ui/toast';
 import { useConnectGoogle, useDisconnectGoogle } from './api';
 import { StepUpModal, type StepUpProof } from '../../components/StepUp';
 
-export function GoogleCard({ info }: { info: SecurityInfo }) {
+export function GoogleCard({ info }: { info: Schemas['SecurityInfo'] }) {
   const connect = useConnectGoogle();
   const disconnect = useDisconnectGoogle();
   const [confirming, setConfirming] = useState(false);

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { PASSWORD_MIN } from '@schemas/auth-rules';
-import { PASSWORD_HINT, passwordProblem, type PasswordOwner } from '@schemas/password-policy';
+import { PASSWORD_MIN } from '../../../../worker/modules/accounts/schemas/auth-rules';
+import { PASSWORD_HINT, passwordProblem, type PasswordOwner } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';

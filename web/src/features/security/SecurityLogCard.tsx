@@ -1,4 +1,4 @@
-import type { SecurityLogEntry } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card, EmptyState } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { QueryState } from '../../components/ui/query-state';
@@ -6,7 +6,7 @@ import { formatDateTime } from '../../lib/format';
 import { useSecurityLog } from './api';
 import { eventLabel, WARNING_EVENTS } from './events';
 
-const COLUMNS: Column<SecurityLogEntry>[] = [
+const COLUMNS: Column<Schemas['SecurityLogEntry']>[] = [
   { header: 'Event', cell: (entry) => eventLabel(entry.event) },
   { header: 'IP address', className: 'mono', cell: (entry) => entry.ipAddress ?? '—' },
   { header: 'Date and time', cell: (entry) => formatDateTime(entry.timestamp) },

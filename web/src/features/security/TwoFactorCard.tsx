@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { TwoFactorSetupResponse } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 import { Card } from '../../components/ui/card';
 import { useSetupTwoFactor } from './api';
@@ -8,7 +8,7 @@ import { StepUpModal, type StepUpProof } from '../../components/StepUp';
 import { TwoFactorSetupModal } from './TwoFactorSetupModal';
 
 export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {
-  const [setup, setSetup] = useState<TwoFactorSetupResponse | null>(null);
+  const [setup, setSetup] = useState<Schemas['TwoFactorSetupResponse'] | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [disabling, setDisabling] = useState(false);
   const begin = useSetupTwoFactor();

@@ -1,7 +1,7 @@
 // The setup dialog: the QR image, the secret for typing in by hand, and a 6-digit code to prove
 // the authenticator app has it (verify stays disabled until exactly six digits are entered).
 import { useState, type FormEvent } from 'react';
-import type { TwoFactorSetupResponse } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { FormModal } from '../../components/ui/form-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -18,7 +18,7 @@ export function TwoFactorSetupModal({
   onClose,
   onEnabled,
 }: {
-  setup: TwoFactorSetupResponse | null;
+  setup: Schemas['TwoFactorSetupResponse'] | null;
   onClose: () => void;
   onEnabled: () => void;
 }) {

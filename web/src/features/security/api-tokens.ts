@@ -1,6 +1,6 @@
 // Server state of the API tokens section: the list, creating one (its secret shown once) and revoking.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CreateApiTokenInput } from '@schemas/api-tokens';
+import type { CreateApiTokenInput } from '../../../../worker/modules/accounts/schemas/api-tokens';
 import type { StepUpProof } from '../../components/StepUp';
 import { api } from '../../lib/api';
 import { securityKeys } from './query-keys';

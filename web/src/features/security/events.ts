@@ -1,4 +1,4 @@
-import type { SecurityEvent } from '@schemas/security';
+import type { SecurityEvent } from '../../../../worker/modules/accounts/schemas/security';
 // The security log's event codes in words a person reads.
 const EVENT_LABELS: Record<SecurityEvent, string> = {
   login: 'Signed in',

@@ -6,11 +6,11 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { toast } from '../../components/ui/toast';
 import { api, errorMessage } from '../../lib/api';
-import type { User } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { formatUsd } from '../../lib/format';
 import { usePublicSettings } from '../../lib/public-settings';
 
-export function SiteNotices({ user }: { user: User }) {
+export function SiteNotices({ user }: { user: Schemas['User'] }) {
   const { data: settings } = usePublicSettings();
   if (!settings) return user.emailVerified ? null : <UnverifiedNotice email={user.email} />;
   const lowBalance = settings.notifyLowBalance && user.role !== 'owner' && user.balance < settings.lowBalanceThreshold;

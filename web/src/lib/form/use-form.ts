@@ -1,5 +1,6 @@
 // The one pattern for the web's forms: values, per-field errors from a validate function (usually
-// `schemaErrors` over a shared zod schema from worker/schemas, so the messages are the API's own),
+// `schemaErrors` over a zod schema shared with the Worker, worker/modules/<module>/schemas, so the
+// messages are the API's own),
 // one submission at a time, and the server's refusal placed on its field or the whole form.
 import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api';
@@ -24,7 +25,7 @@ export type FormOptions<V extends FormValues> = {
 
 const FALLBACK = 'Something went wrong. Please try again.';
 
-/** The API's VALIDATION_ERROR names the field it refused (worker/lib/validate.ts). */
+/** The API's VALIDATION_ERROR names the field it refused (worker/platform/validate.ts). */
 export function serverFieldError<V extends FormValues>(err: unknown, values: V): FieldErrors<V> | null {
   if (!(err instanceof ApiError) || err.code !== 'VALIDATION_ERROR') return null;
   const field = err.details?.field;

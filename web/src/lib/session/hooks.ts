@@ -2,12 +2,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useAtomValue } from 'jotai';
 import { useCallback } from 'react';
-import type { User } from '@schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { api } from '../api';
 import { PROFILE_REFRESH_MS } from '../constants';
 import { sessionKeys } from './query-keys';
 import { clearSession, setSessionToken, tokenAtom } from './store';
 import { sanitizeToken } from './token';
+
+type User = Schemas['User'];
 
 export function useProfile() {
   const token = useAtomValue(tokenAtom);

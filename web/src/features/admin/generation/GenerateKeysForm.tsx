@@ -2,8 +2,8 @@
 // quantity between 1 and maxKeysPerGeneration with quick buttons, and the keys made, each with a
 // copy button, plus Copy All and a CSV download.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { generationLimitMessage } from '@schemas/admin-keys';
-import type { LicenseKey, Product } from '@schemas/entities';
+import { generationLimitMessage } from '../../../../../worker/modules/keys/schemas/admin-keys';
+import type { LicenseKey, Product } from '../../../../../worker/platform/schemas/entities';
 import { Card } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
 import { SelectField } from '../../../components/ui/field';

@@ -1,6 +1,6 @@
 // Generating license keys: a change to keys like any other, refreshed as License Key Management's are.
 import { useMutation } from '@tanstack/react-query';
-import type { GenerateKeysInput } from '@schemas/admin-keys';
+import type { GenerateKeysInput } from '../../../../../worker/modules/keys/schemas/admin-keys';
 import { api } from '../../../lib/api';
 import { useAfterKeyChange } from '../license-keys/api';
 

@@ -1,8 +1,8 @@
 // Generated keys as a CSV file the owner downloads (RFC 4180 quoting, formulas neutralised).
-import { csvRow } from '@schemas/csv';
-import type { LicenseKey } from '@schemas/entities';
+import { csvRow } from '../../../../../worker/platform/schemas/csv';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 
-export function keysCsv(keys: LicenseKey[]): string {
+export function keysCsv(keys: Schemas['LicenseKey'][]): string {
   let text = csvRow(['key', 'product', 'keyTag', 'durationDays', 'maxActivations', 'status', 'createdAt']);
   for (const k of keys) text += csvRow([k.key, k.product.name, k.product.keyTag, k.duration, k.maxActivations, k.status, k.createdAt]);
   return text;

@@ -3,7 +3,7 @@
 // device, or release a held slot at once (accepting that the device may keep working offline until
 // its token expires), each after confirming which one.
 import { useState } from 'react';
-import type { LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
 import { InlineConfirm } from '../../../components/ui/inline-confirm';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';

@@ -1,8 +1,8 @@
 // License Key Management's dialogs: the key's details (with its devices), revoke, delete and
 // bulk delete. Reasons are checked with the API's own schemas, so the messages are the server's.
 import { useState } from 'react';
-import { bulkDeleteSchema, revokeKeySchema } from '@schemas/admin-keys';
-import type { LicenseKey } from '@schemas/entities';
+import { bulkDeleteSchema, revokeKeySchema } from '../../../../../worker/modules/keys/schemas/admin-keys';
+import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
 import { Badge } from '../../../components/ui/badge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CopyButton } from '../../../components/ui/copy-button';

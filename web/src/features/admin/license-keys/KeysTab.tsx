@@ -2,7 +2,8 @@
 // My License Keys. Search, status filter, select-all, cards, details, revoke, delete, bulk delete,
 // pagination; only the owner sees the actions that change keys.
 import { useEffect, useState } from 'react';
-import type { KeyStatus, LicenseKey } from '@schemas/entities';
+import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
@@ -18,6 +19,8 @@ import { useCurrentUser } from '../../../lib/session';
 import { daysLeft, KEY_STATUS_LABELS, KEY_STATUS_OPTIONS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { BulkDeleteModal, DeleteKeyModal, KeyDetailsModal, RevokeKeyModal } from './KeyModals';
 import { useLicenseKeys } from './api';
+
+type KeyStatus = Schemas['KeyStatus'];
 
 type Dialog = { kind: 'details' | 'revoke' | 'delete'; key: LicenseKey } | { kind: 'bulk' } | null;
 

@@ -1,12 +1,14 @@
 // License Key Management's server state: the admin list of license keys and the changes to them.
 // `useAfterKeyChange` is what every change to keys refreshes (generation and direct purchase too).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BulkDeleteInput } from '@schemas/admin-keys';
-import type { KeyStatus } from '@schemas/entities';
+import type { BulkDeleteInput } from '../../../../../worker/modules/keys/schemas/admin-keys';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { api } from '../../../lib/api';
 import { ADMIN_KEYS_PAGE_SIZE } from '../../../lib/constants';
 import { productKeys } from '../../../lib/products';
 import { auditLogKeys, overviewKeys } from '../overview/api';
+
+type KeyStatus = Schemas['KeyStatus'];
 
 export type LicenseKeyFilters = { page: number; search: string; status: KeyStatus | '' };
 

@@ -1,8 +1,8 @@
 // The audit log in the owner's Overview: who did what, to whom, when and from where; filterable
 // by action and by the actor's username.
 import { useState } from 'react';
-import { AUDIT_ACTIONS } from '@schemas/audit';
-import type { AuditEntry } from '@schemas/entities';
+import { AUDIT_ACTIONS } from '../../../../../worker/modules/audit/schemas';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Card } from '../../../components/ui/card';
 import { DataTable, type Column } from '../../../components/ui/data-table';
 import { Field, SelectField } from '../../../components/ui/field';
@@ -12,6 +12,8 @@ import { useDebounced } from '../../../lib/debounce';
 import { formatDateTime } from '../../../lib/format';
 import { useAuditLog, type AuditQuery } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
+
+type AuditEntry = Schemas['AuditEntry'];
 
 /** How the log names each action; one without a label here shows as the API names it. */
 export const AUDIT_ACTION_LABELS: Record<string, string> = {

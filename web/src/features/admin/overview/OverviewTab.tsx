@@ -1,7 +1,7 @@
 // The Overview tab: the figures, users by role, keys by status, recent users
 // (owners) and keys, quick actions, this account's information, and the audit log (owners).
 import { useEffect } from 'react';
-import type { AdminStats } from '@schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { RoleBadge, ROLE_TONES } from '../../../components/users/roles';
 import { Badge, type BadgeTone } from '../../../components/ui/badge';
 import { Card, StatCard } from '../../../components/ui/card';
@@ -14,6 +14,8 @@ import { useCurrentUser } from '../../../lib/session';
 import { useSelectTab, type TabId } from '../tabs';
 import { useAdminStats } from './api';
 import { AuditLog } from './AuditLog';
+
+type AdminStats = Schemas['AdminStats'];
 
 /** Known statuses have their colour; any other shows in the yellow default style. */
 export function keyStatusTone(status: string): BadgeTone {

@@ -1,7 +1,7 @@
 // The Overview's server state: the panel's figures and the audit log. Their keys are the ones the
 // other resources refresh after a change (users, keys, products).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { QueryParams } from '@schemas/api-client';
+import type { QueryParams } from '../../../../../worker/platform/api-client';
 import { api } from '../../../lib/api';
 
 export const overviewKeys = {

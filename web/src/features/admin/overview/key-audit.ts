@@ -1,5 +1,7 @@
 // How the audit log reads the key management actions (revoke, delete, generate, ...).
-import type { AuditEntry } from '@schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
+
+type AuditEntry = Schemas['AuditEntry'];
 
 const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 

@@ -1,7 +1,8 @@
 // The owner's Payments tab: every card top-up, filtered by status and customer, with refunds (and
 // what they could not take back: owed) and disputes (the account is flagged) marked.
 import { useState } from 'react';
-import { PAYMENT_STATUSES, type Payment } from '@schemas/payments';
+import { PAYMENT_STATUSES } from '../../../../../worker/platform/vocabulary';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
 import { Card } from '../../../components/ui/card';
 import { DataTable, type Column } from '../../../components/ui/data-table';
@@ -12,6 +13,8 @@ import { useDebounced } from '../../../lib/debounce';
 import { formatDateTime, formatUsd } from '../../../lib/format';
 import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../../components/payments/PaymentStatusBadge';
 import { useAdminPayments, type PaymentsQuery } from './api';
+
+type Payment = Schemas['Payment'];
 
 const COLUMNS: Column<Payment>[] = [
   { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },

@@ -1,6 +1,6 @@
 // The owner's list of card top-ups.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { QueryParams } from '@schemas/api-client';
+import type { QueryParams } from '../../../../../worker/platform/api-client';
 import { api } from '../../../lib/api';
 
 export type PaymentsQuery = { page: number; status: NonNullable<QueryParams<'get', '/api/admin/payments'>['status']> | ''; user: string };

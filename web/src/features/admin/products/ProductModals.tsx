@@ -1,7 +1,13 @@
 // Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
-import type { Product, ProductType } from '@schemas/entities';
-import { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, MIN_OFFLINE_TOKEN_HOURS, productInputSchema } from '@schemas/products';
+import type { Product } from '../../../../../worker/platform/schemas/entities';
+import {
+  DEFAULT_OFFLINE_TOKEN_HOURS,
+  MAX_OFFLINE_TOKEN_HOURS,
+  MIN_OFFLINE_TOKEN_HOURS,
+  productInputSchema,
+} from '../../../../../worker/modules/catalog/schemas';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CheckboxField, Field, SelectField, TextAreaField } from '../../../components/ui/field';
@@ -12,6 +18,8 @@ import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEF
 import { schemaErrors, useForm, type FieldErrors } from '../../../lib/form';
 import { useDeleteProduct, useSaveProduct } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
+
+type ProductType = Schemas['ProductType'];
 
 type ProductForm = {
   name: string;

@@ -1,7 +1,8 @@
 // The Products tab (Admin Product Management): search by name or tag, type and
 // status filters, product cards with their stats, and the create, edit and delete dialogs.
 import { useEffect, useMemo, useState } from 'react';
-import type { Product, ProductType } from '@schemas/entities';
+import type { Product } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
 import { Detail } from '../../../components/ui/detail';
@@ -15,6 +16,8 @@ import { FeatureList } from '../../../components/products/FeatureList';
 import { ProductTypeBadge, ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
 import { useAllProducts } from './api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
+
+type ProductType = Schemas['ProductType'];
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'delete'; product: Product } | null;
 

@@ -1,6 +1,6 @@
 // Product Management's server state: the whole catalogue (inactive products included) and its changes.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ProductInput } from '@schemas/products';
+import type { ProductInput } from '../../../../../worker/modules/catalog/schemas';
 import { api } from '../../../lib/api';
 import { productKeys } from '../../../lib/products';
 import { overviewKeys } from '../overview/api';

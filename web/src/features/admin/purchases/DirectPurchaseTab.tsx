@@ -3,9 +3,10 @@
 // for the customer. A reseller pays the reseller price with their own credits; the owner charges
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { resellerQuote } from '@schemas/admin-keys';
-import type { Product, PurchaseForUserResponse, User } from '@schemas/entities';
-import { quote } from '@schemas/products';
+import { resellerQuote } from '../../../../../worker/modules/resellers/schemas';
+import type { Product, User } from '../../../../../worker/platform/schemas/entities';
+import { quote } from '../../../../../worker/modules/catalog/schemas';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
 import { Spinner } from '../../../components/ui/spinner';
 import { toast } from '../../../components/ui/toast';
@@ -22,6 +23,8 @@ import { useCurrentUser } from '../../../lib/session';
 import { useCustomerChoices } from '../users/api';
 import { usePurchaseForUser, usePurchaseTerms } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
+
+type PurchaseForUserResponse = Schemas['PurchaseForUserResponse'];
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 

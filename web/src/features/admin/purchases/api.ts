@@ -2,8 +2,8 @@
 // a customer, which changes keys, the customer's account and, when the owner buys for themselves,
 // their own keys and figures.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { PurchaseForUserInput } from '@schemas/admin-keys';
-import type { User } from '@schemas/entities';
+import type { PurchaseForUserInput } from '../../../../../worker/modules/resellers/schemas';
+import type { User } from '../../../../../worker/platform/schemas/entities';
 import { api } from '../../../lib/api';
 import { invalidateAfterPurchase } from '../../../lib/purchase';
 import { sessionKeys } from '../../../lib/session';

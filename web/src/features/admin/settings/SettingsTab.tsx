@@ -2,7 +2,7 @@
 // Settings (success, then a reload after 1 s) and Reset to Defaults behind a confirmation.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
-import { settingsSchema, type Settings } from '@schemas/settings';
+import { settingsSchema, type Settings } from '../../../../../worker/modules/settings/schemas';
 import { Badge } from '../../../components/ui/badge';
 import { Card, EmptyState } from '../../../components/ui/card';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';

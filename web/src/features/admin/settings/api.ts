@@ -1,6 +1,6 @@
 // The Settings tab's server state: the settings document, and what the server's configuration allows.
 import { useQuery } from '@tanstack/react-query';
-import type { Settings } from '@schemas/settings';
+import type { Settings } from '../../../../../worker/modules/settings/schemas';
 import { api } from '../../../lib/api';
 
 export const settingsKeys = {

@@ -1,7 +1,7 @@
 // The Settings form's copy of the settings: numbers as typed, so a half-typed value is not rewritten
 // under the cursor; the card top-up section's fields named within it (payments.minTopUpUsd), as its
 // errors are; and back to the document the API's schema reads.
-import type { PaymentSettings, Settings } from '@schemas/settings';
+import type { PaymentSettings, Settings } from '../../../../../worker/modules/settings/schemas';
 
 export type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
 export type FlagField = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings];

@@ -1,8 +1,14 @@
 // User Management's dialogs. Each form is checked with the API's own schema before it is sent,
 // so the messages are the server's.
-import { addFundsSchema, createUserSchema, updateUserSchema, type FundType } from '@schemas/admin-users';
-import { PASSWORD_HINT } from '@schemas/password-policy';
-import type { Role, User } from '@schemas/entities';
+import {
+  addFundsSchema,
+  createUserSchema,
+  updateUserSchema,
+  type FundType,
+} from '../../../../../worker/modules/accounts/schemas/admin-users';
+import { PASSWORD_HINT } from '../../../../../worker/modules/accounts/schemas/password-policy';
+import type { User } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { PasswordStrength } from '../../../components/PasswordStrength';
 import { RoleOptions } from '../../../components/users/roles';
 import { useStepUpPrompt } from '../../../components/StepUp';
@@ -15,6 +21,8 @@ import { schemaErrors, useForm } from '../../../lib/form';
 import { formatCredits, formatUsd } from '../../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
+
+type Role = Schemas['Role'];
 
 /** Balance is parsed as a decimal and credits as an integer, each 0 when empty. */
 const parseBalance = (text: string) => (text.trim() === '' ? 0 : Number.parseFloat(text));

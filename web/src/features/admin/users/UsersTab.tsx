@@ -1,7 +1,7 @@
 // The Users tab (Admin User Management): search, role filter, user cards,
 // pagination, and the create, edit, add-funds and delete dialogs.
 import { useEffect, useState } from 'react';
-import type { User } from '@schemas/entities';
+import type { User } from '../../../../../worker/platform/schemas/entities';
 import { RoleBadge, RoleOptions } from '../../../components/users/roles';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';

@@ -1,12 +1,15 @@
 // User Management's server state: the accounts, the customers to pick from for a direct purchase,
 // and the changes to accounts.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '@schemas/admin-users';
-import type { QueryParams } from '@schemas/api-client';
-import type { AdminUsersResponse, User, UserSummary } from '@schemas/entities';
+import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '../../../../../worker/modules/accounts/schemas/admin-users';
+import type { QueryParams, Schemas } from '../../../../../worker/platform/api-client';
+import type { User } from '../../../../../worker/platform/schemas/entities';
 import { api } from '../../../lib/api';
 import { sessionKeys } from '../../../lib/session';
 import { auditLogKeys, overviewKeys } from '../overview/api';
+
+type AdminUsersResponse = Schemas['AdminUsersResponse'];
+type UserSummary = Schemas['UserSummary'];
 
 export type UsersQuery = { page: number; search: string; role: NonNullable<QueryParams<'get', '/api/admin/users'>['role']> | '' };
 

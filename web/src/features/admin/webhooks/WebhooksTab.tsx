@@ -4,10 +4,10 @@ import { useState, type FormEvent } from 'react';
 import {
   createWebhookSchema,
   WEBHOOK_EVENT_TYPES,
-  type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEventType,
-} from '@schemas/webhooks';
+} from '../../../../../worker/modules/webhooks/schemas';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { useStepUpPrompt } from '../../../components/StepUp';
 import { Badge } from '../../../components/ui/badge';
 import { Card, EmptyState } from '../../../components/ui/card';
@@ -32,6 +32,8 @@ import {
   useUpdateWebhook,
   useWebhookEndpoints,
 } from './api';
+
+type WebhookDelivery = Schemas['WebhookDelivery'];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 

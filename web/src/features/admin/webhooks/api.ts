@@ -1,6 +1,6 @@
 // Server state of the Webhooks view: endpoints with their health, and each endpoint's deliveries.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CreateWebhookInput, UpdateWebhookInput } from '@schemas/webhooks';
+import type { CreateWebhookInput, UpdateWebhookInput } from '../../../../../worker/modules/webhooks/schemas';
 import { api } from '../../../lib/api';
 
 export const webhooksKey = ['webhooks'] as const;

@@ -1,0 +1,15 @@
+// The SDK is published on its own, so it keeps its own copy of the licensing API's words; they must
+// be the Worker's (worker/platform/vocabulary.ts), or an app would misread an answer.
+import { describe, expect, it } from 'vitest';
+import { KEY_STATUSES as WORKER_KEY_STATUSES, LICENSE_CODES } from '../../worker/platform/vocabulary';
+import { KEY_STATUSES, SERVER_CODES } from '../src/index';
+
+describe("the SDK's words", () => {
+  it('are the licensing API result codes, exactly', () => {
+    expect([...SERVER_CODES].sort()).toEqual([...LICENSE_CODES].sort());
+  });
+
+  it('are the key statuses the API shows, exactly', () => {
+    expect([...KEY_STATUSES].sort()).toEqual([...WORKER_KEY_STATUSES].sort());
+  });
+});

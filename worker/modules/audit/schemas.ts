@@ -1,0 +1,48 @@
+// The audit log's vocabulary and its query, shared by the API and the Overview tab's filter.
+import { z } from 'zod';
+import { emptyAsUndefined, pageQuery } from '../../platform/schemas/paging';
+
+/**
+ * Every recorded admin action. Work that adds an admin action appends it here, so the log's
+ * filter offers it and the API accepts it.
+ */
+export const AUDIT_ACTIONS = [
+  'user.create',
+  'user.update',
+  'user.add_funds',
+  'user.delete',
+  'settings.update',
+  'settings.reset',
+  // Written by the scheduled job (modules/keys/key-lifecycle.ts), with no actor.
+  'keys.auto_cleanup',
+  // Key management (modules/keys/admin-keys.ts, key-generation.ts, purchase-for-user.ts).
+  'keys.generate',
+  'key.revoke',
+  'key.delete',
+  'keys.bulk_delete',
+  'key.remove_activation',
+  'key.release_slot',
+  'key.purchase_for_user',
+  // Card top-ups, written by Stripe's verified webhook (modules/billing/payments.ts), with no actor.
+  'payment.credited',
+  'payment.refunded',
+  'payment.disputed',
+  'payment.dispute_won',
+  'payment.dispute_lost',
+  // The owner's answers to a reversal (domain/reversals-admin.ts).
+  'payment.owed_written_off',
+  'payment.keys_revoked',
+  // Email addresses proven (modules/accounts/email-verification.ts).
+  'user.email_verified',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_PAGE_SIZE = 20;
+
+export const auditLogQuery = z.object({
+  ...pageQuery(AUDIT_PAGE_SIZE),
+  action: z.preprocess(emptyAsUndefined, z.enum(AUDIT_ACTIONS, { error: 'Unknown audit action' }).optional()),
+  /** The actor's username, exactly (case-insensitive). */
+  actor: z.preprocess(emptyAsUndefined, z.string().trim().max(30, 'actor must be at most 30 characters').optional()),
+});
+export type AuditLogQuery = z.infer<typeof auditLogQuery>;

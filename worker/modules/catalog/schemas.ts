@@ -1,0 +1,88 @@
+// Products: the owner's product form, and the one price formula that the
+// server charges and every screen shows.
+import { z } from 'zod';
+import { refuseUnsafeText, type TextOptions } from '../../platform/schemas/text';
+import { PRODUCT_TYPES } from '../../platform/vocabulary';
+
+export const KEY_TAG_PATTERN = /^[A-Z0-9]{2,10}$/;
+/** Ten years: beyond that a "time-limited" key is not one, and expiry dates stay sane. */
+export const MAX_DURATION_DAYS = 3650;
+export const MAX_CREDIT_COST = 10_000_000;
+export const MAX_PRODUCT_ACTIVATIONS = 100;
+export const MAX_FEATURES = 50;
+/** An offline token lives 1 hour to 30 days (default 24 hours): the longer, the longer a released device's slot stays held. */
+export const MIN_OFFLINE_TOKEN_HOURS = 1;
+export const MAX_OFFLINE_TOKEN_HOURS = 30 * 24;
+export const DEFAULT_OFFLINE_TOKEN_HOURS = 24;
+
+const wholeNumber = (name: string, min: number, max: number) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
+const requiredText = (name: string, max: number, options: TextOptions = {}) =>
+  z
+    .string({ error: `${name} is required` })
+    .trim()
+    .min(1, `${name} is required`)
+    .max(max, `${name} must be at most ${max} characters`)
+    .superRefine(refuseUnsafeText(name, options));
+
+/** A list of features, or the form's comma-separated text: trimmed, empties dropped. */
+const featuresSchema = z
+  .union([z.array(z.string({ error: 'Each feature must be text' })), z.string()], { error: 'Features must be a list of text' })
+  .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((f) => f.trim()).filter(Boolean))
+  .pipe(
+    z
+      .array(z.string().max(200, 'Each feature must be at most 200 characters').superRefine(refuseUnsafeText('A feature')))
+      .max(MAX_FEATURES, `A product may list at most ${MAX_FEATURES} features`),
+  );
+
+/**
+ * The body of POST and PUT /api/products. Unknown fields (the original client sends `stats`, `_id`,
+ * `createdAt`) are dropped: stats are counted by the server, never set by a client.
+ */
+export const productInputSchema = z
+  .object({
+    name: requiredText('Name', 100),
+    // Typed in a multi-line box: line breaks are the one control character it keeps.
+    description: requiredText('Description', 2000, { lineBreaks: true }),
+    productType: z.enum(PRODUCT_TYPES, { error: `Product type must be one of ${PRODUCT_TYPES.join(', ')}` }).default('software'),
+    keyTag: z
+      .string({ error: 'Key tag is required' })
+      .trim()
+      .min(1, 'Key tag is required')
+      .transform((v) => v.toUpperCase())
+      .pipe(z.string().regex(KEY_TAG_PATTERN, 'Key tag must be 2 to 10 letters or digits')),
+    baseCreditCost: wholeNumber('Base credit cost', 0, MAX_CREDIT_COST),
+    creditsPerDay: wholeNumber('Credits per day', 0, MAX_CREDIT_COST).default(10),
+    minDays: wholeNumber('Minimum days', 1, MAX_DURATION_DAYS).default(1),
+    maxDays: wholeNumber('Maximum days', 1, MAX_DURATION_DAYS).default(365),
+    maxActivations: wholeNumber('Maximum activations', 1, MAX_PRODUCT_ACTIVATIONS).default(1),
+    offlineTokenHours: wholeNumber('Offline token lifetime (hours)', MIN_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS).default(
+      DEFAULT_OFFLINE_TOKEN_HOURS,
+    ),
+    isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
+    features: featuresSchema.default([]),
+  })
+  .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] });
+
+export type ProductInput = z.output<typeof productInputSchema>;
+
+export type Priced = { baseCreditCost: number; creditsPerDay: number };
+
+export type Quote = { days: number; baseCost: number; durationCost: number; total: number };
+
+/** Price = baseCreditCost + days x creditsPerDay, in whole credits. */
+export function quote(product: Priced, days: number): Quote {
+  const durationCost = days * product.creditsPerDay;
+  return { days, baseCost: product.baseCreditCost, durationCost, total: product.baseCreditCost + durationCost };
+}
+
+export const isOfferedDuration = (product: { minDays: number; maxDays: number }, days: number) =>
+  Number.isInteger(days) && days >= product.minDays && days <= product.maxDays;
+
+/** The cheapest key of a product: what a customer needs at least to buy one. */
+export const cheapestPrice = (product: Priced & { minDays: number }) => quote(product, product.minDays).total;

@@ -1,0 +1,81 @@
+// /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
+// created), and the owner's deletions, device removal and release of held device slots.
+import { Hono } from 'hono';
+import type { SignedInEnv } from '../../../platform/context';
+import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../admin-keys';
+import { jsonText } from '../../../platform/request';
+import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
+import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
+import type { BulkDeleteResponse, KeyChangeResponse } from '../../../platform/schemas/entities';
+import { adminKeysResponseSchema, bulkDeleteResponseSchema, keyChangeResponseSchema } from '../../../platform/schemas/entities';
+import { successMessageSchema } from '../../../platform/openapi';
+import { routeOperations } from '../../accounts';
+
+const op = routeOperations({ tag: 'Admin', access: 'owner' });
+
+export const adminKeysRoutes = new Hono<SignedInEnv>()
+  .get(
+    '/',
+    op(
+      'listAdminKeys',
+      'License keys, paged (a reseller sees the keys they made)',
+      { 200: adminKeysResponseSchema },
+      { access: 'reseller', errors: [400] },
+    ),
+    queryParams(adminKeysQuery),
+    async (c) => jsonText(c, await listAdminKeys(c.var.db, c.var.caller, c.req.valid('query'))),
+  )
+  // Before '/:id', so 'bulk' is never read as a key id.
+  .delete(
+    '/bulk',
+    op('bulkDeleteKeys', 'Delete many license keys', { 200: bulkDeleteResponseSchema }, { errors: [400, 404] }),
+    jsonBody(bulkDeleteSchema),
+    async (c) => {
+      const { keyIds, reason } = c.req.valid('json');
+      const { deleted, notFound } = await bulkDeleteKeys(keyAdmin(c), keyIds, reason);
+      const body: BulkDeleteResponse = {
+        success: true,
+        deleted,
+        notFound,
+        message: `${deleted} license ${deleted === 1 ? 'key' : 'keys'} deleted`,
+      };
+      return c.json(body, 200);
+    },
+  )
+  .delete(
+    '/:id',
+    op('deleteKey', 'Delete a license key', { 200: successMessageSchema }, { errors: [400, 404] }),
+    pathParams(keyIdParam),
+    async (c) => {
+      await deleteKey(keyAdmin(c), c.req.valid('param').id);
+      return c.json({ success: true, message: 'License key deleted' }, 200);
+    },
+  )
+  .delete(
+    '/:id/activations/:activationId',
+    op('removeKeyActivation', 'Remove a device from a license key', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
+    pathParams(activationParams),
+    async (c) => {
+      const { id, activationId } = c.req.valid('param');
+      const body: KeyChangeResponse = {
+        success: true,
+        message: 'Device removed from this license key',
+        licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId),
+      };
+      return c.json(body, 200);
+    },
+  )
+  .delete(
+    '/:id/held-slots/:slotId',
+    op('releaseHeldSlot', 'Release a held device slot at once', { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
+    pathParams(heldSlotParams),
+    async (c) => {
+      const { id, slotId } = c.req.valid('param');
+      const body: KeyChangeResponse = {
+        success: true,
+        message: 'Device slot released',
+        licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId),
+      };
+      return c.json(body, 200);
+    },
+  );

@@ -1,0 +1,78 @@
+// What the licensing routes share: the per-key and per-address limits, and the answer they give.
+import type { Context } from 'hono';
+import type { AppEnv } from '../../platform/context';
+import { addressGuard } from './throttle';
+import type { LicenseResult } from './licensing';
+import type { LicenseAnswer } from './schemas';
+import { AppError } from '../../platform/errors';
+import { signBytes, signOfflineToken } from '../../platform/signing';
+import { clientNetwork } from '../../platform/request';
+
+const RETRY_AFTER_SECONDS = 60;
+
+async function throttleKey(c: Context<AppEnv>, key: string) {
+  // Counted per key string, known or not, so this 429 says nothing about the key either.
+  const { success } = await c.env.LICENSE_KEY_LIMITER.limit({ key: `key:${key}` });
+  if (!success) {
+    throw new AppError('RATE_LIMITED', 'Too many licensing requests. Please retry in a minute.', {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+/** The answer to a licensing call: the result, an offline token when valid, and the caller's nonce. */
+export async function licenseAnswer(
+  c: Context<AppEnv>,
+  result: LicenseResult,
+  input: { deviceFingerprint: string; nonce?: string },
+  now: number,
+) {
+  const license = result.license;
+  const token =
+    result.valid && license && result.tokenExpiresAt
+      ? await signOfflineToken(
+          c.env,
+          { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, tokenExpiresAt: result.tokenExpiresAt },
+          now,
+        )
+      : null;
+  const body: LicenseAnswer = {
+    valid: result.valid,
+    code: result.code,
+    detail: result.detail,
+    nonce: input.nonce ?? null,
+    ts: new Date(now).toISOString(),
+    ...(result.slotFreesAt !== undefined
+      ? { slotFreesAt: result.slotFreesAt === null ? null : new Date(result.slotFreesAt).toISOString() }
+      : {}),
+    license: license
+      ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token }
+      : null,
+  };
+  return signedJson(c, body);
+}
+
+const encoder = new TextEncoder();
+/** Answers licenseAnswer signed as it wrote them, which signLicensingAnswers passes as they are. */
+const signedAnswers = new WeakSet<Response>();
+export const isSignedAnswer = (res: Response) => signedAnswers.has(res);
+
+/**
+ * The answer's JSON, signed over the bytes it is sent as, in one Response: signing it afterwards
+ * (signLicensingAnswers) reads the body back and makes two more Responses, about 20 µs of CPU on
+ * every answer (bench/unit-costs.ts). The /api middleware's `Cache-Control: no-store` is already on it.
+ */
+async function signedJson(c: Context<AppEnv>, body: LicenseAnswer) {
+  const bytes = encoder.encode(JSON.stringify(body)) as Uint8Array<ArrayBuffer>;
+  const res = c.body(bytes, 200, { 'Content-Type': 'application/json', 'X-Signature': await signBytes(c.env, bytes) });
+  signedAnswers.add(res);
+  return res;
+}
+
+/** Per-key limit first, then the address's limit on unknown keys, read with the lookup. */
+export async function prepareLicenseCall(c: Context<AppEnv>, key: string) {
+  await throttleKey(c, key);
+  const now = Date.now();
+  // An IPv6 address counts by its /64 (platform/network.ts).
+  return { now, guard: addressGuard(clientNetwork(c), now) };
+}

@@ -1,0 +1,4 @@
+// The licensing module's public surface: what other modules may use of it. Its routes are mounted by
+// worker/app.ts from routes.ts; everything else in the folder is the module's own.
+export { removeActivation } from './licensing';
+export { LICENSES_PATH, signLicensingAnswers } from './signature';

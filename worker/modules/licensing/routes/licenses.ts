@@ -1,0 +1,92 @@
+// /api/v1/licenses: the licensing API for licensed software: public, no session, limited per key and,
+// for unknown keys, per address (decided before the lookup), every answer signed over its exact bytes
+// (modules/licensing/signature.ts).
+import { Hono } from 'hono';
+import type { AppEnv } from '../../../platform/context';
+import { activateLicense, deactivateLicense, validateLicense } from '../licensing';
+import { licenseAnswer, prepareLicenseCall } from '../answer';
+import { signingKeys } from '../../../platform/signing';
+import { inBackground } from '../../../platform/request';
+import { jsonBody } from '../../../platform/validate';
+import {
+  activateLicenseSchema,
+  deactivateLicenseSchema,
+  validateLicenseSchema,
+  licenseAnswerSchema,
+  licensingPublicKeySchema,
+} from '../schemas';
+import { routeOperations } from '../../accounts';
+import { getSettings } from '../../settings';
+
+const op = routeOperations({ tag: 'Licensing', access: 'public' });
+
+export const licensesRoutes = new Hono<AppEnv>()
+  .get(
+    '/public-key',
+    op(
+      'getLicensingPublicKey',
+      'The public key that signs answers and offline tokens',
+      { 200: licensingPublicKeySchema },
+      { signed: true },
+    ),
+    async (c) => {
+      const { publicJwk, pem } = await signingKeys(c.env);
+      c.header('Cache-Control', 'public, max-age=3600');
+      return c.json({ jwk: publicJwk, pem }, 200);
+    },
+  )
+  .post(
+    '/activate',
+    op(
+      'activateLicense',
+      'Activate a license key on a device',
+      { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
+      { errors: [400, 429], signed: true },
+    ),
+    jsonBody(activateLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      const result = await activateLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, guard);
+      return licenseAnswer(c, result, input, now);
+    },
+  )
+  .post(
+    '/validate',
+    op(
+      'validateLicense',
+      'Check a license key on a device',
+      { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
+      { errors: [400, 429], signed: true, reads: true },
+    ),
+    jsonBody(validateLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      // The device's lastUsed, when due, is written after the answer has gone.
+      const result = await validateLicense(
+        c.var.db.$client,
+        await getSettings(c.env.KV),
+        input,
+        now,
+        (work) => inBackground(c, work),
+        guard,
+      );
+      return licenseAnswer(c, result, input, now);
+    },
+  )
+  .post(
+    '/deactivate',
+    op(
+      'deactivateLicense',
+      'Remove a device from a license key',
+      { 200: { description: 'The answer (see code)', schema: licenseAnswerSchema } },
+      { errors: [400, 429], signed: true },
+    ),
+    jsonBody(deactivateLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      return licenseAnswer(c, await deactivateLicense(c.var.db.$client, input, now, guard), input, now);
+    },
+  );

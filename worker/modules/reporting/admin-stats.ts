@@ -1,0 +1,162 @@
+// The admin Overview's figures ("Admin stats"), each one an aggregate served by an
+// index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
+// they created and the customers they sold them to.
+import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { DB } from '../../platform/db/client';
+import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
+import { licenseKeys, products, users } from '../../platform/db/schema';
+import type { Actor } from '../../platform/db/schema';
+import type { AdminStats, LicenseKey, RecentUser } from '../../platform/schemas/entities';
+import { ReusedCount, withCounts, type Count } from '../../platform/db/counts';
+import type { Role } from '../../platform/vocabulary';
+import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, ownerKeyCounts, type KeyCounts } from '../keys';
+
+export const RECENT_ITEMS = 5;
+
+/** Users by role: users_role_created_idx walked in order, never a temporary B-tree. */
+function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
+  return {
+    statements: [db.select({ role: users.role, n: count() }).from(users).where(scope).groupBy(users.role)],
+    read: ([rows]) => {
+      const counts: RoleCounts = { user: 0, reseller: 0, owner: 0 };
+      for (const row of rows as { role: Role; n: number }[]) counts[row.role] = row.n;
+      return counts;
+    },
+  };
+}
+
+export type RoleCounts = Record<Role, number>;
+
+const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + counts.owner;
+
+/** Every account by role, for the owner (see `ReusedCount`). */
+const ownerRoleCounts = new ReusedCount<RoleCounts>('owner-role-counts', (db) => usersByRole(db, undefined), roleCountsTotal);
+
+/**
+ * The Overview's figures but the counts, as one statement compiled once per role (platform/db/compiled.ts),
+ * one row of four columns: a local D1 batch costs as much again for every statement in it as for
+ * what most of these do. Slots `viewer` (a reseller's id) and `now`. The owner: every product, the
+ * products' revenue, the newest accounts (users_created_idx) and keys (license_keys_created_idx). A
+ * reseller: the active products, the credits their customers' keys brought in, their latest
+ * customers and the newest keys they created (license_keys_creator_idx). The accounts and the keys
+ * come as JSON arrays, newest first.
+ */
+const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean }) => {
+  const productCount = db
+    .select({ n: count() })
+    .from(products)
+    .where(owner ? undefined : eq(products.isActive, true));
+  const revenue = owner
+    ? // Each product counts the credits it earned; a few hundred rows at most.
+      db.select({ total: sum(products.revenue) }).from(products)
+    : db
+        .select({ total: sum(licenseKeys.purchasePrice) })
+        .from(licenseKeys)
+        .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer'))));
+  const people = owner
+    ? sql`(SELECT json_group_array(${recentUserJson()} ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(runtimeLimit(RECENT_ITEMS))})`
+    : sql`(SELECT json_group_array("id" ORDER BY "last" DESC) FROM ${latestCustomers(db, slot('viewer'))})`;
+  const keys = keysJsonStatement(
+    db,
+    db
+      .select({ id: licenseKeys.id })
+      .from(licenseKeys)
+      .where(owner ? undefined : eq(licenseKeys.createdBy, slot('viewer')))
+      .orderBy(...NEWEST_FIRST)
+      .limit(runtimeLimit(RECENT_ITEMS)),
+    slot('now'),
+  );
+  return sqlStatement(sql`SELECT ${productCount} AS "n", ${revenue} AS "total", ${people} AS "people", ${keys} AS "keys"`);
+});
+
+type OverviewRow = { n: number; total: string | number | null; people: string; keys: string };
+
+/** The Overview's figures. */
+export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promise<AdminStats> {
+  const isOwner = viewer.role === 'owner';
+  // The reseller's keys: license_keys_creator_idx (created_by, created_at).
+  const keyScope = isOwner ? undefined : eq(licenseKeys.createdBy, viewer.id);
+  // The reseller's customers: buyers of the keys they created, other than themselves.
+  const customerIds = db
+    .selectDistinct({ id: licenseKeys.purchasedBy })
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.createdBy, viewer.id), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, viewer.id)));
+  const userScope = isOwner ? undefined : inArray(users.id, customerIds);
+
+  // Every figure, the counts by status and by role too, in one D1 round trip.
+  const shape = { owner: isOwner };
+  const values = { viewer: viewer.id, now };
+  const {
+    page: [[row]],
+    counts: [keyCounts, roleCounts],
+  } = (await withCounts<[KeyCounts, RoleCounts]>(
+    db,
+    now,
+    [overviewStatement(db, shape, values)],
+    [
+      isOwner ? { reused: ownerKeyCounts } : keysByStatus(db, keyScope, now),
+      isOwner ? { reused: ownerRoleCounts } : usersByRole(db, userScope),
+    ],
+  )) as { page: [OverviewRow[]]; counts: [KeyCounts, RoleCounts] };
+  // A reseller's latest customers are named by a second read, from the ids the first one found.
+  const recentUsers = isOwner
+    ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser)
+    : await customersInOrder(db, JSON.parse(row.people) as string[]);
+  const recentKeys = JSON.parse(row.keys) as LicenseKey[];
+
+  return {
+    totalUsers: roleCountsTotal(roleCounts),
+    totalKeys: keyCountsTotal(keyCounts),
+    totalProducts: row.n,
+    totalRevenue: Number(row.total ?? 0),
+    usersByRole: roleCounts,
+    keysByStatus: keyCounts,
+    recentActivity: { users: recentUsers, keys: recentKeys },
+  };
+}
+
+/** An account as recentUserFields reads it: the creation time in milliseconds. */
+type RecentUserRow = { id: string; username: string; email: string; role: Role; createdAt: number };
+
+const toRecentUser = (u: RecentUserRow): RecentUser => ({
+  _id: u.id,
+  username: u.username,
+  email: u.email,
+  role: u.role,
+  createdAt: new Date(u.createdAt).toISOString(),
+});
+
+// Named, as a compiled statement's rows come back under the names SQLite gives its columns.
+const recentUserFields = {
+  id: sql<string>`${users.id}`.as('id'),
+  username: sql<string>`${users.username}`.as('username'),
+  email: sql<string>`${users.email}`.as('email'),
+  role: sql<Role>`${users.role}`.as('role'),
+  createdAt: sql<number>`${users.createdAt}`.as('createdAt'),
+};
+/** A row of recentUserFields as a JSON object, its fields under the same names (a RecentUserRow). */
+const recentUserJson = () =>
+  sql.raw(
+    `json_object(${Object.keys(recentUserFields)
+      .map((f) => `'${f}', "${f}"`)
+      .join(', ')})`,
+  );
+
+/** A reseller's latest customers: buyers of the keys they created, other than themselves, latest sale first. */
+function latestCustomers(db: DB, resellerId: SQLWrapper) {
+  return db
+    .select({ id: sql<string | null>`${licenseKeys.purchasedBy}`.as('id'), last: sql<number>`max(${licenseKeys.createdAt})`.as('last') })
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.createdBy, resellerId), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, resellerId)))
+    .groupBy(licenseKeys.purchasedBy)
+    .orderBy(desc(sql`max(${licenseKeys.createdAt})`))
+    .limit(runtimeLimit(RECENT_ITEMS));
+}
+
+/** The accounts of these customers, in the given order (a deleted one is left out). */
+async function customersInOrder(db: DB, ids: string[]): Promise<RecentUser[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select(recentUserFields).from(users).where(inArray(users.id, ids)).all();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => (byId.has(id) ? [toRecentUser(byId.get(id)!)] : []));
+}

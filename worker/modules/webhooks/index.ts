@@ -1,0 +1,12 @@
+// The webhooks module's public surface: what other modules may use of it. Its routes are mounted by
+// worker/app.ts from routes.ts; everything else in the folder is the module's own.
+export {
+  activationEvent,
+  balanceToppedUpEvent,
+  dispatchCommitted,
+  exchangeEvent,
+  expiringKeyEvents,
+  generatedKeysEvent,
+  keyEvents,
+  webhookEvents,
+} from './outbox';

@@ -1,0 +1,192 @@
+// The webhook outbox: an event is a row written in the same D1 batch as the change it describes, so
+// the two commit or fail together. Each statement writes nothing when no enabled endpoint subscribes
+// to its type (an INSERT ... SELECT ... WHERE EXISTS), so a shop without webhooks pays one small
+// lookup inside a batch it runs anyway and no extra round trip. After the commit, the rows the
+// batch wrote (RETURNING) go on the queue; the cron re-enqueues any that never got there.
+import { tryGetContext } from 'hono/context-storage';
+import { SqlStatement } from '../../platform/db/client';
+import type { WebhookMessage } from '../../platform/webhook-message';
+import type { WebhookEventType } from './schemas';
+import { hasPassedSql } from '../../platform/db/expiry';
+
+/** What the webhook queue carries: an event to fan out to its endpoints, or one delivery to attempt. */
+
+/** The queue's producer, as far as the outbox uses it (this module is also built for Node: the CLI, scripts). */
+type WebhookQueue = { sendBatch(messages: Array<{ body: WebhookMessage }>): Promise<unknown> };
+
+/** The column every outbox statement answers for each event it wrote (see eventIdsIn). */
+const EVENT_ID_COLUMN = 'webhook_event_id';
+export const NEW_EVENT_ID = `'evt_' || lower(hex(randomblob(12)))`;
+
+/** A statement that writes webhook events (see `outbox`). */
+export class OutboxStatement extends SqlStatement {}
+
+/**
+ * One event per row of `source` (SQL after SELECT's columns: FROM ... WHERE ...), `data` the SQL
+ * expression of its body's data (JSON text). ?1 is the type and ?2 the time; the source's own
+ * parameters are ?3 onwards.
+ */
+function outbox(type: string, data: string, source: string, params: unknown[], now: number): OutboxStatement {
+  const subscribed = `EXISTS (SELECT 1 FROM webhook_endpoints e, json_each(e.events) s WHERE e.enabled = 1 AND s.value = ?1)`;
+  return new OutboxStatement(
+    `INSERT INTO webhook_events (id, type, data, created_at) SELECT ${NEW_EVENT_ID}, ?1, ${data}, ?2 ${source} AND ${subscribed} RETURNING id AS ${EVENT_ID_COLUMN}`,
+    [type, now, ...params],
+  );
+}
+
+/**
+ * The outbox statement for events whose data the caller has at hand: one event per item of `data`.
+ * Add it to the batch that makes the change (runBatch), then pass the
+ * batch's results to `dispatchCommitted`. (Card top-ups have their own: `balanceToppedUpEvent`.)
+ */
+export function webhookEvents(type: WebhookEventType, data: unknown[], now = Date.now()): OutboxStatement {
+  return outbox(type, 'j.value', 'FROM json_each(?3) j WHERE 1', [JSON.stringify(data)], now);
+}
+
+/** ISO 8601 text of a time in milliseconds, as the API writes times (NULL stays NULL). */
+const iso = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
+const userRef = (column: string) => `json((SELECT json_object('_id', u.id, 'username', u.username) FROM users u WHERE u.id = ${column}))`;
+
+/** A license key (alias k) shaped like the API's key object, without its activations. */
+export const KEY_JSON = `json_object(
+  '_id', k.id, 'key', k.key, 'status', k.status,
+  'product', json_object('_id', k.product_id, 'name', k.product_name, 'keyTag', k.product_key_tag, 'productType', k.product_type,
+                         'duration', k.duration, 'maxActivations', k.max_activations),
+  'purchasedAt', ${iso('k.purchased_at')}, 'purchasedBy', ${userRef('k.purchased_by')}, 'createdBy', ${userRef('k.created_by')},
+  'duration', k.duration, 'purchasePrice', k.purchase_price, 'revokeReason', k.revoke_reason, 'firstUsedAt', ${iso('k.first_used_at')},
+  'createdAt', ${iso('k.created_at')}, 'expiresAt', ${iso('k.expires_at')},
+  'metadata', json_object('generationMethod', k.generation_method), 'maxActivations', k.max_activations)`;
+
+/** key.* events for the keys with these ids, as they are at that point of the batch. */
+export function keyEvents(type: WebhookEventType, keyIds: string[], now = Date.now(), extraWhere = ''): OutboxStatement {
+  return outbox(
+    type,
+    `json_object('licenseKey', json(${KEY_JSON}))`,
+    `FROM license_keys k WHERE k.id IN (SELECT value FROM json_each(?3))${extraWhere}`,
+    [JSON.stringify(keyIds)],
+    now,
+  );
+}
+
+/** key.generated: one event per generation, with the keys' ids and strings, and who made them. */
+export function generatedKeysEvent(
+  actorId: string,
+  generation: { product: { _id: string; name: string; keyTag: string }; duration: number; keys: Array<{ id: string; key: string }> },
+  now = Date.now(),
+): OutboxStatement {
+  const { product, duration, keys } = generation;
+  const data = { product, duration, quantity: keys.length, keys: keys.map((k) => ({ _id: k.id, key: k.key })) };
+  return outbox(
+    'key.generated',
+    `json_set(?4, '$.createdBy', json_object('_id', u.id, 'username', u.username))`,
+    `FROM users u WHERE u.id = ?3`,
+    [actorId, JSON.stringify(data)],
+    now,
+  );
+}
+
+/** key.expired for every used key the expiry job is about to mark (run before its UPDATE). */
+export function expiringKeyEvents(cutoff: number, now = Date.now()): OutboxStatement {
+  return outbox(
+    'key.expired',
+    `json_object('licenseKey', json(json_set(${KEY_JSON}, '$.status', 'expired')))`,
+    `FROM license_keys k WHERE k.status = 'used' AND ${hasPassedSql('k.expires_at', '?3')}`,
+    [cutoff],
+    now,
+  );
+}
+
+/**
+ * license.activated / license.deactivated: the device (activation ?3, alias a) with its key; `guard`
+ * is a further condition (its parameters from ?4) that the change itself is under.
+ */
+export function activationEvent(
+  type: 'license.activated' | 'license.deactivated',
+  activationId: string,
+  now = Date.now(),
+  guard: { sql: string; params: unknown[] } = { sql: '', params: [] },
+): OutboxStatement {
+  const data = `json_object('licenseKey', json(${KEY_JSON}), 'activation', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
+    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}))`;
+  return outbox(
+    type,
+    data,
+    `FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?3${guard.sql}`,
+    [activationId, ...guard.params],
+    now,
+  );
+}
+
+/** balance.exchanged: the account's balances as the batch left them, and what was exchanged. */
+export function exchangeEvent(
+  userId: string,
+  exchange: { usdAmount: number; credits: number; rate: number },
+  now = Date.now(),
+): OutboxStatement {
+  const data = `json_object('user', json_object('_id', u.id, 'username', u.username, 'email', u.email),
+    'usdAmount', ?4, 'creditsAdded', ?5, 'rate', ?6, 'balances', json_object('usd', u.balance_cents / 100.0, 'credits', u.credits))`;
+  return outbox(
+    'balance.exchanged',
+    data,
+    `FROM users u WHERE u.id = ?3`,
+    [userId, exchange.usdAmount, exchange.credits, exchange.rate],
+    now,
+  );
+}
+
+/**
+ * balance.topped_up, for the card top-up's batch (after its balance update): the account's balances
+ * as the batch left them, and the amount credited.
+ */
+export function balanceToppedUpEvent(userId: string, topUp: { amountUsd: number; ledgerId?: string }, now = Date.now()): OutboxStatement {
+  const data = `json_object('user', json_object('_id', u.id, 'username', u.username, 'email', u.email),
+    'amountUsd', ?4, 'balances', json_object('usd', u.balance_cents / 100.0, 'credits', u.credits))`;
+  // With the credit's ledger row named, only a batch that wrote that row writes the event.
+  const credited = topUp.ledgerId === undefined ? '' : ' AND EXISTS (SELECT 1 FROM ledger WHERE id = ?5)';
+  const params = topUp.ledgerId === undefined ? [userId, topUp.amountUsd] : [userId, topUp.amountUsd, topUp.ledgerId];
+  return outbox('balance.topped_up', data, `FROM users u WHERE u.id = ?3${credited}`, params, now);
+}
+
+/** The ids of the events a committed batch wrote, from its results in any of the shapes D1 and drizzle give. */
+export function eventIdsIn(results: readonly unknown[]): string[] {
+  const ids: string[] = [];
+  for (const result of results) {
+    const rows = Array.isArray(result) ? result : (result as { results?: unknown } | null)?.results;
+    if (!Array.isArray(rows)) continue;
+    for (const row of rows) {
+      const id = (row as Record<string, unknown> | null)?.[EVENT_ID_COLUMN];
+      if (typeof id === 'string') ids.push(id);
+    }
+  }
+  return ids;
+}
+
+/** Puts events on the queue (fan-out happens in the consumer). */
+export async function enqueueEvents(queue: WebhookQueue, eventIds: string[]): Promise<void> {
+  // sendBatch takes at most 100 messages.
+  for (let i = 0; i < eventIds.length; i += 100) {
+    await queue.sendBatch(eventIds.slice(i, i + 100).map((eventId) => ({ body: { kind: 'event', eventId } })));
+  }
+}
+
+/**
+ * After a batch with outbox statements committed: sends the events it wrote to the queue, after the
+ * response (the request's waitUntil). Outside a request (the cron, a script) give `env`. A failed
+ * send loses nothing: the cron re-enqueues events left undispatched.
+ */
+export async function dispatchCommitted(results: readonly unknown[], env?: { WEBHOOK_QUEUE: WebhookQueue }): Promise<void> {
+  const ids = eventIdsIn(results);
+  if (ids.length === 0) return;
+  if (env)
+    return enqueueEvents(env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
+  const c = tryGetContext<{ Bindings: { WEBHOOK_QUEUE?: WebhookQueue } }>();
+  if (!c?.env.WEBHOOK_QUEUE) return;
+  const sent = enqueueEvents(c.env.WEBHOOK_QUEUE, ids).catch((err) =>
+    console.error('Webhook events not enqueued; the cron will retry', err),
+  );
+  try {
+    c.executionCtx.waitUntil(sent);
+  } catch {
+    await sent;
+  }
+}

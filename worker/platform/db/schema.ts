@@ -1,0 +1,584 @@
+// The whole KeyPanel data model. Money is integer: credits, and USD in cents.
+// Columns that point at users from history (keys, ledger, audit) carry no foreign key,
+// so deleting a user keeps that history; screens show such a reference as a deleted user.
+//
+// Triggers (drizzle does not model them; each is in the migration named) keep these true. Each
+// counter has one owner: the triggers move products' totalGenerated, totalSold, revenue and
+// totalActivations, and no statement of the code moves them itself. (Credits and USD balances move
+// with their ledger rows: by the triggers below for purchases and card top-ups, by the guarded
+// UPDATE beside its ledger row for exchanges and an owner's adjustments.)
+// - ledger_purchase_debits_payer (0005): a purchase's ledger row takes its credits from the payer as
+//   it goes in; the CHECK on users.credits then fails the whole batch when they are not there.
+// - license_keys_count_on_product (0005): every key made counts on its product (totalGenerated, and
+//   for a bought key totalSold and revenue).
+// - license_keys_charge_payer (0007): a key bought with credits (paid_by set) writes its payer's
+//   ledger row, and so the debit, in the same statement.
+// - activations_start_key_and_count_on_product (0008): a device's first activation starts a
+//   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
+// - caller_guard_check (0009, rewritten by 0016): not a figure but a guard; inserting into the
+//   caller_guard view aborts the batch unless the caller's account is active, its session or API
+//   token live under the account's credential epoch, and its role the one named (platform/db/session.ts).
+// - activations_take_back_held_slot (0010): a device activated again on a key drops the slot it held
+//   there as a released device (held_slots); its activation counts instead.
+// - activations_uncount_on_product (0015): a device removed (by its app, its customer, the owner, or
+//   with its key) uncounts on its key's product (totalActivations), so the figure is the key rows' count.
+// - license_keys_remove_activations (0015): a key deleted removes its devices first, while the key row
+//   still names their product for the trigger above (its ON DELETE CASCADE would run after).
+// - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
+//   USD balance by its amount as it goes in (modules/billing/stripe-events.ts).
+// - ledger_reversal_moves_balances (0017): a reversal's ledger row (card_reversal, dispute_return)
+//   moves both balances by its deltas (modules/billing/reversals.ts).
+// - ledger_spending_guard (0017): not a figure but a guard; a purchase's or an exchange's ledger row
+//   aborts the batch while the account owes a reversal (SPENDING_BLOCKED_OWED), and an exchange's
+//   when it would spend top-ups still held (FUNDS_HELD).
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import {
+  DISPUTE_STATUSES,
+  GENERATION_METHODS,
+  KEY_STATUSES,
+  PAYMENT_STATUSES,
+  PRODUCT_TYPES,
+  ROLES,
+  sqlList,
+  type Role,
+} from '../vocabulary';
+
+const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
+
+/** An account acting with a role: the signed-in caller, as domain functions need it. */
+export type Actor = { id: string; role: Role };
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash'),
+    role: text('role', { enum: ROLES }).notNull().default('user'),
+    balanceCents: integer('balance_cents').notNull().default(0),
+    credits: integer('credits').notNull().default(0),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    createdAt: createdAt(),
+    lastLogin: integer('last_login', { mode: 'timestamp_ms' }),
+    twoFactorEnabled: integer('two_factor_enabled', { mode: 'boolean' }).notNull().default(false),
+    twoFactorSecret: text('two_factor_secret'),
+    twoFactorPendingSecret: text('two_factor_pending_secret'),
+    // The last TOTP time step accepted, so a code is never accepted twice.
+    twoFactorLastStep: integer('two_factor_last_step'),
+    googleId: text('google_id'),
+    googleEmail: text('google_email'),
+    passwordChangedAt: integer('password_changed_at', { mode: 'timestamp_ms' }),
+    /** Set when a card payment of theirs was disputed: the owner sees it, and card top-ups pause. */
+    paymentFlaggedAt: integer('payment_flagged_at', { mode: 'timestamp_ms' }),
+    /**
+     * Which generation of credentials is live: a session or API token made under an older one is
+     * over. A reset, a password change, a two-factor change, a role change and a deactivation move
+     * it on, so ending every session and token is one UPDATE, with no list to miss one.
+     */
+    credentialEpoch: integer('credential_epoch').notNull().default(0),
+    /** When the address was proven (its link opened, a reset completed, Google's verified address); null: not yet. */
+    emailVerifiedAt: integer('email_verified_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    uniqueIndex('users_username_unique').on(sql`lower(${t.username})`),
+    uniqueIndex('users_google_id_unique').on(t.googleId),
+    index('users_role_created_idx').on(t.role, t.createdAt),
+    index('users_created_idx').on(t.createdAt),
+    check('users_role_check', sql`${t.role} IN (${sql.raw(sqlList(ROLES))})`),
+    check('users_credits_check', sql`${t.credits} >= 0`),
+    check('users_balance_check', sql`${t.balanceCents} >= 0`),
+  ],
+);
+
+export const products = sqliteTable(
+  'products',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    productType: text('product_type', { enum: PRODUCT_TYPES }).notNull().default('software'),
+    keyTag: text('key_tag').notNull(),
+    baseCreditCost: integer('base_credit_cost').notNull(),
+    creditsPerDay: integer('credits_per_day').notNull().default(10),
+    minDays: integer('min_days').notNull().default(1),
+    maxDays: integer('max_days').notNull().default(365),
+    maxActivations: integer('max_activations').notNull().default(1),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    features: text('features', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    totalGenerated: integer('total_generated').notNull().default(0),
+    totalSold: integer('total_sold').notNull().default(0),
+    revenue: integer('revenue').notNull().default(0),
+    totalActivations: integer('total_activations').notNull().default(0),
+    /** How long an offline token of this product lives (1 to 720 hours). */
+    offlineTokenHours: integer('offline_token_hours').notNull().default(24),
+    /** Until when tokens issued under a longer lifetime may live (the lifetime was shortened). */
+    earlierTokensLiveUntil: integer('earlier_tokens_live_until'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('products_key_tag_unique').on(t.keyTag),
+    index('products_active_name_idx').on(t.isActive, t.name),
+    check('products_type_check', sql`${t.productType} IN (${sql.raw(sqlList(PRODUCT_TYPES))})`),
+    check('products_costs_check', sql`${t.baseCreditCost} >= 0 AND ${t.creditsPerDay} >= 0`),
+    check('products_days_check', sql`${t.minDays} >= 1 AND ${t.maxDays} >= ${t.minDays}`),
+    check('products_activations_check', sql`${t.maxActivations} >= 1`),
+    check('products_offline_token_check', sql`${t.offlineTokenHours} BETWEEN 1 AND 720`),
+  ],
+);
+
+export const licenseKeys = sqliteTable(
+  'license_keys',
+  {
+    id: text('id').primaryKey(),
+    key: text('key').notNull(),
+    status: text('status', { enum: KEY_STATUSES }).notNull(),
+    productId: text('product_id').notNull(),
+    // Snapshot of the product at creation, so a key reads the same after the product changes.
+    productName: text('product_name').notNull(),
+    productKeyTag: text('product_key_tag').notNull(),
+    productType: text('product_type', { enum: PRODUCT_TYPES }).notNull(),
+    duration: integer('duration').notNull(),
+    maxActivations: integer('max_activations').notNull(),
+    purchasedAt: integer('purchased_at', { mode: 'timestamp_ms' }),
+    purchasedBy: text('purchased_by'),
+    createdBy: text('created_by'),
+    purchasePrice: integer('purchase_price').notNull().default(0),
+    /**
+     * The account whose credits paid for the key (the buyer, or the reseller who bought it for them);
+     * null for a generated key, a free direct purchase, and keys bought before migration 0007.
+     * Inserting a key with a payer writes the payer's debit in the ledger (a trigger, migration 0007).
+     */
+    paidBy: text('paid_by'),
+    revokeReason: text('revoke_reason'),
+    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+    firstUsedAt: integer('first_used_at', { mode: 'timestamp_ms' }),
+    // Null while a generated key is unactivated; its clock starts at the first activation.
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
+    generationMethod: text('generation_method', { enum: GENERATION_METHODS }).notNull().default('automatic'),
+    lastDeviceRemovalAt: integer('last_device_removal_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('license_keys_key_unique').on(t.key),
+    // Lists run newest first with the id as the tie-break; with the id in the index, a page's ids
+    // come from the index alone and only the page's own rows are read.
+    // With the key and the product's name and keyTag, a customer's search (My Keys) is answered
+    // from the index alone: no read of each of their keys' rows to match the text.
+    // The buyer, creator and product indexes also hold the status and the expiry: a list of one
+    // customer's, one reseller's or one product's keys, and an admin search by product or by user,
+    // filters by status (the effective one: the expiry decides) and finds its page from the index
+    // alone, without reading each matching key's row.
+    index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id, t.key, t.productName, t.productKeyTag, t.status, t.expiresAt),
+    index('license_keys_creator_idx').on(t.createdBy, t.createdAt, t.id, t.status, t.expiresAt),
+    index('license_keys_product_idx').on(t.productId, t.createdAt, t.id, t.status, t.expiresAt),
+    index('license_keys_status_idx').on(t.status, t.createdAt, t.id),
+    index('license_keys_created_idx').on(t.createdAt, t.id),
+    index('license_keys_expiry_idx').on(t.status, t.expiresAt),
+    check('license_keys_status_check', sql`${t.status} IN (${sql.raw(sqlList(KEY_STATUSES))})`),
+    check('license_keys_method_check', sql`${t.generationMethod} IN (${sql.raw(sqlList(GENERATION_METHODS))})`),
+    check('license_keys_duration_check', sql`${t.duration} >= 1 AND ${t.maxActivations} >= 1`),
+  ],
+);
+
+export type DeviceInfo = {
+  manufacturer?: string;
+  model?: string;
+  device?: string;
+  cpuAbi?: string;
+  fingerprint?: string;
+};
+
+export const activations = sqliteTable(
+  'activations',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    deviceInfo: text('device_info', { mode: 'json' }).$type<DeviceInfo | null>(),
+    activatedAt: integer('activated_at', { mode: 'timestamp_ms' }).notNull(),
+    lastUsed: integer('last_used', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('activations_key_device_unique').on(t.keyId, t.deviceFingerprint),
+    index('activations_activated_idx').on(t.activatedAt),
+  ],
+);
+
+/**
+ * A slot a device gave back that stays taken until the longest offline token the device may hold
+ * has expired (`freesAt`), so the device limit holds offline too. Counted by the activation's insert.
+ */
+export const heldSlots = sqliteTable(
+  'held_slots',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    releasedAt: integer('released_at', { mode: 'timestamp_ms' }).notNull(),
+    freesAt: integer('frees_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [uniqueIndex('held_slots_key_device_unique').on(t.keyId, t.deviceFingerprint), index('held_slots_frees_idx').on(t.freesAt)],
+);
+
+// Every movement of credits or USD. For each user, the sum of deltas equals the balance.
+export const ledger = sqliteTable(
+  'ledger',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    actorId: text('actor_id'),
+    kind: text('kind').notNull(),
+    creditsDelta: integer('credits_delta').notNull().default(0),
+    usdCentsDelta: integer('usd_cents_delta').notNull().default(0),
+    reference: text('reference'),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('ledger_user_idx').on(t.userId, t.createdAt),
+    index('ledger_kind_created_idx').on(t.kind, t.createdAt),
+    // A Checkout Session credits at most once, however often Stripe delivers its events.
+    uniqueIndex('ledger_topup_session_unique')
+      .on(t.reference)
+      .where(sql`${t.kind} = 'topup'`),
+  ],
+);
+
+export const securityLog = sqliteTable(
+  'security_log',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    event: text('event').notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('security_log_user_idx').on(t.userId, t.createdAt)],
+);
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    actorId: text('actor_id'),
+    action: text('action').notNull(),
+    targetType: text('target_type'),
+    targetId: text('target_id'),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    ipAddress: text('ip_address'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('audit_log_created_idx').on(t.createdAt),
+    index('audit_log_action_idx').on(t.action, t.createdAt),
+    index('audit_log_actor_idx').on(t.actorId, t.createdAt),
+  ],
+);
+
+export const recoveryTokens = sqliteTable(
+  'recovery_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('recovery_tokens_user_idx').on(t.userId), uniqueIndex('recovery_tokens_hash_unique').on(t.tokenHash)],
+);
+
+export const passwordResetTokens = sqliteTable(
+  'password_reset_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('password_reset_tokens_hash_unique').on(t.tokenHash), index('password_reset_tokens_user_idx').on(t.userId)],
+);
+
+/** Links that prove an email address (migration 0018): one use, stored as a hash, for the address they were sent to. */
+export const emailVerificationTokens = sqliteTable(
+  'email_verification_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('email_verification_tokens_hash_unique').on(t.tokenHash), index('email_verification_tokens_user_idx').on(t.userId)],
+);
+
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
+    readOnly: integer('read_only', { mode: 'boolean' }).notNull().default(false),
+    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+    /** The account's credential epoch the token was made (or kept) under; see users.credentialEpoch. */
+    credentialEpoch: integer('credential_epoch').notNull().default(0),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_unique').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId)],
+);
+
+/**
+ * Signed-in sessions. The session token (a JWT) names a row here; the row is the authority: a
+ * request whose row is gone, expired, idle past the owner's limit or from an older credential epoch
+ * is refused, and a write by it commits nothing (migration 0016, platform/db/session.ts).
+ */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    credentialEpoch: integer('credential_epoch').notNull(),
+    createdAt: createdAt(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    lastActive: integer('last_active', { mode: 'timestamp_ms' }).notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    location: text('location'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId, t.lastActive)],
+);
+
+// Exact throttling counters: one row per bucket and fixed window.
+export const rateLimits = sqliteTable(
+  'rate_limits',
+  {
+    bucket: text('bucket').notNull(),
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.bucket, t.windowStart] }), index('rate_limits_window_idx').on(t.windowStart)],
+);
+
+// Failed password checks per account across every address (the email as typed, so an unknown
+// address is counted like a real one). Past a few free failures each one locks password checks for
+// the account for twice as long as the last; a quiet day forgets them. Times are epoch ms.
+export const signInFailures = sqliteTable(
+  'sign_in_failures',
+  {
+    account: text('account').primaryKey(),
+    failures: integer('failures').notNull(),
+    lockedUntil: integer('locked_until').notNull(),
+    lastFailureAt: integer('last_failure_at').notNull(),
+  },
+  (t) => [index('sign_in_failures_last_idx').on(t.lastFailureAt)],
+);
+
+// The first answer to a purchase sent with an Idempotency-Key, replayed on retry.
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    userId: text('user_id').notNull(),
+    key: text('key').notNull(),
+    response: text('response').notNull(),
+    status: integer('status').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/**
+ * A card top-up through Stripe Checkout, keyed by the Checkout Session's id. `pending` until Stripe's
+ * verified webhook says it was paid; the credit itself is the `topup` ledger row (at most one per
+ * session: ledger_topup_session_unique). `refunded` once any part was refunded: `refunded_cents` is
+ * Stripe's running total, `refund_owed_cents` what the balance could not give back.
+ */
+export const payments = sqliteTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    status: text('status', { enum: PAYMENT_STATUSES }).notNull().default('pending'),
+    paymentIntentId: text('payment_intent_id'),
+    refundedCents: integer('refunded_cents').notNull().default(0),
+    refundOwedCents: integer('refund_owed_cents').notNull().default(0),
+    disputeId: text('dispute_id'),
+    disputedAt: integer('disputed_at', { mode: 'timestamp_ms' }),
+    /** open while Stripe decides (its value is taken and held), then won (given back) or lost. */
+    disputeStatus: text('dispute_status', { enum: DISPUTE_STATUSES }),
+    /** The amount the open or lost dispute took back (0 once won). */
+    disputeCents: integer('dispute_cents').notNull().default(0),
+    /** A first-time payer's top-up cannot be exchanged before this (the owner's hold, migration 0017). */
+    heldUntil: integer('held_until', { mode: 'timestamp_ms' }),
+    paidAt: integer('paid_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('payments_user_idx').on(t.userId, t.createdAt, t.id),
+    index('payments_user_owed_idx')
+      .on(t.userId)
+      .where(sql`${t.refundOwedCents} > 0`),
+    index('payments_user_held_idx')
+      .on(t.userId, t.heldUntil)
+      .where(sql`${t.heldUntil} IS NOT NULL`),
+    index('payments_status_idx').on(t.status, t.createdAt, t.id),
+    index('payments_created_idx').on(t.createdAt, t.id),
+    uniqueIndex('payments_payment_intent_unique').on(t.paymentIntentId),
+    check('payments_status_check', sql`${t.status} IN (${sql.raw(sqlList(PAYMENT_STATUSES))})`),
+    check('payments_amounts_check', sql`${t.amountCents} > 0 AND ${t.refundedCents} >= 0 AND ${t.refundOwedCents} >= 0`),
+  ],
+);
+
+/**
+ * One refund or dispute of a card payment, or a won dispute's return (migration 0017): what it took
+ * from the USD balance (`usdCents`) and the credits (`credits`), and what it left owed (`owedCents`;
+ * negative for a return). Its ledger row (card_reversal or dispute_return) moves the balances.
+ */
+export const paymentReversals = sqliteTable(
+  'payment_reversals',
+  {
+    id: text('id').primaryKey(),
+    paymentId: text('payment_id').notNull(),
+    userId: text('user_id').notNull(),
+    kind: text('kind', { enum: ['refund', 'dispute', 'dispute_won'] }).notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    usdCents: integer('usd_cents').notNull(),
+    credits: integer('credits').notNull(),
+    owedCents: integer('owed_cents').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('payment_reversals_payment_idx').on(t.paymentId, t.createdAt),
+    check('payment_reversals_kind_check', sql`${t.kind} IN ('refund', 'dispute', 'dispute_won')`),
+  ],
+);
+
+/** Refund and dispute events that came before their payment's credit; applied right after it. */
+export const stripeParkedEvents = sqliteTable(
+  'stripe_parked_events',
+  {
+    /** Stripe's event id. */
+    id: text('id').primaryKey(),
+    paymentIntentId: text('payment_intent_id').notNull(),
+    type: text('type').notNull(),
+    /** The event's data.object, as JSON text. */
+    object: text('object').notNull(),
+    eventCreated: integer('event_created').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('stripe_parked_events_intent_idx').on(t.paymentIntentId, t.eventCreated)],
+);
+
+// Outbound webhooks (migration 0014). Endpoints are the shop's (any owner manages them all).
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    /** The event types it receives, as a JSON array (the outbox statement matches with json_each). */
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The signing secret, sealed (platform/secret-box.ts); shown in the clear only when made. */
+    secret: text('secret').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    /** The first failure since the last success; an endpoint failing for days is disabled. */
+    failingSince: integer('failing_since', { mode: 'timestamp_ms' }),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('webhook_endpoints_enabled_idx').on(t.enabled)],
+);
+
+// The outbox: written in the same batch as the change, put on the queue after the commit.
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    type: text('type').notNull(),
+    /** The event's `data`, as JSON text. */
+    data: text('data').notNull(),
+    /** Set for an event meant for one endpoint only (webhook.test). */
+    endpointId: text('endpoint_id'),
+    createdAt: createdAt(),
+    /** When its deliveries were made; NULL rows older than a few minutes are re-enqueued by the cron. */
+    dispatchedAt: integer('dispatched_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('webhook_events_undispatched_idx')
+      .on(t.createdAt)
+      .where(sql`${t.dispatchedAt} IS NULL`),
+    index('webhook_events_created_idx').on(t.createdAt),
+  ],
+);
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    /** The `webhook-id` header: the same for every attempt of this delivery. */
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    responseStatus: integer('response_status'),
+    /** The first KB of the last response. */
+    responseBody: text('response_body'),
+    /** Why the last attempt failed when there was no response (timeout, refused, disabled endpoint). */
+    error: text('error'),
+    durationMs: integer('duration_ms'),
+    lastAttemptAt: integer('last_attempt_at', { mode: 'timestamp_ms' }),
+    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
+    check('webhook_deliveries_status_check', sql`${t.status} IN ('pending', 'delivered', 'failed')`),
+  ],
+);
+
+// Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.
+export const spentChallenges = sqliteTable(
+  'spent_challenges',
+  {
+    id: text('id').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('spent_challenges_expires_idx').on(t.expiresAt)],
+);

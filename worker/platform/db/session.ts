@@ -1,0 +1,175 @@
+// Each API request runs on one D1 session (D1's Sessions API). A read starts on any replica that is
+// at least as new as the caller's bookmark (or on any replica at all without one); a write starts on
+// the primary. Every answer carries the session's latest bookmark in `x-d1-bookmark`, and the web
+// app and the CLI send the newest one they hold back, so a customer always reads their own writes,
+// whichever replica answers.
+//
+// Identity rides in the same round trips. Once a signed-in caller is known (modules/accounts/identify.ts, from
+// the token alone), every round trip the request makes opens with one statement that checks, in D1,
+// that the account is active, that the session or API token is live under the account's current
+// credential epoch, and that the account still has the role the request acts with. A write's check
+// is the caller guard (migration 0016): its trigger aborts the whole batch, so nothing commits. A
+// read's is the same check as a SELECT, read before any of the batch's results are used. So no KV
+// read and no extra round trip stand before a signed-in request's own work.
+import { AppError } from '../errors';
+import { passThrough } from '../proxy';
+import { type Role } from '../vocabulary';
+
+export const BOOKMARK_HEADER = 'x-d1-bookmark';
+
+/** The form D1 gives its bookmarks: four hex groups (a position in the database's history). */
+const BOOKMARK_FORM = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/i;
+
+/** The caller's bookmark from the request header: null when none was sent, 400 when it is not one. */
+export function parseBookmark(header: string | undefined): string | null {
+  if (header === undefined || header === '') return null;
+  if (!BOOKMARK_FORM.test(header)) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The ${BOOKMARK_HEADER} header must be a bookmark from an earlier answer of this API, or be left out`,
+    );
+  }
+  return header;
+}
+
+/** A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary. */
+export function openRequestD1(d1: D1Database, access: { write: boolean; bookmark: string | null }): RequestD1 {
+  const session = access.write ? d1.withSession('first-primary') : d1.withSession(access.bookmark ?? 'first-unconstrained');
+  return new RequestD1(d1, session, access.write);
+}
+
+/** Who a signed-in request acts as, checked by every round trip it makes (see the top of this file). */
+export type CallerCheck = {
+  kind: 'session' | 'apiToken';
+  /** The session's or the API token's id. */
+  credentialId: string;
+  userId: string;
+  /** The account's role as the request knows it: the guard refuses the request if it changed since. */
+  role: Role;
+  /** A session idle for longer than this is over (the owner's setting). */
+  idleMs: number;
+  now: number;
+};
+
+/**
+ * The request's D1: its session, as the client of the request's drizzle instance (`c.var.db`). Once
+ * the caller is known, every round trip carries the caller's check as its first statement (a single
+ * statement becomes a batch of the check and itself: still one round trip). The check's own result
+ * is left out of what the code sees.
+ */
+export class RequestD1 {
+  private caller: CallerCheck | null = null;
+  /** Whether a round trip has confirmed the caller since the caller was set. */
+  private confirmed = false;
+  /** D1 is handed its own statements, never the wrappers around them. */
+  private readonly unwrapped = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
+
+  constructor(
+    /** The binding the session was opened on. */
+    readonly database: D1Database,
+    private readonly session: D1DatabaseSession,
+    readonly write: boolean,
+  ) {}
+
+  /** Checks this caller in every round trip from now on. */
+  checkCaller(caller: CallerCheck) {
+    this.caller = caller;
+    this.confirmed = false;
+  }
+
+  /**
+   * Confirms the caller when no round trip has yet (a handler that asked D1 nothing): one round trip
+   * of the check alone.
+   */
+  async confirmCaller(): Promise<void> {
+    if (this.caller && !this.confirmed) await this.batch([]);
+  }
+
+  getBookmark(): string | null {
+    return this.session.getBookmark();
+  }
+
+  prepare(sql: string): D1PreparedStatement {
+    const statement = this.session.prepare(sql);
+    return this.caller ? this.wrap(statement) : statement;
+  }
+
+  async batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
+    const own = statements.map((s) => this.unwrapped.get(s) ?? s);
+    const caller = this.caller;
+    if (!caller) return this.session.batch<T>(own);
+    const check = this.session
+      .prepare(this.write ? GUARD_SQL : CALLER_CHECK_SQL)
+      .bind(caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs);
+    let head: D1Result<T>;
+    let results: D1Result<T>[];
+    try {
+      [head, ...results] = await this.session.batch<T>([check, ...own]);
+    } catch (err) {
+      throw callerRefusal(String((err as Error)?.message ?? err), caller.kind) ?? err;
+    }
+    if (!this.write) {
+      const state = (head.results[0] as { caller?: string } | undefined)?.caller;
+      if (state !== 'ok') throw callerRefusal(String(state), caller.kind) ?? new Error(`Unexpected caller check: ${String(state)}`);
+    }
+    this.confirmed = true;
+    return results;
+  }
+
+  /** The statement, run through `batch` whichever way it is run. */
+  private wrap(statement: D1PreparedStatement): D1PreparedStatement {
+    const alone = async () => (await this.batch<Record<string, unknown>>([statement]))[0];
+    const wrapper = new Proxy(statement, {
+      get: (target, prop) => {
+        switch (prop) {
+          case 'bind':
+            return (...values: unknown[]) => this.wrap(target.bind(...values));
+          case 'run':
+          case 'all':
+            return alone;
+          case 'first':
+            return async (column?: string) => {
+              const row = (await alone()).results[0] ?? null;
+              return column === undefined || row === null ? row : row[column];
+            };
+          case 'raw':
+            // As drizzle reads a batch's rows: each row's values in column order.
+            return async () => (await alone()).results.map((row) => Object.values(row));
+          default:
+            return passThrough(target, prop);
+        }
+      },
+    });
+    this.unwrapped.set(wrapper, statement);
+    return wrapper;
+  }
+}
+
+/** The binding behind a request's D1 (or the binding itself), for work that outlives the request. */
+export const bindingOf = (d1: D1Database): D1Database => (d1 as unknown as Partial<RequestD1>).database ?? d1;
+
+/** A write's check (migration 0016): inserting into the view writes nothing, and its trigger aborts the batch. */
+export const GUARD_SQL = 'INSERT INTO caller_guard (kind, credential_id, user_id, role, now, idle_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)';
+
+/** A read's check: the guard's three conditions, in the guard's order, as a SELECT a replica can answer. */
+export const CALLER_CHECK_SQL = `SELECT CASE
+  WHEN NOT EXISTS (SELECT 1 FROM users WHERE id = ?3 AND is_active = 1) THEN 'CALLER_INACTIVE'
+  WHEN NOT EXISTS (SELECT 1 FROM users u WHERE u.id = ?3 AND (
+    (?1 = 'session' AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ?2 AND s.user_id = u.id
+      AND s.credential_epoch = u.credential_epoch AND s.expires_at > ?5 AND s.last_active > ?5 - ?6))
+    OR (?1 = 'apiToken' AND EXISTS (SELECT 1 FROM api_tokens t WHERE t.id = ?2 AND t.user_id = u.id
+      AND t.credential_epoch = u.credential_epoch)))) THEN 'CALLER_ENDED'
+  WHEN NOT EXISTS (SELECT 1 FROM users WHERE id = ?3 AND role = ?4) THEN 'CALLER_ROLE'
+  ELSE 'ok' END AS caller`;
+
+export const sessionEnded = () => new AppError('UNAUTHORIZED', 'Your session has expired. Please sign in again.');
+export const apiTokenEnded = () => new AppError('UNAUTHORIZED', 'This API token is not valid or has been revoked');
+export const accountDeactivated = () => new AppError('UNAUTHORIZED', 'This account has been deactivated');
+
+/** The caller check refused the request: the account is gone or deactivated, the credential ended, or the role changed. */
+function callerRefusal(text: string, kind: CallerCheck['kind']): AppError | null {
+  if (text.includes('CALLER_INACTIVE')) return accountDeactivated();
+  if (text.includes('CALLER_ENDED')) return kind === 'session' ? sessionEnded() : apiTokenEnded();
+  if (text.includes('CALLER_ROLE')) return new AppError('FORBIDDEN', 'You do not have permission to do this');
+  return null;
+}
