@@ -5,7 +5,8 @@
 import { createDb } from '../worker/platform/db/client';
 import { createSession } from '../worker/modules/accounts/sessions';
 import type { Runtime } from './runtime';
-import { DAY_MS, generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
+import { DAY_MS } from '../worker/platform/vocabulary';
+import { generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
 
 export const SCALE = { users: 10_000, products: 200, keys: 200_000, activations: 100_000 } as const;
 export const COLLECTOR_KEYS = 500;

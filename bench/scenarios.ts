@@ -5,6 +5,7 @@ import type { BenchData } from './dataset';
 import { COLLECTOR_KEYS } from './dataset';
 import type { BenchRequest, Expectation } from './load';
 import { FLOOR_PATH } from './runtime';
+import { KEY_STATUSES } from '../worker/platform/vocabulary';
 
 export type Check = { name: string; pass: boolean; detail: string };
 
@@ -49,7 +50,6 @@ const count = async (db: D1Database, sql: string, ...params: unknown[]) =>
     .prepare(sql)
     .bind(...params)
     .first<{ n: number }>())!.n;
-const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
 
 export const SCENARIOS: Scenario[] = [
   {

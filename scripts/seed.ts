@@ -5,7 +5,8 @@
 // Options: --persist-to DIR (default .wrangler/state, the folder `npm start` uses).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DAY_MS, generateShop, writeShop, type NamedAccount } from './demo-shop/generator';
+import { DAY_MS } from '../worker/platform/vocabulary';
+import { generateShop, writeShop, type NamedAccount } from './demo-shop/generator';
 import { hashPassword } from '../worker/platform/password';
 import { applyMigrations, DEFAULT_STATE_DIR, ROOT } from './local';
 

@@ -12,6 +12,7 @@ import { keyToPin } from '../lib/pinned-key';
 import { printRecord, rowWriter, shortDate, success, warn, type Column } from '../lib/output';
 import { ask, askSecret, closeInput, withStepUp } from '../lib/prompts';
 import { oneOf, parseWith } from '../lib/validate';
+import { ROLES, type Role } from '../../worker/platform/vocabulary';
 
 const loginAnswer = z.union([
   z.object({ requires2FA: z.literal(true), challenge: z.string() }),
@@ -25,7 +26,6 @@ function readLoginAnswer(url: string, answer: unknown): Schemas['LoginResponse']
   return parsed.data as Schemas['LoginResponse'];
 }
 
-const ROLES = ['user', 'reseller', 'owner'] as const;
 
 export function registerAuthCommands(program: Command) {
   program
@@ -153,7 +153,7 @@ Examples:
     .requiredOption('--role <role>', `role the token acts with, at most yours (${ROLES.join(', ')})`, oneOf('--role', ROLES))
     .option('--read-only', 'the token may only read (GET requests)', false)
     .addHelpText('after', '\nExample:\n  $ keypanel token create --name nightly-export --role reseller --read-only\n')
-    .action(async (options: { name: string; role: (typeof ROLES)[number]; readOnly: boolean }, command: Command) => {
+    .action(async (options: { name: string; role: Role; readOnly: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const body = parseWith(createApiTokenSchema, { name: options.name, role: options.role, readOnly: options.readOnly });
       const created = await withStepUp((proof) => ctx.api().post('/api/users/api-tokens', { ...body, ...proof }));

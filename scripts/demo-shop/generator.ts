@@ -4,14 +4,12 @@
 // Rows are keyed by their SQL column names, so they go to the database as they are.
 import { KEY_ALPHABET, KEY_GROUP_LENGTH, KEY_GROUPS } from '../../worker/modules/keys/license-keys';
 import { DEFER_INDEXES_FROM, insertRows, withIndexesDeferred, withTriggersDeferred, type BatchDb, type SqlValue } from './sql-writer';
+import { DAY_MS, HOUR_MS, PRODUCT_TYPES, type ProductType } from '../../worker/platform/vocabulary';
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
-const HOUR_MS = 60 * 60 * 1000;
 /** Credits per USD in the seeded history (the settings' default rate). */
 const RATE = 10;
 
 type Role = 'user' | 'reseller' | 'owner';
-const PRODUCT_TYPES = ['software', 'game', 'service', 'other'] as const;
 
 export type UserRow = {
   id: string;
@@ -30,7 +28,7 @@ export type ProductRow = {
   id: string;
   name: string;
   description: string;
-  product_type: (typeof PRODUCT_TYPES)[number];
+  product_type: ProductType;
   key_tag: string;
   base_credit_cost: number;
   credits_per_day: number;

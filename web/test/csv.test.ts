@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LicenseKey } from '../../worker/platform/schemas/entities';
 import { keysCsv } from '../src/features/admin/generation/csv';
+import { type LicenseKey } from '../../worker/modules/keys/schemas/answers';
 
 const key = (over: Partial<LicenseKey> & { productName?: string } = {}) =>
   ({

@@ -2,9 +2,9 @@
 // control and bidirectional characters as visible escapes, never as they are.
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { LicenseKey } from '../../worker/platform/schemas/entities';
 import { DeviceList } from '../src/features/my-keys/DeviceList';
 import { newQueryClient, wrapperFor } from './helpers';
+import { type LicenseKey } from '../../worker/modules/keys/schemas/answers';
 
 const key = {
   _id: 'k1',

@@ -4,7 +4,7 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LicenseKey, User } from '../../worker/platform/schemas/entities';
+import type { Schemas } from '../../worker/platform/api-client';
 import { DEFAULT_SETTINGS } from '../../worker/modules/settings/schemas';
 import { toastsAtom } from '../src/components/ui/toast';
 import { CheckboxField, SelectField, TextAreaField } from '../src/components/ui/field';
@@ -13,6 +13,9 @@ import { SettingsTab } from '../src/features/admin/settings/SettingsTab';
 import { useForm, type FieldErrors, type FormOptions } from '../src/lib/form';
 import { appStore, clearSession, sessionKeys, setSessionToken } from '../src/lib/session';
 import { mockFetch, newQueryClient, wrapperFor } from './helpers';
+
+type LicenseKey = Schemas['LicenseKey'];
+type User = Schemas['User'];
 
 type Values = { note: string; size: string; agree: boolean };
 const initial: Values = { note: '', size: '', agree: false };

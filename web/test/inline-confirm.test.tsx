@@ -4,10 +4,12 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import type { LicenseKey } from '../../worker/platform/schemas/entities';
+import type { Schemas } from '../../worker/platform/api-client';
 import { InlineConfirm } from '../src/components/ui/inline-confirm';
 import { DeviceList, HeldSlotList } from '../src/features/admin/license-keys/KeyDevices';
 import { mockFetch, newQueryClient, wrapperFor } from './helpers';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 function Row({ busy = false, onConfirm }: { busy?: boolean; onConfirm: () => void }) {
   const [confirming, setConfirming] = useState(false);

@@ -3,7 +3,6 @@ import { act, render, renderHook, screen, waitFor } from '@testing-library/react
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import type { Product, User } from '../../worker/platform/schemas/entities';
 import { dashboardKeys } from '../src/features/dashboard/query-keys';
 import { myKeysKeys } from '../src/features/my-keys/query-keys';
 import { useMyKeys } from '../src/features/my-keys/api';
@@ -13,6 +12,8 @@ import { productKeys } from '../src/lib/products';
 import { usePurchase } from '../src/lib/purchase';
 import { sessionKeys } from '../src/lib/session';
 import { mockFetch, newQueryClient, wrapperFor } from './helpers';
+import { type User } from '../../worker/modules/accounts/schemas/answers';
+import { type Product } from '../../worker/modules/catalog/schemas';
 
 const product = { _id: 'p1', name: 'Office', baseCreditCost: 100, creditsPerDay: 10, minDays: 3, maxDays: 90 } as Product;
 

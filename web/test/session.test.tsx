@@ -1,7 +1,6 @@
 // lib/session: the token in storage and in the store, the profile query, sign-in and sign-out.
 import { renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import type { User } from '../../worker/platform/schemas/entities';
 import {
   appStore,
   clearSession,
@@ -16,6 +15,7 @@ import {
   useLogout,
 } from '../src/lib/session';
 import { mockFetch, newQueryClient, wrapperFor } from './helpers';
+import { type User } from '../../worker/modules/accounts/schemas/answers';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
 const user = { _id: 'u1', username: 'ada', email: 'ada@example.com', role: 'user', credits: 250, balance: 12.5 } as User;

@@ -5,12 +5,12 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { SecurityInfo, User } from '../../worker/platform/schemas/entities';
 import type { WebhookEndpoint } from '../../worker/modules/webhooks/schemas';
 import { CreateUserModal, EditUserModal, grantsPower } from '../src/features/admin/users/UserModals';
 import { WebhooksTab } from '../src/features/admin/webhooks/WebhooksTab';
 import { GoogleCard } from '../src/features/security/GoogleCard';
 import { type Call, mockFetch, newQueryClient, wrapperFor } from './helpers';
+import { type SecurityInfo, type User } from '../../worker/modules/accounts/schemas/answers';
 
 const REFUSED = {
   status: 403,

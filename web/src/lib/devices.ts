@@ -1,7 +1,9 @@
 // How a device that activated a key is shown, in My Keys and in the admin panel alike.
-import type { LicenseKey } from '../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../worker/platform/api-client';
 import { visibleText } from '../../../worker/platform/schemas/text';
 import { FINGERPRINT_SHOWN_CHARS } from './constants';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 /** The fingerprint's first characters, enough to tell devices apart in a list. */
 export const shortFingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);

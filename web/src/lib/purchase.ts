@@ -2,11 +2,11 @@
 // purchase page and the admin panel's direct purchase share it.
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Schemas } from '../../../worker/platform/api-client';
-import type { PurchaseShortfall } from '../../../worker/platform/schemas/entities';
 import { api, ApiError, errorMessage } from './api';
 import { formatCredits } from './format';
 import { sharedKeys } from './query-keys';
 import { sessionKeys } from './session';
+import { type PurchaseShortfall } from '../../../worker/modules/keys/schemas/answers';
 
 /** What a purchase changes, refreshed through the query cache rather than announced: the buyer's
  * credits (the profile), their keys, their dashboard figures and the catalogue's sales counts.

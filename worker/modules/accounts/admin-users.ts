@@ -10,11 +10,11 @@ import { newId } from '../../platform/ids';
 import { sendMail } from '../../platform/mail';
 import { endCredentialsStatements } from './sessions';
 import { toCents, type AddFundsInput, type ListUsersQuery } from './schemas/admin-users';
-import type { User, UserSummary } from '../../platform/schemas/entities';
 import { recordSecurityEvent } from './security-log';
 import { assertUnique, createUser, findUserById, toUserJson, type UserRow } from './users';
 import { isAtLeast, type Role } from '../../platform/vocabulary';
 import { auditStatement } from '../audit';
+import { type User, type UserSummary } from './schemas/answers';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type AdminContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string | null };

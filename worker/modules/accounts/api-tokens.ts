@@ -16,8 +16,8 @@ import { newId, randomToken, sha256Hex } from '../../platform/ids';
 import { isolateCache } from '../../platform/isolate-cache';
 import { LAST_ACTIVE_WRITE_MS } from './sessions';
 import { API_TOKEN_PREFIX, MAX_API_TOKENS_PER_USER } from './schemas/api-tokens';
-import type { ApiToken } from '../../platform/schemas/entities';
 import { isAtLeast, type Role } from '../../platform/vocabulary';
+import { type ApiToken } from './schemas/answers';
 
 /** The roles that may hold API tokens; a plain user's account has no use for one. */
 export const mayHoldApiTokens = (role: Role) => isAtLeast(role, 'reseller');

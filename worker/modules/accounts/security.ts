@@ -4,12 +4,12 @@ import { runtimeLimit } from '../../platform/db/compiled';
 import type { DB } from '../../platform/db/client';
 import { securityLog } from '../../platform/db/schema';
 import type { Env } from '../../platform/env';
-import type { SecurityInfo, SecurityLogEntry, SessionInfo } from '../../platform/schemas/entities';
 import { describeUserAgent } from '../../platform/user-agent';
 import { googleConfigured } from './google';
 import { countRecoveryTokens } from './recovery';
 import { listSessions } from './sessions';
 import type { UserRow } from './users';
+import { type SecurityInfo, type SecurityLogEntry, type SessionInfo } from './schemas/answers';
 
 const SECURITY_LOG_LIMIT = 100;
 

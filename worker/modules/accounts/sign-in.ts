@@ -9,7 +9,6 @@ import { verifyPassword } from '../../platform/password';
 import type { Later, SessionOrigin } from '../../platform/request';
 import { passwordAttempt, refund, secondFactorAttempt } from '../../platform/throttle';
 import { openSessionStatement, sessionToken } from './sessions';
-import type { User } from '../../platform/schemas/entities';
 import { recordSecurityEvent, securityEventRow } from './security-log';
 import { spendRecoveryToken } from './recovery';
 import { sendVerificationIfPossible } from './email-verification';
@@ -17,6 +16,7 @@ import { createChallenge, readChallenge, releaseChallenge, spendChallenge, spend
 import { createUser, findUserByEmail, findUserById, toUserJson, type UserRow } from './users';
 import type { Env as WorkerEnv } from '../../platform/env';
 import { getSettings } from '../settings';
+import { type User } from './schemas/answers';
 
 export type SignInAnswer = { token: string; user: User } | { requires2FA: true; challenge: string };
 

@@ -5,8 +5,8 @@ import { ledger, users } from '../../platform/db/schema';
 import { AppError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { hashPassword } from '../../platform/password';
-import type { User } from '../../platform/schemas/entities';
 import { dispatchCommitted, webhookEvents } from '../webhooks';
+import { type User } from './schemas/answers';
 
 export type UserRow = typeof users.$inferSelect;
 

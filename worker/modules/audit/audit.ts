@@ -5,8 +5,7 @@ import type { DB } from '../../platform/db/client';
 import { runtimeLimit } from '../../platform/db/compiled';
 import { auditLog, users } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
-import { AUDIT_ACTIONS, type AuditAction, type AuditLogQuery } from './schemas';
-import type { AuditEntry } from '../../platform/schemas/entities';
+import { AUDIT_ACTIONS, type AuditAction, type AuditEntry, type AuditLogQuery } from './schemas';
 
 export { AUDIT_ACTIONS, type AuditAction };
 

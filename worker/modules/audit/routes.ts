@@ -1,10 +1,9 @@
 // /api/admin/audit-log (owner): what owners and resellers did, paged and filtered.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
-import { auditLogResponseSchema } from '../../platform/schemas/entities';
 import { queryParams } from '../../platform/validate';
 import { listAuditLog } from './audit';
-import { auditLogQuery } from './schemas';
+import { auditLogQuery, auditLogResponseSchema } from './schemas';
 import { routeOperations } from '../accounts';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });

@@ -1,6 +1,7 @@
 // The audit log's vocabulary and its query, shared by the API and the Overview tab's filter.
 import { z } from 'zod';
 import { emptyAsUndefined, pageQuery } from '../../platform/schemas/paging';
+import { isoDate, paged } from '../../platform/schemas/common';
 
 /**
  * Every recorded admin action. Work that adds an admin action appends it here, so the log's
@@ -46,3 +47,25 @@ export const auditLogQuery = z.object({
   actor: z.preprocess(emptyAsUndefined, z.string().trim().max(30, 'actor must be at most 30 characters').optional()),
 });
 export type AuditLogQuery = z.infer<typeof auditLogQuery>;
+
+export const auditEntrySchema = z
+  .object({
+    _id: z.string(),
+    action: z.string(),
+    actor: z
+      .object({ _id: z.string(), username: z.string().nullable() })
+      .nullable()
+      .meta({ description: "Null for the system; `username` null once the actor's account is deleted." }),
+    targetType: z.string().nullable(),
+    targetId: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()).nullable(),
+    ipAddress: z.string().nullable(),
+    createdAt: isoDate,
+  })
+  .meta({ id: 'AuditEntry' });
+
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditLogResponseSchema = z.object(paged('entries', auditEntrySchema)).meta({ id: 'AuditLogResponse' });
+
+export type AuditLogResponse = { entries: AuditEntry[]; totalPages: number; total: number };

@@ -11,10 +11,10 @@ import { payments, stripeParkedEvents } from '../../platform/db/schema';
 import { failedConstraint } from '../../platform/db/errors';
 import { newId } from '../../platform/ids';
 import type { Stripe } from './stripe';
-import type { StripeEventOutcome } from '../../platform/schemas/entities';
 import { closeDispute, disputeReversal, markDisputeSettledFirst, refundReversal } from './reversals';
 import { auditStatement } from '../audit';
 import { balanceToppedUpEvent, dispatchCommitted } from '../webhooks';
+import { type StripeEventOutcome } from './schemas/payments';
 
 export type EventOutcome = StripeEventOutcome;
 

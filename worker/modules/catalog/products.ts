@@ -7,8 +7,7 @@ import { failedConstraint } from '../../platform/db/errors';
 import { isolateCache } from '../../platform/isolate-cache';
 import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import type { Product } from '../../platform/schemas/entities';
-import { isOfferedDuration, type ProductInput } from './schemas';
+import { isOfferedDuration, type Product, type ProductInput } from './schemas';
 import { HOUR_MS, type Role } from '../../platform/vocabulary';
 
 export type ProductRow = typeof products.$inferSelect;

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { refuseUnsafeText, type TextOptions } from '../../platform/schemas/text';
 import { PRODUCT_TYPES } from '../../platform/vocabulary';
+import { isoDate, nullableDate, productTypeSchema } from '../../platform/schemas/common';
 
 export const KEY_TAG_PATTERN = /^[A-Z0-9]{2,10}$/;
 /** Ten years: beyond that a "time-limited" key is not one, and expiry dates stay sane. */
@@ -86,3 +87,51 @@ export const isOfferedDuration = (product: { minDays: number; maxDays: number },
 
 /** The cheapest key of a product: what a customer needs at least to buy one. */
 export const cheapestPrice = (product: Priced & { minDays: number }) => quote(product, product.minDays).total;
+
+export const productSchema = z
+  .object({
+    _id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    productType: productTypeSchema,
+    keyTag: z.string(),
+    baseCreditCost: z.number(),
+    creditsPerDay: z.number(),
+    minDays: z.number(),
+    maxDays: z.number(),
+    maxActivations: z.number(),
+    offlineTokenHours: z.number().meta({ description: 'How long an offline token of this product lives, 1 to 720 hours.' }),
+    isActive: z.boolean(),
+    features: z.array(z.string()),
+    stats: z
+      .object({
+        totalGenerated: z.number(),
+        totalSold: z.number().optional(),
+        revenue: z.number().optional(),
+        totalActivations: z.number(),
+      })
+      .meta({
+        description:
+          "Counted by the server: every key made (generated or bought), keys sold, credits earned. Keys sold and revenue are the owner's business: everyone else's answer leaves them out.",
+      }),
+    createdAt: isoDate,
+    updatedAt: nullableDate,
+  })
+  .meta({ id: 'Product' });
+
+export type Product = z.infer<typeof productSchema>;
+
+export const productListSchema = z.array(productSchema).meta({ id: 'ProductList' });
+
+export const productRemovedSchema = z
+  .union([
+    z.object({ success: z.literal(true), deleted: z.literal(true), message: z.string() }),
+    z.object({
+      success: z.literal(true),
+      deleted: z.literal(false),
+      deactivated: z.literal(true),
+      message: z.string(),
+      product: productSchema,
+    }),
+  ])
+  .meta({ id: 'ProductRemoved', description: 'Deleted, or deactivated when it has license keys (kept with its sales history).' });

@@ -14,7 +14,6 @@ import { exactEnd, inPrefixRange, prefixEnd } from '../../platform/sql-prefix';
 import type { Actor } from '../../platform/db/schema';
 import type { AdminKeysQuery } from './schemas/admin-keys';
 import type { JsonText } from '../../platform/request';
-import type { AdminKeysResponse, LicenseKey } from '../../platform/schemas/entities';
 import { keyCountsTotal, ownerKeyCounts, type KeyCounts } from './key-counts';
 import { withCounts } from '../../platform/db/counts';
 import {
@@ -37,6 +36,7 @@ import { auditStatement, recordAudit } from '../audit';
 import { removeActivation } from '../licensing';
 import { dispatchCommitted, keyEvents } from '../webhooks';
 import { passedAt } from '../../platform/db/expiry';
+import { type AdminKeysResponse, type LicenseKey } from './schemas/answers';
 
 /** Who is acting, and from where: every admin write is recorded with both. */
 export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };

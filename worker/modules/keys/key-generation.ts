@@ -9,12 +9,12 @@ import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { users, type Actor } from '../../platform/db/schema';
 import { generationLimitMessage } from './schemas/admin-keys';
-import type { LicenseKey } from '../../platform/schemas/entities';
 import { generateLicenseKey, toLicenseKeyJson, type LicenseKeyRow } from './license-keys';
 import { auditStatement } from '../audit';
 import { assertOfferedDuration, findProduct, forgetProduct, recentProduct, rememberProduct, type ProductRow } from '../catalog';
 import type { Settings } from '../settings';
 import { dispatchCommitted, generatedKeysEvent } from '../webhooks';
+import { type LicenseKey } from './schemas/answers';
 
 export type Generator = { db: DB; actor: Actor; ip: string | null };
 

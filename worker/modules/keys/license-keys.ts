@@ -5,9 +5,10 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../../platform/db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../../platform/db/compiled';
 import { activations, heldSlots, licenseKeys, users } from '../../platform/db/schema';
-import type { KeyUserRef, LicenseKey } from '../../platform/schemas/entities';
 import { hasPassed, type KeyStatus } from '../../platform/vocabulary';
 import { hasPassedExpr, notPassedAt, passedAt } from '../../platform/db/expiry';
+import { type KeyUserRef } from '../../platform/schemas/common';
+import { type LicenseKey } from './schemas/answers';
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof activations.$inferSelect;
@@ -98,7 +99,7 @@ function userRef(id: string | null, usernames: Map<string, string>): KeyUserRef 
   return { _id: id, username: usernames.get(id) ?? DELETED_USER };
 }
 
-/** The one JSON shape of a license key (`LicenseKey` in platform/schemas/entities.ts). */
+/** The one JSON shape of a license key (`LicenseKey` in keys/schemas/answers.ts). */
 export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, now = Date.now()): LicenseKey {
   return {
     _id: row.id,

@@ -7,10 +7,10 @@ import type { DB } from '../../platform/db/client';
 import { compiledStatement, slot } from '../../platform/db/compiled';
 import { licenseKeys } from '../../platform/db/schema';
 import type { JsonText } from '../../platform/request';
-import type { MyKeysResponse } from '../../platform/schemas/entities';
 import type { MyKeysQuery } from './schemas/keys';
 import { effectiveStatusIs, keyListJson, keyMatches, keysPageAndTotalQuery, keysPageJson, likeContains, likeSql } from './license-keys';
 import { type KeyStatus } from '../../platform/vocabulary';
+import { type MyKeysResponse } from './schemas/answers';
 
 /** Slots: buyer, now, limit, offset, and pattern with a search. */
 const ownKeysPage = compiledStatement((db: DB, shape: { status: KeyStatus | null; search: boolean }) => {

@@ -11,7 +11,6 @@ import { products, users } from '../../platform/db/schema';
 import { failedConstraint } from '../../platform/db/errors';
 import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import type { PurchaseReceipt, PurchaseShortfall } from '../../platform/schemas/entities';
 import { claimStatement, findReplay, lostIdempotencyRace, type IdempotencyClaim } from '../../platform/idempotency';
 import { generateLicenseKey } from './license-keys';
 import { DAY_MS } from '../../platform/vocabulary';
@@ -27,6 +26,7 @@ import {
   type Quote,
 } from '../catalog';
 import { dispatchCommitted, keyEvents } from '../webhooks';
+import { type PurchaseReceipt, type PurchaseShortfall } from './schemas/answers';
 
 export type PurchaseOrder = {
   /** Must name an active product; an inactive or unknown one is a 404. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { idSchema } from '../../platform/schemas/ids';
 import { KEY_STATUSES, LICENSE_CODES } from '../../platform/vocabulary';
+import { isoDate } from '../../platform/schemas/common';
 
 const printable = /^[\x20-\x7E]+$/;
 
@@ -81,3 +82,7 @@ export const licensingPublicKeySchema = z
 
 /** A customer's device on one of their keys (DELETE /api/users/my-keys/{keyId}/activations/{activationId}). */
 export const ownDeviceParams = z.object({ keyId: idSchema('Key id'), activationId: idSchema('Activation id') });
+
+export const deviceRemovedSchema = z
+  .object({ success: z.literal(true), message: z.string(), slotFreesAt: isoDate })
+  .meta({ id: 'DeviceRemoved', description: 'The slot stays held while an offline token the device may hold is still valid.' });

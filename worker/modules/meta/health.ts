@@ -1,8 +1,8 @@
 // /api/health: a liveness check for uptime monitors, served in maintenance too.
 import { Hono } from 'hono';
 import type { AppEnv } from '../../platform/context';
-import { healthSchema } from '../../platform/schemas/entities';
 import { routeOperations } from '../accounts';
+import { healthSchema } from '../../platform/schemas/common';
 
 const op = routeOperations({ tag: 'Meta', access: 'public' });
 

@@ -6,10 +6,11 @@ import type { DB } from '../../platform/db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
 import { licenseKeys, products, users } from '../../platform/db/schema';
 import type { Actor } from '../../platform/db/schema';
-import type { AdminStats, LicenseKey, RecentUser } from '../../platform/schemas/entities';
 import { ReusedCount, withCounts, type Count } from '../../platform/db/counts';
 import type { Role } from '../../platform/vocabulary';
 import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, ownerKeyCounts, type KeyCounts } from '../keys';
+import { type AdminStats, type RecentUser } from './schemas';
+import { type LicenseKey } from '../keys/schemas/answers';
 
 export const RECENT_ITEMS = 5;
 

@@ -2,11 +2,10 @@
 // a reseller's scoped to them) and System Analytics (/api/admin/analytics, owner).
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
-import { adminStatsSchema, dashboardStatsSchema } from '../../platform/schemas/entities';
 import { queryParams } from '../../platform/validate';
 import { adminStats } from './admin-stats';
 import { systemAnalytics } from './analytics';
-import { analyticsQuery, type Analytics, analyticsSchema } from './schemas';
+import { adminStatsSchema, type Analytics, analyticsQuery, analyticsSchema, dashboardStatsSchema } from './schemas';
 import { dashboardStats } from './stats';
 import { routeOperations } from '../accounts';
 

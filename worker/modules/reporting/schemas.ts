@@ -1,6 +1,8 @@
 // System analytics (owner): the period the charts cover, and the figures the API returns.
 import { z } from 'zod';
 import { decimalInput } from '../../platform/schemas/amounts';
+import { userSchema } from '../accounts/schemas/answers';
+import { licenseKeySchema } from '../keys/schemas/answers';
 
 export const ANALYTICS_PERIODS = [7, 30, 90] as const;
 export const DEFAULT_ANALYTICS_PERIOD = 30;
@@ -50,3 +52,36 @@ export const analyticsSchema = z
   })
   .meta({ id: 'Analytics' });
 export type Analytics = z.infer<typeof analyticsSchema>;
+
+export const dashboardStatsSchema = z
+  .object({
+    totalKeys: z.number(),
+    availableKeys: z.number(),
+    usedKeys: z.number(),
+    expiredKeys: z.number(),
+    revokedKeys: z.number(),
+    totalProducts: z.number(),
+    expiringSoonKeys: z.number().meta({ description: 'Active keys that expire within 7 days.' }),
+    creditsSpent: z.number().meta({ description: 'Credits this user has paid for keys.' }),
+  })
+  .meta({ id: 'DashboardStats' });
+
+export type DashboardStats = z.infer<typeof dashboardStatsSchema>;
+
+export const recentUserSchema = userSchema.pick({ _id: true, username: true, email: true, role: true, createdAt: true });
+
+export type RecentUser = z.infer<typeof recentUserSchema>;
+
+export const adminStatsSchema = z
+  .object({
+    totalUsers: z.number(),
+    totalKeys: z.number(),
+    totalProducts: z.number(),
+    totalRevenue: z.number().meta({ description: 'Credits.' }),
+    usersByRole: z.object({ user: z.number(), reseller: z.number(), owner: z.number() }),
+    keysByStatus: z.object({ available: z.number(), used: z.number(), revoked: z.number(), expired: z.number() }),
+    recentActivity: z.object({ users: z.array(recentUserSchema), keys: z.array(licenseKeySchema) }),
+  })
+  .meta({ id: 'AdminStats' });
+
+export type AdminStats = z.infer<typeof adminStatsSchema>;

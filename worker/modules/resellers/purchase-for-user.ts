@@ -7,13 +7,13 @@ import type { DB } from '../../platform/db/client';
 import { users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import type { Actor } from '../../platform/db/schema';
-import type { PurchaseReceipt } from '../../platform/schemas/entities';
 import type { IdempotencyClaim } from '../../platform/idempotency';
 import { findUserById } from '../accounts';
 import { auditStatement } from '../audit';
 import { purchaseKey } from '../keys';
 import type { Settings } from '../settings';
 import { resellerQuote } from './schemas';
+import { type PurchaseReceipt } from '../keys/schemas/answers';
 
 export type PurchaseForUserResult = {
   licenseKey: PurchaseReceipt & { purchasedBy: { _id: string; username: string } };

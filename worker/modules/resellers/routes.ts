@@ -4,14 +4,12 @@ import { Hono } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
 import { idempotencyClaim } from '../../platform/idempotency';
 import { clientIp } from '../../platform/request';
-import type { PurchaseForUserResponse } from '../../platform/schemas/entities';
-import { purchaseForUserResponseSchema } from '../../platform/schemas/entities';
 import { jsonBody, pathParams } from '../../platform/validate';
 import { purchaseForUser } from './purchase-for-user';
 import { routeOperations } from '../accounts';
 import { PURCHASE_STATUS } from '../keys';
 import { getSettings } from '../settings';
-import { purchaseForUserParams, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from './schemas';
+import { purchaseForUserParams, type PurchaseForUserResponse, purchaseForUserResponseSchema, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from './schemas';
 
 const op = routeOperations({ tag: 'Admin', access: 'reseller' });
 

@@ -2,6 +2,8 @@
 // screen needs from the settings, and the price a reseller pays, which the server and every screen share.
 import { z } from 'zod';
 import { idSchema } from '../../platform/schemas/ids';
+import { purchaseReceiptSchema } from '../keys/schemas/answers';
+import { keyUserRefSchema } from '../../platform/schemas/common';
 
 export const purchaseForUserParams = z.object({ userId: idSchema('User'), productId: idSchema('Product') });
 
@@ -39,3 +41,14 @@ export function resellerQuote(
   const durationCost = Math.ceil(fullDays / 100);
   return { days, baseCost: product.baseCreditCost, durationCost, total: product.baseCreditCost + durationCost, discountPercent };
 }
+
+export const purchaseForUserResponseSchema = z
+  .object({
+    licenseKey: purchaseReceiptSchema.extend({ purchasedBy: keyUserRefSchema }),
+    resellerCredits: z.number().meta({ description: "The caller's own credits after the purchase." }),
+    remainingCredits: z.number().nullable().meta({ description: "What is left to whoever paid; null for the owner's free purchase." }),
+    message: z.string(),
+  })
+  .meta({ id: 'PurchaseForUserResponse' });
+
+export type PurchaseForUserResponse = z.infer<typeof purchaseForUserResponseSchema>;

@@ -1,6 +1,8 @@
 // The products to buy, as a select's options, each with its price: base cost + credits per day.
-import type { Product } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { formatCredits } from '../../lib/format';
+
+type Product = Schemas['Product'];
 
 const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
 

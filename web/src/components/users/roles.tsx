@@ -1,13 +1,10 @@
 // How the app shows a role, wherever one is shown or chosen (the header, the admin panel, API tokens):
 // its name, its badge colour, and the roles as a select's options.
-import type { Schemas } from '../../../../worker/platform/api-client';
+import { ROLES, type Role } from '../../../../worker/platform/vocabulary';
 import { Badge, type BadgeTone } from '../ui/badge';
-
-type Role = Schemas['Role'];
 
 export const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 export const ROLE_TONES: Record<Role, BadgeTone> = { user: 'gray', reseller: 'blue', owner: 'purple' };
-const ROLES = Object.keys(ROLE_LABELS) as Role[];
 
 /** The role as the API spells it (the badge capitalises it). */
 export function RoleBadge({ role }: { role: Role }) {

@@ -1,6 +1,6 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
-import type { LicenseKey } from '../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
@@ -9,6 +9,8 @@ import { deviceName, shortFingerprint } from '../../lib/devices';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useRemoveDevice } from './api';
 import { asyncHandler } from '../../lib/async-handler';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 type Device = LicenseKey['activations'][number];
 

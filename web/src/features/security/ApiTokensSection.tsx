@@ -3,6 +3,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { createApiTokenSchema } from '../../../../worker/modules/accounts/schemas/api-tokens';
 import type { Schemas } from '../../../../worker/platform/api-client';
+import { isAtLeast, ROLES, type Role } from '../../../../worker/platform/vocabulary';
 import { Badge } from '../../components/ui/badge';
 import { ROLE_LABELS, RoleOptions } from '../../components/users/roles';
 import { Card, EmptyState } from '../../components/ui/card';
@@ -20,14 +21,14 @@ import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens
 import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
 
 type ApiToken = Schemas['ApiToken'];
-type Role = Schemas['Role'];
 
-const ROLES_UP_TO: Record<Role, Role[]> = { user: [], reseller: ['user', 'reseller'], owner: ['user', 'reseller', 'owner'] };
+/** The roles a token may act with: a reseller's or an owner's own, and those below it. */
+const rolesUpTo = (role: Role): Role[] => (role === 'user' ? [] : ROLES.filter((r) => isAtLeast(role, r)));
 
 /** Renders nothing for a plain user: tokens are for owners and resellers. */
 export function ApiTokensSection({ account }: { account: StepUpAccount }) {
   const user = useCurrentUser();
-  if (!user || ROLES_UP_TO[user.role].length === 0) return null;
+  if (!user || rolesUpTo(user.role).length === 0) return null;
   return (
     <div className="security-wide">
       <ApiTokensCard role={user.role} account={account} />
@@ -161,7 +162,7 @@ function CreateTokenForm({
         <div className="field">
           <label htmlFor={roleId}>Role</label>
           <select id={roleId} value={tokenRole} onChange={(e) => setTokenRole(e.target.value as Role)}>
-            <RoleOptions roles={ROLES_UP_TO[role]} />
+            <RoleOptions roles={rolesUpTo(role)} />
           </select>
         </div>
       </div>

@@ -18,9 +18,9 @@ import { clientIp, inBackground } from '../../../platform/request';
 import { proveCaller } from '../signed-in';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
-import { adminUserResponseSchema, adminUsersResponseSchema } from '../../../platform/schemas/entities';
 import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../operation';
+import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 

@@ -8,8 +8,8 @@ import { finishGoogleFlow, GOOGLE_RETURN_PAGE, leaveGoogleOutcome, refused, star
 import { verifySessionToken } from '../sessions';
 import { queryParams } from '../../../platform/validate';
 import { limitPerIp } from '../rate-limit';
-import { googleCompletionSchema, googleUrlSchema } from '../../../platform/schemas/entities';
 import { routeOperations } from '../operation';
+import { googleCompletionSchema, googleUrlSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Google sign-in', access: 'public' });
 

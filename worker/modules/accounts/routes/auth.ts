@@ -11,9 +11,9 @@ import { sessionOf, signedInCaller } from '../identify';
 import { limitPerIp } from '../rate-limit';
 import { loginSchema, registerSchema } from '../schemas/auth';
 import { forgotPasswordSchema, loginTwoFactorSchema, resetPasswordSchema, verifyEmailSchema } from '../schemas/security';
-import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../../../platform/schemas/entities';
 import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../operation';
+import { loginResponseSchema, registerResponseSchema, sessionAnswerSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Auth', access: 'public' });
 

@@ -5,18 +5,6 @@ import type { SignedInEnv } from '../../../platform/context';
 import { notFound } from '../../../platform/errors';
 import { successMessageSchema } from '../../../platform/openapi';
 import { inBackground, requestOrigin } from '../../../platform/request';
-import type { CreatedApiToken } from '../../../platform/schemas/entities';
-import {
-  apiTokensResponseSchema,
-  createdApiTokenSchema,
-  googleUrlSchema,
-  recoveryTokensResponseSchema,
-  securityInfoSchema,
-  securityLogResponseSchema,
-  sessionsResponseSchema,
-  twoFactorSetupResponseSchema,
-  userSchema,
-} from '../../../platform/schemas/entities';
 import { jsonBody, pathParams } from '../../../platform/validate';
 import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens';
 import { changePassword } from '../credentials';
@@ -40,6 +28,7 @@ import { currentUser } from '../signed-in';
 import { endSessionLogged } from '../sign-in';
 import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor } from '../two-factor';
 import { toUserJson } from '../users';
+import { apiTokensResponseSchema, type CreatedApiToken, createdApiTokenSchema, googleUrlSchema, recoveryTokensResponseSchema, securityInfoSchema, securityLogResponseSchema, sessionsResponseSchema, twoFactorSetupResponseSchema, userSchema } from '../schemas/answers';
 
 // Account security takes a session, never an API token; the customer's own keys and figures take either.
 const op = routeOperations({ tag: 'Account security', access: 'user', tokens: false });

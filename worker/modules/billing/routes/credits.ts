@@ -4,9 +4,7 @@ import type { SignedInEnv } from '../../../platform/context';
 import { EXCHANGE_STATUS, exchangeUsdForCredits } from '../exchange';
 import { idempotencyClaim } from '../../../platform/idempotency';
 import { jsonBody } from '../../../platform/validate';
-import type { ExchangeRateResponse } from '../../../platform/schemas/entities';
-import { exchangeSchema } from '../schemas/exchange';
-import { exchangeRateResponseSchema, exchangeResponseSchema } from '../../../platform/schemas/entities';
+import { type ExchangeRateResponse, exchangeRateResponseSchema, exchangeResponseSchema, exchangeSchema } from '../schemas/exchange';
 import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
 

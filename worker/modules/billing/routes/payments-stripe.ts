@@ -4,9 +4,9 @@ import type { AppEnv } from '../../../platform/context';
 import { applyStripeEvent } from '../stripe-events';
 import { AppError } from '../../../platform/errors';
 import { verifiedEvent } from '../stripe';
-import { stripeWebhookAnswerSchema } from '../../../platform/schemas/entities';
 import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
+import { stripeWebhookAnswerSchema } from '../schemas/payments';
 
 const op = routeOperations({ tag: 'Payments', access: 'public' });
 

@@ -2,6 +2,7 @@
 // integer arithmetic so that the browser's preview and the server's figure can never disagree.
 import { z } from 'zod';
 import { isPlainDecimal } from '../../../platform/schemas/amounts';
+import { userSchema } from '../../accounts/schemas/answers';
 
 export const INVALID_AMOUNT_MESSAGE = 'Please enter a valid USD amount';
 export const INSUFFICIENT_USD_MESSAGE = 'Insufficient USD balance';
@@ -46,3 +47,13 @@ export const exchangeSchema = z.object({
 });
 
 export type ExchangeInput = { usdAmount: number | string; creditsToAdd?: number };
+
+export const exchangeRateResponseSchema = z.object({ rate: z.number() }).meta({ id: 'ExchangeRateResponse' });
+
+export type ExchangeRateResponse = z.infer<typeof exchangeRateResponseSchema>;
+
+export const exchangeResponseSchema = z
+  .object({ user: userSchema, balances: z.object({ usd: z.number(), credits: z.number() }) })
+  .meta({ id: 'ExchangeResponse' });
+
+export type ExchangeResponse = z.infer<typeof exchangeResponseSchema>;

@@ -93,3 +93,23 @@ export type PaymentOptions = z.infer<typeof paymentOptionsSchema>;
 /** A payment with the customer's balance, for the return from Checkout. */
 export const paymentStatusResponseSchema = z.object({ payment: paymentSchema, balance: z.number() }).meta({ id: 'PaymentStatusResponse' });
 export type PaymentStatusResponse = z.infer<typeof paymentStatusResponseSchema>;
+
+/** What a verified Stripe event did; `parked`: a refund or dispute kept until its payment's credit arrives. */
+export const STRIPE_EVENT_OUTCOMES = [
+  'credited',
+  'refunded',
+  'disputed',
+  'dispute_won',
+  'dispute_lost',
+  'parked',
+  'expired',
+  'failed',
+  'duplicate',
+  'ignored',
+] as const;
+
+export type StripeEventOutcome = (typeof STRIPE_EVENT_OUTCOMES)[number];
+
+export const stripeWebhookAnswerSchema = z
+  .object({ received: z.literal(true), outcome: z.enum(STRIPE_EVENT_OUTCOMES) })
+  .meta({ id: 'StripeWebhookAnswer' });

@@ -6,10 +6,9 @@ import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, re
 import { jsonText } from '../../../platform/request';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
-import type { BulkDeleteResponse, KeyChangeResponse } from '../../../platform/schemas/entities';
-import { adminKeysResponseSchema, bulkDeleteResponseSchema, keyChangeResponseSchema } from '../../../platform/schemas/entities';
 import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../../accounts';
+import { adminKeysResponseSchema, type BulkDeleteResponse, bulkDeleteResponseSchema, type KeyChangeResponse, keyChangeResponseSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 

@@ -7,11 +7,10 @@ import { generateKeys } from '../key-generation';
 import { PURCHASE_STATUS, purchaseKey } from '../purchase';
 import { jsonBody, pathParams } from '../../../platform/validate';
 import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admin-keys';
-import type { GenerateKeysResponse, KeyChangeResponse, PurchaseResponse } from '../../../platform/schemas/entities';
 import { purchaseSchema } from '../schemas/keys';
-import { generateKeysResponseSchema, keyChangeResponseSchema, purchaseResponseSchema } from '../../../platform/schemas/entities';
 import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
+import { type GenerateKeysResponse, generateKeysResponseSchema, type KeyChangeResponse, keyChangeResponseSchema, type PurchaseResponse, purchaseResponseSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Keys', access: 'owner' });
 

@@ -2,11 +2,11 @@
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { jsonText } from '../../../platform/request';
-import { myKeysResponseSchema } from '../../../platform/schemas/entities';
 import { queryParams } from '../../../platform/validate';
 import { listOwnKeys } from '../my-keys';
 import { myKeysQuerySchema } from '../schemas/keys';
 import { routeOperations } from '../../accounts';
+import { myKeysResponseSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Account', access: 'user' });
 

@@ -2,8 +2,7 @@
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { pathParams } from '../../../platform/validate';
-import { deviceRemovedSchema } from '../../../platform/schemas/entities';
-import { ownDeviceParams } from '../schemas';
+import { deviceRemovedSchema, ownDeviceParams } from '../schemas';
 import { removeOwnDevice } from '../devices';
 import { routeOperations } from '../../accounts';
 

@@ -3,7 +3,7 @@
 // copy button, plus Copy All and a CSV download.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { generationLimitMessage } from '../../../../../worker/modules/keys/schemas/admin-keys';
-import type { LicenseKey, Product } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Card } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
 import { SelectField } from '../../../components/ui/field';
@@ -23,6 +23,9 @@ import { useSettings } from '../settings/api';
 import { useGenerateKeys } from './api';
 import { downloadText, keysCsv } from './csv';
 import { asyncHandler } from '../../../lib/async-handler';
+
+type LicenseKey = Schemas['LicenseKey'];
+type Product = Schemas['Product'];
 
 type Generated = { product: Product; days: number; keys: LicenseKey[] };
 

@@ -3,13 +3,15 @@
 // device, or release a held slot at once (accepting that the device may keep working offline until
 // its token expires), each after confirming which one.
 import { useState } from 'react';
-import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { InlineConfirm } from '../../../components/ui/inline-confirm';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { deviceName, shortFingerprint } from '../../../lib/devices';
 import { formatDateTime, formatRelativeTime } from '../../../lib/format';
 import { useReleaseHeldSlot, useRemoveActivation } from './api';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 type Props = { licenseKey: LicenseKey; canManage: boolean; onChanged: (key: LicenseKey) => void };
 

@@ -2,7 +2,7 @@
 // bulk delete. Reasons are checked with the API's own schemas, so the messages are the server's.
 import { useState } from 'react';
 import { bulkDeleteSchema, revokeKeySchema } from '../../../../../worker/modules/keys/schemas/admin-keys';
-import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { CopyButton } from '../../../components/ui/copy-button';
@@ -18,6 +18,8 @@ import { DeviceList, HeldSlotList } from './KeyDevices';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
+
+type LicenseKey = Schemas['LicenseKey'];
 
 const plural = (n: number, word: string) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
 const METHOD_LABELS: Record<LicenseKey['metadata']['generationMethod'], string> = {

@@ -2,7 +2,6 @@
 // My License Keys. Search, status filter, select-all, cards, details, revoke, delete, bulk delete,
 // pagination; only the owner sees the actions that change keys.
 import { useEffect, useState } from 'react';
-import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
@@ -20,6 +19,7 @@ import { daysLeft, KEY_STATUS_LABELS, KEY_STATUS_OPTIONS, KEY_STATUS_TONES, show
 import { BulkDeleteModal, DeleteKeyModal, KeyDetailsModal, RevokeKeyModal } from './KeyModals';
 import { useLicenseKeys } from './api';
 
+type LicenseKey = Schemas['LicenseKey'];
 type KeyStatus = Schemas['KeyStatus'];
 
 type Dialog = { kind: 'details' | 'revoke' | 'delete'; key: LicenseKey } | { kind: 'bulk' } | null;

@@ -1,10 +1,10 @@
 // How the admin screens read a key's status and time left.
-import type { LicenseKey } from '../../../../../worker/platform/schemas/entities';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import type { BadgeTone } from '../../../components/ui/badge';
 import { DAYS_DANGER, DAYS_WARNING } from '../../../lib/constants';
 import { daysUntil } from '../../../lib/format';
 
+type LicenseKey = Schemas['LicenseKey'];
 type KeyStatus = Schemas['KeyStatus'];
 
 const DAY_MS = 24 * 60 * 60 * 1000;

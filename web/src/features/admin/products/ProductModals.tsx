@@ -1,6 +1,5 @@
 // Product Management's dialogs: the create/edit form with its rules and defaults, and
 // the delete confirmation. The form is checked with the API's own product schema.
-import type { Product } from '../../../../../worker/platform/schemas/entities';
 import {
   DEFAULT_OFFLINE_TOKEN_HOURS,
   MAX_OFFLINE_TOKEN_HOURS,
@@ -19,6 +18,7 @@ import { schemaErrors, useForm, type FieldErrors } from '../../../lib/form';
 import { useDeleteProduct, useSaveProduct } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
 
+type Product = Schemas['Product'];
 type ProductType = Schemas['ProductType'];
 
 type ProductForm = {

@@ -1,7 +1,6 @@
 // The Products tab (Admin Product Management): search by name or tag, type and
 // status filters, product cards with their stats, and the create, edit and delete dialogs.
 import { useEffect, useMemo, useState } from 'react';
-import type { Product } from '../../../../../worker/platform/schemas/entities';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
@@ -17,6 +16,7 @@ import { ProductTypeBadge, ProductTypeOptions } from '../../../components/produc
 import { useAllProducts } from './api';
 import { DeleteProductModal, ProductFormModal } from './ProductModals';
 
+type Product = Schemas['Product'];
 type ProductType = Schemas['ProductType'];
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'delete'; product: Product } | null;

@@ -4,7 +4,6 @@
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { resellerQuote } from '../../../../../worker/modules/resellers/schemas';
-import type { Product, User } from '../../../../../worker/platform/schemas/entities';
 import { quote } from '../../../../../worker/modules/catalog/schemas';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
@@ -24,6 +23,8 @@ import { useCustomerChoices } from '../users/api';
 import { usePurchaseForUser, usePurchaseTerms } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
 
+type Product = Schemas['Product'];
+type User = Schemas['User'];
 type PurchaseForUserResponse = Schemas['PurchaseForUserResponse'];
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;

@@ -3,12 +3,14 @@
 // their own keys and figures.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { PurchaseForUserInput } from '../../../../../worker/modules/resellers/schemas';
-import type { User } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { api } from '../../../lib/api';
 import { invalidateAfterPurchase } from '../../../lib/purchase';
 import { sessionKeys } from '../../../lib/session';
 import { useAfterKeyChange } from '../license-keys/api';
 import { userKeys } from '../users/api';
+
+type User = Schemas['User'];
 
 export const purchaseKeys = {
   terms: ['admin', 'purchase-terms'] as const,

@@ -7,7 +7,6 @@ import {
   type FundType,
 } from '../../../../../worker/modules/accounts/schemas/admin-users';
 import { PASSWORD_HINT } from '../../../../../worker/modules/accounts/schemas/password-policy';
-import type { User } from '../../../../../worker/platform/schemas/entities';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { PasswordStrength } from '../../../components/PasswordStrength';
 import { RoleOptions } from '../../../components/users/roles';
@@ -22,6 +21,7 @@ import { formatCredits, formatUsd } from '../../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
 
+type User = Schemas['User'];
 type Role = Schemas['Role'];
 
 /** Balance is parsed as a decimal and credits as an integer, each 0 when empty. */

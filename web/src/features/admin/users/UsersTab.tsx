@@ -1,7 +1,7 @@
 // The Users tab (Admin User Management): search, role filter, user cards,
 // pagination, and the create, edit, add-funds and delete dialogs.
 import { useEffect, useState } from 'react';
-import type { User } from '../../../../../worker/platform/schemas/entities';
+import type { Schemas } from '../../../../../worker/platform/api-client';
 import { RoleBadge, RoleOptions } from '../../../components/users/roles';
 import { Badge } from '../../../components/ui/badge';
 import { EmptyState } from '../../../components/ui/card';
@@ -16,6 +16,8 @@ import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../
 import { useCurrentUser } from '../../../lib/session';
 import { useAdminUsers, type UsersQuery } from './api';
 import { AddFundsModal, CreateUserModal, DeleteUserModal, EditUserModal } from './UserModals';
+
+type User = Schemas['User'];
 
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'funds' | 'delete'; user: User } | null;
 

@@ -3,13 +3,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AddFundsInput, CreateUserInput, UpdateUserInput } from '../../../../../worker/modules/accounts/schemas/admin-users';
 import type { QueryParams, Schemas } from '../../../../../worker/platform/api-client';
-import type { User } from '../../../../../worker/platform/schemas/entities';
 import { api } from '../../../lib/api';
 import { sessionKeys } from '../../../lib/session';
 import { auditLogKeys, overviewKeys } from '../overview/api';
 
 type AdminUsersResponse = Schemas['AdminUsersResponse'];
 type UserSummary = Schemas['UserSummary'];
+type User = Schemas['User'];
 
 export type UsersQuery = { page: number; search: string; role: NonNullable<QueryParams<'get', '/api/admin/users'>['role']> | '' };
 

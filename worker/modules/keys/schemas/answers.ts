@@ -1,0 +1,118 @@
+// The shapes the keys module answers with: a license key with its devices and held slots, a
+// purchase's receipt, the key lists and the owner's key changes.
+import { z } from 'zod';
+import { isoDate, keyStatusSchema, keyUserRefSchema, nullableDate, paged, productTypeSchema } from '../../../platform/schemas/common';
+
+export const activationSchema = z
+  .object({
+    _id: z.string(),
+    activatedAt: isoDate,
+    lastUsed: nullableDate,
+    deviceFingerprint: z.string(),
+    deviceInfo: z
+      .object({
+        manufacturer: z.string().optional(),
+        model: z.string().optional(),
+        device: z.string().optional(),
+        cpuAbi: z.string().optional(),
+        fingerprint: z.string().optional(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'Activation' });
+
+export type Activation = z.infer<typeof activationSchema>;
+
+export const heldSlotSchema = z
+  .object({ _id: z.string(), deviceFingerprint: z.string(), releasedAt: isoDate, freesAt: isoDate })
+  .meta({ id: 'HeldSlot' });
+
+export type HeldSlot = z.infer<typeof heldSlotSchema>;
+
+export const licenseKeySchema = z
+  .object({
+    _id: z.string(),
+    key: z.string(),
+    status: keyStatusSchema.meta({ description: "'expired' as soon as expiresAt has passed, even before the cron job marks the row." }),
+    product: z.object({
+      _id: z.string(),
+      name: z.string(),
+      keyTag: z.string(),
+      productType: productTypeSchema,
+      duration: z.number(),
+      maxActivations: z.number(),
+    }),
+    purchasedAt: nullableDate,
+    purchasedBy: keyUserRefSchema.nullable(),
+    createdBy: keyUserRefSchema.nullable(),
+    duration: z.number(),
+    purchasePrice: z.number(),
+    revokeReason: z.string().nullable(),
+    firstUsedAt: nullableDate,
+    createdAt: isoDate,
+    expiresAt: nullableDate.meta({ description: 'Null while a generated key is unactivated: its clock starts at the first activation.' }),
+    metadata: z.object({ generationMethod: z.enum(['automatic', 'purchase', 'reseller', 'direct']) }),
+    maxActivations: z.number(),
+    activations: z.array(activationSchema),
+    heldSlots: z.array(heldSlotSchema).meta({
+      description:
+        'Slots of devices that left the key but may still hold an offline token: each stays taken until `freesAt`. The owner can release one at once.',
+    }),
+  })
+  .meta({ id: 'LicenseKey' });
+
+export type LicenseKey = z.infer<typeof licenseKeySchema>;
+
+/** The receipt a purchase answers with: `product` is the product's name, as the success card shows it. */
+export const purchaseReceiptSchema = z
+  .object({
+    _id: z.string(),
+    key: z.string(),
+    product: z.string(),
+    productId: z.string(),
+    duration: z.number(),
+    expiryDate: isoDate,
+    cost: z.number(),
+  })
+  .meta({ id: 'PurchaseReceipt' });
+
+export type PurchaseReceipt = z.infer<typeof purchaseReceiptSchema>;
+
+export const purchaseResponseSchema = z
+  .object({ licenseKey: purchaseReceiptSchema, remainingCredits: z.number() })
+  .meta({ id: 'PurchaseResponse' });
+
+export type PurchaseResponse = z.infer<typeof purchaseResponseSchema>;
+
+export const purchaseShortfallSchema = z
+  .object({ requiredCredits: z.number(), availableCredits: z.number(), baseCost: z.number(), durationCost: z.number(), days: z.number() })
+  .meta({ id: 'PurchaseShortfall' });
+
+export type PurchaseShortfall = z.infer<typeof purchaseShortfallSchema>;
+
+export const myKeysResponseSchema = z.object(paged('keys', licenseKeySchema)).meta({ id: 'MyKeysResponse' });
+
+export type MyKeysResponse = { keys: LicenseKey[]; totalPages: number; total: number };
+
+// Key management (issue 4, second half): the admin key list, generation and purchases for a customer.
+export const adminKeysResponseSchema = z.object(paged('keys', licenseKeySchema)).meta({ id: 'AdminKeysResponse' });
+
+export type AdminKeysResponse = { keys: LicenseKey[]; totalPages: number; total: number };
+
+export const keyChangeResponseSchema = z
+  .object({ success: z.literal(true), message: z.string(), licenseKey: licenseKeySchema })
+  .meta({ id: 'KeyChangeResponse' });
+
+export type KeyChangeResponse = z.infer<typeof keyChangeResponseSchema>;
+
+export const bulkDeleteResponseSchema = z
+  .object({ success: z.literal(true), deleted: z.number(), notFound: z.array(z.string()), message: z.string() })
+  .meta({ id: 'BulkDeleteResponse' });
+
+export type BulkDeleteResponse = z.infer<typeof bulkDeleteResponseSchema>;
+
+export const generateKeysResponseSchema = z
+  .object({ keys: z.array(licenseKeySchema), generated: z.number(), message: z.string() })
+  .meta({ id: 'GenerateKeysResponse' });
+
+export type GenerateKeysResponse = z.infer<typeof generateKeysResponseSchema>;
