@@ -8,6 +8,8 @@ import { AppError, notFound } from '../../platform/errors';
 import { startsWith } from '../../platform/sql-prefix';
 import { newId } from '../../platform/ids';
 import { sendMail } from '../../platform/mail';
+import type { Later } from '../../platform/request';
+import { sendVerificationIfPossible } from './email-verification';
 import { endCredentialsStatements } from './sessions';
 import { toCents, type AddFundsInput, type ListUsersQuery } from './schemas/admin-users';
 import { recordSecurityEvent } from './security-log';
@@ -330,4 +332,30 @@ export async function tellOfPowerChange(
     }
   }
   await Promise.all(mails.map((mail) => sendMail(env, mail)));
+}
+
+/** How an owner's change asks for proof (the request's step-up, `proveCaller`), and runs work after the answer. */
+export type OwnerChange = { prove: (what: string) => Promise<UserRow>; later: Later; env: MailEnv & { APP_URL?: string } };
+
+/**
+ * The owner creates an account: with proof when it is a reseller or owner (whoever proved it is told
+ * of the new power, after the answer), and a verification link to an address the owner did not
+ * vouch for, when this server can send one. Whether that link went.
+ */
+export async function addUser(admin: AdminContext, input: CreateUserParsed, change: OwnerChange) {
+  const prover = powerGranted(null, input) ? await change.prove(`create a ${input.role}`) : null;
+  const user = await createUserAsAdmin(admin, input);
+  if (prover) await change.later(tellOfPowerChange(change.env, admin.db, prover, null, user));
+  const verificationSent = user.emailVerifiedAt ? null : await sendVerificationIfPossible(change.env, admin.db, user, change.env.APP_URL);
+  return { user, verificationSent };
+}
+
+/** The owner changes an account: with proof to raise its role or change its address, who proved it told after. */
+export async function changeUser(admin: AdminContext, id: string, input: UpdateUserParsed, change: OwnerChange): Promise<UserRow> {
+  const before = await getUser(admin.db, id);
+  const granted = powerGranted(before, input);
+  const prover = granted ? await change.prove(granted === 'role' ? 'raise a role' : "change an account's email") : null;
+  const user = await updateUser(admin, id, input);
+  if (prover) await change.later(tellOfPowerChange(change.env, admin.db, prover, before, user));
+  return user;
 }

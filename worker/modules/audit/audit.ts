@@ -50,15 +50,9 @@ export function auditStatement(
     );
 }
 
-export async function recordAudit(
-  db: DB,
-  actor: AuditActor,
-  action: AuditAction,
-  target: AuditTarget,
-  details: AuditDetails,
-  ip: string | null,
-) {
-  await auditStatement(db, actor, action, target, details, ip);
+/** Writes the audit row on its own (for a change already committed, or one that cannot be refused). */
+export async function recordAudit(db: DB, ...entry: [AuditActor, AuditAction, AuditTarget, AuditDetails, ip: string | null]) {
+  await auditStatement(db, ...entry);
 }
 
 /** One page of the log, newest first, filtered by action and by the actor's username. */

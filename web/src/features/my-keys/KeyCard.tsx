@@ -6,6 +6,7 @@ import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
 import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
 import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
+import { DAY_MS, hasPassed } from '../../../../worker/platform/vocabulary';
 
 type KeyStatus = Schemas['KeyStatus'];
 type LicenseKey = Schemas['LicenseKey'];
@@ -20,8 +21,8 @@ function lastUsed(key: LicenseKey): string | null {
 
 /** When an expired key stops working, or null when it has no grace period or it has passed. */
 function graceEndsAt(expiresAt: string, graceDays: number, now = Date.now()): number | null {
-  const end = new Date(expiresAt).getTime() + graceDays * 86_400_000;
-  return graceDays > 0 && end > now ? end : null;
+  const end = new Date(expiresAt).getTime() + graceDays * DAY_MS;
+  return graceDays > 0 && !hasPassed(end, now) ? end : null;
 }
 
 export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {

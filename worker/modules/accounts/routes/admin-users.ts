@@ -1,18 +1,8 @@
 // /api/admin/users: the owner's user management; resellers may list users to pick a customer.
 import { Hono, type Context } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
-import {
-  addFunds,
-  createUserAsAdmin,
-  deleteUser,
-  getUser,
-  listUsers,
-  powerGranted,
-  tellOfPowerChange,
-  updateUser,
-  type AdminContext,
-} from '../admin-users';
-import { sendVerificationIfPossible } from '../email-verification';
+import { addFunds, addUser, changeUser, deleteUser, getUser, listUsers, type AdminContext, type OwnerChange } from '../admin-users';
+import type { StepUpProof } from '../schemas/security';
 import { toUserJson } from '../users';
 import { clientIp, inBackground } from '../../../platform/request';
 import { proveCaller } from '../signed-in';
@@ -25,6 +15,13 @@ import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/an
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 
 const admin = (c: Context<SignedInEnv>): AdminContext => ({ db: c.var.db, kv: c.env.KV, actor: c.var.caller, ip: clientIp(c) });
+
+/** Proof from this request's step-up fields, when the change turns out to need it; mail after the answer. */
+const ownerChange = (c: Context<SignedInEnv>, proof: StepUpProof): OwnerChange => ({
+  prove: (what) => proveCaller(c, proof, what),
+  later: (work) => inBackground(c, work),
+  env: c.env,
+});
 
 export const adminUsersRoutes = new Hono<SignedInEnv>()
   .get(
@@ -52,16 +49,13 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
     jsonBody(createUserSchema),
     async (c) => {
       const { currentPassword, code, ...input } = c.req.valid('json');
-      const prover = powerGranted(null, input) ? await proveCaller(c, { currentPassword, code }, `create a ${input.role}`) : null;
-      const user = await createUserAsAdmin(admin(c), input);
-      if (prover) await inBackground(c, tellOfPowerChange(c.env, c.var.db, prover, null, user));
-      // An address the owner did not vouch for gets its link (when this server can send one).
-      const sent = user.emailVerifiedAt ? false : await sendVerificationIfPossible(c.env, c.var.db, user, c.env.APP_URL);
-      const message = user.emailVerifiedAt
-        ? 'User created successfully'
-        : sent
-          ? 'User created successfully; a verification link was sent to their address'
-          : 'User created successfully; no verification link could be sent (no mail service or APP_URL on this server)';
+      const { user, verificationSent } = await addUser(admin(c), input, ownerChange(c, { currentPassword, code }));
+      const message =
+        verificationSent === null
+          ? 'User created successfully'
+          : verificationSent
+            ? 'User created successfully; a verification link was sent to their address'
+            : 'User created successfully; no verification link could be sent (no mail service or APP_URL on this server)';
       return c.json({ user: toUserJson(user), message }, 201);
     },
   )
@@ -80,15 +74,8 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
     pathParams(userIdParam),
     jsonBody(updateUserSchema),
     async (c) => {
-      const { id } = c.req.valid('param');
       const { currentPassword, code, ...input } = c.req.valid('json');
-      const before = await getUser(c.var.db, id);
-      const granted = powerGranted(before, input);
-      const prover = granted
-        ? await proveCaller(c, { currentPassword, code }, granted === 'role' ? 'raise a role' : "change an account's email")
-        : null;
-      const user = await updateUser(admin(c), id, input);
-      if (prover) await inBackground(c, tellOfPowerChange(c.env, c.var.db, prover, before, user));
+      const user = await changeUser(admin(c), c.req.valid('param').id, input, ownerChange(c, { currentPassword, code }));
       return c.json({ user: toUserJson(user), message: 'User updated successfully' }, 200);
     },
   )

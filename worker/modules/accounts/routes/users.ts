@@ -28,7 +28,18 @@ import { currentUser } from '../signed-in';
 import { endSessionLogged } from '../sign-in';
 import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor } from '../two-factor';
 import { toUserJson } from '../users';
-import { apiTokensResponseSchema, type CreatedApiToken, createdApiTokenSchema, googleUrlSchema, recoveryTokensResponseSchema, securityInfoSchema, securityLogResponseSchema, sessionsResponseSchema, twoFactorSetupResponseSchema, userSchema } from '../schemas/answers';
+import {
+  apiTokensResponseSchema,
+  type CreatedApiToken,
+  createdApiTokenSchema,
+  googleUrlSchema,
+  recoveryTokensResponseSchema,
+  securityInfoSchema,
+  securityLogResponseSchema,
+  sessionsResponseSchema,
+  twoFactorSetupResponseSchema,
+  userSchema,
+} from '../schemas/answers';
 
 // Account security takes a session, never an API token; the customer's own keys and figures take either.
 const op = routeOperations({ tag: 'Account security', access: 'user', tokens: false });
