@@ -667,20 +667,31 @@ describe('attempts', () => {
     expect(delivery.attemptLog.map((a) => a.attempt)).toEqual(Array.from({ length: WEBHOOK_ATTEMPTS_KEPT }, (_, i) => i + 3));
   });
 
-  it('lists a page of deliveries with their attempts in one round trip that writes nothing', async () => {
+  it('lists a page of deliveries with their attempts in one read round trip that writes nothing', async () => {
     const { deliveryId, hook } = await pendingDelivery('fail-once');
     await attemptDelivery(env, deliveryId, 1);
     await attemptDelivery(env, deliveryId, 2);
     const worker = instrumentedWorker();
-    const res = await api('GET', `/api/webhooks/${hook.id}/deliveries`, {
-      token: ownerToken,
-      fetch: (url, init) => worker.fetch(url, init),
-    });
+    const list = () =>
+      api('GET', `/api/webhooks/${hook.id}/deliveries`, { token: ownerToken, fetch: (url, init) => worker.fetch(url, init) });
+    // Once to warm what the isolate keeps (the settings), as the budget test does; then measured.
+    await list();
+    worker.take();
+    const res = await list();
     expect(res.body.deliveries[0].attemptLog).toHaveLength(2);
     const cost = worker.take();
-    expect({ roundTrips: cost.roundTrips.length, writes: cost.writes.length }, JSON.stringify(cost.roundTrips, null, 1)).toEqual({
+    const measured = {
+      roundTrips: cost.roundTrips.length,
+      writes: cost.writes.length,
+      kvReads: cost.kvReads,
+      session: cost.sessions.join(','),
+    };
+    // As every page read (round-trip-budget.test.ts, docs/performance.md); measured here, where the endpoints are this file's own.
+    expect(measured, JSON.stringify(cost.roundTrips, null, 1)).toEqual({
       roundTrips: 1,
       writes: 0,
+      kvReads: 0,
+      session: 'first-unconstrained',
     });
   });
 
