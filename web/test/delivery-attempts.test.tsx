@@ -3,10 +3,12 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { WebhookDelivery } from '../../worker/modules/webhooks/schemas';
+import type { Schemas } from '../../worker/platform/api-client';
 import { DeliveryAttempts } from '../src/features/admin/DeliveryAttempts';
 
 const longAnswer = `<html>${'x'.repeat(300)}</html>`;
+
+type WebhookDelivery = Schemas['WebhookDelivery'];
 
 const delivery = (fields: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
   id: 'msg_0123456789abcdef01234567',

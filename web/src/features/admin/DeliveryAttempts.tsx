@@ -3,11 +3,14 @@
 // oldest first: when it started, the status code, how long it took, and the error or the start of
 // the answer, the whole kept KB one more disclosure away. The attempts come with the deliveries page,
 // so its loading state is the page's; a pending delivery says when its next attempt comes.
-import type { WebhookDelivery, WebhookDeliveryAttempt } from '../../../../worker/modules/webhooks/schemas';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge } from '../../components/ui/badge';
 
 /** How much of an answer shows before "Whole answer" is opened. */
 const EXCERPT_LENGTH = 120;
+
+type WebhookDelivery = Schemas['WebhookDelivery'];
+type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
