@@ -17,6 +17,7 @@ import { ShownOnceSecret } from '../../components/ui/shown-once-secret';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { asyncHandler } from '../../lib/async-handler';
+import { DeliveryAttempts } from './DeliveryAttempts';
 import {
   useCreateWebhook,
   useDeleteWebhook,
@@ -316,7 +317,7 @@ function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onC
   const columns: Column<Schemas['WebhookDelivery']>[] = [
     { header: 'Event', className: 'mono', cell: (d) => d.event },
     { header: 'Status', cell: (d) => <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge> },
-    { header: 'Attempts', cell: (d) => d.attempts },
+    { header: 'Attempts', cell: (d) => <DeliveryAttempts delivery={d} /> },
     {
       header: 'Response',
       cell: (d) => (
