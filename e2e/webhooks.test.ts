@@ -1,5 +1,6 @@
 // The owner's Webhooks view: add an endpoint (secret shown once), send a test event to a local
-// receiver that fails at first, watch the retry land in the deliveries, redeliver, disable.
+// receiver that fails at first, watch the retry land in the deliveries with both attempts kept,
+// redeliver, disable.
 import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -82,13 +83,27 @@ describe('Admin → Webhooks', () => {
     expect(await textOf(row)).toContain('503');
     // The queue retries 5 seconds later; the view refreshes itself.
     await visible(row.getByText('delivered'), 30_000);
-    expect(await textOf(row)).toMatch(/delivered\s*2\s*200/);
+    expect(await textOf(row.getByRole('cell').nth(3))).toMatch(/^200/);
     expect(received[1].headers['webhook-id']).toBe(received[0].headers['webhook-id']);
+    // Both attempts are kept, the keyboard opens them: the 503 with its answer, then the 200.
+    const attempts = row.locator('summary').filter({ hasText: 'attempts' });
+    expect(await textOf(attempts)).toBe('2 attempts');
+    await attempts.focus();
+    await page.keyboard.press('Enter');
+    const log = row.getByRole('list', { name: /^Attempts of webhook\.test msg_/ });
+    await visible(log);
+    const tries = log.getByRole('listitem');
+    expect(await tries.count()).toBe(2);
+    expect(await textOf(tries.nth(0))).toMatch(/^Attempt 1.*HTTP 503\s*\d+ ms\s*busy, try later$/s);
+    expect(await textOf(tries.nth(1))).toMatch(/^Attempt 2.*HTTP 200\s*\d+ ms\s*ok$/s);
     await screenshot(page, 'webhooks-deliveries-desktop');
 
     await row.getByRole('button', { name: /^Redeliver webhook\.test/ }).click();
     await visible(page.getByText('Delivery queued again'));
     await expect.poll(() => received.length, { timeout: 15_000 }).toBe(3);
+    // The redelivery adds its attempt to the two kept.
+    await expect.poll(() => textOf(attempts), { timeout: 15_000 }).toBe('3 attempts');
+    expect(await tries.count()).toBe(3);
     await page.keyboard.press('Escape');
     expect(await deliveries.count()).toBe(0);
 

@@ -26,7 +26,6 @@ function readLoginAnswer(url: string, answer: unknown): Schemas['LoginResponse']
   return parsed.data as Schemas['LoginResponse'];
 }
 
-
 export function registerAuthCommands(program: Command) {
   program
     .command('login')

@@ -1,4 +1,4 @@
-// Outbound webhooks (owner): the endpoints, a test event, and each endpoint's deliveries.
+// Outbound webhooks (owner): the endpoints, a test event, and each endpoint's deliveries with their attempts.
 import type { Command } from 'commander';
 import type { Schemas } from '../../worker/platform/api-client';
 import { createWebhookSchema, WEBHOOK_EVENT_TYPES } from '../../worker/modules/webhooks/schemas';
@@ -32,6 +32,27 @@ const deliveryColumns: Column<Schemas['WebhookDelivery']>[] = [
   { header: 'error', value: (d) => d.error, width: 30 },
   { header: 'createdAt', value: (d) => d.createdAt, width: 16, display: shortDate },
 ];
+
+/** How much of an answer or an error an attempt's line shows (the JSON has all that was kept). */
+const EXCERPT_WIDTH = 80;
+
+/** `2026-05-01T10:20:30.000Z` as `2026-05-01 10:20:30` (UTC): a retry can come seconds after. */
+const secondsDate = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+
+/** One attempt as a line under its delivery: when, the status code, how long, and the error or the start of the answer. */
+function attemptLine(a: Schemas['WebhookDeliveryAttempt']): string {
+  const answer = (a.error ?? a.responseBody ?? '').replace(/\s+/g, ' ').trim();
+  const excerpt = answer.length > EXCERPT_WIDTH ? `${answer.slice(0, EXCERPT_WIDTH - 1)}…` : answer;
+  const status = a.responseStatus === null ? 'no answer' : `HTTP ${a.responseStatus}`;
+  return `  attempt ${String(a.attempt).padEnd(2)}  ${secondsDate(a.startedAt)}  ${status.padEnd(9)}  ${`${a.durationMs} ms`.padStart(8)}  ${excerpt}`;
+}
+
+/** The lines under a delivery in a table: each attempt kept, and how many older ones were not. */
+function attemptLines(d: Schemas['WebhookDelivery']): string[] {
+  const dropped = d.attempts - d.attemptLog.length;
+  const note = dropped > 0 && d.attemptLog.length > 0 ? [`  (${dropped} earlier attempt${dropped === 1 ? '' : 's'} not kept)`] : [];
+  return [...note, ...d.attemptLog.map(attemptLine)];
+}
 
 function endpointId(ref: string): string {
   if (!ENDPOINT_ID.test(ref)) throw new UsageError(`"${ref}" is not an endpoint id (24 hex characters; see keypanel webhooks list)`);
@@ -122,7 +143,7 @@ Examples:
 
   webhooks
     .command('deliveries')
-    .description("An endpoint's deliveries, newest first")
+    .description("An endpoint's deliveries, newest first, each with its attempts (under it in a table; attemptLog in JSON)")
     .argument('<id>', 'endpoint id')
     .option('--page <n>', 'page', wholeNumber('--page', 1))
     .option('--limit <n>', 'deliveries per page (at most 100)', wholeNumber('--limit', 1, 100))
@@ -132,7 +153,7 @@ Examples:
         page: options.page ?? 1,
         limit: options.limit ?? 20,
       });
-      const out = rowWriter(ctx.format, deliveryColumns);
+      const out = rowWriter(ctx.format, deliveryColumns, { details: attemptLines });
       for (const delivery of answer.deliveries) await out.write(delivery);
       await out.end();
       notice(`Page ${options.page ?? 1} of ${Math.max(answer.totalPages, 1)} (${answer.total} deliveries).`);

@@ -94,11 +94,12 @@ export type RowWriter<T> = { write(row: T): Promise<void>; end(): Promise<number
 /**
  * Streams rows in the chosen format. The table has fixed column widths so it can print each row
  * as it comes; JSON is one array, written element by element; `json` picks what each element is.
+ * `details` gives a table row lines of its own under it (a row's parts: a delivery's attempts).
  */
 export function rowWriter<T>(
   format: Format,
   columns: Column<T>[],
-  options: { json?: (row: T) => unknown; stream?: Writable } = {},
+  options: { json?: (row: T) => unknown; stream?: Writable; details?: (row: T) => string[] } = {},
 ): RowWriter<T> {
   const stream = options.stream ?? process.stdout;
   const tty = stream as unknown as { isTTY?: boolean };
@@ -130,7 +131,8 @@ export function rowWriter<T>(
         );
         return paint(tty, c.colour?.(value, row), text);
       });
-      return writeOut(`${cells.join('  ').trimEnd()}\n`, stream);
+      const details = options.details?.(row).map((line) => `${visibleText(line).trimEnd()}\n`) ?? [];
+      return writeOut(`${cells.join('  ').trimEnd()}\n${details.join('')}`, stream);
     },
     async end() {
       if (count === 0) await start();

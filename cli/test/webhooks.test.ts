@@ -1,5 +1,6 @@
 // keypanel webhooks: an endpoint added from the terminal receives a signed test event, end to end
-// through the local Worker's queue, and its deliveries list as CSV and JSON.
+// through the local Worker's queue, and its deliveries list as CSV and JSON; each attempt shows, in
+// a table under its delivery and in the JSON.
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ let home: string;
 let server: Server;
 let receiverUrl: string;
 const received: Array<{ headers: Record<string, string>; body: string }> = [];
+/** Requests to /hook/flaky: the first is answered 500, the rest 200. */
+let flakyCalls = 0;
 
 beforeAll(async () => {
   home = signedInHome(await ownerSession());
@@ -16,6 +19,11 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
+      if (req.url === '/hook/flaky') {
+        flakyCalls++;
+        if (flakyCalls === 1) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('down for\nmaintenance');
+        return void res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
+      }
       received.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body });
       res.writeHead(204).end();
     });
@@ -70,6 +78,46 @@ describe('keypanel webhooks', () => {
     expect(json<unknown>((await keypanel(['webhooks', 'list', '--format', 'json'], { home })).stdout)).not.toContainEqual(
       expect.objectContaining({ id: endpoint.id }),
     );
+  });
+
+  it('shows every attempt of a delivery: under it in a table, and in the JSON', async () => {
+    const added = await keypanel(['webhooks', 'add', `${receiverUrl}/flaky`, '--events', 'key.revoked', '--format', 'json'], {
+      home,
+      env: { KEYPANEL_PASSWORD: ownerCredentials().password },
+    });
+    expect(added.code, added.stderr).toBe(0);
+    const endpoint = json<Schemas['CreatedWebhookEndpoint']>(added.stdout);
+    try {
+      expect((await keypanel(['webhooks', 'test', endpoint.id], { home })).code).toBe(0);
+      // The queue tries again 5 seconds after the 500.
+      const deliveries = () => keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'json'], { home });
+      await expect
+        .poll(async () => json<Schemas['WebhookDelivery'][]>((await deliveries()).stdout)[0]?.status, { timeout: 30_000, interval: 1_000 })
+        .toBe('delivered');
+      const [delivery] = json<Schemas['WebhookDelivery'][]>((await deliveries()).stdout);
+      expect(delivery).toMatchObject({ attempts: 2, responseStatus: 200 });
+      expect(delivery.attemptLog).toMatchObject([
+        { attempt: 1, responseStatus: 500, responseBody: 'down for\nmaintenance', error: null },
+        { attempt: 2, responseStatus: 200, responseBody: 'thanks', error: null },
+      ]);
+
+      const table = await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'table'], { home });
+      expect(table.code, table.stderr).toBe(0);
+      const lines = table.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(4);
+      expect(lines[1]).toMatch(new RegExp(`^${delivery.id}\\s+webhook\\.test\\s+delivered\\s+2\\s+200\\b`));
+      const time = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+      const [first, second] = delivery.attemptLog;
+      expect(lines[2]).toMatch(
+        new RegExp(`^  attempt 1 +${time(first.startedAt)} +HTTP 500 +${first.durationMs} ms +down for maintenance$`),
+      );
+      expect(lines[3]).toMatch(new RegExp(`^  attempt 2 +${time(second.startedAt)} +HTTP 200 +${second.durationMs} ms +thanks$`));
+      // CSV stays one line per delivery.
+      const csv = await keypanel(['webhooks', 'deliveries', endpoint.id, '--format', 'csv'], { home });
+      expect(csvRecords(csv.stdout)).toEqual([expect.objectContaining({ id: delivery.id, attempts: '2', response: '200' })]);
+    } finally {
+      await keypanel(['webhooks', 'remove', endpoint.id], { home });
+    }
   });
 
   it('adds nothing without the proof: a wrong KEYPANEL_PASSWORD is refused, and with no answer it says what it needs', async () => {

@@ -1,6 +1,7 @@
 // A local webhook receiver for the worker tests (global setup): a real HTTP server on 127.0.0.1 that
-// the Worker's queue consumer POSTs to. POST /hook/<name>?mode=ok|fail|fail-once|hang|redirect
-// records each request; GET /received/<name> answers what <name> got.
+// the Worker's queue consumer POSTs to. POST /hook/<name>?mode=ok|fail|fail-once|hang|redirect|long
+// records each request; GET /received/<name> answers what <name> got. `long` answers a 500 whose
+// body is 2001 bytes: "x" and then 1000 "é" (2 bytes each), so its first KB ends inside an "é".
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { TestProject } from 'vitest/node';
 
@@ -29,6 +30,7 @@ export default async function setup(project: TestProject) {
         return;
       }
       if (mode === 'redirect') return void res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+      if (mode === 'long') return void res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`x${'é'.repeat(1000)}`);
       if (mode === 'fail' || (mode === 'fail-once' && !failedOnce.has(id))) {
         failedOnce.add(id);
         return void res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver says no');

@@ -9,7 +9,14 @@ import { purchaseForUser } from './purchase-for-user';
 import { routeOperations } from '../accounts';
 import { PURCHASE_STATUS } from '../keys';
 import { getSettings } from '../settings';
-import { purchaseForUserParams, type PurchaseForUserResponse, purchaseForUserResponseSchema, purchaseForUserSchema, type PurchaseTerms, purchaseTermsSchema } from './schemas';
+import {
+  purchaseForUserParams,
+  type PurchaseForUserResponse,
+  purchaseForUserResponseSchema,
+  purchaseForUserSchema,
+  type PurchaseTerms,
+  purchaseTermsSchema,
+} from './schemas';
 
 const op = routeOperations({ tag: 'Admin', access: 'reseller' });
 

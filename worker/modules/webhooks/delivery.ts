@@ -3,13 +3,15 @@
 // delivery is POSTed signed the Standard Webhooks way, with a 10-second timeout and no redirects
 // followed; a 2xx is delivered, anything else is retried by the queue with growing delays
 // (message.retry) for about a day, then marked failed. An endpoint failing for days is disabled.
+// Every attempt is kept (webhook_delivery_attempts), written in the batch that records its outcome.
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { createDb, rawSql, runBatch, sqlFirst } from '../../platform/db/client';
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../../platform/db/schema';
+import { WEBHOOK_ANSWER_KEEP_BYTES, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../platform/db/schema';
 import type { Env } from '../../platform/env';
 import { openSecret } from '../../platform/secret-box';
 import { enqueueEvents } from './outbox';
+import { WEBHOOK_ATTEMPTS_KEPT } from './schemas';
 import type { WebhookMessage } from '../../platform/webhook-message';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -18,7 +20,6 @@ export const RETRY_DELAYS_S = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 /** Failing with no success for this long, an endpoint is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
-const RESPONSE_KEEP_BYTES = 1024;
 
 type DeliveryEnv = Pick<Env, 'DB' | 'WEBHOOK_QUEUE' | 'TOTP_ENCRYPTION_KEY'>;
 
@@ -130,7 +131,7 @@ export async function attemptDelivery(env: DeliveryEnv, deliveryId: string, atte
   const disable = !result.ok && now - failingSince >= DISABLE_AFTER_MS;
   const reason = `Disabled automatically: every delivery has failed since ${new Date(failingSince).toISOString()} (last: ${describe(result)})`;
   const endpoint = eq(webhookEndpoints.id, target.endpoint_id);
-  await db.batch([
+  await runBatch(db, [
     db
       .update(webhookDeliveries)
       .set({
@@ -144,6 +145,23 @@ export async function attemptDelivery(env: DeliveryEnv, deliveryId: string, atte
         nextAttemptAt: nextAttemptAt === null ? null : new Date(nextAttemptAt),
       })
       .where(eq(webhookDeliveries.id, deliveryId)),
+    // The attempt itself, numbered by the count the update above just made.
+    rawSql(
+      `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, response_status, response_body, error, duration_ms)
+       SELECT id, attempts, ?2, ?3, ?4, ?5, ?6 FROM webhook_deliveries WHERE id = ?1`,
+      deliveryId,
+      now,
+      result.responseStatus,
+      result.responseBody,
+      result.error,
+      result.durationMs,
+    ),
+    rawSql(
+      `DELETE FROM webhook_delivery_attempts
+        WHERE delivery_id = ?1 AND attempt <= (SELECT attempts FROM webhook_deliveries WHERE id = ?1) - ?2`,
+      deliveryId,
+      WEBHOOK_ATTEMPTS_KEPT,
+    ),
     result.ok
       ? db.update(webhookEndpoints).set({ failingSince: null }).where(endpoint)
       : db
@@ -180,7 +198,7 @@ async function post(target: DeliveryTarget, secret: Uint8Array, now: number): Pr
       redirect: 'manual',
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
-    const responseBody = await firstBytes(res, RESPONSE_KEEP_BYTES);
+    const responseBody = await firstBytes(res, WEBHOOK_ANSWER_KEEP_BYTES);
     return {
       ok: res.status >= 200 && res.status < 300,
       responseStatus: res.status,
@@ -197,7 +215,7 @@ async function post(target: DeliveryTarget, secret: Uint8Array, now: number): Pr
   }
 }
 
-/** The start of a response's body as text, without reading the rest. */
+/** The start of a response's body as text (at most `max` bytes of it, see utf8Prefix), without reading the rest. */
 async function firstBytes(res: Response, max: number): Promise<string | null> {
   if (!res.body) return null;
   const reader = res.body.getReader();
@@ -224,7 +242,19 @@ async function firstBytes(res: Response, max: number): Promise<string | null> {
     at += part.byteLength;
     if (at >= max) break;
   }
-  return new TextDecoder().decode(bytes);
+  return utf8Prefix(bytes, max);
+}
+
+/**
+ * The text of the first `max` bytes, cut on a character boundary: a character the cut would split is
+ * left out, never turned into U+FFFD. Bytes that are not UTF-8 read as U+FFFD, which is longer (3
+ * bytes), so the text is measured again and cut the same way: it is at most `max` bytes of UTF-8.
+ */
+export function utf8Prefix(bytes: Uint8Array, max: number): string {
+  // A streaming decode holds back an incomplete last character instead of replacing it.
+  const text = new TextDecoder().decode(bytes.subarray(0, max), { stream: true });
+  const encoded = new TextEncoder().encode(text);
+  return encoded.byteLength <= max ? text : new TextDecoder().decode(encoded.subarray(0, max), { stream: true });
 }
 
 /** A delivery still pending this long after it was made (its retries span about 27 hours) is given up. */

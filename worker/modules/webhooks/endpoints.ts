@@ -1,9 +1,9 @@
 // The owner's webhook endpoints: made with a signing secret shown once (sealed at rest like the
 // two-factor secrets), listed with their health, edited, rotated, tested, and their deliveries paged.
 import { encodeBase64 } from '@oslojs/encoding';
-import { count, desc, eq } from 'drizzle-orm';
+import { asc, count, desc, eq, inArray, type SQLWrapper } from 'drizzle-orm';
 import { rawSql, runBatch, sqlFirst, sqlRows, SqlStatement, type DB } from '../../platform/db/client';
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../../platform/db/schema';
+import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '../../platform/db/schema';
 import type { Env } from '../../platform/env';
 import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
@@ -15,6 +15,7 @@ import {
   type CreatedWebhookEndpoint,
   type UpdateWebhookInput,
   type WebhookDelivery,
+  type WebhookDeliveryAttempt,
   type WebhookEndpoint,
   type WebhookEventType,
 } from './schemas';
@@ -197,8 +198,39 @@ export async function sendTestEvent(db: DB, id: string, actorId: string, now = D
 }
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect & { event: string };
+type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
 
-function toDeliveryJson(d: DeliveryRow): WebhookDelivery {
+function toAttemptJson(a: AttemptRow): WebhookDeliveryAttempt {
+  return {
+    attempt: a.attempt,
+    startedAt: a.startedAt.toISOString(),
+    responseStatus: a.responseStatus,
+    durationMs: a.durationMs,
+    responseBody: a.responseBody,
+    error: a.error,
+  };
+}
+
+/** The attempts of the deliveries `ids` picks (a subquery, so it runs in the batch that reads them), oldest first. */
+const attemptsOf = (db: DB, ids: SQLWrapper | string[]) =>
+  db
+    .select()
+    .from(webhookDeliveryAttempts)
+    .where(inArray(webhookDeliveryAttempts.deliveryId, ids))
+    .orderBy(asc(webhookDeliveryAttempts.deliveryId), asc(webhookDeliveryAttempts.attempt));
+
+/** Each delivery's attempts, in order, from the rows attemptsOf read. */
+function attemptsByDelivery(rows: AttemptRow[]): Map<string, WebhookDeliveryAttempt[]> {
+  const byDelivery = new Map<string, WebhookDeliveryAttempt[]>();
+  for (const row of rows) {
+    const list = byDelivery.get(row.deliveryId) ?? [];
+    list.push(toAttemptJson(row));
+    byDelivery.set(row.deliveryId, list);
+  }
+  return byDelivery;
+}
+
+function toDeliveryJson(d: DeliveryRow, attemptLog: WebhookDeliveryAttempt[]): WebhookDelivery {
   return {
     id: d.id,
     eventId: d.eventId,
@@ -212,27 +244,42 @@ function toDeliveryJson(d: DeliveryRow): WebhookDelivery {
     lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
     createdAt: d.createdAt.toISOString(),
+    attemptLog,
   };
 }
 
-/** An endpoint's deliveries, newest first, with the page count (one round trip). */
+/** An endpoint's deliveries, newest first, each with its attempts, and the page count (one round trip). */
 export async function listDeliveries(db: DB, endpointId: string, page: number, limit: number) {
   const where = eq(webhookDeliveries.endpointId, endpointId);
-  const [endpoint, rows, [{ total }]] = await db.batch([
+  const newestFirst = [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
+  const offset = (page - 1) * limit;
+  const [endpoint, rows, [{ total }], attempts] = await db.batch([
     db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)),
     db
       .select({ delivery: webhookDeliveries, event: webhookEvents.type })
       .from(webhookDeliveries)
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
       .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .orderBy(...newestFirst)
       .limit(limit)
-      .offset((page - 1) * limit),
+      .offset(offset),
     db.select({ total: count() }).from(webhookDeliveries).where(where),
+    // The same page's ids, in the same transaction: the attempts of exactly the deliveries above.
+    attemptsOf(
+      db,
+      db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(where)
+        .orderBy(...newestFirst)
+        .limit(limit)
+        .offset(offset),
+    ),
   ]);
   if (endpoint.length === 0) throw notFound('Webhook endpoint');
+  const attemptLogs = attemptsByDelivery(attempts);
   return {
-    deliveries: rows.map((r) => toDeliveryJson({ ...r.delivery, event: r.event })),
+    deliveries: rows.map((r) => toDeliveryJson({ ...r.delivery, event: r.event }, attemptLogs.get(r.delivery.id) ?? [])),
     totalPages: Math.ceil(total / limit),
     total,
   };
@@ -252,11 +299,15 @@ export async function redeliver(db: DB, queue: Queue<WebhookMessage>, deliveryId
     .get();
   if (!found) throw notFound('Delivery');
   if (!found.enabled) throw disabledEndpoint();
-  const [updated] = await db
-    .update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: new Date(now), error: null })
-    .where(eq(webhookDeliveries.id, deliveryId))
-    .returning();
+  // Its attempts so far are kept: the new one is added to them.
+  const [[updated], attempts] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: new Date(now), error: null })
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .returning(),
+    attemptsOf(db, [deliveryId]),
+  ]);
   await queue.send({ kind: 'delivery', deliveryId });
-  return toDeliveryJson({ ...updated, event: found.event });
+  return toDeliveryJson({ ...updated, event: found.event }, attemptsByDelivery(attempts).get(deliveryId) ?? []);
 }

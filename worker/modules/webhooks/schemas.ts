@@ -150,20 +150,47 @@ export const createdWebhookEndpointSchema = webhookEndpointSchema
   .meta({ id: 'CreatedWebhookEndpoint' });
 export type CreatedWebhookEndpoint = WebhookEndpoint & { secret: string };
 
+/**
+ * The attempts kept per delivery: the latest this many, two full rounds of retries (8 attempts each).
+ * Only an owner's redeliveries go past it; the oldest attempts then make room.
+ */
+export const WEBHOOK_ATTEMPTS_KEPT = 16;
+
+export const webhookDeliveryAttemptSchema = z
+  .object({
+    attempt: z.number().meta({ description: "1 for the delivery's first attempt; retries and redeliveries count on." }),
+    startedAt: z.string(),
+    responseStatus: z.number().nullable().meta({ description: 'The HTTP status code; null when no answer came (see error).' }),
+    durationMs: z.number(),
+    responseBody: z
+      .string()
+      .nullable()
+      .meta({ description: "The first KB (1024 bytes of UTF-8, cut on a character boundary) of the answer's body." }),
+    error: z.string().nullable().meta({ description: 'Why no answer came: a timeout, a refused connection, a name that did not resolve.' }),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+export type WebhookDeliveryAttempt = z.infer<typeof webhookDeliveryAttemptSchema>;
+
 export const webhookDeliverySchema = z
   .object({
     id: z.string(),
     eventId: z.string(),
     event: z.string(),
     status: deliveryStatusSchema,
-    attempts: z.number(),
-    responseStatus: z.number().nullable(),
+    attempts: z.number().meta({ description: 'How many times it was sent.' }),
+    responseStatus: z.number().nullable().meta({ description: "The last attempt's HTTP status code." }),
     responseBody: z.string().nullable().meta({ description: "The first KB of the last response's body." }),
-    error: z.string().nullable(),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last attempt had no answer, or why the delivery was not sent (a disabled endpoint) or given up.' }),
     durationMs: z.number().nullable(),
     lastAttemptAt: z.string().nullable(),
     nextAttemptAt: z.string().nullable(),
     createdAt: z.string(),
+    attemptLog: z.array(webhookDeliveryAttemptSchema).meta({
+      description: `Each attempt, oldest first (the latest ${WEBHOOK_ATTEMPTS_KEPT} when redeliveries made more; \`attempts\` counts them all). Empty before the first.`,
+    }),
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;

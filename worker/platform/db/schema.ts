@@ -573,6 +573,38 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
+/** The most of a receiver's answer kept per attempt: its first KB, in bytes of UTF-8. */
+export const WEBHOOK_ANSWER_KEEP_BYTES = 1024;
+
+// Every attempt of a delivery (migration 0019), written in the batch that records its outcome on the
+// delivery; the delivery's own response columns repeat the last one. Gone with the delivery (the
+// cascade from its endpoint, or the cron's pruning of events older than 30 days).
+export const webhookDeliveryAttempts = sqliteTable(
+  'webhook_delivery_attempts',
+  {
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    /** 1 for the delivery's first attempt; counts on through retries and redeliveries (its `attempts` then). */
+    attempt: integer('attempt').notNull(),
+    startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
+    /** The HTTP status code; NULL when no answer came (then `error` says why). */
+    responseStatus: integer('response_status'),
+    /** The first KB of the answer's body, cut on a character boundary. */
+    responseBody: text('response_body'),
+    /** Why no answer came: a timeout, a refused connection, a name that did not resolve. */
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.deliveryId, t.attempt] }),
+    check(
+      'webhook_delivery_attempts_answer_check',
+      sql`length(CAST(${t.responseBody} AS BLOB)) <= ${sql.raw(String(WEBHOOK_ANSWER_KEEP_BYTES))}`,
+    ),
+  ],
+);
+
 // Two-factor sign-in challenges already used (by their jti), until they expire: each opens one session.
 export const spentChallenges = sqliteTable(
   'spent_challenges',

@@ -37,6 +37,7 @@ const WATCHED: Record<string, string[]> = {
   webhook_endpoints: [],
   webhook_events: [],
   webhook_deliveries: [],
+  webhook_delivery_attempts: [],
 };
 
 type Account = { id: string; token: string; email: string };

@@ -8,7 +8,13 @@ import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../../accounts';
-import { adminKeysResponseSchema, type BulkDeleteResponse, bulkDeleteResponseSchema, type KeyChangeResponse, keyChangeResponseSchema } from '../schemas/answers';
+import {
+  adminKeysResponseSchema,
+  type BulkDeleteResponse,
+  bulkDeleteResponseSchema,
+  type KeyChangeResponse,
+  keyChangeResponseSchema,
+} from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
 

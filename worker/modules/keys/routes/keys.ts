@@ -10,7 +10,14 @@ import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admi
 import { purchaseSchema } from '../schemas/keys';
 import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
-import { type GenerateKeysResponse, generateKeysResponseSchema, type KeyChangeResponse, keyChangeResponseSchema, type PurchaseResponse, purchaseResponseSchema } from '../schemas/answers';
+import {
+  type GenerateKeysResponse,
+  generateKeysResponseSchema,
+  type KeyChangeResponse,
+  keyChangeResponseSchema,
+  type PurchaseResponse,
+  purchaseResponseSchema,
+} from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Keys', access: 'owner' });
 

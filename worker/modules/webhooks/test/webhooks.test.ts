@@ -5,18 +5,19 @@ import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { users, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../../platform/db/schema';
+import { users, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '../../../platform/db/schema';
 import { purchaseKey } from '../../keys/purchase';
 import { runScheduledJobs } from '../../../scheduled';
-import { attemptDelivery, DISABLE_AFTER_MS, GIVE_UP_AFTER_MS, MAX_ATTEMPTS } from '../delivery';
+import { attemptDelivery, DISABLE_AFTER_MS, GIVE_UP_AFTER_MS, MAX_ATTEMPTS, utf8Prefix } from '../delivery';
 import { expireKeys } from '../../keys/key-lifecycle';
 import { balanceToppedUpEvent, dispatchCommitted } from '../outbox';
 import { runBatch, SqlStatement } from '../../../platform/db/client';
-import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../schemas';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_EVENT_TYPES, type WebhookDelivery } from '../schemas';
 import { TEST_PASSWORD, TEST_SETTINGS, api, db, openSessionAt, signedInUser, uniqueName } from '../../../test/helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from '../../../test/role-matrix';
 import { deliver, paidSession, signedEvent, workerWith } from '../../../test/payment-helpers';
 import { makeProduct } from '../../../test/shop-helpers';
+import { instrumentedWorker } from '../../../test/instrumented';
 
 const receiver = inject('webhookReceiver');
 type Received = { headers: Record<string, string>; body: string; at: number };
@@ -75,6 +76,14 @@ async function waitFor(
 
 const deliveriesOf = (endpointId: string) =>
   db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).all();
+const attemptRowsOf = (deliveryId: string) =>
+  db().select().from(webhookDeliveryAttempts).where(eq(webhookDeliveryAttempts.deliveryId, deliveryId)).all();
+/** The deliveries list's first page, as the API answers it. */
+const listedDeliveries = async (endpointId: string): Promise<WebhookDelivery[]> => {
+  const res = await api('GET', `/api/webhooks/${endpointId}/deliveries`, { token: ownerToken });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.deliveries;
+};
 
 describe('endpoints', () => {
   roleMatrix('GET /api/webhooks', { request: () => ({ method: 'GET', path: '/api/webhooks' }), state: () => null }, OWNER_ONLY);
@@ -391,6 +400,29 @@ describe('delivery', () => {
       totalPages: 1,
       deliveries: [{ event: 'key.purchased', status: 'delivered', attempts: 2, responseStatus: 200 }],
     });
+    // Both attempts are kept, oldest first: why the first failed, and the success.
+    const [delivery] = listed.body.deliveries as WebhookDelivery[];
+    expect(delivery.attemptLog).toEqual([
+      {
+        attempt: 1,
+        startedAt: expect.any(String) as unknown,
+        responseStatus: 500,
+        durationMs: expect.any(Number) as unknown,
+        responseBody: 'receiver says no',
+        error: null,
+      },
+      {
+        attempt: 2,
+        startedAt: expect.any(String) as unknown,
+        responseStatus: 200,
+        durationMs: expect.any(Number) as unknown,
+        responseBody: 'ok',
+        error: null,
+      },
+    ]);
+    const [one, two] = delivery.attemptLog;
+    expect(Date.parse(two.startedAt) - Date.parse(one.startedAt)).toBeGreaterThanOrEqual(4_000);
+    expect(two.startedAt).toBe(delivery.lastAttemptAt);
   }, 25_000);
 
   it('recovers with the cron an event committed but never enqueued (a crash after the commit)', async () => {
@@ -473,6 +505,16 @@ describe('delivery', () => {
     expect(again.body.delivery).toMatchObject({ id: request.headers['webhook-id'], status: 'pending' });
     await expect.poll(async () => (await receivedBy(hook.name)).length, { timeout: 5_000 }).toBe(2);
     expect((await receivedBy(hook.name))[1].headers['webhook-id']).toBe(request.headers['webhook-id']);
+    // The first attempt is kept beside the redelivery's.
+    await expect.poll(async () => (await listedDeliveries(hook.id))[0]?.attemptLog.length, { timeout: 5_000 }).toBe(2);
+    expect((await listedDeliveries(hook.id))[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      attemptLog: [
+        { attempt: 1, responseStatus: 200, error: null },
+        { attempt: 2, responseStatus: 200, error: null },
+      ],
+    });
   });
   // Last in the file: the hanging request stays open until the consumer's 10-second timeout.
   it('a hanging receiver does not hold up another endpoint', async () => {
@@ -542,5 +584,136 @@ describe('attempts', () => {
       .where(eq(webhookEndpoints.id, ok.hook.id));
     expect(await attemptDelivery(env, ok.deliveryId, 1)).toEqual({ status: 'delivered' });
     expect((await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, ok.hook.id)).get())!.failingSince).toBeNull();
+  });
+
+  it('keeps every attempt, oldest first: no answer (the error), a 500 (its answer), then a 200', async () => {
+    const { deliveryId, hook } = await pendingDelivery('fail-once');
+    const url = `${receiver}/hook/${hook.name}?mode=fail-once`;
+    // Nothing listens on port 1: the connection is refused.
+    await db().update(webhookEndpoints).set({ url: 'http://127.0.0.1:1/refused' }).where(eq(webhookEndpoints.id, hook.id));
+    expect(await attemptDelivery(env, deliveryId, 1)).toEqual({ status: 'pending', retryInSeconds: 5 });
+    await db().update(webhookEndpoints).set({ url }).where(eq(webhookEndpoints.id, hook.id));
+    expect(await attemptDelivery(env, deliveryId, 2)).toEqual({ status: 'pending', retryInSeconds: 300 });
+    expect(await attemptDelivery(env, deliveryId, 3)).toEqual({ status: 'delivered' });
+
+    const [delivery] = await listedDeliveries(hook.id);
+    expect(delivery).toMatchObject({ id: deliveryId, status: 'delivered', attempts: 3, responseStatus: 200, responseBody: 'ok' });
+    expect(delivery.attemptLog).toEqual([
+      {
+        attempt: 1,
+        startedAt: expect.any(String) as unknown,
+        responseStatus: null,
+        durationMs: expect.any(Number) as unknown,
+        responseBody: null,
+        error: expect.stringMatching(/^Could not connect: /) as unknown,
+      },
+      {
+        attempt: 2,
+        startedAt: expect.any(String) as unknown,
+        responseStatus: 500,
+        durationMs: expect.any(Number) as unknown,
+        responseBody: 'receiver says no',
+        error: null,
+      },
+      {
+        attempt: 3,
+        startedAt: expect.any(String) as unknown,
+        responseStatus: 200,
+        durationMs: expect.any(Number) as unknown,
+        responseBody: 'ok',
+        error: null,
+      },
+    ]);
+    expect(delivery.attemptLog.map((a) => Date.parse(a.startedAt))).toEqual(
+      [...delivery.attemptLog.map((a) => Date.parse(a.startedAt))].sort(),
+    );
+    for (const a of delivery.attemptLog) expect(a.durationMs).toBeGreaterThanOrEqual(0);
+
+    // Redelivered, it keeps them (the queue's new attempt adds to them: see the redelivery test above).
+    const again = await api('POST', `/api/webhooks/deliveries/${deliveryId}/redeliver`, { token: ownerToken });
+    expect(again.status).toBe(202);
+    expect(again.body.delivery).toMatchObject({ status: 'pending', attempts: 3 });
+    expect(again.body.delivery.attemptLog).toEqual(delivery.attemptLog);
+  });
+
+  it('keeps the first KB of an answer, cut on a character boundary', async () => {
+    const { deliveryId, hook } = await pendingDelivery('long');
+    await attemptDelivery(env, deliveryId, 1);
+    const [attempt] = (await listedDeliveries(hook.id))[0].attemptLog;
+    // 1 + 511 × 2 bytes: the 512th "é" would end at byte 1025.
+    expect(attempt.responseBody).toBe(`x${'é'.repeat(511)}`);
+    expect(new TextEncoder().encode(attempt.responseBody!).byteLength).toBe(1023);
+    expect(attempt.responseStatus).toBe(500);
+  });
+
+  it('cuts any answer to at most 1 KB of UTF-8, bytes that are not UTF-8 included', () => {
+    const bytes = (...parts: Array<string | number[]>) =>
+      new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...new TextEncoder().encode(p)] : p)));
+    expect(utf8Prefix(bytes('ok'), 1024)).toBe('ok');
+    expect(utf8Prefix(bytes('a'.repeat(1022), '😀'), 1024)).toBe('a'.repeat(1022));
+    expect(utf8Prefix(bytes('a'.repeat(1020), '😀', 'b'), 1024)).toBe(`${'a'.repeat(1020)}😀`);
+    // Each stray byte reads as U+FFFD, 3 bytes of UTF-8: 341 of them fit.
+    const junk = utf8Prefix(bytes(new Array(1024).fill(0xff)), 1024);
+    expect(junk).toBe('\ufffd'.repeat(341));
+    expect(new TextEncoder().encode(junk).byteLength).toBeLessThanOrEqual(1024);
+  });
+
+  it(`keeps the latest ${WEBHOOK_ATTEMPTS_KEPT} attempts of a delivery redelivered again and again`, async () => {
+    const { deliveryId, hook } = await pendingDelivery('fail');
+    const total = WEBHOOK_ATTEMPTS_KEPT + 2;
+    for (let i = 0; i < total; i++) await attemptDelivery(env, deliveryId, 1);
+    const [delivery] = await listedDeliveries(hook.id);
+    expect(delivery.attempts).toBe(total);
+    expect(delivery.attemptLog.map((a) => a.attempt)).toEqual(Array.from({ length: WEBHOOK_ATTEMPTS_KEPT }, (_, i) => i + 3));
+  });
+
+  it('lists a page of deliveries with their attempts in one read round trip that writes nothing', async () => {
+    const { deliveryId, hook } = await pendingDelivery('fail-once');
+    await attemptDelivery(env, deliveryId, 1);
+    await attemptDelivery(env, deliveryId, 2);
+    const worker = instrumentedWorker();
+    const list = () =>
+      api('GET', `/api/webhooks/${hook.id}/deliveries`, { token: ownerToken, fetch: (url, init) => worker.fetch(url, init) });
+    // Once to warm what the isolate keeps (the settings), as the budget test does; then measured.
+    await list();
+    worker.take();
+    const res = await list();
+    expect(res.body.deliveries[0].attemptLog).toHaveLength(2);
+    const cost = worker.take();
+    const measured = {
+      roundTrips: cost.roundTrips.length,
+      writes: cost.writes.length,
+      kvReads: cost.kvReads,
+      session: cost.sessions.join(','),
+    };
+    // As every page read (round-trip-budget.test.ts, docs/performance.md); measured here, where the endpoints are this file's own.
+    expect(measured, JSON.stringify(cost.roundTrips, null, 1)).toEqual({
+      roundTrips: 1,
+      writes: 0,
+      kvReads: 0,
+      session: 'first-unconstrained',
+    });
+  });
+
+  it('deletes the attempts with their endpoint, and with their delivery when the cron prunes old history', async () => {
+    const { deliveryId, hook } = await pendingDelivery('fail-once');
+    await attemptDelivery(env, deliveryId, 1);
+    await attemptDelivery(env, deliveryId, 2);
+    expect(await attemptRowsOf(deliveryId)).toHaveLength(2);
+    expect((await api('DELETE', `/api/webhooks/${hook.id}`, { token: ownerToken })).status).toBe(200);
+    expect(await attemptRowsOf(deliveryId)).toEqual([]);
+
+    const old = await pendingDelivery('ok');
+    await attemptDelivery(env, old.deliveryId, 1);
+    expect(await attemptRowsOf(old.deliveryId)).toHaveLength(1);
+    const monthAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    const [{ eventId }] = await db()
+      .select({ eventId: webhookDeliveries.eventId })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, old.deliveryId));
+    await db().update(webhookEvents).set({ createdAt: monthAgo }).where(eq(webhookEvents.id, eventId));
+    await runScheduledJobs(env);
+    expect(await deliveriesOf(old.hook.id)).toEqual([]);
+    expect(await attemptRowsOf(old.deliveryId)).toEqual([]);
   });
 });

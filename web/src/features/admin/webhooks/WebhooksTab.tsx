@@ -1,13 +1,8 @@
 // The owner's Webhooks view: endpoints with their health; add (secret shown once), edit, enable or
 // disable, rotate the secret, send a test; each endpoint's deliveries with a redeliver button.
 import { useState, type FormEvent } from 'react';
-import {
-  createWebhookSchema,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEndpoint,
-  type WebhookEventType,
-} from '../../../../../worker/modules/webhooks/schemas';
 import type { Schemas } from '../../../../../worker/platform/api-client';
+import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../../../worker/modules/webhooks/schemas';
 import { useStepUpPrompt } from '../../../components/StepUp';
 import { Badge } from '../../../components/ui/badge';
 import { Card, EmptyState } from '../../../components/ui/card';
@@ -22,6 +17,7 @@ import { ShownOnceSecret } from '../../../components/ui/shown-once-secret';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { asyncHandler } from '../../../lib/async-handler';
+import { DeliveryAttempts } from './DeliveryAttempts';
 import {
   useCreateWebhook,
   useDeleteWebhook,
@@ -33,7 +29,7 @@ import {
   useWebhookEndpoints,
 } from './api';
 
-type WebhookDelivery = Schemas['WebhookDelivery'];
+type WebhookEndpoint = Schemas['WebhookEndpoint'];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -318,10 +314,10 @@ function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onC
     }
   }
 
-  const columns: Column<WebhookDelivery>[] = [
+  const columns: Column<Schemas['WebhookDelivery']>[] = [
     { header: 'Event', className: 'mono', cell: (d) => d.event },
     { header: 'Status', cell: (d) => <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge> },
-    { header: 'Attempts', cell: (d) => d.attempts },
+    { header: 'Attempts', cell: (d) => <DeliveryAttempts delivery={d} /> },
     {
       header: 'Response',
       cell: (d) => (
