@@ -16,9 +16,59 @@ const codeOf = (module) => `./${MODULES}/${module}`;
 const APP_LAYER = ['./worker/app.ts', './worker/index.ts', './worker/scheduled.ts'];
 
 const FEATURES = 'web/src/features';
-const features = readdirSync(new URL(`./${FEATURES}`, import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+const folders = (path) =>
+  readdirSync(new URL(`./${path}`, import.meta.url), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+const features = folders(FEATURES);
+// The admin panel, one folder per resource (users, products, license keys, ...) under its shell.
+const ADMIN = `${FEATURES}/admin`;
+const adminResources = folders(ADMIN);
+
+// The web app's boundaries.
+const webZones = [
+  // A feature imports only its own folder, components/ and lib/ (and the shared API schemas);
+  // what one feature offers another goes through the app shell (app/).
+  ...features.map((feature) => ({
+    target: `./${FEATURES}/${feature}`,
+    from: `./${FEATURES}`,
+    except: [`./${feature}`],
+    message: 'A web feature imports only from its own folder, components/ and lib/.',
+  })),
+  // Within the admin panel, a resource folder uses another only through that folder's api.ts
+  // (its query keys and hooks): its components and helpers are its own. No resource imports
+  // the panel's page back (the page loads the tabs; a tab reads the user from lib/session and
+  // opens another tab through tabs.ts).
+  ...adminResources.flatMap((resource) => [
+    ...adminResources
+      .filter((other) => other !== resource)
+      .map((other) => ({
+        target: `./${ADMIN}/${resource}`,
+        from: `./${ADMIN}/${other}`,
+        except: ['./api.ts'],
+        message: `An admin resource uses ${other}/ only through ${other}/api.ts.`,
+      })),
+    {
+      target: `./${ADMIN}/${resource}`,
+      from: `./${ADMIN}/AdminPage.tsx`,
+      message: 'The admin page imports its tabs, not the reverse.',
+    },
+  ]),
+];
+
+// What the web app and the CLI may take from the Worker: the words, the API's types and the zod
+// schemas of its inputs; never its code.
+const clientZone = {
+  target: ['./web/src', './cli'],
+  from: './worker',
+  except: [
+    './platform/vocabulary.ts',
+    './platform/api-client.ts',
+    './platform/schemas',
+    ...modules.flatMap((module) => [`./modules/${module}/schemas.ts`, `./modules/${module}/schemas`]),
+  ],
+  message: 'Clients take only the vocabulary, the API types and the input schemas from worker/.',
+};
 
 export default tseslint.config(
   {
@@ -47,17 +97,10 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      // A feature imports only its own folder, components/ and lib/ (and the shared API schemas);
-      // what one feature offers another goes through the app shell (app/).
       'import-x/no-restricted-paths': [
         'error',
         {
-          zones: features.map((feature) => ({
-            target: `./${FEATURES}/${feature}`,
-            from: `./${FEATURES}`,
-            except: [`./${feature}`],
-            message: 'A web feature imports only from its own folder, components/ and lib/.',
-          })),
+          zones: [...webZones, clientZone],
         },
       ],
     },
@@ -101,27 +144,15 @@ export default tseslint.config(
     },
   },
   {
-    // What the web app and the CLI may take from the Worker: the words, the API's types and the zod
-    // schemas of its inputs; never its code.
-    files: ['web/src/**/*.{ts,tsx}', 'cli/**/*.ts'],
+    // The CLI's part of clientZone (the web app's is in its own block above: a later block's
+    // no-restricted-paths would replace, not join, an earlier one's for the same files).
+    files: ['cli/**/*.ts'],
     ignores: ['cli/test/**'],
     rules: {
       'import-x/no-restricted-paths': [
         'error',
         {
-          zones: [
-            {
-              target: ['./web/src', './cli'],
-              from: './worker',
-              except: [
-                './platform/vocabulary.ts',
-                './platform/api-client.ts',
-                './platform/schemas',
-                ...modules.flatMap((module) => [`./modules/${module}/schemas.ts`, `./modules/${module}/schemas`]),
-              ],
-              message: 'Clients take only the vocabulary, the API types and the input schemas from worker/.',
-            },
-          ],
+          zones: [clientZone],
         },
       ],
     },

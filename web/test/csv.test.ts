@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keysCsv } from '../src/features/admin/csv';
+import { keysCsv } from '../src/features/admin/generation/csv';
 import { type LicenseKey } from '../../worker/modules/keys/schemas/answers';
 
 const key = (over: Partial<LicenseKey> & { productName?: string } = {}) =>

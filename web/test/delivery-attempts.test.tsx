@@ -4,7 +4,7 @@ import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../worker/platform/api-client';
-import { DeliveryAttempts } from '../src/features/admin/DeliveryAttempts';
+import { DeliveryAttempts } from '../src/features/admin/webhooks/DeliveryAttempts';
 
 const longAnswer = `<html>${'x'.repeat(300)}</html>`;
 

@@ -12,7 +12,7 @@ import { newQueryClient, wrapperFor } from './helpers';
 
 type Row = { id: string; name: string };
 
-function Rows({ load }: { load: () => Promise<Row[]> }) {
+function Rows({ load, keepDataOnError = false }: { load: () => Promise<Row[]>; keepDataOnError?: boolean }) {
   const query = useQuery({ queryKey: ['rows'], queryFn: load });
   return (
     <QueryState
@@ -21,6 +21,7 @@ function Rows({ load }: { load: () => Promise<Row[]> }) {
       failed="Could not load the rows."
       isEmpty={(rows) => rows.length === 0}
       empty={<p>No rows yet.</p>}
+      keepDataOnError={keepDataOnError}
     >
       {(rows) => (
         <DataTable label="Rows" rows={rows} rowKey={(r) => r.id} columns={[{ header: 'Name', label: 'Name', cell: (r) => r.name }]} />
@@ -29,7 +30,10 @@ function Rows({ load }: { load: () => Promise<Row[]> }) {
   );
 }
 
-const renderRows = (load: () => Promise<Row[]>) => render(<Rows load={load} />, { wrapper: wrapperFor(newQueryClient()) });
+const renderRows = (load: () => Promise<Row[]>, keepDataOnError = false) => {
+  const queryClient = newQueryClient();
+  return { queryClient, ...render(<Rows load={load} keepDataOnError={keepDataOnError} />, { wrapper: wrapperFor(queryClient) }) };
+};
 
 describe('QueryState with a DataTable', () => {
   it('shows the spinner, then the rows under their column headers and phone labels', async () => {
@@ -58,6 +62,26 @@ describe('QueryState with a DataTable', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
     expect((await screen.findByRole('cell')).textContent).toContain('Grace');
     expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it('shows a failed refetch as a failure, or keeps the rows on screen when asked to (the older admin lists)', async () => {
+    for (const keep of [false, true]) {
+      const load = vi
+        .fn<() => Promise<Row[]>>()
+        .mockResolvedValueOnce([{ id: '1', name: 'Ada' }])
+        .mockRejectedValue(new Error('down'));
+      const { queryClient, unmount } = renderRows(load, keep);
+      expect((await screen.findByRole('cell')).textContent).toContain('Ada');
+      await queryClient.refetchQueries({ queryKey: ['rows'] });
+      if (keep) {
+        expect(screen.getByRole('cell').textContent).toContain('Ada');
+        expect(screen.queryByRole('alert')).toBeNull();
+      } else {
+        expect((await screen.findByRole('alert')).textContent).toContain('Could not load the rows.');
+        expect(screen.queryByRole('cell')).toBeNull();
+      }
+      unmount();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 import { atom, useAtom } from 'jotai';
 import { useEffect } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
-import { Badge } from '../components/ui/badge';
+import { RoleBadge } from '../components/users/roles';
 import { Icon } from '../components/ui/icons';
 import { toast } from '../components/ui/toast';
 import { useCurrentUser, useLogout, useProfile } from '../lib/session';
@@ -107,7 +107,7 @@ export function Layout() {
                 <span className="who-name" data-testid="header-username">
                   {user.username}
                 </span>
-                <Badge tone={user.role === 'owner' ? 'purple' : user.role === 'reseller' ? 'blue' : 'gray'}>{user.role}</Badge>
+                <RoleBadge role={user.role} />
               </div>
               <button type="button" className="btn btn-secondary btn-sm" onClick={asyncHandler(onLogout)}>
                 Logout

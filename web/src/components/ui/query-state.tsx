@@ -12,17 +12,22 @@ type QueryStateProps<T> = {
   isEmpty?: (data: T) => boolean;
   /** Shown instead of `children` when `isEmpty` says so. */
   empty?: ReactNode;
+  /**
+   * A failed refetch leaves what was loaded on screen, and the screen tells of the failure its own way
+   * (a toast); the failure shows here only when there is nothing to show.
+   */
+  keepDataOnError?: boolean;
   children: (data: T) => ReactNode;
 };
 
-export function QueryState<T>({ query, loading, failed, isEmpty, empty, children }: QueryStateProps<T>) {
+export function QueryState<T>({ query, loading, failed, isEmpty, empty, keepDataOnError = false, children }: QueryStateProps<T>) {
   if (query.isPending)
     return (
       <div className="panel-loading">
         <Spinner label={loading} />
       </div>
     );
-  if (query.isError)
+  if (query.isError && !(keepDataOnError && query.data !== undefined))
     return (
       <div className="notice notice-error" role="alert">
         {failed} {/* refetch resolves with the query's state and never rejects. */}
@@ -31,6 +36,8 @@ export function QueryState<T>({ query, loading, failed, isEmpty, empty, children
         </button>
       </div>
     );
-  if (isEmpty?.(query.data)) return <>{empty}</>;
-  return <>{children(query.data)}</>;
+  // Past pending and failure, the query has its data (a failed refetch kept it, when asked to).
+  const data = query.data as T;
+  if (isEmpty?.(data)) return <>{empty}</>;
+  return <>{children(data)}</>;
 }

@@ -1,28 +1,26 @@
 // /admin: the owner's Admin Panel and the reseller's panel, one tab at a time, the tab in `?tab=`.
 import { lazy, Suspense, useEffect, useRef, type ComponentType, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import type { Schemas } from '../../../../worker/platform/api-client';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
 import { useCurrentUser } from '../../lib/session';
-import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, type TabId } from './tabs';
+import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, useSelectTab, type TabId } from './tabs';
 
 /** The interactive API reference the Worker serves (worker/routes/docs.ts). */
 const API_DOCS_URL = '/api/docs';
 
-export type TabProps = { user: Schemas['User']; selectTab: (tab: TabId) => void };
-
-// Each tab loads on demand, so opening the panel does not fetch every screen's code.
-const panels: Record<TabId, ComponentType<TabProps>> = {
-  overview: lazy(() => import('./OverviewTab').then((m) => ({ default: m.OverviewTab }))),
-  users: lazy(() => import('./UsersTab').then((m) => ({ default: m.UsersTab }))),
-  products: lazy(() => import('./ProductsTab').then((m) => ({ default: m.ProductsTab }))),
-  keys: lazy(() => import('./KeysTab').then((m) => ({ default: m.KeysTab }))),
-  generate: lazy(() => import('./GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
-  purchase: lazy(() => import('./DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
-  payments: lazy(() => import('./PaymentsTab').then((m) => ({ default: m.PaymentsTab }))),
-  webhooks: lazy(() => import('./WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
-  settings: lazy(() => import('./SettingsTab').then((m) => ({ default: m.SettingsTab }))),
+// Each tab loads on demand, so opening the panel does not fetch every screen's code. A tab reads the
+// signed-in user itself (lib/session) and opens another tab with useSelectTab (tabs.ts).
+const panels: Record<TabId, ComponentType> = {
+  overview: lazy(() => import('./overview/OverviewTab').then((m) => ({ default: m.OverviewTab }))),
+  users: lazy(() => import('./users/UsersTab').then((m) => ({ default: m.UsersTab }))),
+  products: lazy(() => import('./products/ProductsTab').then((m) => ({ default: m.ProductsTab }))),
+  keys: lazy(() => import('./license-keys/KeysTab').then((m) => ({ default: m.KeysTab }))),
+  generate: lazy(() => import('./generation/GenerateKeysTab').then((m) => ({ default: m.GenerateKeysTab }))),
+  purchase: lazy(() => import('./purchases/DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
+  payments: lazy(() => import('./payments/PaymentsTab').then((m) => ({ default: m.PaymentsTab }))),
+  webhooks: lazy(() => import('./webhooks/WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
+  settings: lazy(() => import('./settings/SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 
 /** Owner-only tabs whose screen says so itself when reached by URL (a refusal text of its own for non-owners). */
@@ -30,14 +28,14 @@ const EXPLAINS_ITS_REFUSAL: TabId[] = ['generate', 'settings'];
 
 export function AdminPage() {
   const user = useCurrentUser()!;
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const tabs = tabsFor(user.role);
   const requested = params.get('tab');
   const refused = isTabId(requested) && !tabs.includes(requested) && EXPLAINS_ITS_REFUSAL.includes(requested) ? requested : null;
   const selected: TabId = isTabId(requested) && tabs.includes(requested) ? requested : 'overview';
   const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
 
-  const selectTab = (tab: TabId) => setParams({ tab });
+  const selectTab = useSelectTab();
 
   // Where the tab row scrolls sideways, the selected tab is kept in view.
   useEffect(() => {
@@ -109,7 +107,7 @@ export function AdminPage() {
           : { role: 'tabpanel', id: `admin-panel-${selected}`, 'aria-labelledby': `admin-tab-${selected}` })}
       >
         <Suspense fallback={<PageSpinner label="Loading…" />}>
-          <Panel key={shown} user={user} selectTab={selectTab} />
+          <Panel key={shown} />
         </Suspense>
       </div>
     </div>

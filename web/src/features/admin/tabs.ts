@@ -1,6 +1,9 @@
-// The admin panel's tabs: which exist, and which each role sees.
+// The admin panel's tabs: which exist, which each role sees, and how a screen opens another.
+import { useSearchParams } from 'react-router-dom';
 import type { Schemas } from '../../../../worker/platform/api-client';
 import type { IconName } from '../../components/ui/icons';
+
+type Role = Schemas['Role'];
 
 export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
 export type TabId = (typeof TAB_IDS)[number];
@@ -29,10 +32,16 @@ export const TAB_ICONS: Record<TabId, IconName> = {
   settings: 'gear',
 };
 
-export function tabsFor(role: Schemas['Role']): TabId[] {
+export function tabsFor(role: Role): TabId[] {
   if (role === 'owner') return [...TAB_IDS];
   if (role === 'reseller') return ['overview', 'keys', 'purchase'];
   return [];
 }
 
 export const isTabId = (value: string | null): value is TabId => TAB_IDS.includes(value as TabId);
+
+/** Opens a tab: the tab is the page's `?tab=`, so the address and the history follow it. */
+export function useSelectTab() {
+  const [, setParams] = useSearchParams();
+  return (tab: TabId) => setParams({ tab });
+}

@@ -1,7 +1,8 @@
 // Charts drawn as plain SVG: a bar per day, and a bar per product. Each is a figure whose SVG is an
 // image named by the chart's title and described by a one-line summary, with the numbers behind
 // it in a data table for anyone who cannot (or would rather not) read the picture.
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { ChartCard, type ChartCaptionIds } from '../../components/ui/chart-card';
 
 export type Point = { label: string; value: number; /** Said after the value (a product's revenue). */ note?: string };
 
@@ -64,7 +65,7 @@ function DataTable({ caption, columns, rows }: { caption: string; columns: [stri
   );
 }
 
-type Frame = { title: string; desc: string; width: number };
+type Frame = ChartCaptionIds & { width: number };
 
 function ChartFrame({
   title,
@@ -77,24 +78,15 @@ function ChartFrame({
   children: (frame: Frame) => ReactNode;
   table: ReactNode;
 }) {
-  const id = useId();
   const { ref, width } = useWidth();
-  const frame = { title: `${id}-title`, desc: `${id}-desc`, width };
   return (
-    <figure className="card chart">
-      <figcaption>
-        <h2 id={frame.title} className="card-title">
-          {title}
-        </h2>
-        <p id={frame.desc} className="muted small">
-          {summary}
-        </p>
-      </figcaption>
-      <div ref={ref} className="chart-area">
-        {children(frame)}
-      </div>
-      {table}
-    </figure>
+    <ChartCard title={title} summary={summary} footer={table}>
+      {(ids) => (
+        <div ref={ref} className="chart-area">
+          {children({ ...ids, width })}
+        </div>
+      )}
+    </ChartCard>
   );
 }
 

@@ -1,11 +1,11 @@
 // The devices a key is activated on, each removable by the key's owner (once a day per key).
 import { useState } from 'react';
 import type { Schemas } from '../../../../worker/platform/api-client';
-import { visibleText } from '../../../../worker/platform/schemas/text';
 import { ConfirmModal } from '../../components/ui/confirm-modal';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
-import { DEVICES_SHOWN, FINGERPRINT_SHOWN_CHARS } from '../../lib/constants';
+import { DEVICES_SHOWN } from '../../lib/constants';
+import { deviceName, shortFingerprint } from '../../lib/devices';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useRemoveDevice } from './api';
 import { asyncHandler } from '../../lib/async-handler';
@@ -13,10 +13,6 @@ import { asyncHandler } from '../../lib/async-handler';
 type LicenseKey = Schemas['LicenseKey'];
 
 type Device = LicenseKey['activations'][number];
-
-export const shortFingerprint = (fp: string) => (fp.length > FINGERPRINT_SHOWN_CHARS ? `${fp.slice(0, FINGERPRINT_SHOWN_CHARS)}…` : fp);
-// What the device's software sent, as sent: control and bidi characters are shown as escapes.
-const deviceName = (d: Device) => visibleText([d.deviceInfo?.manufacturer, d.deviceInfo?.model].filter(Boolean).join(' '));
 
 export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const [removing, setRemoving] = useState<Device | null>(null);

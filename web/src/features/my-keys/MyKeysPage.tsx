@@ -7,6 +7,7 @@ import { Icon } from '../../components/ui/icons';
 import { Pagination } from '../../components/ui/pagination';
 import { PageSpinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
+import { useDebounced } from '../../lib/debounce';
 import { useMyKeys } from './api';
 import { KeyCard, STATUS_LABELS } from './KeyCard';
 import { asyncHandler } from '../../lib/async-handler';
@@ -14,25 +15,16 @@ import { asyncHandler } from '../../lib/async-handler';
 type KeyStatus = Schemas['KeyStatus'];
 
 const STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
-const SEARCH_DELAY_MS = 300;
 
 export function MyKeysPage() {
   const searchId = useId();
   const statusId = useId();
   const [searchText, setSearchText] = useState('');
-  const [search, setSearch] = useState('');
   const [status, setStatus] = useState<KeyStatus | ''>('');
   const [page, setPage] = useState(1);
+  // Search as the customer types, without a request per keystroke; a new search starts at page 1.
+  const [search, settleSearch] = useDebounced(searchText, { onSettle: () => setPage(1) });
   const keys = useMyKeys({ page, search, status });
-
-  // Search as the customer types, without a request per keystroke.
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      setSearch(searchText);
-      setPage(1);
-    }, SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [searchText]);
 
   useEffect(() => {
     if (keys.isError) toast.error('Failed to load your license keys');
@@ -46,7 +38,7 @@ export function MyKeysPage() {
   const filtered = search.trim() !== '' || status !== '';
   function clearFilters() {
     setSearchText('');
-    setSearch('');
+    settleSearch('');
     setStatus('');
     setPage(1);
   }

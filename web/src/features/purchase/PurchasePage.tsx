@@ -1,8 +1,8 @@
 // /purchase: choose a product and a duration, buy, and get the key on a success card.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import type { Schemas } from '../../../../worker/platform/api-client';
 import { isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card, EmptyState } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
@@ -12,14 +12,13 @@ import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
 import { DurationPicker } from '../../components/purchase/DurationPicker';
 import { PriceBreakdown } from '../../components/purchase/PriceBreakdown';
+import { ProductOptions } from '../../components/purchase/ProductOptions';
 import { ReceiptCard } from '../../components/purchase/ReceiptCard';
 import { useProducts } from '../../lib/products';
 import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
 import { asyncHandler } from '../../lib/async-handler';
 
-type Product = Schemas['Product'];
-
-const productLabel = (p: Product) => `${p.name} (${formatCredits(p.baseCreditCost)} + ${formatCredits(p.creditsPerDay)}/day)`;
+type PurchaseReceipt = Schemas['PurchaseReceipt'];
 
 export function PurchasePage() {
   const user = useCurrentUser()!;
@@ -29,7 +28,7 @@ export function PurchasePage() {
   const selectId = useId();
   const [productId, setProductId] = useState('');
   const [days, setDays] = useState(1);
-  const [receipt, setReceipt] = useState<Schemas['PurchaseReceipt'] | null>(null);
+  const [receipt, setReceipt] = useState<PurchaseReceipt | null>(null);
 
   useEffect(() => {
     // The spec has this list's failures logged only; the page also says so, rather than look empty.
@@ -100,11 +99,7 @@ export function PurchasePage() {
                     disabled={purchase.isPending || !products.data?.length}
                   >
                     <option value="">{products.data?.length ? 'Select a product' : 'No products available'}</option>
-                    {products.data?.map((p) => (
-                      <option key={p._id} value={p._id}>
-                        {productLabel(p)}
-                      </option>
-                    ))}
+                    <ProductOptions products={products.data ?? []} />
                   </select>
                 </div>
                 {product && (

@@ -1,10 +1,11 @@
 // API tokens for scripts and the keypanel CLI (owners and resellers): create one (shown once),
 // see when each was last used, revoke one (it stops working at once).
 import { useId, useState, type FormEvent } from 'react';
-import type { Schemas } from '../../../../worker/platform/api-client';
 import { createApiTokenSchema } from '../../../../worker/modules/accounts/schemas/api-tokens';
+import type { Schemas } from '../../../../worker/platform/api-client';
 import { isAtLeast, ROLES, type Role } from '../../../../worker/platform/vocabulary';
 import { Badge } from '../../components/ui/badge';
+import { ROLE_LABELS, RoleOptions } from '../../components/users/roles';
 import { Card, EmptyState } from '../../components/ui/card';
 import { DataTable, type Column } from '../../components/ui/data-table';
 import { Field } from '../../components/ui/field';
@@ -21,7 +22,6 @@ import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccou
 
 type ApiToken = Schemas['ApiToken'];
 
-const ROLE_LABELS: Record<Role, string> = { user: 'User', reseller: 'Reseller', owner: 'Owner' };
 /** The roles a token may act with: a reseller's or an owner's own, and those below it. */
 const rolesUpTo = (role: Role): Role[] => (role === 'user' ? [] : ROLES.filter((r) => isAtLeast(role, r)));
 
@@ -162,11 +162,7 @@ function CreateTokenForm({
         <div className="field">
           <label htmlFor={roleId}>Role</label>
           <select id={roleId} value={tokenRole} onChange={(e) => setTokenRole(e.target.value as Role)}>
-            {rolesUpTo(role).map((r) => (
-              <option key={r} value={r}>
-                {ROLE_LABELS[r]}
-              </option>
-            ))}
+            <RoleOptions roles={rolesUpTo(role)} />
           </select>
         </div>
       </div>

@@ -19,6 +19,8 @@ export type FormOptions<V extends FormValues> = {
   onError?: (err: unknown) => string | null;
   /** Empty the form after it was sent, for forms used again and again (the exchange). */
   resetOnSuccess?: boolean;
+  /** Told the errors when validation keeps the form from being sent (a long form also says so in a toast). */
+  onInvalid?: (errors: FieldErrors<V>) => void;
 };
 
 const FALLBACK = 'Something went wrong. Please try again.';
@@ -57,7 +59,10 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
     const found = options.validate?.(values) ?? {};
     setErrors(found);
     setFormError(null);
-    if (Object.keys(found).length > 0) return false;
+    if (Object.keys(found).length > 0) {
+      options.onInvalid?.(found);
+      return false;
+    }
     inFlight.current = true;
     setStatus('submitting');
     try {
@@ -76,17 +81,34 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
     }
   }
 
+  /** Starts again from `next` (the initial values by default): no errors, nothing sent. */
+  function reset(next: V = options.initial) {
+    setValues(next);
+    setErrors({});
+    setFormError(null);
+    setStatus('idle');
+  }
+
+  /** Drops the errors of the fields named (one change can answer a complaint placed on another field). */
+  function clearErrors(which: (name: keyof V & string) => boolean) {
+    setErrors((current) => {
+      const names = Object.keys(current) as Array<keyof V & string>;
+      if (!names.some(which)) return current;
+      return Object.fromEntries(Object.entries(current).filter(([name]) => !which(name))) as FieldErrors<V>;
+    });
+  }
+
   /** For a form's onSubmit: handleSubmit settles every outcome itself, so nothing is left to await. */
   function onSubmit(event: FormEvent) {
     void handleSubmit(event);
   }
 
-  /** The props of a text field (components/ui/field.tsx) bound to one value. */
+  /** The props of a text field, a text area or a select (components/ui/field.tsx) bound to one value. */
   function field<K extends keyof V & string>(name: K) {
     return {
       name,
       value: String(values[name]),
-      onChange: (e: ChangeEvent<HTMLInputElement>) => set(name, e.target.value as V[K]),
+      onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => set(name, e.target.value as V[K]),
       error: errors[name] ?? null,
     };
   }
@@ -96,5 +118,20 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
     return { name, checked: values[name] === true, onChange: (e: ChangeEvent<HTMLInputElement>) => set(name, e.target.checked as V[K]) };
   }
 
-  return { values, errors, formError, status, submitting: status === 'submitting', set, field, checkbox, handleSubmit, onSubmit };
+  return {
+    values,
+    errors,
+    formError,
+    status,
+    submitting: status === 'submitting',
+    set,
+    field,
+    checkbox,
+    handleSubmit,
+    onSubmit,
+    reset,
+    clearErrors,
+  };
 }
+
+export type Form<V extends FormValues> = ReturnType<typeof useForm<V>>;

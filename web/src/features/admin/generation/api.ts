@@ -1,0 +1,13 @@
+// Generating license keys: a change to keys like any other, refreshed as License Key Management's are.
+import { useMutation } from '@tanstack/react-query';
+import type { GenerateKeysInput } from '../../../../../worker/modules/keys/schemas/admin-keys';
+import { api } from '../../../lib/api';
+import { useAfterKeyChange } from '../license-keys/api';
+
+export function useGenerateKeys() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: (body: GenerateKeysInput) => api.post('/api/keys/generate', body),
+    onSuccess: after,
+  });
+}

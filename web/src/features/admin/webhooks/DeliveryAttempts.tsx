@@ -1,0 +1,80 @@
+// Every attempt of a webhook delivery (issue 28), in the deliveries table's Attempts cell: the count,
+// which opens (a native disclosure, so Enter or Space from the keyboard) onto one line per attempt,
+// oldest first: when it started, the status code, how long it took, and the error or the start of
+// the answer, the whole kept KB one more disclosure away. The attempts come with the deliveries page,
+// so its loading state is the page's; a pending delivery says when its next attempt comes.
+import type { Schemas } from '../../../../../worker/platform/api-client';
+import { Badge } from '../../../components/ui/badge';
+
+/** How much of an answer shows before "Whole answer" is opened. */
+const EXCERPT_LENGTH = 120;
+
+type WebhookDelivery = Schemas['WebhookDelivery'];
+type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+function Answer({ attempt }: { attempt: WebhookDeliveryAttempt }) {
+  if (attempt.error !== null) return <p className="delivery-attempt-error">{attempt.error}</p>;
+  const body = attempt.responseBody;
+  if (body === null || body.trim() === '') return <p className="muted small">No answer body</p>;
+  const oneLine = body.replace(/\s+/g, ' ').trim();
+  if (oneLine.length <= EXCERPT_LENGTH && !body.includes('\n')) return <code className="delivery-attempt-answer small">{body}</code>;
+  return (
+    <details className="delivery-attempt-answer">
+      <summary>
+        <code className="small">{oneLine.slice(0, EXCERPT_LENGTH)}…</code> <span className="small">Whole answer</span>
+      </summary>
+      <pre className="mono small">{body}</pre>
+    </details>
+  );
+}
+
+function AttemptItem({ attempt }: { attempt: WebhookDeliveryAttempt }) {
+  const status = attempt.responseStatus;
+  const ok = status !== null && status >= 200 && status < 300;
+  return (
+    <li className="delivery-attempt">
+      <div className="delivery-attempt-head">
+        <strong>Attempt {attempt.attempt}</strong>
+        <time dateTime={attempt.startedAt}>{when(attempt.startedAt)}</time>
+        <Badge tone={ok ? 'green' : 'red'}>{status === null ? 'No answer' : `HTTP ${status}`}</Badge>
+        <span>{attempt.durationMs} ms</span>
+      </div>
+      <Answer attempt={attempt} />
+    </li>
+  );
+}
+
+export function DeliveryAttempts({ delivery }: { delivery: WebhookDelivery }) {
+  const { attempts, attemptLog, status, nextAttemptAt } = delivery;
+  const next = status === 'pending' && nextAttemptAt ? <p className="muted small">Next attempt {when(nextAttemptAt)}</p> : null;
+  if (attemptLog.length === 0) {
+    return (
+      <>
+        {attempts}
+        {status === 'pending' && attempts === 0 && <p className="muted small">Not sent yet</p>}
+      </>
+    );
+  }
+  const notKept = attempts - attemptLog.length;
+  return (
+    <details className="delivery-attempts">
+      <summary>
+        {attempts}
+        <span className="visually-hidden"> {attempts === 1 ? 'attempt' : 'attempts'}</span>
+      </summary>
+      {notKept > 0 && (
+        <p className="muted small">
+          {notKept} earlier {notKept === 1 ? 'attempt' : 'attempts'} not kept
+        </p>
+      )}
+      <ol className="delivery-attempt-list" aria-label={`Attempts of ${delivery.event} ${delivery.id}`}>
+        {attemptLog.map((a) => (
+          <AttemptItem key={a.attempt} attempt={a} />
+        ))}
+      </ol>
+      {next}
+    </details>
+  );
+}
