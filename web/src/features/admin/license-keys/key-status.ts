@@ -3,11 +3,10 @@ import type { Schemas } from '../../../../../worker/platform/api-client';
 import type { BadgeTone } from '../../../components/ui/badge';
 import { DAYS_DANGER, DAYS_WARNING } from '../../../lib/constants';
 import { daysUntil } from '../../../lib/format';
+import { DAY_MS, hasPassed } from '../../../../../worker/platform/vocabulary';
 
 type LicenseKey = Schemas['LicenseKey'];
 type KeyStatus = Schemas['KeyStatus'];
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const KEY_STATUS_LABELS: Record<KeyStatus, string> = {
   used: 'Active',
@@ -32,7 +31,7 @@ export function keyEndsAt(k: LicenseKey): number | null {
 export function shownStatus(k: LicenseKey, now = Date.now()): KeyStatus {
   if (k.status === 'expired' || k.status === 'revoked') return k.status;
   const end = keyEndsAt(k);
-  return end !== null && end <= now ? 'expired' : k.status;
+  return hasPassed(end, now) ? 'expired' : k.status;
 }
 
 /** Whole days left for a running key, or null when it has no end yet or no longer runs. */

@@ -14,6 +14,7 @@ import { useCurrentUser } from '../../../lib/session';
 import { useSelectTab, type TabId } from '../tabs';
 import { useAdminStats } from './api';
 import { AuditLog } from './AuditLog';
+import { ROLES } from '../../../../../worker/platform/vocabulary';
 
 type AdminStats = Schemas['AdminStats'];
 
@@ -165,7 +166,7 @@ export function OverviewTab() {
             <div className="two-columns">
               <BarList
                 title="Users by Role"
-                rows={(['user', 'reseller', 'owner'] as const).map((role) => ({
+                rows={ROLES.map((role) => ({
                   label: role,
                   value: data.usersByRole[role] ?? 0,
                   tone: ROLE_TONES[role],
