@@ -4,6 +4,7 @@ import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-q
 import type { Schemas } from '../../../worker/platform/api-client';
 import { api, ApiError, errorMessage } from './api';
 import { formatCredits } from './format';
+import { useIdempotencyKey } from './idempotency';
 import { sharedKeys } from './query-keys';
 import { sessionKeys } from './session';
 import { type PurchaseShortfall } from '../../../worker/modules/keys/schemas/answers';
@@ -34,6 +35,22 @@ export function usePurchase() {
       void invalidateAfterPurchase(queryClient);
     },
   });
+}
+
+/**
+ * Buying a key with one's own credits, once however often it is retried: a purchase keeps its
+ * Idempotency-Key until it succeeds (a retry after a lost answer replays it), and a new choice of
+ * product or duration gets a new one.
+ */
+export function useBuyKey() {
+  const purchase = usePurchase();
+  const attempt = useIdempotencyKey();
+  const buy = async (productId: string, days: number) => {
+    const answer = await purchase.mutateAsync({ productId, duration: days, idempotencyKey: attempt.keyFor(`${productId}:${days}`) });
+    attempt.done();
+    return answer;
+  };
+  return { buy, isPending: purchase.isPending };
 }
 
 function isShortfall(details: Record<string, unknown> | undefined): details is PurchaseShortfall {

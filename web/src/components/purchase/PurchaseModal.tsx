@@ -5,9 +5,8 @@ import { quote } from '../../../../worker/modules/catalog/schemas';
 import { Modal, ModalActions } from '../../components/ui/modal';
 import { toast } from '../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../lib/constants';
-import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
-import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
+import { purchaseErrorMessage, useBuyKey } from '../../lib/purchase';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';
 import { asyncHandler } from '../../lib/async-handler';
@@ -15,8 +14,7 @@ import { asyncHandler } from '../../lib/async-handler';
 /** Rendered while a product is chosen (keyed by it, so each product opens at its own minimum). */
 export function PurchaseModal({ product, onClose }: { product: Schemas['Product']; onClose: () => void }) {
   const user = useCurrentUser();
-  const purchase = usePurchase();
-  const attempt = useIdempotencyKey();
+  const purchase = useBuyKey();
   const [days, setDays] = useState(product.minDays);
 
   const credits = user?.credits ?? 0;
@@ -26,12 +24,7 @@ export function PurchaseModal({ product, onClose }: { product: Schemas['Product'
   async function onPurchase() {
     if (!user || short) return;
     try {
-      const answer = await purchase.mutateAsync({
-        productId: product._id,
-        duration: days,
-        idempotencyKey: attempt.keyFor(`${product._id}:${days}`),
-      });
-      attempt.done();
+      const answer = await purchase.buy(product._id, days);
       toast.success(`License key purchased: ${answer.licenseKey.key}. You will find it in My Keys.`, TOAST_PURCHASE_MS);
       setDays(product.minDays);
       onClose();

@@ -8,14 +8,13 @@ import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
 import { formatCredits } from '../../lib/format';
-import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
 import { DurationPicker } from '../../components/purchase/DurationPicker';
 import { PriceBreakdown } from '../../components/purchase/PriceBreakdown';
 import { ProductOptions } from '../../components/purchase/ProductOptions';
 import { ReceiptCard } from '../../components/purchase/ReceiptCard';
 import { useProducts } from '../../lib/products';
-import { purchaseErrorMessage, usePurchase } from '../../lib/purchase';
+import { purchaseErrorMessage, useBuyKey } from '../../lib/purchase';
 import { asyncHandler } from '../../lib/async-handler';
 
 type PurchaseReceipt = Schemas['PurchaseReceipt'];
@@ -23,8 +22,7 @@ type PurchaseReceipt = Schemas['PurchaseReceipt'];
 export function PurchasePage() {
   const user = useCurrentUser()!;
   const products = useProducts();
-  const purchase = usePurchase();
-  const attempt = useIdempotencyKey();
+  const purchase = useBuyKey();
   const selectId = useId();
   const [productId, setProductId] = useState('');
   const [days, setDays] = useState(1);
@@ -50,12 +48,7 @@ export function PurchasePage() {
     e.preventDefault();
     if (!product || short || purchase.isPending) return;
     try {
-      const answer = await purchase.mutateAsync({
-        productId: product._id,
-        duration: days,
-        idempotencyKey: attempt.keyFor(`${product._id}:${days}`),
-      });
-      attempt.done();
+      const answer = await purchase.buy(product._id, days);
       setReceipt(answer.licenseKey);
       setDays(product.minDays);
       toast.success('License key purchased successfully!', TOAST_PURCHASE_MS);

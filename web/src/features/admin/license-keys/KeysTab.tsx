@@ -61,10 +61,10 @@ function KeyCard({
             <span className="key-tag">{k.product.keyTag}</span>
             <Badge tone={KEY_STATUS_TONES[status]}>{KEY_STATUS_LABELS[status]}</Badge>
             {left !== null && left <= EXPIRY_WARNING_DAYS && (
-              // Spelled as the spec has it ('3d left'), so not through Badge, which capitalises.
-              <span className="badge badge-orange badge-as-written" title={`Expires in ${left} ${left === 1 ? 'day' : 'days'}`}>
+              // Spelled as the spec has it ('3d left'), not capitalised.
+              <Badge tone="orange" asWritten title={`Expires in ${left} ${left === 1 ? 'day' : 'days'}`}>
                 {left}d left
-              </span>
+              </Badge>
             )}
           </div>
         </div>

@@ -1,6 +1,6 @@
 // The owner's Webhooks view: endpoints with their health; add (secret shown once), edit, enable or
 // disable, rotate the secret, send a test; each endpoint's deliveries with a redeliver button.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { createWebhookSchema, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../../../worker/modules/webhooks/schemas';
 import { useStepUpPrompt } from '../../../components/StepUp';
@@ -92,6 +92,15 @@ function Health({ endpoint }: { endpoint: WebhookEndpoint }) {
   return <Badge tone="green">Healthy</Badge>;
 }
 
+/** One of an endpoint's actions: a small button whose work runs to its end (its errors are toasts). */
+function ActionButton({ disabled, onClick, children }: { disabled: boolean; onClick: () => Promise<void>; children: ReactNode }) {
+  return (
+    <button type="button" className="btn btn-secondary btn-sm" disabled={disabled} onClick={() => void onClick()}>
+      {children}
+    </button>
+  );
+}
+
 function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d: Dialog) => void }) {
   const update = useUpdateWebhook();
   const rotate = useRotateSecret();
@@ -131,12 +140,10 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
         <button type="button" className="btn btn-secondary btn-sm" onClick={() => open({ kind: 'edit', endpoint })}>
           Edit
         </button>
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
+        <ActionButton
           disabled={busy}
           onClick={() =>
-            void run(
+            run(
               () => update.mutateAsync({ id: endpoint.id, body: { enabled: !endpoint.enabled } }),
               () => toast.success(endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled'),
               'Could not change the endpoint',
@@ -144,13 +151,11 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           }
         >
           {endpoint.enabled ? 'Disable' : 'Enable'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
+        </ActionButton>
+        <ActionButton
           disabled={busy || !endpoint.enabled}
           onClick={() =>
-            void run(
+            run(
               () => test.mutateAsync(endpoint.id),
               () => toast.success('Test event queued'),
               'Could not send a test event',
@@ -158,13 +163,11 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           }
         >
           Send test
-        </button>
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
+        </ActionButton>
+        <ActionButton
           disabled={busy}
           onClick={() =>
-            void run(
+            run(
               () => rotate.mutateAsync(endpoint.id),
               (r) => open({ kind: 'secret', url: endpoint.url, secret: r.secret }),
               'Could not rotate the secret',
@@ -172,7 +175,7 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
           }
         >
           Rotate secret
-        </button>
+        </ActionButton>
         <button type="button" className="btn btn-danger btn-sm" onClick={() => open({ kind: 'delete', endpoint })}>
           Delete
         </button>
