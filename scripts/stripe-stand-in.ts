@@ -71,8 +71,11 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const sessions = new Map<string, StandInSession>();
   const byIdempotencyKey = new Map<string, { params: string; session: StandInSession }>();
-  /** Answers queued by a test (POST /_stand-in/fail): the next API calls fail with these statuses. */
-  const failures: number[] = [];
+  /**
+   * Answers queued by a test (POST /_stand-in/fail): the next API calls whose body contains `match`
+   * (any call without one) fail with these statuses, so tests running side by side keep their own.
+   */
+  const failures: Array<{ status: number; match?: string }> = [];
   let base = '';
 
   // answer settles every request itself (a 500 for what it did not expect), so nothing awaits it.
@@ -84,8 +87,8 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
       const text = await readBody(req);
       if (url.pathname === '/_stand-in/requests') return json(res, 200, { requests });
       if (url.pathname === '/_stand-in/fail' && req.method === 'POST') {
-        const { status = 500, times = 1 } = JSON.parse(text || '{}') as { status?: number; times?: number };
-        for (let i = 0; i < times; i++) failures.push(status);
+        const { status = 500, times = 1, match } = JSON.parse(text || '{}') as { status?: number; times?: number; match?: string };
+        for (let i = 0; i < times; i++) failures.push({ status, match });
         return json(res, 200, { queued: failures.length });
       }
       if (url.pathname.startsWith('/v1/')) {
@@ -97,7 +100,8 @@ export async function startStripeStandIn(options: StandInOptions = {}): Promise<
           authorization: header(req, 'authorization'),
           params,
         });
-        const failure = failures.shift();
+        const at = failures.findIndex((f) => f.match === undefined || text.includes(f.match));
+        const failure = at === -1 ? undefined : failures.splice(at, 1)[0].status;
         if (failure) return json(res, failure, { error: { type: 'api_error', message: 'The stand-in was told to fail this call' } });
         if (!header(req, 'authorization')?.startsWith('Bearer sk_')) {
           return json(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });

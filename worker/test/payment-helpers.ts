@@ -24,9 +24,12 @@ export async function standInRequests(): Promise<RecordedRequest[]> {
   return (await res.json<{ requests: RecordedRequest[] }>()).requests;
 }
 
-/** The stand-in answers the next `times` API calls with `status` (Stripe having a bad moment). */
-export async function standInFails(status: number, times: number) {
-  await fetch(`${STAND_IN}/_stand-in/fail`, { method: 'POST', body: JSON.stringify({ status, times }) });
+/**
+ * The stand-in answers the next `times` API calls with `status` (Stripe having a bad moment); with
+ * `match`, only calls whose body contains it (a customer's id), so other files' calls go through.
+ */
+export async function standInFails(status: number, times: number, match?: string) {
+  await fetch(`${STAND_IN}/_stand-in/fail`, { method: 'POST', body: JSON.stringify({ status, times, match }) });
 }
 
 let eventCounter = 0;

@@ -148,7 +148,7 @@ describe('POST /api/payments/checkout', () => {
     });
 
     // Stripe answering 500 to the call and to the SDK's one retry.
-    await standInFails(500, 2);
+    await standInFails(500, 2, customer.user.id);
     const failing = await checkout(customer.token, 25);
     expect(failing.status).toBe(502);
     expect(await db().select().from(payments).where(eq(payments.userId, customer.user.id)).all()).toEqual([]);
