@@ -1,6 +1,5 @@
 // The Hono app: security headers for every response, the JSON API under /api, the SPA for the rest.
 import { Hono } from 'hono';
-import { contextStorage } from 'hono/context-storage';
 import type { AppEnv } from './platform/context';
 import { BOOKMARK_HEADER, parseBookmark, type RequestD1 } from './platform/db/session';
 import { errorResponse } from './platform/errors';
@@ -30,8 +29,6 @@ app.use(`${LICENSES_PATH}/*`, signLicensingAnswers);
 
 app.use(
   '/api/*',
-  // Lets a committed batch's webhook events reach the queue after the response (dispatchCommitted).
-  contextStorage(),
   // First, so that every answer (a 413 from the body limit too) carries the bookmark.
   async (c, next) => {
     c.header('Cache-Control', 'no-store');

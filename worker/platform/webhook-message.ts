@@ -2,3 +2,6 @@
 
 /** An event to fan out to its endpoints, or one delivery to attempt. */
 export type WebhookMessage = { kind: 'event'; eventId: string } | { kind: 'delivery'; deliveryId: string };
+
+/** The queue's producer, as far as senders use it (the Worker's binding; tests' stand-ins). */
+export type WebhookQueue = { sendBatch(messages: Array<{ body: WebhookMessage }>): Promise<unknown> };

@@ -12,6 +12,7 @@ import type { AppEnv, SignedInEnv } from '../../platform/context';
 import { requestDb } from '../../platform/db/client';
 import { openRequestD1 } from '../../platform/db/session';
 import { AppError, underMaintenance } from '../../platform/errors';
+import { inBackground } from '../../platform/request';
 import { declaration, documented, policyOf, readsFor, type RouteDefaults, type RouteDoc } from '../../platform/openapi';
 import { currentUser, stepUp } from './signed-in';
 import type { StepUpProof } from './schemas/security';
@@ -23,7 +24,9 @@ export function operation(doc: RouteDoc) {
   const policy = policyOf(doc);
   const enforce = createMiddleware<AppEnv>(async (c, next) => {
     const reads = readsFor(doc.reads, c.req.method);
-    const d1 = openRequestD1(c.env.DB, { write: !reads, bookmark: c.var.bookmark });
+    // Events a write commits go on the webhook queue after the answer (webhooks/outbox.ts).
+    const afterCommit = { later: (work: Promise<unknown> | undefined) => inBackground(c, work), webhookQueue: c.env.WEBHOOK_QUEUE };
+    const d1 = openRequestD1(c.env.DB, { write: !reads, bookmark: c.var.bookmark, afterCommit });
     c.set('d1', d1);
     c.set('db', requestDb(d1));
     const maintenance = !policy.servedInMaintenance && (await getSettings(c.env.KV)).maintenanceMode;

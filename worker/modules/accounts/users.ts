@@ -101,7 +101,7 @@ export async function createUser(
       credentialEpoch: 0,
     };
     const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
-    await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]));
+    await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]), db);
   } catch (err) {
     // Two registrations racing for the same name: the unique index decides.
     if (String((err as Error)?.message).includes('UNIQUE')) await assertUnique(db, row.email, row.username);

@@ -99,7 +99,7 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
   try {
     if (!idempotency) {
       const [after, , ...events] = await runBatch(db, [debit, record, event]);
-      await dispatchCommitted(events);
+      await dispatchCommitted(events, db);
       return answer(toUserJson((after as UserRow[])[0]));
     }
     // The balances as they stand inside the batch, right after the move.
@@ -110,7 +110,7 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
       claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now),
       event,
     ]);
-    await dispatchCommitted(events);
+    await dispatchCommitted(events, db);
     return answer(toUserJson((after as UserRow[])[0]));
   } catch (err) {
     const refusal = await spendingRefusal(db, err, userId);

@@ -266,6 +266,6 @@ export async function revokeKeysSincePayment(admin: PaymentAdmin, paymentId: str
     ),
     keyEvents('key.revoked', ids, now, ` AND k.status = 'revoked' AND k.revoked_at = ?2`),
   ]);
-  await dispatchCommitted(results);
+  await dispatchCommitted(results, db);
   return (results[1] as Array<{ id: string }>).map((r) => r.id);
 }

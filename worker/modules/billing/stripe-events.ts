@@ -219,7 +219,7 @@ async function creditTopUp(db: DB, session: z.infer<typeof sessionSchema>, now: 
       ...statements,
       balanceToppedUpEvent(payment.userId, { amountUsd: session.amount_total / 100, ledgerId }, now),
     ]);
-    await dispatchCommitted(results);
+    await dispatchCommitted(results, db);
     const [inserted] = results as [unknown[]];
     return inserted.length === 1 ? 'credited' : 'duplicate';
   } catch (err) {

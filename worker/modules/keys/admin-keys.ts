@@ -244,7 +244,7 @@ export async function revokeKey(admin: KeyAdmin, id: string, reason: string, now
     revoke,
     keyEvents('key.revoked', [id], now, ` AND k.status = 'revoked' AND k.revoked_at = ?2`),
   ]);
-  await dispatchCommitted(results);
+  await dispatchCommitted(results, db);
   const result = results[1];
   if ((result as D1Result).meta.changes === 0) {
     // Revoked or deleted by another request a moment ago.
@@ -282,7 +282,7 @@ async function deleteKeyRows(admin: KeyAdmin, keys: DeletedKey[], audit: ReturnT
     keys.map((k) => k.id),
   );
   const results = await runBatch(db, [event, audit, ...deletes]);
-  await dispatchCommitted(results);
+  await dispatchCommitted(results, db);
   return results.slice(2).reduce((n: number, rows) => n + (rows as unknown[]).length, 0);
 }
 

@@ -132,7 +132,7 @@ async function generateFrom(
         event,
         db.select({ username: users.username }).from(users).where(eq(users.id, actor.id)),
       ]);
-      await dispatchCommitted(results);
+      await dispatchCommitted(results, db);
       username = (results[results.length - 1] as Array<{ username: string }>)[0]?.username ?? '';
     } catch (err) {
       if (failedConstraint(err, 'NOT NULL', 'license_keys.product_id')) {

@@ -184,7 +184,7 @@ async function commitPurchase(
   }
   try {
     const results = await runBatch(db, statements);
-    await dispatchCommitted(results);
+    await dispatchCommitted(results, db);
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {

@@ -46,7 +46,7 @@ export async function removeOwnDevice(
     rawSql('UPDATE license_keys SET last_device_removal_at = ?1 WHERE id = ?2 AND changes() = 1', now, keyId),
     holdSlotStatement(keyId, activationId, found.fingerprint, now),
   ]);
-  await dispatchCommitted([event]);
+  await dispatchCommitted([event], db);
   const slotFreesAt = heldUntil(held);
   if ((removed as unknown[]).length === 1 && slotFreesAt !== null) return { slotFreesAt };
   const latest = await db.select({ at: licenseKeys.lastDeviceRemovalAt }).from(licenseKeys).where(eq(licenseKeys.id, keyId)).get();

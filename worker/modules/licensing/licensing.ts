@@ -216,7 +216,7 @@ export async function activateLicense(
   ]);
   if (guard) assertUnderLimit(guard, results.shift());
   const [before, insert, after, ...events] = results;
-  await dispatchCommitted(events);
+  await dispatchCommitted(events, d1);
   const row = (before as FullKeyRow[])[0] ?? null;
   const again = (after as FullKeyRow[])[0] ?? null;
   // RETURNING answers only a row that went in (D1's `changes` would count the triggers' writes too).
@@ -308,7 +308,7 @@ export async function removeActivation(
     rawSql('DELETE FROM activations WHERE id = ?1 AND key_id = ?2 RETURNING id', activationId, keyId),
     holdSlotStatement(keyId, activationId, fingerprint, now),
   ]);
-  await dispatchCommitted([event]);
+  await dispatchCommitted([event], d1);
   const freesAt = heldUntil(held);
   return (removed as unknown[]).length === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
 }

@@ -193,7 +193,7 @@ export async function sendTestEvent(db: DB, id: string, actorId: string, now = D
   const results = await runBatch(db, [statement]);
   const rows = results[0] as Array<{ webhook_event_id: string }>;
   if (rows.length === 0) throw disabledEndpoint();
-  await dispatchCommitted(results);
+  await dispatchCommitted(results, db);
   return { eventId: rows[0].webhook_event_id };
 }
 

@@ -3,16 +3,11 @@
 // to its type (an INSERT ... SELECT ... WHERE EXISTS), so a shop without webhooks pays one small
 // lookup inside a batch it runs anyway and no extra round trip. After the commit, the rows the
 // batch wrote (RETURNING) go on the queue; the cron re-enqueues any that never got there.
-import { tryGetContext } from 'hono/context-storage';
 import { SqlStatement } from '../../platform/db/client';
-import type { WebhookMessage } from '../../platform/webhook-message';
+import { afterCommitOf } from '../../platform/db/session';
+import type { WebhookQueue } from '../../platform/webhook-message';
 import type { WebhookEventType } from './schemas';
 import { hasPassedSql } from '../../platform/db/expiry';
-
-/** What the webhook queue carries: an event to fan out to its endpoints, or one delivery to attempt. */
-
-/** The queue's producer, as far as the outbox uses it (this module is also built for Node: the CLI, scripts). */
-type WebhookQueue = { sendBatch(messages: Array<{ body: WebhookMessage }>): Promise<unknown> };
 
 /** The column every outbox statement answers for each event it wrote (see eventIdsIn). */
 const EVENT_ID_COLUMN = 'webhook_event_id';
@@ -170,23 +165,21 @@ export async function enqueueEvents(queue: WebhookQueue, eventIds: string[]): Pr
 }
 
 /**
- * After a batch with outbox statements committed: sends the events it wrote to the queue, after the
- * response (the request's waitUntil). Outside a request (the cron, a script) give `env`. A failed
- * send loses nothing: the cron re-enqueues events left undispatched.
+ * After a batch with outbox statements committed: sends the events it wrote to the queue. `via` is
+ * the database the batch ran on: a request's (the operation middleware gave it the queue and the
+ * request's waitUntil, so the send runs after the answer), or, outside a request (the cron, a
+ * script), the queue itself. A database with no queue sends nothing, and a failed send loses nothing:
+ * the cron re-enqueues events left undispatched.
  */
-export async function dispatchCommitted(results: readonly unknown[], env?: { WEBHOOK_QUEUE: WebhookQueue }): Promise<void> {
+export async function dispatchCommitted(
+  results: readonly unknown[],
+  via: { $client: unknown } | D1Database | { WEBHOOK_QUEUE: WebhookQueue },
+): Promise<void> {
   const ids = eventIdsIn(results);
   if (ids.length === 0) return;
-  if (env)
-    return enqueueEvents(env.WEBHOOK_QUEUE, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
-  const c = tryGetContext<{ Bindings: { WEBHOOK_QUEUE?: WebhookQueue } }>();
-  if (!c?.env.WEBHOOK_QUEUE) return;
-  const sent = enqueueEvents(c.env.WEBHOOK_QUEUE, ids).catch((err) =>
-    console.error('Webhook events not enqueued; the cron will retry', err),
-  );
-  try {
-    c.executionCtx.waitUntil(sent);
-  } catch {
-    await sent;
-  }
+  const send = (queue: WebhookQueue) =>
+    enqueueEvents(queue, ids).catch((err) => console.error('Webhook events not enqueued; the cron will retry', err));
+  if ('WEBHOOK_QUEUE' in via) return send(via.WEBHOOK_QUEUE);
+  const after = afterCommitOf('$client' in via ? via.$client : via);
+  if (after?.webhookQueue) await after.later(send(after.webhookQueue));
 }

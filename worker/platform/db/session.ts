@@ -14,6 +14,8 @@
 import { AppError } from '../errors';
 import { passThrough } from '../proxy';
 import { type Role } from '../vocabulary';
+import type { Later } from '../request';
+import type { WebhookQueue } from '../webhook-message';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -32,10 +34,16 @@ export function parseBookmark(header: string | undefined): string | null {
   return header;
 }
 
+/**
+ * What a request's committed writes may hand on after its answer: work that runs past the response
+ * (the request's waitUntil), and the webhook queue their events go to (webhooks/outbox.ts).
+ */
+export type AfterCommit = { later: Later; webhookQueue?: WebhookQueue };
+
 /** A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary. */
-export function openRequestD1(d1: D1Database, access: { write: boolean; bookmark: string | null }): RequestD1 {
+export function openRequestD1(d1: D1Database, access: { write: boolean; bookmark: string | null; afterCommit?: AfterCommit }): RequestD1 {
   const session = access.write ? d1.withSession('first-primary') : d1.withSession(access.bookmark ?? 'first-unconstrained');
-  return new RequestD1(d1, session, access.write);
+  return new RequestD1(d1, session, access.write, access.afterCommit);
 }
 
 /** Who a signed-in request acts as, checked by every round trip it makes (see the top of this file). */
@@ -57,6 +65,9 @@ export type CallerCheck = {
  * statement becomes a batch of the check and itself: still one round trip). The check's own result
  * is left out of what the code sees.
  */
+/** What a request's database hands on after a commit (none for a plain binding: the cron, a script, a test). */
+export const afterCommitOf = (d1: unknown): AfterCommit | undefined => (d1 instanceof RequestD1 ? d1.afterCommit : undefined);
+
 export class RequestD1 {
   private caller: CallerCheck | null = null;
   /** Whether a round trip has confirmed the caller since the caller was set. */
@@ -69,6 +80,8 @@ export class RequestD1 {
     readonly database: D1Database,
     private readonly session: D1DatabaseSession,
     readonly write: boolean,
+    /** What the request's committed writes hand on after the answer (none outside a request). */
+    readonly afterCommit?: AfterCommit,
   ) {}
 
   /** Checks this caller in every round trip from now on. */

@@ -10,8 +10,9 @@ import { purchaseKey } from '../../keys/purchase';
 import { runScheduledJobs } from '../../../scheduled';
 import { attemptDelivery, DISABLE_AFTER_MS, GIVE_UP_AFTER_MS, MAX_ATTEMPTS, utf8Prefix } from '../delivery';
 import { expireKeys } from '../../keys/key-lifecycle';
-import { balanceToppedUpEvent, dispatchCommitted } from '../outbox';
-import { runBatch, SqlStatement } from '../../../platform/db/client';
+import { balanceToppedUpEvent, dispatchCommitted, eventIdsIn } from '../outbox';
+import { openRequestD1 } from '../../../platform/db/session';
+import { requestDb, runBatch, SqlStatement } from '../../../platform/db/client';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_EVENT_TYPES, type WebhookDelivery } from '../schemas';
 import { TEST_PASSWORD, TEST_SETTINGS, api, db, openSessionAt, signedInUser, uniqueName } from '../../../test/helpers';
 import { OWNER_ONLY, roleMatrix, tokenFor } from '../../../test/role-matrix';
@@ -355,6 +356,29 @@ describe('delivery', () => {
       amountUsd: 20,
       balances: { usd: 25.5, credits: 7 },
     });
+  });
+
+  it("sends a request's committed events through its own database, after the answer, and nothing from a plain binding", async () => {
+    await addEndpoint('ok', ['balance.topped_up']);
+    const { user } = await signedInUser('user');
+    const commit = () => runBatch(db(), [new SqlStatement('SELECT 1', []), balanceToppedUpEvent(user.id, { amountUsd: 1 })]);
+    const sent: unknown[] = [];
+    const queue = { sendBatch: (messages: unknown[]) => Promise.resolve(sent.push(...messages)) };
+    const afterAnswer: Promise<unknown>[] = [];
+    const request = openRequestD1(env.DB, {
+      write: true,
+      bookmark: null,
+      afterCommit: { later: async (work) => void (work && afterAnswer.push(work)), webhookQueue: queue },
+    });
+    const results = await commit();
+    // Through the request's database: handed to the request's waitUntil, then sent.
+    await dispatchCommitted(results, requestDb(request));
+    expect(afterAnswer).toHaveLength(1);
+    await Promise.all(afterAnswer);
+    expect(sent).toEqual([{ body: { kind: 'event', eventId: eventIdsIn(results)[0] } }]);
+    // A plain binding (the cron, a script) has no queue: nothing is sent, the cron redispatches later.
+    await dispatchCommitted(await commit(), db());
+    expect(sent).toHaveLength(1);
   });
 
   it('sends balance.topped_up once when Stripe delivers a paid Checkout Session 20 times at once', async () => {
