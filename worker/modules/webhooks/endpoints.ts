@@ -130,13 +130,21 @@ export async function createWebhookEndpoint(
   return { ...(await getWebhookEndpoint(db, id, now)), secret: secret.shown };
 }
 
+/**
+ * Changes an endpoint. A new URL sends the shop's events somewhere else, so it asks for proof first
+ * (`prove`, the request's step-up); the rest of a change needs none.
+ */
 export async function updateWebhookEndpoint(
   db: DB,
   env: WebhookEnv,
   id: string,
   patch: Exclude<UpdateWebhookInput, undefined> & { events?: WebhookEventType[] },
+  prove: (what: string) => Promise<unknown>,
   now = Date.now(),
 ): Promise<WebhookEndpoint> {
+  if (patch.url !== undefined && patch.url !== (await getWebhookEndpoint(db, id, now)).url) {
+    await prove("change a webhook endpoint's URL");
+  }
   if (patch.url !== undefined) assertUrl(env, patch.url);
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = { updatedAt: new Date(now) };
   if (patch.url !== undefined) changes.url = patch.url;

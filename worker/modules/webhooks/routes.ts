@@ -83,12 +83,9 @@ const webhooksRoutes = new Hono<SignedInEnv>()
     pathParams(webhookIdParam),
     jsonBody(updateWebhookSchema),
     async (c) => {
-      const { id } = c.req.valid('param');
       const { currentPassword, code, ...change } = c.req.valid('json');
-      if (change.url !== undefined && change.url !== (await getWebhookEndpoint(c.var.db, id)).url) {
-        await proveCaller(c, { currentPassword, code }, "change a webhook endpoint's URL");
-      }
-      return c.json(await updateWebhookEndpoint(c.var.db, c.env, id, change), 200);
+      const prove = (what: string) => proveCaller(c, { currentPassword, code }, what);
+      return c.json(await updateWebhookEndpoint(c.var.db, c.env, c.req.valid('param').id, change, prove), 200);
     },
   )
   .delete(
