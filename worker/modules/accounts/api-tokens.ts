@@ -14,6 +14,7 @@ import type { Later, SessionOrigin } from '../../platform/request';
 import { recordSecurityEvent } from './security-log';
 import { newId, randomToken, sha256Hex } from '../../platform/ids';
 import { isolateCache } from '../../platform/isolate-cache';
+import { noteTouch, type TouchKind } from '../../platform/touches';
 import { LAST_ACTIVE_WRITE_MS } from './sessions';
 import { API_TOKEN_PREFIX, MAX_API_TOKENS_PER_USER } from './schemas/api-tokens';
 import { isAtLeast, type Role } from '../../platform/vocabulary';
@@ -131,21 +132,27 @@ export async function findApiTokenGrant(db: DB, bearer: string, now = Date.now()
   return grants.set(tokenHash, grant, now);
 }
 
-/** When this isolate last recorded each token's use: lastUsed is written at most every few minutes. */
+/** When this isolate last noted each token's use: lastUsed is noted at most every few minutes. */
 const lastTouched = isolateCache<string, number>('api-token-last-touched');
 
+/** A token's lastUsedAt, in the isolate's batch of touches (platform/touches.ts); skipped when written within the interval. */
+const API_TOKEN_TOUCH: TouchKind = {
+  name: 'API token lastUsed',
+  sql: `UPDATE api_tokens SET last_used_at = json_extract(j.value, '$[1]')
+  FROM json_each(?1) AS j
+  WHERE api_tokens.id = json_extract(j.value, '$[0]')
+    AND (api_tokens.last_used_at IS NULL OR api_tokens.last_used_at < json_extract(j.value, '$[1]') - ${LAST_ACTIVE_WRITE_MS})`,
+  forget: (ids) => ids.forEach((id) => lastTouched.delete(id)),
+};
+
 /**
- * Records use, writing at most every few minutes from each isolate (and the statement's guard keeps
- * concurrent isolates to one write): the write, or undefined when none is due.
+ * Records use, at most every few minutes from each isolate (and the statement's guard keeps
+ * concurrent isolates to one write), in the isolate's batch of touches: the batch's write when this
+ * call opened it, or undefined when none is due or an open batch carries it.
  */
-export function touchApiToken(db: DB, grant: ApiTokenGrant, now = Date.now()): Promise<unknown> | undefined {
+export function touchApiToken(d1: D1Database, grant: ApiTokenGrant, now = Date.now(), windowMs?: number): Promise<void> | undefined {
   // An entry lives LAST_ACTIVE_WRITE_MS: while it does, no write is due.
   if (lastTouched.get(grant.id, now) !== undefined) return undefined;
   lastTouched.set(grant.id, now, now, LAST_ACTIVE_WRITE_MS);
-  const staleBefore = new Date(now - LAST_ACTIVE_WRITE_MS);
-  return db
-    .update(apiTokens)
-    .set({ lastUsedAt: new Date(now) })
-    .where(and(eq(apiTokens.id, grant.id), sql`(${apiTokens.lastUsedAt} IS NULL OR ${apiTokens.lastUsedAt} < ${staleBefore.getTime()})`))
-    .run();
+  return noteTouch(d1, API_TOKEN_TOUCH, grant.id, now, [], windowMs) ?? undefined;
 }

@@ -5,7 +5,6 @@
 // request makes (platform/db/session.ts), so it costs the request no round trip of its own.
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../../platform/context';
-import { createDb } from '../../platform/db/client';
 import { accountDeactivated, apiTokenEnded, bindingOf, sessionEnded, type CallerCheck } from '../../platform/db/session';
 import { findApiTokenGrant, mayHoldApiTokens, touchApiToken } from './api-tokens';
 import { AppError, forbidden } from '../../platform/errors';
@@ -51,14 +50,14 @@ export async function identify(c: Context<AppEnv>, needs: CallerNeeds, now = Dat
   return caller;
 }
 
-/** Touches write outside the request's own D1 session, after the answer. */
-const backgroundDb = (c: Context<AppEnv>) => createDb(bindingOf(c.env.DB));
+/** Touches write outside the request's own D1 session, after the answer, in the isolate's batch (platform/touches.ts). */
+const background = (c: Context<AppEnv>) => bindingOf(c.env.DB);
 
 async function bySession(c: Context<AppEnv>, token: string, now: number): Promise<[Caller, CallerCheck]> {
   const claims = await verifySessionToken(c.env.JWT_SECRET, token, now);
   if (!claims) throw sessionEnded();
   const idleMs = await idleLimitMs(c.env.KV, now);
-  await inBackground(c, touchSession(backgroundDb(c), claims.sessionId, idleMs, now));
+  await inBackground(c, touchSession(background(c), claims.sessionId, idleMs, now));
   return [
     { id: claims.userId, role: claims.role, via: 'session', session: { id: claims.sessionId, createdAt: claims.issuedAt } },
     {
@@ -80,7 +79,7 @@ async function byApiToken(c: Context<AppEnv>, token: string, needs: CallerNeeds,
   if (!mayHoldApiTokens(grant.accountRole)) throw forbidden('API tokens are available to owners and resellers only');
   if (!needs.tokens) throw forbidden(needs.proof ? PROOF_NEEDS_SESSION_MESSAGE : SESSION_ONLY_MESSAGE);
   if (grant.readOnly && !needs.reads) throw forbidden('This API token is read-only');
-  await inBackground(c, touchApiToken(backgroundDb(c), grant, now));
+  await inBackground(c, touchApiToken(background(c), grant, now));
   return [
     { id: grant.userId, role: lowerRole(grant.role, grant.accountRole), via: 'apiToken', apiToken: grant },
     { kind: 'apiToken', credentialId: grant.id, userId: grant.userId, role: grant.accountRole, idleMs: 0, now },

@@ -9,6 +9,7 @@ import type { DB } from '../../platform/db/client';
 import { apiTokens, sessions, users } from '../../platform/db/schema';
 import { randomToken } from '../../platform/ids';
 import { isolateCache } from '../../platform/isolate-cache';
+import { noteTouch, type TouchKind } from '../../platform/touches';
 import type { SessionOrigin } from '../../platform/request';
 import { DAY_MS, type Role, ROLES } from '../../platform/vocabulary';
 import { getSettings } from '../settings';
@@ -178,20 +179,32 @@ export function endCredentialsStatements(
   ] as const;
 }
 
-/** When this isolate last wrote each session's lastActive: written at most every LAST_ACTIVE_WRITE_MS. */
+/** When this isolate last noted each session's lastActive: noted at most every LAST_ACTIVE_WRITE_MS. */
 const lastTouched = isolateCache<string, number>('session-last-touched');
 
 /**
- * Records activity, at most every LAST_ACTIVE_WRITE_MS per session and isolate: the write, or
- * undefined when none is due. Only a live session is touched, so a touch never revives one that
- * went idle.
+ * A session's lastActive, in the isolate's batch of touches (platform/touches.ts): `$[2]` is the
+ * idle cut-off, so a touch never revives a session that went idle, nor one that expired; the row is
+ * skipped when another isolate wrote it within the interval.
  */
-export function touchSession(db: DB, sessionId: string, idleMs: number, now = Date.now()): Promise<unknown> | undefined {
+const SESSION_TOUCH: TouchKind = {
+  name: 'session lastActive',
+  sql: `UPDATE sessions SET last_active = json_extract(j.value, '$[1]')
+  FROM json_each(?1) AS j
+  WHERE sessions.id = json_extract(j.value, '$[0]')
+    AND sessions.expires_at > json_extract(j.value, '$[1]')
+    AND sessions.last_active > json_extract(j.value, '$[2]')
+    AND sessions.last_active < json_extract(j.value, '$[1]') - ${LAST_ACTIVE_WRITE_MS}`,
+  forget: (ids) => ids.forEach((id) => lastTouched.delete(id)),
+};
+
+/**
+ * Records activity, at most every LAST_ACTIVE_WRITE_MS per session and isolate, in the isolate's
+ * batch of touches: the batch's write when this call opened it, or undefined when none is due or an
+ * open batch carries it. Only a live session is touched.
+ */
+export function touchSession(d1: D1Database, sessionId: string, idleMs: number, now = Date.now(), windowMs?: number): Promise<void> | undefined {
   if (lastTouched.get(sessionId, now) !== undefined) return undefined;
   lastTouched.set(sessionId, now, now, LAST_ACTIVE_WRITE_MS);
-  return db
-    .update(sessions)
-    .set({ lastActive: new Date(now) })
-    .where(and(eq(sessions.id, sessionId), live(idleMs, now), sql`${sessions.lastActive} < ${now - LAST_ACTIVE_WRITE_MS}`))
-    .run();
+  return noteTouch(d1, SESSION_TOUCH, sessionId, now, [now - idleMs], windowMs) ?? undefined;
 }

@@ -7,7 +7,7 @@ import { bindingOf } from '../../platform/db/session';
 import type { DeviceInfo } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement } from './held-slots';
-import { noteDeviceSeen } from '../../platform/last-used';
+import { noteTouch, type TouchKind } from '../../platform/touches';
 import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './throttle';
 import { DAY_MS, hasPassed, HOUR_MS, type KeyStatus, type LicenseCode } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
@@ -16,6 +16,22 @@ import { hasPassedSql } from '../../platform/db/expiry';
 
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
 export const LAST_USED_WRITE_MS = 5 * 60 * 1000;
+
+/** A device's lastUsed, in the isolate's batch of touches (platform/touches.ts); never moved back. */
+const DEVICE_TOUCH: TouchKind = {
+  name: 'device lastUsed',
+  sql: `UPDATE activations SET last_used = json_extract(j.value, '$[1]')
+  FROM json_each(?1) AS j
+  WHERE activations.id = json_extract(j.value, '$[0]')
+    AND (activations.last_used IS NULL OR activations.last_used < json_extract(j.value, '$[1]'))`,
+};
+
+/**
+ * Notes that a device (its activation) was seen at `at`: the batch's write when this call opened it,
+ * else null. A failed write needs no retry mark: the device's row still says it is due.
+ */
+export const noteDeviceSeen = (d1: D1Database, activationId: string, at: number, windowMs?: number) =>
+  noteTouch(d1, DEVICE_TOUCH, activationId, at, [], windowMs);
 
 type KeyRow = {
   id: string;
@@ -259,7 +275,7 @@ function limitReached(row: FullKeyRow, now: number): LicenseResult {
 
 /**
  * Checks a key on a device. A device last seen more than LAST_USED_WRITE_MS ago also has its lastUsed
- * written, in a batch with other devices seen meanwhile (last-used.ts): bookkeeping the answer does
+ * written, in a batch with the other touches of the isolate (platform/touches.ts): bookkeeping the answer does
  * not wait for when `later` runs it after the response (the route passes the request's waitUntil);
  * by default it is awaited.
  */

@@ -9,7 +9,7 @@ import { liveIsolateCaches } from '../../../platform/isolate-cache';
 import { sha256Hex } from '../../../platform/ids';
 import { LAST_ACTIVE_WRITE_MS } from '../sessions';
 import { MAX_API_TOKENS_PER_USER } from '../schemas/api-tokens';
-import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from '../../../test/helpers';
+import { api, db, interceptedD1, signedInUser, TEST_PASSWORD, uniqueName } from '../../../test/helpers';
 import { type Role } from '../../../platform/vocabulary';
 
 async function createToken(session: string, body: { name?: string; role: Role; readOnly?: boolean }) {
@@ -269,12 +269,14 @@ describe('the API-token helpers', () => {
     const { token, apiToken } = await createToken(owner.token, { role: 'owner' });
     const grant = { id: apiToken._id, userId: owner.user.id, role: 'owner' as const, accountRole: 'owner' as const, readOnly: false };
     const t0 = Date.now() + 60 * 60_000;
-    await touchApiToken(db(), grant, t0);
+    // A binding of its own, so no batch opened by another request carries these touches.
+    const d1 = interceptedD1(env.DB, {});
+    await touchApiToken(d1, grant, t0, 10);
     expect((await tokenRow(apiToken._id))!.lastUsedAt!.getTime()).toBe(t0);
     // Within the interval, nothing is due from this isolate (no write at all)...
-    expect(touchApiToken(db(), grant, t0 + 60_000)).toBeUndefined();
+    expect(touchApiToken(d1, grant, t0 + 60_000, 10)).toBeUndefined();
     // ...and once it has passed, the next use is written.
-    await touchApiToken(db(), grant, t0 + LAST_ACTIVE_WRITE_MS + 1);
+    await touchApiToken(d1, grant, t0 + LAST_ACTIVE_WRITE_MS + 1, 10);
     expect((await tokenRow(apiToken._id))!.lastUsedAt!.getTime()).toBe(t0 + LAST_ACTIVE_WRITE_MS + 1);
     expect(token).toMatch(/^kp_/);
   });

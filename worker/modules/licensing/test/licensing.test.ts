@@ -3,8 +3,7 @@ import { eq } from 'drizzle-orm';
 import { importJWK, jwtVerify, type JWK } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { activations, licenseKeys, products } from '../../../platform/db/schema';
-import { LAST_USED_BATCH_MAX, noteDeviceSeen } from '../../../platform/last-used';
-import { activateLicense, LAST_USED_WRITE_MS, validateLicense } from '../licensing';
+import { activateLicense, LAST_USED_WRITE_MS, noteDeviceSeen, validateLicense } from '../licensing';
 import { newId } from '../../../platform/ids';
 import { LICENSE_TOKEN_ISSUER, signOfflineToken } from '../../../platform/signing';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
@@ -327,28 +326,6 @@ describe('validation', () => {
     expect(await lastUsed(seen[1])).toBe(at + 200);
   });
 
-  it('starts another batch when one is full, and writes both', async () => {
-    const t0 = Date.now() - LAST_USED_WRITE_MS - 60_000;
-    const ids: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const k = await fixture({ status: 'used' });
-      await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: device() }, t0);
-      ids.push((await db().select().from(activations).where(eq(activations.keyId, k.id)).get())!.id);
-    }
-    const statements: string[] = [];
-    const d1 = preparing(statements);
-    const at = t0 + LAST_USED_WRITE_MS;
-    const first = noteDeviceSeen(d1, ids[0], at, 300);
-    // Devices that never activated anything fill the rest of the batch (their rows match nothing).
-    for (let i = 1; i < LAST_USED_BATCH_MAX; i++) expect(noteDeviceSeen(d1, `unknown-${i}`, at, 300)).toBeNull();
-    const second = noteDeviceSeen(d1, ids[1], at + 1, 300);
-    expect(second).not.toBeNull();
-    await Promise.all([first, second]);
-    expect(statements).toHaveLength(2);
-    const lastUsed = async (id: string) => (await db().select().from(activations).where(eq(activations.id, id)).get())!.lastUsed!.getTime();
-    expect([await lastUsed(ids[0]), await lastUsed(ids[1])]).toEqual([at, at + 1]);
-  });
-
   it('answers a device seen long ago at once, and writes its lastUsed after the answer', async () => {
     const k = await fixture({ status: 'used' });
     const fp = device();
@@ -356,7 +333,7 @@ describe('validation', () => {
     await activateLicense(env.DB, settings(), { key: k.key, deviceFingerprint: fp }, seen);
     const res = await call('validate', { key: k.key, deviceFingerprint: fp });
     expect(res.body).toMatchObject({ valid: true, code: 'VALID' });
-    // The write runs in the request's waitUntil, in a batch that closes LAST_USED_BATCH_MS later:
+    // The write runs in the request's waitUntil, in a batch that closes TOUCH_BATCH_MS later:
     // it lands, though the answer did not wait for it.
     await vi.waitFor(
       async () => {
