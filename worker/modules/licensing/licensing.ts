@@ -8,7 +8,7 @@ import type { DeviceInfo } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement } from './held-slots';
 import { noteTouch, type TouchKind } from '../../platform/touches';
-import { assertUnderLimit, countMiss, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './throttle';
+import { assertUnderLimit, countMiss, missesColumn, missesParams, underLimitParams, underLimitSql, type AddressGuard } from './throttle';
 import { DAY_MS, hasPassed, HOUR_MS, type KeyStatus, type LicenseCode } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { activationEvent, dispatchCommitted } from '../webhooks';
@@ -34,6 +34,8 @@ export const noteDeviceSeen = (d1: D1Database, activationId: string, at: number,
   noteTouch(d1, DEVICE_TOUCH, activationId, at, [], windowMs);
 
 type KeyRow = {
+  /** The address's unknown keys this window, when the statement was guarded. */
+  misses?: number;
   id: string;
   key: string;
   status: KeyStatus;
@@ -74,15 +76,29 @@ const HELD_COLUMNS = `,
 
 const KEY_SQL = KEY_QUERY.replace('%HELD%', '');
 const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
-const keyStatement = (key: string, fingerprint: string) => rawSql(KEY_SQL, fingerprint, key);
-const fullKeyStatement = (key: string, fingerprint: string, now: number) => rawSql(FULL_KEY_SQL, fingerprint, key, now);
+// With the address's count of unknown keys this window, when the call is limited by address.
+const GUARDED_KEY_SQL = KEY_QUERY.replace('%HELD%', missesColumn(3));
+const GUARDED_FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS + missesColumn(4));
 
-/** The key as the batch read it, after the address's limit (when there is one) has been checked. */
-async function readFirst<Row>(d1: D1Database, statement: SqlStatement, guard?: AddressGuard): Promise<Row | null> {
-  if (!guard) return sqlFirst<Row>(d1, statement);
-  const [misses, found] = await runBatch(d1, [missesStatement(guard), statement]);
-  assertUnderLimit(guard, misses);
-  return (found as Row[])[0] ?? null;
+const keyStatement = (key: string, fingerprint: string, guard?: AddressGuard) =>
+  guard ? rawSql(GUARDED_KEY_SQL, fingerprint, key, ...missesParams(guard)) : rawSql(KEY_SQL, fingerprint, key);
+const fullKeyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
+  guard ? rawSql(GUARDED_FULL_KEY_SQL, fingerprint, key, now, ...missesParams(guard)) : rawSql(FULL_KEY_SQL, fingerprint, key, now);
+
+/** The address's count, read in the key's statement: 429 when it was over its limit (an unknown key is judged by countMiss). */
+function checkAddress(guard: AddressGuard | undefined, row: { misses?: number } | null) {
+  if (guard && row) assertUnderLimit(guard, row.misses ?? 0);
+}
+
+/** The key, read with the address's count when there is a guard (one statement), after its limit is checked. */
+async function readFirst<Row extends { misses?: number }>(
+  d1: D1Database,
+  statement: SqlStatement,
+  guard?: AddressGuard,
+): Promise<Row | null> {
+  const row = await sqlFirst<Row>(d1, statement);
+  checkAddress(guard, row);
+  return row;
 }
 
 /** An unknown key counts against the address that sent it. */
@@ -205,8 +221,7 @@ export async function activateLicense(
   // migration 0008), and takes back the slot this device held as a released one (migration 0010); its
   // webhook event goes in with it.
   const results = await runBatch(d1, [
-    ...(guard ? [missesStatement(guard)] : []),
-    fullKeyStatement(input.key, input.deviceFingerprint, now),
+    fullKeyStatement(input.key, input.deviceFingerprint, now, guard),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     // Slots held by released devices (offline tokens still alive) count against it, except this
     // device's own: it is the same device coming back.
@@ -230,10 +245,10 @@ export async function activateLicense(
     fullKeyStatement(input.key, input.deviceFingerprint, now),
     activationEvent('license.activated', activationId, now),
   ]);
-  if (guard) assertUnderLimit(guard, results.shift());
   const [before, insert, after, ...events] = results;
   await dispatchCommitted(events, d1);
   const row = (before as FullKeyRow[])[0] ?? null;
+  checkAddress(guard, row);
   const again = (after as FullKeyRow[])[0] ?? null;
   // RETURNING answers only a row that went in (D1's `changes` would count the triggers' writes too).
   const made = (insert as unknown[]).length === 1;
@@ -287,7 +302,7 @@ export async function validateLicense(
   later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint), guard);
+  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, guard), guard);
   if (!row) return unknownKey(d1, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
@@ -335,7 +350,7 @@ export async function deactivateLicense(
   now = Date.now(),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(input.key, input.deviceFingerprint, now), guard);
+  const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(input.key, input.deviceFingerprint, now, guard), guard);
   if (!row) return unknownKey(d1, guard);
   const removed = row.activation_id
     ? await removeActivation(d1, { keyId: row.id, activationId: row.activation_id, fingerprint: input.deviceFingerprint }, now)

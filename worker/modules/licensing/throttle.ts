@@ -14,29 +14,40 @@ export function addressGuard(address: string | null, now: number, rule: Rule = U
   return { bucket: `license-miss:${address ?? 'unknown'}`, windowStart: Math.floor(now / rule.windowMs) * rule.windowMs, rule, now };
 }
 
-/** This window's unknown keys from the address, as `misses`. */
-export const missesStatement = (g: AddressGuard) =>
-  rawSql('SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses', g.bucket, g.windowStart);
+/**
+ * This window's unknown keys from the address, as a `misses` column of the key's own statement
+ * (?-numbered from `first`): the limit is read in the lookup itself, not in a statement of its own.
+ */
+export const missesColumn = (first: number) =>
+  `,
+         coalesce((SELECT count FROM rate_limits WHERE bucket = ?${first} AND window_start = ?${first + 1}), 0) AS misses`;
+export const missesParams = (g: AddressGuard) => [g.bucket, g.windowStart] as const;
 
 /** SQL that holds while the address is under its limit (?-numbered from `first`), for a write's WHERE. */
 export const underLimitSql = (first: number) =>
   `coalesce((SELECT count FROM rate_limits WHERE bucket = ?${first} AND window_start = ?${first + 1}), 0) < ?${first + 2}`;
 export const underLimitParams = (g: AddressGuard) => [g.bucket, g.windowStart, g.rule.limit] as const;
 
-/** Throws 429 when the address was over its limit before this request. */
-export function assertUnderLimit(g: AddressGuard, rows: unknown) {
-  const misses = (rows as Array<{ misses: number }>)[0]?.misses ?? 0;
+/** Throws 429 when the address was over its limit before this request (`misses`, read with the key). */
+export function assertUnderLimit(g: AddressGuard, misses: number) {
   if (misses >= g.rule.limit) throw rateLimited(g.rule, g.now, 'Too many unknown license keys from your network.');
 }
 
-/** Counts an unknown key against the address. */
+/**
+ * Counts an unknown key against the address, unless it is over its limit already: then 429, and the
+ * count stays where it is. One statement, so concurrent misses never count past the limit.
+ */
 export async function countMiss(db: Database, g: AddressGuard) {
-  await sqlRows(
+  const counted = await sqlRows(
     db,
     rawSql(
-      'INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1) ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1',
+      `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1)
+         ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1 WHERE count < ?3
+         RETURNING count`,
       g.bucket,
       g.windowStart,
+      g.rule.limit,
     ),
   );
+  assertUnderLimit(g, counted.length === 0 ? g.rule.limit : 0);
 }

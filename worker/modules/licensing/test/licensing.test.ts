@@ -465,11 +465,18 @@ describe('input and throttling', () => {
     const k = await fixture({ status: 'used' });
     const fp = device();
     await call('activate', { key: k.key, deviceFingerprint: fp });
-    await Promise.all(
+    const burst = await Promise.all(
       Array.from({ length: UNKNOWN_KEYS_PER_ADDRESS.limit + 10 }, (_, i) =>
         call('validate', { key: `BURST-${i}-${Date.now()}`, deviceFingerprint: 'guessing-device' }, ip),
       ),
     );
+    // Exactly the limit is answered and counted, however the guesses interleave.
+    expect(burst.filter((r) => r.status === 200 && r.body.code === 'NOT_FOUND')).toHaveLength(UNKNOWN_KEYS_PER_ADDRESS.limit);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(10);
+    const counted = await env.DB.prepare('SELECT sum(count) AS n FROM rate_limits WHERE bucket = ?1')
+      .bind(`license-miss:${ip}`)
+      .first<number>('n');
+    expect(counted).toBe(UNKNOWN_KEYS_PER_ADDRESS.limit);
     // Once over, a real key and an unknown one are answered alike, many times over.
     const mixed = await Promise.all(
       Array.from({ length: 10 }, (_, i) => call('validate', { key: i % 2 ? k.key : `LATE-${i}`, deviceFingerprint: fp }, ip)),
