@@ -1,7 +1,7 @@
 // The benchmark's database: the scale of the issue (10,000 users, 200 products, 200,000 keys,
 // 100,000 activations), plus what each scenario draws from: keys with their devices, fresh keys,
-// customers with credits to spend, a customer with 500 keys, and signed-in sessions with what the
-// Worker reads to authorize them (the session record and the account's state in KV).
+// customers with credits to spend, a customer with 500 keys, and signed-in sessions (their rows in
+// D1, made as sign-in makes them, which every signed-in round trip checks).
 import { createDb } from '../worker/platform/db/client';
 import { createSession } from '../worker/modules/accounts/sessions';
 import type { Runtime } from './runtime';
