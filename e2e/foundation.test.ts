@@ -102,12 +102,17 @@ describe('the app shell', () => {
     const token = await page.evaluate(() => localStorage.getItem('token'));
     await fetch(new URL('/api/auth/logout', page.url()), { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     // Any call now answers 401. The button is disabled while a refresh is in flight (slow on a busy
-    // machine), so the click waits for it; the page may also be leaving already because of another call.
-    await page
-      .getByRole('button', { name: 'Refresh balance' })
-      .click({ timeout: 15_000 })
-      .catch(() => undefined);
-    await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('expired') === 'true');
+    // machine), so the click waits for it; the page may also be leaving already because of another
+    // call, and then the click is not waited for.
+    const expired = page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('expired') === 'true');
+    await Promise.race([
+      expired,
+      page
+        .getByRole('button', { name: 'Refresh balance' })
+        .click({ timeout: 15_000 })
+        .catch(() => undefined),
+    ]);
+    await expired;
     expect(await visible(page.getByText('Your session has expired'))).toBe(true);
     await context.close();
   });

@@ -1,10 +1,15 @@
 // `npm test -- <module>` runs that module's tests alone; anything else goes to vitest unchanged.
 import { describe, expect, it } from 'vitest';
-import { MODULES, moduleTests, vitestArgs } from '../test';
+import { MODULES, moduleTests, vitestArgs, vitestRuns } from '../test';
 
 describe('npm test', () => {
-  it('runs everything with no arguments', () => {
+  it('runs everything with no arguments: the browser tests beside the rest', () => {
     expect(vitestArgs([])).toEqual(['run']);
+    expect(vitestRuns([])).toEqual([
+      ['run', '--project', '!e2e'],
+      ['run', '--project', 'e2e'],
+    ]);
+    expect(vitestRuns(['licensing'])).toEqual([['run', '--project', 'worker', 'worker/modules/licensing/test']]);
   });
 
   it("runs one module's tests by its name, keeping vitest's options after it", () => {
