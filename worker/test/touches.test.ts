@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { activations, apiTokens, licenseKeys, products, sessions } from '../platform/db/schema';
+import { activations, apiTokens, sessions } from '../platform/db/schema';
 import { newId } from '../platform/ids';
 import { liveIsolateCaches } from '../platform/isolate-cache';
 import { DAY_MS } from '../platform/vocabulary';
@@ -12,6 +12,7 @@ import { LAST_ACTIVE_WRITE_MS, touchSession } from '../modules/accounts/sessions
 import { touchApiToken } from '../modules/accounts/api-tokens';
 import { noteDeviceSeen } from '../modules/licensing/licensing';
 import { api, db, interceptedD1, liveSessions, signedInUser, TEST_PASSWORD, uniqueName } from './helpers';
+import { keysOfProduct, makeProduct } from './shop-helpers';
 
 const IDLE_MS = 7 * DAY_MS;
 const HOUR = 60 * 60_000;
@@ -27,35 +28,13 @@ async function seenAnHourAgo() {
   const tokenId = (created.body as { apiToken: { _id: string } }).apiToken._id;
   const [session] = await liveSessions(owner.user.id);
 
-  const productId = newId();
-  const keyTag = `TC${Math.random().toString(36).slice(2, 9).toUpperCase()}`;
-  const name = `Touched App ${keyTag}`;
-  await db()
-    .insert(products)
-    .values({ id: productId, name, keyTag, baseCreditCost: 1, creditsPerDay: 1, maxActivations: 1, isActive: true, createdAt: new Date() });
-  const key = `${keyTag}-${newId().toUpperCase()}`;
-  await db()
-    .insert(licenseKeys)
-    .values({
-      id: newId(),
-      key,
-      status: 'available',
-      productId,
-      productName: name,
-      productKeyTag: keyTag,
-      productType: 'software',
-      duration: 30,
-      maxActivations: 1,
-      generationMethod: 'automatic',
-      createdAt: new Date(),
-    });
-  const activated = await api('POST', '/api/v1/licenses/activate', { body: { key, deviceFingerprint: `touch-${newId()}` } });
+  const product = await makeProduct({ maxActivations: 1 });
+  const generated = await api('POST', '/api/keys/generate', { token: owner.token, body: { productId: product.id, quantity: 1 } });
+  expect(generated.status).toBe(201);
+  const [key] = await keysOfProduct(product.id);
+  const activated = await api('POST', '/api/v1/licenses/activate', { body: { key: key.key, deviceFingerprint: `touch-${newId()}` } });
   expect(activated.status).toBe(200);
-  const activationId = (await db()
-    .select()
-    .from(activations)
-    .where(eq(activations.keyId, (await db().select().from(licenseKeys).where(eq(licenseKeys.key, key)).get())!.id))
-    .get())!.id;
+  const activationId = (await db().select().from(activations).where(eq(activations.keyId, key.id)).get())!.id;
 
   const anHourAgo = new Date(Date.now() - HOUR);
   await db().update(sessions).set({ lastActive: anHourAgo }).where(eq(sessions.id, session.id));
