@@ -50,12 +50,12 @@ async function referredCustomer(reseller: Signed, credits = 0) {
   const email = `${username}@example.com`;
   const res = await api('POST', '/api/auth/register', { body: { username, email, password: TEST_PASSWORD, ref: code } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const id = res.body.user._id as string;
+  const id = res.body.user._id;
   if (credits) {
     const funds = await api('POST', `/api/admin/users/${id}/balance`, { token: await owner(), body: { amount: credits, type: 'credits' } });
     expect(funds.status).toBe(200);
   }
-  return { user: { id }, token: res.body.token as string, username };
+  return { user: { id }, token: res.body.token, username };
 }
 
 describe('reseller tiers (owner)', () => {
@@ -284,7 +284,7 @@ describe('referred customers', () => {
     const product = await makeProduct({ baseCreditCost: 1, creditsPerDay: 1 });
     const reseller = await box.signedInUser('reseller', { credits: 100 });
     const stranger = await box.signedInUser('user');
-    const mine = await referredCustomer(reseller as unknown as Signed);
+    const mine = await referredCustomer(reseller);
     const refused = await box.api('POST', `/api/admin/users/${stranger.user.id}/purchase/${product.id}`, {
       token: reseller.token,
       body: { duration: 1 },
