@@ -237,6 +237,7 @@ function TierSelect({ reseller, tiers }: { reseller: ResellerFigures; tiers: Res
   }
   return (
     <select
+      className="tier-select"
       aria-label={`Tier of ${reseller.username}`}
       value={value}
       disabled={setTier.isPending}
@@ -327,7 +328,7 @@ function AssignCustomer() {
   }
   return (
     <Card title="A Customer’s Reseller">
-      <form className="form-grid" onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Give a customer to a reseller">
+      <form className="form-grid assign-customer" onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Give a customer to a reseller">
         <Field label="Find a customer" type="search" value={search} maxLength={100} onChange={(e) => setSearch(e.target.value)} />
         <SelectField label="Customer" value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
           <option value="">{customers.isPending ? 'Loading…' : 'Choose a customer…'}</option>
