@@ -9,6 +9,7 @@ import { registerLicenseCommands } from './commands/license';
 import { registerPaymentsCommands } from './commands/payments';
 import { registerProductsCommands } from './commands/products';
 import { registerPurchaseCommand } from './commands/purchase';
+import { registerResellerCommands } from './commands/reseller';
 import { registerSettingsCommands } from './commands/settings';
 import { registerStatsCommand } from './commands/stats';
 import { registerUsersCommands } from './commands/users';
@@ -46,6 +47,7 @@ Examples:
   registerPurchaseCommand(program);
   registerSettingsCommands(program);
   registerStatsCommand(program);
+  registerResellerCommands(program);
   registerLicenseCommands(program);
   registerPaymentsCommands(program);
   registerWebhooksCommands(program);

@@ -46,6 +46,7 @@ describe('the admin panel', () => {
     expect(names).toEqual([
       'Overview',
       'Users',
+      'Resellers',
       'Products',
       'License Keys',
       'Generate Keys',

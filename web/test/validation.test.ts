@@ -22,9 +22,22 @@ describe('schemaErrors', () => {
 });
 
 describe('the registration form', () => {
-  const good = { username: 'ada', email: 'ada@example.com', password: 'velvet harbor lantern', confirmPassword: 'velvet harbor lantern' };
+  const good = {
+    username: 'ada',
+    email: 'ada@example.com',
+    password: 'velvet harbor lantern',
+    confirmPassword: 'velvet harbor lantern',
+    ref: '',
+  };
 
   it('accepts a complete form', () => expect(validateRegistration(good)).toEqual({}));
+
+  it('takes a referral code from a reseller’s link, in any case, and refuses one that cannot be a code', () => {
+    expect(validateRegistration({ ...good, ref: '0a1b2c3d4e' })).toEqual({});
+    expect(validateRegistration({ ...good, ref: 'no!' })).toEqual({
+      ref: 'This referral code is not valid: check the link, or register without it',
+    });
+  });
 
   it('asks for the confirmation, and for it to match', () => {
     expect(validateRegistration({ ...good, confirmPassword: '' })).toEqual({ confirmPassword: 'Please confirm your password' });

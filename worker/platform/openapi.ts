@@ -32,6 +32,7 @@ export const TAGS = [
   { name: 'Credits', description: 'Exchanging USD balance for credits.' },
   { name: 'Payments', description: 'Card top-ups through Stripe Checkout.' },
   { name: 'Admin', description: 'Users, keys, payments, figures and the audit log, for owners and resellers.' },
+  { name: 'Resellers', description: "Reseller tiers, referred customers, commissions and a reseller's statistics." },
   { name: 'Licensing', description: 'The API licensed software calls. Public; every answer is signed (X-Signature).' },
   { name: 'Webhooks', description: 'Outbound webhook endpoints and their deliveries.' },
   { name: 'Meta', description: 'Health and this document.' },

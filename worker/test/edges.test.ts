@@ -142,6 +142,8 @@ describe('the settings document', () => {
       payments: { cardTopUpsEnabled: true, minTopUpUsd: 5, maxTopUpUsd: 500, quickTopUpAmounts: [10, 25, 50, 100], firstTopUpHoldHours: 0 },
       // Not the spec's: sessions unused this many days end (issue 18).
       sessionIdleDays: 7,
+      // Not the spec's: resellers may buy for any customer, not only their own (issue 32).
+      resellersSellToOwnCustomersOnly: false,
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });

@@ -13,6 +13,8 @@ declare global {
       FUZZ_DB: D1Database;
       /** The generated access test's own database (access.test.ts), for the same reason. */
       ACCESS_DB: D1Database;
+      /** resellers.test.ts's own database, where a default tier would change every other file's reseller prices. */
+      RESELLERS_DB: D1Database;
       /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;

@@ -5,7 +5,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import Stripe from 'stripe';
 import { app } from '../app';
 import type { Env } from '../platform/env';
-import { api } from './helpers';
+import type { TestAnswerBody } from '../platform/api-client';
+import { api, type ApiOptions, type ApiResult } from './helpers';
 
 export const STAND_IN = env.STRIPE_API_BASE;
 export const WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET;
@@ -55,8 +56,16 @@ export async function signedEvent(type: string, object: unknown, options: { secr
   return { body, signature };
 }
 
-export function deliver(event: { body: string; signature: string }, call: typeof api = api) {
-  return call('POST', '/api/payments/stripe/webhook', { rawBody: event.body, headers: { 'stripe-signature': event.signature } });
+const STRIPE_WEBHOOK = '/api/payments/stripe/webhook';
+/** A way to call the Worker with Stripe's webhook (the shared `api`, or a sandbox's), typed for that one call. */
+type StripeWebhookCall = (
+  method: 'POST',
+  path: typeof STRIPE_WEBHOOK,
+  options: ApiOptions,
+) => Promise<ApiResult<TestAnswerBody<'POST', typeof STRIPE_WEBHOOK>>>;
+
+export function deliver(event: { body: string; signature: string }, call: StripeWebhookCall = api) {
+  return call('POST', STRIPE_WEBHOOK, { rawBody: event.body, headers: { 'stripe-signature': event.signature } });
 }
 
 /** The Checkout Session object of a paid top-up, as Stripe sends it in checkout.session.* events. */

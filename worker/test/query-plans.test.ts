@@ -15,6 +15,8 @@ import { systemAnalytics } from '../modules/reporting/analytics';
 import { activateLicense, validateLicense } from '../modules/licensing/licensing';
 import { listOwnKeys } from '../modules/keys/my-keys';
 import { dashboardStats } from '../modules/reporting/stats';
+import { resellerStatistics, listResellerFigures } from '../modules/resellers/statistics';
+import { listResellerCustomers } from '../modules/resellers/customers';
 import { applyStripeEvent } from '../modules/billing/stripe-events';
 import { createUser } from '../modules/accounts/users';
 import { newId } from '../platform/ids';
@@ -318,6 +320,20 @@ describe('query plans', () => {
       }
     }
     await expectEveryIndexUsed('license_keys', used, 6);
+  });
+
+  it("a reseller's statistics and customers, and the owner's comparison, read through indexes only", async () => {
+    const s = await shop();
+    for (const work of [
+      (d1: D1Database) => resellerStatistics(createDb(d1), s.reseller.id, 30),
+      (d1: D1Database) => listResellerCustomers(createDb(d1), s.reseller.id, { page: 1, limit: 20, search: undefined }),
+      (d1: D1Database) => listResellerCustomers(createDb(d1), s.reseller.id, { page: 1, limit: 20, search: 'cu' }),
+      (d1: D1Database) => listResellerFigures(createDb(d1), { page: 1, limit: 20 }),
+    ]) {
+      const plans = await expectNoFullScans(await statementsOf(work));
+      // The ledger (alias l) only through the reseller's own rows: never a walk of the shop's.
+      expect(plans.flatMap((p) => p.steps).join('\n')).not.toMatch(/\bSCAN (ledger|l)\b/);
+    }
   });
 
   it('every index of the ledger serves one of its reads: each one costs every movement of money', async () => {

@@ -83,7 +83,8 @@ const calls = (): Call[] => [
     path: '/api/keys/purchase',
     as: 'user',
     body: () => ({ productId: shop.productId, duration: 30 }),
-    budget: write(2),
+    // The key, and the outbox of its key.purchased and of the reseller.commission_earned it may earn.
+    budget: write(3),
   },
   { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(3) },
   { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(3) },

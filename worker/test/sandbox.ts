@@ -67,6 +67,7 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
       'recovery_tokens',
       'password_reset_tokens',
       'api_tokens',
+      'reseller_tiers',
       'users',
     ];
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));

@@ -105,12 +105,23 @@ export async function apiRequest<M extends Method, P extends PathPattern<Lowerca
 // An empty object where a POST or PUT takes no body: the API refuses a missing JSON body.
 const EMPTY = {} as never;
 
+/**
+ * The options as apiRequest types them. They are the same types the method's own parameters have, but
+ * with as many operations as the document now holds, TypeScript gives up relating the two generic
+ * forms (TS2590, a union too complex to represent); the parameters' types already hold every caller.
+ */
+const asOptions = <M extends ApiMethod, P extends string>(options: { body?: unknown; query?: unknown; headers?: Record<string, string> }) =>
+  options as unknown as Options<M, P>;
+
 export const api = {
   get: <P extends PathPattern<'get'>>(path: P, query?: Query<'get', P>, signal?: AbortSignal) =>
     apiRequest<'GET', P>('GET', path, { query, signal }),
   post: <P extends PathPattern<'post'>>(path: P, body?: RequestBody<'post', P>, headers?: Record<string, string>) =>
-    apiRequest<'POST', P>('POST', path, { body: body ?? EMPTY, headers }),
-  put: <P extends PathPattern<'put'>>(path: P, body?: RequestBody<'put', P>) => apiRequest<'PUT', P>('PUT', path, { body: body ?? EMPTY }),
-  patch: <P extends PathPattern<'patch'>>(path: P, body: RequestBody<'patch', P>) => apiRequest<'PATCH', P>('PATCH', path, { body }),
-  delete: <P extends PathPattern<'delete'>>(path: P, body?: RequestBody<'delete', P>) => apiRequest<'DELETE', P>('DELETE', path, { body }),
+    apiRequest<'POST', P>('POST', path, asOptions<'post', P>({ body: body ?? EMPTY, headers })),
+  put: <P extends PathPattern<'put'>>(path: P, body?: RequestBody<'put', P>) =>
+    apiRequest<'PUT', P>('PUT', path, asOptions<'put', P>({ body: body ?? EMPTY })),
+  patch: <P extends PathPattern<'patch'>>(path: P, body: RequestBody<'patch', P>) =>
+    apiRequest<'PATCH', P>('PATCH', path, asOptions<'patch', P>({ body })),
+  delete: <P extends PathPattern<'delete'>>(path: P, body?: RequestBody<'delete', P>) =>
+    apiRequest<'DELETE', P>('DELETE', path, asOptions<'delete', P>({ body })),
 };

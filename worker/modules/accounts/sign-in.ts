@@ -17,6 +17,7 @@ import { createUser, findUserByEmail, findUserById, toUserJson, type UserRow } f
 import type { Env as WorkerEnv } from '../../platform/env';
 import { getSettings } from '../settings';
 import { type User } from './schemas/answers';
+import { REFERRAL_CODE_INVALID } from './schemas/auth';
 
 export type SignInAnswer = { token: string; user: User } | { requires2FA: true; challenge: string };
 
@@ -33,15 +34,27 @@ const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was alrea
 export async function register(
   env: WorkerEnv,
   db: DB,
-  input: { username: string; email: string; password: string },
+  input: { username: string; email: string; password: string; ref?: string },
   origin: SessionOrigin,
   later: Later,
 ) {
   if (!(await getSettings(env.KV)).registrationEnabled) throw registrationClosed();
-  const created = await createUser(db, input);
+  const resellerId = input.ref ? await resellerByReferralCode(db, input.ref) : null;
+  const created = await createUser(db, { username: input.username, email: input.email, password: input.password, resellerId });
   const session = await openSession(env, db, created, origin, false, 'register');
   await later(sendVerificationIfPossible(env, db, created, env.APP_URL));
   return session;
+}
+
+/** The active reseller a referral code names; a code that names none is refused, so nobody registers believing otherwise. */
+async function resellerByReferralCode(db: DB, code: string): Promise<string> {
+  const reseller = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.referralCode, code), eq(users.role, 'reseller'), eq(users.isActive, true)))
+    .get();
+  if (!reseller) throw new AppError('VALIDATION_ERROR', REFERRAL_CODE_INVALID, { details: { field: 'ref' } });
+  return reseller.id;
 }
 
 /**

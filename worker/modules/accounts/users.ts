@@ -44,6 +44,8 @@ export type NewUser = {
   googleEmail?: string | null;
   /** The address is proven already (Google's verified address, or the owner vouching for it). */
   emailVerified?: boolean;
+  /** The reseller the new account belongs to (registered through their referral link). */
+  resellerId?: string | null;
 };
 
 /**
@@ -72,6 +74,7 @@ export async function createUser(
     googleId: input.googleId ?? null,
     googleEmail: input.googleEmail ?? null,
     emailVerifiedAt: input.emailVerified ? now : null,
+    resellerId: input.resellerId ?? null,
   } as const;
   await assertUnique(db, row.email, row.username);
   const openingBalance =
@@ -99,6 +102,8 @@ export async function createUser(
       passwordChangedAt: null,
       paymentFlaggedAt: null,
       credentialEpoch: 0,
+      resellerTierId: null,
+      referralCode: null,
     };
     const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
     await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]), db);

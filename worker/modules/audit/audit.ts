@@ -10,7 +10,7 @@ import { AUDIT_ACTIONS, type AuditAction, type AuditEntry, type AuditLogQuery } 
 export { AUDIT_ACTIONS, type AuditAction };
 
 export type AuditActor = { id: string } | null;
-export type AuditTarget = { type: 'user' | 'product' | 'license_key' | 'settings' | 'payment'; id: string | null };
+export type AuditTarget = { type: 'user' | 'product' | 'license_key' | 'settings' | 'payment' | 'reseller_tier'; id: string | null };
 export type AuditDetails = Record<string, unknown> | null;
 
 function auditRow(actor: AuditActor, action: AuditAction, target: AuditTarget, details: AuditDetails, ip: string | null) {

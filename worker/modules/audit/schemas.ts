@@ -35,6 +35,12 @@ export const AUDIT_ACTIONS = [
   'payment.keys_revoked',
   // Email addresses proven (modules/accounts/email-verification.ts).
   'user.email_verified',
+  // Reseller tiers, a reseller's tier and a customer's reseller (modules/resellers/tiers.ts, customers.ts).
+  'reseller_tier.create',
+  'reseller_tier.update',
+  'reseller_tier.delete',
+  'reseller.tier_changed',
+  'customer.reseller_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -25,7 +25,7 @@ import {
   type ProductRow,
   type Quote,
 } from '../catalog';
-import { dispatchCommitted, keyEvents } from '../webhooks';
+import { commissionEvent, dispatchCommitted, keyEvents } from '../webhooks';
 import { type PurchaseReceipt, type PurchaseShortfall } from './schemas/answers';
 
 export type PurchaseOrder = {
@@ -169,6 +169,8 @@ async function commitPurchase(
   ];
   if (order.alsoRun) statements.push(...order.alsoRun(receipt));
   statements.push(keyEvents('key.purchased', [keyId], at));
+  // A customer's own purchase may earn their reseller a commission (trigger license_keys_pay_commission).
+  if (order.generationMethod === 'purchase') statements.push(commissionEvent(keyId, at));
   const answer: PurchaseResult = { licenseKey: receipt, payerCredits: null };
   if (idempotency) {
     const payerCredits = payerId === null ? sql`NULL` : sql`(SELECT ${users.credits} FROM ${users} WHERE ${users.id} = ${payerId})`;

@@ -3,16 +3,17 @@
 // bypassBalance. Both go through the one purchase function, so the debit, the key, the ledger and
 // the audit row commit together and racing purchases never overspend.
 import { eq } from 'drizzle-orm';
-import type { DB } from '../../platform/db/client';
+import { runBatch, type DB, type Statement } from '../../platform/db/client';
+import { dbErrorText } from '../../platform/db/errors';
 import { users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import type { Actor } from '../../platform/db/schema';
-import type { IdempotencyClaim } from '../../platform/idempotency';
-import { findUserById } from '../accounts';
+import { findReplay, type IdempotencyClaim } from '../../platform/idempotency';
 import { auditStatement } from '../audit';
 import { purchaseKey } from '../keys';
 import type { Settings } from '../settings';
-import { resellerQuote } from './schemas';
+import { priceForReseller, tierSells } from './schemas';
+import { readTierTerms, resellerTierStatement, type ResellerTerms, type TierTermsRow } from './terms';
 import { type PurchaseReceipt } from '../keys/schemas/answers';
 
 export type PurchaseForUserResult = {
@@ -29,7 +30,10 @@ export const RESELLER_PURCHASES_OFF = 'Reseller purchases are turned off in the 
 
 export async function purchaseForUser(
   ctx: { db: DB; actor: Actor; ip: string | null },
-  settings: Pick<Settings, 'enableDirectPurchases' | 'enableResellerPurchases' | 'defaultDailyDiscount'>,
+  settings: Pick<
+    Settings,
+    'enableDirectPurchases' | 'enableResellerPurchases' | 'defaultDailyDiscount' | 'resellersSellToOwnCustomersOnly'
+  >,
   order: { userId: string; productId: string; duration: number; bypassBalance: boolean },
   idempotency?: IdempotencyClaim,
 ): Promise<PurchaseForUserResult> {
@@ -38,7 +42,12 @@ export async function purchaseForUser(
   if (isOwner && !settings.enableDirectPurchases) throw new AppError('PURCHASES_DISABLED', DIRECT_PURCHASES_OFF);
   if (!isOwner && !settings.enableResellerPurchases) throw new AppError('PURCHASES_DISABLED', RESELLER_PURCHASES_OFF);
 
-  const customer = await findUserById(db, order.userId);
+  // The customer, and a reseller's tier with what they bought today, in one round trip.
+  const reads: Statement[] = [db.select().from(users).where(eq(users.id, order.userId))];
+  if (!isOwner) reads.push(resellerTierStatement(actor.id, Date.now()));
+  const [customers, tierRows] = (await runBatch(db, reads)) as [Array<typeof users.$inferSelect>, TierTermsRow[] | undefined];
+  const customer = customers[0];
+  const tier = tierRows ? readTierTerms(tierRows) : null;
   if (!customer) throw notFound('User');
   if (!customer.isActive) throw new AppError('CONFLICT', `${customer.username}'s account is deactivated: keys cannot be bought for it`);
   // The reseller price is for selling on; a reseller's own key is bought in the shop at its price.
@@ -55,6 +64,13 @@ export async function purchaseForUser(
     });
   }
 
+  if (!isOwner && settings.resellersSellToOwnCustomersOnly && customer.resellerId !== actor.id) {
+    throw new AppError('FORBIDDEN', `${customer.username} is not one of your customers: resellers buy keys for their own customers only`, {
+      details: { field: 'userId' },
+    });
+  }
+  if (!isOwner && tier && !tierSells(tier, order.productId)) throw notInTier(tier);
+
   const free = isOwner && order.bypassBalance;
   const payerId = free ? null : isOwner ? customer.id : actor.id;
   const paidBy = free ? 'nobody' : isOwner ? 'customer' : 'reseller';
@@ -65,7 +81,9 @@ export async function purchaseForUser(
     payerId,
     actorId: actor.id,
     generationMethod: isOwner ? 'direct' : 'reseller',
-    pricing: isOwner ? undefined : (product, days) => resellerQuote(product, days, settings.defaultDailyDiscount),
+    pricing: isOwner
+      ? undefined
+      : (product, days) => priceForReseller(product, days, { tier, defaultDailyDiscount: settings.defaultDailyDiscount }),
     alsoRun: (receipt) => [
       auditStatement(
         db,
@@ -84,6 +102,14 @@ export async function purchaseForUser(
       ),
     ],
     idempotency,
+  }).catch(async (err: unknown) => {
+    // The trigger's refusal (a racing purchase took the cap, the tier changed); a retry of a purchase
+    // already made answers as the first time did.
+    const refusal = tier && tierRefusal(tier, err);
+    if (!refusal) throw err;
+    const replay = idempotency ? await findReplay<Omit<Awaited<ReturnType<typeof purchaseKey>>, 'replayed'>>(db, idempotency) : null;
+    if (replay) return { ...replay.body, replayed: true };
+    throw refusal;
   });
 
   const resellerCredits =
@@ -96,4 +122,21 @@ export async function purchaseForUser(
     remainingCredits: result.payerCredits,
     replayed: result.replayed,
   };
+}
+
+const notInTier = (tier: ResellerTerms) =>
+  new AppError('FORBIDDEN', `Your reseller tier (${tier.name}) does not sell this product`, { details: { field: 'productId' } });
+const capReached = (tier: ResellerTerms) =>
+  new AppError(
+    'CONFLICT',
+    `Your reseller tier (${tier.name}) allows ${tier.dailyKeyCap} ${tier.dailyKeyCap === 1 ? 'key' : 'keys'} for customers a day; today's are bought. The cap resets at midnight UTC.`,
+    { details: { dailyKeyCap: tier.dailyKeyCap } },
+  );
+
+/** The purchase's guard (trigger license_keys_reseller_terms) refused it: the tier changed, or a racing purchase took the cap. */
+function tierRefusal(tier: ResellerTerms, err: unknown): AppError | null {
+  const text = dbErrorText(err);
+  if (text.includes('RESELLER_PRODUCT_NOT_IN_TIER')) return notInTier(tier);
+  if (text.includes('RESELLER_DAILY_CAP')) return capReached(tier);
+  return null;
 }

@@ -72,6 +72,8 @@ export const settingsSchema = z
      * client's fields: a document without it keeps the default.
      */
     sessionIdleDays: int('sessionIdleDays', 1, 90).default(7),
+    /** A reseller may buy keys only for the customers who belong to them (else for any customer). Optional in a PUT. */
+    resellersSellToOwnCustomersOnly: z.boolean({ error: 'resellersSellToOwnCustomersOnly must be true or false' }).default(false),
     // Optional in a PUT, so clients written before card top-ups keep working.
     payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
   })
@@ -96,6 +98,7 @@ export const DEFAULT_SETTINGS: Settings = {
   keyExpiryGracePeriod: 0,
   autoCleanupExpiredKeys: false,
   sessionIdleDays: 7,
+  resellersSellToOwnCustomersOnly: false,
   payments: DEFAULT_PAYMENT_SETTINGS,
 };
 

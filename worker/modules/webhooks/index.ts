@@ -3,6 +3,7 @@
 export {
   activationEvent,
   balanceToppedUpEvent,
+  commissionEvent,
   dispatchCommitted,
   exchangeEvent,
   expiringKeyEvents,

@@ -63,6 +63,23 @@ export function keyEvents(type: WebhookEventType, keyIds: string[], now = Date.n
   );
 }
 
+/**
+ * reseller.commission_earned: the commission a customer's own purchase of this key earned their
+ * reseller (the ledger row trigger license_keys_pay_commission wrote with the key, at the key's time,
+ * so ledger_kind_created_idx finds it), with the reseller, the customer and the key. None when the
+ * purchase earned nobody anything.
+ */
+export function commissionEvent(keyId: string, at: number, now = Date.now()): OutboxStatement {
+  return outbox(
+    'reseller.commission_earned',
+    `json_object('reseller', ${userRef('l.user_id')}, 'customer', ${userRef('l.actor_id')}, 'credits', l.credits_delta,
+      'ledgerEntryId', l.id, 'licenseKey', json(${KEY_JSON}))`,
+    `FROM ledger l JOIN license_keys k ON k.id = l.reference WHERE l.kind = 'commission' AND l.created_at = ?4 AND l.reference = ?3`,
+    [keyId, at],
+    now,
+  );
+}
+
 /** key.generated: one event per generation, with the keys' ids and strings, and who made them. */
 export function generatedKeysEvent(
   actorId: string,

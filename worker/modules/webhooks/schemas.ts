@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'user.registered',
   'balance.exchanged',
   'balance.topped_up',
+  'reseller.commission_earned',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent on demand to one endpoint (POST /api/webhooks/:id/test); nobody subscribes to it. */

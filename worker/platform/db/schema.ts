@@ -31,6 +31,15 @@
 // - ledger_spending_guard (0017): not a figure but a guard; a purchase's or an exchange's ledger row
 //   aborts the batch while the account owes a reversal (SPENDING_BLOCKED_OWED), and an exchange's
 //   when it would spend top-ups still held (FUNDS_HELD).
+// - license_keys_pay_commission (0021): a key a customer buys with their own credits writes, when the
+//   customer belongs to a reseller whose tier pays a commission on the product, the reseller's
+//   commission ledger row (floor of price x percent / 100, the key its reference) in the same statement.
+// - ledger_commission_credits_reseller (0021): a commission ledger row adds its credits to the reseller.
+// - license_keys_reseller_terms (0021): not a figure but a guard; a key a reseller buys for a customer
+//   aborts the batch when their tier does not sell its product (RESELLER_PRODUCT_NOT_IN_TIER) or they
+//   bought their tier's daily cap of keys this UTC day already (RESELLER_DAILY_CAP).
+// - users_give_referral_code (0021), users_give_referral_code_on_role (0021): an account that is or
+//   becomes a reseller gets its referral code.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
@@ -80,6 +89,12 @@ export const users = sqliteTable(
     credentialEpoch: integer('credential_epoch').notNull().default(0),
     /** When the address was proven (its link opened, a reset completed, Google's verified address); null: not yet. */
     emailVerifiedAt: integer('email_verified_at', { mode: 'timestamp_ms' }),
+    /** A reseller's tier (null: the default tier, if the owner marked one). */
+    resellerTierId: text('reseller_tier_id'),
+    /** A reseller's referral code (`/register?ref=CODE`), given by a trigger when the account becomes a reseller (0021). */
+    referralCode: text('referral_code'),
+    /** The reseller a customer belongs to (by their referral link, or the owner's choice); null: none. */
+    resellerId: text('reseller_id'),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
@@ -87,9 +102,43 @@ export const users = sqliteTable(
     uniqueIndex('users_google_id_unique').on(t.googleId),
     index('users_role_created_idx').on(t.role, t.createdAt),
     index('users_created_idx').on(t.createdAt),
+    uniqueIndex('users_referral_code_unique').on(t.referralCode),
+    // A reseller's customers, newest first (their list, their count, their purchases).
+    index('users_reseller_idx')
+      .on(t.resellerId, t.createdAt)
+      .where(sql`${t.resellerId} IS NOT NULL`),
     check('users_role_check', sql`${t.role} IN (${sql.raw(sqlList(ROLES))})`),
     check('users_credits_check', sql`${t.credits} >= 0`),
     check('users_balance_check', sql`${t.balanceCents} >= 0`),
+  ],
+);
+
+/**
+ * What a reseller's terms are (issue 32): the wholesale discount on the list price of a key bought
+ * for a customer, the commission on a referred customer's own purchases, the products the tier may
+ * sell (null: all) and an optional cap on keys bought for customers per UTC day. At most one tier
+ * is the default, which every reseller without a tier of their own is in.
+ */
+export const resellerTiers = sqliteTable(
+  'reseller_tiers',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    discountPercent: integer('discount_percent').notNull().default(0),
+    commissionPercent: integer('commission_percent').notNull().default(0),
+    productIds: text('product_ids', { mode: 'json' }).$type<string[] | null>(),
+    dailyKeyCap: integer('daily_key_cap'),
+    isDefault: integer('is_default', { mode: 'boolean' }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('reseller_tiers_name_unique').on(sql`lower(${t.name})`),
+    uniqueIndex('reseller_tiers_default_unique')
+      .on(t.isDefault)
+      .where(sql`${t.isDefault} = 1`),
+    check('reseller_tiers_percents_check', sql`${t.discountPercent} BETWEEN 0 AND 90 AND ${t.commissionPercent} BETWEEN 0 AND 90`),
+    check('reseller_tiers_cap_check', sql`${t.dailyKeyCap} IS NULL OR ${t.dailyKeyCap} >= 1`),
   ],
 );
 

@@ -24,6 +24,7 @@ const FUZZ_SETTINGS = { ...DEFAULT_SETTINGS, maxActivationsPerKey: 100 };
 const WATCHED: Record<string, string[]> = {
   users: ['last_login'],
   products: [],
+  reseller_tiers: [],
   license_keys: [],
   activations: ['last_used'],
   held_slots: [],

@@ -11,8 +11,23 @@ const API_DOCS_URL = '/api/docs';
 
 // Each tab loads on demand, so opening the panel does not fetch every screen's code. A tab reads the
 // signed-in user itself (lib/session) and opens another tab with useSelectTab (tabs.ts).
+const OverviewTab = lazy(() => import('./overview/OverviewTab').then((m) => ({ default: m.OverviewTab })));
+const ResellerStatistics = lazy(() => import('./resellers/ResellerStatistics').then((m) => ({ default: m.ResellerStatistics })));
+
+/** A reseller's Overview opens on their own statistics ("My Statistics"), above the panel's figures. */
+function Overview() {
+  const user = useCurrentUser()!;
+  return (
+    <>
+      {user.role === 'reseller' && <ResellerStatistics />}
+      <OverviewTab />
+    </>
+  );
+}
+
 const panels: Record<TabId, ComponentType> = {
-  overview: lazy(() => import('./overview/OverviewTab').then((m) => ({ default: m.OverviewTab }))),
+  overview: Overview,
+  resellers: lazy(() => import('./resellers/ResellersTab').then((m) => ({ default: m.ResellersTab }))),
   users: lazy(() => import('./users/UsersTab').then((m) => ({ default: m.UsersTab }))),
   products: lazy(() => import('./products/ProductsTab').then((m) => ({ default: m.ProductsTab }))),
   keys: lazy(() => import('./license-keys/KeysTab').then((m) => ({ default: m.KeysTab }))),

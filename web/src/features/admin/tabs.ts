@@ -5,12 +5,24 @@ import type { IconName } from '../../components/ui/icons';
 
 type Role = Schemas['Role'];
 
-export const TAB_IDS = ['overview', 'users', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'] as const;
+export const TAB_IDS = [
+  'overview',
+  'users',
+  'resellers',
+  'products',
+  'keys',
+  'generate',
+  'purchase',
+  'payments',
+  'webhooks',
+  'settings',
+] as const;
 export type TabId = (typeof TAB_IDS)[number];
 
 export const TAB_LABELS: Record<TabId, string> = {
   overview: 'Overview',
   users: 'Users',
+  resellers: 'Resellers',
   products: 'Products',
   keys: 'License Keys',
   generate: 'Generate Keys',
@@ -23,6 +35,7 @@ export const TAB_LABELS: Record<TabId, string> = {
 export const TAB_ICONS: Record<TabId, IconName> = {
   overview: 'chart',
   users: 'users',
+  resellers: 'chart',
   products: 'box',
   keys: 'key',
   generate: 'plus',

@@ -8,7 +8,7 @@ import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
 import { formatCredits, formatUsd } from '../../lib/format';
 import { useAnalytics } from './api';
-import { DailyBarChart, RankedBarChart } from './charts';
+import { DailyBarChart, RankedBarChart } from '../../components/ui/charts';
 
 /** 'YYYY-MM-DD' (a UTC day) as 'Mar 4'. */
 const dayLabel = (date: string) =>

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { Link, Navigate, useNavigate } from 'react-router-dom';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { PASSWORD_MIN, registerSchema, USERNAME_MAX, USERNAME_MIN } from '../../../../worker/modules/accounts/schemas/auth';
 import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
@@ -11,7 +11,8 @@ import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { registerRequest } from './api';
 import { AuthLayout } from './AuthLayout';
 
-type Form = { username: string; email: string; password: string; confirmPassword: string };
+/** `ref`: a reseller's referral code, from their link (`/register?ref=CODE`). */
+type Form = { username: string; email: string; password: string; confirmPassword: string; ref: string };
 
 /** The API's registration rules (registerSchema), plus the confirmation the API does not require. */
 export function validateRegistration(form: Form): FieldErrors<Form> {
@@ -24,11 +25,17 @@ export function RegisterPage() {
   const token = useAtomValue(tokenAtom);
   const navigate = useNavigate();
   const completeSignIn = useCompleteSignIn();
+  const [params] = useSearchParams();
   const form = useForm<Form>({
-    initial: { username: '', email: '', password: '', confirmPassword: '' },
+    initial: { username: '', email: '', password: '', confirmPassword: '', ref: params.get('ref')?.trim() ?? '' },
     validate: validateRegistration,
-    submit: async ({ username, email, password }) => {
-      const answer = await registerRequest({ username: username.trim(), email: email.trim(), password });
+    submit: async ({ username, email, password, ref }) => {
+      const answer = await registerRequest({
+        username: username.trim(),
+        email: email.trim(),
+        password,
+        ...(ref.trim() ? { ref: ref.trim() } : {}),
+      });
       completeSignIn(answer);
       toast.success(answer.message || 'Registration successful');
       void navigate('/dashboard', { replace: true });
@@ -66,6 +73,13 @@ export function RegisterPage() {
         />
         <PasswordStrength password={form.values.password} username={form.values.username.trim()} email={form.values.email.trim()} />
         <Field label="Confirm password" type="password" autoComplete="new-password" {...form.field('confirmPassword')} required />
+        <Field
+          label="Referral code (optional)"
+          autoComplete="off"
+          {...form.field('ref')}
+          maxLength={32}
+          hint="From your reseller’s link: you become their customer. Leave empty if you have none."
+        />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
           {form.submitting ? 'Creating account…' : 'Create account'}
         </button>

@@ -3,7 +3,8 @@
 import { api } from '../../lib/api';
 
 export const loginRequest = (body: { email: string; password: string; rememberMe: boolean }) => api.post('/api/auth/login', body);
-export const registerRequest = (body: { username: string; email: string; password: string }) => api.post('/api/auth/register', body);
+export const registerRequest = (body: { username: string; email: string; password: string; ref?: string }) =>
+  api.post('/api/auth/register', body);
 /** The second step of sign-in with two-factor on (extends the original client; docs/api.md). */
 export const loginTwoFactorRequest = (body: { challenge: string; code?: string; recoveryToken?: string }) =>
   api.post('/api/auth/login/2fa', body);

@@ -34,12 +34,25 @@ export const emailSchema = z
   .pipe(z.email({ pattern: z.regexes.html5Email, error: 'Please enter a valid email address' }))
   .transform((v) => v.toLowerCase());
 
+export const REFERRAL_CODE_INVALID = 'This referral code is not valid: check the link, or register without it';
+export const referralCodeSchema = z.preprocess(
+  (v) => (v === '' || v === null ? undefined : v),
+  z
+    .string({ error: REFERRAL_CODE_INVALID })
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z0-9]{4,32}$/, REFERRAL_CODE_INVALID)
+    .optional(),
+);
+
 export const registerSchema = z
   .object({
     username: usernameSchema,
     email: emailSchema,
     password: newPasswordSchema,
     confirmPassword: z.string().optional(),
+    /** A reseller's referral code (`/register?ref=CODE`): the new account becomes their customer. */
+    ref: referralCodeSchema.optional(),
   })
   .refine((v) => v.confirmPassword === undefined || v.confirmPassword === v.password, {
     message: 'Passwords do not match',

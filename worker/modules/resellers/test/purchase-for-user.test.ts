@@ -26,6 +26,9 @@ describe('the reseller price', () => {
       durationCost: 225,
       total: 325,
       discountPercent: 25,
+      discountOn: 'days',
+      listPrice: 400,
+      discount: 75,
     });
     // 7 x 3 x 0.75 = 15.75, rounded up.
     expect(resellerQuote({ baseCreditCost: 5, creditsPerDay: 3 }, 7, 25).total).toBe(21);
@@ -78,7 +81,13 @@ roleMatrix(
     request: () => ({ method: 'GET', path: '/api/admin/purchase-terms' }),
     state: () => null,
     allowed: (res) =>
-      expect(Object.keys(res.body).sort()).toEqual(['defaultDailyDiscount', 'enableDirectPurchases', 'enableResellerPurchases']),
+      expect(Object.keys(res.body).sort()).toEqual([
+        'defaultDailyDiscount',
+        'enableDirectPurchases',
+        'enableResellerPurchases',
+        'resellersSellToOwnCustomersOnly',
+        'tier',
+      ]),
   },
   RESELLER_AND_OWNER,
 );
@@ -88,7 +97,13 @@ describe('GET /api/admin/purchase-terms', () => {
     const box = await sandbox({ settings: { defaultDailyDiscount: 40, enableDirectPurchases: false } });
     const reseller = await box.signedInUser('reseller');
     const res = await box.api('GET', '/api/admin/purchase-terms', { token: reseller.token });
-    expect(res.body).toEqual({ defaultDailyDiscount: 40, enableDirectPurchases: false, enableResellerPurchases: true });
+    expect(res.body).toEqual({
+      defaultDailyDiscount: 40,
+      enableDirectPurchases: false,
+      enableResellerPurchases: true,
+      resellersSellToOwnCustomersOnly: false,
+      tier: null,
+    });
   });
 });
 

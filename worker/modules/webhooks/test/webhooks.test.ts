@@ -271,6 +271,38 @@ describe('delivery', () => {
       .toBe('delivered');
   });
 
+  it('sends reseller.commission_earned when a referred customer’s purchase earns their reseller a commission, and only then', async () => {
+    const hook = await addEndpoint('ok', ['reseller.commission_earned']);
+    const product = await makeProduct({ baseCreditCost: 100, creditsPerDay: 0 });
+    const tier = await api('POST', '/api/admin/reseller-tiers', {
+      token: ownerToken,
+      body: { name: uniqueName('Hook tier '), discountPercent: 0, commissionPercent: 12 },
+    });
+    const reseller = await signedInUser('reseller');
+    await api('PUT', `/api/admin/resellers/${reseller.user.id}/tier`, { token: ownerToken, body: { tierId: tier.body._id } });
+    const customer = await signedInUser('user', { credits: 1000 });
+    await api('PUT', `/api/admin/users/${customer.user.id}/reseller`, { token: ownerToken, body: { resellerId: reseller.user.id } });
+    const bought = await api('POST', '/api/keys/purchase', { token: customer.token, body: { productId: product.id, duration: 1 } });
+    expect(bought.status).toBe(201);
+    const { event } = await waitFor(
+      hook,
+      (e) => e.type === 'reseller.commission_earned' && e.data.licenseKey._id === bought.body.licenseKey._id,
+    );
+    expect(event.data).toMatchObject({
+      reseller: { _id: reseller.user.id, username: reseller.username },
+      customer: { _id: customer.user.id, username: customer.username },
+      credits: 12,
+      licenseKey: { key: bought.body.licenseKey.key, purchasePrice: 100 },
+    });
+    // A purchase that earns nobody anything sends nothing.
+    const loner = await signedInUser('user', { credits: 1000 });
+    const plain = await api('POST', '/api/keys/purchase', { token: loner.token, body: { productId: product.id, duration: 1 } });
+    expect(plain.status).toBe(201);
+    const events = await db().select().from(webhookEvents).where(eq(webhookEvents.type, 'reseller.commission_earned')).all();
+    expect(events.filter((e) => String(e.data).includes(plain.body.licenseKey._id))).toEqual([]);
+    expect(events.filter((e) => String(e.data).includes(bought.body.licenseKey._id))).toHaveLength(1);
+  });
+
   it('sends each event type to its subscribers', async () => {
     const hook = await addEndpoint('ok');
     const product = await makeProduct({ maxActivations: 2 });

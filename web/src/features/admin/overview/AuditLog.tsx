@@ -33,6 +33,11 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'payment.credited': 'Card top-up credited',
   'payment.refunded': 'Card payment refunded',
   'payment.disputed': 'Card payment disputed',
+  'reseller_tier.create': 'Reseller tier created',
+  'reseller_tier.update': 'Reseller tier edited',
+  'reseller_tier.delete': 'Reseller tier deleted',
+  'reseller.tier_changed': 'Reseller moved to a tier',
+  'customer.reseller_changed': 'Customer given to a reseller',
 };
 
 const actionLabel = (action: string) => AUDIT_ACTION_LABELS[action] ?? action;

@@ -3,7 +3,7 @@
 // for the customer. A reseller pays the reseller price with their own credits; the owner charges
 // the customer, or nobody with the bypass checkbox.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { resellerQuote } from '../../../../../worker/modules/resellers/schemas';
+import { priceForReseller, tierSells } from '../../../../../worker/modules/resellers/schemas';
 import { quote } from '../../../../../worker/modules/catalog/schemas';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { CheckboxField, Field, SelectField } from '../../../components/ui/field';
@@ -20,12 +20,14 @@ import { useProducts } from '../../../lib/products';
 import { purchaseErrorMessage } from '../../../lib/purchase';
 import { useCurrentUser } from '../../../lib/session';
 import { useCustomerChoices } from '../users/api';
+import { useResellerCustomers } from '../resellers/api';
 import { usePurchaseForUser, usePurchaseTerms } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
 
 type Product = Schemas['Product'];
 type User = Schemas['User'];
 type PurchaseForUserResponse = Schemas['PurchaseForUserResponse'];
+type PurchaseTerms = Schemas['PurchaseTerms'];
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
@@ -35,7 +37,7 @@ function CostBreakdown({
   product,
   days,
   isOwner,
-  discount,
+  terms,
   bypass,
   payerCredits,
   payer,
@@ -43,12 +45,14 @@ function CostBreakdown({
   product: Product;
   days: number;
   isOwner: boolean;
-  discount: number;
+  terms: PurchaseTerms | undefined;
   bypass: boolean;
   payerCredits: number | null;
   payer: string;
 }) {
-  const q = isOwner ? quote(product, days) : resellerQuote(product, days, discount);
+  const tier = terms?.tier ?? null;
+  const wholesale = isOwner || !terms ? null : priceForReseller(product, days, terms);
+  const q = wholesale ?? quote(product, days);
   const total = isOwner && bypass ? 0 : q.total;
   const after = payerCredits === null ? null : payerCredits - total;
   return (
@@ -60,10 +64,18 @@ function CostBreakdown({
       <div>
         <dt>
           Duration ({days} {days === 1 ? 'day' : 'days'} × {formatCredits(product.creditsPerDay)}
-          {isOwner ? '' : `, ${discount}% reseller discount`})
+          {isOwner || tier ? '' : `, ${terms?.defaultDailyDiscount ?? 0}% reseller discount`})
         </dt>
         <dd>{credits(q.durationCost)}</dd>
       </div>
+      {tier && wholesale && (
+        <div>
+          <dt>
+            {tier.name} discount ({tier.discountPercent}% of {credits(wholesale.listPrice)})
+          </dt>
+          <dd>−{credits(wholesale.discount)}</dd>
+        </div>
+      )}
       <div className="breakdown-total">
         <dt>{isOwner ? 'Total' : 'Reseller price'}</dt>
         <dd data-testid="direct-purchase-total">{isOwner && bypass ? 'Free' : credits(total)}</dd>
@@ -97,9 +109,12 @@ export function DirectPurchaseTab() {
   const attempt = useIdempotencyKey();
 
   const [debouncedSearch] = useDebounced(search);
-  const customers = useCustomerChoices(debouncedSearch);
-  const products = useProducts();
   const terms = usePurchaseTerms();
+  const customers = useCustomerChoices(debouncedSearch);
+  // Where the owner says so, a reseller buys for their own customers only: they are the choices.
+  const ownOnly = !isOwner && terms.data?.resellersSellToOwnCustomersOnly === true;
+  const own = useResellerCustomers(null, 1, debouncedSearch, ownOnly);
+  const products = useProducts();
   const purchase = usePurchaseForUser();
 
   useEffect(() => {
@@ -110,18 +125,37 @@ export function DirectPurchaseTab() {
   }, [products.isError]);
 
   // A reseller buys for customers only (their own key is bought in the shop; the server refuses the rest).
-  const choices: Customer[] = (customers.data?.users ?? []).filter((u) => isOwner || u.role === 'user');
+  const choices: Customer[] = ownOnly
+    ? (own.data?.customers ?? []).map((c) => ({ _id: c._id, username: c.username, email: c.email, role: 'user' as const }))
+    : (customers.data?.users ?? []).filter((u) => isOwner || u.role === 'user');
   const customer = choices.find((u) => u._id === customerId) ?? null;
   const product = products.data?.find((p) => p._id === productId) ?? null;
-  const discount = terms.data?.defaultDailyDiscount ?? 0;
   const switchedOff = terms.data ? (isOwner ? !terms.data.enableDirectPurchases : !terms.data.enableResellerPurchases) : false;
 
-  const total = !product ? 0 : isOwner ? (bypass ? 0 : quote(product, days).total) : resellerQuote(product, days, discount).total;
+  const total = !product
+    ? 0
+    : isOwner
+      ? bypass
+        ? 0
+        : quote(product, days).total
+      : terms.data
+        ? priceForReseller(product, days, terms.data).total
+        : quote(product, days).total;
+  // A reseller's tier may sell some products only, and may cap their keys for customers a day.
+  const tier = isOwner ? null : (terms.data?.tier ?? null);
+  const offered = (products.data ?? []).filter((p) => !tier || tierSells(tier, p._id));
+  const capReached = tier !== null && tier.dailyKeyCap !== null && tier.keysBoughtToday >= tier.dailyKeyCap;
   // Who pays, and what they have: the reseller themselves, or the owner's customer.
   const payerCredits = isOwner ? (customer?.credits ?? null) : user.credits;
   const short = product !== null && !(isOwner && bypass) && payerCredits !== null && payerCredits < total;
   const ready =
-    customer !== null && product !== null && !short && !switchedOff && !purchase.isPending && (isOwner || terms.data !== undefined);
+    customer !== null &&
+    product !== null &&
+    !short &&
+    !switchedOff &&
+    !capReached &&
+    !purchase.isPending &&
+    (isOwner || terms.data !== undefined);
 
   function chooseProduct(id: string) {
     setProductId(id);
@@ -167,6 +201,17 @@ export function DirectPurchaseTab() {
           {isOwner ? 'Direct purchases are turned off in the settings.' : 'Reseller purchases are turned off in the settings.'}
         </div>
       )}
+      {tier && (
+        <p className="muted" data-testid="reseller-tier">
+          Your tier: <strong>{tier.name}</strong>, {tier.discountPercent}% off the list price
+          {tier.dailyKeyCap !== null ? `, ${tier.keysBoughtToday} of ${tier.dailyKeyCap} keys bought today` : ''}.
+        </p>
+      )}
+      {capReached && tier && (
+        <div className="notice notice-warning" role="status">
+          You have bought your tier’s {tier.dailyKeyCap} keys for today. The cap resets at midnight UTC.
+        </div>
+      )}
       {answer && (
         <ReceiptCard
           receipt={answer.licenseKey}
@@ -207,9 +252,9 @@ export function DirectPurchaseTab() {
           {products.isPending ? (
             <Spinner label="Loading products…" />
           ) : (
-            <select id={productFieldId} value={productId} onChange={(e) => chooseProduct(e.target.value)} disabled={!products.data?.length}>
-              <option value="">{products.data?.length ? 'Choose a product…' : 'No products available'}</option>
-              <ProductOptions products={products.data ?? []} />
+            <select id={productFieldId} value={productId} onChange={(e) => chooseProduct(e.target.value)} disabled={!offered.length}>
+              <option value="">{offered.length ? 'Choose a product…' : 'No products available'}</option>
+              <ProductOptions products={offered} />
             </select>
           )}
         </div>
@@ -229,7 +274,7 @@ export function DirectPurchaseTab() {
                 product={product}
                 days={days}
                 isOwner={isOwner}
-                discount={discount}
+                terms={terms.data}
                 bypass={bypass}
                 payerCredits={payerCredits}
                 payer={isOwner ? `${customer?.username ?? 'User'}’s` : 'Your'}

@@ -34,7 +34,14 @@ export function usePurchaseForUser() {
     onSuccess: async (answer) => {
       queryClient.setQueryData<User>(sessionKeys.profile, (user) => (user ? { ...user, credits: answer.resellerCredits } : user));
       // The buyer may be the owner themselves: their keys and figures change as a customer's would.
-      await Promise.all([after(), invalidateAfterPurchase(queryClient), queryClient.invalidateQueries({ queryKey: userKeys.all })]);
+      await Promise.all([
+        after(),
+        invalidateAfterPurchase(queryClient),
+        queryClient.invalidateQueries({ queryKey: userKeys.all }),
+        // A tier's keys bought today, and a reseller's statistics.
+        queryClient.invalidateQueries({ queryKey: purchaseKeys.terms }),
+        queryClient.invalidateQueries({ queryKey: ['admin', 'resellers'] }),
+      ]);
     },
   });
 }

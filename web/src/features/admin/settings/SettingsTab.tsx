@@ -54,12 +54,17 @@ const SECTIONS: Section[] = [
         label: 'Reseller Daily Discount (%)',
         min: 0,
         max: 90,
-        hint: 'Off the per-day part of the price for resellers, 0 to 90',
+        hint: 'Off the per-day part of the price for resellers in no tier (Resellers tab), 0 to 90',
       },
     ],
     flags: [
       { field: 'enableDirectPurchases', label: 'Enable Direct Purchases', hint: 'Owners may buy keys for users' },
       { field: 'enableResellerPurchases', label: 'Enable Reseller Purchases', hint: 'Resellers may buy keys for their customers' },
+      {
+        field: 'resellersSellToOwnCustomersOnly',
+        label: 'Resellers Sell to Their Own Customers Only',
+        hint: 'A reseller may buy keys only for customers who registered through their link or were given to them',
+      },
     ],
   },
   {

@@ -30,6 +30,7 @@ const FLAGS: Record<FlagField, true> = {
   notifyLowBalance: true,
   emailNotificationsEnabled: true,
   autoCleanupExpiredKeys: true,
+  resellersSellToOwnCustomersOnly: true,
 };
 const NUMBER_FIELDS = Object.keys(NUMBERS) as NumberField[];
 const FLAG_FIELDS = Object.keys(FLAGS) as FlagField[];

@@ -1,8 +1,8 @@
-// Charts drawn as plain SVG: a bar per day, and a bar per product. Each is a figure whose SVG is an
+// Charts drawn as plain SVG (System Analytics, a reseller's statistics): a bar per day, and a bar per product. Each is a figure whose SVG is an
 // image named by the chart's title and described by a one-line summary, with the numbers behind
 // it in a data table for anyone who cannot (or would rather not) read the picture.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { ChartCard, type ChartCaptionIds } from '../../components/ui/chart-card';
+import { ChartCard, type ChartCaptionIds } from './chart-card';
 
 export type Point = { label: string; value: number; /** Said after the value (a product's revenue). */ note?: string };
 
