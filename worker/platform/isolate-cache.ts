@@ -93,7 +93,8 @@ export const ISOLATE_CACHES = {
     invalidation: "an expired entry means a write is due; the write's own guard keeps concurrent isolates to one",
   },
   'touch-batches': {
-    holds: "the open batch of last-seen writes (devices' lastUsed, API tokens' lastUsed, sessions' lastActive), by D1 binding (platform/touches.ts)",
+    holds:
+      "the open batch of last-seen writes (devices' lastUsed, API tokens' lastUsed, sessions' lastActive), by D1 binding (platform/touches.ts)",
     max: 8,
     invalidation: 'deleted when its write starts, about 200 ms after it opened',
   },

@@ -32,7 +32,14 @@ const open = isolateCache<D1Database, Batch>('touch-batches');
  * another request's I/O is not one a request may wait for). The same row noted twice keeps its
  * later sighting.
  */
-export function noteTouch(d1: D1Database, kind: TouchKind, id: string, at: number, extra: number[] = [], windowMs = TOUCH_BATCH_MS): Promise<void> | null {
+export function noteTouch(
+  d1: D1Database,
+  kind: TouchKind,
+  id: string,
+  at: number,
+  extra: number[] = [],
+  windowMs = TOUCH_BATCH_MS,
+): Promise<void> | null {
   const entry = [at, ...extra];
   const batch = open.get(d1);
   const known = batch?.rows.get(kind)?.get(id);

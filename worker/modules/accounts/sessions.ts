@@ -203,7 +203,13 @@ const SESSION_TOUCH: TouchKind = {
  * batch of touches: the batch's write when this call opened it, or undefined when none is due or an
  * open batch carries it. Only a live session is touched.
  */
-export function touchSession(d1: D1Database, sessionId: string, idleMs: number, now = Date.now(), windowMs?: number): Promise<void> | undefined {
+export function touchSession(
+  d1: D1Database,
+  sessionId: string,
+  idleMs: number,
+  now = Date.now(),
+  windowMs?: number,
+): Promise<void> | undefined {
   if (lastTouched.get(sessionId, now) !== undefined) return undefined;
   lastTouched.set(sessionId, now, now, LAST_ACTIVE_WRITE_MS);
   return noteTouch(d1, SESSION_TOUCH, sessionId, now, [now - idleMs], windowMs) ?? undefined;
