@@ -4,6 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
+import { regenerateKeySchema } from '../../worker/modules/keys/schemas/key-care';
 import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
@@ -41,7 +42,7 @@ type ListOptions = { status?: string; search?: string; product?: string; mine?: 
 export function registerKeysCommands(program: Command) {
   const keys = program
     .command('keys')
-    .description('Generate, list, export, revoke and delete license keys')
+    .description('Generate, list, export, revoke, regenerate and delete license keys')
     .addHelpText(
       'after',
       `
@@ -50,6 +51,7 @@ Examples:
   $ keypanel keys list --status available
   $ keypanel keys export --product APP --output keys.csv
   $ keypanel keys revoke APP-XXXX-XXXX-XXXX --reason "Refunded"
+  $ keypanel keys regenerate APP-XXXX-XXXX-XXXX --reason "Leaked"
   $ keypanel keys delete 6650f1c2a1b2c3d4e5f60718 APP-YYYY-YYYY-YYYY --reason "Test keys"
 `,
     );
@@ -166,6 +168,25 @@ Examples:
       await out.write(answer.licenseKey);
       await out.end();
       success(`Revoked ${answer.licenseKey.key}.`);
+    });
+
+  keys
+    .command('regenerate')
+    .description("Replace a leaked key's value (owner): the old value stops validating at once, answering KEY_REGENERATED")
+    .argument('<key|id>', 'the license key or its id')
+    .requiredOption('--reason <text>', "why (kept in the key's history and the audit log)")
+    .option('--free-devices', 'start the new value with no devices (default: it keeps them)')
+    .addHelpText('after', '\nExample:\n  $ keypanel keys regenerate APP-XXXX-XXXX-XXXX --reason "Posted on a forum" --free-devices\n')
+    .action(async (ref: string, options: { reason: string; freeDevices?: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const body = parseWith(regenerateKeySchema, { reason: options.reason, freeDevices: options.freeDevices === true }, '--reason: ');
+      const api = ctx.api();
+      const { _id, key } = await findKey(api, ref);
+      const answer = await api.post(`/api/admin/keys/${_id}/regenerate`, body);
+      const out = rowWriter(ctx.format, keyColumns);
+      await out.write(answer.licenseKey);
+      await out.end();
+      success(`Replaced ${key} by ${answer.licenseKey.key}${body.freeDevices ? ', with no devices' : ''}.`);
     });
 
   keys

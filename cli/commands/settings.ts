@@ -3,30 +3,35 @@
 // result with the server's schema before sending it.
 import type { Command } from 'commander';
 import type { Schemas } from '../../worker/platform/api-client';
-import { DEFAULT_PAYMENT_SETTINGS, settingsSchema } from '../../worker/modules/settings/schemas';
+import { DEFAULT_KEY_TRANSFER_SETTINGS, DEFAULT_PAYMENT_SETTINGS, settingsSchema } from '../../worker/modules/settings/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';
 import { parseWith } from '../lib/validate';
 
 type Settings = Schemas['Settings'];
-type PaymentSettings = Settings['payments'];
-type TopName = Exclude<keyof Settings, 'payments'>;
-type PaymentName = `payments.${keyof PaymentSettings}`;
-type Name = TopName | PaymentName;
+/** The settings that are objects in the document; here each of their fields has a dotted name (`payments.minTopUpUsd`). */
+const GROUPS = { payments: DEFAULT_PAYMENT_SETTINGS, keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS } as const;
+type Group = keyof typeof GROUPS;
+type TopName = Exclude<keyof Settings, Group>;
+type GroupName = { [G in Group]: `${G}.${keyof Settings[G] & string}` }[Group];
+type Name = TopName | GroupName;
 type Value = boolean | number | number[];
 
-const TOP_NAMES = (Object.keys(settingsSchema.shape) as Array<keyof Settings>).filter((n): n is TopName => n !== 'payments');
-// The card top-up settings are one object in the document; here each field has its dotted name.
-const PAYMENT_NAMES = Object.keys(DEFAULT_PAYMENT_SETTINGS).map((n) => `payments.${n}` as PaymentName);
-const NAMES: Name[] = [...TOP_NAMES, ...PAYMENT_NAMES];
+const isGroup = (name: string): name is Group => name in GROUPS;
+const TOP_NAMES = (Object.keys(settingsSchema.shape) as Array<keyof Settings>).filter((n): n is TopName => !isGroup(n));
+const GROUP_NAMES = (Object.keys(GROUPS) as Group[]).flatMap((g) => Object.keys(GROUPS[g]).map((n) => `${g}.${n}` as GroupName));
+const NAMES: Name[] = [...TOP_NAMES, ...GROUP_NAMES];
 
-const isPaymentName = (name: Name): name is PaymentName => name.startsWith('payments.');
-const paymentField = (name: PaymentName) => name.slice('payments.'.length) as keyof PaymentSettings;
+const groupOf = (name: Name): [Group, string] | null => {
+  const [group, field] = name.split('.');
+  return field !== undefined && isGroup(group) ? [group, field] : null;
+};
 
 function valueOf(settings: Settings, name: Name): string | number | boolean {
-  if (!isPaymentName(name)) return settings[name];
-  const value = settings.payments[paymentField(name)];
+  const grouped = groupOf(name);
+  if (!grouped) return settings[name as TopName];
+  const value = (settings[grouped[0]] as Record<string, Value>)[grouped[1]];
   return Array.isArray(value) ? value.join(',') : value;
 }
 const rowsOf = (settings: Settings): Array<[string, string | number | boolean]> => NAMES.map((n) => [n, valueOf(settings, n)]);
@@ -46,7 +51,10 @@ function parseValue(name: Name, raw: string): Value {
     if (amounts.some((a) => !Number.isFinite(a))) throw new UsageError(`${name} must be amounts separated by commas (got "${raw}")`);
     return amounts;
   }
-  const kind = isPaymentName(name) ? typeof DEFAULT_PAYMENT_SETTINGS[paymentField(name)] : settingsSchema.shape[name].def.type;
+  const grouped = groupOf(name);
+  const kind = grouped
+    ? typeof (GROUPS[grouped[0]] as Record<string, unknown>)[grouped[1]]
+    : settingsSchema.shape[name as TopName].def.type;
   if (kind === 'boolean') {
     if (raw === 'true' || raw === 'false') return raw === 'true';
     throw new UsageError(`${name} must be true or false (got "${raw}")`);
@@ -82,8 +90,11 @@ Examples:
       const current = await ctx.api().get('/api/settings');
       if (field === undefined) return printRecord(ctx.format, rowsOf(current), current);
       // One value: bare, so `$(keypanel settings get usdToCreditRate)` is just the number.
-      if (ctx.format === 'json')
-        return writeOut(`${JSON.stringify(isPaymentName(field) ? current.payments[paymentField(field)] : current[field])}\n`);
+      if (ctx.format === 'json') {
+        const inGroup = groupOf(field);
+        const value = inGroup ? (current[inGroup[0]] as Record<string, Value>)[inGroup[1]] : current[field as TopName];
+        return writeOut(`${JSON.stringify(value)}\n`);
+      }
       if (ctx.format === 'csv') return printRecord('csv', [[field, valueOf(current, field)]]);
       return writeOut(`${valueOf(current, field)}\n`);
     });
@@ -107,14 +118,20 @@ Examples:
       }
       // Bounds checked before any request (the current values are already valid).
       const top: Record<string, Value> = {};
-      const payments: Record<string, Value> = {};
+      const grouped: Record<Group, Record<string, Value>> = { payments: {}, keyTransfers: {} };
       for (const [name, value] of Object.entries(changes) as Array<[Name, Value]>) {
-        if (isPaymentName(name)) payments[paymentField(name)] = value;
-        else top[name] = parseWith(settingsSchema.shape[name], value, `${name}: `);
+        const inGroup = groupOf(name);
+        if (inGroup) grouped[inGroup[0]][inGroup[1]] = value;
+        else top[name] = parseWith(settingsSchema.shape[name as TopName], value, `${name}: `);
       }
       const api = ctx.api();
       const current = await api.get('/api/settings');
-      const next = parseWith(settingsSchema, { ...current, ...top, payments: { ...current.payments, ...payments } });
+      const next = parseWith(settingsSchema, {
+        ...current,
+        ...top,
+        payments: { ...current.payments, ...grouped.payments },
+        keyTransfers: { ...current.keyTransfers, ...grouped.keyTransfers },
+      });
       const saved = await api.put('/api/settings', next);
       await printRecord(ctx.format, rowsOf(saved), saved);
       success(`Saved ${Object.keys(changes).join(', ')}.`);

@@ -163,3 +163,29 @@ describe('keypanel keys revoke and delete', () => {
     expect(result.stderr).toContain('Please provide a reason for revoking this key');
   });
 });
+
+describe('keypanel keys regenerate', () => {
+  it('replaces a key by a new value of the same product, and the old value answers KEY_REGENERATED', async () => {
+    const generated = await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home });
+    const [old] = JSON.parse(generated.stdout) as Array<{ _id: string; key: string }>;
+    const result = await keypanel(['keys', 'regenerate', old.key, '--reason', 'Posted on a forum', '--free-devices', '--format', 'json'], {
+      home,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const [renewed] = JSON.parse(result.stdout) as Array<{ _id: string; key: string }>;
+    expect(renewed._id).toBe(old._id);
+    expect(renewed.key).not.toBe(old.key);
+    expect(renewed.key.startsWith(`${product.keyTag}-`)).toBe(true);
+    expect(result.stderr).toContain(`Replaced ${old.key} by ${renewed.key}, with no devices.`);
+    const answer = await apiCall('POST', '/api/v1/licenses/validate', {
+      body: { key: old.key, deviceFingerprint: 'cli-regenerated-device' },
+    });
+    expect(answer.body.code).toBe('KEY_REGENERATED');
+  });
+
+  it('needs a reason before any request', async () => {
+    const result = await keypanel(['keys', 'regenerate', 'ABC-DEF', '--reason', ' '], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Please say why the key is being replaced');
+  });
+});

@@ -13,6 +13,7 @@ export const SERVER_CODES = [
   'DEVICE_LIMIT_REACHED',
   'PRODUCT_INACTIVE',
   'DEACTIVATED',
+  'KEY_REGENERATED',
 ] as const;
 export type ServerCode = (typeof SERVER_CODES)[number];
 

@@ -23,6 +23,10 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 export const GENERATION_METHODS = ['automatic', 'purchase', 'reseller', 'direct'] as const;
 export type GenerationMethod = (typeof GENERATION_METHODS)[number];
 
+/** What a key's history records of what its holders and the owner did to it (key_events). */
+export const KEY_EVENT_KINDS = ['transferred', 'regenerated'] as const;
+export type KeyEventKind = (typeof KEY_EVENT_KINDS)[number];
+
 /** A card top-up's status, and a dispute's. */
 export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -39,6 +43,7 @@ export const LICENSE_CODES = [
   'DEVICE_LIMIT_REACHED',
   'PRODUCT_INACTIVE',
   'DEACTIVATED',
+  'KEY_REGENERATED',
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 

@@ -137,6 +137,8 @@ describe('proof', () => {
         'disconnectGoogle',
         'generateRecoveryTokens',
         'setupTwoFactor',
+        'transferKey',
+        'transferMyKey',
       ].sort(),
     );
     expect(
@@ -156,6 +158,8 @@ describe('proof', () => {
     disconnectGoogle: {},
     generateRecoveryTokens: {},
     setupTwoFactor: {},
+    transferKey: { to: 'someone@example.com' },
+    transferMyKey: { to: 'someone@example.com' },
   };
 
   for (const op of needingProof) {

@@ -144,6 +144,8 @@ describe('the settings document', () => {
       sessionIdleDays: 7,
       // Not the spec's: resellers may buy for any customer, not only their own (issue 32).
       resellersSellToOwnCustomersOnly: false,
+      // Not the spec's: customers may give keys to other accounts, as often as they like (issue 34).
+      keyTransfers: { enabled: true, maxPerKey: 0 },
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });
@@ -217,6 +219,7 @@ describe('the settings document', () => {
       notifyLowBalance: true,
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
+      keyTransfers: { enabled: true, maxPerKey: 0 },
     });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
     await saveSettings(env.KV, TEST_SETTINGS);

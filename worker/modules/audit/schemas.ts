@@ -24,6 +24,9 @@ export const AUDIT_ACTIONS = [
   'key.remove_activation',
   'key.release_slot',
   'key.purchase_for_user',
+  // A key's care (modules/keys/key-care.ts): the owner's regeneration, an owner's or a reseller's transfer.
+  'key.regenerate',
+  'key.transfer',
   // Card top-ups, written by Stripe's verified webhook (modules/billing/payments.ts), with no actor.
   'payment.credited',
   'payment.refunded',

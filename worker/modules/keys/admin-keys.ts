@@ -210,9 +210,9 @@ export async function listAdminKeys(db: DB, viewer: Actor, query: AdminKeysQuery
   return keyListJson(keysJson, total, query.limit);
 }
 
-const findKey = (db: DB, id: string) => db.select().from(licenseKeys).where(eq(licenseKeys.id, id)).get();
+export const findKey = (db: DB, id: string) => db.select().from(licenseKeys).where(eq(licenseKeys.id, id)).get();
 
-async function requireKey(db: DB, id: string) {
+export async function requireKey(db: DB, id: string) {
   const row = await findKey(db, id);
   if (!row) throw notFound('License key');
   return row;

@@ -8,7 +8,16 @@ import type { DeviceInfo } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
 import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement } from './held-slots';
 import { noteTouch, type TouchKind } from '../../platform/touches';
-import { assertUnderLimit, countMiss, missesColumn, missesParams, underLimitParams, underLimitSql, type AddressGuard } from './throttle';
+import {
+  assertUnderLimit,
+  countMiss,
+  isRetiredKey,
+  missesColumn,
+  missesParams,
+  underLimitParams,
+  underLimitSql,
+  type AddressGuard,
+} from './throttle';
 import { DAY_MS, hasPassed, HOUR_MS, type KeyStatus, type LicenseCode } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { activationEvent, dispatchCommitted } from '../webhooks';
@@ -101,10 +110,14 @@ async function readFirst<Row extends { misses?: number }>(
   return row;
 }
 
-/** An unknown key counts against the address that sent it. */
-async function unknownKey(d1: D1Database, guard?: AddressGuard): Promise<LicenseResult> {
-  if (guard) await countMiss(d1, guard);
-  return notFound();
+/**
+ * An unknown key counts against the address that sent it, unless it is a value a regeneration
+ * replaced: that one answers KEY_REGENERATED, so the app can ask its customer for the new key.
+ */
+async function unknownKey(d1: D1Database, key: string, guard?: AddressGuard): Promise<LicenseResult> {
+  const retired = guard ? (await countMiss(d1, guard, key)) === 'retired' : await isRetiredKey(d1, key);
+  if (!retired) return notFound();
+  return { valid: false, code: 'KEY_REGENERATED', detail: 'This license key was replaced by a new one. Use the new key.', license: null };
 }
 
 export type LicenseResult = {
@@ -252,7 +265,7 @@ export async function activateLicense(
   const again = (after as FullKeyRow[])[0] ?? null;
   // RETURNING answers only a row that went in (D1's `changes` would count the triggers' writes too).
   const made = (insert as unknown[]).length === 1;
-  if (!row) return unknownKey(d1, guard);
+  if (!row) return unknownKey(d1, input.key, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   if (row.activation_id) return valid(row, s, now, 'Device already activated');
@@ -303,7 +316,7 @@ export async function validateLicense(
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
   const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, guard), guard);
-  if (!row) return unknownKey(d1, guard);
+  if (!row) return unknownKey(d1, input.key, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   if (!row.activation_id) {
@@ -351,7 +364,7 @@ export async function deactivateLicense(
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
   const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(input.key, input.deviceFingerprint, now, guard), guard);
-  if (!row) return unknownKey(d1, guard);
+  if (!row) return unknownKey(d1, input.key, guard);
   const removed = row.activation_id
     ? await removeActivation(d1, { keyId: row.id, activationId: row.activation_id, fingerprint: input.deviceFingerprint }, now)
     : null;

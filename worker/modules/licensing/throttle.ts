@@ -2,7 +2,7 @@
 // address over it gets 429 whatever key it sends, so a 429 never tells whether a key exists. The
 // count is read in the lookup's own round trip and written only when a key is unknown, so a valid
 // key's answer still writes nothing. (The Rate Limiting binding cannot be read without counting.)
-import { rawSql, sqlRows, type Database } from '../../platform/db/client';
+import { rawSql, runBatch, sqlRows, type Database } from '../../platform/db/client';
 import { rateLimited, type Rule } from '../../platform/throttle';
 
 /** Unknown keys an address may send a minute: far above an app that mistyped its key. */
@@ -34,20 +34,40 @@ export function assertUnderLimit(g: AddressGuard, misses: number) {
 }
 
 /**
- * Counts an unknown key against the address, unless it is over its limit already: then 429, and the
- * count stays where it is. One statement, so concurrent misses never count past the limit.
+ * An unknown key: a value a regeneration replaced answers KEY_REGENERATED and counts nothing; any
+ * other counts against the address, unless the address is over its limit already (then 429, and
+ * the count stays where it is). One round trip: the address's count and the key's retirement read
+ * beside one conditional upsert, so concurrent misses never count past the limit.
  */
-export async function countMiss(db: Database, g: AddressGuard) {
-  const counted = await sqlRows(
-    db,
+export async function countMiss(db: Database, g: AddressGuard, key: string): Promise<'retired' | 'counted'> {
+  const [seen, counted] = await runBatch(db, [
     rawSql(
-      `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?1, ?2, 1)
+      `SELECT EXISTS (SELECT 1 FROM retired_keys WHERE key = ?3) AS retired,
+              coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses`,
+      g.bucket,
+      g.windowStart,
+      key,
+    ),
+    rawSql(
+      `INSERT INTO rate_limits (bucket, window_start, count)
+         SELECT ?1, ?2, 1 WHERE NOT EXISTS (SELECT 1 FROM retired_keys WHERE key = ?4)
          ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1 WHERE count < ?3
          RETURNING count`,
       g.bucket,
       g.windowStart,
       g.rule.limit,
+      key,
     ),
-  );
-  assertUnderLimit(g, counted.length === 0 ? g.rule.limit : 0);
+  ]);
+  const before = (seen as Array<{ retired: number; misses: number }>)[0];
+  assertUnderLimit(g, before.misses);
+  if (before.retired === 1) return 'retired';
+  assertUnderLimit(g, (counted as unknown[]).length === 0 ? g.rule.limit : 0);
+  return 'counted';
+}
+
+/** Whether `key` is a value a regeneration replaced (a call with no address limit). */
+export async function isRetiredKey(db: Database, key: string): Promise<boolean> {
+  const [row] = await sqlRows<{ retired: number }>(db, rawSql('SELECT EXISTS (SELECT 1 FROM retired_keys WHERE key = ?1) AS retired', key));
+  return row?.retired === 1;
 }

@@ -45,6 +45,17 @@ export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = {
   firstTopUpHoldHours: 0,
 };
 
+/** Key transfers between accounts (My Keys' Transfer, a reseller's for their customers). */
+export const keyTransferSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** How many times one key may be transferred in its life; 0: no limit. */
+    maxPerKey: int('maxPerKey', 0, 100),
+  })
+  .strict();
+export type KeyTransferSettings = z.infer<typeof keyTransferSettingsSchema>;
+export const DEFAULT_KEY_TRANSFER_SETTINGS: KeyTransferSettings = { enabled: true, maxPerKey: 0 };
+
 export const settingsSchema = z
   .object({
     usdToCreditRate: int('usdToCreditRate', 1, 1000),
@@ -76,6 +87,8 @@ export const settingsSchema = z
     resellersSellToOwnCustomersOnly: z.boolean({ error: 'resellersSellToOwnCustomersOnly must be true or false' }).default(false),
     // Optional in a PUT, so clients written before card top-ups keep working.
     payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
+    /** Whether customers may give a key to another account, and how often one key may change hands (0: no limit). */
+    keyTransfers: keyTransferSettingsSchema.default(DEFAULT_KEY_TRANSFER_SETTINGS),
   })
   .strict()
   .meta({ id: 'Settings' });
@@ -83,6 +96,7 @@ export const settingsSchema = z
 export type Settings = z.infer<typeof settingsSchema>;
 
 export const DEFAULT_SETTINGS: Settings = {
+  keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS,
   usdToCreditRate: 10,
   maxKeysPerGeneration: 100,
   maxActivationsPerKey: 1,
@@ -111,11 +125,18 @@ export const publicSettingsSchema = settingsSchema
     notifyLowBalance: true,
     lowBalanceThreshold: true,
     keyExpiryGracePeriod: true,
+    keyTransfers: true,
   })
   .meta({ id: 'PublicSettings' });
 export type PublicSettings = Pick<
   Settings,
-  'usdToCreditRate' | 'registrationEnabled' | 'maintenanceMode' | 'notifyLowBalance' | 'lowBalanceThreshold' | 'keyExpiryGracePeriod'
+  | 'usdToCreditRate'
+  | 'registrationEnabled'
+  | 'maintenanceMode'
+  | 'notifyLowBalance'
+  | 'lowBalanceThreshold'
+  | 'keyExpiryGracePeriod'
+  | 'keyTransfers'
 >;
 
 export function publicSettings(s: Settings): PublicSettings {
@@ -127,6 +148,8 @@ export function publicSettings(s: Settings): PublicSettings {
     lowBalanceThreshold: s.lowBalanceThreshold,
     // Screens show an expired key's grace end (the licensing API still accepts it until then).
     keyExpiryGracePeriod: s.keyExpiryGracePeriod,
+    // My Keys offers Transfer only where the owner allows it.
+    keyTransfers: s.keyTransfers,
   };
 }
 

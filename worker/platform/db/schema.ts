@@ -45,6 +45,7 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
 import {
   DISPUTE_STATUSES,
   GENERATION_METHODS,
+  KEY_EVENT_KINDS,
   KEY_STATUSES,
   PAYMENT_STATUSES,
   PRODUCT_TYPES,
@@ -212,6 +213,8 @@ export const licenseKeys = sqliteTable(
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
     generationMethod: text('generation_method', { enum: GENERATION_METHODS }).notNull().default('automatic'),
     lastDeviceRemovalAt: integer('last_device_removal_at', { mode: 'timestamp_ms' }),
+    /** How often the key was given to another account (a setting may limit it). */
+    transferCount: integer('transfer_count').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
@@ -278,6 +281,46 @@ export const heldSlots = sqliteTable(
     freesAt: integer('frees_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [uniqueIndex('held_slots_key_device_unique').on(t.keyId, t.deviceFingerprint), index('held_slots_frees_idx').on(t.freesAt)],
+);
+
+/**
+ * A key's history of what its holders and the owner did to it: a transfer (from, to) or a
+ * regeneration (detail: the reason, the devices freed). Written in the batch of the change.
+ */
+export const keyEvents = sqliteTable(
+  'key_events',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: KEY_EVENT_KINDS }).notNull(),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+    actorId: text('actor_id'),
+    fromUserId: text('from_user_id'),
+    toUserId: text('to_user_id'),
+    detail: text('detail', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  },
+  (t) => [
+    index('key_events_key_idx').on(t.keyId, t.at, t.id),
+    index('key_events_from_idx').on(t.fromUserId, t.at),
+    index('key_events_to_idx').on(t.toUserId, t.at),
+    check('key_events_kind_check', sql`${t.kind} IN (${sql.raw(sqlList(KEY_EVENT_KINDS))})`),
+  ],
+);
+
+/** A key's earlier values, replaced by a regeneration: the licensing API answers them KEY_REGENERATED. */
+export const retiredKeys = sqliteTable(
+  'retired_keys',
+  {
+    key: text('key').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    retiredAt: integer('retired_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  // A key's deletion finds its retired values by this index, not by a scan.
+  (t) => [index('retired_keys_key_idx').on(t.keyId)],
 );
 
 // Every movement of credits or USD. For each user, the sum of deltas equals the balance.

@@ -6,6 +6,7 @@ import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
 import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
 import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
+import { KeyActions } from './KeyActions';
 import { DAY_MS, hasPassed } from '../../../../worker/platform/vocabulary';
 
 type KeyStatus = Schemas['KeyStatus'];
@@ -96,6 +97,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
         </div>
       </dl>
       <DeviceList licenseKey={k} />
+      <KeyActions licenseKey={k} />
     </article>
   );
 }

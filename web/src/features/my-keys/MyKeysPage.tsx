@@ -10,6 +10,7 @@ import { toast } from '../../components/ui/toast';
 import { useDebounced } from '../../lib/debounce';
 import { useMyKeys } from './api';
 import { KeyCard, STATUS_LABELS } from './KeyCard';
+import { KeyTransfers } from './KeyTransfers';
 import { asyncHandler } from '../../lib/async-handler';
 
 type KeyStatus = Schemas['KeyStatus'];
@@ -136,6 +137,7 @@ export function MyKeysPage() {
           <Pagination page={page} totalPages={totalPages} onChange={setPage} disabled={keys.isFetching} />
         </div>
       )}
+      <KeyTransfers />
     </div>
   );
 }

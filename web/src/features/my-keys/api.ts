@@ -5,6 +5,7 @@ import type { Schemas } from '../../../../worker/platform/api-client';
 import { api } from '../../lib/api';
 import { MY_KEYS_PAGE_SIZE, MY_KEYS_REFRESH_MS } from '../../lib/constants';
 import { myKeysKeys } from './query-keys';
+import type { RegenerateKeyInput, TransferKeyInput } from '../../../../worker/modules/keys/schemas/key-care';
 
 export type MyKeysFilters = { page: number; search: string; status: Schemas['KeyStatus'] | '' };
 
@@ -34,5 +35,34 @@ export function useRemoveDevice() {
     mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
       api.delete(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}`),
     onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}
+
+/** Gives the key to another account (proof required); both lists refresh. */
+export function useTransferKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ keyId, body }: { keyId: string; body: TransferKeyInput }) =>
+      api.post(`/api/users/my-keys/${encodeURIComponent(keyId)}/transfer`, body),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}
+
+/** Replaces the key's value (a leaked key); the old one stops working at once. */
+export function useRegenerateKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ keyId, body }: { keyId: string; body: RegenerateKeyInput }) =>
+      api.post(`/api/users/my-keys/${encodeURIComponent(keyId)}/regenerate`, body),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}
+
+/** The keys this account gave to others and received, newest first. */
+export function useKeyTransfers(page: number) {
+  return useQuery({
+    queryKey: myKeysKeys.transfers(page),
+    queryFn: ({ signal }) => api.get('/api/users/key-transfers', { page }, signal),
+    placeholderData: keepPreviousData,
   });
 }

@@ -6,4 +6,6 @@ import type { MyKeysFilters } from './api';
 export const myKeysKeys = {
   all: sharedKeys.myKeys,
   list: (filters: MyKeysFilters) => [...sharedKeys.myKeys, filters] as const,
+  /** Under the same root: a transfer refreshes the keys and the transfers together. */
+  transfers: (page: number) => [...sharedKeys.myKeys, 'transfers', page] as const,
 };

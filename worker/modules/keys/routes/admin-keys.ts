@@ -3,7 +3,10 @@
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../admin-keys';
-import { jsonText } from '../../../platform/request';
+import { inBackground, jsonText } from '../../../platform/request';
+import { getSettings } from '../../settings';
+import { regenerateKey, transferKey } from '../key-care';
+import { regenerateKeySchema, transferKeySchema } from '../schemas/key-care';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import { successMessageSchema } from '../../../platform/openapi';
@@ -14,6 +17,7 @@ import {
   bulkDeleteResponseSchema,
   type KeyChangeResponse,
   keyChangeResponseSchema,
+  keyTransferredResponseSchema,
 } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
@@ -68,6 +72,41 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
         licenseKey: await removeKeyActivation(keyAdmin(c), id, activationId),
       };
       return c.json(body, 200);
+    },
+  )
+  .post(
+    '/:id/regenerate',
+    op(
+      'regenerateKey',
+      "Replace a key's value: the old one stops validating at once (KEY_REGENERATED)",
+      { 200: keyChangeResponseSchema },
+      { errors: [400, 404, 409] },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(regenerateKeySchema),
+    async (c) => {
+      const licenseKey = await regenerateKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json'), 'admin');
+      const body: KeyChangeResponse = { success: true, message: 'License key regenerated', licenseKey };
+      return c.json(body, 200);
+    },
+  )
+  .post(
+    '/:id/transfer',
+    op(
+      'transferKey',
+      "Give a customer's key to another account (a reseller: keys they bought for customers; step-up required)",
+      { 200: keyTransferredResponseSchema },
+      { access: 'reseller', proof: 'always', errors: [400, 403, 404, 409] },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(transferKeySchema),
+    async (c) => {
+      const moved = await transferKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').to, 'admin', {
+        settings: await getSettings(c.env.KV),
+        env: c.env,
+        later: (work) => inBackground(c, work),
+      });
+      return c.json({ success: true as const, message: `License key given to ${moved.to}`, ...moved }, 200);
     },
   )
   .delete(

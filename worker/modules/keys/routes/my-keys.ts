@@ -1,18 +1,77 @@
-// /api/users/my-keys: the customer's own license keys, paged and searched.
+// /api/users/my-keys: the customer's own license keys, paged and searched; giving one to another
+// account and replacing a leaked value; /api/users/key-transfers: the keys they gave and received.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
-import { jsonText } from '../../../platform/request';
-import { queryParams } from '../../../platform/validate';
+import { inBackground, jsonText } from '../../../platform/request';
+import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { listOwnKeys } from '../my-keys';
 import { myKeysQuerySchema } from '../schemas/keys';
 import { routeOperations } from '../../accounts';
-import { myKeysResponseSchema } from '../schemas/answers';
+import { getSettings } from '../../settings';
+import { keyAdmin } from '../admin-keys';
+import { listKeyTransfers, regenerateKey, transferKey } from '../key-care';
+import { keyIdParam } from '../schemas/admin-keys';
+import { keyTransfersQuery, regenerateKeySchema, transferKeySchema } from '../schemas/key-care';
+import {
+  type KeyChangeResponse,
+  keyChangeResponseSchema,
+  keyTransferredResponseSchema,
+  keyTransfersResponseSchema,
+  myKeysResponseSchema,
+} from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Account', access: 'user' });
 
-export const myKeysRoutes = new Hono<SignedInEnv>().get(
-  '/my-keys',
-  op('listMyKeys', 'My license keys, paged', { 200: myKeysResponseSchema }, { errors: [400] }),
-  queryParams(myKeysQuerySchema),
-  async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
-);
+export const myKeysRoutes = new Hono<SignedInEnv>()
+  .get(
+    '/my-keys',
+    op('listMyKeys', 'My license keys, paged', { 200: myKeysResponseSchema }, { errors: [400] }),
+    queryParams(myKeysQuerySchema),
+    async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
+  )
+  .post(
+    '/my-keys/:id/regenerate',
+    op(
+      'regenerateMyKey',
+      "Replace my key's value: the old one stops validating at once (KEY_REGENERATED)",
+      { 200: keyChangeResponseSchema },
+      { errors: [400, 404, 409] },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(regenerateKeySchema),
+    async (c) => {
+      const licenseKey = await regenerateKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json'), 'holder');
+      const body: KeyChangeResponse = { success: true, message: 'License key regenerated: use the new key from now on', licenseKey };
+      return c.json(body, 200);
+    },
+  )
+  .post(
+    '/my-keys/:id/transfer',
+    op(
+      'transferMyKey',
+      'Give my key, its devices and its remaining time to another account (step-up required)',
+      { 200: keyTransferredResponseSchema },
+      { proof: 'always', errors: [400, 403, 404, 409] },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(transferKeySchema),
+    async (c) => {
+      const moved = await transferKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').to, 'holder', {
+        settings: await getSettings(c.env.KV),
+        env: c.env,
+        later: (work) => inBackground(c, work),
+      });
+      return c.json({ success: true as const, message: `License key given to ${moved.to}`, ...moved }, 200);
+    },
+  )
+  .get(
+    '/key-transfers',
+    op(
+      'listMyKeyTransfers',
+      'The keys I gave to and received from other accounts, newest first',
+      { 200: keyTransfersResponseSchema },
+      { errors: [400] },
+    ),
+    queryParams(keyTransfersQuery),
+    async (c) => c.json(await listKeyTransfers(c.var.db, c.var.caller.id, c.req.valid('query')), 200),
+  );

@@ -24,7 +24,7 @@ export const adminKeysQuery = z.object({
 });
 export type AdminKeysQuery = z.output<typeof adminKeysQuery>;
 
-const reason = (required: string) =>
+export const reason = (required: string) =>
   z
     .string({ error: required })
     .trim()

@@ -116,3 +116,29 @@ export const generateKeysResponseSchema = z
   .meta({ id: 'GenerateKeysResponse' });
 
 export type GenerateKeysResponse = z.infer<typeof generateKeysResponseSchema>;
+
+// A key's care by its holder (modules/keys/key-care.ts).
+export const keyTransferSchema = z
+  .object({
+    _id: z.string(),
+    /** The key's value when it changed hands (a later regeneration gives it another). */
+    key: z.string(),
+    product: z.string(),
+    direction: z.enum(['given', 'received']),
+    from: z.string().nullable().meta({ description: "The giver's username; null once that account is deleted." }),
+    to: z.string().nullable().meta({ description: "The recipient's username; null once that account is deleted." }),
+    at: isoDate,
+  })
+  .meta({ id: 'KeyTransfer' });
+
+export type KeyTransfer = z.infer<typeof keyTransferSchema>;
+
+export const keyTransfersResponseSchema = z.object(paged('transfers', keyTransferSchema)).meta({ id: 'KeyTransfersResponse' });
+
+export type KeyTransfersResponse = { transfers: KeyTransfer[]; totalPages: number; total: number };
+
+export const keyTransferredResponseSchema = z
+  .object({ success: z.literal(true), message: z.string(), key: z.string(), product: z.string(), to: z.string() })
+  .meta({ id: 'KeyTransferredResponse' });
+
+export type KeyTransferredResponse = z.infer<typeof keyTransferredResponseSchema>;

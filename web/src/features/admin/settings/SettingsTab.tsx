@@ -18,6 +18,7 @@ import { useCurrentUser } from '../../../lib/session';
 import { resetSettings, saveSettings, settingsKeys, useServerStatus, useSettings } from './api';
 import { fromDraft, toDraft, type Draft, type FlagField, type NumberField } from './draft';
 import { PaymentSettingsSection } from './PaymentSettingsSection';
+import { KeyTransferSettingsSection } from './KeyTransferSettingsSection';
 
 type NumberSpec = { field: NumberField; label: string; min: number; max?: number; step?: number; hint: string };
 type FlagSpec = { field: FlagField; label: string; hint: string };
@@ -153,7 +154,7 @@ function draftErrors(draft: Draft): FieldErrors<Draft> {
   if (parsed.success) return {};
   const found: Record<string, string> = {};
   for (const issue of parsed.error.issues) {
-    const key = issue.path[0] === 'payments' ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
+    const key = issue.path[0] === 'payments' || issue.path[0] === 'keyTransfers' ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
     found[key] ??= inFormWords(String(issue.path[0]), issue.message);
   }
   return found;
@@ -266,6 +267,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           ))}
           <MailStatus />
           <PaymentSettingsSection form={form} />
+          <KeyTransferSettingsSection form={form} />
         </div>
 
         <Card title="Configuration Summary" className="settings-summary">

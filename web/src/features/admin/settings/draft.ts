@@ -1,6 +1,6 @@
 // The Settings form's copy of the settings: numbers as typed, so a half-typed value is not rewritten
-// under the cursor; the card top-up section's fields named within it (payments.minTopUpUsd), as its
-// errors are; and back to the document the API's schema reads.
+// under the cursor; the card top-up and key transfer sections' fields named within them
+// (payments.minTopUpUsd, keyTransfers.maxPerKey), as their errors are; and back to the document the API's schema reads.
 import type { PaymentSettings, Settings } from '../../../../../worker/modules/settings/schemas';
 
 export type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
@@ -9,7 +9,10 @@ export type PaymentField = 'minTopUpUsd' | 'maxTopUpUsd' | 'quickTopUpAmounts' |
 
 export type Draft = Record<NumberField, string> &
   Record<FlagField, boolean> &
-  Record<`payments.${PaymentField}`, string> & { 'payments.cardTopUpsEnabled': boolean };
+  Record<`payments.${PaymentField}`, string> & { 'payments.cardTopUpsEnabled': boolean } & {
+    'keyTransfers.enabled': boolean;
+    'keyTransfers.maxPerKey': string;
+  };
 
 // Every number and every flag of the settings, the compiler checks (a new setting must be added here).
 const NUMBERS: Record<NumberField, true> = {
@@ -46,6 +49,8 @@ export function toDraft(s: Settings): Draft {
     // The quick amounts as one comma-separated text.
     'payments.quickTopUpAmounts': p.quickTopUpAmounts.join(', '),
     'payments.firstTopUpHoldHours': String(p.firstTopUpHoldHours),
+    'keyTransfers.enabled': s.keyTransfers.enabled,
+    'keyTransfers.maxPerKey': String(s.keyTransfers.maxPerKey),
   };
 }
 
@@ -67,5 +72,6 @@ export function fromDraft(d: Draft): unknown {
         .map(Number),
       firstTopUpHoldHours: amount(d['payments.firstTopUpHoldHours']),
     },
+    keyTransfers: { enabled: d['keyTransfers.enabled'], maxPerKey: amount(d['keyTransfers.maxPerKey']) },
   };
 }
