@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'keys.bulk_delete',
   'key.remove_activation',
   'key.release_slot',
+  'key.release_seat',
   'key.purchase_for_user',
   // Card top-ups, written by Stripe's verified webhook (modules/billing/payments.ts), with no actor.
   'payment.credited',

@@ -171,6 +171,7 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     expiresAt: null,
     generationMethod: 'automatic',
     lastDeviceRemovalAt: null,
+    isTrial: false,
     createdAt: new Date(now),
   };
 }

@@ -6,4 +6,5 @@ import type { MyKeysFilters } from './api';
 export const myKeysKeys = {
   all: sharedKeys.myKeys,
   list: (filters: MyKeysFilters) => [...sharedKeys.myKeys, filters] as const,
+  swaps: (keyId: string) => [...sharedKeys.myKeys, 'swaps', keyId] as const,
 };
