@@ -189,7 +189,7 @@ describe('keypanel license', () => {
     expect(json<Answer>(swap.stdout)).toMatchObject({ valid: true, code: 'DEVICE_REPLACED', license: { key: key.key } });
     expect((await license('replace-device', '--key', key.key, '--fingerprint', one, '--replace', 'x'.repeat(65))).code).toBe(2);
 
-    const shown = await keypanel(['keys', 'show', key.key], { home });
+    const shown = await keypanel(['keys', 'show', key.key, '--format', 'table'], { home });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/seats\s+1\/1/);
     expect(shown.stdout).toMatch(new RegExp(`seat 1\\s+\\w+ ${two}, lease until \\S+, last heartbeat`));
