@@ -61,6 +61,6 @@ describe("a customer's devices in My Keys", () => {
     render(<DeviceList licenseKey={key} />, { wrapper: wrapperFor(newQueryClient()) });
     expect((await screen.findByTestId('swaps-left')).textContent).toMatch(/^No device swaps left; the next is allowed /);
     expect(screen.getByText(/waiting for its replacement/)).toBeTruthy();
-    expect((screen.getByRole('button', { name: 'Replace device tablet-fingerpri…' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Replace device tablet-fingerpri…' }).disabled).toBe(true);
   });
 });

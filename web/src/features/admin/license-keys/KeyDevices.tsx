@@ -72,7 +72,7 @@ export function DeviceList({ licenseKey, canManage, onChanged }: Props) {
                   {formatRelativeTime(a.lastUsed ?? a.activatedAt)}
                   {a.leaseExpiresAt !== null &&
                     (leased ? ` · seat held until ${formatDateTime(a.leaseExpiresAt)}` : ' · seat free (lease ended)')}
-                  {borrowed && ` · borrowed until ${formatDateTime(a.borrowedUntil!)}`}
+                  {borrowed && ` · borrowed until ${formatDateTime(a.borrowedUntil)}`}
                   {a.replacePendingAt && ' · waiting for its replacement'}
                 </div>
               </div>
