@@ -196,6 +196,19 @@ describe('keypanel license', () => {
     const shownJson = json<Schemas['LicenseKey']>((await keypanel(['keys', 'show', key.key, '--format', 'json'], { home })).stdout);
     expect(shownJson.activations.map((a) => a.deviceFingerprint)).toEqual([two]);
 
+    // An update through the CLI keeps the licensing fields it was not given (the API replaces the whole product).
+    const updated = await keypanel(['products', 'update', product.keyTag, '--per-day', '2', '--format', 'json'], { home });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(json<Schemas['Product']>(updated.stdout)).toMatchObject({
+      creditsPerDay: 2,
+      licenseModel: 'floating',
+      leaseMinutes: 30,
+      swapLimit: 2,
+      trialDays: 5,
+    });
+    const swaps = await keypanel(['products', 'update', product.keyTag, '--swap-limit', 'none', '--format', 'json'], { home });
+    expect(json<Schemas['Product']>(swaps.stdout)).toMatchObject({ swapLimit: null, licenseModel: 'floating' });
+
     const trial = await license('trial', '--key-tag', product.keyTag.toLowerCase(), '--fingerprint', one);
     expect(trial.code, trial.stderr).toBe(0);
     expect(json<Answer>(trial.stdout)).toMatchObject({ valid: true, code: 'TRIAL_STARTED', license: { trial: true } });

@@ -43,7 +43,7 @@ export type HeartbeatOptions = {
   onResult?: (result: LicenseResult) => void;
   /** The shortest wait between heartbeats (default 5 s). */
   minIntervalMs?: number;
-  /** The wait after an unreachable server or no lease in the answer (default 60 s). */
+  /** The wait after an unreachable server or no lease in the answer (default 60 s; sooner while the last lease runs out). */
   retryIntervalMs?: number;
 };
 
@@ -230,6 +230,8 @@ export function createLicensing(options: LicensingOptions) {
     const retryMs = heartbeatOptions.retryIntervalMs ?? 60_000;
     let handle: unknown = null;
     let stopped = false;
+    // The last lease the server granted: a retry after a failed beat comes before it runs out.
+    let lease: Date | null = null;
     const schedule = (ms: number) => {
       if (!stopped) handle = timers.set(() => void beat(), Math.max(minMs, ms));
     };
@@ -241,8 +243,12 @@ export function createLicensing(options: LicensingOptions) {
         stopped = true;
         return;
       }
-      const lease = result.source === 'online' ? result.leaseExpiresAt : null;
-      schedule(lease ? (lease.getTime() - now()) / 2 : retryMs);
+      if (result.source === 'online' && result.leaseExpiresAt) {
+        lease = result.leaseExpiresAt;
+        schedule((lease.getTime() - now()) / 2);
+      } else {
+        schedule(lease ? Math.min(retryMs, (lease.getTime() - now()) / 4) : retryMs);
+      }
     }
     void beat();
     return {

@@ -350,6 +350,28 @@ describe('the licensing SDK against the Worker, for each licence model', () => {
     expect(back.slotFreesAt!.getTime()).toBe(borrowed.borrowedUntil!.getTime());
   });
 
+  it('floating: when a heartbeat finds no server, answers from the kept token and tries again well before the lease ends', async () => {
+    const { key } = await licenseKey(1, { licenseModel: 'floating', leaseMinutes: 1 });
+    let down = false;
+    const flaky: Fetch = (url, init) => (down ? Promise.reject(new TypeError('network down')) : worker(url, init));
+    const clock = manualTimers();
+    const { sdk } = await client({ timers: clock.timers, fetch: flaky, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 30_000 } });
+    const fingerprint = device();
+    expect((await sdk.activate({ key, fingerprint })).code).toBe('VALID');
+    const results: Array<{ code: string; source: string }> = [];
+    const heartbeat = sdk.startHeartbeat({ key, fingerprint }, { onResult: (r) => results.push(r) });
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    down = true;
+    clock.fire();
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    expect(results[1]).toMatchObject({ code: 'VALID', source: 'offline' });
+    // A quarter of what is left of the one-minute lease, not the minute-long default retry.
+    expect(clock.pending[0].ms).toBeGreaterThanOrEqual(5_000);
+    expect(clock.pending[0].ms).toBeLessThanOrEqual(15_000);
+    heartbeat.stop();
+  });
+
   it('node-locked: offers the bound devices when full, and swaps one within the budget', async () => {
     const { key } = await licenseKey(1, { swapLimit: 1 });
     const { sdk } = await client();

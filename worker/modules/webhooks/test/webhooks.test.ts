@@ -25,7 +25,7 @@ type Received = { headers: Record<string, string>; body: string; at: number };
 /** The parts of an event's data these tests read (each event type carries some of them). */
 type EventData = {
   licenseKey: { _id: string; key: string; status: string; purchasedBy: unknown };
-  activation: { deviceFingerprint: string };
+  activation: { deviceFingerprint: string; leaseExpiresAt?: string | null };
   product: { _id: string };
   user: { _id: string; username: string };
   [field: string]: unknown;
@@ -289,7 +289,7 @@ describe('delivery', () => {
     const bound = await buy(locked.id);
     await license('activate', { key: bound.key, deviceFingerprint: 'old-device-1', deviceInfo: { model: 'Old' } });
     const refused = await license('activate', { key: bound.key, deviceFingerprint: 'new-device-1' });
-    const replaceDeviceId = (refused.body as { devices: Array<{ id: string }> }).devices[0].id;
+    const replaceDeviceId = (refused.body as unknown as { devices: Array<{ id: string }> }).devices[0].id;
     expect((await license('replace-device', { key: bound.key, deviceFingerprint: 'new-device-1', replaceDeviceId })).body.code).toBe(
       'DEVICE_REPLACED',
     );
@@ -305,7 +305,7 @@ describe('delivery', () => {
       hook,
       (e) => e.type === 'license.trial_started' && e.data.activation.deviceFingerprint === 'trial-device-1',
     );
-    expect(started.event.data.licenseKey.key).toBe((trial.body as { license: { key: string } }).license.key);
+    expect(started.event.data.licenseKey.key).toBe((trial.body as unknown as { license: { key: string } }).license.key);
     // Only what the endpoint subscribed to.
     expect((await receivedBy(hook.name)).length).toBe(3);
   });
