@@ -1,5 +1,5 @@
 // License keys: generation (split into the server's per-request limit), the full list and export
-// (every page, streamed), revocation and deletion.
+// (every page, streamed), one key's details with its devices or seats, revocation and deletion.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
@@ -10,7 +10,7 @@ import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
 import type { Client } from '../lib/http';
 import { findKey, findProduct } from '../lib/lookup';
-import { notice, rowWriter, shortDate, success, type Column, type Format } from '../lib/output';
+import { notice, printRecord, rowWriter, shortDate, success, type Column, type Format } from '../lib/output';
 import { progressBar } from '../lib/progress';
 import { parseWith, wholeNumber } from '../lib/validate';
 import { KEY_STATUSES } from '../../worker/platform/vocabulary';
@@ -50,6 +50,7 @@ Examples:
   $ keypanel keys generate --product APP --quantity 2500 --duration 30 --format csv > new-keys.csv
   $ keypanel keys list --status available
   $ keypanel keys export --product APP --output keys.csv
+  $ keypanel keys show APP-XXXX-XXXX-XXXX
   $ keypanel keys revoke APP-XXXX-XXXX-XXXX --reason "Refunded"
   $ keypanel keys regenerate APP-XXXX-XXXX-XXXX --reason "Leaked"
   $ keypanel keys delete 6650f1c2a1b2c3d4e5f60718 APP-YYYY-YYYY-YYYY --reason "Test keys"
@@ -150,6 +151,20 @@ Examples:
     .action(async (options: ListOptions, command: Command) => {
       const ctx = contextOf(command, 'csv');
       await listKeys(ctx, ctx.format, options);
+    });
+
+  keys
+    .command('show')
+    .description("One key's details: its devices, or a floating key's seats with their leases and last heartbeat")
+    .argument('<key>', 'the license key')
+    .addHelpText('after', '\nExample:\n  $ keypanel keys show APP-XXXX-XXXX-XXXX\n')
+    .action(async (ref: string, _options: unknown, command: Command) => {
+      const ctx = contextOf(command);
+      const wanted = ref.trim().toUpperCase();
+      const { keys: found } = await ctx.api().get('/api/admin/keys', { search: wanted, limit: 100 });
+      const key = found.find((k: Schemas['LicenseKey']) => k.key === wanted);
+      if (!key) throw new CliError(`No license key "${ref}" among the keys you manage.`);
+      await printRecord(ctx.format, keyDetails(key), key);
     });
 
   keys
@@ -282,4 +297,29 @@ function fetchPage(api: Client, mine: boolean, query: Record<string, string | nu
     return api.get('/api/users/my-keys', own);
   }
   return api.get('/api/admin/keys', query);
+}
+
+/** A key's fields and, one line each, its devices: a floating seat with its lease, borrow and last heartbeat. */
+export function keyDetails(k: Schemas['LicenseKey'], now = Date.now()): Array<[string, string | number | null]> {
+  const live = k.activations.filter((a) => a.leaseExpiresAt === null || new Date(a.leaseExpiresAt).getTime() > now);
+  const floating = k.activations.some((a) => a.leaseExpiresAt !== null);
+  const device = (a: Schemas['LicenseKey']['activations'][number]) => {
+    const name = a.deviceInfo?.device ?? a.deviceInfo?.model ?? a.deviceFingerprint;
+    const lease =
+      a.leaseExpiresAt === null ? '' : new Date(a.leaseExpiresAt).getTime() > now ? `, lease until ${a.leaseExpiresAt}` : ', lease ended';
+    const borrow = a.borrowedUntil && new Date(a.borrowedUntil).getTime() > now ? `, borrowed until ${a.borrowedUntil}` : '';
+    const pending = a.replacePendingAt ? ', to be replaced' : '';
+    return `${a._id} ${name}${lease}${borrow}${pending}, last ${a.leaseExpiresAt === null ? 'seen' : 'heartbeat'} ${a.lastUsed ?? 'never'}`;
+  };
+  return [
+    ['id', k._id],
+    ['key', k.key],
+    ['status', k.status],
+    ['product', `${k.product.name} (${k.product.keyTag})`],
+    ['trial', k.trial ? 'yes' : 'no'],
+    ['expiresAt', k.expiresAt],
+    [floating ? 'seats' : 'devices', `${live.length}/${k.maxActivations}`],
+    ...k.activations.map((a, i) => [`${floating ? 'seat' : 'device'} ${i + 1}`, device(a)] as [string, string]),
+    ...k.heldSlots.map((h, i) => [`held ${i + 1}`, `${h.deviceFingerprint}, frees at ${h.freesAt}`] as [string, string]),
+  ];
 }

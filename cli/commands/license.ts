@@ -12,7 +12,15 @@ import {
   type LicenseResult,
   type OfflineToken,
 } from '../../sdk/src/index';
-import { activateLicenseSchema, deactivateLicenseSchema, validateLicenseSchema } from '../../worker/modules/licensing/schemas';
+import {
+  activateLicenseSchema,
+  borrowSeatSchema,
+  deactivateLicenseSchema,
+  heartbeatLicenseSchema,
+  replaceDeviceSchema,
+  startTrialSchema,
+  validateLicenseSchema,
+} from '../../worker/modules/licensing/schemas';
 import { readConfig, resolveConnection } from '../lib/config';
 import { contextOf, type CommandContext } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
@@ -20,18 +28,31 @@ import { assertSecureUrl, notKeyPanel } from '../lib/http';
 import { printRecord } from '../lib/output';
 import { REPIN_HINT } from '../lib/pinned-key';
 import { ask, closeInput } from '../lib/prompts';
-import { parseWith } from '../lib/validate';
+import { parseWith, wholeNumber } from '../lib/validate';
 
 type CallOptions = { key: string; fingerprint: string; nonce?: string; publicKey?: string };
+type Licensing = ReturnType<typeof createLicensing>;
 
 const ACTIONS = {
-  activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot)' },
+  activate: { schema: activateLicenseSchema, describe: 'Activate a key on a device (takes a device slot, or a floating seat)' },
   validate: { schema: validateLicenseSchema, describe: 'Check a key on an activated device' },
-  deactivate: { schema: deactivateLicenseSchema, describe: 'Deactivate a device (its slot frees once its offline token has expired)' },
+  deactivate: {
+    schema: deactivateLicenseSchema,
+    describe: 'Deactivate a device (its slot frees once its offline token has expired; a floating seat is checked in)',
+  },
+  heartbeat: { schema: heartbeatLicenseSchema, describe: "Renew a floating seat's lease" },
 } as const;
 
-/** A successful answer for each action; anything else exits 1 after printing the answer. */
-const SUCCESS_CODES: Record<keyof typeof ACTIONS, string> = { activate: 'VALID', validate: 'VALID', deactivate: 'DEACTIVATED' };
+/** A successful answer for each call; anything else exits 1 after printing the answer. */
+const SUCCESS_CODES: Record<keyof typeof ACTIONS | 'borrow' | 'replace-device' | 'trial', string[]> = {
+  activate: ['VALID'],
+  validate: ['VALID'],
+  deactivate: ['DEACTIVATED', 'SEAT_RELEASED'],
+  heartbeat: ['VALID'],
+  borrow: ['VALID'],
+  'replace-device': ['DEVICE_REPLACED'],
+  trial: ['TRIAL_STARTED'],
+};
 const PUBLIC_KEY_HELP = 'the public key (PEM or JWK); by default the one pinned at `keypanel login`';
 
 export function registerLicenseCommands(program: Command) {
@@ -45,12 +66,16 @@ These calls need no session; set the server with KEYPANEL_URL or \`keypanel logi
 Every answer must be signed by the server's public key, as an app checks it; one that is not is
 an error. The key is the one \`keypanel login\` pinned for this server (re-pin after a deliberate
 rotation with \`keypanel login --repin\`), or --public-key; it is never fetched at the moment of
-checking. The answer is printed; the exit code is 0 for VALID (DEACTIVATED for deactivate), else 1.
+checking. The answer is printed; the exit code is 0 for VALID (DEACTIVATED or SEAT_RELEASED for
+deactivate, DEVICE_REPLACED for replace-device, TRIAL_STARTED for trial), else 1.
 
 Examples:
   $ keypanel license activate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
   $ keypanel license validate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001 --nonce 42
   $ keypanel license deactivate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
+  $ keypanel license heartbeat --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
+  $ keypanel license replace-device --key APP-XXXX-XXXX-XXXX --fingerprint device-0002 --replace DEVICE_ID
+  $ keypanel license trial --key-tag APP --fingerprint device-0001
   $ keypanel license verify-token eyJhbGciOiJFZERTQSJ9... --fingerprint device-0001
 `,
     );
@@ -67,26 +92,72 @@ Examples:
       .option('--public-key <file>', PUBLIC_KEY_HELP)
       .addHelpText('after', `\nExample:\n  $ keypanel license ${action} --key APP-XXXX-XXXX-XXXX --fingerprint device-0001\n`)
       .action(async (options: CallOptions, command: Command) => {
-        const ctx = contextOf(command);
         const body = parseWith(schema, { key: options.key, deviceFingerprint: options.fingerprint, nonce: options.nonce });
-        const { url } = resolveConnection();
-        assertSecureUrl(url);
-        const { text: publicKey, pinned } = await loadPublicKey(options.publicKey);
-        const sdk = createLicensing({ url, publicKey, retry: { maxDelayMs: 60_000 } });
-        const result = await sdk[action]({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce });
-        if (result.code === 'INVALID_SIGNATURE') {
-          const refused = notKeyPanel(url, null, `a licensing answer the public key does not verify (${result.detail})`);
-          throw new CliError(refused.message, pinned ? `${refused.hint} ${REPIN_HINT}` : refused.hint);
-        }
-        if (result.code === 'UNREACHABLE')
-          throw new CliError(
-            `${result.detail}.`,
-            'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.',
-          );
-        await printAnswer(ctx, result);
-        if (result.code !== SUCCESS_CODES[action]) throw new CliError(`${result.code}: ${result.detail}`);
+        await runCall(command, options.publicKey, action, (sdk) =>
+          sdk[action]({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce }),
+        );
       });
   }
+
+  license
+    .command('borrow')
+    .description('Borrow a floating seat for offline use (the offline token lives until the borrow ends)')
+    .requiredOption('--key <key>', 'the license key')
+    .requiredOption('--fingerprint <fingerprint>', 'the device fingerprint')
+    .requiredOption('--hours <hours>', "how long, in hours (at most the product's borrow maximum)", wholeNumber('--hours', 1, 720))
+    .option('--nonce <nonce>', 'echoed back in the signed answer')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
+    .addHelpText('after', `\nExample:\n  $ keypanel license borrow --key APP-XXXX-XXXX-XXXX --fingerprint device-0001 --hours 48\n`)
+    .action(async (options: CallOptions & { hours: number }, command: Command) => {
+      const body = parseWith(borrowSeatSchema, {
+        key: options.key,
+        deviceFingerprint: options.fingerprint,
+        nonce: options.nonce,
+        hours: options.hours,
+      });
+      await runCall(command, options.publicKey, 'borrow', (sdk) =>
+        sdk.borrow({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce, hours: body.hours }),
+      );
+    });
+
+  license
+    .command('replace-device')
+    .description("Replace one of a key's devices by this one (the id from a refused activation's devices), within the swap budget")
+    .requiredOption('--key <key>', 'the license key')
+    .requiredOption('--fingerprint <fingerprint>', 'the new device fingerprint')
+    .requiredOption('--replace <deviceId>', 'the id of the device to replace')
+    .option('--nonce <nonce>', 'echoed back in the signed answer')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ keypanel license replace-device --key APP-XXXX-XXXX-XXXX --fingerprint device-0002 --replace 0194f3c2a1b2c3d4e5f60718\n`,
+    )
+    .action(async (options: CallOptions & { replace: string }, command: Command) => {
+      const body = parseWith(replaceDeviceSchema, {
+        key: options.key,
+        deviceFingerprint: options.fingerprint,
+        nonce: options.nonce,
+        replaceDeviceId: options.replace,
+      });
+      await runCall(command, options.publicKey, 'replace-device', (sdk) =>
+        sdk.replaceDevice({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce, replaceDeviceId: body.replaceDeviceId }),
+      );
+    });
+
+  license
+    .command('trial')
+    .description("Start a device's trial of a product (one per device and product); prints the trial key")
+    .requiredOption('--key-tag <tag>', "the product's key tag")
+    .requiredOption('--fingerprint <fingerprint>', 'the device fingerprint')
+    .option('--nonce <nonce>', 'echoed back in the signed answer')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
+    .addHelpText('after', `\nExample:\n  $ keypanel license trial --key-tag APP --fingerprint device-0001\n`)
+    .action(async (options: Omit<CallOptions, 'key'> & { keyTag: string }, command: Command) => {
+      const body = parseWith(startTrialSchema, { keyTag: options.keyTag, deviceFingerprint: options.fingerprint, nonce: options.nonce });
+      await runCall(command, options.publicKey, 'trial', (sdk) =>
+        sdk.startTrial({ keyTag: body.keyTag, fingerprint: body.deviceFingerprint, nonce: body.nonce }),
+      );
+    });
 
   license
     .command('verify-token')
@@ -134,12 +205,43 @@ Examples:
     });
 }
 
+/** One licensing call through the SDK: its answer printed, a refusal exiting 1. */
+async function runCall(
+  command: Command,
+  publicKeyFile: string | undefined,
+  action: keyof typeof SUCCESS_CODES,
+  send: (sdk: Licensing) => Promise<LicenseResult>,
+) {
+  const ctx = contextOf(command);
+  const { url } = resolveConnection();
+  assertSecureUrl(url);
+  const { text: publicKey, pinned } = await loadPublicKey(publicKeyFile);
+  const result = await send(createLicensing({ url, publicKey, retry: { maxDelayMs: 60_000 } }));
+  if (result.code === 'INVALID_SIGNATURE') {
+    const refused = notKeyPanel(url, null, `a licensing answer the public key does not verify (${result.detail})`);
+    throw new CliError(refused.message, pinned ? `${refused.hint} ${REPIN_HINT}` : refused.hint);
+  }
+  if (result.code === 'UNREACHABLE')
+    throw new CliError(`${result.detail}.`, 'Check the address (KEYPANEL_URL or `keypanel login --url`) and that the server is running.');
+  await printAnswer(ctx, result);
+  if (!SUCCESS_CODES[action].includes(result.code)) throw new CliError(`${result.code}: ${result.detail}`);
+}
+
 /** The verified answer, shaped as the licensing API's (the token kept under license, as it comes). */
 async function printAnswer(ctx: CommandContext, result: LicenseResult) {
   const license = result.license;
   const token = result.offlineToken?.token ?? null;
   const slotFreesAt = result.slotFreesAt === undefined ? undefined : (result.slotFreesAt?.toISOString() ?? null);
   const expiresAt = license?.expiresAt?.toISOString() ?? null;
+  // The moments only some answers carry: a floating seat's lease and borrow, a swap budget's next swap.
+  const moments = (['leaseExpiresAt', 'borrowedUntil', 'nextSwapAt'] as const)
+    .filter((name) => result[name] !== undefined)
+    .map((name) => [name, result[name]?.toISOString() ?? null] as [string, string | null]);
+  const devices = result.devices?.map((d) => ({
+    ...d,
+    lastSeenAt: d.lastSeenAt?.toISOString() ?? null,
+    leaseExpiresAt: d.leaseExpiresAt?.toISOString() ?? null,
+  }));
   await printRecord(
     ctx.format,
     [
@@ -150,9 +252,22 @@ async function printAnswer(ctx: CommandContext, result: LicenseResult) {
       ['status', license?.status ?? null],
       ['product', license ? `${license.product.name} (${license.product.keyTag})` : null],
       ['expiresAt', expiresAt],
+      ['model', license?.licenseModel ?? null],
       ['activations', license ? `${license.activationCount}/${license.maxActivations}` : null],
       // Deactivations, and activations refused for held slots: when a slot frees.
       ...(slotFreesAt !== undefined ? [['slotFreesAt', slotFreesAt] as [string, string | null]] : []),
+      ...moments,
+      // A refusal because the key is full: the devices holding it (an id to pass to replace-device).
+      ...(devices
+        ? [
+            [
+              'devices',
+              devices
+                .map((d) => `${d.id} ${d.name ?? '(unnamed)'}${d.model ? ` ${d.model}` : ''}, last seen ${d.lastSeenAt ?? 'never'}`)
+                .join('; '),
+            ] as [string, string],
+          ]
+        : []),
       ['nonce', result.nonce ?? null],
       ['token', token],
     ],
@@ -162,6 +277,8 @@ async function printAnswer(ctx: CommandContext, result: LicenseResult) {
       detail: result.detail,
       nonce: result.nonce ?? null,
       ...(slotFreesAt !== undefined ? { slotFreesAt } : {}),
+      ...Object.fromEntries(moments),
+      ...(devices ? { devices } : {}),
       ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
       license: license ? { ...license, expiresAt, token } : null,
     },

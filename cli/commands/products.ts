@@ -8,7 +8,7 @@ import { UsageError } from '../lib/errors';
 import { findProduct } from '../lib/lookup';
 import { printRecord, rowWriter, success, type Column } from '../lib/output';
 import { parseWith, wholeNumber } from '../lib/validate';
-import { PRODUCT_TYPES } from '../../worker/platform/vocabulary';
+import { LICENSE_MODELS, PRODUCT_TYPES } from '../../worker/platform/vocabulary';
 
 type Product = Schemas['Product'];
 
@@ -23,6 +23,11 @@ const productColumns: Column<Product>[] = [
   { header: 'maxDays', value: (p) => p.maxDays, width: 7, align: 'right' },
   { header: 'maxActivations', value: (p) => p.maxActivations, width: 14, align: 'right' },
   { header: 'offlineTokenHours', value: (p) => p.offlineTokenHours, width: 17, align: 'right' },
+  { header: 'model', value: (p) => p.licenseModel, width: 11 },
+  { header: 'leaseMinutes', value: (p) => p.leaseMinutes, width: 12, align: 'right' },
+  { header: 'borrowMaxHours', value: (p) => p.borrowMaxHours, width: 14, align: 'right' },
+  { header: 'swaps', value: (p) => (p.swapLimit === null ? '' : `${p.swapLimit}/${p.swapWindowDays}d`), width: 8, align: 'right' },
+  { header: 'trialDays', value: (p) => p.trialDays, width: 9, align: 'right' },
   { header: 'active', value: (p) => p.isActive, width: 6, colour: (v) => (v ? 'green' : 'red') },
   { header: 'totalGenerated', value: (p) => p.stats.totalGenerated, width: 14, align: 'right' },
   { header: 'totalSold', value: (p) => p.stats.totalSold, width: 9, align: 'right' },
@@ -48,6 +53,12 @@ type ProductOptions = {
   maxDays?: number;
   maxActivations?: number;
   offlineTokenHours?: number;
+  model?: string;
+  leaseMinutes?: number;
+  borrowMaxHours?: number;
+  swapLimit?: number | 'none';
+  swapWindowDays?: number;
+  trialDays?: number;
   features?: string;
   active?: boolean;
 };
@@ -69,6 +80,20 @@ function productOptions(command: Command, required: boolean) {
       "how long an app's offline token lives, 1 to 720 (default 24); a device that leaves a key keeps its slot this long",
       wholeNumber('--offline-token-hours', 1, 720),
     )
+    .addOption(new Option('--model <model>', 'license model: fixed devices, or seats leased by heartbeats').choices(LICENSE_MODELS))
+    .option('--lease-minutes <minutes>', "a floating seat's lease, 1 to 1440 (default 60)", wholeNumber('--lease-minutes', 1, 1440))
+    .option(
+      '--borrow-max-hours <hours>',
+      'how long a floating seat may be borrowed offline, 0 to 720 (default 0: never)',
+      wholeNumber('--borrow-max-hours', 0, 720),
+    )
+    .option('--swap-limit <n|none>', "device removals and swaps a key may make per window, or 'none' for no budget", swapLimit)
+    .option('--swap-window-days <days>', "the swap budget's window, 1 to 365 (default 30)", wholeNumber('--swap-window-days', 1, 365))
+    .option(
+      '--trial-days <days>',
+      'a trial of this many days per device, 0 to 365 (default 0: no trial)',
+      wholeNumber('--trial-days', 0, 365),
+    )
     .option('--features <list>', 'comma-separated features')
     .option('--active', 'offer the product (the default for a new one)')
     .option('--inactive', 'stop offering the product');
@@ -88,10 +113,22 @@ function productFields(options: ProductOptions & { inactive?: boolean }) {
     maxDays: options.maxDays,
     maxActivations: options.maxActivations,
     offlineTokenHours: options.offlineTokenHours,
+    licenseModel: options.model,
+    leaseMinutes: options.leaseMinutes,
+    borrowMaxHours: options.borrowMaxHours,
+    swapLimit: options.swapLimit === 'none' ? null : options.swapLimit,
+    swapWindowDays: options.swapWindowDays,
+    trialDays: options.trialDays,
     features: options.features,
     isActive: options.active ? true : options.inactive ? false : undefined,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+/** --swap-limit: a whole number 0 to 100, or 'none' (no budget). */
+function swapLimit(text: string): number | 'none' {
+  if (text.trim().toLowerCase() === 'none') return 'none';
+  return wholeNumber('--swap-limit', 0, 100)(text);
 }
 
 export function registerProductsCommands(program: Command) {
@@ -106,6 +143,8 @@ Examples:
   $ keypanel products create --name "Photo Pro" --description "Photo editor" --key-tag PHOTO --base-cost 50 --per-day 5
   $ keypanel products update PHOTO --max-activations 3 --features "Export,Layers,RAW"
   $ keypanel products update PHOTO --offline-token-hours 72
+  $ keypanel products update PHOTO --model floating --max-activations 5 --lease-minutes 15 --borrow-max-hours 72
+  $ keypanel products update PHOTO --swap-limit 3 --swap-window-days 30 --trial-days 14
   $ keypanel products update PHOTO --inactive
 `,
     );
@@ -165,6 +204,12 @@ Examples:
         maxDays: current.maxDays,
         maxActivations: current.maxActivations,
         offlineTokenHours: current.offlineTokenHours,
+        licenseModel: current.licenseModel,
+        leaseMinutes: current.leaseMinutes,
+        borrowMaxHours: current.borrowMaxHours,
+        swapLimit: current.swapLimit,
+        swapWindowDays: current.swapWindowDays,
+        trialDays: current.trialDays,
         isActive: current.isActive,
         features: current.features,
         ...changes,

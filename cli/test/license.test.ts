@@ -163,4 +163,57 @@ describe('keypanel license', () => {
     expect(after.code).toBe(1);
     expect(json(after.stdout)).toMatchObject({ valid: false, code: 'NOT_ACTIVATED', license: { key: key.key, token: null } });
   });
+
+  it('keeps a floating seat with heartbeats, swaps a device, shows the seats, and starts one trial per device', async () => {
+    const product = await createProduct({ licenseModel: 'floating', maxActivations: 1, leaseMinutes: 30, swapLimit: 2, trialDays: 5 });
+    const [key] = json<Array<{ key: string }>>(
+      (await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout,
+    );
+    const shipped = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-license-key-')), 'keypanel.pem');
+    writeFileSync(shipped, (await apiCall('GET', '/api/v1/licenses/public-key')).body.pem);
+    const license = (...args: string[]) => keypanel(['license', ...args, '--public-key', shipped, '--format', 'json']);
+    const [one, two] = [`device-${unique('one')}`, `device-${unique('two')}`];
+    expect((await license('activate', '--key', key.key, '--fingerprint', one)).code).toBe(0);
+    const full = await license('activate', '--key', key.key, '--fingerprint', two);
+    expect(full.code).toBe(1);
+    const refused = json<Answer>(full.stdout);
+    expect(refused.code).toBe('NO_SEAT_AVAILABLE');
+    expect(refused.devices).toHaveLength(1);
+
+    const beat = await license('heartbeat', '--key', key.key, '--fingerprint', one);
+    expect(beat.code, beat.stderr).toBe(0);
+    expect(Date.parse(json<Answer>(beat.stdout).leaseExpiresAt!)).toBeGreaterThan(Date.now() + 29 * 60_000);
+
+    const swap = await license('replace-device', '--key', key.key, '--fingerprint', two, '--replace', refused.devices![0].id);
+    expect(swap.code, swap.stderr).toBe(0);
+    expect(json<Answer>(swap.stdout)).toMatchObject({ valid: true, code: 'DEVICE_REPLACED', license: { key: key.key } });
+    expect((await license('replace-device', '--key', key.key, '--fingerprint', one, '--replace', 'x'.repeat(65))).code).toBe(2);
+
+    const shown = await keypanel(['keys', 'show', key.key, '--format', 'table'], { home });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/seats\s+1\/1/);
+    expect(shown.stdout).toMatch(new RegExp(`seat 1\\s+\\w+ ${two}, lease until \\S+, last heartbeat`));
+    const shownJson = json<Schemas['LicenseKey']>((await keypanel(['keys', 'show', key.key, '--format', 'json'], { home })).stdout);
+    expect(shownJson.activations.map((a) => a.deviceFingerprint)).toEqual([two]);
+
+    // An update through the CLI keeps the licensing fields it was not given (the API replaces the whole product).
+    const updated = await keypanel(['products', 'update', product.keyTag, '--per-day', '2', '--format', 'json'], { home });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(json<Schemas['Product']>(updated.stdout)).toMatchObject({
+      creditsPerDay: 2,
+      licenseModel: 'floating',
+      leaseMinutes: 30,
+      swapLimit: 2,
+      trialDays: 5,
+    });
+    const swaps = await keypanel(['products', 'update', product.keyTag, '--swap-limit', 'none', '--format', 'json'], { home });
+    expect(json<Schemas['Product']>(swaps.stdout)).toMatchObject({ swapLimit: null, licenseModel: 'floating' });
+
+    const trial = await license('trial', '--key-tag', product.keyTag.toLowerCase(), '--fingerprint', one);
+    expect(trial.code, trial.stderr).toBe(0);
+    expect(json<Answer>(trial.stdout)).toMatchObject({ valid: true, code: 'TRIAL_STARTED', license: { trial: true } });
+    const again = await license('trial', '--key-tag', product.keyTag, '--fingerprint', one);
+    expect(again.code).toBe(1);
+    expect(json<Answer>(again.stdout).code).toBe('TRIAL_ALREADY_USED');
+  });
 });

@@ -1,10 +1,13 @@
 // The licensing client an app creates once: activate, validate and deactivate against the
-// licensing API, every answer verified against the pinned key before anything in it is believed,
-// and the last good offline token kept to answer from while the server cannot be reached.
+// licensing API (and, for floating licenses, heartbeats on a timer it manages, borrowing; device
+// swaps and trials), every answer verified against the pinned key before anything in it is
+// believed, and the last good offline token kept to answer from while the server cannot be reached.
 import { post, type FetchLike, type RawAnswer, type RetryOptions, type Transport } from './http.js';
 import { memoryStore, type TokenStore } from './store.js';
 import {
   SERVER_CODES,
+  VALID_CODES,
+  type BoundDevice,
   type LicenseInfo,
   type LicenseResult,
   type OfflineToken,
@@ -29,6 +32,19 @@ export type LicensingOptions = {
   now?: () => number;
   /** How retries wait; tests pass one that does not. */
   sleep?: (ms: number) => Promise<void>;
+  /** The timers the heartbeat runs on (setTimeout and clearTimeout by default); tests pass their own. */
+  timers?: Timers;
+};
+
+export type Timers = { set: (run: () => void, ms: number) => unknown; clear: (handle: unknown) => void };
+
+export type HeartbeatOptions = {
+  /** Every heartbeat's result (valid or not), as it comes. */
+  onResult?: (result: LicenseResult) => void;
+  /** The shortest wait between heartbeats (default 5 s). */
+  minIntervalMs?: number;
+  /** The wait after an unreachable server or no lease in the answer (default 60 s; sooner while the last lease runs out). */
+  retryIntervalMs?: number;
 };
 
 export type DeviceInfo = { manufacturer?: string; model?: string; device?: string; cpuAbi?: string; fingerprint?: string };
@@ -39,17 +55,26 @@ export type LicenseRequest = {
   nonce?: string;
 };
 
-type Action = 'activate' | 'validate' | 'deactivate';
+type Action = 'activate' | 'validate' | 'deactivate' | 'heartbeat' | 'borrow' | 'replace-device' | 'trial';
+/** The calls that answer from the kept offline token when the server cannot be reached. */
+const OFFLINE_FALLBACK: readonly Action[] = ['activate', 'validate', 'heartbeat', 'borrow'];
 
 type WireLicense = Omit<LicenseInfo, 'expiresAt'> & { expiresAt: string | null; token: string | null };
+type WireDevice = Omit<BoundDevice, 'lastSeenAt' | 'leaseExpiresAt'> & { lastSeenAt: string | null; leaseExpiresAt: string | null };
 type WireAnswer = {
   valid: boolean;
   code: ServerCode;
   detail: string;
   nonce: string | null;
   slotFreesAt?: string | null;
+  leaseExpiresAt?: string | null;
+  borrowedUntil?: string | null;
+  nextSwapAt?: string | null;
+  devices?: WireDevice[];
   license: WireLicense | null;
 };
+
+const isValidCode = (code: string) => (VALID_CODES as readonly string[]).includes(code);
 
 export type Licensing = ReturnType<typeof createLicensing>;
 
@@ -105,17 +130,19 @@ export function createLicensing(options: LicensingOptions) {
     offlineToken: null,
   });
 
-  async function call(action: Action, req: LicenseRequest, extra: { deviceInfo?: DeviceInfo } = {}): Promise<LicenseResult> {
+  async function call(action: Action, req: LicenseRequest, extra: Record<string, unknown> = {}): Promise<LicenseResult> {
     const key = await publicKey();
     // A fresh nonce per call, echoed inside the signed body: an old signed answer replayed does not match.
     const nonce = req.nonce ?? randomNonce();
+    // A trial names its product instead of a key: the key comes in the answer.
+    const trial = action === 'trial';
     const raw = await post(transport, `${base}/api/v1/licenses/${action}`, {
-      key: req.key,
+      ...(trial ? {} : { key: req.key }),
       deviceFingerprint: req.fingerprint,
       nonce,
       ...extra,
     });
-    const fallback = action !== 'deactivate';
+    const fallback = OFFLINE_FALLBACK.includes(action);
     // No answer, or one that grants nothing (throttled, server down): these need no signature.
     if (!raw || raw.status >= 500) {
       const why = {
@@ -151,10 +178,14 @@ export function createLicensing(options: LicensingOptions) {
     )
       return forged('The signed answer is not a licensing answer');
     if (answer.nonce !== nonce) return forged('The signed answer is not the answer to this request (nonce)');
-    if (answer.license && answer.license.key !== normalizeKey(req.key)) return forged('The signed answer is about another license key');
+    if (answer.license && !trial && answer.license.key !== normalizeKey(req.key))
+      return forged('The signed answer is about another license key');
+    if (answer.valid !== isValidCode(answer.code)) return forged('The signed answer is not a licensing answer');
+    // A trial's answer is about the key it made: from here on, that key is the request's.
+    if (trial && answer.license) req = { ...req, key: answer.license.key };
 
     let offlineToken: OfflineToken | null = null;
-    if (answer.code === 'VALID' && answer.license?.token) {
+    if (isValidCode(answer.code) && answer.license?.token) {
       try {
         offlineToken = await verifyOfflineToken(key, answer.license.token, { now: now(), key: req.key, fingerprint: req.fingerprint });
       } catch (err) {
@@ -164,19 +195,70 @@ export function createLicensing(options: LicensingOptions) {
       }
       if (offlineToken) await store.set(slot(req), offlineToken.token);
       else await store.delete(slot(req));
-    } else {
+    } else if (!trial || answer.license) {
       // The server said no (or gave no token): nothing kept may answer for this device any more.
       await store.delete(slot(req));
     }
     return {
-      valid: answer.code === 'VALID',
+      valid: isValidCode(answer.code),
       code: answer.code,
       detail: answer.detail,
       source: 'online',
       nonce,
       license: answer.license ? toLicense(answer.license) : null,
       offlineToken,
-      ...(answer.slotFreesAt !== undefined ? { slotFreesAt: answer.slotFreesAt === null ? null : new Date(answer.slotFreesAt) } : {}),
+      ...moment('slotFreesAt', answer.slotFreesAt),
+      ...moment('leaseExpiresAt', answer.leaseExpiresAt),
+      ...moment('borrowedUntil', answer.borrowedUntil),
+      ...moment('nextSwapAt', answer.nextSwapAt),
+      ...(answer.devices ? { devices: answer.devices.map(toDevice) } : {}),
+    };
+  }
+
+  const timers: Timers = options.timers ?? {
+    set: (run, ms) => setTimeout(run, ms),
+    clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
+
+  /**
+   * Heartbeats for a floating seat on a timer: each at half of what is left of the lease (at least
+   * `minIntervalMs`), again sooner when the server could not be reached. It stops by itself when the
+   * server says no (the seat is gone: LEASE_EXPIRED, REVOKED...), and with `stop()`.
+   */
+  function startHeartbeat(req: LicenseRequest, heartbeatOptions: HeartbeatOptions = {}) {
+    const minMs = heartbeatOptions.minIntervalMs ?? 5_000;
+    const retryMs = heartbeatOptions.retryIntervalMs ?? 60_000;
+    let handle: unknown = null;
+    let stopped = false;
+    // The last lease the server granted: a retry after a failed beat comes before it runs out.
+    let lease: Date | null = null;
+    const schedule = (ms: number) => {
+      if (!stopped) handle = timers.set(() => void beat(), Math.max(minMs, ms));
+    };
+    async function beat() {
+      if (stopped) return;
+      const result = await call('heartbeat', { key: req.key, fingerprint: req.fingerprint });
+      heartbeatOptions.onResult?.(result);
+      if (result.source === 'online' && !result.valid) {
+        stopped = true;
+        return;
+      }
+      if (result.source === 'online' && result.leaseExpiresAt) {
+        lease = result.leaseExpiresAt;
+        schedule((lease.getTime() - now()) / 2);
+      } else {
+        schedule(lease ? Math.min(retryMs, (lease.getTime() - now()) / 4) : retryMs);
+      }
+    }
+    void beat();
+    return {
+      stop: () => {
+        stopped = true;
+        if (handle !== null) timers.clear(handle);
+      },
+      get running() {
+        return !stopped;
+      },
     };
   }
 
@@ -186,8 +268,26 @@ export function createLicensing(options: LicensingOptions) {
       call('activate', req, req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
     /** Asks the server; when it cannot answer, the last good offline token does until it expires. */
     validate: (req: LicenseRequest) => call('validate', req),
-    /** Releases the device; its kept token is dropped once the server confirms. */
+    /** Releases the device (a floating one checks its seat in); its kept token is dropped once the server confirms. */
     deactivate: (req: LicenseRequest) => call('deactivate', req),
+    /** Renews a floating seat's lease once (`startHeartbeat` keeps it renewed). */
+    heartbeat: (req: LicenseRequest) => call('heartbeat', req),
+    startHeartbeat,
+    /** Borrows a floating seat for offline use for `hours`: the kept token then lives until the borrow ends. */
+    borrow: (req: LicenseRequest & { hours: number }) => call('borrow', req, { hours: req.hours }),
+    /** This device takes the slot of the key's device `replaceDeviceId` (from a refusal's `devices`), within the swap budget. */
+    replaceDevice: (req: LicenseRequest & { replaceDeviceId: string; deviceInfo?: DeviceInfo }) =>
+      call('replace-device', req, { replaceDeviceId: req.replaceDeviceId, ...(req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}) }),
+    /** Starts this device's trial of the product `keyTag`: the answer's `license.key` is the trial key to use from then on. */
+    startTrial: (req: { keyTag: string; fingerprint: string; deviceInfo?: DeviceInfo; nonce?: string }) =>
+      call(
+        'trial',
+        { key: '', fingerprint: req.fingerprint, nonce: req.nonce },
+        {
+          keyTag: req.keyTag,
+          ...(req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
+        },
+      ),
     /** The kept offline token alone, without the network. */
     checkOffline: (req: LicenseRequest) =>
       offline(req, { code: 'UNREACHABLE', detail: 'No offline token is kept for this key and device' }),
@@ -209,6 +309,18 @@ const toLicense = ({ token: _token, ...wire }: WireLicense): LicenseInfo => ({
   ...wire,
   expiresAt: wire.expiresAt === null ? null : new Date(wire.expiresAt),
 });
+
+const toDevice = (d: WireDevice): BoundDevice => ({
+  ...d,
+  lastSeenAt: d.lastSeenAt === null ? null : new Date(d.lastSeenAt),
+  leaseExpiresAt: d.leaseExpiresAt === null ? null : new Date(d.leaseExpiresAt),
+});
+
+/** An optional moment of the answer as a Date, left out when the answer has none. */
+function moment<K extends string>(name: K, value: string | null | undefined): Partial<Record<K, Date | null>> {
+  if (value === undefined) return {};
+  return { [name]: value === null ? null : new Date(value) } as Partial<Record<K, Date | null>>;
+}
 
 function randomNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

@@ -1,11 +1,22 @@
 // @keypanel/licensing: the licensing API for apps, with WebCrypto alone (Node 20+, browsers,
 // Workers, Deno, Electron). The Node device-fingerprint helper is the separate `./node` entry.
-export { createLicensing, type DeviceInfo, type LicenseRequest, type Licensing, type LicensingOptions } from './client.js';
+export {
+  createLicensing,
+  type DeviceInfo,
+  type HeartbeatOptions,
+  type LicenseRequest,
+  type Licensing,
+  type LicensingOptions,
+  type Timers,
+} from './client.js';
+export { NEXT_STEPS, nextStep, type NextStep } from './codes.js';
 export { parseRetryAfter, type FetchLike, type RetryOptions } from './http.js';
 export { memoryStore, webStorageStore, type TokenStore, type WebStorage } from './store.js';
-export { KEY_STATUSES, SERVER_CODES } from './types.js';
+export { KEY_STATUSES, SERVER_CODES, VALID_CODES } from './types.js';
 export type {
+  BoundDevice,
   ClientCode,
+  LicenseModel,
   KeyStatus,
   LicenseInfo,
   LicenseResult,
@@ -14,6 +25,7 @@ export type {
   PublicKeyInput,
   ResultCode,
   ServerCode,
+  ValidCode,
   VerifyKey,
 } from './types.js';
 export {

@@ -14,8 +14,24 @@ export const SERVER_CODES = [
   'PRODUCT_INACTIVE',
   'DEACTIVATED',
   'KEY_REGENERATED',
+  'NO_SEAT_AVAILABLE',
+  'LEASE_EXPIRED',
+  'SEAT_RELEASED',
+  'BORROW_NOT_ALLOWED',
+  'DEVICE_REPLACED',
+  'SWAP_BUDGET_EXHAUSTED',
+  'TRIAL_STARTED',
+  'TRIAL_ALREADY_USED',
+  'TRIAL_NOT_OFFERED',
 ] as const;
 export type ServerCode = (typeof SERVER_CODES)[number];
+
+/** The codes of a valid answer: the device may use the software, and the answer's token is kept. */
+export const VALID_CODES = ['VALID', 'DEVICE_REPLACED', 'TRIAL_STARTED'] as const satisfies readonly ServerCode[];
+export type ValidCode = (typeof VALID_CODES)[number];
+
+/** How a product licenses its keys: fixed devices, or seats leased at a time. */
+export type LicenseModel = 'node-locked' | 'floating';
 
 /** A license key's status, as the licensing API shows it. */
 export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
@@ -39,9 +55,16 @@ export type LicenseInfo = {
   status: KeyStatus;
   product: { name: string; keyTag: string; productType: string };
   expiresAt: Date | null;
+  /** Devices (node-locked) or seats (floating). */
   maxActivations: number;
+  /** Devices holding a slot now (floating: live leases). */
   activationCount: number;
+  licenseModel: LicenseModel;
+  trial: boolean;
 };
+
+/** A device the key is bound to, as a refusal because the key is full lists it: offer to replace one. */
+export type BoundDevice = { id: string; name: string | null; model: string | null; lastSeenAt: Date | null; leaseExpiresAt: Date | null };
 
 /** The claims of a verified offline token. */
 export type OfflineToken = {
@@ -54,7 +77,7 @@ export type OfflineToken = {
 };
 
 export type LicenseResult = {
-  /** True only for VALID: from a verified answer now, or from a verified offline token not yet expired. */
+  /** True only for a valid code (VALID_CODES): from a verified answer now, or from a verified offline token not yet expired. */
   valid: boolean;
   code: ResultCode;
   /** A sentence for logs or the user (the server's, or the SDK's). */
@@ -69,6 +92,14 @@ export type LicenseResult = {
   offlineToken: OfflineToken | null;
   /** Deactivations, and activations refused for slots that released devices still hold. */
   slotFreesAt?: Date | null;
+  /** A floating seat: until when this device holds it. */
+  leaseExpiresAt?: Date | null;
+  /** A borrowed floating seat: until when. */
+  borrowedUntil?: Date | null;
+  /** SWAP_BUDGET_EXHAUSTED: when the next swap is allowed (null: never). */
+  nextSwapAt?: Date | null;
+  /** DEVICE_LIMIT_REACHED / NO_SEAT_AVAILABLE: the devices holding the key. */
+  devices?: BoundDevice[];
   /** Seconds, after a 429. */
   retryAfter?: number;
 };

@@ -71,6 +71,9 @@ const device = (id: string, fingerprint: string) => ({
   deviceInfo: { manufacturer: 'Acme', model: 'Phone 9' },
   activatedAt: '2026-01-01T00:00:00.000Z',
   lastUsed: null,
+  leaseExpiresAt: null,
+  borrowedUntil: null,
+  replacePendingAt: null,
 });
 const slot = {
   _id: 's1',
@@ -124,5 +127,37 @@ describe('a key’s devices in the admin key details', () => {
     );
     await waitFor(() => expect(onChanged).toHaveBeenCalledWith(expect.objectContaining({ heldSlots: [] })));
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('a floating key’s seats in the admin key details', () => {
+  it('shows the seats in use with their leases, and releases a seat after the confirmation', async () => {
+    const soon = new Date(Date.now() + 10 * 60_000).toISOString();
+    const floating = {
+      ...key,
+      maxActivations: 2,
+      heldSlots: [],
+      activations: [
+        { ...device('a1', 'first-device-fingerprint-1'), leaseExpiresAt: soon, lastUsed: new Date().toISOString() },
+        { ...device('a2', 'second-device-fingerprint'), leaseExpiresAt: '2026-01-01T00:01:00.000Z' },
+      ],
+    } as unknown as LicenseKey;
+    const released = {
+      ...floating,
+      activations: [{ ...floating.activations[0], leaseExpiresAt: new Date().toISOString() }, floating.activations[1]],
+    };
+    const calls = mockFetch({ 'POST /api/admin/keys/k1/activations/a1/release': { body: { licenseKey: released } } });
+    const onChanged = vi.fn();
+    render(<DeviceList licenseKey={floating} canManage onChanged={onChanged} />, { wrapper: wrapperFor(newQueryClient()) });
+    expect(screen.getByTestId('seats-in-use').textContent).toBe('Seats in use: 1 of 2');
+    const seats = screen.getByRole('list', { name: 'Seats' });
+    expect(within(seats).getAllByRole('listitem')[0].textContent).toMatch(/last heartbeat .* · seat held until/);
+    expect(within(seats).getAllByRole('listitem')[1].textContent).toMatch(/seat free \(lease ended\)/);
+    // Only a live seat can be released.
+    expect(screen.queryByRole('button', { name: 'Release the seat of second-device-fi…' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Release the seat of first-device-fin…' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm release' }));
+    await waitFor(() => expect(onChanged).toHaveBeenCalledWith(released));
+    expect(calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(['POST /api/admin/keys/k1/activations/a1/release']);
   });
 });

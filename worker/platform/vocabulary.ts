@@ -44,8 +44,21 @@ export const LICENSE_CODES = [
   'PRODUCT_INACTIVE',
   'DEACTIVATED',
   'KEY_REGENERATED',
+  'NO_SEAT_AVAILABLE',
+  'LEASE_EXPIRED',
+  'SEAT_RELEASED',
+  'BORROW_NOT_ALLOWED',
+  'DEVICE_REPLACED',
+  'SWAP_BUDGET_EXHAUSTED',
+  'TRIAL_STARTED',
+  'TRIAL_ALREADY_USED',
+  'TRIAL_NOT_OFFERED',
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
+
+/** How a product licenses its keys: fixed devices up to the key's limit, or that many seats leased at a time. */
+export const LICENSE_MODELS = ['node-locked', 'floating'] as const;
+export type LicenseModel = (typeof LICENSE_MODELS)[number];
 
 export const SECOND_MS = 1000;
 export const MINUTE_MS = 60 * SECOND_MS;

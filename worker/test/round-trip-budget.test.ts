@@ -104,6 +104,14 @@ const calls = (): Call[] => [
     body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }),
     budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary' },
   },
+  // A heartbeat renews the device's lease (a node-locked device's lastUsed) in the batch that reads the key.
+  {
+    method: 'POST',
+    path: '/api/v1/licenses/heartbeat',
+    as: 'none',
+    body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }),
+    budget: { roundTrips: 1, writes: 1, kvReads: 0, session: 'first-primary' },
+  },
 ];
 
 describe('the round-trip budget', () => {

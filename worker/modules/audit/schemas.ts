@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'keys.bulk_delete',
   'key.remove_activation',
   'key.release_slot',
+  'key.release_seat',
   'key.purchase_for_user',
   // A key's care (modules/keys/key-care.ts): the owner's regeneration, an owner's or a reseller's transfer.
   'key.regenerate',

@@ -2,7 +2,7 @@
 // server charges and every screen shows.
 import { z } from 'zod';
 import { refuseUnsafeText, type TextOptions } from '../../platform/schemas/text';
-import { PRODUCT_TYPES } from '../../platform/vocabulary';
+import { LICENSE_MODELS, PRODUCT_TYPES } from '../../platform/vocabulary';
 import { isoDate, nullableDate, productTypeSchema } from '../../platform/schemas/common';
 
 export const KEY_TAG_PATTERN = /^[A-Z0-9]{2,10}$/;
@@ -15,6 +15,12 @@ export const MAX_FEATURES = 50;
 export const MIN_OFFLINE_TOKEN_HOURS = 1;
 export const MAX_OFFLINE_TOKEN_HOURS = 30 * 24;
 export const DEFAULT_OFFLINE_TOKEN_HOURS = 24;
+/** A floating seat's lease: 1 minute to 24 hours. */
+export const MAX_LEASE_MINUTES = 24 * 60;
+export const MAX_BORROW_HOURS = 30 * 24;
+export const MAX_SWAP_LIMIT = 100;
+export const MAX_SWAP_WINDOW_DAYS = 365;
+export const MAX_TRIAL_DAYS = 365;
 
 const wholeNumber = (name: string, min: number, max: number) =>
   z
@@ -67,6 +73,12 @@ export const productInputSchema = z
     ),
     isActive: z.boolean({ error: 'isActive must be true or false' }).default(true),
     features: featuresSchema.default([]),
+    licenseModel: z.enum(LICENSE_MODELS, { error: `License model must be one of ${LICENSE_MODELS.join(', ')}` }).default('node-locked'),
+    leaseMinutes: wholeNumber('Seat lease (minutes)', 1, MAX_LEASE_MINUTES).default(60),
+    borrowMaxHours: wholeNumber('Borrow maximum (hours)', 0, MAX_BORROW_HOURS).default(0),
+    swapLimit: wholeNumber('Device swaps', 0, MAX_SWAP_LIMIT).nullable().default(null),
+    swapWindowDays: wholeNumber('Swap window (days)', 1, MAX_SWAP_WINDOW_DAYS).default(30),
+    trialDays: wholeNumber('Trial days', 0, MAX_TRIAL_DAYS).default(0),
   })
   .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] });
 
@@ -101,6 +113,15 @@ export const productSchema = z
     maxDays: z.number(),
     maxActivations: z.number(),
     offlineTokenHours: z.number().meta({ description: 'How long an offline token of this product lives, 1 to 720 hours.' }),
+    licenseModel: z.enum(LICENSE_MODELS).meta({
+      description:
+        'node-locked: a key holds up to maxActivations devices until removed; floating: maxActivations seats, each held by a lease its heartbeat renews.',
+    }),
+    leaseMinutes: z.number().meta({ description: "A floating seat's lease, 1 to 1440 minutes." }),
+    borrowMaxHours: z.number().meta({ description: 'How long a floating seat may be borrowed for offline use (0: never).' }),
+    swapLimit: z.number().nullable().meta({ description: 'Device removals and swaps a key may make per swap window (null: no budget).' }),
+    swapWindowDays: z.number(),
+    trialDays: z.number().meta({ description: 'A trial of this many days per device (0: no trial).' }),
     isActive: z.boolean(),
     features: z.array(z.string()),
     stats: z

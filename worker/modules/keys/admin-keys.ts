@@ -34,7 +34,7 @@ import {
 import { type KeyStatus } from '../../platform/vocabulary';
 import { auditStatement, recordAudit } from '../audit';
 import { removeActivation } from '../licensing';
-import { dispatchCommitted, keyEvents } from '../webhooks';
+import { activationEvent, dispatchCommitted, keyEvents } from '../webhooks';
 import { passedAt } from '../../platform/db/expiry';
 import { type AdminKeysResponse, type LicenseKey } from './schemas/answers';
 
@@ -333,6 +333,47 @@ export async function bulkDeleteKeys(admin: KeyAdmin, ids: string[], reason: str
   return { deleted, notFound: missing };
 }
 
+/**
+ * The owner releases a floating seat at once (the details modal's release button): its lease, and
+ * any borrow, end now, so the next device may take it. Not counted against the key's swap budget;
+ * audited, and sent as license.seat_released.
+ */
+export async function releaseKeySeat(admin: KeyAdmin, keyId: string, activationId: string, now = Date.now()): Promise<LicenseKey> {
+  const { db, actor, ip } = admin;
+  const key = await requireKey(db, keyId);
+  const live = and(eq(activations.id, activationId), eq(activations.keyId, keyId), gt(activations.leaseExpiresAt, new Date(now)));
+  const seat = await db.select().from(activations).where(live).get();
+  if (!seat) throw notFound('Seat');
+  const audit = auditStatement(
+    db,
+    actor,
+    'key.release_seat',
+    { type: 'license_key', id: keyId },
+    {
+      key: key.key,
+      activationId,
+      deviceFingerprint: seat.deviceFingerprint,
+      leaseExpiresAt: seat.leaseExpiresAt?.toISOString() ?? null,
+      borrowedUntil: seat.borrowedUntil?.toISOString() ?? null,
+    },
+    ip,
+    sql`EXISTS (SELECT 1 FROM ${activations} WHERE ${live})`,
+  );
+  const [, released, event] = await runBatch(db, [
+    audit,
+    db
+      .update(activations)
+      .set({ leaseExpiresAt: new Date(now), borrowedUntil: null })
+      .where(live)
+      .returning({ id: activations.id }),
+    activationEvent('license.seat_released', activationId, now, { sql: ' AND changes() = 1', params: [] }),
+  ]);
+  await dispatchCommitted([event], db);
+  if ((released as unknown[]).length === 0) throw notFound('Seat');
+  const [json] = await licenseKeysJson(db, [(await findKey(db, keyId)) ?? key], now);
+  return json;
+}
+
 /** The owner frees one device slot of a key (the details modal's remove button). */
 export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activationId: string): Promise<LicenseKey> {
   const { db, actor, ip } = admin;
@@ -347,6 +388,8 @@ export async function removeKeyActivation(admin: KeyAdmin, keyId: string, activa
     keyId,
     activationId,
     fingerprint: activation.deviceFingerprint,
+    // A floating device's tokens end with its lease.
+    tokensUntil: activation.leaseExpiresAt?.getTime(),
   });
   if (!removed) throw notFound('Activation');
   await recordAudit(

@@ -1,5 +1,5 @@
 // The keys module's public surface: what other modules may use of it. Its routes are mounted by
 // worker/app.ts from routes.ts; everything else in the folder is the module's own.
 export { keyCountsTotal, keysByStatus, ownerKeyCounts, type KeyCounts } from './key-counts';
-export { keysJsonStatement, NEWEST_FIRST } from './license-keys';
+export { generateLicenseKey, keysJsonStatement, NEWEST_FIRST } from './license-keys';
 export { PURCHASE_STATUS, purchaseKey } from './purchase';

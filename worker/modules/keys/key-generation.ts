@@ -172,6 +172,7 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     generationMethod: 'automatic',
     lastDeviceRemovalAt: null,
     transferCount: 0,
+    isTrial: false,
     createdAt: new Date(now),
   };
 }

@@ -124,12 +124,16 @@ export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, no
     expiresAt: iso(row.expiresAt),
     metadata: { generationMethod: row.generationMethod },
     maxActivations: row.maxActivations,
+    trial: row.isTrial,
     activations: (relations.activationsByKey.get(row.id) ?? []).map((a) => ({
       _id: a.id,
       activatedAt: a.activatedAt.toISOString(),
       lastUsed: iso(a.lastUsed),
       deviceFingerprint: a.deviceFingerprint,
       deviceInfo: a.deviceInfo ?? null,
+      leaseExpiresAt: iso(a.leaseExpiresAt),
+      borrowedUntil: iso(a.borrowedUntil),
+      replacePendingAt: iso(a.replacePendingAt),
     })),
     heldSlots: (relations.heldSlotsByKey?.get(row.id) ?? [])
       .filter((h) => h.freesAt.getTime() > now)
@@ -229,12 +233,16 @@ export const licenseKeyJsonSql = (now: At) => sql`json_object(
   'expiresAt', ${isoSql(licenseKeys.expiresAt)},
   'metadata', json_object('generationMethod', ${licenseKeys.generationMethod}),
   'maxActivations', ${licenseKeys.maxActivations},
+  'trial', json(CASE WHEN ${licenseKeys.isTrial} THEN 'true' ELSE 'false' END),
   'activations', json((SELECT json_group_array(json_object(
     '_id', ${activations.id},
     'activatedAt', ${isoSql(activations.activatedAt)},
     'lastUsed', ${isoSql(activations.lastUsed)},
     'deviceFingerprint', ${activations.deviceFingerprint},
-    'deviceInfo', json(${activations.deviceInfo})
+    'deviceInfo', json(${activations.deviceInfo}),
+    'leaseExpiresAt', ${isoSql(activations.leaseExpiresAt)},
+    'borrowedUntil', ${isoSql(activations.borrowedUntil)},
+    'replacePendingAt', ${isoSql(activations.replacePendingAt)}
   ) ORDER BY ${activations.activatedAt}, ${activations.id}) FROM ${activations} WHERE ${activations.keyId} = ${licenseKeys.id})),
   'heldSlots', json((SELECT json_group_array(json_object(
     '_id', ${heldSlots.id},

@@ -10,7 +10,7 @@ import { clientNetwork } from '../../platform/request';
 
 const RETRY_AFTER_SECONDS = 60;
 
-async function throttleKey(c: Context<AppEnv>, key: string) {
+export async function throttleKey(c: Context<AppEnv>, key: string) {
   // Counted per key string, known or not, so this 429 says nothing about the key either.
   const { success } = await c.env.LICENSE_KEY_LIMITER.limit({ key: `key:${key}` });
   if (!success) {
@@ -42,14 +42,30 @@ export async function licenseAnswer(
     detail: result.detail,
     nonce: input.nonce ?? null,
     ts: new Date(now).toISOString(),
-    ...(result.slotFreesAt !== undefined
-      ? { slotFreesAt: result.slotFreesAt === null ? null : new Date(result.slotFreesAt).toISOString() }
+    ...moment('slotFreesAt', result.slotFreesAt),
+    ...moment('leaseExpiresAt', result.leaseExpiresAt),
+    ...moment('borrowedUntil', result.borrowedUntil),
+    ...moment('nextSwapAt', result.nextSwapAt),
+    ...(result.devices
+      ? {
+          devices: result.devices.map((d) => ({
+            ...d,
+            lastSeenAt: d.lastSeenAt === null ? null : new Date(d.lastSeenAt).toISOString(),
+            leaseExpiresAt: d.leaseExpiresAt === null ? null : new Date(d.leaseExpiresAt).toISOString(),
+          })),
+        }
       : {}),
     license: license
       ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token }
       : null,
   };
   return signedJson(c, body);
+}
+
+/** An optional moment of the answer, as ISO text: left out when the result has none to say. */
+function moment<K extends string>(name: K, ms: number | null | undefined): Partial<Record<K, string | null>> {
+  if (ms === undefined) return {};
+  return { [name]: ms === null ? null : new Date(ms).toISOString() } as Partial<Record<K, string | null>>;
 }
 
 const encoder = new TextEncoder();
@@ -67,6 +83,13 @@ async function signedJson(c: Context<AppEnv>, body: LicenseAnswer) {
   const res = c.body(bytes, 200, { 'Content-Type': 'application/json', 'X-Signature': await signBytes(c.env, bytes) });
   signedAnswers.add(res);
   return res;
+}
+
+/** A trial: limited per device and per network (the per-key limiter, under their own names), so trials cannot be minted in bulk. */
+export async function prepareTrialCall(c: Context<AppEnv>, deviceFingerprint: string) {
+  await throttleKey(c, `trial-device:${deviceFingerprint}`);
+  await throttleKey(c, `trial-network:${clientNetwork(c) ?? 'unknown'}`);
+  return Date.now();
 }
 
 /** Per-key limit first, then the address's limit on unknown keys, read with the lookup. */

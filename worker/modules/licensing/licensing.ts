@@ -1,7 +1,10 @@
 // Device activation and validation for licensed software: the product's hot path.
 // One round trip of indexed reads answers a validation (the key, and the address's count of unknown
 // keys when the route passes a guard); an activation is one atomic batch whose conditional insert
-// holds the device limit under any concurrency, slots held by released devices included.
+// holds the device limit under any concurrency, slots held by released devices included. A floating
+// product's key counts seats instead: a device's seat is its activation while its lease lives
+// (`lease_expires_at`, compared with the request's time in the same conditional statement), so a seat
+// whose lease ran out is free for the next device at once, with no job to clear it (seats.ts).
 import { rawSql, runBatch, sqlFirst, type SqlStatement } from '../../platform/db/client';
 import { bindingOf } from '../../platform/db/session';
 import type { DeviceInfo } from '../../platform/db/schema';
@@ -18,7 +21,7 @@ import {
   underLimitSql,
   type AddressGuard,
 } from './throttle';
-import { DAY_MS, hasPassed, HOUR_MS, type KeyStatus, type LicenseCode } from '../../platform/vocabulary';
+import { DAY_MS, hasPassed, HOUR_MS, MINUTE_MS, type KeyStatus, type LicenseCode, type LicenseModel } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { activationEvent, dispatchCommitted } from '../webhooks';
 import { hasPassedSql } from '../../platform/db/expiry';
@@ -56,21 +59,43 @@ type KeyRow = {
   max_activations: number;
   purchased_at: number | null;
   expires_at: number | null;
+  is_trial: number;
   product_active: number | null;
+  license_model: LicenseModel | null;
+  lease_minutes: number | null;
+  borrow_max_hours: number | null;
   activation_id: string | null;
   last_used: number | null;
+  lease_expires_at: number | null;
+  borrowed_until: number | null;
   activation_count: number;
   token_hours: number | null;
 };
 
-/** With the slots that released devices still hold (the activation and deactivation read these). */
-type FullKeyRow = KeyRow & { held_count: number; next_slot_frees_at: number | null; own_slot_frees_at: number | null };
+/**
+ * With the slots that released devices still hold, the next lease to end, and the key's recent
+ * device removals against its swap budget (the activation, deactivation and swap read these).
+ */
+export type FullKeyRow = KeyRow & {
+  held_count: number;
+  next_slot_frees_at: number | null;
+  own_slot_frees_at: number | null;
+  next_lease_ends_at: number | null;
+  swap_limit: number | null;
+  swap_window_days: number | null;
+  recent_removals: string;
+};
 
+/** A device that holds its slot at ?3: a node-locked one (no lease), or a floating one whose lease lives. */
+export const LIVE = (alias: string, at: string) => `(${alias}.lease_expires_at IS NULL OR ${alias}.lease_expires_at > ${at})`;
+
+// ?1 is the device, ?2 the key, ?3 now.
 const KEY_QUERY = `
   SELECT k.id, k.key, k.status, k.product_id, k.product_name, k.product_key_tag, k.product_type, k.duration,
-         k.max_activations, k.purchased_at, k.expires_at, p.is_active AS product_active,
-         a.id AS activation_id, a.last_used,
-         (SELECT count(*) FROM activations c WHERE c.key_id = k.id) AS activation_count,
+         k.max_activations, k.purchased_at, k.expires_at, k.is_trial, p.is_active AS product_active,
+         p.license_model, p.lease_minutes, p.borrow_max_hours,
+         a.id AS activation_id, a.last_used, a.lease_expires_at, a.borrowed_until,
+         (SELECT count(*) FROM activations c WHERE c.key_id = k.id AND ${LIVE('c', '?3')}) AS activation_count,
          p.offline_token_hours AS token_hours%HELD%
     FROM license_keys k
     LEFT JOIN products p ON p.id = k.product_id
@@ -81,26 +106,62 @@ const KEY_QUERY = `
 const HELD_COLUMNS = `,
          (SELECT count(*) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint != ?1) AS held_count,
          (SELECT min(h.frees_at) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint != ?1) AS next_slot_frees_at,
-         (SELECT h.frees_at FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint = ?1) AS own_slot_frees_at`;
+         (SELECT h.frees_at FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?3 AND h.device_fingerprint = ?1) AS own_slot_frees_at,
+         (SELECT min(c.lease_expires_at) FROM activations c WHERE c.key_id = k.id AND c.lease_expires_at > ?3 AND c.device_fingerprint != ?1) AS next_lease_ends_at,
+         p.swap_limit, p.swap_window_days,
+         (SELECT json_group_array(r.removed_at) FROM device_removals r
+           WHERE r.key_id = k.id AND r.removed_at > ?3 - coalesce(p.swap_window_days, 0) * ${DAY_MS}) AS recent_removals`;
 
 const KEY_SQL = KEY_QUERY.replace('%HELD%', '');
 const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
 // With the address's count of unknown keys this window, when the call is limited by address.
-const GUARDED_KEY_SQL = KEY_QUERY.replace('%HELD%', missesColumn(3));
+const GUARDED_KEY_SQL = KEY_QUERY.replace('%HELD%', missesColumn(4));
 const GUARDED_FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS + missesColumn(4));
 
-const keyStatement = (key: string, fingerprint: string, guard?: AddressGuard) =>
-  guard ? rawSql(GUARDED_KEY_SQL, fingerprint, key, ...missesParams(guard)) : rawSql(KEY_SQL, fingerprint, key);
-const fullKeyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
+export const keyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
+  guard ? rawSql(GUARDED_KEY_SQL, fingerprint, key, now, ...missesParams(guard)) : rawSql(KEY_SQL, fingerprint, key, now);
+export const fullKeyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
   guard ? rawSql(GUARDED_FULL_KEY_SQL, fingerprint, key, now, ...missesParams(guard)) : rawSql(FULL_KEY_SQL, fingerprint, key, now);
 
+/**
+ * SQL that holds while key `keyId` (an SQL expression) may lose one more device at `at` within its
+ * product's swap budget: no budget, or fewer removals in the window than it allows.
+ */
+export const withinSwapBudget = (keyId: string, at: string) => `coalesce((
+  SELECT sp.swap_limit IS NULL OR (SELECT count(*) FROM device_removals r WHERE r.key_id = sk.id AND r.removed_at > ${at} - sp.swap_window_days * ${DAY_MS}) < sp.swap_limit
+    FROM license_keys sk JOIN products sp ON sp.id = sk.product_id WHERE sk.id = ${keyId}), 1)`;
+
+/** Records a removal against the swap budget; run right after the DELETE it counts (changes() is that DELETE's own count). */
+export const recordRemovalStatement = (keyId: string, fingerprint: string, now: number) =>
+  rawSql(
+    'INSERT INTO device_removals (id, key_id, device_fingerprint, removed_at) SELECT ?1, ?2, ?3, ?4 WHERE changes() = 1',
+    newId(now),
+    keyId,
+    fingerprint,
+    now,
+  );
+
+/** The swaps a key has left now and, when none, when the next one is allowed (null: the product allows none). */
+export function swapBudget(row: Pick<FullKeyRow, 'swap_limit' | 'swap_window_days' | 'recent_removals'>): {
+  swapsLeft: number | null;
+  nextSwapAt: number | null;
+} {
+  if (row.swap_limit === null) return { swapsLeft: null, nextSwapAt: null };
+  const recent = (JSON.parse(row.recent_removals || '[]') as number[]).sort((a, b) => a - b);
+  const left = Math.max(0, row.swap_limit - recent.length);
+  if (left > 0 || row.swap_limit === 0) return { swapsLeft: left, nextSwapAt: null };
+  // The window must drop enough removals to leave one free.
+  const freeing = recent[recent.length - row.swap_limit];
+  return { swapsLeft: 0, nextSwapAt: freeing + (row.swap_window_days ?? 0) * DAY_MS };
+}
+
 /** The address's count, read in the key's statement: 429 when it was over its limit (an unknown key is judged by countMiss). */
-function checkAddress(guard: AddressGuard | undefined, row: { misses?: number } | null) {
+export function checkAddress(guard: AddressGuard | undefined, row: { misses?: number } | null) {
   if (guard && row) assertUnderLimit(guard, row.misses ?? 0);
 }
 
 /** The key, read with the address's count when there is a guard (one statement), after its limit is checked. */
-async function readFirst<Row extends { misses?: number }>(
+export async function readFirst<Row extends { misses?: number }>(
   d1: D1Database,
   statement: SqlStatement,
   guard?: AddressGuard,
@@ -114,11 +175,13 @@ async function readFirst<Row extends { misses?: number }>(
  * An unknown key counts against the address that sent it, unless it is a value a regeneration
  * replaced: that one answers KEY_REGENERATED, so the app can ask its customer for the new key.
  */
-async function unknownKey(d1: D1Database, key: string, guard?: AddressGuard): Promise<LicenseResult> {
+export async function unknownKey(d1: D1Database, key: string, guard?: AddressGuard): Promise<LicenseResult> {
   const retired = guard ? (await countMiss(d1, guard, key)) === 'retired' : await isRetiredKey(d1, key);
   if (!retired) return notFound();
   return { valid: false, code: 'KEY_REGENERATED', detail: 'This license key was replaced by a new one. Use the new key.', license: null };
 }
+
+export type { KeyRow };
 
 export type LicenseResult = {
   valid: boolean;
@@ -128,6 +191,14 @@ export type LicenseResult = {
   tokenExpiresAt?: number | null;
   /** When a released device's slot frees: the deactivated one, or the next when held slots refuse an activation. */
   slotFreesAt?: number | null;
+  /** A floating seat's lease: until when this device holds it (the heartbeat renews it). */
+  leaseExpiresAt?: number | null;
+  /** Until when this device's seat is borrowed for offline use. */
+  borrowedUntil?: number | null;
+  /** A refusal for the swap budget: when the next device removal is allowed (null: the product allows none). */
+  nextSwapAt?: number | null;
+  /** A refusal because the key is full: the devices holding it, so the app can offer to replace one. */
+  devices?: BoundDevice[];
   license: null | {
     key: string;
     status: KeyStatus;
@@ -135,7 +206,18 @@ export type LicenseResult = {
     expiresAt: number | null;
     maxActivations: number;
     activationCount: number;
+    licenseModel: LicenseModel;
+    trial: boolean;
   };
+};
+
+/** A device a key is bound to, as a refused activation lists it. */
+export type BoundDevice = {
+  id: string;
+  name: string | null;
+  model: string | null;
+  lastSeenAt: number | null;
+  leaseExpiresAt: number | null;
 };
 
 /** When a key stops working: its stored expiry, or purchase + duration for a purchased key. */
@@ -145,9 +227,9 @@ export function keyExpiry(row: Pick<KeyRow, 'status' | 'expires_at' | 'purchased
   return null;
 }
 
-type Standing = { code: 'REVOKED' | 'EXPIRED'; detail: string } | { code: 'OK'; graceEndsAt: number | null; expiry: number | null };
+export type Standing = { code: 'REVOKED' | 'EXPIRED'; detail: string } | { code: 'OK'; graceEndsAt: number | null; expiry: number | null };
 
-function standing(row: KeyRow, settings: Settings, now: number): Standing {
+export function standing(row: KeyRow, settings: Settings, now: number): Standing {
   if (row.status === 'revoked') return { code: 'REVOKED', detail: 'This license key has been revoked' };
   const expiry = keyExpiry(row);
   const graceEnd = expiry === null ? null : expiry + settings.keyExpiryGracePeriod * DAY_MS;
@@ -157,7 +239,7 @@ function standing(row: KeyRow, settings: Settings, now: number): Standing {
   return { code: 'OK', expiry, graceEndsAt: hasPassed(expiry, now) ? graceEnd : null };
 }
 
-function describe(
+export function describe(
   row: KeyRow,
   now: number,
   activationCount = row.activation_count,
@@ -173,10 +255,14 @@ function describe(
     expiresAt: expiry,
     maxActivations: row.max_activations,
     activationCount,
+    licenseModel: row.license_model ?? 'node-locked',
+    trial: row.is_trial === 1,
   };
 }
 
-const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail: 'No license key matches', license: null });
+export const isFloating = (row: KeyRow) => row.license_model === 'floating';
+
+export const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail: 'No license key matches', license: null });
 
 /**
  * A VALID answer's offline token lives for the product's lifetime, never past the key's expiry, or,
@@ -186,20 +272,31 @@ const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail
 function tokenExpiry(row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number): number | null {
   // The row's own expiry: a first activation has just started a generated key's clock.
   const end = s.graceEndsAt ?? keyExpiry(row) ?? Number.POSITIVE_INFINITY;
-  const exp = Math.min(now + (row.token_hours ?? DEFAULT_OFFLINE_TOKEN_HOURS) * HOUR_MS, end);
+  // A floating seat's token lives no longer than the lease (or the borrow) that holds the seat.
+  const lifetime = isFloating(row) ? (row.lease_expires_at ?? now) - now : (row.token_hours ?? DEFAULT_OFFLINE_TOKEN_HOURS) * HOUR_MS;
+  const exp = Math.min(now + lifetime, end);
   // `exp` is whole seconds: what is left after rounding down must be a second at least.
   return Math.floor(exp / 1000) * 1000 - now >= 1000 ? exp : null;
 }
 
-const valid = (row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number, detail: string): LicenseResult => ({
+export const valid = (
+  row: KeyRow,
+  s: Extract<Standing, { code: 'OK' }>,
+  now: number,
+  detail: string,
+  code: 'VALID' | 'DEVICE_REPLACED' | 'TRIAL_STARTED' = 'VALID',
+): LicenseResult => ({
   valid: true,
-  code: 'VALID',
+  code,
   detail: validDetail(s, detail),
   tokenExpiresAt: tokenExpiry(row, s, now),
+  ...(isFloating(row) ? { leaseExpiresAt: row.lease_expires_at, borrowedUntil: liveBorrow(row, now) } : {}),
   license: describe(row, now),
 });
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const liveBorrow = (row: KeyRow, now: number) => (row.borrowed_until !== null && row.borrowed_until > now ? row.borrowed_until : null);
+
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 function validDetail(s: Extract<Standing, { code: 'OK' }>, base: string): string {
   if (s.graceEndsAt === null) return base;
@@ -213,10 +310,38 @@ function validDetail(s: Extract<Standing, { code: 'OK' }>, base: string): string
  * key as it was, with `standing`, and a test holds the two to the same verdicts.
  */
 const KEY_EXPIRY = `COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END)`;
-const MAY_TAKE_DEVICE = `
+export const mayTakeDevice = (now: string, grace: string) => `
   k.status NOT IN ('revoked', 'expired')
   AND (k.status != 'available' OR p.is_active = 1)
-  AND NOT ${hasPassedSql(`${KEY_EXPIRY} + ?6`, '?5')}`;
+  AND NOT ${hasPassedSql(`${KEY_EXPIRY} + ${grace}`, now)}`;
+const MAY_TAKE_DEVICE = mayTakeDevice('?5', '?6');
+
+/** A floating product's lease from ?at on, in SQL (NULL for a node-locked device, which holds its slot until removed). */
+export const leaseSql = (at: string) => `CASE WHEN p.license_model = 'floating' THEN ${at} + p.lease_minutes * ${MINUTE_MS} END`;
+
+/** The devices holding key ?1's slots at ?2, for a refusal that offers to replace one. */
+export const boundDevicesStatement = (key: string, now: number) =>
+  rawSql(
+    `SELECT a.id, json_extract(a.device_info, '$.device') AS name, json_extract(a.device_info, '$.model') AS model,
+            a.last_used, a.lease_expires_at
+       FROM license_keys k JOIN activations a ON a.key_id = k.id
+      WHERE k.key = ?1 AND ${LIVE('a', '?2')}
+      ORDER BY a.activated_at, a.id LIMIT 100`,
+    key,
+    now,
+  );
+
+export const boundDevices = (rows: unknown): BoundDevice[] =>
+  (rows as Array<{ id: string; name: string | null; model: string | null; last_used: number | null; lease_expires_at: number | null }>).map(
+    (d) => ({ id: d.id, name: d.name, model: d.model, lastSeenAt: d.last_used, leaseExpiresAt: d.lease_expires_at }),
+  );
+
+/**
+ * A device its customer asked to replace does not count against a new device: the new device's
+ * insert makes it go (trigger activations_replace_pending, migration 0020). A device coming back to
+ * its own row (a renewed lease, which fires no insert trigger) counts it.
+ */
+const NOT_PENDING_FOR_NEW = `(c.replace_pending_at IS NULL OR EXISTS (SELECT 1 FROM activations o WHERE o.key_id = k.id AND o.device_fingerprint = ?3))`;
 
 export async function activateLicense(
   d1: D1Database,
@@ -232,20 +357,23 @@ export async function activateLicense(
   // One round trip: the key as it was, the activation (if it may have one), and the key as the batch
   // left it. An activation made starts a generated key's clock and counts on its product (a trigger,
   // migration 0008), and takes back the slot this device held as a released one (migration 0010); its
-  // webhook event goes in with it.
+  // webhook event goes in with it. A refusal lists the devices holding the key.
   const results = await runBatch(d1, [
     fullKeyStatement(input.key, input.deviceFingerprint, now, guard),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     // Slots held by released devices (offline tokens still alive) count against it, except this
-    // device's own: it is the same device coming back.
+    // device's own: it is the same device coming back. A floating key counts live leases only, and a
+    // device of its whose lease ran out takes a seat again by renewing its lease (the DO UPDATE).
     rawSql(
-      `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used)
-         SELECT ?1, k.id, ?3, ?4, ?5, ?5
+      `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used, lease_expires_at)
+         SELECT ?1, k.id, ?3, ?4, ?5, ?5, ${leaseSql('?5')}
            FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
           WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE} ${underLimit}
-            AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id)
+            AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id AND c.device_fingerprint != ?3 AND ${LIVE('c', '?5')} AND ${NOT_PENDING_FOR_NEW})
               + (SELECT count(*) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?5 AND h.device_fingerprint != ?3) < k.max_activations
-         ON CONFLICT (key_id, device_fingerprint) DO NOTHING
+         ON CONFLICT (key_id, device_fingerprint) DO UPDATE
+            SET lease_expires_at = max(excluded.lease_expires_at, coalesce(activations.borrowed_until, 0)), last_used = excluded.last_used
+          WHERE activations.lease_expires_at IS NOT NULL
          RETURNING id`,
       activationId,
       input.key,
@@ -256,19 +384,23 @@ export async function activateLicense(
       ...(guard ? underLimitParams(guard) : []),
     ),
     fullKeyStatement(input.key, input.deviceFingerprint, now),
+    boundDevicesStatement(input.key, now),
     activationEvent('license.activated', activationId, now),
   ]);
-  const [before, insert, after, ...events] = results;
+  const [before, insert, after, devices, ...events] = results;
   await dispatchCommitted(events, d1);
   const row = (before as FullKeyRow[])[0] ?? null;
   checkAddress(guard, row);
   const again = (after as FullKeyRow[])[0] ?? null;
-  // RETURNING answers only a row that went in (D1's `changes` would count the triggers' writes too).
+  // RETURNING answers only a row that went in or a lease renewed (D1's `changes` would count the triggers' writes too).
   const made = (insert as unknown[]).length === 1;
   if (!row) return unknownKey(d1, input.key, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
-  if (row.activation_id) return valid(row, s, now, 'Device already activated');
+  const floating = isFloating(row);
+  // A device holds its slot unless its lease ran out (a floating one, or one from before the product became node-locked).
+  const holds = row.activation_id !== null && !hasPassed(row.lease_expires_at, now);
+  if (holds && !floating) return valid(row, s, now, 'Device already activated');
   if (row.status === 'available' && row.product_active !== 1) {
     return {
       valid: false,
@@ -277,16 +409,30 @@ export async function activateLicense(
       license: describe(row, now),
     };
   }
+  if (made && floating) {
+    return valid(again ?? row, s, now, holds ? 'Seat lease renewed' : 'Seat taken');
+  }
   if (made) return valid(again ?? row, s, now, 'Device activated');
   // Not inserted: the limit was reached, or the same device won a race with itself.
-  if (again?.activation_id) return valid(again, s, now, 'Device already activated');
-  return limitReached(again ?? row, now);
+  if (!floating && again?.activation_id && !hasPassed(again.lease_expires_at, now)) return valid(again, s, now, 'Device already activated');
+  return { ...limitReached(again ?? row, now), devices: boundDevices(devices) };
 }
 
 function limitReached(row: FullKeyRow, now: number): LicenseResult {
   const max = row.max_activations;
-  const limit = `This license key is already activated on ${max} device${max === 1 ? '' : 's'}, its limit`;
   const license = describe(row, now);
+  if (isFloating(row)) {
+    const next = [row.next_lease_ends_at, row.held_count > 0 ? row.next_slot_frees_at : null].filter((t): t is number => t !== null);
+    const frees = next.length ? Math.min(...next) : null;
+    return {
+      valid: false,
+      code: 'NO_SEAT_AVAILABLE',
+      detail: `All ${max} seat${max === 1 ? ' is' : 's are'} in use${frees === null ? '' : `; the next frees at ${iso(frees)} unless its device renews its lease`}`,
+      slotFreesAt: frees,
+      license,
+    };
+  }
+  const limit = `This license key is already activated on ${max} device${max === 1 ? '' : 's'}, its limit`;
   // Released devices may still hold offline tokens: their slots free when those have expired.
   if (row.held_count > 0 && row.next_slot_frees_at !== null && row.activation_count < max) {
     const held = row.held_count;
@@ -303,7 +449,7 @@ function limitReached(row: FullKeyRow, now: number): LicenseResult {
 
 /**
  * Checks a key on a device. A device last seen more than LAST_USED_WRITE_MS ago also has its lastUsed
- * written, in a batch with the other touches of the isolate (platform/touches.ts): bookkeeping the answer does
+ * written, in a batch with other devices seen meanwhile (last-used.ts): bookkeeping the answer does
  * not wait for when `later` runs it after the response (the route passes the request's waitUntil);
  * by default it is awaited.
  */
@@ -315,7 +461,7 @@ export async function validateLicense(
   later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, guard), guard);
+  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, now, guard), guard);
   if (!row) return unknownKey(d1, input.key, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
@@ -327,6 +473,7 @@ export async function validateLicense(
       license: describe(row, now),
     };
   }
+  if (hasPassed(row.lease_expires_at, now)) return leaseExpired(row, now);
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
     // Through the binding, not this request's session: the batch outlives the request that opens it.
     const written = noteDeviceSeen(bindingOf(d1), row.activation_id, now);
@@ -335,28 +482,60 @@ export async function validateLicense(
   return valid(row, s, now, 'License is valid');
 }
 
+/** A floating device whose lease ran out: its seat may be anyone's now. */
+export function leaseExpired(row: KeyRow, now: number, retaken = false): LicenseResult {
+  const detail = retaken
+    ? `This device's seat lease ended at ${iso(row.lease_expires_at ?? now)} and all ${row.max_activations} seats are in use now`
+    : `This device's seat lease ended at ${iso(row.lease_expires_at ?? now)}: send a heartbeat or activate again to take a seat`;
+  return { valid: false, code: 'LEASE_EXPIRED', detail, leaseExpiresAt: row.lease_expires_at, license: describe(row, now) };
+}
+
 /**
  * Removes a device from a key (the app itself, the panel). Its slot stays held until the offline
  * tokens it may carry have expired (held-slots.ts); returns when it frees, or null when the device
- * was not there. The device uncounts on its product as it goes (a trigger, migration 0015).
+ * was not there or, for a `counted` removal (the licensed app's, the customer's), when the key's swap
+ * budget has none left. The device uncounts on its product as it goes (a trigger, migration 0015).
+ * A floating device's tokens end with its lease (or borrow): `tokensUntil`.
  */
 export async function removeActivation(
   d1: D1Database,
-  device: { keyId: string; activationId: string; fingerprint: string },
+  device: { keyId: string; activationId: string; fingerprint: string; tokensUntil?: number | null },
   now = Date.now(),
+  counted = false,
 ): Promise<{ slotFreesAt: number } | null> {
   const { keyId, activationId, fingerprint } = device;
-  // The device's webhook event is read before it goes.
-  const [event, removed, held] = await runBatch(d1, [
-    activationEvent('license.deactivated', activationId, now, { sql: ' AND a.key_id = ?4', params: [keyId] }),
-    rawSql('DELETE FROM activations WHERE id = ?1 AND key_id = ?2 RETURNING id', activationId, keyId),
-    holdSlotStatement(keyId, activationId, fingerprint, now),
+  const budget = counted ? ` AND ${withinSwapBudget('?2', '?3')}` : '';
+  // The device's webhook event is read before it goes; both check the budget the same way.
+  const [event, removed, , held] = await runBatch(d1, [
+    activationEvent('license.deactivated', activationId, now, {
+      sql: ' AND a.key_id = ?4' + (counted ? ` AND ${withinSwapBudget('?4', '?2')}` : ''),
+      params: [keyId],
+    }),
+    rawSql(`DELETE FROM activations WHERE id = ?1 AND key_id = ?2${budget} RETURNING id`, activationId, keyId, ...(counted ? [now] : [])),
+    counted ? recordRemovalStatement(keyId, fingerprint, now) : rawSql('SELECT 1'),
+    holdSlotStatement(keyId, activationId, fingerprint, now, device.tokensUntil),
   ]);
   await dispatchCommitted([event], d1);
   const freesAt = heldUntil(held);
   return (removed as unknown[]).length === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
 }
 
+/** The refusal of a removal the key's swap budget has no room for. */
+export function swapBudgetExhausted(row: FullKeyRow, now: number): LicenseResult {
+  const { nextSwapAt } = swapBudget(row);
+  const limit = row.swap_limit ?? 0;
+  const detail =
+    nextSwapAt === null
+      ? "This license key's devices cannot be removed or replaced: its product allows no swaps"
+      : `This license key has used its ${limit} device swap${limit === 1 ? '' : 's'} for ${row.swap_window_days} days; the next is allowed at ${iso(nextSwapAt)}`;
+  return { valid: false, code: 'SWAP_BUDGET_EXHAUSTED', detail, nextSwapAt, license: describe(row, now) };
+}
+
+/**
+ * The licensed app lets a device go. A node-locked device is removed (counted against the swap
+ * budget; its slot stays held while its offline tokens live). A floating device checks its seat in:
+ * the seat is free at once, or when its borrow ends, since the borrowed token lives until then.
+ */
 export async function deactivateLicense(
   d1: D1Database,
   input: { key: string; deviceFingerprint: string },
@@ -365,9 +544,21 @@ export async function deactivateLicense(
 ): Promise<LicenseResult> {
   const row = await readFirst<FullKeyRow>(d1, fullKeyStatement(input.key, input.deviceFingerprint, now, guard), guard);
   if (!row) return unknownKey(d1, input.key, guard);
+  if (isFloating(row) && row.activation_id) return checkIn(d1, row, now);
   const removed = row.activation_id
-    ? await removeActivation(d1, { keyId: row.id, activationId: row.activation_id, fingerprint: input.deviceFingerprint }, now)
+    ? await removeActivation(
+        d1,
+        {
+          keyId: row.id,
+          activationId: row.activation_id,
+          fingerprint: input.deviceFingerprint,
+          tokensUntil: row.lease_expires_at ?? undefined,
+        },
+        now,
+        true,
+      )
     : null;
+  if (!removed && row.activation_id && swapBudget(row).swapsLeft === 0) return swapBudgetExhausted(row, now);
   if (!removed) {
     // Deactivated before: its slot may still be held.
     const held = row.own_slot_frees_at;
@@ -386,5 +577,40 @@ export async function deactivateLicense(
     detail: `Device deactivated; its slot frees at ${iso(removed.slotFreesAt)}, when every offline token it may hold has expired`,
     slotFreesAt: removed.slotFreesAt,
     license: describe(row, now, row.activation_count - 1),
+  };
+}
+
+/** A floating device gives its seat back: its lease ends now, or when its borrow does. */
+async function checkIn(d1: D1Database, row: FullKeyRow, now: number): Promise<LicenseResult> {
+  const [ended, event] = await runBatch(d1, [
+    rawSql(
+      `UPDATE activations SET lease_expires_at = max(?2, coalesce(borrowed_until, 0))
+        WHERE id = ?1 AND lease_expires_at > ?2 RETURNING lease_expires_at`,
+      row.activation_id,
+      now,
+    ),
+    activationEvent('license.seat_released', row.activation_id!, now, { sql: ' AND changes() = 1', params: [] }),
+  ]);
+  await dispatchCommitted([event], d1);
+  const freesAt = (ended as Array<{ lease_expires_at: number }>)[0]?.lease_expires_at ?? null;
+  if (freesAt === null) {
+    return {
+      valid: false,
+      code: 'NOT_ACTIVATED',
+      detail: 'This device holds no seat of this license key',
+      slotFreesAt: null,
+      license: describe(row, now),
+    };
+  }
+  const wasLive = row.lease_expires_at !== null && row.lease_expires_at > now;
+  return {
+    valid: false,
+    code: 'SEAT_RELEASED',
+    detail:
+      freesAt > now
+        ? `Seat checked in; it stays taken until the borrow ends at ${iso(freesAt)}, when the offline token issued for it expires`
+        : 'Seat checked in; it is free for the next device',
+    slotFreesAt: freesAt,
+    license: describe(row, now, row.activation_count - (wasLive && freesAt <= now ? 1 : 0)),
   };
 }

@@ -1,7 +1,8 @@
 // The licensing API's requests (what licensed software sends), shared by the Worker and the CLI.
 import { z } from 'zod';
 import { idSchema } from '../../platform/schemas/ids';
-import { KEY_STATUSES, LICENSE_CODES } from '../../platform/vocabulary';
+import { KEY_STATUSES, LICENSE_CODES, LICENSE_MODELS, type LicenseCode } from '../../platform/vocabulary';
+import { KEY_TAG_PATTERN, MAX_BORROW_HOURS } from '../catalog/schemas';
 import { isoDate } from '../../platform/schemas/common';
 
 const printable = /^[\x20-\x7E]+$/;
@@ -46,13 +47,76 @@ export const validateLicenseSchema = z.object({ key: licenseKeyField, deviceFing
 export const deactivateLicenseSchema = validateLicenseSchema;
 export const activateLicenseSchema = validateLicenseSchema.extend({ deviceInfo: deviceInfoSchema.optional() });
 
+export const heartbeatLicenseSchema = validateLicenseSchema;
+// The longest borrow any product may allow; the key's own product maximum is checked with the key.
+export const borrowSeatSchema = validateLicenseSchema.extend({
+  hours: z
+    .number({ error: 'hours must be a number' })
+    .int('hours must be a whole number')
+    .min(1, 'hours must be at least 1')
+    .max(MAX_BORROW_HOURS, `hours must be at most ${MAX_BORROW_HOURS}`),
+});
+export const replaceDeviceSchema = activateLicenseSchema.extend({
+  replaceDeviceId: idSchema('replaceDeviceId').meta({
+    description: 'The device to replace: its id, as a refused activation lists the devices (`devices[].id`).',
+  }),
+});
+export const startTrialSchema = z.object({
+  keyTag: z
+    .string({ error: 'keyTag is required' })
+    .trim()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.string().regex(KEY_TAG_PATTERN, 'keyTag must be 2 to 10 letters or digits')),
+  deviceFingerprint: deviceFingerprintField,
+  deviceInfo: deviceInfoSchema.optional(),
+  nonce: nonceField,
+});
+
 export type ActivateLicenseInput = z.infer<typeof activateLicenseSchema>;
 export type ValidateLicenseInput = z.infer<typeof validateLicenseSchema>;
+
+/** What each licensing answer's code means: the OpenAPI document lists them with the answer. */
+export const LICENSE_CODE_MEANINGS: Record<LicenseCode, string> = {
+  VALID: 'The key works on this device (activated, validated, heartbeat, borrowed); `license.token` is its offline token.',
+  NOT_FOUND: 'No license key (or, for a trial, no product) matches.',
+  REVOKED: 'The key was revoked.',
+  EXPIRED: 'The key expired (and its grace period ended).',
+  NOT_ACTIVATED: 'This device is not activated on the key (or the device to replace holds no slot).',
+  DEVICE_LIMIT_REACHED:
+    'A node-locked key is on all its devices: `devices` lists them, to offer replacing one; `slotFreesAt` when a held slot frees.',
+  PRODUCT_INACTIVE: 'The product is no longer available, and the key was never activated.',
+  DEACTIVATED: 'The device was removed; `slotFreesAt` is when its slot frees (its offline tokens expire).',
+  KEY_REGENERATED: "The key's holder (or the owner) replaced this value with a new one: ask the customer for the new key.",
+  NO_SEAT_AVAILABLE:
+    'Every seat of a floating key is leased: `devices` lists them; `slotFreesAt` is when the next lease ends unless renewed.',
+  LEASE_EXPIRED: "This device's seat lease ran out (no heartbeat in time) and it could not take a seat again.",
+  SEAT_RELEASED: 'A floating device checked its seat in; `slotFreesAt` is when it is free (now, or when a borrow ends).',
+  BORROW_NOT_ALLOWED: "The product's seats cannot be borrowed, or not for that long.",
+  DEVICE_REPLACED: 'The device took the slot of the device it replaces (valid); `license.token` is its offline token.',
+  SWAP_BUDGET_EXHAUSTED: "The key's device swaps for the window are spent: `nextSwapAt` is when the next is allowed (null: never).",
+  TRIAL_STARTED: 'A trial key was made and activated on this device (valid): `license.key` is the trial key.',
+  TRIAL_ALREADY_USED: 'This device already had a trial of the product; `license` is that trial key when it still exists.',
+  TRIAL_NOT_OFFERED: 'The product offers no trial, or is no longer available.',
+};
+
+const isoOrNull = (description: string) => z.string().nullable().optional().meta({ description });
+
+export const boundDeviceSchema = z
+  .object({
+    id: z.string().meta({ description: 'Pass as `replaceDeviceId` to POST /api/v1/licenses/replace-device.' }),
+    name: z.string().nullable(),
+    model: z.string().nullable(),
+    lastSeenAt: z.string().nullable(),
+    leaseExpiresAt: z.string().nullable(),
+  })
+  .meta({ id: 'BoundDevice' });
 
 export const licenseAnswerSchema = z
   .object({
     valid: z.boolean(),
-    code: z.enum(LICENSE_CODES),
+    code: z.enum(LICENSE_CODES).meta({
+      description: `What the answer means; one of:\n${LICENSE_CODES.map((c) => `- \`${c}\`: ${LICENSE_CODE_MEANINGS[c]}`).join('\n')}`,
+    }),
     detail: z.string(),
     nonce: z.string().nullable(),
     ts: z.string(),
@@ -61,14 +125,20 @@ export const licenseAnswerSchema = z
       .nullable()
       .optional()
       .meta({ description: 'Deactivations, and activations refused for slots that released devices still hold: when a slot frees.' }),
+    leaseExpiresAt: isoOrNull('A floating seat: until when this device holds it (a heartbeat renews it).'),
+    borrowedUntil: isoOrNull('A borrowed floating seat: until when it is borrowed (the offline token lives as long).'),
+    nextSwapAt: isoOrNull('SWAP_BUDGET_EXHAUSTED: when the next device swap is allowed (null: the product allows none).'),
+    devices: z.array(boundDeviceSchema).optional().meta({ description: 'A refusal because the key is full: the devices holding it.' }),
     license: z
       .object({
         key: z.string(),
         status: z.enum(KEY_STATUSES),
         product: z.object({ name: z.string(), keyTag: z.string(), productType: z.string() }),
         expiresAt: z.string().nullable(),
-        maxActivations: z.number(),
-        activationCount: z.number(),
+        maxActivations: z.number().meta({ description: 'Devices (node-locked) or seats (floating).' }),
+        activationCount: z.number().meta({ description: 'Devices holding a slot now (floating: live leases).' }),
+        licenseModel: z.enum(LICENSE_MODELS),
+        trial: z.boolean(),
         token: z.string().nullable().meta({ description: 'The signed offline token (a JWT), when the answer is valid.' }),
       })
       .nullable(),
@@ -86,3 +156,17 @@ export const ownDeviceParams = z.object({ keyId: idSchema('Key id'), activationI
 export const deviceRemovedSchema = z
   .object({ success: z.literal(true), message: z.string(), slotFreesAt: isoDate })
   .meta({ id: 'DeviceRemoved', description: 'The slot stays held while an offline token the device may hold is still valid.' });
+
+/** A customer's key's swap budget (GET /api/users/my-keys/{keyId}/swaps), and the answer to a replacement request. */
+export const ownKeySwapsSchema = z
+  .object({
+    swapLimit: z.number().nullable().meta({ description: 'Device removals and swaps per window; null: no budget.' }),
+    swapWindowDays: z.number(),
+    swapsLeft: z.number().nullable(),
+    nextSwapAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'When none are left: when the next is allowed (null: never, or swaps are left).' }),
+  })
+  .meta({ id: 'KeySwaps' });
+export const ownKeyParams = z.object({ keyId: idSchema('Key id') });

@@ -23,10 +23,18 @@ export const missesColumn = (first: number) =>
          coalesce((SELECT count FROM rate_limits WHERE bucket = ?${first} AND window_start = ?${first + 1}), 0) AS misses`;
 export const missesParams = (g: AddressGuard) => [g.bucket, g.windowStart] as const;
 
+/** This window's unknown keys from the address, as `misses`: a statement of its own, for a batch that reads no key first. */
+export const missesStatement = (g: AddressGuard) =>
+  rawSql('SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses', g.bucket, g.windowStart);
+
 /** SQL that holds while the address is under its limit (?-numbered from `first`), for a write's WHERE. */
 export const underLimitSql = (first: number) =>
   `coalesce((SELECT count FROM rate_limits WHERE bucket = ?${first} AND window_start = ?${first + 1}), 0) < ?${first + 2}`;
 export const underLimitParams = (g: AddressGuard) => [g.bucket, g.windowStart, g.rule.limit] as const;
+
+/** Throws 429 when `missesStatement`'s rows say the address was over its limit before this request. */
+export const assertRowsUnderLimit = (g: AddressGuard, rows: unknown) =>
+  assertUnderLimit(g, (rows as Array<{ misses: number }>)[0]?.misses ?? 0);
 
 /** Throws 429 when the address was over its limit before this request (`misses`, read with the key). */
 export function assertUnderLimit(g: AddressGuard, misses: number) {

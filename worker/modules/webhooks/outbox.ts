@@ -109,17 +109,39 @@ export function expiringKeyEvents(cutoff: number, now = Date.now()): OutboxState
 }
 
 /**
- * license.activated / license.deactivated: the device (activation ?3, alias a) with its key; `guard`
+ * license.device_replaced: device ?3 (activation, alias a, read before it goes) gives its slot to
+ * the device ?4 (`replacedBy`), under `guard` (the replacement's own conditions).
+ */
+export function deviceReplacedEvent(
+  activationId: string,
+  replacedBy: string,
+  now: number,
+  guard: { sql: string; params: unknown[] },
+): OutboxStatement {
+  const data = `json_object('licenseKey', json(${KEY_JSON}), 'replaced', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
+    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}), 'replacedBy', json_object('deviceFingerprint', ?4))`;
+  return outbox(
+    'license.device_replaced',
+    data,
+    `FROM activations a JOIN license_keys k ON k.id = a.key_id WHERE a.id = ?3${guard.sql}`,
+    [activationId, replacedBy, ...guard.params],
+    now,
+  );
+}
+
+/**
+ * license.activated / license.deactivated / license.seat_released / license.trial_started: the device (activation ?3, alias a) with its key; `guard`
  * is a further condition (its parameters from ?4) that the change itself is under.
  */
 export function activationEvent(
-  type: 'license.activated' | 'license.deactivated',
+  type: 'license.activated' | 'license.deactivated' | 'license.seat_released' | 'license.trial_started',
   activationId: string,
   now = Date.now(),
   guard: { sql: string; params: unknown[] } = { sql: '', params: [] },
 ): OutboxStatement {
   const data = `json_object('licenseKey', json(${KEY_JSON}), 'activation', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
-    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}))`;
+    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')},
+    'leaseExpiresAt', ${iso('a.lease_expires_at')}, 'borrowedUntil', ${iso('a.borrowed_until')}))`;
   return outbox(
     type,
     data,

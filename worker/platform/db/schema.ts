@@ -24,6 +24,10 @@
 //   with its key) uncounts on its key's product (totalActivations), so the figure is the key rows' count.
 // - license_keys_remove_activations (0015): a key deleted removes its devices first, while the key row
 //   still names their product for the trigger above (its ON DELETE CASCADE would run after).
+// - activations_replace_pending (0020): a device activated on a key takes the place of the key's
+//   device its customer asked to replace (replace_pending_at), which goes in the same statement.
+// - activations_convert_trial (0020): a device's activation of a paid key marks its trial of the same
+//   product converted (trials.converted_key_id).
 // - ledger_topup_moves_balance (0013): a card top-up's ledger row (topup, or topup_refund) moves the
 //   USD balance by its amount as it goes in (modules/billing/stripe-events.ts).
 // - ledger_reversal_moves_balances (0017): a reversal's ledger row (card_reversal, dispute_return)
@@ -47,6 +51,7 @@ import {
   GENERATION_METHODS,
   KEY_EVENT_KINDS,
   KEY_STATUSES,
+  LICENSE_MODELS,
   PAYMENT_STATUSES,
   PRODUCT_TYPES,
   ROLES,
@@ -169,6 +174,17 @@ export const products = sqliteTable(
     offlineTokenHours: integer('offline_token_hours').notNull().default(24),
     /** Until when tokens issued under a longer lifetime may live (the lifetime was shortened). */
     earlierTokensLiveUntil: integer('earlier_tokens_live_until'),
+    /** node-locked: a key's devices hold their slots until removed; floating: a device holds a seat while its lease lives. */
+    licenseModel: text('license_model', { enum: LICENSE_MODELS }).notNull().default('node-locked'),
+    /** A floating seat's lease, renewed by each heartbeat (1 minute to 24 hours). */
+    leaseMinutes: integer('lease_minutes').notNull().default(60),
+    /** How long a floating seat may be borrowed for offline use (hours; 0: no borrowing). */
+    borrowMaxHours: integer('borrow_max_hours').notNull().default(0),
+    /** Device removals a key may make per swap window (null: no budget). */
+    swapLimit: integer('swap_limit'),
+    swapWindowDays: integer('swap_window_days').notNull().default(30),
+    /** A trial's length in days (0: no trial). */
+    trialDays: integer('trial_days').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
   },
@@ -180,6 +196,11 @@ export const products = sqliteTable(
     check('products_days_check', sql`${t.minDays} >= 1 AND ${t.maxDays} >= ${t.minDays}`),
     check('products_activations_check', sql`${t.maxActivations} >= 1`),
     check('products_offline_token_check', sql`${t.offlineTokenHours} BETWEEN 1 AND 720`),
+    check('products_license_model_check', sql`${t.licenseModel} IN (${sql.raw(sqlList(LICENSE_MODELS))})`),
+    check(
+      'products_seats_check',
+      sql`${t.leaseMinutes} BETWEEN 1 AND 1440 AND ${t.borrowMaxHours} BETWEEN 0 AND 720 AND ${t.swapWindowDays} BETWEEN 1 AND 365 AND (${t.swapLimit} IS NULL OR ${t.swapLimit} BETWEEN 0 AND 100) AND ${t.trialDays} BETWEEN 0 AND 365`,
+    ),
   ],
 );
 
@@ -215,6 +236,8 @@ export const licenseKeys = sqliteTable(
     lastDeviceRemovalAt: integer('last_device_removal_at', { mode: 'timestamp_ms' }),
     /** How often the key was given to another account (a setting may limit it). */
     transferCount: integer('transfer_count').notNull().default(0),
+    /** A trial started by a device (POST /api/v1/licenses/trial), not sold. */
+    isTrial: integer('is_trial', { mode: 'boolean' }).notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -258,6 +281,15 @@ export const activations = sqliteTable(
     deviceInfo: text('device_info', { mode: 'json' }).$type<DeviceInfo | null>(),
     activatedAt: integer('activated_at', { mode: 'timestamp_ms' }).notNull(),
     lastUsed: integer('last_used', { mode: 'timestamp_ms' }),
+    /** A floating seat's lease: the seat is this device's until then (null: a node-locked device, held until removed). */
+    leaseExpiresAt: integer('lease_expires_at', { mode: 'timestamp_ms' }),
+    /** Until when the floating seat is borrowed for offline use (the lease lasts at least as long). */
+    borrowedUntil: integer('borrowed_until', { mode: 'timestamp_ms' }),
+    /**
+     * Its customer asked to replace it (My Keys), its swap already counted: it works on until the
+     * next device activates the key, which takes its place in the same statement (trigger, 0020).
+     */
+    replacePendingAt: integer('replace_pending_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('activations_key_device_unique').on(t.keyId, t.deviceFingerprint),
@@ -321,6 +353,38 @@ export const retiredKeys = sqliteTable(
   },
   // A key's deletion finds its retired values by this index, not by a scan.
   (t) => [index('retired_keys_key_idx').on(t.keyId)],
+);
+
+/**
+ * A device taken off a key by its customer, its app or the API (never the owner's): counted against
+ * the product's swap budget (swapLimit per swapWindowDays) by the removal's own conditional DELETE.
+ */
+export const deviceRemovals = sqliteTable(
+  'device_removals',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    removedAt: integer('removed_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('device_removals_key_idx').on(t.keyId, t.removedAt)],
+);
+
+/** A device's trial of a product: one per device and product, ever; `keyId` is the trial key it got. */
+export const trials = sqliteTable(
+  'trials',
+  {
+    id: text('id').primaryKey(),
+    productId: text('product_id').notNull(),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    keyId: text('key_id').references(() => licenseKeys.id, { onDelete: 'set null' }),
+    startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
+    /** The paid key the device activated afterwards. */
+    convertedKeyId: text('converted_key_id'),
+  },
+  (t) => [uniqueIndex('trials_product_device_unique').on(t.productId, t.deviceFingerprint), index('trials_key_idx').on(t.keyId)],
 );
 
 // Every movement of credits or USD. For each user, the sum of deltas equals the balance.

@@ -66,3 +66,22 @@ export function useKeyTransfers(page: number) {
     placeholderData: keepPreviousData,
   });
 }
+
+/** One key's device swap budget: how many swaps are left, and when the next is allowed. */
+export function useKeySwaps(keyId: string) {
+  return useQuery({
+    queryKey: myKeysKeys.swaps(keyId),
+    queryFn: ({ signal }) => api.get(`/api/users/my-keys/${encodeURIComponent(keyId)}/swaps`, undefined, signal),
+    staleTime: MY_KEYS_REFRESH_MS,
+  });
+}
+
+/** Asks to replace a device: the next new device that activates the key takes its place. */
+export function useReplaceDevice() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
+      api.post(`/api/users/my-keys/${encodeURIComponent(keyId)}/activations/${encodeURIComponent(activationId)}/replace`),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}

@@ -8,4 +8,5 @@ export const myKeysKeys = {
   list: (filters: MyKeysFilters) => [...sharedKeys.myKeys, filters] as const,
   /** Under the same root: a transfer refreshes the keys and the transfers together. */
   transfers: (page: number) => [...sharedKeys.myKeys, 'transfers', page] as const,
+  swaps: (keyId: string) => [...sharedKeys.myKeys, 'swaps', keyId] as const,
 };

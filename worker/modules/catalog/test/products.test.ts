@@ -57,6 +57,12 @@ describe('GET /api/products', () => {
       maxDays: 365,
       maxActivations: 3,
       offlineTokenHours: 24,
+      licenseModel: 'node-locked',
+      leaseMinutes: 60,
+      borrowMaxHours: 0,
+      swapLimit: null,
+      swapWindowDays: 30,
+      trialDays: 0,
       isActive: true,
       features: ['One', 'Two'],
       // Keys sold and revenue are the owner's: a customer's answer leaves them out.

@@ -2,7 +2,7 @@
 // created), and the owner's deletions, device removal and release of held device slots.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
-import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, removeKeyActivation } from '../admin-keys';
+import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, releaseKeySeat, removeKeyActivation } from '../admin-keys';
 import { inBackground, jsonText } from '../../../platform/request';
 import { getSettings } from '../../settings';
 import { regenerateKey, transferKey } from '../key-care';
@@ -107,6 +107,20 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
         later: (work) => inBackground(c, work),
       });
       return c.json({ success: true as const, message: `License key given to ${moved.to}`, ...moved }, 200);
+    },
+  )
+  .post(
+    '/:id/activations/:activationId/release',
+    op('releaseKeySeat', "Release a floating key's seat at once", { 200: keyChangeResponseSchema }, { errors: [400, 404] }),
+    pathParams(activationParams),
+    async (c) => {
+      const { id, activationId } = c.req.valid('param');
+      const body: KeyChangeResponse = {
+        success: true,
+        message: 'Seat released',
+        licenseKey: await releaseKeySeat(keyAdmin(c), id, activationId),
+      };
+      return c.json(body, 200);
     },
   )
   .delete(

@@ -18,6 +18,11 @@ export const activationSchema = z
         fingerprint: z.string().optional(),
       })
       .nullable(),
+    leaseExpiresAt: nullableDate.meta({ description: 'A floating seat: until when this device holds it (past: the seat is free).' }),
+    borrowedUntil: nullableDate.meta({ description: 'A floating seat borrowed for offline use: until when.' }),
+    replacePendingAt: nullableDate.meta({
+      description: 'Its customer asked to replace it: the next new device to activate the key takes its place.',
+    }),
   })
   .meta({ id: 'Activation' });
 
@@ -53,6 +58,7 @@ export const licenseKeySchema = z
     expiresAt: nullableDate.meta({ description: 'Null while a generated key is unactivated: its clock starts at the first activation.' }),
     metadata: z.object({ generationMethod: z.enum(['automatic', 'purchase', 'reseller', 'direct']) }),
     maxActivations: z.number(),
+    trial: z.boolean().meta({ description: 'A trial a device started (POST /api/v1/licenses/trial), not sold.' }),
     activations: z.array(activationSchema),
     heldSlots: z.array(heldSlotSchema).meta({
       description:

@@ -150,6 +150,7 @@ describe('GET /api/users/my-keys', () => {
       expiresAt: row.expiresAt!.toISOString(),
       metadata: { generationMethod: 'purchase' },
       maxActivations: 1,
+      trial: false,
       activations: [
         {
           _id: expect.any(String) as unknown,
@@ -157,6 +158,9 @@ describe('GET /api/users/my-keys', () => {
           lastUsed: lastUsed.toISOString(),
           deviceFingerprint: 'fp-aaaaaaaaaaaaaaaaaaaaaaaa',
           deviceInfo: { manufacturer: 'Acme', model: 'One' },
+          leaseExpiresAt: null,
+          borrowedUntil: null,
+          replacePendingAt: null,
         },
         {
           _id: expect.any(String) as unknown,
@@ -164,6 +168,9 @@ describe('GET /api/users/my-keys', () => {
           lastUsed: null,
           deviceFingerprint: 'fp-bbbb',
           deviceInfo: null,
+          leaseExpiresAt: null,
+          borrowedUntil: null,
+          replacePendingAt: null,
         },
       ],
       heldSlots: [],

@@ -4,13 +4,20 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../platform/context';
 import { activateLicense, deactivateLicense, validateLicense } from '../licensing';
-import { licenseAnswer, prepareLicenseCall } from '../answer';
+import { licenseAnswer, prepareLicenseCall, prepareTrialCall } from '../answer';
+import { borrowSeat, heartbeatLicense } from '../seats';
+import { replaceDevice } from '../swaps';
+import { startTrial } from '../trials';
 import { signingKeys } from '../../../platform/signing';
 import { inBackground } from '../../../platform/request';
 import { jsonBody } from '../../../platform/validate';
 import {
   activateLicenseSchema,
+  borrowSeatSchema,
   deactivateLicenseSchema,
+  heartbeatLicenseSchema,
+  replaceDeviceSchema,
+  startTrialSchema,
   validateLicenseSchema,
   licenseAnswerSchema,
   licensingPublicKeySchema,
@@ -19,6 +26,7 @@ import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
 
 const op = routeOperations({ tag: 'Licensing', access: 'public' });
+const answer = (description = 'The answer, valid or not (see code)') => ({ 200: { description, schema: licenseAnswerSchema } });
 
 export const licensesRoutes = new Hono<AppEnv>()
   .get(
@@ -79,7 +87,7 @@ export const licensesRoutes = new Hono<AppEnv>()
     '/deactivate',
     op(
       'deactivateLicense',
-      'Remove a device from a license key',
+      'Remove a device from a license key (a floating device checks its seat in)',
       { 200: { description: 'The answer (see code)', schema: licenseAnswerSchema } },
       { errors: [400, 429], signed: true },
     ),
@@ -88,5 +96,51 @@ export const licensesRoutes = new Hono<AppEnv>()
       const input = c.req.valid('json');
       const { now, guard } = await prepareLicenseCall(c, input.key);
       return licenseAnswer(c, await deactivateLicense(c.var.db.$client, input, now, guard), input, now);
+    },
+  )
+  .post(
+    '/heartbeat',
+    op('heartbeatLicense', "Renew a floating seat's lease (a node-locked device is only seen)", answer(), {
+      errors: [400, 429],
+      signed: true,
+    }),
+    jsonBody(heartbeatLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      return licenseAnswer(c, await heartbeatLicense(c.var.db.$client, await getSettings(c.env.KV), input, now, guard), input, now);
+    },
+  )
+  .post(
+    '/borrow',
+    op('borrowSeat', 'Borrow a floating seat for offline use', answer(), { errors: [400, 429], signed: true }),
+    jsonBody(borrowSeatSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      return licenseAnswer(c, await borrowSeat(c.var.db.$client, await getSettings(c.env.KV), input, now, guard), input, now);
+    },
+  )
+  .post(
+    '/replace-device',
+    op('replaceDevice', "Replace one of a key's devices by this one, within the swap budget", answer(), {
+      errors: [400, 429],
+      signed: true,
+    }),
+    jsonBody(replaceDeviceSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      return licenseAnswer(c, await replaceDevice(c.var.db.$client, await getSettings(c.env.KV), input, now, guard), input, now);
+    },
+  )
+  .post(
+    '/trial',
+    op('startTrial', "Start a device's trial of a product", answer(), { errors: [400, 429], signed: true }),
+    jsonBody(startTrialSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const now = await prepareTrialCall(c, input.deviceFingerprint);
+      return licenseAnswer(c, await startTrial(c.var.db.$client, await getSettings(c.env.KV), input, now), input, now);
     },
   );

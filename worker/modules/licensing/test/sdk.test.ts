@@ -3,7 +3,7 @@
 // replayed and foreign-signed answers, and expired or forged offline tokens, are refused.
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLicensing, memoryStore, TokenError, type LicensingOptions } from '../../../../sdk/src/index';
 import { products, licenseKeys } from '../../../platform/db/schema';
 import { newId } from '../../../platform/ids';
@@ -40,7 +40,7 @@ async function client(options: Partial<LicensingOptions> = {}) {
 }
 
 let counter = 0;
-async function licenseKey(maxActivations = 1) {
+async function licenseKey(maxActivations = 1, model: Partial<typeof products.$inferInsert> = {}) {
   const productId = newId();
   const keyTag = `SDK${(counter++).toString(36).toUpperCase()}${Date.now().toString(36).slice(-5).toUpperCase()}`.slice(0, 10);
   await db()
@@ -54,6 +54,7 @@ async function licenseKey(maxActivations = 1) {
       maxActivations,
       isActive: true,
       createdAt: new Date(),
+      ...model,
     });
   const key = `${keyTag}-${newId().toUpperCase()}`;
   await db()
@@ -282,5 +283,126 @@ describe('the licensing SDK against the Worker', () => {
     });
     expect(await limited.validate({ key, fingerprint })).toMatchObject({ valid: false, code: 'RATE_LIMITED', retryAfter: 3600 });
     expect(waits).toEqual([]);
+  });
+});
+
+/** Timers a test runs by hand: the heartbeat's next beat waits here until `fire`. */
+function manualTimers() {
+  const pending: Array<{ run: () => void; ms: number; handle: number }> = [];
+  let next = 0;
+  return {
+    pending,
+    timers: {
+      set: (run: () => void, ms: number) => {
+        pending.push({ run, ms, handle: ++next });
+        return next;
+      },
+      clear: (handle: unknown) => {
+        const i = pending.findIndex((p) => p.handle === handle);
+        if (i >= 0) pending.splice(i, 1);
+      },
+    },
+    fire: () => pending.shift()!.run(),
+  };
+}
+
+describe('the licensing SDK against the Worker, for each licence model', () => {
+  it('floating: takes a seat, keeps it with heartbeats on its own timer, borrows it, and checks it in', async () => {
+    const { key } = await licenseKey(1, { licenseModel: 'floating', leaseMinutes: 10, borrowMaxHours: 12 });
+    const fingerprint = device();
+    const clock = manualTimers();
+    const { sdk, store } = await client({ timers: clock.timers });
+    const taken = await sdk.activate({ key, fingerprint });
+    expect(taken).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      license: { licenseModel: 'floating', maxActivations: 1, activationCount: 1 },
+    });
+    expect(taken.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 9 * 60_000);
+    // The token lives no longer than the lease.
+    expect(taken.offlineToken!.expiresAt.getTime()).toBeLessThanOrEqual(taken.leaseExpiresAt!.getTime());
+    const other = await sdk.activate({ key, fingerprint: device() });
+    expect(other).toMatchObject({ valid: false, code: 'NO_SEAT_AVAILABLE' });
+    expect(other.devices).toHaveLength(1);
+
+    const results: string[] = [];
+    const heartbeat = sdk.startHeartbeat({ key, fingerprint }, { onResult: (r) => results.push(r.code) });
+    // The first beat goes at once; the next waits about half of what is left of the lease.
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    expect(clock.pending[0].ms).toBeGreaterThan(4 * 60_000);
+    expect(clock.pending[0].ms).toBeLessThanOrEqual(5 * 60_000);
+    clock.fire();
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    heartbeat.stop();
+    expect(clock.pending).toHaveLength(0);
+    expect(results).toEqual(['VALID', 'VALID']);
+
+    const borrowed = await sdk.borrow({ key, fingerprint, hours: 12 });
+    expect(borrowed).toMatchObject({ valid: true, code: 'VALID' });
+    expect(borrowed.borrowedUntil!.getTime()).toBeGreaterThan(Date.now() + 11 * 3600_000);
+    expect(await store.get(`${key}|${fingerprint}`)).toBe(borrowed.offlineToken!.token);
+    expect(borrowed.offlineToken!.expiresAt.getTime()).toBeGreaterThan(Date.now() + 11 * 3600_000);
+    expect((await sdk.borrow({ key, fingerprint, hours: 13 })).code).toBe('BORROW_NOT_ALLOWED');
+
+    const back = await sdk.deactivate({ key, fingerprint });
+    expect(back).toMatchObject({ valid: false, code: 'SEAT_RELEASED', offlineToken: null });
+    expect(back.slotFreesAt!.getTime()).toBe(borrowed.borrowedUntil!.getTime());
+  });
+
+  it('floating: when a heartbeat finds no server, answers from the kept token and tries again well before the lease ends', async () => {
+    const { key } = await licenseKey(1, { licenseModel: 'floating', leaseMinutes: 1 });
+    let down = false;
+    const flaky: Fetch = (url, init) => (down ? Promise.reject(new TypeError('network down')) : worker(url, init));
+    const clock = manualTimers();
+    const { sdk } = await client({ timers: clock.timers, fetch: flaky, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 30_000 } });
+    const fingerprint = device();
+    expect((await sdk.activate({ key, fingerprint })).code).toBe('VALID');
+    const results: Array<{ code: string; source: string }> = [];
+    const heartbeat = sdk.startHeartbeat({ key, fingerprint }, { onResult: (r) => results.push(r) });
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    down = true;
+    clock.fire();
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    expect(results[1]).toMatchObject({ code: 'VALID', source: 'offline' });
+    // A quarter of what is left of the one-minute lease, not the minute-long default retry.
+    expect(clock.pending[0].ms).toBeGreaterThanOrEqual(5_000);
+    expect(clock.pending[0].ms).toBeLessThanOrEqual(15_000);
+    heartbeat.stop();
+  });
+
+  it('node-locked: offers the bound devices when full, and swaps one within the budget', async () => {
+    const { key } = await licenseKey(1, { swapLimit: 1 });
+    const { sdk } = await client();
+    const [a, b, c] = [device(), device(), device()];
+    await sdk.activate({ key, fingerprint: a, deviceInfo: { device: 'Desk PC', model: 'Z2' } });
+    const full = await sdk.activate({ key, fingerprint: b });
+    expect(full.code).toBe('DEVICE_LIMIT_REACHED');
+    expect(full.devices).toEqual([expect.objectContaining({ name: 'Desk PC', model: 'Z2' })]);
+    expect(full.devices![0].lastSeenAt).toBeInstanceOf(Date);
+    const swapped = await sdk.replaceDevice({ key, fingerprint: b, replaceDeviceId: full.devices![0].id });
+    expect(swapped).toMatchObject({ valid: true, code: 'DEVICE_REPLACED', source: 'online' });
+    expect(swapped.offlineToken).toMatchObject({ key, fingerprint: b });
+    expect((await sdk.validate({ key, fingerprint: a })).code).toBe('NOT_ACTIVATED');
+    const bId = (await sdk.activate({ key, fingerprint: c })).devices![0].id;
+    const spent = await sdk.replaceDevice({ key, fingerprint: c, replaceDeviceId: bId });
+    expect(spent).toMatchObject({ valid: false, code: 'SWAP_BUDGET_EXHAUSTED' });
+    expect(spent.nextSwapAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+  });
+
+  it('trial: starts one signed trial per device and keeps its token under the trial key', async () => {
+    const { keyTag } = await licenseKey(1, { trialDays: 3 });
+    const fingerprint = device();
+    const { sdk, store } = await client();
+    const trial = await sdk.startTrial({ keyTag, fingerprint });
+    expect(trial).toMatchObject({ valid: true, code: 'TRIAL_STARTED', license: { trial: true } });
+    const trialKey = trial.license!.key;
+    expect(trial.offlineToken).toMatchObject({ key: trialKey, fingerprint });
+    expect(await store.get(`${trialKey}|${fingerprint}`)).toBe(trial.offlineToken!.token);
+    expect(trial.license!.expiresAt!.getTime()).toBeLessThanOrEqual(Date.now() + 3 * 86_400_000);
+    const again = await sdk.startTrial({ keyTag, fingerprint });
+    expect(again).toMatchObject({ valid: false, code: 'TRIAL_ALREADY_USED', license: { key: trialKey } });
+    expect(await sdk.validate({ key: trialKey, fingerprint })).toMatchObject({ valid: true, code: 'VALID' });
   });
 });

@@ -227,6 +227,7 @@ describe('maintenanceMode', () => {
     expect(served).toEqual(
       [
         'activateLicense',
+        'borrowSeat',
         'deactivateLicense',
         'getApiReference',
         'getHealth',
@@ -238,7 +239,10 @@ describe('maintenanceMode', () => {
         'googleStart',
         'login',
         'loginTwoFactor',
+        'heartbeatLicense',
         'logout',
+        'replaceDevice',
+        'startTrial',
         'stripeWebhook',
         'validateLicense',
       ].sort(),

@@ -25,7 +25,7 @@ type Received = { headers: Record<string, string>; body: string; at: number };
 /** The parts of an event's data these tests read (each event type carries some of them). */
 type EventData = {
   licenseKey: { _id: string; key: string; status: string; purchasedBy: unknown };
-  activation: { deviceFingerprint: string };
+  activation: { deviceFingerprint: string; leaseExpiresAt?: string | null };
   product: { _id: string };
   user: { _id: string; username: string };
   [field: string]: unknown;
@@ -301,6 +301,45 @@ describe('delivery', () => {
     const events = await db().select().from(webhookEvents).where(eq(webhookEvents.type, 'reseller.commission_earned')).all();
     expect(events.filter((e) => String(e.data).includes(plain.body.licenseKey._id))).toEqual([]);
     expect(events.filter((e) => String(e.data).includes(bought.body.licenseKey._id))).toHaveLength(1);
+  });
+
+  it('sends the licensing events of floating seats, device swaps and trials', async () => {
+    const hook = await addEndpoint('ok', ['license.seat_released', 'license.device_replaced', 'license.trial_started']);
+    const floating = await makeProduct({ licenseModel: 'floating', maxActivations: 1, trialDays: 3 });
+    const locked = await makeProduct({ maxActivations: 1, swapLimit: 2 });
+    const { token } = await signedInUser('user', { credits: 1000 });
+    const buy = async (productId: string) =>
+      (await api('POST', '/api/keys/purchase', { token, body: { productId, duration: 1 } })).body.licenseKey;
+    const seat = await buy(floating.id);
+    const license = (path: string, body: object) => api('POST', `/api/v1/licenses/${path}`, { body });
+    await license('activate', { key: seat.key, deviceFingerprint: 'seat-device-1' });
+    expect((await license('deactivate', { key: seat.key, deviceFingerprint: 'seat-device-1' })).body.code).toBe('SEAT_RELEASED');
+    const released = await waitFor(hook, (e) => e.type === 'license.seat_released' && e.data.licenseKey._id === seat._id);
+    expect(released.event.data.activation).toMatchObject({ deviceFingerprint: 'seat-device-1' });
+    expect(typeof released.event.data.activation.leaseExpiresAt).toBe('string');
+
+    const bound = await buy(locked.id);
+    await license('activate', { key: bound.key, deviceFingerprint: 'old-device-1', deviceInfo: { model: 'Old' } });
+    const refused = await license('activate', { key: bound.key, deviceFingerprint: 'new-device-1' });
+    const replaceDeviceId = (refused.body as unknown as { devices: Array<{ id: string }> }).devices[0].id;
+    expect((await license('replace-device', { key: bound.key, deviceFingerprint: 'new-device-1', replaceDeviceId })).body.code).toBe(
+      'DEVICE_REPLACED',
+    );
+    const replaced = await waitFor(hook, (e) => e.type === 'license.device_replaced' && e.data.licenseKey._id === bound._id);
+    expect(replaced.event.data).toMatchObject({
+      replaced: { _id: replaceDeviceId, deviceFingerprint: 'old-device-1', deviceInfo: { model: 'Old' } },
+      replacedBy: { deviceFingerprint: 'new-device-1' },
+    });
+
+    const trial = await license('trial', { keyTag: floating.keyTag, deviceFingerprint: 'trial-device-1' });
+    expect(trial.body.code).toBe('TRIAL_STARTED');
+    const started = await waitFor(
+      hook,
+      (e) => e.type === 'license.trial_started' && e.data.activation.deviceFingerprint === 'trial-device-1',
+    );
+    expect(started.event.data.licenseKey.key).toBe((trial.body as unknown as { license: { key: string } }).license.key);
+    // Only what the endpoint subscribed to.
+    expect((await receivedBy(hook.name)).length).toBe(3);
   });
 
   it('sends each event type to its subscribers', async () => {

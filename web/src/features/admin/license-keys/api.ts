@@ -84,3 +84,13 @@ export function useReleaseHeldSlot() {
     onSuccess: after,
   });
 }
+
+/** The owner ends a floating seat's lease (and borrow) now: the next device may take it. */
+export function useReleaseSeat() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ keyId, activationId }: { keyId: string; activationId: string }) =>
+      api.post(`/api/admin/keys/${keyId}/activations/${activationId}/release`),
+    onSuccess: after,
+  });
+}

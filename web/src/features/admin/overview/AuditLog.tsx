@@ -29,6 +29,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'key.delete': 'Key deleted',
   'keys.bulk_delete': 'Keys deleted',
   'key.remove_activation': 'Activation removed',
+  'key.release_seat': 'Seat released',
   'key.purchase_for_user': 'Key bought for a user',
   'payment.credited': 'Card top-up credited',
   'payment.refunded': 'Card payment refunded',

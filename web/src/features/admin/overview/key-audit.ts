@@ -18,6 +18,7 @@ export function describeKeyAction(entry: AuditEntry): string | null {
     case 'keys.generate':
       return `${text(d.quantity)} × ${text(d.product)}, ${text(d.duration)} days`;
     case 'key.remove_activation':
+    case 'key.release_seat':
       return `${text(d.key)}: device ${text(d.deviceFingerprint)}`;
     case 'key.purchase_for_user': {
       const customer = (d.customer ?? {}) as { username?: unknown };

@@ -2,10 +2,16 @@
 // the delete confirmation. The form is checked with the API's own product schema.
 import {
   DEFAULT_OFFLINE_TOKEN_HOURS,
+  MAX_BORROW_HOURS,
+  MAX_LEASE_MINUTES,
   MAX_OFFLINE_TOKEN_HOURS,
+  MAX_SWAP_LIMIT,
+  MAX_SWAP_WINDOW_DAYS,
+  MAX_TRIAL_DAYS,
   MIN_OFFLINE_TOKEN_HOURS,
   productInputSchema,
 } from '../../../../../worker/modules/catalog/schemas';
+import type { LicenseModel } from '../../../../../worker/platform/vocabulary';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
@@ -32,9 +38,19 @@ type ProductForm = {
   maxDays: string;
   maxActivations: string;
   offlineTokenHours: string;
+  licenseModel: LicenseModel;
+  leaseMinutes: string;
+  borrowMaxHours: string;
+  /** Empty: no swap budget. */
+  swapLimit: string;
+  swapWindowDays: string;
+  trialDays: string;
   features: string;
   isActive: boolean;
 };
+
+const DEFAULT_LEASE_MINUTES = 60;
+const DEFAULT_SWAP_WINDOW_DAYS = 30;
 
 const NEW_PRODUCT: ProductForm = {
   name: '',
@@ -47,6 +63,12 @@ const NEW_PRODUCT: ProductForm = {
   maxDays: String(DEFAULT_MAX_DAYS),
   maxActivations: String(DEFAULT_MAX_ACTIVATIONS),
   offlineTokenHours: String(DEFAULT_OFFLINE_TOKEN_HOURS),
+  licenseModel: 'node-locked',
+  leaseMinutes: String(DEFAULT_LEASE_MINUTES),
+  borrowMaxHours: '0',
+  swapLimit: '',
+  swapWindowDays: String(DEFAULT_SWAP_WINDOW_DAYS),
+  trialDays: '0',
   features: '',
   isActive: true,
 };
@@ -62,6 +84,12 @@ const formOf = (p: Product): ProductForm => ({
   maxDays: String(p.maxDays),
   maxActivations: String(p.maxActivations),
   offlineTokenHours: String(p.offlineTokenHours),
+  licenseModel: p.licenseModel,
+  leaseMinutes: String(p.leaseMinutes),
+  borrowMaxHours: String(p.borrowMaxHours),
+  swapLimit: p.swapLimit === null ? '' : String(p.swapLimit),
+  swapWindowDays: String(p.swapWindowDays),
+  trialDays: String(p.trialDays),
   features: p.features.join(', '),
   isActive: p.isActive,
 });
@@ -95,6 +123,12 @@ const productInput = (form: ProductForm) => ({
   maxDays: whole(form.maxDays, DEFAULT_MAX_DAYS),
   maxActivations: whole(form.maxActivations, DEFAULT_MAX_ACTIVATIONS),
   offlineTokenHours: whole(form.offlineTokenHours, DEFAULT_OFFLINE_TOKEN_HOURS),
+  licenseModel: form.licenseModel,
+  leaseMinutes: whole(form.leaseMinutes, DEFAULT_LEASE_MINUTES),
+  borrowMaxHours: whole(form.borrowMaxHours, 0),
+  swapLimit: form.swapLimit.trim() === '' ? null : whole(form.swapLimit, undefined),
+  swapWindowDays: whole(form.swapWindowDays, DEFAULT_SWAP_WINDOW_DAYS),
+  trialDays: whole(form.trialDays, 0),
   features: form.features,
   isActive: form.isActive,
 });
@@ -117,6 +151,7 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
     },
   });
   const number = { type: 'number', min: 1, step: 1, inputMode: 'numeric' } as const;
+  const floating = form.values.licenseModel === 'floating';
 
   const formId = editing ? 'edit-product-form' : 'create-product-form';
   return (
@@ -156,7 +191,12 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
         <div className="form-grid">
           <Field label="Minimum days" {...number} {...form.field('minDays')} />
           <Field label="Maximum days" {...number} {...form.field('maxDays')} />
-          <Field label="Max activations" {...number} {...form.field('maxActivations')} hint="Devices per key" />
+          <Field
+            label={floating ? 'Seats' : 'Max activations'}
+            {...number}
+            {...form.field('maxActivations')}
+            hint={floating ? 'Devices at a time per key' : 'Devices per key'}
+          />
           <Field
             label="Offline token lifetime (hours)"
             {...number}
@@ -166,6 +206,62 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
             hint="1 to 720 (30 days). A device that leaves a key keeps its slot this long."
           />
         </div>
+        <fieldset className="form-fieldset">
+          <legend>Licensing</legend>
+          <div className="form-grid">
+            <SelectField
+              label="License model"
+              id={`${formId}-model`}
+              {...form.field('licenseModel')}
+              hint={
+                floating
+                  ? 'Each key has seats; a device holds one while its heartbeat renews its lease.'
+                  : 'Each key is bound to its devices until they are removed.'
+              }
+            >
+              <option value="node-locked">Node-locked (fixed devices)</option>
+              <option value="floating">Floating (seats with heartbeats)</option>
+            </SelectField>
+            {floating && (
+              <>
+                <Field
+                  label="Seat lease (minutes)"
+                  {...number}
+                  max={MAX_LEASE_MINUTES}
+                  {...form.field('leaseMinutes')}
+                  hint="1 to 1440. A device that stops heartbeating frees its seat after this long."
+                />
+                <Field
+                  label="Borrow maximum (hours)"
+                  {...number}
+                  min={0}
+                  max={MAX_BORROW_HOURS}
+                  {...form.field('borrowMaxHours')}
+                  hint="0 to 720; 0: seats cannot be borrowed for offline use."
+                />
+              </>
+            )}
+          </div>
+          <div className="form-grid">
+            <Field
+              label="Device swaps"
+              {...number}
+              min={0}
+              max={MAX_SWAP_LIMIT}
+              {...form.field('swapLimit')}
+              hint="Removals and swaps a key may make per window; empty: no budget."
+            />
+            <Field label="Swap window (days)" {...number} max={MAX_SWAP_WINDOW_DAYS} {...form.field('swapWindowDays')} />
+            <Field
+              label="Trial days"
+              {...number}
+              min={0}
+              max={MAX_TRIAL_DAYS}
+              {...form.field('trialDays')}
+              hint="0: no trial. Otherwise each device may start one trial this long."
+            />
+          </div>
+        </fieldset>
         <Field label="Features" {...form.field('features')} hint="Separated by commas" />
         <CheckboxField label="Active (offered for purchase and generation)" {...form.checkbox('isActive')} />
       </form>
