@@ -118,12 +118,12 @@ async function readPage(db: DB, section: Section, after: Cursor | null): Promise
   const { time, id } = section;
   let keyset: SQL | undefined;
   if (after) keyset = time && after.at ? or(gt(time, after.at), and(eq(time, after.at), gt(id, after.id))) : gt(id, after.id);
-  return (await db
+  return db
     .select(section.columns)
     .from(section.table)
     .where(and(section.where, keyset))
     .orderBy(...(time ? [asc(time), asc(id)] : [asc(id)]))
-    .limit(EXPORT_PAGE_ROWS)) as Row[];
+    .limit(EXPORT_PAGE_ROWS);
 }
 
 function cursorOf(section: Section, row: Row): Cursor {

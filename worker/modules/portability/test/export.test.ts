@@ -175,7 +175,6 @@ describe('the whole shop, as JSON lines', () => {
   });
 
   it('holds one page at a time: the next is read only when the reader asks for it', async () => {
-    const owner = await box.signedInUser('owner');
     const made = await product();
     const now = Date.now();
     const rows = Array.from({ length: EXPORT_PAGE_ROWS + 1 }, (_, i) => ({
