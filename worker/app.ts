@@ -12,6 +12,7 @@ import { catalogMounts } from './modules/catalog/routes';
 import { keysMounts } from './modules/keys/routes';
 import { licensingMounts } from './modules/licensing/routes';
 import { metaMounts } from './modules/meta/routes';
+import { portabilityMounts } from './modules/portability/routes';
 import { reportingMounts } from './modules/reporting/routes';
 import { resellersMounts } from './modules/resellers/routes';
 import { settingsMounts } from './modules/settings/routes';
@@ -58,6 +59,7 @@ const mounts = [
   ...reportingMounts,
   ...licensingMounts,
   ...webhooksMounts,
+  ...portabilityMounts,
 ];
 for (const [path, routes] of mounts) app.route(path, routes as Hono<AppEnv>);
 

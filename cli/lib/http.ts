@@ -34,7 +34,7 @@ const MAX_RETRIES = 3;
 const MAX_RETRY_WAIT_S = 60;
 
 type Query = Record<string, string | number | boolean | undefined>;
-type Options = { query?: Query; body?: unknown; headers?: Record<string, string> };
+type Options = { query?: Query; body?: unknown; headers?: Record<string, string>; raw?: boolean };
 
 /**
  * Calls typed by the OpenAPI document: a path the document has for that method (parameters as
@@ -50,6 +50,8 @@ export type Client = {
   ): Promise<ResponseBody<'post', P>>;
   put<P extends PathPattern<'put'>>(path: P, body?: RequestBody<'put', P>): Promise<ResponseBody<'put', P>>;
   delete<P extends PathPattern<'delete'>>(path: P, body?: RequestBody<'delete', P>): Promise<ResponseBody<'delete', P>>;
+  /** A GET whose success is a file (an export): the answer itself, its body unread, to stream; errors as for any call. */
+  download<P extends PathPattern<'get'>>(path: P, query?: QueryParams<'get', P>, accept?: string): Promise<Response>;
 };
 
 /**
@@ -91,6 +93,7 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
         );
       }
       rememberBookmark(url, response.headers.get(BOOKMARK_HEADER));
+      if (response.ok && options.raw) return response as T;
       const text = await response.text();
       const data = parseJson(text);
       if (response.ok) {
@@ -122,6 +125,7 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
     post: (path, body, headers) => request('POST', path, { body, headers }),
     put: (path, body) => request('PUT', path, { body }),
     delete: (path, body) => request('DELETE', path, { body }),
+    download: (path, query, accept = '*/*') => request('GET', path, { query: query as Query | undefined, raw: true, headers: { accept } }),
   };
 }
 

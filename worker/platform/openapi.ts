@@ -64,8 +64,8 @@ export type Access = 'public' | Role;
 
 type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 502 | 503;
 
-/** `schema` for a JSON answer; `mediaType` alone for one that is not JSON (an HTML page). */
-type Responses = Record<number, { description: string; schema?: ZodType; mediaType?: string }>;
+/** `schema` for a JSON answer; `mediaType` alone for one that is not JSON (an HTML page, an export's formats). */
+type Responses = Record<number, { description: string; schema?: ZodType; mediaType?: string | string[] }>;
 
 /**
  * One operation's declaration: what the document says of it, and who may call it and how, which
@@ -237,7 +237,9 @@ export function documented(doc: RouteDoc) {
       description: answer.description,
       headers: { ...headers, ...(doc.idempotent ? { 'Idempotent-Replayed': header('IdempotentReplayed') } : {}) },
       ...(answer.schema ? { content: json(answer.schema) } : {}),
-      ...(answer.mediaType ? { content: { [answer.mediaType]: { schema: { type: 'string' } } } } : {}),
+      ...(answer.mediaType
+        ? { content: Object.fromEntries([answer.mediaType].flat().map((type) => [type, { schema: { type: 'string' } }])) }
+        : {}),
     };
   }
   for (const status of errorsFor(doc)) {
@@ -280,7 +282,7 @@ export const OPENAPI_OPTIONS = {
   excludeStaticFile: false,
 } satisfies Partial<GenerateSpecOptions>;
 
-type Answer = ZodType | { description: string; schema?: ZodType; mediaType?: string };
+type Answer = ZodType | { description: string; schema?: ZodType; mediaType?: string | string[] };
 const DEFAULT_DESCRIPTION: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 302: 'Redirect' };
 type DocOptions = Partial<Omit<RouteDoc, 'operationId' | 'summary' | 'responses'>>;
 

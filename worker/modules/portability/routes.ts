@@ -1,0 +1,60 @@
+// /api/admin/export (owner): the whole shop, or one table (the ledger and the audit log for a date
+// range); /api/users/my-data (any signed-in account): their own data. Both streamed.
+import { Hono } from 'hono';
+import type { SignedInEnv } from '../../platform/context';
+import { queryParams } from '../../platform/validate';
+import { routeOperations } from '../accounts';
+import { exportMyData, exportShop } from './export';
+import { EXPORT_MEDIA_TYPES, myDataQuery, shopExportQuery, type ExportFormat } from './schemas';
+
+const exported = (description: string) => ({ 200: { description, mediaType: Object.values(EXPORT_MEDIA_TYPES) } });
+
+function download(stream: ReadableStream<Uint8Array>, format: ExportFormat, name: string, now: Date) {
+  const file = `${name}-${now.toISOString().slice(0, 10)}.${format}`;
+  return new Response(stream, {
+    status: 200,
+    headers: { 'content-type': `${EXPORT_MEDIA_TYPES[format]}; charset=utf-8`, 'content-disposition': `attachment; filename="${file}"` },
+  });
+}
+
+const adminOp = routeOperations({ tag: 'Admin', access: 'owner' });
+const adminRoutes = new Hono<SignedInEnv>().get(
+  '/export',
+  adminOp(
+    'exportShop',
+    'The whole shop, or one table, streamed as JSON lines or CSV',
+    exported(
+      'JSON lines (`application/x-ndjson`): a first line `{"table":"export","row":{...}}`, then one `{"table","row"}` line per row, table by table (users without secrets, products, keys, devices, ledger, payments, audit). CSV (`text/csv`): the one table named, with a header row.',
+    ),
+    { errors: [400] },
+  ),
+  queryParams(shopExportQuery),
+  async (c) => {
+    const query = c.req.valid('query');
+    const now = new Date();
+    const name = query.table ? `keypanel-${query.table}` : 'keypanel-shop';
+    return download(await exportShop(c.var.db, query, now), query.format, name, now);
+  },
+);
+
+const accountOp = routeOperations({ tag: 'Account', access: 'user' });
+const accountRoutes = new Hono<SignedInEnv>().get(
+  '/my-data',
+  accountOp(
+    'exportMyData',
+    'Your own data (account, keys, devices, payments, security log), streamed as JSON lines or CSV',
+    exported('JSON lines or, for the one table named, CSV; as the shop export writes them.'),
+    { errors: [400] },
+  ),
+  queryParams(myDataQuery),
+  async (c) => {
+    const query = c.req.valid('query');
+    const now = new Date();
+    return download(await exportMyData(c.var.db, c.var.caller.id, query, now), query.format, 'keypanel-my-data', now);
+  },
+);
+
+export const portabilityMounts = [
+  ['/api/admin', adminRoutes],
+  ['/api/users', accountRoutes],
+] as const;
