@@ -26,12 +26,18 @@ export const MODULES = readdirSync(path.join(ROOT, 'worker/modules'), { withFile
 
 /** The browser tests' project, run beside the rest on a full run. */
 export const BROWSER_PROJECT = 'e2e';
+/**
+ * Files at a time for the rest on a full run. Most of them wait on a child process, a local server
+ * or D1 rather than on the CPU: with two at a time and the browser tests beside them, a CI run kept
+ * the two cores busy only 62% of the time.
+ */
+export const BESIDE_WORKERS = 3;
 
 /** The vitest runs for `npm test -- ...args`: two side by side for a full run, else one. */
 export function vitestRuns(args: string[]): string[][] {
   if (args.length === 0)
     return [
-      ['run', '--project', `!${BROWSER_PROJECT}`],
+      ['run', '--project', `!${BROWSER_PROJECT}`, '--maxWorkers', String(BESIDE_WORKERS)],
       ['run', '--project', BROWSER_PROJECT],
     ];
   return [vitestArgs(args)];

@@ -6,7 +6,7 @@ describe('npm test', () => {
   it('runs everything with no arguments: the browser tests beside the rest', () => {
     expect(vitestArgs([])).toEqual(['run']);
     expect(vitestRuns([])).toEqual([
-      ['run', '--project', '!e2e'],
+      ['run', '--project', '!e2e', '--maxWorkers', '3'],
       ['run', '--project', 'e2e'],
     ]);
     expect(vitestRuns(['licensing'])).toEqual([['run', '--project', 'worker', 'worker/modules/licensing/test']]);
