@@ -264,6 +264,14 @@ export const isFloating = (row: KeyRow) => row.license_model === 'floating';
 
 export const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail: 'No license key matches', license: null });
 
+/** The key is known but this device holds nothing on it: activate first. */
+export const notActivated = (row: KeyRow, now: number): LicenseResult => ({
+  valid: false,
+  code: 'NOT_ACTIVATED',
+  detail: 'This device is not activated for this license key',
+  license: describe(row, now),
+});
+
 /**
  * A VALID answer's offline token lives for the product's lifetime, never past the key's expiry, or,
  * in the grace period, the grace period's end. One that would be born expired (under a second
@@ -465,14 +473,7 @@ export async function validateLicense(
   if (!row) return unknownKey(d1, input.key, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
-  if (!row.activation_id) {
-    return {
-      valid: false,
-      code: 'NOT_ACTIVATED',
-      detail: 'This device is not activated for this license key',
-      license: describe(row, now),
-    };
-  }
+  if (!row.activation_id) return notActivated(row, now);
   if (hasPassed(row.lease_expires_at, now)) return leaseExpired(row, now);
   if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
     // Through the binding, not this request's session: the batch outlives the request that opens it.

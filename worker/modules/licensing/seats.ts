@@ -14,6 +14,7 @@ import {
   leaseExpired,
   LIVE,
   mayTakeDevice,
+  notActivated,
   standing,
   unknownKey,
   valid,
@@ -88,14 +89,7 @@ export async function heartbeatLicense(
   if (!row) return unknownKey(d1, input.key, guard);
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
-  if (!row.activation_id) {
-    return {
-      valid: false,
-      code: 'NOT_ACTIVATED',
-      detail: 'This device is not activated for this license key',
-      license: describe(row, now),
-    };
-  }
+  if (!row.activation_id) return notActivated(row, now);
   if (!renewed) return leaseExpired(row, now, true);
   return valid(row, s, now, isFloating(row) ? `Seat lease renewed until ${iso(row.lease_expires_at!)}` : 'License is valid');
 }
@@ -135,14 +129,7 @@ export async function borrowSeat(
       license: describe(row, now),
     };
   }
-  if (!row.activation_id) {
-    return {
-      valid: false,
-      code: 'NOT_ACTIVATED',
-      detail: 'This device is not activated for this license key',
-      license: describe(row, now),
-    };
-  }
+  if (!row.activation_id) return notActivated(row, now);
   if (!renewed) return leaseExpired(row, now, true);
   return valid(row, s, now, `Seat borrowed until ${iso(row.borrowed_until!)}`);
 }
