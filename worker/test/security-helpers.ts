@@ -15,11 +15,19 @@ export function codeFor(secret: string, offset = 0, now = Date.now()): string {
   return generateHOTP(decodeBase32IgnorePadding(secret), BigInt(stepOf(now) + offset), 6);
 }
 
-/** Sets up and enables two-factor for the signed-in user; returns the secret (base32). */
-export async function enableTwoFactor(token: string, proof: Record<string, string> = { currentPassword: TEST_PASSWORD }): Promise<string> {
+/**
+ * Sets up and enables two-factor for the signed-in user with the code of `at`'s step; returns the
+ * secret (base32). A test that replays that code passes the same `at`: a code computed later may
+ * belong to the next step.
+ */
+export async function enableTwoFactor(
+  token: string,
+  proof: Record<string, string> = { currentPassword: TEST_PASSWORD },
+  at = Date.now(),
+): Promise<string> {
   const setup = await api('POST', '/api/users/setup-2fa', { token, body: proof });
   expect(setup.status).toBe(200);
-  const verify = await api('POST', '/api/users/verify-2fa', { token, body: { code: codeFor(setup.body.secret) } });
+  const verify = await api('POST', '/api/users/verify-2fa', { token, body: { code: codeFor(setup.body.secret, 0, at) } });
   expect(verify.status).toBe(200);
   return setup.body.secret;
 }

@@ -121,10 +121,11 @@ describe('sign-in with two-factor', () => {
 
   it('never accepts a used code twice (replay), not even at the same moment', async () => {
     const { token, email, user } = await signedInUser();
-    const secret = await enableTwoFactor(token);
-    // The code that just enabled two-factor cannot sign in.
+    const enabledAt = Date.now();
+    const secret = await enableTwoFactor(token, undefined, enabledAt);
+    // The code that just enabled two-factor cannot sign in, even once its step has passed.
     const challenge = (await login(email)).body.challenge;
-    const replayed = await api('POST', '/api/auth/login/2fa', { body: { challenge, code: codeFor(secret) } });
+    const replayed = await api('POST', '/api/auth/login/2fa', { body: { challenge, code: codeFor(secret, 0, enabledAt) } });
     expect(replayed.status).toBe(401);
     expect(replayed.body.message).toBe('This code was already used. Wait for the next code and try again.');
 
@@ -274,7 +275,8 @@ describe('recovery tokens', () => {
 describe('turning two-factor off', () => {
   it('needs a current code or the password', async () => {
     const { token, user, email } = await signedInUser();
-    const secret = await enableTwoFactor(token);
+    const enabledAt = Date.now();
+    const secret = await enableTwoFactor(token, undefined, enabledAt);
     await api('POST', '/api/users/recovery-tokens', { token, body: { currentPassword: TEST_PASSWORD } });
 
     const bare = await api('DELETE', '/api/users/disable-2fa', { token });
@@ -287,8 +289,8 @@ describe('turning two-factor off', () => {
     const wrongPassword = await api('DELETE', '/api/users/disable-2fa', { token, body: { password: 'Wrong123' } });
     expect(wrongPassword.status).toBe(403);
     expect(wrongPassword.body).toMatchObject({ code: 'REAUTH_REQUIRED', message: 'Password is incorrect' });
-    // The code that enabled it is spent.
-    const replay = await api('DELETE', '/api/users/disable-2fa', { token, body: { code: codeFor(secret) } });
+    // The code that enabled it is spent, even when its step has passed meanwhile.
+    const replay = await api('DELETE', '/api/users/disable-2fa', { token, body: { code: codeFor(secret, 0, enabledAt) } });
     expect(replay.status).toBe(403);
     expect(replay.body.message).toBe('This code was already used. Wait for the next code and try again.');
     expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.twoFactorEnabled).toBe(true);
