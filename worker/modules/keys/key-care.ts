@@ -10,11 +10,12 @@ import { newId } from '../../platform/ids';
 import type { MailEnv } from '../../platform/mail';
 import { sendMail } from '../../platform/mail';
 import type { Later } from '../../platform/request';
-import { hasPassed, isAtLeast, type Role } from '../../platform/vocabulary';
+import { isAtLeast, type Role } from '../../platform/vocabulary';
+import { notPassedAt } from '../../platform/db/expiry';
 import { auditStatement } from '../audit';
 import type { Settings } from '../settings';
 import { findKey, requireKey } from './admin-keys';
-import { generateLicenseKey, licenseKeysJson, type LicenseKeyRow } from './license-keys';
+import { effectiveStatus, generateLicenseKey, licenseKeysJson, type LicenseKeyRow } from './license-keys';
 import type { KeyTransfer, KeyTransfersResponse, LicenseKey } from './schemas/answers';
 import type { KeyTransfersQuery } from './schemas/key-care';
 
@@ -124,7 +125,8 @@ async function recipientOf(db: DB, who: string) {
   const found = await db
     .select({ id: users.id, username: users.username, email: users.email, isActive: users.isActive })
     .from(users)
-    .where(or(sql`lower(${users.email}) = ${name}`, sql`lower(${users.username}) = ${name}`))
+    // Emails are stored in lower case (the unique index serves it as it is); usernames by lower().
+    .where(or(eq(users.email, name), sql`lower(${users.username}) = ${name}`))
     .get();
   if (!found || !found.isActive) throw new AppError('NOT_FOUND', 'No active account has that email or username');
   return found;
@@ -144,10 +146,9 @@ export async function transferKey(carer: KeyCarer, id: string, to: string, reach
   if (!rules.enabled) throw forbidden('Key transfers are turned off in this shop');
   const key = await reachableKey(carer, id, reach);
   if (key.purchasedBy === null) throw new AppError('CONFLICT', 'Only a license key that belongs to an account can be transferred');
-  if (key.status === 'revoked') throw new AppError('CONFLICT', 'A revoked license key cannot be transferred');
-  if (key.status === 'expired' || (key.expiresAt && hasPassed(key.expiresAt.getTime(), now))) {
-    throw new AppError('CONFLICT', 'An expired license key cannot be transferred');
-  }
+  const status = effectiveStatus(key, now);
+  if (status === 'revoked') throw new AppError('CONFLICT', 'A revoked license key cannot be transferred');
+  if (status === 'expired') throw new AppError('CONFLICT', 'An expired license key cannot be transferred');
   if (rules.maxPerKey > 0 && key.transferCount >= rules.maxPerKey) {
     throw new AppError(
       'CONFLICT',
@@ -175,7 +176,7 @@ export async function transferKey(carer: KeyCarer, id: string, to: string, reach
           unchanged(key),
           eq(licenseKeys.transferCount, key.transferCount),
           sql`${licenseKeys.status} NOT IN ('revoked', 'expired')`,
-          sql`(${licenseKeys.expiresAt} IS NULL OR ${licenseKeys.expiresAt} > ${now})`,
+          notPassedAt(licenseKeys.expiresAt, new Date(now)),
         ),
       )
       .returning({ id: licenseKeys.id }),

@@ -41,6 +41,9 @@ export function assertUnderLimit(g: AddressGuard, misses: number) {
   if (misses >= g.rule.limit) throw rateLimited(g.rule, g.now, 'Too many unknown license keys from your network.');
 }
 
+/** SQL that holds when parameter `?n` is a key value a regeneration replaced. */
+const retiredSql = (n: number) => `EXISTS (SELECT 1 FROM retired_keys WHERE key = ?${n})`;
+
 /**
  * An unknown key: a value a regeneration replaced answers KEY_REGENERATED and counts nothing; any
  * other counts against the address, unless the address is over its limit already (then 429, and
@@ -50,7 +53,7 @@ export function assertUnderLimit(g: AddressGuard, misses: number) {
 export async function countMiss(db: Database, g: AddressGuard, key: string): Promise<'retired' | 'counted'> {
   const [seen, counted] = await runBatch(db, [
     rawSql(
-      `SELECT EXISTS (SELECT 1 FROM retired_keys WHERE key = ?3) AS retired,
+      `SELECT ${retiredSql(3)} AS retired,
               coalesce((SELECT count FROM rate_limits WHERE bucket = ?1 AND window_start = ?2), 0) AS misses`,
       g.bucket,
       g.windowStart,
@@ -58,7 +61,7 @@ export async function countMiss(db: Database, g: AddressGuard, key: string): Pro
     ),
     rawSql(
       `INSERT INTO rate_limits (bucket, window_start, count)
-         SELECT ?1, ?2, 1 WHERE NOT EXISTS (SELECT 1 FROM retired_keys WHERE key = ?4)
+         SELECT ?1, ?2, 1 WHERE NOT ${retiredSql(4)}
          ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1 WHERE count < ?3
          RETURNING count`,
       g.bucket,
@@ -76,6 +79,6 @@ export async function countMiss(db: Database, g: AddressGuard, key: string): Pro
 
 /** Whether `key` is a value a regeneration replaced (a call with no address limit). */
 export async function isRetiredKey(db: Database, key: string): Promise<boolean> {
-  const [row] = await sqlRows<{ retired: number }>(db, rawSql('SELECT EXISTS (SELECT 1 FROM retired_keys WHERE key = ?1) AS retired', key));
+  const [row] = await sqlRows<{ retired: number }>(db, rawSql(`SELECT ${retiredSql(1)} AS retired`, key));
   return row?.retired === 1;
 }
