@@ -162,6 +162,21 @@ export async function textOf(locator: import('playwright-core').Locator): Promis
   return (await locator.first().textContent())?.trim() ?? '';
 }
 
+/**
+ * A customer registered through the register page, given 100 credits by the owner, who buys a key of
+ * `productId` for 5 days through the API: the customer, their session token and the key.
+ */
+export async function customerWithKey(page: Page, ownerToken: string, productId: string) {
+  const user = await register(page);
+  const token = (await page.evaluate(() => localStorage.getItem('token')))!;
+  const me = (await apiCall('GET', '/api/users/profile', undefined, token)).body;
+  const funded = await apiCall('POST', `/api/admin/users/${me._id}/balance`, { amount: 100, type: 'credits' }, ownerToken);
+  if (funded.status !== 200) throw new Error(`credits not added: ${JSON.stringify(funded.body)}`);
+  const bought = await apiCall('POST', '/api/keys/purchase', { productId, duration: 5 }, token);
+  if (bought.status !== 201) throw new Error(`purchase failed: ${JSON.stringify(bought.body)}`);
+  return { user, token, key: bought.body.licenseKey.key };
+}
+
 /** Raises the settings' devices-per-key bound (default 1) so a test can make multi-device products. */
 export async function allowDevicesPerKey(ownerToken: string, devices: number) {
   const settings = (await apiCall('GET', '/api/settings', undefined, ownerToken)).body;

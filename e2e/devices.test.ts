@@ -8,7 +8,7 @@ import {
   launchBrowser,
   newPage,
   ownerCredentials,
-  register,
+  customerWithKey,
   screenshot,
   textOf,
   visible,
@@ -45,13 +45,7 @@ describe('devices in My Keys', () => {
     expect(product.status).toBe(201);
 
     const { context, page } = await newPage(browser);
-    await register(page);
-    const token = (await page.evaluate(() => localStorage.getItem('token')))!;
-    const me = (await apiCall('GET', '/api/users/profile', undefined, token)).body;
-    expect((await apiCall('POST', `/api/admin/users/${me._id}/balance`, { amount: 100, type: 'credits' }, ownerToken)).status).toBe(200);
-    const bought = await apiCall('POST', '/api/keys/purchase', { productId: product.body._id, duration: 5 }, token);
-    expect(bought.status).toBe(201);
-    const key = bought.body.licenseKey.key;
+    const { key } = await customerWithKey(page, ownerToken, product.body._id);
     for (const [fp, model] of [
       ['laptop-fingerprint-0001-abcdef', 'ThinkPad'],
       ['desktop-fingerprint-0002-abcdef', 'Tower'],

@@ -8,7 +8,7 @@ import {
   launchBrowser,
   newPage,
   ownerCredentials,
-  register,
+  customerWithKey,
   screenshot,
   signIn,
   textOf,
@@ -47,13 +47,7 @@ describe('a key in My Keys', () => {
     expect((await apiCall('POST', '/api/admin/users', { ...friend, emailVerified: true }, ownerToken)).status).toBe(201);
 
     const { context, page } = await newPage(browser);
-    const giver = await register(page);
-    const token = (await page.evaluate(() => localStorage.getItem('token')))!;
-    const me = (await apiCall('GET', '/api/users/profile', undefined, token)).body;
-    expect((await apiCall('POST', `/api/admin/users/${me._id}/balance`, { amount: 100, type: 'credits' }, ownerToken)).status).toBe(200);
-    const bought = await apiCall('POST', '/api/keys/purchase', { productId: product.body._id, duration: 5 }, token);
-    expect(bought.status).toBe(201);
-    const key: string = bought.body.licenseKey.key;
+    const { user: giver, key } = await customerWithKey(page, ownerToken, product.body._id);
     const device = 'care-laptop-fingerprint-0001';
     expect((await apiCall('POST', '/api/v1/licenses/activate', { key, deviceFingerprint: device })).body.code).toBe('VALID');
 
