@@ -2,7 +2,7 @@
 // in workerd with local D1 and KV on disk. Shared so the tests start the product the same way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -36,7 +36,10 @@ export function ensureDevVars(file = path.join(ROOT, '.dev.vars')): string[] {
   if (added.length) {
     const lines = added.map((name) => `${name}=${GENERATED_SECRETS[name]()}`);
     const prefix = existing && !existing.endsWith('\n') ? '\n' : '';
-    writeFileSync(file, existing + prefix + lines.join('\n') + '\n', { mode: 0o600 });
+    // Written beside and moved into place: a server starting meanwhile reads the old file or the new one.
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, existing + prefix + lines.join('\n') + '\n', { mode: 0o600 });
+    renameSync(partial, file);
   }
   return added;
 }

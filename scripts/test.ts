@@ -6,10 +6,13 @@
 // share one local server and its settings), and everything else. In one run, vitest keeps a project
 // without file parallelism for last, alone, and one of the two cores sat idle for its minutes; side
 // by side, the browser files fill that core from the start. The browser run's output is printed
-// when it ends, so each run reads as a whole; the exit code fails if either fails.
+// when it ends, so each run reads as a whole; the exit code fails if either fails, and the last lines
+// printed name every failed test of both runs.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ensureDevVars } from './local';
 
 const ROOT = path.join(import.meta.dirname, '..');
 
@@ -52,30 +55,93 @@ export function vitestArgs(args: string[]): string[] {
 
 const VITEST = path.join(ROOT, 'node_modules', '.bin', 'vitest');
 
-/** Runs vitest with its output held back, printed whole when it ends; resolves to its exit code. */
-function heldRun(args: string[]): Promise<number> {
+/** What vitest's JSON reporter writes, as far as the recap reads it. */
+export interface JsonReport {
+  testResults?: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
+}
+
+const ANSI = /\u001B\[[0-9;]*m/g;
+const firstLines = (text: string, count: number) =>
+  text
+    .replace(ANSI, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter(Boolean)
+    .slice(0, count);
+
+/**
+ * The failures of one run, a few lines each: the last thing a full run prints, so a log cut to its
+ * tail still says what failed, whichever of the two runs it was in.
+ */
+export function recap(label: string, code: number, report: JsonReport | null, outputTail: string): string[] {
+  if (code === 0) return [`${label}: passed`];
+  const lines = [`${label}: FAILED (exit ${code})`];
+  const root = ROOT + path.sep;
+  for (const file of report?.testResults ?? []) {
+    const name = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
+    const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+    for (const test of failed) {
+      lines.push(`  \u2717 ${name} \u203A ${test.fullName}`);
+      lines.push(...firstLines(test.failureMessages?.[0] ?? '', 4).map((line) => `      ${line}`));
+    }
+    if (failed.length === 0 && file.status === 'failed') {
+      lines.push(`  \u2717 ${name}`);
+      lines.push(...firstLines(file.message ?? '', 4).map((line) => `      ${line}`));
+    }
+  }
+  if (lines.length === 1) {
+    // No failed test in the report (a setup that threw, a crash): the end of what the run printed.
+    lines.push('  no failed test reported; the end of its output:');
+    lines.push(
+      ...firstLines(outputTail, 400)
+        .slice(-30)
+        .map((line) => `      ${line}`),
+    );
+  }
+  return lines;
+}
+
+interface Run {
+  args: string[];
+  /** Printed as it comes, or held and printed whole when it ends. */
+  live: boolean;
+}
+
+/** Runs vitest, with a JSON report beside its usual output; resolves to its code, report and output's end. */
+function runVitest({ args, live }: Run, reportFile: string): Promise<{ code: number; report: JsonReport | null; tail: string }> {
   return new Promise((resolve) => {
-    const child = spawn(VITEST, args, {
+    const child = spawn(VITEST, [...args, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', reportFile], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' },
     });
-    const output: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    const held: Buffer[] = [];
+    let tail = '';
+    const take = (chunk: Buffer) => {
+      if (live) process.stdout.write(chunk);
+      else held.push(chunk);
+      tail = (tail + chunk.toString('utf8')).slice(-20_000);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
     child.on('close', (code) => {
-      process.stdout.write(`\n\u25B8 vitest ${args.join(' ')}\n`);
-      process.stdout.write(Buffer.concat(output));
-      resolve(code ?? 1);
+      if (!live) {
+        process.stdout.write(`\n\u25B8 vitest ${args.join(' ')}\n`);
+        process.stdout.write(Buffer.concat(held));
+      }
+      let report: JsonReport | null = null;
+      try {
+        report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport;
+      } catch {
+        // No report: the recap prints the end of the output instead.
+      }
+      resolve({ code: code ?? 1, report, tail });
     });
-  });
-}
-
-/** Runs vitest with its output as it comes; resolves to its exit code. */
-function liveRun(args: string[]): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(VITEST, args, { cwd: ROOT, stdio: 'inherit' });
-    child.on('close', (code) => resolve(code ?? 1));
   });
 }
 
@@ -84,7 +150,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   if (beside.length === 0) {
     process.exit(spawnSync(VITEST, main, { cwd: ROOT, stdio: 'inherit' }).status ?? 1);
   }
+  // Both runs' local servers read .dev.vars: written here, once, rather than by both at the same time.
+  ensureDevVars();
   console.log(`\u25B8 vitest ${beside.map((args) => args.join(' ')).join(', ')}: beside this run, printed when it ends`);
-  const codes = await Promise.all([liveRun(main), ...beside.map(heldRun)]);
-  process.exit(codes.some((code) => code !== 0) ? 1 : 0);
+  const reports = mkdtempSync(path.join(tmpdir(), 'keypanel-test-'));
+  const runs: Run[] = [{ args: main, live: true }, ...beside.map((args) => ({ args, live: false }))];
+  const results = await Promise.all(runs.map((run, i) => runVitest(run, path.join(reports, `${i}.json`))));
+  rmSync(reports, { recursive: true, force: true });
+  const lines = results.flatMap((result, i) => recap(`vitest ${runs[i].args.join(' ')}`, result.code, result.report, result.tail));
+  process.stdout.write(`\n\u25B8 npm test\n${lines.join('\n')}\n`);
+  process.exit(results.some((result) => result.code !== 0) ? 1 : 0);
 }

@@ -1,6 +1,6 @@
 // `npm test -- <module>` runs that module's tests alone; anything else goes to vitest unchanged.
 import { describe, expect, it } from 'vitest';
-import { MODULES, moduleTests, vitestArgs, vitestRuns } from '../test';
+import { MODULES, moduleTests, recap, vitestArgs, vitestRuns } from '../test';
 
 describe('npm test', () => {
   it('runs everything with no arguments: the browser tests beside the rest', () => {
@@ -23,5 +23,43 @@ describe('npm test', () => {
     expect(moduleTests('no-such-module')).toBeNull();
     expect(vitestArgs(['--project', 'cli'])).toEqual(['run', '--project', 'cli']);
     expect(vitestArgs(['worker/test/fuzz.test.ts'])).toEqual(['run', 'worker/test/fuzz.test.ts']);
+  });
+});
+
+describe('the recap printed last', () => {
+  const report = {
+    testResults: [
+      { name: `${process.cwd()}/e2e/a.test.ts`, status: 'passed', assertionResults: [{ fullName: 'works', status: 'passed' }] },
+      {
+        name: `${process.cwd()}/e2e/b.test.ts`,
+        status: 'failed',
+        assertionResults: [
+          {
+            fullName: 'signs in',
+            status: 'failed',
+            failureMessages: ['\u001B[31mTimeoutError\u001B[39m: waited 45000ms\n    at x (b.ts:1)\n'],
+          },
+          { fullName: 'signs out', status: 'passed' },
+        ],
+      },
+      { name: `${process.cwd()}/e2e/c.test.ts`, status: 'failed', message: 'Hook timed out', assertionResults: [] },
+    ],
+  };
+
+  it('names each failed test and its first error lines, and a file that failed with no test', () => {
+    const lines = recap('e2e', 1, report, '');
+    expect(lines[0]).toBe('e2e: FAILED (exit 1)');
+    expect(lines).toContain('  \u2717 e2e/b.test.ts \u203A signs in');
+    expect(lines).toContain('      TimeoutError: waited 45000ms');
+    expect(lines).toContain('  \u2717 e2e/c.test.ts');
+    expect(lines).toContain('      Hook timed out');
+    expect(lines.join('\n')).not.toContain('signs out');
+    expect(lines.join('\n')).not.toContain('a.test.ts');
+  });
+
+  it('prints the end of the output when a failed run left no failed test in its report', () => {
+    const lines = recap('e2e', 1, null, 'starting\nError: the local server did not start\n');
+    expect(lines).toContain('      Error: the local server did not start');
+    expect(recap('e2e', 0, null, '')).toEqual(['e2e: passed']);
   });
 });
