@@ -69,6 +69,8 @@ export default defineConfig(async () => {
             // The API client resolves paths against the page's origin.
             environmentOptions: { happyDOM: { url: 'http://localhost:5173/' } },
             setupFiles: ['web/test/setup.ts'],
+            // The DOM tests are quick alone, but run beside the Worker and browser suites on two cores.
+            testTimeout: 15_000,
           },
         },
         {
