@@ -184,3 +184,39 @@ describe('proof', () => {
     });
   }
 });
+
+describe("a customer's key is theirs alone", () => {
+  // Every operation on one of My Keys, from the document: another account (whatever its role) asking
+  // for a customer's key gets what a missing key gets, and nothing changes.
+  const onMyKey = operations.filter((op) => op.template.startsWith('/api/users/my-keys/{id}'));
+  const BODIES: Record<string, object> = {
+    regenerateMyKey: { reason: 'Not mine' },
+    transferMyKey: { to: 'someone@example.com', currentPassword: TEST_PASSWORD },
+  };
+
+  it('covers reading, transferring and regenerating', () => {
+    expect(onMyKey.map((op) => op.operationId)).toEqual(expect.arrayContaining(['myKeyHistory', 'regenerateMyKey', 'transferMyKey']));
+  });
+
+  for (const op of onMyKey) {
+    it(`${op.operationId}: another account's key is not found, as a missing one`, async () => {
+      await refresh();
+      const accounts = world.accounts();
+      const owned = await world.box.d1
+        .prepare('SELECT id FROM license_keys WHERE purchased_by = ?1 LIMIT 1')
+        .bind(accounts.user.id)
+        .first<{ id: string }>();
+      expect(owned).not.toBeNull();
+      const body = op.method === 'GET' ? undefined : (BODIES[op.operationId] ?? {});
+      const before = await world.snapshot();
+      for (const caller of ['reseller', 'owner'] as const) {
+        const path = (id: string) => op.template.replace('{id}', id).replace(/\{[^}]+\}/g, '0123456789abcdef01234567');
+        const theirs = await world.box.api(op.method, path(owned!.id), { token: tokens[caller], body });
+        const missing = await world.box.api(op.method, path('0123456789abcdef01234567'), { token: tokens[caller], body });
+        expect(theirs.status, `${caller}: ${JSON.stringify(theirs.body)}`).toBe(404);
+        expect(theirs.body).toEqual(missing.body);
+      }
+      expect(await world.snapshot()).toEqual(before);
+    });
+  }
+});
