@@ -34,7 +34,7 @@ const activationId = async (keyId: string, fingerprint: string) =>
 const history = async (path: string, token: string) => {
   const res = await api('GET', path, { token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as KeyHistoryResponse;
+  return res.body as unknown as KeyHistoryResponse;
 };
 
 const mine = (keyId: string, query = '') => `/api/users/my-keys/${keyId}/history${query}`;
