@@ -112,7 +112,7 @@ describe('a key in My Keys', () => {
       second.page.getByRole('button', { name: 'Download my data' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^keypanel-my-data-\d{4}-\d{2}-\d{2}\.jsonl$/);
-    const saved = await readFile((await download.path())!, 'utf8');
+    const saved = await readFile(await download.path(), 'utf8');
     expect(JSON.parse(saved.split('\n')[0])).toMatchObject({ table: 'export' });
     expect(saved).toContain(renewed);
     await second.context.close();

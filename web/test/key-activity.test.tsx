@@ -112,7 +112,7 @@ describe("the owner's data export", () => {
     await user.selectOptions(screen.getByLabelText('Format'), 'csv');
     // A CSV file holds one table: nothing is sent until one is chosen.
     expect(screen.getByText('A CSV export holds one table: choose it')).toBeTruthy();
-    expect((screen.getByRole('button', { name: 'Download export' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Download export' }).disabled).toBe(true);
     await user.selectOptions(screen.getByLabelText('Table'), 'ledger');
     await user.type(screen.getByLabelText('From'), '2026-04-01');
     await user.type(screen.getByLabelText('Before'), '2026-05-01');

@@ -90,7 +90,7 @@ describe("a key's history", () => {
     const { events, total } = await history(mine(keyId, '?limit=100'), next.token);
     expect(total).toBe(events.length);
     const of = (kind: KeyHistoryEvent['kind']) => events.filter((e) => e.kind === kind);
-    expect(of('purchased')).toEqual([expect.objectContaining({ price: expect.any(Number) })]);
+    expect(of('purchased')).toHaveLength(1);
     expect(of('purchased')[0].price).toBeGreaterThan(0);
     expect(
       of('activated')
