@@ -113,11 +113,10 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       >
         {showHistory ? 'Hide activity' : 'Show activity'}
       </button>
-      {showHistory && (
-        <div id={historyId}>
-          <KeyHistory queryKey={myKeysKeys.history(k._id)} load={loadMyKeyHistory(k._id)} />
-        </div>
-      )}
+      {/* Always there, so the button's aria-controls names it; its history is read once opened. */}
+      <div id={historyId} hidden={!showHistory}>
+        {showHistory && <KeyHistory queryKey={myKeysKeys.history(k._id)} load={loadMyKeyHistory(k._id)} />}
+      </div>
     </article>
   );
 }
