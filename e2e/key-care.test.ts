@@ -1,5 +1,7 @@
 // A customer takes care of their own keys from My Keys: gives one to a friend, and replaces a
-// leaked one, whose old value the licensing API then refuses.
+// leaked one, whose old value the licensing API then refuses; the key's activity tells it, and the
+// friend downloads their data.
+import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -90,6 +92,29 @@ describe('a key in My Keys', () => {
     // The old value is refused with its own code; the device works under the new one.
     expect((await apiCall('POST', '/api/v1/licenses/validate', { key, deviceFingerprint: device })).body.code).toBe('KEY_REGENERATED');
     expect((await apiCall('POST', '/api/v1/licenses/validate', { key: renewed, deviceFingerprint: device })).body.code).toBe('VALID');
+
+    // The key's activity tells all of it, newest first.
+    await second.page.getByRole('button', { name: 'Show activity' }).click();
+    expect(await second.page.getByRole('button', { name: 'Hide activity' }).getAttribute('aria-expanded')).toBe('true');
+    const activity = second.page.getByRole('region', { name: 'Activity' });
+    const lines = activity.getByRole('listitem');
+    expect(await visible(lines.first())).toBe(true);
+    expect(await textOf(lines.first())).toContain('New key value');
+    const told = await textOf(activity);
+    for (const line of ['Shared in a chat by mistake', `From ${giver.username} to ${friend.username}`, 'Device activated', 'Purchased'])
+      expect(told).toContain(line);
+    await screenshot(second.page, 'key-activity');
+
+    // Their own data, downloaded from the security page under the name the server gives it.
+    await second.page.goto('/settings/security');
+    const [download] = await Promise.all([
+      second.page.waitForEvent('download'),
+      second.page.getByRole('button', { name: 'Download my data' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^keypanel-my-data-\d{4}-\d{2}-\d{2}\.jsonl$/);
+    const saved = await readFile(await download.path(), 'utf8');
+    expect(JSON.parse(saved.split('\n')[0])).toMatchObject({ table: 'export' });
+    expect(saved).toContain(renewed);
     await second.context.close();
   });
 });

@@ -15,6 +15,7 @@ import { progressBar } from '../lib/progress';
 import { parseWith, wholeNumber } from '../lib/validate';
 import { KEY_STATUSES } from '../../worker/platform/vocabulary';
 import { MAX_PAGE_SIZE } from '../../worker/platform/schemas/paging';
+import { registerKeyHistoryCommand } from './key-history';
 
 /** Beyond this a single command is more likely a typo than a plan (a million keys is 1,000 requests at the largest limit). */
 const MAX_QUANTITY = 1_000_000;
@@ -42,7 +43,7 @@ type ListOptions = { status?: string; search?: string; product?: string; mine?: 
 export function registerKeysCommands(program: Command) {
   const keys = program
     .command('keys')
-    .description('Generate, list, export, revoke, regenerate and delete license keys')
+    .description("Generate, list, export, revoke, regenerate and delete license keys, and read a key's history")
     .addHelpText(
       'after',
       `
@@ -53,6 +54,7 @@ Examples:
   $ keypanel keys show APP-XXXX-XXXX-XXXX
   $ keypanel keys revoke APP-XXXX-XXXX-XXXX --reason "Refunded"
   $ keypanel keys regenerate APP-XXXX-XXXX-XXXX --reason "Leaked"
+  $ keypanel keys history APP-XXXX-XXXX-XXXX --all
   $ keypanel keys delete 6650f1c2a1b2c3d4e5f60718 APP-YYYY-YYYY-YYYY --reason "Test keys"
 `,
     );
@@ -203,6 +205,8 @@ Examples:
       await out.end();
       success(`Replaced ${key} by ${answer.licenseKey.key}${body.freeDevices ? ', with no devices' : ''}.`);
     });
+
+  registerKeyHistoryCommand(keys);
 
   keys
     .command('delete')

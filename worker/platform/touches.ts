@@ -1,4 +1,4 @@
-// Last-seen times, written together. A device's lastUsed, an API token's lastUsed and a session's
+// Last-seen times (and counts of sightings), written together. A device's lastUsed, an API token's lastUsed and a session's
 // lastActive are each rewritten at most every few minutes per row (the modules decide when one is
 // due), and never on the request's own round trip. The touches due in an isolate within
 // TOUCH_BATCH_MS go together, whatever their kind, as one D1 batch (one round trip, one statement
@@ -16,9 +16,15 @@ export const TOUCH_BATCH_MAX = 1_000;
 /**
  * A kind of last-seen time. `sql` is its UPDATE, which reads `?1` as JSON `[[id, at, ...extra], ...]`
  * and never moves a time back. `forget` hears of rows whose write failed, so the module's own
- * "written recently" marks do not hold back the next touch.
+ * "written recently" marks do not hold back the next touch. `merge`, for a kind that counts, makes
+ * one entry of a row's two sightings in a batch (by default the later one is kept).
  */
-export type TouchKind = { readonly name: string; readonly sql: string; readonly forget?: (ids: string[]) => void };
+export type TouchKind = {
+  readonly name: string;
+  readonly sql: string;
+  readonly forget?: (ids: string[]) => void;
+  readonly merge?: (known: number[], seen: number[]) => number[];
+};
 
 type Batch = { rows: Map<TouchKind, Map<string, number[]>>; size: number };
 
@@ -45,7 +51,8 @@ export function noteTouch(
   const known = batch?.rows.get(kind)?.get(id);
   if (batch && (known || batch.size < TOUCH_BATCH_MAX)) {
     if (known) {
-      if (known[0] < at) batch.rows.get(kind)!.set(id, entry);
+      if (kind.merge) batch.rows.get(kind)!.set(id, kind.merge(known, entry));
+      else if (known[0] < at) batch.rows.get(kind)!.set(id, entry);
     } else {
       const rows = batch.rows.get(kind) ?? new Map<string, number[]>();
       batch.rows.set(kind, rows.set(id, entry));

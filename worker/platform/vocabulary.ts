@@ -23,9 +23,33 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 export const GENERATION_METHODS = ['automatic', 'purchase', 'reseller', 'direct'] as const;
 export type GenerationMethod = (typeof GENERATION_METHODS)[number];
 
-/** What a key's history records of what its holders and the owner did to it (key_events). */
-export const KEY_EVENT_KINDS = ['transferred', 'regenerated'] as const;
+/**
+ * What key_events records of a key: its transfers and regenerations (written with the change), and
+ * its devices' activations (written by a trigger on the activation's insert, migration 0023).
+ */
+export const KEY_EVENT_KINDS = ['transferred', 'regenerated', 'activated'] as const;
 export type KeyEventKind = (typeof KEY_EVENT_KINDS)[number];
+
+/**
+ * A key's activity as its history lists it (GET .../history), each read from where it is recorded:
+ * `purchased` and `created` (the key row: bought, or made by the owner), `activated` (key_events),
+ * `device_removed` (device_removals: by its customer or its app; the audit log: by the owner),
+ * `device_swapped` (device_removals: a device replaced by another), `transferred` and `regenerated`
+ * (key_events), `revoked` (the key row), `validated` (device_days: one line per device and UTC day,
+ * with that day's count of validations).
+ */
+export const KEY_HISTORY_KINDS = [
+  'purchased',
+  'created',
+  'activated',
+  'device_removed',
+  'device_swapped',
+  'transferred',
+  'regenerated',
+  'revoked',
+  'validated',
+] as const;
+export type KeyHistoryKind = (typeof KEY_HISTORY_KINDS)[number];
 
 /** A card top-up's status, and a dispute's. */
 export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'expired', 'failed'] as const;

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import document from '../../docs/openapi.json';
 import { PROOF_NEEDS_SESSION_MESSAGE, SESSION_ONLY_MESSAGE } from '../modules/accounts/identify';
 import { TEST_PASSWORD } from './helpers';
+import { newId } from '../platform/ids';
 import { fuzzWorld } from './fuzz/world';
 import { isAtLeast, type Role } from '../platform/vocabulary';
 
@@ -179,6 +180,45 @@ describe('proof', () => {
         const res = await world.box.api(op.method, path, { token: tokens[caller], body: { ...body, currentPassword: TEST_PASSWORD } });
         expect(res.status).toBe(403);
         expect(res.body).toEqual({ code: 'FORBIDDEN', message: PROOF_NEEDS_SESSION_MESSAGE });
+      }
+      expect(await world.snapshot()).toEqual(before);
+    });
+  }
+});
+
+describe("a customer's key is theirs alone", () => {
+  // Every operation on one of My Keys, from the document: another account (whatever its role) asking
+  // for a customer's key gets what a missing key gets, and nothing changes.
+  const onMyKey = operations.filter((op) => op.template.startsWith('/api/users/my-keys/{'));
+  const BODIES: Record<string, object> = {
+    regenerateMyKey: { reason: 'Not mine' },
+    transferMyKey: { to: 'someone@example.com', currentPassword: TEST_PASSWORD },
+  };
+
+  it('covers reading, transferring and regenerating', () => {
+    expect(onMyKey.map((op) => op.operationId)).toEqual(expect.arrayContaining(['myKeyHistory', 'regenerateMyKey', 'transferMyKey']));
+  });
+
+  for (const op of onMyKey) {
+    it(`${op.operationId}: another account's key is not found, as a missing one`, async () => {
+      await refresh();
+      // The customer signed in now (a fuzzed request may have replaced them) holds a key of their own.
+      const owned = { id: newId() };
+      await world.box.d1
+        .prepare(
+          `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations, purchased_at, purchased_by, created_at)
+           SELECT ?1, 'ACCESS-' || ?1, 'used', p.id, p.name, p.key_tag, p.product_type, 30, 3, ?3, ?2, ?3 FROM products p ORDER BY p.rowid LIMIT 1`,
+        )
+        .bind(owned.id, world.accounts().user.id, Date.now())
+        .run();
+      const body = op.method === 'GET' ? undefined : (BODIES[op.operationId] ?? {});
+      const before = await world.snapshot();
+      for (const caller of ['reseller', 'owner'] as const) {
+        const path = (id: string) => op.template.replace(/\{[^}]+\}/, id).replace(/\{[^}]+\}/g, '0123456789abcdef01234567');
+        const theirs = await world.box.api(op.method, path(owned.id), { token: tokens[caller], body });
+        const missing = await world.box.api(op.method, path('0123456789abcdef01234567'), { token: tokens[caller], body });
+        expect(theirs.status, `${caller}: ${JSON.stringify(theirs.body)}`).toBe(404);
+        expect(theirs.body).toEqual(missing.body);
       }
       expect(await world.snapshot()).toEqual(before);
     });

@@ -29,7 +29,7 @@ export type KeyCarer = { db: DB; actor: { id: string; role: Role }; ip: string |
  */
 export type Reach = 'holder' | 'admin';
 
-function mayReach(actor: KeyCarer['actor'], key: LicenseKeyRow, reach: Reach): boolean {
+export function mayReach(actor: KeyCarer['actor'], key: LicenseKeyRow, reach: Reach): boolean {
   if (reach === 'holder') return key.purchasedBy === actor.id;
   if (actor.role === 'owner') return true;
   return isAtLeast(actor.role, 'reseller') && key.createdBy === actor.id && key.paidBy === actor.id && key.purchasedBy !== null;

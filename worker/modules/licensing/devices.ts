@@ -116,8 +116,8 @@ export async function requestDeviceReplacement(
   const removalId = newId(now);
   const [, marked] = await runBatch(db, [
     rawSql(
-      `INSERT INTO device_removals (id, key_id, device_fingerprint, removed_at)
-         SELECT ?1, a.key_id, a.device_fingerprint, ?2 FROM activations a JOIN license_keys k ON k.id = a.key_id
+      `INSERT INTO device_removals (id, key_id, device_fingerprint, removed_at, replaced)
+         SELECT ?1, a.key_id, a.device_fingerprint, ?2, 1 FROM activations a JOIN license_keys k ON k.id = a.key_id
           WHERE a.id = ?3 AND k.id = ?4 AND k.purchased_by = ?5 AND a.replace_pending_at IS NULL AND ${withinSwapBudget('k.id', '?2')}`,
       removalId,
       now,

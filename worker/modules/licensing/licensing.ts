@@ -45,6 +45,27 @@ const DEVICE_TOUCH: TouchKind = {
 export const noteDeviceSeen = (d1: D1Database, activationId: string, at: number, windowMs?: number) =>
   noteTouch(d1, DEVICE_TOUCH, activationId, at, [], windowMs);
 
+/**
+ * A device's validations per UTC day (device_days, a key's history), counted in the isolate's batch
+ * of touches: each row is `[activationId:day, lastAt, count]`, one batch's sightings of it added
+ * together, and added to the day's row. A device removed before the batch is written loses them.
+ */
+const DEVICE_DAY_TOUCH: TouchKind = {
+  name: 'device validations',
+  sql: `INSERT INTO device_days (key_id, device_fingerprint, day, validations, last_at)
+  SELECT a.key_id, a.device_fingerprint, json_extract(j.value, '$[1]') / ${DAY_MS}, json_extract(j.value, '$[2]'), json_extract(j.value, '$[1]')
+    FROM json_each(?1) AS j
+    JOIN activations a ON a.id = substr(json_extract(j.value, '$[0]'), 1, instr(json_extract(j.value, '$[0]'), ':') - 1)
+   WHERE true
+  ON CONFLICT (key_id, day, device_fingerprint) DO UPDATE
+     SET validations = device_days.validations + excluded.validations, last_at = max(device_days.last_at, excluded.last_at)`,
+  merge: ([knownAt, knownCount], [at, count]) => [Math.max(knownAt, at), knownCount + count],
+};
+
+/** Counts a validation of a device (its activation) on `at`'s UTC day: as noteDeviceSeen, the batch's write or null. */
+export const noteDeviceValidated = (d1: D1Database, activationId: string, at: number, windowMs?: number) =>
+  noteTouch(d1, DEVICE_DAY_TOUCH, `${activationId}:${Math.floor(at / DAY_MS)}`, at, [1], windowMs);
+
 type KeyRow = {
   /** The address's unknown keys this window, when the statement was guarded. */
   misses?: number;
@@ -456,8 +477,9 @@ function limitReached(row: FullKeyRow, now: number): LicenseResult {
 }
 
 /**
- * Checks a key on a device. A device last seen more than LAST_USED_WRITE_MS ago also has its lastUsed
- * written, in a batch with other devices seen meanwhile (last-used.ts): bookkeeping the answer does
+ * Checks a key on a device. The validation is counted on its device's UTC day, and a device last seen
+ * more than LAST_USED_WRITE_MS ago also has its lastUsed written, in a batch with other devices seen
+ * meanwhile (platform/touches.ts): bookkeeping the answer does
  * not wait for when `later` runs it after the response (the route passes the request's waitUntil);
  * by default it is awaited.
  */
@@ -475,11 +497,14 @@ export async function validateLicense(
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   if (!row.activation_id) return notActivated(row, now);
   if (hasPassed(row.lease_expires_at, now)) return leaseExpired(row, now);
-  if (row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS) {
-    // Through the binding, not this request's session: the batch outlives the request that opens it.
-    const written = noteDeviceSeen(bindingOf(d1), row.activation_id, now);
-    if (written) await later(written);
-  }
+  // Through the binding, not this request's session: the batch outlives the request that opens it.
+  // Every validation is counted on its day; lastUsed is rewritten only when due. At most one of the
+  // two opens the batch, which carries both.
+  const counted = noteDeviceValidated(bindingOf(d1), row.activation_id, now);
+  const seen =
+    row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS ? noteDeviceSeen(bindingOf(d1), row.activation_id, now) : null;
+  const written = counted ?? seen;
+  if (written) await later(written);
   return valid(row, s, now, 'License is valid');
 }
 

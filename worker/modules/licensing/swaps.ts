@@ -69,8 +69,8 @@ export async function replaceDevice(
     ),
     // The budget is claimed first; A's event is read while A is still there.
     rawSql(
-      `INSERT INTO device_removals (id, key_id, device_fingerprint, removed_at)
-         SELECT ?6, a.key_id, a.device_fingerprint, ?3 FROM activations a WHERE ${replaceable}`,
+      `INSERT INTO device_removals (id, key_id, device_fingerprint, removed_at, replaced)
+         SELECT ?6, a.key_id, a.device_fingerprint, ?3, 1 FROM activations a WHERE ${replaceable}`,
       ...params,
     ),
     deviceReplacedEvent(input.replaceDeviceId, input.deviceFingerprint, now, {

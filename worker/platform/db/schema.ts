@@ -42,6 +42,8 @@
 // - license_keys_reseller_terms (0021): not a figure but a guard; a key a reseller buys for a customer
 //   aborts the batch when their tier does not sell its product (RESELLER_PRODUCT_NOT_IN_TIER) or they
 //   bought their tier's daily cap of keys this UTC day already (RESELLER_DAILY_CAP).
+// - activations_record_in_key_events (0023): a device's activation writes its line of the key's
+//   history (key_events, kind 'activated', the activation's id) in the same statement.
 // - users_give_referral_code (0021), users_give_referral_code_on_role (0021): an account that is or
 //   becomes a reseller gets its referral code.
 import { sql } from 'drizzle-orm';
@@ -317,7 +319,8 @@ export const heldSlots = sqliteTable(
 
 /**
  * A key's history of what its holders and the owner did to it: a transfer (from, to) or a
- * regeneration (detail: the reason, the devices freed). Written in the batch of the change.
+ * regeneration (detail: the reason, the devices freed), written in the batch of the change; and its
+ * devices' activations (detail: the device), written by the activation's insert (trigger, 0023).
  */
 export const keyEvents = sqliteTable(
   'key_events',
@@ -368,8 +371,30 @@ export const deviceRemovals = sqliteTable(
       .references(() => licenseKeys.id, { onDelete: 'cascade' }),
     deviceFingerprint: text('device_fingerprint').notNull(),
     removedAt: integer('removed_at', { mode: 'timestamp_ms' }).notNull(),
+    /** A swap: the device's slot went to another device (the API's replace-device, My Keys' replace). */
+    replaced: integer('replaced', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('device_removals_key_idx').on(t.keyId, t.removedAt)],
+);
+
+/**
+ * The UTC days a key's device validated, with that day's count of validations: one row per key,
+ * device and day, added to by the isolate's batch of touches (platform/touches.ts), never by the
+ * validation's own statement. Kept after the device goes, for the key's history.
+ */
+export const deviceDays = sqliteTable(
+  'device_days',
+  {
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    /** Days since 1970-01-01 (UTC). */
+    day: integer('day').notNull(),
+    validations: integer('validations').notNull(),
+    lastAt: integer('last_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day, t.deviceFingerprint] })],
 );
 
 /** A device's trial of a product: one per device and product, ever; `keyId` is the trial key it got. */
@@ -440,6 +465,8 @@ export const auditLog = sqliteTable(
     index('audit_log_created_idx').on(t.createdAt),
     index('audit_log_action_idx').on(t.action, t.createdAt),
     index('audit_log_actor_idx').on(t.actorId, t.createdAt),
+    // A key's history reads the owner's acts on it (a device removed) by the key.
+    index('audit_log_target_idx').on(t.targetId, t.createdAt),
   ],
 );
 

@@ -26,6 +26,8 @@ const WATCHED: Record<string, string[]> = {
   products: [],
   reseller_tiers: [],
   license_keys: [],
+  key_events: [],
+  device_removals: [],
   activations: ['last_used'],
   held_slots: [],
   ledger: [],

@@ -8,6 +8,10 @@ import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
 import { KeyActions } from './KeyActions';
 import { DAY_MS, hasPassed } from '../../../../worker/platform/vocabulary';
+import { useState } from 'react';
+import { KeyHistory } from '../../components/KeyHistory';
+import { loadMyKeyHistory } from './api';
+import { myKeysKeys } from './query-keys';
 
 type KeyStatus = Schemas['KeyStatus'];
 type LicenseKey = Schemas['LicenseKey'];
@@ -33,6 +37,8 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const graceEnd = k.expiresAt ? graceEndsAt(k.expiresAt, graceDays) : null;
   const expiringSoon = k.status === 'used' && daysLeft !== null && daysLeft > 0 && daysLeft <= EXPIRY_WARNING_DAYS;
   const headingId = `key-${k._id}`;
+  const [showHistory, setShowHistory] = useState(false);
+  const historyId = `key-history-${k._id}`;
 
   return (
     <article className="key-card card" aria-labelledby={headingId}>
@@ -98,6 +104,19 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       </dl>
       <DeviceList licenseKey={k} />
       <KeyActions licenseKey={k} />
+      <button
+        type="button"
+        className="link-button key-history-toggle"
+        aria-expanded={showHistory}
+        aria-controls={historyId}
+        onClick={() => setShowHistory((shown) => !shown)}
+      >
+        {showHistory ? 'Hide activity' : 'Show activity'}
+      </button>
+      {/* Always there, so the button's aria-controls names it; its history is read once opened. */}
+      <div id={historyId} hidden={!showHistory}>
+        {showHistory && <KeyHistory queryKey={myKeysKeys.history(k._id)} load={loadMyKeyHistory(k._id)} />}
+      </div>
     </article>
   );
 }

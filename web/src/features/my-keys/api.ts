@@ -5,6 +5,7 @@ import type { Schemas } from '../../../../worker/platform/api-client';
 import { api } from '../../lib/api';
 import { MY_KEYS_PAGE_SIZE, MY_KEYS_REFRESH_MS } from '../../lib/constants';
 import { myKeysKeys } from './query-keys';
+import { KEY_HISTORY_WEB_PAGE_SIZE } from '../../components/KeyHistory';
 import type { RegenerateKeyInput, TransferKeyInput } from '../../../../worker/modules/keys/schemas/key-care';
 
 export type MyKeysFilters = { page: number; search: string; status: Schemas['KeyStatus'] | '' };
@@ -85,3 +86,7 @@ export function useReplaceDevice() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
   });
 }
+
+/** One page of a key's history (its activity), newest first. */
+export const loadMyKeyHistory = (keyId: string) => (page: number, signal: AbortSignal) =>
+  api.get(`/api/users/my-keys/${encodeURIComponent(keyId)}/history`, { page, limit: KEY_HISTORY_WEB_PAGE_SIZE }, signal);

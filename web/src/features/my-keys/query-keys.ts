@@ -9,4 +9,6 @@ export const myKeysKeys = {
   /** Under the same root: a transfer refreshes the keys and the transfers together. */
   transfers: (page: number) => [...sharedKeys.myKeys, 'transfers', page] as const,
   swaps: (keyId: string) => [...sharedKeys.myKeys, 'swaps', keyId] as const,
+  /** A key's history: under the root, so the key's own changes refresh it. */
+  history: (keyId: string) => [...sharedKeys.myKeys, 'history', keyId] as const,
 };

@@ -9,6 +9,7 @@ import { PasswordCard } from './PasswordCard';
 import { RecoveryTokensCard } from './RecoveryTokensCard';
 import { SecurityLogCard } from './SecurityLogCard';
 import { SessionsCard } from './SessionsCard';
+import { MyDataCard } from './MyDataCard';
 import { TwoFactorCard } from './TwoFactorCard';
 
 export function SecurityPage() {
@@ -47,6 +48,9 @@ export function SecurityPage() {
           </div>
           <div className="security-wide">
             <SecurityLogCard />
+          </div>
+          <div className="security-wide">
+            <MyDataCard />
           </div>
         </div>
       )}

@@ -1,5 +1,5 @@
 // /api/admin/keys: the key list of the admin panel (owner: every key; reseller: the keys they
-// created), and the owner's deletions, device removal and release of held device slots.
+// created), a key's history, and the owner's deletions, device removal and release of held device slots.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, releaseKeySeat, removeKeyActivation } from '../admin-keys';
@@ -7,6 +7,8 @@ import { inBackground, jsonText } from '../../../platform/request';
 import { getSettings } from '../../settings';
 import { regenerateKey, transferKey } from '../key-care';
 import { regenerateKeySchema, transferKeySchema } from '../schemas/key-care';
+import { keyHistory } from '../key-history';
+import { keyHistoryQuery, keyHistoryResponseSchema } from '../schemas/key-history';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
 import { successMessageSchema } from '../../../platform/openapi';
@@ -73,6 +75,18 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
       };
       return c.json(body, 200);
     },
+  )
+  .get(
+    '/:id/history',
+    op(
+      'keyHistory',
+      "A key's history, newest first (a reseller: keys they bought for customers)",
+      { 200: keyHistoryResponseSchema },
+      { access: 'reseller', errors: [400, 404] },
+    ),
+    pathParams(keyIdParam),
+    queryParams(keyHistoryQuery),
+    async (c) => c.json(await keyHistory(keyAdmin(c), c.req.valid('param').id, 'admin', c.req.valid('query')), 200),
   )
   .post(
     '/:id/regenerate',

@@ -1,5 +1,5 @@
-// /api/users/my-keys: the customer's own license keys, paged and searched; giving one to another
-// account and replacing a leaked value; /api/users/key-transfers: the keys they gave and received.
+// /api/users/my-keys: the customer's own license keys, paged and searched; a key's history; giving
+// one to another account and replacing a leaked value; /api/users/key-transfers: the keys they gave and received.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { inBackground, jsonText } from '../../../platform/request';
@@ -11,6 +11,8 @@ import { getSettings } from '../../settings';
 import { keyAdmin } from '../admin-keys';
 import { listKeyTransfers, regenerateKey, transferKey } from '../key-care';
 import { keyIdParam } from '../schemas/admin-keys';
+import { keyHistory } from '../key-history';
+import { keyHistoryQuery, keyHistoryResponseSchema } from '../schemas/key-history';
 import { keyTransfersQuery, regenerateKeySchema, transferKeySchema } from '../schemas/key-care';
 import {
   type KeyChangeResponse,
@@ -28,6 +30,18 @@ export const myKeysRoutes = new Hono<SignedInEnv>()
     op('listMyKeys', 'My license keys, paged', { 200: myKeysResponseSchema }, { errors: [400] }),
     queryParams(myKeysQuerySchema),
     async (c) => jsonText(c, await listOwnKeys(c.var.db, c.var.caller.id, c.req.valid('query'))),
+  )
+  .get(
+    '/my-keys/:id/history',
+    op(
+      'myKeyHistory',
+      "My key's history, newest first: purchase, activations, device removals and swaps, transfers, regenerations, revocation, the days a device validated",
+      { 200: keyHistoryResponseSchema },
+      { errors: [400, 404] },
+    ),
+    pathParams(keyIdParam),
+    queryParams(keyHistoryQuery),
+    async (c) => c.json(await keyHistory(keyAdmin(c), c.req.valid('param').id, 'holder', c.req.valid('query')), 200),
   )
   .post(
     '/my-keys/:id/regenerate',

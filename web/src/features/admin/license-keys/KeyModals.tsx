@@ -16,7 +16,8 @@ import { schemaErrors, useForm } from '../../../lib/form';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { DeviceList, HeldSlotList } from './KeyDevices';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
-import { useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
+import { licenseKeys, loadKeyHistory, useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
+import { KeyHistory } from '../../../components/KeyHistory';
 import { asyncHandler } from '../../../lib/async-handler';
 
 type LicenseKey = Schemas['LicenseKey'];
@@ -90,6 +91,7 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
       <h3 className="section-title">Devices</h3>
       <DeviceList licenseKey={key} canManage={canManage} onChanged={setKey} />
       <HeldSlotList licenseKey={key} canManage={canManage} onChanged={setKey} />
+      <KeyHistory queryKey={licenseKeys.history(key._id)} load={loadKeyHistory(key._id)} />
     </Modal>
   );
 }

@@ -5,6 +5,7 @@ import type { BulkDeleteInput } from '../../../../../worker/modules/keys/schemas
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { api } from '../../../lib/api';
 import { ADMIN_KEYS_PAGE_SIZE } from '../../../lib/constants';
+import { KEY_HISTORY_WEB_PAGE_SIZE } from '../../../components/KeyHistory';
 import { productKeys } from '../../../lib/products';
 import { auditLogKeys, overviewKeys } from '../overview/api';
 
@@ -16,7 +17,13 @@ export type LicenseKeyFilters = { page: number; search: string; status: KeyStatu
 export const licenseKeys = {
   all: ['admin', 'license-keys'] as const,
   list: (filters: LicenseKeyFilters) => [...licenseKeys.all, filters] as const,
+  /** A key's history: under the root, so every change to keys refreshes it. */
+  history: (keyId: string) => [...licenseKeys.all, 'history', keyId] as const,
 };
+
+/** One page of a key's history (its activity), newest first. */
+export const loadKeyHistory = (keyId: string) => (page: number, signal: AbortSignal) =>
+  api.get(`/api/admin/keys/${encodeURIComponent(keyId)}/history`, { page, limit: KEY_HISTORY_WEB_PAGE_SIZE }, signal);
 
 export function useLicenseKeys(filters: LicenseKeyFilters) {
   return useQuery({

@@ -19,6 +19,7 @@ import { resetSettings, saveSettings, settingsKeys, useServerStatus, useSettings
 import { fromDraft, toDraft, type Draft, type FlagField, type NumberField } from './draft';
 import { PaymentSettingsSection } from './PaymentSettingsSection';
 import { KeyTransferSettingsSection } from './KeyTransferSettingsSection';
+import { DataExportSection } from './DataExportSection';
 
 type NumberSpec = { field: NumberField; label: string; min: number; max?: number; step?: number; hint: string };
 type FlagSpec = { field: FlagField; label: string; hint: string };
@@ -224,79 +225,82 @@ function SettingsForm({ settings }: { settings: Settings }) {
   }
 
   return (
-    <form className="settings-layout" onSubmit={form.onSubmit} noValidate aria-labelledby="settings-title">
-      <div className="section-head">
-        <div>
-          <h2 id="settings-title">System Settings</h2>
-          <p className="muted">Changes apply to every user within a few seconds of saving.</p>
+    <>
+      <form className="settings-layout" onSubmit={form.onSubmit} noValidate aria-labelledby="settings-title">
+        <div className="section-head">
+          <div>
+            <h2 id="settings-title">System Settings</h2>
+            <p className="muted">Changes apply to every user within a few seconds of saving.</p>
+          </div>
+          <div className="button-row">
+            <button type="button" className="btn btn-secondary" onClick={() => setConfirmReset(true)} disabled={busy}>
+              Reset to Defaults
+            </button>
+            <button type="submit" className="btn btn-primary" disabled={busy}>
+              {saving ? 'Saving…' : 'Save Settings'}
+            </button>
+          </div>
         </div>
-        <div className="button-row">
-          <button type="button" className="btn btn-secondary" onClick={() => setConfirmReset(true)} disabled={busy}>
-            Reset to Defaults
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {saving ? 'Saving…' : 'Save Settings'}
-          </button>
-        </div>
-      </div>
 
-      <div className="settings-columns">
-        <div className="settings-sections">
-          {SECTIONS.map((section) => (
-            <Fieldset key={section.title} title={section.title} description={section.description}>
-              <div className="form-grid">
-                {section.numbers.map((n) => (
-                  <Field
-                    key={n.field}
-                    id={`setting-${n.field}`}
-                    label={n.label}
-                    type="number"
-                    min={n.min}
-                    max={n.max}
-                    step={n.step ?? 1}
-                    inputMode={n.step ? 'decimal' : 'numeric'}
-                    hint={n.hint}
-                    {...form.field(n.field)}
-                  />
+        <div className="settings-columns">
+          <div className="settings-sections">
+            {SECTIONS.map((section) => (
+              <Fieldset key={section.title} title={section.title} description={section.description}>
+                <div className="form-grid">
+                  {section.numbers.map((n) => (
+                    <Field
+                      key={n.field}
+                      id={`setting-${n.field}`}
+                      label={n.label}
+                      type="number"
+                      min={n.min}
+                      max={n.max}
+                      step={n.step ?? 1}
+                      inputMode={n.step ? 'decimal' : 'numeric'}
+                      hint={n.hint}
+                      {...form.field(n.field)}
+                    />
+                  ))}
+                </div>
+                {section.flags.map((f) => (
+                  <CheckboxField key={f.field} id={`setting-${f.field}`} label={f.label} hint={f.hint} {...form.checkbox(f.field)} />
                 ))}
-              </div>
-              {section.flags.map((f) => (
-                <CheckboxField key={f.field} id={`setting-${f.field}`} label={f.label} hint={f.hint} {...form.checkbox(f.field)} />
-              ))}
-            </Fieldset>
-          ))}
-          <MailStatus />
-          <PaymentSettingsSection form={form} />
-          <KeyTransferSettingsSection form={form} />
+              </Fieldset>
+            ))}
+            <MailStatus />
+            <PaymentSettingsSection form={form} />
+            <KeyTransferSettingsSection form={form} />
+          </div>
+
+          <Card title="Configuration Summary" className="settings-summary">
+            <dl className="info-list">
+              <Detail label="Exchange rate">1 USD = {draft.usdToCreditRate || '—'} credits</Detail>
+              <Detail label="Max generation">{draft.maxKeysPerGeneration || '—'} keys</Detail>
+              <Detail label="Status">
+                <Badge tone={draft.maintenanceMode ? 'yellow' : 'green'}>{draft.maintenanceMode ? 'Maintenance' : 'Active'}</Badge>
+              </Detail>
+            </dl>
+          </Card>
         </div>
 
-        <Card title="Configuration Summary" className="settings-summary">
-          <dl className="info-list">
-            <Detail label="Exchange rate">1 USD = {draft.usdToCreditRate || '—'} credits</Detail>
-            <Detail label="Max generation">{draft.maxKeysPerGeneration || '—'} keys</Detail>
-            <Detail label="Status">
-              <Badge tone={draft.maintenanceMode ? 'yellow' : 'green'}>{draft.maintenanceMode ? 'Maintenance' : 'Active'}</Badge>
-            </Detail>
-          </dl>
-        </Card>
-      </div>
-
-      {confirmReset && (
-        <ConfirmModal
-          title="Reset to Defaults"
-          confirmLabel="Reset Settings"
-          busyLabel="Resetting…"
-          busy={resetting}
-          onConfirm={asyncHandler(onReset)}
-          onClose={() => setConfirmReset(false)}
-        >
-          <p>Every setting returns to its default value, and takes effect at once.</p>
-          <p>
-            <strong>This action cannot be undone.</strong>
-          </p>
-        </ConfirmModal>
-      )}
-    </form>
+        {confirmReset && (
+          <ConfirmModal
+            title="Reset to Defaults"
+            confirmLabel="Reset Settings"
+            busyLabel="Resetting…"
+            busy={resetting}
+            onConfirm={asyncHandler(onReset)}
+            onClose={() => setConfirmReset(false)}
+          >
+            <p>Every setting returns to its default value, and takes effect at once.</p>
+            <p>
+              <strong>This action cannot be undone.</strong>
+            </p>
+          </ConfirmModal>
+        )}
+      </form>
+      <DataExportSection />
+    </>
   );
 }
 
