@@ -109,7 +109,9 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
               <ul className="entitlement-list" aria-label="Entitlements">
                 {k.entitlements.map((name) => (
                   <li key={name}>
-                    <Badge tone="blue">{name}</Badge>
+                    <Badge tone="blue" asWritten>
+                      {name}
+                    </Badge>
                   </li>
                 ))}
               </ul>

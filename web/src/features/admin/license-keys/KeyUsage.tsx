@@ -47,7 +47,9 @@ export function KeyUsage({ licenseKey: key, canManage, onChanged }: Props) {
         <ul className="entitlement-list" aria-label="Entitlements">
           {key.entitlements.map((name) => (
             <li key={name}>
-              <Badge tone="blue">{name}</Badge>
+              <Badge tone="blue" asWritten>
+                {name}
+              </Badge>
             </li>
           ))}
         </ul>
