@@ -2,7 +2,7 @@
 // offline token, and follow its product's changes; a debit is exact under concurrency, once per
 // Idempotency-Key, refused at zero without a change, refilled lazily, and topped up by the owner.
 import { env } from 'cloudflare:test';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { importPublicKey, verifySignature } from '../../../../sdk/src/index';
@@ -302,6 +302,35 @@ describe('metered usage', () => {
       expect((await keyRow(k.id))!.usageRemaining).toBe(6);
     } finally {
       await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId));
+    }
+  });
+
+  it('keeps the count exact when top-ups and debits race: what is left is what was added less what was debited', async () => {
+    const owner = await signedInUser('owner');
+    const k = await keyOf({ usageAllowance: 0 });
+    const work = [
+      ...Array.from({ length: 10 }, () =>
+        api('POST', `/api/admin/keys/${k.id}/usage/top-up`, { token: owner.token, body: { amount: 2 } }).then((r) => r.status),
+      ),
+      ...Array.from({ length: 25 }, (_, i) => consume(k, `mix-${i}`).then((r) => r.answer.code)),
+    ];
+    const outcomes = await Promise.all(work);
+    expect(outcomes.slice(0, 10).every((status) => status === 200)).toBe(true);
+    const debited = outcomes.slice(10).filter((code) => code === 'CONSUMED').length;
+    expect(outcomes.slice(10).every((code) => code === 'CONSUMED' || code === 'USAGE_EXHAUSTED')).toBe(true);
+    expect(await debits(k.id)).toHaveLength(debited);
+    expect((await keyRow(k.id))!.usageRemaining).toBe(20 - debited);
+    // In the order they committed (rowid), each history row's uses left follows from the one before.
+    const history = await db()
+      .select()
+      .from(usageEvents)
+      .where(eq(usageEvents.keyId, k.id))
+      .orderBy(sql`rowid`)
+      .all();
+    let left = 0;
+    for (const row of history) {
+      left += row.kind === 'top_up' ? row.amount : -row.amount;
+      expect(row.remaining).toBe(left);
     }
   });
 
