@@ -1,13 +1,15 @@
 // Issue 30's journey: the owner makes a floating product in the product form; a customer's key takes
 // two devices, a third is refused, one device borrows its seat, another stops heartbeating and its
 // seat goes to the next device once its lease ends, and the customer swaps a device from My Keys.
-// The owner sees the seats with their leases in the key's details.
+// The owner sees the seats with their leases in the key's details. The same product carries issue 31's
+// entitlements and usage allowance, set in the form: the customer sees both, and the uses left, in My Keys.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allowDevicesPerKey,
   apiCall,
   apiLogin,
+  baseURL,
   launchBrowser,
   newPage,
   ownerCredentials,
@@ -60,11 +62,14 @@ describe('floating seats in the browser', () => {
     await form.getByLabel('Borrow maximum (hours)').fill('24');
     await form.getByLabel('Device swaps').fill('3');
     await form.getByLabel('Swap window (days)').fill('30');
+    await form.getByLabel('Entitlements').fill('pro, export-pdf');
+    await form.getByLabel('Usage allowance').fill('20');
     await screenshot(owner, 'product-form-floating');
     await form.getByRole('button', { name: 'Create Product' }).click();
     expect(await visible(toastWith(owner, `${name} created`))).toBe(true);
     const product = (await apiCall('GET', '/api/products', undefined, ownerToken)).body.find((p) => p.keyTag === tag)!;
     expect(product).toMatchObject({ licenseModel: 'floating', maxActivations: 2, leaseMinutes: 1, borrowMaxHours: 24, swapLimit: 3 });
+    expect(product).toMatchObject({ entitlements: ['export-pdf', 'pro'], usageAllowance: 20, usageRefillAmount: null });
 
     // The customer buys a key.
     const { context, page } = await newPage(browser, { mobile: true });
@@ -114,10 +119,22 @@ describe('floating seats in the browser', () => {
     const seats = details.getByRole('list', { name: 'Seats' });
     expect(await textOf(seats.locator('li').filter({ hasText: 'Laptop' }))).toMatch(/borrowed until/);
     expect(await textOf(seats.locator('li').filter({ hasText: 'Tower' }))).toMatch(/seat held until/);
+    expect(await textOf(details.getByTestId('key-uses-left'))).toMatch(/^Uses left: 20 \(allowance 20\)/);
     await screenshot(owner, 'key-details-seats');
 
-    // From My Keys, the customer replaces the laptop: it works on until the new laptop activates.
+    // The laptop's app spends 3 uses; My Keys shows the entitlements and the 17 uses left.
+    const consumed = await fetch(new URL('/api/v1/licenses/consume', baseURL()), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': `e2e-${tag}` },
+      body: JSON.stringify({ key, deviceFingerprint: laptop, amount: 3 }),
+    });
+    expect(((await consumed.json()) as Answer).code).toBe('CONSUMED');
     await page.goto('/my-keys');
+    const entitlements = page.getByRole('list', { name: 'Entitlements' });
+    expect(await textOf(entitlements)).toMatch(/export-pdf\s*pro/);
+    expect(await textOf(page.getByTestId('uses-left'))).toBe('17');
+
+    // From My Keys, the customer replaces the laptop: it works on until the new laptop activates.
     const devices = page.getByRole('list', { name: 'Activated devices' });
     expect(await visible(devices.getByText('seat-laptop-0001…'))).toBe(true);
     expect(await textOf(page.getByTestId('swaps-left'))).toBe('3 of 3 device swaps left in 30 days');

@@ -3,7 +3,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
-import { MAX_BULK_DELETE, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
+import { keyEntitlementsSchema, MAX_BULK_DELETE, revokeKeySchema, topUpSchema } from '../../worker/modules/keys/schemas/admin-keys';
 import { regenerateKeySchema } from '../../worker/modules/keys/schemas/key-care';
 import type { Schemas } from '../../worker/platform/api-client';
 import { contextOf, type CommandContext } from '../lib/context';
@@ -170,6 +170,87 @@ Examples:
     });
 
   keys
+    .command('entitlements')
+    .description("A key's entitlements; with --set, the ones granted to it beyond its product's (owner)")
+    .argument('<key|id>', 'the license key or its id')
+    .option('--set <names>', 'comma-separated lowercase names to grant ("" removes every grant)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keypanel keys entitlements APP-XXXX-XXXX-XXXX\n  $ keypanel keys entitlements APP-XXXX-XXXX-XXXX --set beta,priority-support\n',
+    )
+    .action(async (ref: string, options: { set?: string }, command: Command) => {
+      const ctx = contextOf(command);
+      const api = ctx.api();
+      const { _id } = await findKey(api, ref);
+      if (options.set !== undefined) {
+        const { entitlements } = parseWith(keyEntitlementsSchema, { entitlements: options.set }, '--set: ');
+        await api.put(`/api/admin/keys/${_id}/entitlements`, { entitlements });
+      }
+      const usage = await api.get(`/api/admin/keys/${_id}/usage`, { page: 1, limit: 1 });
+      await printRecord(
+        ctx.format,
+        [
+          ['key', usage.key],
+          ['entitlements', usage.entitlements.join(', ') || null],
+          ['granted', usage.grantedEntitlements.join(', ') || null],
+        ],
+        { key: usage.key, entitlements: usage.entitlements, granted: usage.grantedEntitlements },
+      );
+      if (options.set !== undefined) success('Entitlements saved.');
+    });
+
+  keys
+    .command('usage')
+    .description("A metered key's uses left and its usage history, newest first (owner)")
+    .argument('<key|id>', 'the license key or its id')
+    .option('--limit <n>', 'history entries to show (1-100)', wholeNumber('--limit', 1, 100), 20)
+    .addHelpText('after', '\nExample:\n  $ keypanel keys usage APP-XXXX-XXXX-XXXX --limit 50\n')
+    .action(async (ref: string, options: { limit: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const api = ctx.api();
+      const { _id } = await findKey(api, ref);
+      const usage = await api.get(`/api/admin/keys/${_id}/usage`, { page: 1, limit: options.limit });
+      const u = usage.usage;
+      await printRecord(
+        ctx.format,
+        [
+          ['key', usage.key],
+          ['metered', u ? 'yes' : 'no'],
+          ['remaining', u?.remaining ?? null],
+          ['allowance', u?.allowance ?? null],
+          ['refill', u?.refillAmount ? `to ${u.refillAmount} every ${u.refillDays} days` : null],
+          ['nextRefillAt', u?.nextRefillAt ?? null],
+          ['consumed', usage.consumed],
+          ['toppedUp', usage.toppedUp],
+          ...usage.history.map(
+            (h, i) =>
+              [
+                `${i + 1}`,
+                `${h.at} ${h.kind === 'consume' ? '-' : '+'}${h.amount}${h.by ? ` by ${h.by.username}` : ''}, ${h.remaining} left`,
+              ] as [string, string],
+          ),
+        ],
+        usage,
+      );
+    });
+
+  keys
+    .command('top-up')
+    .description('Add uses to a metered key (owner)')
+    .argument('<key|id>', 'the license key or its id')
+    .requiredOption('--amount <n>', 'uses to add', wholeNumber('--amount', 1, 1_000_000_000))
+    .addHelpText('after', '\nExample:\n  $ keypanel keys top-up APP-XXXX-XXXX-XXXX --amount 500\n')
+    .action(async (ref: string, options: { amount: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const { amount } = parseWith(topUpSchema, { amount: options.amount }, '--amount: ');
+      const api = ctx.api();
+      const { _id } = await findKey(api, ref);
+      const answer = await api.post(`/api/admin/keys/${_id}/usage/top-up`, { amount });
+      await printRecord(ctx.format, keyDetails(answer.licenseKey), answer.licenseKey);
+      success(`Added ${amount} uses to ${answer.licenseKey.key}: ${answer.licenseKey.usage?.remaining ?? 0} left.`);
+    });
+
+  keys
     .command('revoke')
     .description('Revoke a key (owner): its devices stop validating at once')
     .argument('<key|id>', 'the license key or its id')
@@ -322,6 +403,8 @@ export function keyDetails(k: Schemas['LicenseKey'], now = Date.now()): Array<[s
     ['product', `${k.product.name} (${k.product.keyTag})`],
     ['trial', k.trial ? 'yes' : 'no'],
     ['expiresAt', k.expiresAt],
+    ['entitlements', k.entitlements.join(', ') || null],
+    ...(k.usage ? [['usesLeft', `${k.usage.remaining} (allowance ${k.usage.allowance})`] as [string, string]] : []),
     [floating ? 'seats' : 'devices', `${live.length}/${k.maxActivations}`],
     ...k.activations.map((a, i) => [`${floating ? 'seat' : 'device'} ${i + 1}`, device(a)] as [string, string]),
     ...k.heldSlots.map((h, i) => [`held ${i + 1}`, `${h.deviceFingerprint}, frees at ${h.freesAt}`] as [string, string]),

@@ -15,6 +15,7 @@ import {
 import {
   activateLicenseSchema,
   borrowSeatSchema,
+  consumeLicenseSchema,
   deactivateLicenseSchema,
   heartbeatLicenseSchema,
   replaceDeviceSchema,
@@ -44,7 +45,8 @@ const ACTIONS = {
 } as const;
 
 /** A successful answer for each call; anything else exits 1 after printing the answer. */
-const SUCCESS_CODES: Record<keyof typeof ACTIONS | 'borrow' | 'replace-device' | 'trial', string[]> = {
+const SUCCESS_CODES: Record<keyof typeof ACTIONS | 'borrow' | 'replace-device' | 'trial' | 'consume', string[]> = {
+  consume: ['CONSUMED'],
   activate: ['VALID'],
   validate: ['VALID'],
   deactivate: ['DEACTIVATED', 'SEAT_RELEASED'],
@@ -67,7 +69,7 @@ Every answer must be signed by the server's public key, as an app checks it; one
 an error. The key is the one \`keypanel login\` pinned for this server (re-pin after a deliberate
 rotation with \`keypanel login --repin\`), or --public-key; it is never fetched at the moment of
 checking. The answer is printed; the exit code is 0 for VALID (DEACTIVATED or SEAT_RELEASED for
-deactivate, DEVICE_REPLACED for replace-device, TRIAL_STARTED for trial), else 1.
+deactivate, DEVICE_REPLACED for replace-device, TRIAL_STARTED for trial, CONSUMED for consume), else 1.
 
 Examples:
   $ keypanel license activate --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
@@ -76,6 +78,7 @@ Examples:
   $ keypanel license heartbeat --key APP-XXXX-XXXX-XXXX --fingerprint device-0001
   $ keypanel license replace-device --key APP-XXXX-XXXX-XXXX --fingerprint device-0002 --replace DEVICE_ID
   $ keypanel license trial --key-tag APP --fingerprint device-0001
+  $ keypanel license consume --key APP-XXXX-XXXX-XXXX --fingerprint device-0001 --amount 3 --idempotency-key job-42
   $ keypanel license verify-token eyJhbGciOiJFZERTQSJ9... --fingerprint device-0001
 `,
     );
@@ -145,6 +148,37 @@ Examples:
     });
 
   license
+    .command('consume')
+    .description('Debit uses from a metered key (the same --idempotency-key debits once, however often it is sent)')
+    .requiredOption('--key <key>', 'the license key')
+    .requiredOption('--fingerprint <fingerprint>', 'the device fingerprint (activated on the key)')
+    .option('--amount <n>', 'uses to debit', wholeNumber('--amount', 1, 1_000_000_000), 1)
+    .option('--idempotency-key <key>', 'names this debit, so that sending it again debits nothing more (a fresh random one by default)')
+    .option('--nonce <nonce>', 'echoed back in the signed answer')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ keypanel license consume --key APP-XXXX-XXXX-XXXX --fingerprint device-0001 --amount 3 --idempotency-key job-42\n`,
+    )
+    .action(async (options: CallOptions & { amount: number; idempotencyKey?: string }, command: Command) => {
+      const body = parseWith(consumeLicenseSchema, {
+        key: options.key,
+        deviceFingerprint: options.fingerprint,
+        nonce: options.nonce,
+        amount: options.amount,
+      });
+      await runCall(command, options.publicKey, 'consume', (sdk) =>
+        sdk.consume({
+          key: body.key,
+          fingerprint: body.deviceFingerprint,
+          nonce: body.nonce,
+          amount: body.amount,
+          idempotencyKey: options.idempotencyKey,
+        }),
+      );
+    });
+
+  license
     .command('trial')
     .description("Start a device's trial of a product (one per device and product); prints the trial key")
     .requiredOption('--key-tag <tag>', "the product's key tag")
@@ -201,6 +235,7 @@ Examples:
         ['product', claims.keyTag || null],
         ['issuedAt', claims.issuedAt.toISOString()],
         ['expiresAt', claims.expiresAt.toISOString()],
+        ['entitlements', claims.entitlements.join(', ') || null],
       ]);
     });
 }
@@ -254,6 +289,8 @@ async function printAnswer(ctx: CommandContext, result: LicenseResult) {
       ['expiresAt', expiresAt],
       ['model', license?.licenseModel ?? null],
       ['activations', license ? `${license.activationCount}/${license.maxActivations}` : null],
+      ['entitlements', license?.entitlements.join(', ') || null],
+      ...(license?.usage ? [['usesLeft', `${license.usage.remaining} (allowance ${license.usage.allowance})`] as [string, string]] : []),
       // Deactivations, and activations refused for held slots: when a slot frees.
       ...(slotFreesAt !== undefined ? [['slotFreesAt', slotFreesAt] as [string, string | null]] : []),
       ...moments,
@@ -280,7 +317,14 @@ async function printAnswer(ctx: CommandContext, result: LicenseResult) {
       ...Object.fromEntries(moments),
       ...(devices ? { devices } : {}),
       ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
-      license: license ? { ...license, expiresAt, token } : null,
+      license: license
+        ? {
+            ...license,
+            expiresAt,
+            usage: license.usage && { ...license.usage, nextRefillAt: license.usage.nextRefillAt?.toISOString() ?? null },
+            token,
+          }
+        : null,
     },
   );
 }

@@ -60,6 +60,10 @@ type ProductOptions = {
   swapWindowDays?: number;
   trialDays?: number;
   features?: string;
+  entitlements?: string;
+  usageAllowance?: number | 'none';
+  refillAmount?: number | 'none';
+  refillDays?: number | 'none';
   active?: boolean;
 };
 
@@ -95,6 +99,10 @@ function productOptions(command: Command, required: boolean) {
       wholeNumber('--trial-days', 0, 365),
     )
     .option('--features <list>', 'comma-separated features')
+    .option('--entitlements <list>', 'comma-separated lowercase entitlement names every key has, like pro,export-pdf')
+    .option('--usage-allowance <n|none>', "uses each key starts with, or 'none' (not metered)", orNone('--usage-allowance', 0))
+    .option('--refill-amount <n|none>', "uses a key is refilled to each period, or 'none' (no refill)", orNone('--refill-amount', 1))
+    .option('--refill-days <n|none>', "the refill period in days, 1 to 365, or 'none'", orNone('--refill-days', 1, 365))
     .option('--active', 'offer the product (the default for a new one)')
     .option('--inactive', 'stop offering the product');
 }
@@ -120,10 +128,21 @@ function productFields(options: ProductOptions & { inactive?: boolean }) {
     swapWindowDays: options.swapWindowDays,
     trialDays: options.trialDays,
     features: options.features,
+    entitlements: options.entitlements,
+    usageAllowance: noneAsNull(options.usageAllowance),
+    usageRefillAmount: noneAsNull(options.refillAmount),
+    usageRefillDays: noneAsNull(options.refillDays),
     isActive: options.active ? true : options.inactive ? false : undefined,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
+
+/** A whole number in range, or 'none'. */
+const orNone =
+  (name: string, min: number, max = 1_000_000_000) =>
+  (text: string): number | 'none' =>
+    text.trim().toLowerCase() === 'none' ? 'none' : wholeNumber(name, min, max)(text);
+const noneAsNull = (v: number | 'none' | undefined) => (v === 'none' ? null : v);
 
 /** --swap-limit: a whole number 0 to 100, or 'none' (no budget). */
 function swapLimit(text: string): number | 'none' {
@@ -212,6 +231,10 @@ Examples:
         trialDays: current.trialDays,
         isActive: current.isActive,
         features: current.features,
+        entitlements: current.entitlements,
+        usageAllowance: current.usageAllowance,
+        usageRefillAmount: current.usageRefillAmount,
+        usageRefillDays: current.usageRefillDays,
         ...changes,
       });
       const product = await api.put(`/api/products/${current._id}`, body);

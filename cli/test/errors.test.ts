@@ -85,6 +85,9 @@ describe('bad usage exits 2', () => {
       'keys export',
       'keys revoke',
       'keys delete',
+      'keys entitlements',
+      'keys usage',
+      'keys top-up',
       'users',
       'users list',
       'users create',
@@ -103,6 +106,7 @@ describe('bad usage exits 2', () => {
       'license activate',
       'license validate',
       'license deactivate',
+      'license consume',
       'license verify-token',
     ];
     const results = await Promise.all(commands.map((c) => keypanel([...c.split(' '), '--help'])));

@@ -216,4 +216,67 @@ describe('keypanel license', () => {
     expect(again.code).toBe(1);
     expect(json<Answer>(again.stdout).code).toBe('TRIAL_ALREADY_USED');
   });
+
+  it('grants entitlements, consumes uses once per idempotency key, tops up and shows the usage of a metered key', async () => {
+    const product = await createProduct({ maxActivations: 1, entitlements: ['pro'], usageAllowance: 3 });
+    const [key] = json<Array<{ key: string }>>(
+      (await keypanel(['keys', 'generate', '--product', product.keyTag, '--quantity', '1', '--format', 'json'], { home })).stdout,
+    );
+    const shipped = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-license-key-')), 'keypanel.pem');
+    writeFileSync(shipped, (await apiCall('GET', '/api/v1/licenses/public-key')).body.pem);
+    const license = (...args: string[]) => keypanel(['license', ...args, '--public-key', shipped, '--format', 'json']);
+    const fingerprint = `device-${unique('use')}`;
+
+    const granted = await keypanel(['keys', 'entitlements', key.key, '--set', 'beta', '--format', 'json'], { home });
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(json(granted.stdout)).toEqual({ key: key.key, entitlements: ['beta', 'pro'], granted: ['beta'] });
+    expect((await keypanel(['keys', 'entitlements', key.key, '--set', 'Not Valid'], { home })).code).toBe(2);
+
+    const activated = await license('activate', '--key', key.key, '--fingerprint', fingerprint);
+    expect(json<Answer>(activated.stdout).license).toMatchObject({ entitlements: ['beta', 'pro'], usage: { remaining: 3 } });
+    const consume = (id: string, amount = '2') =>
+      license('consume', '--key', key.key, '--fingerprint', fingerprint, '--amount', amount, '--idempotency-key', id);
+    const first = await consume('job-1');
+    expect(first.code, first.stderr).toBe(0);
+    expect(json<Answer>(first.stdout)).toMatchObject({ valid: true, code: 'CONSUMED', license: { usage: { remaining: 1 } } });
+    // Sent again, the same debit answers alike and takes nothing more.
+    expect(json<Answer>((await consume('job-1')).stdout)).toMatchObject({ code: 'CONSUMED', license: { usage: { remaining: 1 } } });
+    const exhausted = await consume('job-2');
+    expect(exhausted.code).toBe(1);
+    expect(json<Answer>(exhausted.stdout)).toMatchObject({ valid: false, code: 'USAGE_EXHAUSTED', license: { usage: { remaining: 1 } } });
+    expect(exhausted.stderr).toContain('USAGE_EXHAUSTED');
+
+    const topUp = await keypanel(['keys', 'top-up', key.key, '--amount', '10', '--format', 'json'], { home });
+    expect(topUp.code, topUp.stderr).toBe(0);
+    expect(json<Schemas['LicenseKey']>(topUp.stdout).usage).toMatchObject({ remaining: 11 });
+    expect((await keypanel(['keys', 'top-up', key.key, '--amount', '0'], { home })).code).toBe(2);
+    expect((await consume('job-2')).code).toBe(0);
+
+    const usage = await keypanel(['keys', 'usage', key.key, '--format', 'json'], { home });
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(json<Schemas['KeyUsage']>(usage.stdout)).toMatchObject({
+      usage: { remaining: 9, allowance: 3 },
+      consumed: 4,
+      toppedUp: 10,
+      history: [
+        { kind: 'consume', amount: 2, remaining: 9 },
+        { kind: 'top_up', amount: 10, remaining: 11 },
+        { kind: 'consume', amount: 2, remaining: 1 },
+      ],
+    });
+    // An update through the CLI keeps the product's entitlements and allowance it was not given.
+    const updated = await keypanel(
+      ['products', 'update', product.keyTag, '--refill-amount', '5', '--refill-days', '30', '--format', 'json'],
+      {
+        home,
+      },
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(json<Schemas['Product']>(updated.stdout)).toMatchObject({
+      entitlements: ['pro'],
+      usageAllowance: 3,
+      usageRefillAmount: 5,
+      usageRefillDays: 30,
+    });
+  });
 });

@@ -13,6 +13,7 @@ import {
   type OfflineToken,
   type PublicKeyInput,
   type ServerCode,
+  type Usage,
   type VerifyKey,
 } from './types.js';
 import { importPublicKey, normalizeKey, TokenError, verifyOfflineToken, verifySignature } from './verify.js';
@@ -55,11 +56,12 @@ export type LicenseRequest = {
   nonce?: string;
 };
 
-type Action = 'activate' | 'validate' | 'deactivate' | 'heartbeat' | 'borrow' | 'replace-device' | 'trial';
+type Action = 'activate' | 'validate' | 'deactivate' | 'heartbeat' | 'borrow' | 'replace-device' | 'trial' | 'consume';
 /** The calls that answer from the kept offline token when the server cannot be reached. */
 const OFFLINE_FALLBACK: readonly Action[] = ['activate', 'validate', 'heartbeat', 'borrow'];
 
-type WireLicense = Omit<LicenseInfo, 'expiresAt'> & { expiresAt: string | null; token: string | null };
+type WireUsage = Omit<Usage, 'nextRefillAt'> & { nextRefillAt: string | null };
+type WireLicense = Omit<LicenseInfo, 'expiresAt' | 'usage'> & { expiresAt: string | null; usage?: WireUsage | null; token: string | null };
 type WireDevice = Omit<BoundDevice, 'lastSeenAt' | 'leaseExpiresAt'> & { lastSeenAt: string | null; leaseExpiresAt: string | null };
 type WireAnswer = {
   valid: boolean;
@@ -130,18 +132,28 @@ export function createLicensing(options: LicensingOptions) {
     offlineToken: null,
   });
 
-  async function call(action: Action, req: LicenseRequest, extra: Record<string, unknown> = {}): Promise<LicenseResult> {
+  async function call(
+    action: Action,
+    req: LicenseRequest,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): Promise<LicenseResult> {
     const key = await publicKey();
     // A fresh nonce per call, echoed inside the signed body: an old signed answer replayed does not match.
     const nonce = req.nonce ?? randomNonce();
     // A trial names its product instead of a key: the key comes in the answer.
     const trial = action === 'trial';
-    const raw = await post(transport, `${base}/api/v1/licenses/${action}`, {
-      ...(trial ? {} : { key: req.key }),
-      deviceFingerprint: req.fingerprint,
-      nonce,
-      ...extra,
-    });
+    const raw = await post(
+      transport,
+      `${base}/api/v1/licenses/${action}`,
+      {
+        ...(trial ? {} : { key: req.key }),
+        deviceFingerprint: req.fingerprint,
+        nonce,
+        ...extra,
+      },
+      headers,
+    );
     const fallback = OFFLINE_FALLBACK.includes(action);
     // No answer, or one that grants nothing (throttled, server down): these need no signature.
     if (!raw || raw.status >= 500) {
@@ -185,7 +197,10 @@ export function createLicensing(options: LicensingOptions) {
     if (trial && answer.license) req = { ...req, key: answer.license.key };
 
     let offlineToken: OfflineToken | null = null;
-    if (isValidCode(answer.code) && answer.license?.token) {
+    if (action === 'consume') {
+      // A debit says nothing about the device's standing: the kept token stays as it is.
+      offlineToken = await keptToken(req);
+    } else if (isValidCode(answer.code) && answer.license?.token) {
       try {
         offlineToken = await verifyOfflineToken(key, answer.license.token, { now: now(), key: req.key, fingerprint: req.fingerprint });
       } catch (err) {
@@ -288,6 +303,21 @@ export function createLicensing(options: LicensingOptions) {
           ...(req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
         },
       ),
+    /**
+     * Debits `amount` uses (default 1) from a metered key. `idempotencyKey` makes the debit safe to
+     * send again: the same key debits once and answers the same (CONSUMED with the uses left after
+     * it); the SDK's own retries reuse it. Pass one you keep to retry across restarts; a fresh random
+     * one by default. Out of uses: USAGE_EXHAUSTED, nothing debited.
+     */
+    consume: (req: LicenseRequest & { amount?: number; idempotencyKey?: string }) =>
+      call('consume', req, { amount: req.amount ?? 1 }, { 'Idempotency-Key': req.idempotencyKey ?? randomNonce() }),
+    /**
+     * Whether the key has entitlement `name`, offline: read from the kept offline token (verified
+     * again against the pinned key), so it holds while the server cannot be reached. False when no
+     * token is kept or it has expired.
+     */
+    hasEntitlement: async (req: Pick<LicenseRequest, 'key' | 'fingerprint'>, name: string) =>
+      (await keptToken(req))?.entitlements.includes(name) ?? false,
     /** The kept offline token alone, without the network. */
     checkOffline: (req: LicenseRequest) =>
       offline(req, { code: 'UNREACHABLE', detail: 'No offline token is kept for this key and device' }),
@@ -305,8 +335,10 @@ function parse(raw: RawAnswer): unknown {
   }
 }
 
-const toLicense = ({ token: _token, ...wire }: WireLicense): LicenseInfo => ({
+const toLicense = ({ token: _token, usage, ...wire }: WireLicense): LicenseInfo => ({
   ...wire,
+  entitlements: Array.isArray(wire.entitlements) ? wire.entitlements : [],
+  usage: usage ? { ...usage, nextRefillAt: usage.nextRefillAt === null ? null : new Date(usage.nextRefillAt) } : null,
   expiresAt: wire.expiresAt === null ? null : new Date(wire.expiresAt),
 });
 

@@ -7,7 +7,8 @@ import type { ResultCode } from './types.js';
  * - `use`: the software may run.
  * - `activate`: this device holds nothing on the key: activate it (or, for a floating key, again).
  * - `replace-a-device`: the key is full: offer to replace one of `devices` (replaceDevice), or wait for `slotFreesAt`.
- * - `wait`: nothing to do now: try again at the moment the answer names (`slotFreesAt`, `nextSwapAt`) or later.
+ * - `wait`: nothing to do now: try again at the moment the answer names (`slotFreesAt`, `nextSwapAt`,
+ *   `license.usage.nextRefillAt`) or later (a key out of uses waits for its refill or the owner's top-up).
  * - `buy`: the key (or trial) is over, or there is none: send the customer to buy one.
  * - `stop`: the device let its slot go: stop using the software.
  * - `fix-request`: the app sent something the API refused (a bug, a mistyped key, or a key its holder
@@ -36,6 +37,9 @@ export const NEXT_STEPS: { readonly [C in ResultCode]: NextStep } = {
   BORROW_NOT_ALLOWED: 'fix-request',
   DEACTIVATED: 'stop',
   SEAT_RELEASED: 'stop',
+  CONSUMED: 'use',
+  USAGE_EXHAUSTED: 'wait',
+  USAGE_NOT_METERED: 'fix-request',
   INVALID_SIGNATURE: 'reject',
   UNREACHABLE: 'retry-later',
   RATE_LIMITED: 'retry-later',

@@ -1,6 +1,7 @@
 // One POST to the licensing API, sent again after a 429, a 5xx or no answer at all, waiting as
 // Retry-After says or else backing off exponentially with jitter. Every licensing call is safe to
-// repeat: activating a device again takes no second slot, and a 429 is answered before any work.
+// repeat: activating a device again takes no second slot, a debit repeats with its Idempotency-Key,
+// and a 429 is answered before any work.
 
 export type RetryOptions = {
   /** Attempts after the first (default 3). */
@@ -34,11 +35,16 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 /** The last answer, or null when none came at all. */
-export async function post(transport: Transport, url: string, body: unknown): Promise<RawAnswer | null> {
+export async function post(
+  transport: Transport,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer | null> {
   const { retries, baseDelayMs, maxDelayMs } = transport.retry;
   let last: RawAnswer | null = null;
   for (let attempt = 0; ; attempt++) {
-    last = await once(transport, url, body).catch(() => null);
+    last = await once(transport, url, body, headers).catch(() => null);
     if (last && !retryable(last.status)) return last;
     if (attempt >= retries) return last;
     const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
@@ -48,10 +54,10 @@ export async function post(transport: Transport, url: string, body: unknown): Pr
   }
 }
 
-async function once(transport: Transport, url: string, body: unknown): Promise<RawAnswer> {
+async function once(transport: Transport, url: string, body: unknown, headers: Record<string, string>): Promise<RawAnswer> {
   const res = await transport.fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(transport.timeoutMs),
   });

@@ -25,6 +25,7 @@ export type {
   PublicKeyInput,
   ResultCode,
   ServerCode,
+  Usage,
   ValidCode,
   VerifyKey,
 } from './types.js';

@@ -23,11 +23,17 @@ export const SERVER_CODES = [
   'TRIAL_STARTED',
   'TRIAL_ALREADY_USED',
   'TRIAL_NOT_OFFERED',
+  'CONSUMED',
+  'USAGE_EXHAUSTED',
+  'USAGE_NOT_METERED',
 ] as const;
 export type ServerCode = (typeof SERVER_CODES)[number];
 
-/** The codes of a valid answer: the device may use the software, and the answer's token is kept. */
-export const VALID_CODES = ['VALID', 'DEVICE_REPLACED', 'TRIAL_STARTED'] as const satisfies readonly ServerCode[];
+/**
+ * The codes of a valid answer: the device may use the software, and the answer's token is kept
+ * (CONSUMED: the uses were debited; it carries no token and leaves the kept one as it is).
+ */
+export const VALID_CODES = ['VALID', 'DEVICE_REPLACED', 'TRIAL_STARTED', 'CONSUMED'] as const satisfies readonly ServerCode[];
 export type ValidCode = (typeof VALID_CODES)[number];
 
 /** How a product licenses its keys: fixed devices, or seats leased at a time. */
@@ -61,6 +67,23 @@ export type LicenseInfo = {
   activationCount: number;
   licenseModel: LicenseModel;
   trial: boolean;
+  /** The key's entitlements: its product's and those granted to it. */
+  entitlements: string[];
+  /** A metered key's uses (null: its product is not metered). */
+  usage: Usage | null;
+};
+
+/** A metered key's uses, as the signed answer says them. */
+export type Usage = {
+  /** The uses a key of the product starts with. */
+  allowance: number;
+  /** The uses left now (after a CONSUMED answer's debit). */
+  remaining: number;
+  /** Every refillDays the uses left are raised to this many (null: no refill). */
+  refillAmount: number | null;
+  refillDays: number | null;
+  /** When the next refill falls due (null: none, or no use yet). */
+  nextRefillAt: Date | null;
 };
 
 /** A device the key is bound to, as a refusal because the key is full lists it: offer to replace one. */
@@ -74,6 +97,8 @@ export type OfflineToken = {
   keyTag: string;
   issuedAt: Date;
   expiresAt: Date;
+  /** The key's entitlements when the token was issued (its `ent` claim; none in a token without it). */
+  entitlements: string[];
 };
 
 export type LicenseResult = {

@@ -72,7 +72,7 @@ export async function verifyOfflineToken(
   if (parts.length !== 3) fail('malformed');
   const [head, body, signature] = parts;
   let header: { alg?: unknown };
-  let claims: { sub?: unknown; iss?: unknown; fp?: unknown; product?: unknown; iat?: unknown; exp?: unknown };
+  let claims: { sub?: unknown; iss?: unknown; fp?: unknown; product?: unknown; iat?: unknown; exp?: unknown; ent?: unknown };
   let sig: Uint8Array<ArrayBuffer>;
   try {
     const text = new TextDecoder();
@@ -99,6 +99,7 @@ export async function verifyOfflineToken(
     keyTag: typeof claims.product === 'string' ? claims.product : '',
     issuedAt: new Date((claims.iat as number) * 1000),
     expiresAt: new Date((claims.exp as number) * 1000),
+    entitlements: Array.isArray(claims.ent) ? claims.ent.filter((e): e is string => typeof e === 'string') : [],
   };
 }
 

@@ -41,6 +41,12 @@ function message(code: ResultCode): string {
     case 'DEACTIVATED':
     case 'SEAT_RELEASED':
       return 'Signed out of this device';
+    case 'CONSUMED':
+      return 'Done';
+    case 'USAGE_EXHAUSTED':
+      return 'No uses left for now';
+    case 'USAGE_NOT_METERED':
+      return 'This license has no usage to spend';
     case 'INVALID_SIGNATURE':
       return 'The answer was not genuine';
     case 'UNREACHABLE':
@@ -76,6 +82,7 @@ describe('the result codes', () => {
     );
     for (const c of VALID_CODES) expect(nextStep({ code: c })).toBe('use');
     expect(nextStep({ code: 'DEVICE_LIMIT_REACHED' })).toBe('replace-a-device');
+    expect(nextStep({ code: 'USAGE_EXHAUSTED' })).toBe('wait');
     expect(() => missingOne('REVOKED')).toThrow('Unhandled code REVOKED');
   });
 });

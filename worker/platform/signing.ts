@@ -47,7 +47,14 @@ export async function signBytes(env: { LICENSE_SIGNING_KEY: string }, bytes: Uin
 }
 
 /** `tokenExpiresAt` (ms) is decided by the licensing domain: the product's lifetime, capped by the key's end. */
-export type OfflineTokenClaims = { key: string; fingerprint: string; keyTag: string; tokenExpiresAt: number };
+export type OfflineTokenClaims = {
+  key: string;
+  fingerprint: string;
+  keyTag: string;
+  tokenExpiresAt: number;
+  /** The key's entitlements (`ent`), so an app can check a feature offline. */
+  entitlements?: readonly string[];
+};
 
 /**
  * A compact JWS (EdDSA) valid until `tokenExpiresAt` (whole seconds, rounded down so it never outlives
@@ -64,6 +71,7 @@ export async function signOfflineToken(env: { LICENSE_SIGNING_KEY: string }, cla
     iss: LICENSE_TOKEN_ISSUER,
     iat: Math.floor(now / 1000),
     exp: Math.floor(claims.tokenExpiresAt / 1000),
+    ...(claims.entitlements ? { ent: claims.entitlements } : {}),
   };
   const input = `${tokenHeader}.${toBase64Url(encoder.encode(JSON.stringify(payload)))}`;
   return `${input}.${toBase64Url(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, encoder.encode(input)))}`;

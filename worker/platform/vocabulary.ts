@@ -77,8 +77,15 @@ export const LICENSE_CODES = [
   'TRIAL_STARTED',
   'TRIAL_ALREADY_USED',
   'TRIAL_NOT_OFFERED',
+  'CONSUMED',
+  'USAGE_EXHAUSTED',
+  'USAGE_NOT_METERED',
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
+
+/** A key's usage history (usage_events): a debit by its app, or uses the owner added. */
+export const USAGE_EVENT_KINDS = ['consume', 'top_up'] as const;
+export type UsageEventKind = (typeof USAGE_EVENT_KINDS)[number];
 
 /** How a product licenses its keys: fixed devices up to the key's limit, or that many seats leased at a time. */
 export const LICENSE_MODELS = ['node-locked', 'floating'] as const;

@@ -28,6 +28,9 @@ export const AUDIT_ACTIONS = [
   // A key's care (modules/keys/key-care.ts): the owner's regeneration, an owner's or a reseller's transfer.
   'key.regenerate',
   'key.transfer',
+  // Entitlements and metered usage (modules/keys/key-usage.ts): the owner's grant and top-up.
+  'key.entitlements',
+  'key.top_up',
   // Card top-ups, written by Stripe's verified webhook (modules/billing/payments.ts), with no actor.
   'payment.credited',
   'payment.refunded',

@@ -10,3 +10,4 @@ export {
   type ProductRow,
 } from './products';
 export { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, quote, type Quote } from './schemas';
+export { entitlementsSql, keyEntitlements, usageJson, usageJsonSql, usageNow, usageSql, type Usage, type UsageFields } from './usage';

@@ -21,6 +21,13 @@ export const MAX_BORROW_HOURS = 30 * 24;
 export const MAX_SWAP_LIMIT = 100;
 export const MAX_SWAP_WINDOW_DAYS = 365;
 export const MAX_TRIAL_DAYS = 365;
+/** An entitlement's name: lowercase words joined by hyphens, like `pro` or `export-pdf`. */
+export const ENTITLEMENT_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const MAX_ENTITLEMENT_LENGTH = 40;
+export const MAX_ENTITLEMENTS = 50;
+/** A key's uses: a product's allowance, a refill, a top-up or a debit is at most this many. */
+export const MAX_USES = 1_000_000_000;
+export const MAX_REFILL_DAYS = 365;
 
 const wholeNumber = (name: string, min: number, max: number) =>
   z
@@ -46,6 +53,22 @@ const featuresSchema = z
       .array(z.string().max(200, 'Each feature must be at most 200 characters').superRefine(refuseUnsafeText('A feature')))
       .max(MAX_FEATURES, `A product may list at most ${MAX_FEATURES} features`),
   );
+
+/** A list of entitlement names, or the form's comma-separated text: trimmed, empties and repeats dropped, in order. */
+export const entitlementsSchema = z
+  .union([z.array(z.string({ error: 'Each entitlement must be text' })), z.string()], { error: 'Entitlements must be a list of names' })
+  .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((e) => e.trim()).filter(Boolean))
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .max(MAX_ENTITLEMENT_LENGTH, `Each entitlement must be at most ${MAX_ENTITLEMENT_LENGTH} characters`)
+          .regex(ENTITLEMENT_PATTERN, 'Each entitlement must be lowercase letters or digits, words joined by hyphens (like export-pdf)'),
+      )
+      .max(MAX_ENTITLEMENTS, `At most ${MAX_ENTITLEMENTS} entitlements`),
+  )
+  .transform((names) => [...new Set(names)].sort());
 
 /**
  * The body of POST and PUT /api/products. Unknown fields (the original client sends `stats`, `_id`,
@@ -79,8 +102,20 @@ export const productInputSchema = z
     swapLimit: wholeNumber('Device swaps', 0, MAX_SWAP_LIMIT).nullable().default(null),
     swapWindowDays: wholeNumber('Swap window (days)', 1, MAX_SWAP_WINDOW_DAYS).default(30),
     trialDays: wholeNumber('Trial days', 0, MAX_TRIAL_DAYS).default(0),
+    entitlements: entitlementsSchema.default([]),
+    usageAllowance: wholeNumber('Usage allowance', 0, MAX_USES).nullable().default(null),
+    usageRefillAmount: wholeNumber('Refill amount', 1, MAX_USES).nullable().default(null),
+    usageRefillDays: wholeNumber('Refill period (days)', 1, MAX_REFILL_DAYS).nullable().default(null),
   })
-  .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] });
+  .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] })
+  .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {
+    message: 'A refill needs both an amount and a period (days), or neither',
+    path: ['usageRefillDays'],
+  })
+  .refine((p) => p.usageRefillAmount === null || p.usageAllowance !== null, {
+    message: 'A refill needs a usage allowance',
+    path: ['usageRefillAmount'],
+  });
 
 export type ProductInput = z.output<typeof productInputSchema>;
 
@@ -122,6 +157,13 @@ export const productSchema = z
     swapLimit: z.number().nullable().meta({ description: 'Device removals and swaps a key may make per swap window (null: no budget).' }),
     swapWindowDays: z.number(),
     trialDays: z.number().meta({ description: 'A trial of this many days per device (0: no trial).' }),
+    entitlements: z.array(z.string()).meta({ description: 'The named entitlements every key of the product has.' }),
+    usageAllowance: z.number().nullable().meta({ description: 'The uses each key starts with (null: not metered).' }),
+    usageRefillAmount: z
+      .number()
+      .nullable()
+      .meta({ description: "Every usageRefillDays, a key's remaining uses are raised to this many (null: no refill)." }),
+    usageRefillDays: z.number().nullable(),
     isActive: z.boolean(),
     features: z.array(z.string()),
     stats: z

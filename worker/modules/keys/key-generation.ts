@@ -143,7 +143,11 @@ async function generateFrom(
       throw err;
     }
     const rows: LicenseKeyRow[] = keys.map((k) => generatedRow(product, days, actor.id, now, k));
-    const relations = { usernames: new Map([[actor.id, username]]), activationsByKey: new Map() };
+    const relations = {
+      usernames: new Map([[actor.id, username]]),
+      activationsByKey: new Map(),
+      productsById: new Map([[product.id, product]]),
+    };
     return { keys: rows.map((row) => toLicenseKeyJson(row, relations, now)), generated: rows.length };
   }
 }
@@ -173,6 +177,9 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     lastDeviceRemovalAt: null,
     transferCount: 0,
     isTrial: false,
+    entitlements: [],
+    usageRemaining: null,
+    usagePeriodStart: null,
     createdAt: new Date(now),
   };
 }

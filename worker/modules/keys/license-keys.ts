@@ -9,6 +9,8 @@ import { hasPassed, type KeyStatus } from '../../platform/vocabulary';
 import { hasPassedExpr, notPassedAt, passedAt } from '../../platform/db/expiry';
 import { type KeyUserRef } from '../../platform/schemas/common';
 import { type LicenseKey } from './schemas/answers';
+import { entitlementsSql, keyEntitlements, usageJson, usageJsonSql, usageNow } from '../catalog';
+import { products } from '../../platform/db/schema';
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof activations.$inferSelect;
@@ -90,7 +92,25 @@ export type KeyRelations = {
   activationsByKey: Map<string, ActivationRow[]>;
   /** Slots released devices still hold (only those not yet freed are listed). */
   heldSlotsByKey?: Map<string, HeldSlotRow[]>;
+  /** The keys' products' entitlements and usage rules (a key of a product not listed has neither). */
+  productsById?: Map<string, KeyProductRules>;
 };
+
+/** What a key's JSON reads of its product beyond its snapshot: entitlements and usage rules. */
+export type KeyProductRules = Pick<
+  typeof products.$inferSelect,
+  'id' | 'entitlements' | 'usageAllowance' | 'usageRefillAmount' | 'usageRefillDays'
+>;
+
+/** A key's entitlements and uses, as its JSON says them. */
+function keyUsageJson(row: LicenseKeyRow, product: KeyProductRules | undefined, now: number) {
+  return {
+    entitlements: keyEntitlements(product?.entitlements ?? [], row.entitlements),
+    usage: product
+      ? usageJson(usageNow({ ...product, usageRemaining: row.usageRemaining, usagePeriodStart: row.usagePeriodStart }, now))
+      : null,
+  };
+}
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -125,6 +145,7 @@ export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, no
     metadata: { generationMethod: row.generationMethod },
     maxActivations: row.maxActivations,
     trial: row.isTrial,
+    ...keyUsageJson(row, relations.productsById?.get(row.productId), now),
     activations: (relations.activationsByKey.get(row.id) ?? []).map((a) => ({
       _id: a.id,
       activatedAt: a.activatedAt.toISOString(),
@@ -168,15 +189,31 @@ export async function loadKeyRelations(db: DB, rows: LicenseKeyRow[]): Promise<K
   const heldQueries = chunks(keyIds).map((ids) =>
     db.select().from(heldSlots).where(inArray(heldSlots.keyId, ids)).orderBy(heldSlots.freesAt, heldSlots.id),
   );
-  const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries, ...heldQueries];
+  const productQueries = chunks([...new Set(rows.map((r) => r.productId))]).map((ids) =>
+    db.select(productRulesColumns).from(products).where(inArray(products.id, ids)),
+  );
+  const queries: BatchItem<'sqlite'>[] = [...userQueries, ...activationQueries, ...heldQueries, ...productQueries];
   const results = (queries.length ? await runBatch(db, queries) : []) as unknown[][];
   const heldFrom = userQueries.length + activationQueries.length;
-  return relationsFrom(
-    results.slice(0, userQueries.length).flat() as { id: string; username: string }[],
-    results.slice(userQueries.length, heldFrom).flat() as ActivationRow[],
-    results.slice(heldFrom).flat() as HeldSlotRow[],
-  );
+  const productsFrom = heldFrom + heldQueries.length;
+  return {
+    ...relationsFrom(
+      results.slice(0, userQueries.length).flat() as { id: string; username: string }[],
+      results.slice(userQueries.length, heldFrom).flat() as ActivationRow[],
+      results.slice(heldFrom, productsFrom).flat() as HeldSlotRow[],
+    ),
+    productsById: new Map((results.slice(productsFrom).flat() as KeyProductRules[]).map((p) => [p.id, p])),
+  };
 }
+
+/** The product columns a key's JSON reads (KeyProductRules). */
+export const productRulesColumns = {
+  id: products.id,
+  entitlements: products.entitlements,
+  usageAllowance: products.usageAllowance,
+  usageRefillAmount: products.usageRefillAmount,
+  usageRefillDays: products.usageRefillDays,
+};
 
 function byKey<T extends { keyId: string }>(rows: T[]): Map<string, T[]> {
   const map = new Map<string, T[]>();
@@ -234,6 +271,8 @@ export const licenseKeyJsonSql = (now: At) => sql`json_object(
   'metadata', json_object('generationMethod', ${licenseKeys.generationMethod}),
   'maxActivations', ${licenseKeys.maxActivations},
   'trial', json(CASE WHEN ${licenseKeys.isTrial} THEN 'true' ELSE 'false' END),
+  'entitlements', json(${sql.raw(entitlementsSql(`(SELECT kp.entitlements FROM products kp WHERE kp.id = "license_keys"."product_id")`, '"license_keys"."entitlements"'))}),
+  'usage', json((SELECT ${sql.raw(usageJsonSql('"license_keys"', 'kp', 'kn.t'))} FROM products kp, (SELECT ${now} AS t) kn WHERE kp.id = ${licenseKeys.productId})),
   'activations', json((SELECT json_group_array(json_object(
     '_id', ${activations.id},
     'activatedAt', ${isoSql(activations.activatedAt)},

@@ -7,6 +7,7 @@ import type { LicenseAnswer } from './schemas';
 import { AppError } from '../../platform/errors';
 import { signBytes, signOfflineToken } from '../../platform/signing';
 import { clientNetwork } from '../../platform/request';
+import { usageJson } from '../catalog';
 
 const RETRY_AFTER_SECONDS = 60;
 
@@ -32,7 +33,13 @@ export async function licenseAnswer(
     result.valid && license && result.tokenExpiresAt
       ? await signOfflineToken(
           c.env,
-          { key: license.key, fingerprint: input.deviceFingerprint, keyTag: license.product.keyTag, tokenExpiresAt: result.tokenExpiresAt },
+          {
+            key: license.key,
+            fingerprint: input.deviceFingerprint,
+            keyTag: license.product.keyTag,
+            tokenExpiresAt: result.tokenExpiresAt,
+            entitlements: license.entitlements,
+          },
           now,
         )
       : null;
@@ -56,7 +63,12 @@ export async function licenseAnswer(
         }
       : {}),
     license: license
-      ? { ...license, expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(), token }
+      ? {
+          ...license,
+          expiresAt: license.expiresAt === null ? null : new Date(license.expiresAt).toISOString(),
+          usage: usageJson(license.usage),
+          token,
+        }
       : null,
   };
   return signedJson(c, body);

@@ -25,6 +25,7 @@ import { DAY_MS, hasPassed, HOUR_MS, MINUTE_MS, type KeyStatus, type LicenseCode
 import type { Settings } from '../settings';
 import { activationEvent, dispatchCommitted } from '../webhooks';
 import { hasPassedSql } from '../../platform/db/expiry';
+import { keyEntitlements, usageNow, type Usage } from '../catalog';
 
 /** `lastUsed` is written at most this often per device, so validation stays read-mostly. */
 export const LAST_USED_WRITE_MS = 5 * 60 * 1000;
@@ -91,6 +92,14 @@ type KeyRow = {
   borrowed_until: number | null;
   activation_count: number;
   token_hours: number | null;
+  /** JSON arrays: the product's entitlements and those granted to the key. */
+  product_entitlements: string | null;
+  key_entitlements: string;
+  usage_allowance: number | null;
+  usage_refill_amount: number | null;
+  usage_refill_days: number | null;
+  usage_remaining: number | null;
+  usage_period_start: number | null;
 };
 
 /**
@@ -117,7 +126,9 @@ const KEY_QUERY = `
          p.license_model, p.lease_minutes, p.borrow_max_hours,
          a.id AS activation_id, a.last_used, a.lease_expires_at, a.borrowed_until,
          (SELECT count(*) FROM activations c WHERE c.key_id = k.id AND ${LIVE('c', '?3')}) AS activation_count,
-         p.offline_token_hours AS token_hours%HELD%
+         p.offline_token_hours AS token_hours,
+         p.entitlements AS product_entitlements, k.entitlements AS key_entitlements,
+         p.usage_allowance, p.usage_refill_amount, p.usage_refill_days, k.usage_remaining, k.usage_period_start%HELD%
     FROM license_keys k
     LEFT JOIN products p ON p.id = k.product_id
     LEFT JOIN activations a ON a.key_id = k.id AND a.device_fingerprint = ?1
@@ -220,6 +231,8 @@ export type LicenseResult = {
   nextSwapAt?: number | null;
   /** A refusal because the key is full: the devices holding it, so the app can offer to replace one. */
   devices?: BoundDevice[];
+  /** A debit whose Idempotency-Key had debited before: this answer repeats that one. */
+  replayed?: boolean;
   license: null | {
     key: string;
     status: KeyStatus;
@@ -229,6 +242,10 @@ export type LicenseResult = {
     activationCount: number;
     licenseModel: LicenseModel;
     trial: boolean;
+    /** The product's entitlements and those granted to the key. */
+    entitlements: string[];
+    /** A metered key's uses now (null: its product is not metered). */
+    usage: Usage | null;
   };
 };
 
@@ -278,8 +295,27 @@ export function describe(
     activationCount,
     licenseModel: row.license_model ?? 'node-locked',
     trial: row.is_trial === 1,
+    entitlements: rowEntitlements(row),
+    usage: rowUsage(row, now),
   };
 }
+
+/** The key's entitlements, read in its own statement (so validation stays one). */
+export const rowEntitlements = (row: KeyRow) =>
+  keyEntitlements(JSON.parse(row.product_entitlements ?? '[]') as string[], JSON.parse(row.key_entitlements || '[]') as string[]);
+
+/** The key's uses at `now`, by catalog's rule (null: not metered). */
+export const rowUsage = (row: KeyRow, now: number): Usage | null =>
+  usageNow(
+    {
+      usageAllowance: row.usage_allowance,
+      usageRefillAmount: row.usage_refill_amount,
+      usageRefillDays: row.usage_refill_days,
+      usageRemaining: row.usage_remaining,
+      usagePeriodStart: row.usage_period_start,
+    },
+    now,
+  );
 
 export const isFloating = (row: KeyRow) => row.license_model === 'floating';
 

@@ -61,6 +61,16 @@ export const replaceDeviceSchema = activateLicenseSchema.extend({
     description: 'The device to replace: its id, as a refused activation lists the devices (`devices[].id`).',
   }),
 });
+/** The most uses one debit (or top-up) may move. */
+export const MAX_USES_PER_CALL = 1_000_000_000;
+export const consumeLicenseSchema = validateLicenseSchema.extend({
+  amount: z
+    .number({ error: 'amount must be a number' })
+    .int('amount must be a whole number')
+    .min(1, 'amount must be at least 1')
+    .max(MAX_USES_PER_CALL, `amount must be at most ${MAX_USES_PER_CALL}`)
+    .default(1),
+});
 export const startTrialSchema = z.object({
   keyTag: z
     .string({ error: 'keyTag is required' })
@@ -97,6 +107,11 @@ export const LICENSE_CODE_MEANINGS: Record<LicenseCode, string> = {
   TRIAL_STARTED: 'A trial key was made and activated on this device (valid): `license.key` is the trial key.',
   TRIAL_ALREADY_USED: 'This device already had a trial of the product; `license` is that trial key when it still exists.',
   TRIAL_NOT_OFFERED: 'The product offers no trial, or is no longer available.',
+  CONSUMED:
+    'The uses were debited (valid), or this Idempotency-Key already debited them and the answer is repeated: `license.usage.remaining` is what is left after that debit.',
+  USAGE_EXHAUSTED:
+    'The key has fewer uses left than asked for: nothing was debited; `license.usage` says what is left and when it refills.',
+  USAGE_NOT_METERED: "The key's product gives its keys no usage allowance, so there is nothing to debit.",
 };
 
 const isoOrNull = (description: string) => z.string().nullable().optional().meta({ description });
@@ -110,6 +125,16 @@ export const boundDeviceSchema = z
     leaseExpiresAt: z.string().nullable(),
   })
   .meta({ id: 'BoundDevice' });
+
+export const usageSchema = z
+  .object({
+    allowance: z.number().meta({ description: 'The uses a key of the product starts with.' }),
+    remaining: z.number().meta({ description: 'The uses left now (for CONSUMED: after its debit).' }),
+    refillAmount: z.number().nullable().meta({ description: 'Every refillDays the uses left are raised to this many (null: no refill).' }),
+    refillDays: z.number().nullable(),
+    nextRefillAt: z.string().nullable().meta({ description: 'When the next refill falls due (null: none, or no use yet).' }),
+  })
+  .meta({ id: 'LicenseUsage' });
 
 export const licenseAnswerSchema = z
   .object({
@@ -139,6 +164,10 @@ export const licenseAnswerSchema = z
         activationCount: z.number().meta({ description: 'Devices holding a slot now (floating: live leases).' }),
         licenseModel: z.enum(LICENSE_MODELS),
         trial: z.boolean(),
+        entitlements: z
+          .array(z.string())
+          .meta({ description: "The key's entitlements: its product's and those granted to it (the offline token's `ent`)." }),
+        usage: usageSchema.nullable().meta({ description: 'A metered key: its uses (null: the product is not metered).' }),
         token: z.string().nullable().meta({ description: 'The signed offline token (a JWT), when the answer is valid.' }),
       })
       .nullable(),

@@ -5,8 +5,9 @@ import type { SignedInEnv } from '../../platform/context';
 import { queryParams } from '../../platform/validate';
 import { adminStats } from './admin-stats';
 import { systemAnalytics } from './analytics';
-import { adminStatsSchema, type Analytics, analyticsQuery, analyticsSchema, dashboardStatsSchema } from './schemas';
+import { adminStatsSchema, type Analytics, analyticsQuery, analyticsSchema, dashboardStatsSchema, usageAnalyticsSchema } from './schemas';
 import { dashboardStats } from './stats';
+import { usageAnalytics } from './usage';
 import { routeOperations } from '../accounts';
 
 const dashboardOp = routeOperations({ tag: 'Account', access: 'user' });
@@ -32,6 +33,17 @@ const adminRoutes = new Hono<SignedInEnv>()
       const body: Analytics = await systemAnalytics(c.var.db, c.req.valid('query').days);
       return c.json(body, 200);
     },
+  )
+  .get(
+    '/analytics/usage',
+    adminOp(
+      'getUsageAnalytics',
+      'Metered usage per product over a period',
+      { 200: usageAnalyticsSchema },
+      { access: 'owner', errors: [400] },
+    ),
+    queryParams(analyticsQuery),
+    async (c) => c.json(await usageAnalytics(c.var.db, c.req.valid('query').days), 200),
   );
 
 export const reportingMounts = [

@@ -85,3 +85,22 @@ export const adminStatsSchema = z
   .meta({ id: 'AdminStats' });
 
 export type AdminStats = z.infer<typeof adminStatsSchema>;
+
+/** Metered usage per product over the period (GET /api/admin/analytics/usage). */
+export const usageAnalyticsSchema = z
+  .object({
+    days: z.number(),
+    products: z.array(
+      z.object({
+        productId: z.string(),
+        name: z.string(),
+        keyTag: z.string(),
+        usageAllowance: z.number().nullable(),
+        consumed: z.number().meta({ description: 'Uses debited by the apps of its keys in the period.' }),
+        toppedUp: z.number().meta({ description: 'Uses the owner added in the period.' }),
+        keysUsing: z.number().meta({ description: 'Keys that debited at least once in the period.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'UsageAnalytics' });
+export type UsageAnalytics = z.infer<typeof usageAnalyticsSchema>;

@@ -10,5 +10,6 @@ export {
   expiringKeyEvents,
   generatedKeysEvent,
   keyEvents,
+  usageExhaustedEvent,
   webhookEvents,
 } from './outbox';

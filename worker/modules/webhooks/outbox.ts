@@ -151,6 +151,21 @@ export function activationEvent(
   );
 }
 
+/**
+ * license.usage_exhausted: the debit (usage_events row ?3, written earlier in the batch) took the
+ * key's last use. None when the row is not there (a repeated Idempotency-Key, a refusal) or uses are left.
+ */
+export function usageExhaustedEvent(usageEventId: string, now = Date.now()): OutboxStatement {
+  const data = `json_object('licenseKey', json(${KEY_JSON}), 'usage', json_object('consumed', ue.amount, 'remaining', ue.remaining, 'at', ${iso('ue.at')}))`;
+  return outbox(
+    'license.usage_exhausted',
+    data,
+    `FROM usage_events ue JOIN license_keys k ON k.id = ue.key_id WHERE ue.id = ?3 AND ue.kind = 'consume' AND ue.remaining = 0`,
+    [usageEventId],
+    now,
+  );
+}
+
 /** balance.exchanged: the account's balances as the batch left them, and what was exchanged. */
 export function exchangeEvent(
   userId: string,

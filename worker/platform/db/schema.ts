@@ -58,6 +58,7 @@ import {
   PRODUCT_TYPES,
   ROLES,
   sqlList,
+  USAGE_EVENT_KINDS,
   type Role,
 } from '../vocabulary';
 
@@ -187,6 +188,16 @@ export const products = sqliteTable(
     swapWindowDays: integer('swap_window_days').notNull().default(30),
     /** A trial's length in days (0: no trial). */
     trialDays: integer('trial_days').notNull().default(0),
+    /** The named entitlements every key of the product has (lowercase words, like `pro` or `export-pdf`). */
+    entitlements: text('entitlements', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** The uses each key starts with (null: the product is not metered). */
+    usageAllowance: integer('usage_allowance'),
+    /** Every usageRefillDays, a key's remaining uses are raised to this many (null: no refill). */
+    usageRefillAmount: integer('usage_refill_amount'),
+    usageRefillDays: integer('usage_refill_days'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
   },
@@ -199,6 +210,10 @@ export const products = sqliteTable(
     check('products_activations_check', sql`${t.maxActivations} >= 1`),
     check('products_offline_token_check', sql`${t.offlineTokenHours} BETWEEN 1 AND 720`),
     check('products_license_model_check', sql`${t.licenseModel} IN (${sql.raw(sqlList(LICENSE_MODELS))})`),
+    check(
+      'products_usage_check',
+      sql`(${t.usageAllowance} IS NULL OR ${t.usageAllowance} >= 0) AND (${t.usageRefillAmount} IS NULL) = (${t.usageRefillDays} IS NULL) AND (${t.usageRefillAmount} IS NULL OR ${t.usageRefillAmount} >= 1) AND (${t.usageRefillDays} IS NULL OR ${t.usageRefillDays} BETWEEN 1 AND 365)`,
+    ),
     check(
       'products_seats_check',
       sql`${t.leaseMinutes} BETWEEN 1 AND 1440 AND ${t.borrowMaxHours} BETWEEN 0 AND 720 AND ${t.swapWindowDays} BETWEEN 1 AND 365 AND (${t.swapLimit} IS NULL OR ${t.swapLimit} BETWEEN 0 AND 100) AND ${t.trialDays} BETWEEN 0 AND 365`,
@@ -240,6 +255,18 @@ export const licenseKeys = sqliteTable(
     transferCount: integer('transfer_count').notNull().default(0),
     /** A trial started by a device (POST /api/v1/licenses/trial), not sold. */
     isTrial: integer('is_trial', { mode: 'boolean' }).notNull().default(false),
+    /** Entitlements the owner granted this key beyond its product's. */
+    entitlements: text('entitlements', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /**
+     * The uses left as of `usagePeriodStart` (null: none used yet, the product's allowance). A refill
+     * due since is applied when the key is next read or debited (licensing/usage.ts), so no job runs.
+     */
+    usageRemaining: integer('usage_remaining'),
+    /** When the key's current refill period began: its first debit or top-up, moved on by whole periods. */
+    usagePeriodStart: integer('usage_period_start'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -261,6 +288,7 @@ export const licenseKeys = sqliteTable(
     check('license_keys_status_check', sql`${t.status} IN (${sql.raw(sqlList(KEY_STATUSES))})`),
     check('license_keys_method_check', sql`${t.generationMethod} IN (${sql.raw(sqlList(GENERATION_METHODS))})`),
     check('license_keys_duration_check', sql`${t.duration} >= 1 AND ${t.maxActivations} >= 1`),
+    check('license_keys_usage_check', sql`${t.usageRemaining} IS NULL OR ${t.usageRemaining} >= 0`),
   ],
 );
 
@@ -395,6 +423,35 @@ export const deviceDays = sqliteTable(
     lastAt: integer('last_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.keyId, t.day, t.deviceFingerprint] })],
+);
+
+/**
+ * A key's usage history: each debit by its app (`consume`, with the app's Idempotency-Key, unique per
+ * key, so a debit repeated is found, not made again) and each top-up by the owner, with the uses left
+ * after it. Per-product usage is summed from here (analytics).
+ */
+export const usageEvents = sqliteTable(
+  'usage_events',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    productId: text('product_id').notNull(),
+    kind: text('kind', { enum: USAGE_EVENT_KINDS }).notNull(),
+    amount: integer('amount').notNull(),
+    remaining: integer('remaining').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    actorId: text('actor_id'),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('usage_events_idempotency_unique').on(t.keyId, t.idempotencyKey),
+    index('usage_events_key_idx').on(t.keyId, t.at),
+    index('usage_events_product_idx').on(t.productId, t.at),
+    check('usage_events_kind_check', sql`${t.kind} IN (${sql.raw(sqlList(USAGE_EVENT_KINDS))})`),
+    check('usage_events_amount_check', sql`${t.amount} >= 1 AND ${t.remaining} >= 0`),
+  ],
 );
 
 /** A device's trial of a product: one per device and product, ever; `keyId` is the trial key it got. */

@@ -7,7 +7,8 @@ import { EmptyState, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
 import { formatCredits, formatUsd } from '../../lib/format';
-import { useAnalytics } from './api';
+import { useAnalytics, useUsageAnalytics } from './api';
+import { QueryState } from '../../components/ui/query-state';
 import { DailyBarChart, RankedBarChart } from '../../components/ui/charts';
 
 /** 'YYYY-MM-DD' (a UTC day) as 'Mar 4'. */
@@ -142,8 +143,56 @@ export function AnalyticsPage() {
               tone="orange"
             />
           </div>
+          <UsageByProduct days={days} />
         </div>
       )}
     </div>
+  );
+}
+
+/** Metered products: the uses their keys' apps debited in the period, top-ups, and keys that used any. */
+function UsageByProduct({ days }: { days: number }) {
+  const usage = useUsageAnalytics(days);
+  return (
+    <section className="card" aria-labelledby="usage-by-product">
+      <h2 id="usage-by-product" className="section-title">
+        Usage by product
+      </h2>
+      <QueryState
+        query={usage}
+        loading="Loading usage…"
+        failed="Could not load the usage."
+        isEmpty={(u) => u.products.length === 0}
+        empty={<p className="muted">No metered uses in this period.</p>}
+      >
+        {(u) => (
+          <div className="table-wrap">
+            <table className="table">
+              <caption className="visually-hidden">Uses per metered product in the last {days} days</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Product</th>
+                  <th scope="col">Uses</th>
+                  <th scope="col">Added by top-ups</th>
+                  <th scope="col">Keys using</th>
+                </tr>
+              </thead>
+              <tbody>
+                {u.products.map((p) => (
+                  <tr key={p.productId}>
+                    <td>
+                      {p.name} <span className="key-tag">{p.keyTag}</span>
+                    </td>
+                    <td>{formatCredits(p.consumed)}</td>
+                    <td>{formatCredits(p.toppedUp)}</td>
+                    <td>{formatCredits(p.keysUsing)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryState>
+    </section>
   );
 }

@@ -10,3 +10,12 @@ export function useAnalytics(days: number) {
     placeholderData: keepPreviousData,
   });
 }
+
+/** Metered usage per product over the period. */
+export function useUsageAnalytics(days: number) {
+  return useQuery({
+    queryKey: analyticsKeys.usage(days),
+    queryFn: ({ signal }) => api.get('/api/admin/analytics/usage', { days }, signal),
+    placeholderData: keepPreviousData,
+  });
+}

@@ -94,6 +94,36 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
           <dt>Type</dt>
           <dd className="capitalize">{k.product.productType}</dd>
         </div>
+        {k.usage && (
+          <div>
+            <dt>Uses left</dt>
+            <dd data-testid="uses-left">
+              {formatCredits(k.usage.remaining)}
+              {k.usage.nextRefillAt && (
+                <span className="muted">
+                  {' '}
+                  · refills to {formatCredits(k.usage.refillAmount ?? 0)} on {formatDateTime(k.usage.nextRefillAt)}
+                </span>
+              )}
+            </dd>
+          </div>
+        )}
+        {k.entitlements.length > 0 && (
+          <div>
+            <dt>Entitlements</dt>
+            <dd>
+              <ul className="entitlement-list" aria-label="Entitlements">
+                {k.entitlements.map((name) => (
+                  <li key={name}>
+                    <Badge tone="blue" asWritten>
+                      {name}
+                    </Badge>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Devices</dt>
           <dd>

@@ -63,6 +63,10 @@ describe('GET /api/products', () => {
       swapLimit: null,
       swapWindowDays: 30,
       trialDays: 0,
+      entitlements: [],
+      usageAllowance: null,
+      usageRefillAmount: null,
+      usageRefillDays: null,
       isActive: true,
       features: ['One', 'Two'],
       // Keys sold and revenue are the owner's: a customer's answer leaves them out.

@@ -11,6 +11,8 @@ import { keyHistory } from '../key-history';
 import { keyHistoryQuery, keyHistoryResponseSchema } from '../schemas/key-history';
 import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { activationParams, adminKeysQuery, bulkDeleteSchema, heldSlotParams, keyIdParam } from '../schemas/admin-keys';
+import { keyEntitlementsSchema, keyUsageQuery, topUpSchema } from '../schemas/admin-keys';
+import { keyUsage, setKeyEntitlements, topUpKey } from '../key-usage';
 import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../../accounts';
 import {
@@ -20,6 +22,7 @@ import {
   type KeyChangeResponse,
   keyChangeResponseSchema,
   keyTransferredResponseSchema,
+  keyUsageResponseSchema,
 } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
@@ -148,6 +151,41 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
         message: 'Device slot released',
         licenseKey: await releaseHeldSlot(keyAdmin(c), id, slotId),
       };
+      return c.json(body, 200);
+    },
+  )
+  .put(
+    '/:id/entitlements',
+    op(
+      'setKeyEntitlements',
+      "Set the entitlements granted to a key beyond its product's (its next licensing answer carries them)",
+      { 200: keyChangeResponseSchema },
+      { errors: [400, 404] },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(keyEntitlementsSchema),
+    async (c) => {
+      const licenseKey = await setKeyEntitlements(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').entitlements);
+      const body: KeyChangeResponse = { success: true, message: 'Entitlements saved', licenseKey };
+      return c.json(body, 200);
+    },
+  )
+  .get(
+    '/:id/usage',
+    op('getKeyUsage', "A key's entitlements, uses left and usage history", { 200: keyUsageResponseSchema }, { errors: [400, 404] }),
+    pathParams(keyIdParam),
+    queryParams(keyUsageQuery),
+    async (c) => c.json(await keyUsage(c.var.db, c.req.valid('param').id, c.req.valid('query')), 200),
+  )
+  .post(
+    '/:id/usage/top-up',
+    op('topUpKey', "Add uses to a metered key's remaining uses", { 200: keyChangeResponseSchema }, { errors: [400, 404, 409] }),
+    pathParams(keyIdParam),
+    jsonBody(topUpSchema),
+    async (c) => {
+      const { amount } = c.req.valid('json');
+      const licenseKey = await topUpKey(keyAdmin(c), c.req.valid('param').id, amount);
+      const body: KeyChangeResponse = { success: true, message: `${amount} use${amount === 1 ? '' : 's'} added`, licenseKey };
       return c.json(body, 200);
     },
   );

@@ -6,6 +6,7 @@ import { keyStatusFilter } from './keys';
 import { emptyAsUndefined, pageQuery } from '../../../platform/schemas/paging';
 import { refuseUnsafeText } from '../../../platform/schemas/text';
 import { idSchema } from '../../../platform/schemas/ids';
+import { entitlementsSchema, MAX_USES } from '../../catalog/schemas';
 
 export const ADMIN_KEYS_PAGE_SIZE = 15;
 export const REVOKE_REASON_REQUIRED = 'Please provide a reason for revoking this key';
@@ -64,3 +65,16 @@ export const generateKeysSchema = z.object({
     .optional(),
 });
 export type GenerateKeysInput = z.input<typeof generateKeysSchema>;
+
+/** PUT /api/admin/keys/{id}/entitlements: the entitlements granted to the key beyond its product's. */
+export const keyEntitlementsSchema = z.object({ entitlements: entitlementsSchema });
+/** POST /api/admin/keys/{id}/usage/top-up: uses to add. */
+export const topUpSchema = z.object({
+  amount: z
+    .number({ error: 'amount must be a number' })
+    .int('amount must be a whole number')
+    .min(1, 'amount must be at least 1')
+    .max(MAX_USES, `amount must be at most ${MAX_USES}`),
+});
+export const KEY_USAGE_PAGE_SIZE = 20;
+export const keyUsageQuery = z.object({ ...pageQuery(KEY_USAGE_PAGE_SIZE) });

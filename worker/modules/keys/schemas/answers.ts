@@ -1,6 +1,7 @@
 // The shapes the keys module answers with: a license key with its devices and held slots, a
 // purchase's receipt, the key lists and the owner's key changes.
 import { z } from 'zod';
+import { usageSchema } from '../../licensing/schemas';
 import { isoDate, keyStatusSchema, keyUserRefSchema, nullableDate, paged, productTypeSchema } from '../../../platform/schemas/common';
 
 export const activationSchema = z
@@ -59,6 +60,8 @@ export const licenseKeySchema = z
     metadata: z.object({ generationMethod: z.enum(['automatic', 'purchase', 'reseller', 'direct']) }),
     maxActivations: z.number(),
     trial: z.boolean().meta({ description: 'A trial a device started (POST /api/v1/licenses/trial), not sold.' }),
+    entitlements: z.array(z.string()).meta({ description: "The key's entitlements: its product's and those the owner granted it." }),
+    usage: usageSchema.nullable().meta({ description: "A metered key's uses now (null: its product is not metered)." }),
     activations: z.array(activationSchema),
     heldSlots: z.array(heldSlotSchema).meta({
       description:
@@ -148,3 +151,28 @@ export const keyTransferredResponseSchema = z
   .meta({ id: 'KeyTransferredResponse' });
 
 export type KeyTransferredResponse = z.infer<typeof keyTransferredResponseSchema>;
+
+/** GET /api/admin/keys/{id}/usage: a key's entitlements, its uses now and its usage history, newest first. */
+export const keyUsageResponseSchema = z
+  .object({
+    key: z.string(),
+    entitlements: z.array(z.string()).meta({ description: "Its product's and those granted to it." }),
+    grantedEntitlements: z.array(z.string()).meta({ description: 'Those the owner granted this key beyond its product.' }),
+    usage: usageSchema.nullable(),
+    consumed: z.number().meta({ description: 'Every use its apps debited, ever.' }),
+    toppedUp: z.number().meta({ description: 'Every use the owner added, ever.' }),
+    history: z.array(
+      z.object({
+        _id: z.string(),
+        kind: z.enum(['consume', 'top_up']),
+        amount: z.number(),
+        remaining: z.number().meta({ description: 'The uses left after it.' }),
+        at: isoDate,
+        by: keyUserRefSchema.nullable().meta({ description: 'The owner who topped up (null: a debit by its app).' }),
+      }),
+    ),
+    totalPages: z.number(),
+    total: z.number(),
+  })
+  .meta({ id: 'KeyUsage' });
+export type KeyUsageResponse = z.infer<typeof keyUsageResponseSchema>;

@@ -151,6 +151,8 @@ describe('GET /api/users/my-keys', () => {
       metadata: { generationMethod: 'purchase' },
       maxActivations: 1,
       trial: false,
+      entitlements: [],
+      usage: null,
       activations: [
         {
           _id: expect.any(String) as unknown,
@@ -241,6 +243,8 @@ describe('the key serializer', () => {
     // Lists answer with the JSON SQLite writes (keysJsonStatement); single keys, generation and the
     // CLI's shapes come from toLicenseKeyJson. Every field of every kind of key must agree.
     const product = await makeProduct({ name: `Odd "Name" \\ ü ${Date.now()}`, productType: 'game', maxActivations: 5 });
+    // A metered product with entitlements and a daily refill: its keys' entitlements and uses now.
+    const metered = await makeProduct({ entitlements: ['zeta', 'pro'], usageAllowance: 10, usageRefillAmount: 5, usageRefillDays: 1 });
     const buyer = await signedInUser('user');
     const gone = await signedInUser('user');
     const now = Date.now();
@@ -276,6 +280,10 @@ describe('the key serializer', () => {
       },
       { status: 'expired', expiresAt: at(now + DAY_MS), generationMethod: 'reseller', createdBy: 'never-existed' },
       { status: 'used', expiresAt: at(253402300799999), purchasedAt: at(999), createdAt: at(86_400_123) },
+      { status: 'available', productId: metered.id },
+      { status: 'used', productId: metered.id, usageRemaining: 3, usagePeriodStart: now - 3 * DAY_MS + 7, entitlements: ['alpha', 'pro'] },
+      { status: 'used', productId: metered.id, usageRemaining: 8, usagePeriodStart: now - 1000 },
+      { status: 'used', entitlements: ['beta'], usageRemaining: 4 },
     ];
     const rows = kinds.map((fields, i) => ({
       id: newId(),
@@ -291,7 +299,8 @@ describe('the key serializer', () => {
       ...fields,
     }));
     await db().insert(licenseKeys).values(rows.slice(0, 5));
-    await db().insert(licenseKeys).values(rows.slice(5));
+    await db().insert(licenseKeys).values(rows.slice(5, 9));
+    await db().insert(licenseKeys).values(rows.slice(9));
     await db()
       .insert(activations)
       .values([
@@ -339,6 +348,15 @@ describe('the key serializer', () => {
     expect(devices[2].deviceFingerprint).toBe('fp-a');
     expect(devices[0]._id < devices[1]._id).toBe(true);
     expect(fromSql.find((k) => k._id === rows[4].id)!.heldSlots.map((h) => h.deviceFingerprint)).toEqual(['fp-soon', 'fp-late']);
+    // Entitlements merged and sorted; uses as stored, refilled when due, from the allowance before any use.
+    const of = (i: number) => fromSql.find((k) => k._id === rows[i].id)!;
+    expect(of(9)).toMatchObject({ entitlements: ['pro', 'zeta'], usage: { allowance: 10, remaining: 10, nextRefillAt: null } });
+    expect(of(10)).toMatchObject({
+      entitlements: ['alpha', 'pro', 'zeta'],
+      usage: { remaining: 5, refillAmount: 5, refillDays: 1, nextRefillAt: new Date(now + 7).toISOString() },
+    });
+    expect(of(11).usage).toMatchObject({ remaining: 8, nextRefillAt: new Date(now - 1000 + DAY_MS).toISOString() });
+    expect(of(12)).toMatchObject({ entitlements: ['beta'], usage: null });
   });
 
   it('loads relations for pages larger than D1’s parameter limit', async () => {

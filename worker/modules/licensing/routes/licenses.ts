@@ -8,12 +8,16 @@ import { licenseAnswer, prepareLicenseCall, prepareTrialCall } from '../answer';
 import { borrowSeat, heartbeatLicense } from '../seats';
 import { replaceDevice } from '../swaps';
 import { startTrial } from '../trials';
+import { consumeUsage } from '../usage';
+import { idempotencyKeySchema } from '../../../platform/idempotency';
+import { AppError } from '../../../platform/errors';
 import { signingKeys } from '../../../platform/signing';
 import { inBackground } from '../../../platform/request';
 import { jsonBody } from '../../../platform/validate';
 import {
   activateLicenseSchema,
   borrowSeatSchema,
+  consumeLicenseSchema,
   deactivateLicenseSchema,
   heartbeatLicenseSchema,
   replaceDeviceSchema,
@@ -132,6 +136,29 @@ export const licensesRoutes = new Hono<AppEnv>()
       const input = c.req.valid('json');
       const { now, guard } = await prepareLicenseCall(c, input.key);
       return licenseAnswer(c, await replaceDevice(c.var.db.$client, await getSettings(c.env.KV), input, now, guard), input, now);
+    },
+  )
+  .post(
+    '/consume',
+    op(
+      'consumeLicense',
+      'Debit uses from a metered key (Idempotency-Key required: the same key debits once)',
+      answer('CONSUMED with the uses left, USAGE_EXHAUSTED (nothing debited), or another code'),
+      { errors: [400, 409, 429], signed: true, idempotent: true },
+    ),
+    jsonBody(consumeLicenseSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      const header = idempotencyKeySchema.safeParse(c.req.header('idempotency-key') ?? '');
+      if (!header.success) {
+        const message =
+          c.req.header('idempotency-key') === undefined ? 'Idempotency-Key header is required' : header.error.issues[0].message;
+        throw new AppError('VALIDATION_ERROR', message, { details: { field: 'Idempotency-Key' } });
+      }
+      const { now, guard } = await prepareLicenseCall(c, input.key);
+      const result = await consumeUsage(c.var.db.$client, await getSettings(c.env.KV), input, header.data, now, guard);
+      if (result.replayed) c.header('Idempotent-Replayed', 'true');
+      return licenseAnswer(c, result, input, now);
     },
   )
   .post(

@@ -406,3 +406,66 @@ describe('the licensing SDK against the Worker, for each licence model', () => {
     expect(await sdk.validate({ key: trialKey, fingerprint })).toMatchObject({ valid: true, code: 'VALID' });
   });
 });
+
+describe('the licensing SDK against the Worker: entitlements and metered usage', () => {
+  it('answers hasEntitlement offline from the stored, verified token, and never from a forged or expired one', async () => {
+    const { key } = await licenseKey(1, { entitlements: ['export-pdf', 'pro'] });
+    const fingerprint = device();
+    const store = memoryStore();
+    const { sdk } = await client({ store });
+    const activated = await sdk.activate({ key, fingerprint });
+    expect(activated.license!.entitlements).toEqual(['export-pdf', 'pro']);
+    expect(activated.offlineToken!.entitlements).toEqual(['export-pdf', 'pro']);
+
+    // A restart with no network: the stored token answers.
+    let clock = Date.now();
+    const down: Fetch = () => Promise.reject(new TypeError('fetch failed'));
+    const { sdk: offline } = await client({ store, fetch: down, now: () => clock });
+    expect(await offline.hasEntitlement({ key, fingerprint }, 'pro')).toBe(true);
+    expect(await offline.hasEntitlement({ key: key.toLowerCase(), fingerprint }, 'export-pdf')).toBe(true);
+    expect(await offline.hasEntitlement({ key, fingerprint }, 'enterprise')).toBe(false);
+    expect(await offline.hasEntitlement({ key, fingerprint: device() }, 'pro')).toBe(false);
+
+    // A token whose claims were edited to add an entitlement fails its signature: nothing is granted.
+    const [head, body, signature] = activated.offlineToken!.token.split('.');
+    const claims = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const edited = btoa(JSON.stringify({ ...claims, ent: ['enterprise', 'pro'] }))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+    await store.set(`${key}|${fingerprint}`, `${head}.${edited}.${signature}`);
+    expect(await offline.hasEntitlement({ key, fingerprint }, 'enterprise')).toBe(false);
+    expect(await offline.hasEntitlement({ key, fingerprint }, 'pro')).toBe(false);
+
+    // Past its expiry the token grants nothing either.
+    await store.set(`${key}|${fingerprint}`, activated.offlineToken!.token);
+    clock = activated.offlineToken!.expiresAt.getTime();
+    expect(await offline.hasEntitlement({ key, fingerprint }, 'pro')).toBe(false);
+  });
+
+  it('consumes exactly 20 uses when 50 debits race for them, repeated Idempotency-Keys debiting once and answering alike', async () => {
+    const { key } = await licenseKey(1, { usageAllowance: 20 });
+    const fingerprint = device();
+    const { sdk, store } = await client();
+    const activated = await sdk.activate({ key, fingerprint });
+    expect(activated.license!.usage).toMatchObject({ allowance: 20, remaining: 20, refillAmount: null, nextRefillAt: null });
+
+    const ids = Array.from({ length: 30 }, (_, i) => `sdk-race-${i}-${Date.now()}`);
+    const sent = [...ids, ...ids.slice(0, 20)].sort(() => Math.random() - 0.5);
+    const results = await Promise.all(sent.map((idempotencyKey) => sdk.consume({ key, fingerprint, idempotencyKey })));
+    // Every answer was verified (a forged one would be INVALID_SIGNATURE).
+    expect(results.every((r) => r.source === 'online' && (r.code === 'CONSUMED' || r.code === 'USAGE_EXHAUSTED'))).toBe(true);
+    const byKey = new Map<string, string[]>();
+    sent.forEach((id, i) => byKey.set(id, [...(byKey.get(id) ?? []), `${results[i].code}:${results[i].license!.usage!.remaining}`]));
+    for (const outcomes of byKey.values()) expect(new Set(outcomes).size).toBe(1);
+    const debited = [...byKey.values()].filter((o) => o[0].startsWith('CONSUMED'));
+    expect(debited).toHaveLength(20);
+    expect(debited.map((o) => Number(o[0].split(':')[1])).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+
+    const refused = await sdk.consume({ key, fingerprint });
+    expect(refused).toMatchObject({ valid: false, code: 'USAGE_EXHAUSTED', license: { usage: { remaining: 0 } } });
+    // A debit leaves the kept offline token as it was.
+    expect(await store.get(`${key}|${fingerprint}`)).toBe(activated.offlineToken!.token);
+    expect((await sdk.validate({ key, fingerprint })).license!.usage!.remaining).toBe(0);
+  });
+});

@@ -228,6 +228,7 @@ describe('maintenanceMode', () => {
       [
         'activateLicense',
         'borrowSeat',
+        'consumeLicense',
         'deactivateLicense',
         'getApiReference',
         'getHealth',

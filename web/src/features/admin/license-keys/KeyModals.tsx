@@ -15,6 +15,7 @@ import { errorMessage } from '../../../lib/api';
 import { schemaErrors, useForm } from '../../../lib/form';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { DeviceList, HeldSlotList } from './KeyDevices';
+import { KeyUsage } from './KeyUsage';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { licenseKeys, loadKeyHistory, useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
 import { KeyHistory } from '../../../components/KeyHistory';
@@ -91,6 +92,7 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
       <h3 className="section-title">Devices</h3>
       <DeviceList licenseKey={key} canManage={canManage} onChanged={setKey} />
       <HeldSlotList licenseKey={key} canManage={canManage} onChanged={setKey} />
+      <KeyUsage licenseKey={key} canManage={canManage} onChanged={setKey} />
       <KeyHistory queryKey={licenseKeys.history(key._id)} load={loadKeyHistory(key._id)} />
     </Modal>
   );

@@ -101,3 +101,33 @@ export function useReleaseSeat() {
     onSuccess: after,
   });
 }
+
+/** A key's entitlements, uses and usage history (its details, owner only). */
+export const keyUsageKeys = { of: (keyId: string) => [...licenseKeys.all, 'usage', keyId] as const };
+
+export function useKeyUsage(keyId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: keyUsageKeys.of(keyId),
+    queryFn: ({ signal }) => api.get(`/api/admin/keys/${keyId}/usage`, { page: 1, limit: 20 }, signal),
+    enabled,
+  });
+}
+
+/** The owner sets the entitlements granted to one key beyond its product's. */
+export function useSetKeyEntitlements() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ keyId, entitlements }: { keyId: string; entitlements: string[] }) =>
+      api.put(`/api/admin/keys/${keyId}/entitlements`, { entitlements }),
+    onSuccess: after,
+  });
+}
+
+/** The owner adds uses to a metered key. */
+export function useTopUpKey() {
+  const after = useAfterKeyChange();
+  return useMutation({
+    mutationFn: ({ keyId, amount }: { keyId: string; amount: number }) => api.post(`/api/admin/keys/${keyId}/usage/top-up`, { amount }),
+    onSuccess: after,
+  });
+}

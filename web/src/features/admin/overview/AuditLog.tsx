@@ -30,6 +30,8 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'keys.bulk_delete': 'Keys deleted',
   'key.remove_activation': 'Activation removed',
   'key.release_seat': 'Seat released',
+  'key.entitlements': 'Key entitlements changed',
+  'key.top_up': 'Key uses topped up',
   'key.purchase_for_user': 'Key bought for a user',
   'payment.credited': 'Card top-up credited',
   'payment.refunded': 'Card payment refunded',

@@ -20,6 +20,10 @@ export function describeKeyAction(entry: AuditEntry): string | null {
     case 'key.remove_activation':
     case 'key.release_seat':
       return `${text(d.key)}: device ${text(d.deviceFingerprint)}`;
+    case 'key.entitlements':
+      return `${text(d.key)}: ${Array.isArray(d.granted) && d.granted.length ? d.granted.map(text).join(', ') : 'none granted'}`;
+    case 'key.top_up':
+      return `${text(d.key)}: +${text(d.amount)} uses`;
     case 'key.purchase_for_user': {
       const customer = (d.customer ?? {}) as { username?: unknown };
       const paid = d.paidBy === 'nobody' ? 'free' : `${text(d.cost)} credits from the ${text(d.paidBy)}`;

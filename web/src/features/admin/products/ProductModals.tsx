@@ -7,7 +7,9 @@ import {
   MAX_OFFLINE_TOKEN_HOURS,
   MAX_SWAP_LIMIT,
   MAX_SWAP_WINDOW_DAYS,
+  MAX_REFILL_DAYS,
   MAX_TRIAL_DAYS,
+  MAX_USES,
   MIN_OFFLINE_TOKEN_HOURS,
   productInputSchema,
 } from '../../../../../worker/modules/catalog/schemas';
@@ -46,6 +48,12 @@ type ProductForm = {
   swapWindowDays: string;
   trialDays: string;
   features: string;
+  /** Comma-separated names. */
+  entitlements: string;
+  /** Empty: not metered; the refill fields empty: no refill. */
+  usageAllowance: string;
+  usageRefillAmount: string;
+  usageRefillDays: string;
   isActive: boolean;
 };
 
@@ -70,8 +78,14 @@ const NEW_PRODUCT: ProductForm = {
   swapWindowDays: String(DEFAULT_SWAP_WINDOW_DAYS),
   trialDays: '0',
   features: '',
+  entitlements: '',
+  usageAllowance: '',
+  usageRefillAmount: '',
+  usageRefillDays: '',
   isActive: true,
 };
+
+const optionalText = (n: number | null) => (n === null ? '' : String(n));
 
 const formOf = (p: Product): ProductForm => ({
   name: p.name,
@@ -91,6 +105,10 @@ const formOf = (p: Product): ProductForm => ({
   swapWindowDays: String(p.swapWindowDays),
   trialDays: String(p.trialDays),
   features: p.features.join(', '),
+  entitlements: p.entitlements.join(', '),
+  usageAllowance: optionalText(p.usageAllowance),
+  usageRefillAmount: optionalText(p.usageRefillAmount),
+  usageRefillDays: optionalText(p.usageRefillDays),
   isActive: p.isActive,
 });
 
@@ -111,6 +129,9 @@ function whole(text: string, fallback: number | undefined, floorAtZero = false) 
   return floorAtZero ? Math.max(0, Math.floor(n)) : n;
 }
 
+/** An optional number field: empty is none (null). */
+const optional = (text: string) => (text.trim() === '' ? null : whole(text, undefined));
+
 /** The form as the API's product schema reads it. */
 const productInput = (form: ProductForm) => ({
   name: form.name,
@@ -130,6 +151,10 @@ const productInput = (form: ProductForm) => ({
   swapWindowDays: whole(form.swapWindowDays, DEFAULT_SWAP_WINDOW_DAYS),
   trialDays: whole(form.trialDays, 0),
   features: form.features,
+  entitlements: form.entitlements,
+  usageAllowance: optional(form.usageAllowance),
+  usageRefillAmount: optional(form.usageRefillAmount),
+  usageRefillDays: optional(form.usageRefillDays),
   isActive: form.isActive,
 });
 
@@ -259,6 +284,40 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
               max={MAX_TRIAL_DAYS}
               {...form.field('trialDays')}
               hint="0: no trial. Otherwise each device may start one trial this long."
+            />
+          </div>
+        </fieldset>
+        <fieldset className="form-fieldset">
+          <legend>Entitlements and usage</legend>
+          <Field
+            label="Entitlements"
+            {...form.field('entitlements')}
+            hint="Lowercase names separated by commas, like pro, export-pdf. Every key has them; apps check them offline."
+            autoCapitalize="none"
+            spellCheck={false}
+          />
+          <div className="form-grid">
+            <Field
+              label="Usage allowance"
+              {...number}
+              min={0}
+              max={MAX_USES}
+              {...form.field('usageAllowance')}
+              hint="Uses each key starts with; empty: not metered."
+            />
+            <Field
+              label="Refill amount"
+              {...number}
+              max={MAX_USES}
+              {...form.field('usageRefillAmount')}
+              hint="Uses a key is refilled to each period; empty: no refill."
+            />
+            <Field
+              label="Refill period (days)"
+              {...number}
+              max={MAX_REFILL_DAYS}
+              {...form.field('usageRefillDays')}
+              hint={`1 to ${MAX_REFILL_DAYS}; with a refill amount only.`}
             />
           </div>
         </fieldset>
