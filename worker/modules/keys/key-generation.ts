@@ -174,5 +174,6 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     transferCount: 0,
     isTrial: false,
     createdAt: new Date(now),
+    importedAt: null,
   };
 }

@@ -239,6 +239,8 @@ export const licenseKeys = sqliteTable(
     /** A trial started by a device (POST /api/v1/licenses/trial), not sold. */
     isTrial: integer('is_trial', { mode: 'boolean' }).notNull().default(false),
     createdAt: createdAt(),
+    /** When the owner imported the key from another system or an export (null: made here). */
+    importedAt: integer('imported_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('license_keys_key_unique').on(t.key),
