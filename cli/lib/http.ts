@@ -109,13 +109,20 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
         await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
         continue;
       }
-      const error = (data ?? {}) as { message?: unknown; code?: unknown };
+      const error = (data ?? {}) as { message?: unknown; code?: unknown; details?: unknown };
       const message =
         typeof error.message === 'string' && error.message
           ? error.message
           : `The server answered ${response.status} ${response.statusText}`.trim();
       const code = typeof error.code === 'string' ? error.code : undefined;
-      throw new ApiError(message, response.status, code, response.status === 401 && mode === 'signedIn' ? rejectedHint : undefined);
+      const details = error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : undefined;
+      throw new ApiError(
+        message,
+        response.status,
+        code,
+        response.status === 401 && mode === 'signedIn' ? rejectedHint : undefined,
+        details,
+      );
     }
   }
 
