@@ -9,6 +9,7 @@ import {
   IMPORT_MAX_DAYS,
   IMPORT_MAX_DEVICES,
   chunkRecords,
+  earlierInFile,
   readImportFile,
   type ImportFormat,
   type ImportProblem,
@@ -84,7 +85,9 @@ Examples:
       const api = ctx.api();
       const chunks = chunkRecords(read.records);
       const base = { format: options.from, product: options.product, days, devices, notify: options.mail };
-      const send = (rows: ImportRecord[], dryRun: boolean) => api.post('/api/admin/import', { ...base, rows, dryRun });
+      const inFile = earlierInFile(chunks);
+      const send = (rows: ImportRecord[], dryRun: boolean) =>
+        api.post('/api/admin/import', { ...base, rows, dryRun, ...(dryRun ? { inFile: inFile[chunks.indexOf(rows)] } : {}) });
 
       // Checked whole first when it takes several requests: the server checks one chunk at a time.
       if (options.dryRun || chunks.length > 1) {
@@ -146,7 +149,8 @@ async function run(
 
 async function summarize(format: Parameters<typeof printRecord>[0], result: Run, records: number, dryRun: boolean) {
   const { counts } = result;
-  for (const o of result.outcomes) notice(`line ${o.line}: ${o.action} ${o.type}: ${o.reason}`);
+  // A dry run says why for every record it would not create; a run, for the skipped ones.
+  for (const o of result.outcomes) if (dryRun || o.action === 'skip') notice(`line ${o.line}: ${o.action} ${o.type}: ${o.reason}`);
   const mail =
     result.mail === 'sent'
       ? ', each mailed how to sign in'

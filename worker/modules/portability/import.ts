@@ -12,7 +12,7 @@
 // each key its method and payer, moves each account's balances by the sum of its new ledger rows, and
 // gives the rows their kind. An account's balances are therefore the sum of its ledger, as always.
 import type { DB } from '../../platform/db/client';
-import { rawSql, runBatch, sqlRows, type Statement } from '../../platform/db/client';
+import { rawSql, runBatch, type Statement } from '../../platform/db/client';
 import { AppError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { auditStatement } from '../audit';
@@ -62,10 +62,15 @@ const emailsOf = (rows: ImportRow[]) => {
   return [...set];
 };
 
-/** A username for a new account from its email's local part, unique among `taken` (lower case). */
+/** A username as the rules allow it (letters, digits, dots, dashes, underscores; 3 to 30), from what is wanted. */
+function usernameFrom(wanted: string): string {
+  const base = wanted.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 30);
+  return base.length < 3 ? `${base}user`.slice(0, 30) : base;
+}
+
+/** A username for a new account, unique among `taken` (lower case, the shop's and this chunk's). */
 function usernameFor(wanted: string, taken: Set<string>): string {
-  let base = wanted.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 30);
-  if (base.length < 3) base = `${base}user`.slice(0, 30);
+  const base = usernameFrom(wanted);
   let name = base;
   while (taken.has(name.toLowerCase()))
     name = `${base.slice(0, 25)}-${crypto.getRandomValues(new Uint32Array(1))[0].toString(36).slice(0, 4)}`;
@@ -86,9 +91,9 @@ async function readShop(db: DB, rows: ImportRow[], defaultProduct: string | unde
       keys.add(row.key);
       if (row.product) tags.add(row.product);
       if (row.exported) [row.exported.ownerId, row.exported.createdById, row.exported.paidById].forEach((id) => id && userIds.add(id));
-      if (row.email) usernames.add(row.email.split('@')[0].toLowerCase());
+      if (row.email) usernames.add(usernameFrom(row.email.split('@')[0]).toLowerCase());
     }
-    if (row.type === 'user') usernames.add(row.username.toLowerCase());
+    if (row.type === 'user') usernames.add(usernameFrom(row.username).toLowerCase());
     if (row.type === 'product') tags.add(row.keyTag);
     if (row.type === 'device' && row.key) keys.add(row.key);
     if (row.type === 'ledger') {
@@ -137,6 +142,8 @@ async function readShop(db: DB, rows: ImportRow[], defaultProduct: string | unde
 type Plan = {
   outcomes: (Outcome & { planned: boolean })[];
   users: Record<string, unknown>[];
+  /** The emails of the file's user rows planned (the other new accounts are keys' customers). */
+  userRowEmails: string[];
   products: Record<string, unknown>[];
   keys: Record<string, unknown>[];
   keyFixes: Record<string, unknown>[];
@@ -151,17 +158,23 @@ function planChunk(
   shop: Awaited<ReturnType<typeof readShop>>,
   now: number,
 ): { plan: Plan; problems: { line: number; message: string }[] } {
-  const plan: Plan = { outcomes: [], users: [], products: [], keys: [], keyFixes: [], devices: [], ledger: [] };
+  const plan: Plan = { outcomes: [], users: [], userRowEmails: [], products: [], keys: [], keyFixes: [], devices: [], ledger: [] };
   const problems: { line: number; message: string }[] = [];
   const newAccounts = new Map<string, string>(); // email -> id, accounts this chunk creates
   const newProducts = new Map<string, ProductFacts>();
   const newKeys = new Map<string, { line: number; keyTag: string }>();
   const newDevices = new Set<string>();
   const newLedger = new Set<string>();
+  // A dry run of a later chunk: what the file's earlier chunks make, which a real run will have written.
+  const earlier = request.dryRun && request.inFile ? request.inFile : { products: [], keys: [], emails: [] };
+  const earlierEmails = new Set(earlier.emails);
+  const earlierKeys = new Set(earlier.keys);
+  const earlierProduct = (tag: string): ProductFacts | undefined =>
+    earlier.products.includes(tag) ? { id: '', keyTag: tag, name: tag, productType: 'software', minDays: 1, maxActivations: 1 } : undefined;
   const outcome = (line: number, type: ImportRowType, action: ImportAction, reason = '') =>
     plan.outcomes.push({ line, type, action, reason, planned: action === 'create' });
   const accountOf = (email: string | null, id: string | null) => {
-    if (email && (shop.byEmail.has(email) || newAccounts.has(email))) return email;
+    if (email && (shop.byEmail.has(email) || newAccounts.has(email) || earlierEmails.has(email))) return email;
     if (id && shop.emailById.has(id)) return shop.emailById.get(id)!;
     return null;
   };
@@ -190,6 +203,7 @@ function planChunk(
         else if (row.role === 'owner') outcome(line, 'user', 'skip', 'an owner account is not imported: this shop has its own owner');
         else {
           addAccount(row);
+          plan.userRowEmails.push(row.email);
           outcome(line, 'user', 'create');
         }
         break;
@@ -226,14 +240,14 @@ function planChunk(
       return outcome(line, 'key', 'match', 'this key exists');
     }
     if (!tag) return problems.push({ line, message: 'no product: give the row a product (key tag), or the import one' });
-    const product = shop.products.get(tag) ?? newProducts.get(tag);
+    const product = shop.products.get(tag) ?? newProducts.get(tag) ?? earlierProduct(tag);
     if (!product) return problems.push({ line, message: `no product with key tag ${tag}: add it first` });
     const devices = row.devices ?? request.devices ?? product.maxActivations;
     if (row.fingerprints.length > devices)
       return problems.push({ line, message: `${row.fingerprints.length} devices, over the key's device limit of ${devices}` });
     const days = row.days ?? request.days ?? product.minDays;
     const email = row.email ?? (row.exported?.ownerId ? accountOf(null, row.exported.ownerId) : null);
-    if (email && !shop.byEmail.has(email) && !newAccounts.has(email)) {
+    if (email && !shop.byEmail.has(email) && !newAccounts.has(email) && !earlierEmails.has(email)) {
       addAccount({
         id: newId(now),
         email,
@@ -281,7 +295,8 @@ function planChunk(
 
   function planDevice(line: number, row: DeviceRow) {
     if (!row.key) return outcome(line, 'device', 'skip', `its key (${row.keyId}) is not in the file`);
-    if (!shop.keys.has(row.key) && !newKeys.has(row.key)) return outcome(line, 'device', 'skip', 'its key is not in this shop');
+    if (!shop.keys.has(row.key) && !newKeys.has(row.key) && !earlierKeys.has(row.key))
+      return outcome(line, 'device', 'skip', 'its key is neither in this shop nor in the file');
     const id = `${row.key}\n${row.fingerprint}`;
     if (shop.devices.has(id) || newDevices.has(id)) return outcome(line, 'device', 'match', 'this device is on its key');
     newDevices.add(id);
@@ -342,7 +357,10 @@ function writes(
       'users',
       rawSql(
         `INSERT INTO users (id, username, email, password_hash, role, is_active, email_verified_at, reseller_id, created_at)
-         SELECT ${v('id')}, ${v('username')}, ${v('email')}, NULL, ${v('role')}, ${v('isActive')}, ${v('emailVerifiedAt')}, ${v('resellerId')}, ${v('createdAt')}
+         SELECT ${v('id')},
+           CASE WHEN EXISTS (SELECT 1 FROM users t WHERE lower(t.username) = lower(${v('username')}))
+             THEN substr(${v('username')}, 1, 25) || '-' || lower(hex(randomblob(2))) ELSE ${v('username')} END,
+           ${v('email')}, NULL, ${v('role')}, ${v('isActive')}, ${v('emailVerifiedAt')}, ${v('resellerId')}, ${v('createdAt')}
          FROM json_each(?1) j WHERE true ON CONFLICT DO NOTHING RETURNING id, email, username`,
         json(plan.users),
       ),
@@ -462,8 +480,11 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     statements.push(auditStatement(db, actor, 'keys.import', { type: 'license_key', id: null }, summary, ip));
     const results = (await runBatch(db, statements)) as unknown[][];
     const count = (name: keyof typeof index) => (index[name] >= 0 ? results[index[name]].length : 0);
-    created = { user: count('users'), product: count('products'), key: count('keys'), device: count('devices'), ledger: count('ledger') };
     newAccounts = index.users >= 0 ? (results[index.users] as { email: string; username: string }[]) : [];
+    // Accounts made for keys' customers are not rows of the file: only the file's user rows count as created users.
+    const userRows = new Set(plan.userRowEmails);
+    const usersCreated = newAccounts.filter((a) => userRows.has(a.email)).length;
+    created = { user: usersCreated, product: count('products'), key: count('keys'), device: count('devices'), ledger: count('ledger') };
   }
 
   // In a real run, a row planned but not written was written by a concurrent import first: matched.

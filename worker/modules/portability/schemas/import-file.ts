@@ -228,3 +228,54 @@ export function chunkRecords(records: ImportRecord[], maxBytes = IMPORT_CHUNK_BY
   if (chunk.length) chunks.push(chunk);
   return chunks;
 }
+
+type Names = { products: string[]; keys: string[]; emails: string[] };
+const str = (v: unknown) => (typeof v === 'string' && v ? [v] : []);
+
+/** What a line of a KeyPanel export makes, and what it refers to, by natural key. */
+function namesOf(record: Record<string, unknown>): { makes: Names; needs: Names } {
+  const none = (): Names => ({ products: [], keys: [], emails: [] });
+  const out = { makes: none(), needs: none() };
+  const row = isObject(record.row) ? record.row : null;
+  if (!row) return out;
+  const lower = (v: unknown) => str(v).map((e) => e.toLowerCase());
+  switch (record.table) {
+    case 'users':
+      out.makes.emails.push(...lower(row.email));
+      break;
+    case 'products':
+      out.makes.products.push(...str(row.keyTag).map((t) => t.toUpperCase()));
+      break;
+    case 'keys':
+      out.makes.keys.push(...str(row.key));
+      out.makes.emails.push(...lower(row.purchasedByEmail));
+      out.needs.products.push(...str(row.productKeyTag).map((t) => t.toUpperCase()));
+      break;
+    case 'devices':
+      out.needs.keys.push(...str(row.key));
+      break;
+    case 'ledger':
+      out.needs.emails.push(...lower(row.email));
+      break;
+  }
+  return out;
+}
+
+/**
+ * For a dry run of a file in chunks: for each chunk, what earlier chunks make that it refers to (the
+ * request's `inFile`), so a later chunk's plan counts a device whose key an earlier chunk brings as
+ * created, not skipped. Only a KeyPanel export refers across rows.
+ */
+export function earlierInFile(chunks: ImportRecord[][]): Names[] {
+  const made = { products: new Set<string>(), keys: new Set<string>(), emails: new Set<string>() };
+  return chunks.map((chunk) => {
+    const found = { products: new Set<string>(), keys: new Set<string>(), emails: new Set<string>() };
+    const names = chunk.map(({ record }) => namesOf(record));
+    for (const { needs } of names)
+      for (const kind of ['products', 'keys', 'emails'] as const)
+        for (const name of needs[kind]) if (made[kind].has(name)) found[kind].add(name);
+    for (const { makes } of names)
+      for (const kind of ['products', 'keys', 'emails'] as const) for (const name of makes[kind]) made[kind].add(name);
+    return { products: [...found.products], keys: [...found.keys], emails: [...found.emails] };
+  });
+}

@@ -14,7 +14,7 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 /** The most records one request carries (a client also keeps each request under the body limit). */
 export const IMPORT_CHUNK_ROWS = 500;
 /** A client's budget for one request's JSON body, under the API's 64 KB limit. */
-export const IMPORT_CHUNK_BYTES = 56 * 1024;
+export const IMPORT_CHUNK_BYTES = 40 * 1024;
 /** The most days and devices an import may give a key when its file does not. */
 export const IMPORT_MAX_DAYS = 36500;
 export const IMPORT_MAX_DEVICES = 1000;
@@ -32,6 +32,21 @@ export const importRequestSchema = z
     days: z.int().min(1).max(IMPORT_MAX_DAYS).optional(),
     /** A key's device limit when its row has none (default: its product's). */
     devices: z.int().min(1).max(IMPORT_MAX_DEVICES).optional(),
+    /**
+     * A dry run of a later chunk of a file: what the file's earlier chunks create that this chunk
+     * refers to (products by key tag, keys by value, accounts by email), which a real run will have
+     * written by then. Ignored by a real run.
+     */
+    inFile: z
+      .object({
+        products: z.array(z.string().max(20)).max(IMPORT_CHUNK_ROWS).default([]),
+        keys: z.array(z.string().max(200)).max(IMPORT_CHUNK_ROWS).default([]),
+        emails: z
+          .array(z.string().max(254))
+          .max(IMPORT_CHUNK_ROWS * 4)
+          .default([]),
+      })
+      .optional(),
     /** Mail each account the import creates how to sign in (it has no password). */
     notify: z.boolean().default(true),
     rows: z
@@ -253,10 +268,7 @@ const keypanelKey = z
 // resolved (an account's email, a key's value) beside the row's ids.
 const id = z.string().trim().min(1, 'id is required').max(100);
 const ms = (name: string) => when(name).transform((v) => v ?? null);
-const required = (name: string) =>
-  when(name)
-    .refine((v) => v !== undefined, `${name} is required`)
-    .transform((v) => v as number);
+const required = (name: string) => when(name).refine((v) => v !== undefined, `${name} is required`);
 const nullableText = (max: number) => optional(text(max)).transform((v) => v ?? null);
 
 const exportedUser = z.object({

@@ -17,7 +17,7 @@ import { productInputSchema } from '../../catalog/schemas';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
 import { uniqueTag } from '../../../test/shop-helpers';
 import { sandbox, type Sandbox } from '../../../test/sandbox';
-import { chunkRecords, readImportFile, type ImportFormat, type ImportRecord } from '../schemas';
+import { chunkRecords, earlierInFile, readImportFile, type ImportFormat, type ImportRecord } from '../schemas';
 import keygenFile from './fixtures/keygen.json?raw';
 import lemonFile from './fixtures/lemonsqueezy.csv?raw';
 import gumroadFile from './fixtures/gumroad.csv?raw';
@@ -48,11 +48,23 @@ async function product(target: Sandbox = box, fields: { maxActivations?: number;
   );
 }
 
-type Options = { dryRun?: boolean; product?: string; days?: number; devices?: number; token?: string; target?: Sandbox };
+type Options = {
+  dryRun?: boolean;
+  product?: string;
+  days?: number;
+  devices?: number;
+  token?: string;
+  target?: Sandbox;
+  chunkBytes?: number;
+};
 /** Posts one chunk of records, as a client sends it. */
-const post = (format: ImportFormat, rows: ImportRecord[], options: Options = {}) => {
-  const { token = owner.token, target = box, ...rest } = options;
-  return (target ?? box).api('POST', '/api/admin/import', { token, body: { format, rows, ...rest } });
+const post = (
+  format: ImportFormat,
+  rows: ImportRecord[],
+  options: Options & { inFile?: ReturnType<typeof earlierInFile>[number] } = {},
+) => {
+  const { token = owner.token, target = box, chunkBytes: _chunkBytes, ...rest } = options;
+  return target.api('POST', '/api/admin/import', { token, body: { format, rows, ...rest } });
 };
 /** Reads a file as the clients do and imports it chunk by chunk; the summed counts. */
 async function importFile(format: ImportFormat, text: string, options: Options = {}) {
@@ -60,13 +72,16 @@ async function importFile(format: ImportFormat, text: string, options: Options =
   expect(file.problems).toEqual([]);
   const totals = { create: 0, match: 0, skip: 0 };
   const outcomes: { line: number; action: string; reason: string }[] = [];
-  for (const chunk of chunkRecords(file.records)) {
-    const res = await post(format, chunk, options);
+  const chunks = chunkRecords(file.records, options.chunkBytes);
+  const inFile = earlierInFile(chunks);
+  for (const [i, chunk] of chunks.entries()) {
+    // A dry run of a later chunk is told what the earlier ones make, as the clients tell it.
+    const res = await post(format, chunk, { ...options, ...(options.dryRun ? { inFile: inFile[i] } : {}) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     for (const action of ['create', 'match', 'skip'] as const) totals[action] += res.body.counts[action];
     outcomes.push(...res.body.outcomes);
   }
-  return { totals, outcomes, records: file.records.length };
+  return { totals, outcomes, records: file.records.length, chunks: chunks.length };
 }
 const keyRow = (key: string, db = box.db) => db.select().from(licenseKeys).where(eq(licenseKeys.key, key)).get();
 const emailOf = async (id: string | null, db = box.db) =>
@@ -136,8 +151,10 @@ describe("each system's file", () => {
     expect(await keyRow('96EC673B-D22E5C17-B3446B7C-9D18A277')).toBeUndefined();
   });
 
-  it("KeyPanel's own key rows: known devices become activations, an email matched whatever its case", async () => {
+  it("KeyPanel's own key rows: known devices become activations, an email matched whatever its case, a taken username made unique", async () => {
     const made = await product(box, { maxActivations: 2 });
+    // Another account already has the username the email's local part would give.
+    await box.db.insert(users).values({ id: newId(), username: 'Kim.KeyPanel', email: 'someone.else@example.com', createdAt: new Date() });
     const file = keypanelFile.replaceAll('KP-IMPORT', `${made.keyTag}-IMPORT`);
     const { totals } = await importFile('keypanel', file, { product: made.keyTag });
     expect(totals).toEqual({ create: 3, match: 0, skip: 0 });
@@ -147,6 +164,7 @@ describe("each system's file", () => {
     expect(used.expiresAt!.toISOString()).toBe('2031-03-01T00:00:00.000Z');
     const kims = await box.db.select().from(users).where(eq(users.email, 'kim.keypanel@example.com')).all();
     expect(kims).toHaveLength(1);
+    expect(kims[0].username).toMatch(/^kim\.keypanel-[a-z0-9]{1,4}$/);
     expect((await keyRow(`${made.keyTag}-IMPORT-0003`))!.purchasedBy).toBe(kims[0].id);
   });
 });
@@ -166,10 +184,11 @@ describe('refusals', () => {
     expect(file.problems).toEqual([]);
     const res = await post('keypanel', file.records);
     expect(res.status).toBe(400);
-    expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(res.body.message).toMatch(/^3 records are not valid \(line 3: email: /);
-    expect(res.body.details.problems.map((p: { line: number }) => p.line)).toEqual([3, 5, 6]);
-    expect(res.body.details.problems[1].message).toBe('expiresAt must be a date (ISO 8601)');
+    const refusal = res.body as unknown as { code: string; message: string; details: { problems: { line: number; message: string }[] } };
+    expect(refusal.code).toBe('VALIDATION_ERROR');
+    expect(refusal.message).toMatch(/^3 records are not valid \(line 3: email: /);
+    expect(refusal.details.problems.map((p) => p.line)).toEqual([3, 5, 6]);
+    expect(refusal.details.problems[1].message).toBe('expiresAt must be a date (ISO 8601)');
     expect(await keyRow(`${made.keyTag}-GOOD-0001`)).toBeUndefined();
     expect(await box.db.select().from(users).where(eq(users.email, 'good@example.com')).get()).toBeUndefined();
   });
@@ -245,16 +264,14 @@ describe('the round trip', () => {
       if (i === 0) await activateLicense(box.d1, DEFAULT_SETTINGS, { key: licenseKey.key, deviceFingerprint: `device-${newId()}` });
     }
     await box.db.batch([
-      box.db
-        .insert(ledger)
-        .values({
-          id: newId(),
-          userId: customers[1].user.id,
-          actorId: owner.user.id,
-          kind: 'admin_adjustment',
-          creditsDelta: 25,
-          createdAt: new Date(),
-        }),
+      box.db.insert(ledger).values({
+        id: newId(),
+        userId: customers[1].user.id,
+        actorId: owner.user.id,
+        kind: 'admin_adjustment',
+        creditsDelta: 25,
+        createdAt: new Date(),
+      }),
       box.db
         .update(users)
         .set({ credits: sql`${users.credits} + 25` })
@@ -265,8 +282,13 @@ describe('the round trip', () => {
 
     const target = await sandbox({ isolatedDb: env.IMPORT_TARGET_DB });
     const targetOwner = await target.signedInUser('owner');
-    const first = await importFile('keypanel', exported.body as string, { token: targetOwner.token, target });
+    // In small chunks, the dry run of each later chunk counts what earlier ones bring as created, as the real run does.
+    const dry = await importFile('keypanel', exported.body, { token: targetOwner.token, target, dryRun: true, chunkBytes: 1500 });
+    expect(dry.chunks).toBeGreaterThan(5);
+    expect(await tableCount(target.db, licenseKeys)).toBe(0);
+    const first = await importFile('keypanel', exported.body, { token: targetOwner.token, target, chunkBytes: 1500 });
     expect(first.totals.create).toBeGreaterThan(0);
+    expect(dry.totals).toEqual(first.totals);
 
     const snapshot = async (db: Sandbox['db']) => {
       const keys = await db.select().from(licenseKeys).orderBy(licenseKeys.key).all();
@@ -317,7 +339,7 @@ describe('the round trip', () => {
       expect(rows.reduce((sum, row) => sum + row.usdCentsDelta, 0)).toBe(balance.cents);
     }
 
-    const again = await importFile('keypanel', exported.body as string, { token: targetOwner.token, target });
+    const again = await importFile('keypanel', exported.body, { token: targetOwner.token, target });
     expect(again.totals.create).toBe(0);
     expect(await snapshot(target.db)).toEqual(imported);
   });
