@@ -6,7 +6,7 @@
 //   3. Shop B, empty: that export imported, timed; then B exported and compared with A's: the same
 //      keys, balances and ledger, or the script fails.
 // Options: --keys N (default 100000), --customers N (default 5000), --keep (leave the state folders).
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -74,8 +74,8 @@ async function keypanel(target: { url: string; token: string }, args: string[]):
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [cli, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: work, XDG_CONFIG_HOME: work, KEYPANEL_URL: target.url, KEYPANEL_TOKEN: token },
-      stdio: ['ignore', 'ignore', 'inherit'] as StdioOptions,
+      env: { ...process.env, HOME: work, XDG_CONFIG_HOME: work, KEYPANEL_URL: target.url, KEYPANEL_TOKEN: token },
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
     child.on('error', reject);
     child.on('close', (code) =>

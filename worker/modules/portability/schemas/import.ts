@@ -198,17 +198,17 @@ const keyValue = z
 const blank = (v: unknown) => (v === '' || v === null || v === undefined ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
 const email = optional(emailSchema);
-const when = (name: string) =>
-  optional(
-    z.union([z.string(), z.number()]).transform((v, ctx) => {
-      const ms = typeof v === 'number' ? v : /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
-      if (Number.isNaN(ms)) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a date (ISO 8601)` });
-        return z.NEVER;
-      }
-      return ms;
-    }),
-  );
+/** A time as milliseconds: an ISO 8601 text, or a number of milliseconds. */
+const instant = (name: string, error?: string) =>
+  z.union([z.string(), z.number()], error ? { error } : undefined).transform((v, ctx) => {
+    const ms = typeof v === 'number' ? v : /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be a date (ISO 8601)` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+const when = (name: string) => optional(instant(name));
 const whole = (name: string, min: number, max: number) =>
   optional(
     z.coerce
@@ -268,7 +268,7 @@ const keypanelKey = z
 // resolved (an account's email, a key's value) beside the row's ids.
 const id = z.string().trim().min(1, 'id is required').max(100);
 const ms = (name: string) => when(name).transform((v) => v ?? null);
-const required = (name: string) => when(name).refine((v) => v !== undefined, `${name} is required`);
+const required = (name: string) => z.preprocess(blank, instant(name, `${name} is required`));
 const nullableText = (max: number) => optional(text(max)).transform((v) => v ?? null);
 
 const exportedUser = z.object({

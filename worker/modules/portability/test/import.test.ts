@@ -202,7 +202,7 @@ describe('refusals', () => {
     ];
     const res = await post('keypanel', rows, { product: made.keyTag });
     expect(res.status).toBe(400);
-    expect(res.body.details.problems).toEqual([
+    expect((res.body as unknown as { details: { problems: unknown[] } }).details.problems).toEqual([
       { line: 3, message: 'no product with key tag NOSUCH: add it first' },
       { line: 4, message: "2 devices, over the key's device limit of 1" },
     ]);
@@ -326,7 +326,7 @@ describe('the round trip', () => {
     };
     const source = await snapshot(box.db);
     expect(source.keys).toHaveLength(2);
-    expect(source.keys[0].devices).toHaveLength(1);
+    expect(source.keys.flatMap((k) => k.devices)).toHaveLength(1);
     expect(source.ledger.length).toBeGreaterThanOrEqual(5);
     const imported = await snapshot(target.db);
     expect(imported.keys).toEqual(source.keys);
