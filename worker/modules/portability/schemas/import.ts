@@ -40,7 +40,15 @@ export const importRequestSchema = z
     inFile: z
       .object({
         products: z.array(z.string().max(20)).max(IMPORT_CHUNK_ROWS).default([]),
-        keys: z.array(z.string().max(200)).max(IMPORT_CHUNK_ROWS).default([]),
+        keys: z
+          .array(
+            z
+              .string()
+              .max(100)
+              .transform((v) => v.toUpperCase()),
+          )
+          .max(IMPORT_CHUNK_ROWS)
+          .default([]),
         emails: z
           .array(z.string().max(254))
           .max(IMPORT_CHUNK_ROWS * 4)
@@ -192,8 +200,10 @@ const keyValue = z
   .string({ error: 'key is required' })
   .trim()
   .min(4, 'key must be at least 4 characters')
-  .max(200, 'key must be at most 200 characters')
-  .regex(/^[\x21-\x7e]+$/, 'key must be printable characters without spaces');
+  .max(100, 'key must be at most 100 characters')
+  .regex(/^[\x21-\x7e]+$/, 'key must be printable characters without spaces')
+  // In capitals, as the licensing API reads every key it is sent (a vendor's lower-case key still validates).
+  .transform((v) => v.toUpperCase());
 /** Empty cells (CSV), null and undefined are all "not given". */
 const blank = (v: unknown) => (v === '' || v === null || v === undefined ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());

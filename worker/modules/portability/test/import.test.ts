@@ -129,10 +129,15 @@ describe("each system's file", () => {
     const made = await product(box, { maxActivations: 4 });
     const { totals } = await importFile('lemonsqueezy', lemonFile, { product: made.keyTag });
     expect(totals).toEqual({ create: 4, match: 0, skip: 0 });
-    expect(await keyRow('80e15db5-c796-436b-850c-8f9c98a48abe')).toMatchObject({ status: 'used', maxActivations: 5 });
-    expect(await keyRow('91f26ec6-d807-547c-961c-9a0d09b59bcf')).toMatchObject({ status: 'available', maxActivations: 4 });
-    expect(await keyRow('a2037fd7-e918-658d-a72d-ab1e1ac6acd0')).toMatchObject({ status: 'revoked' });
-    const expired = (await keyRow('b3148ae8-fa29-769e-b83e-bc2f2bd7bde1'))!;
+    expect(await keyRow('80E15DB5-C796-436B-850C-8F9C98A48ABE')).toMatchObject({ status: 'used', maxActivations: 5 });
+    // Stored in capitals, as the licensing API reads keys: the customer's app, sending it as Lemon Squeezy wrote it, activates.
+    const activated = await box.api('POST', '/api/v1/licenses/activate', {
+      body: { key: '80e15db5-c796-436b-850c-8f9c98a48abe', deviceFingerprint: 'lemon-laptop' },
+    });
+    expect(activated.body.code).toBe('VALID');
+    expect(await keyRow('91F26EC6-D807-547C-961C-9A0D09B59BCF')).toMatchObject({ status: 'available', maxActivations: 4 });
+    expect(await keyRow('A2037FD7-E918-658D-A72D-AB1E1AC6ACD0')).toMatchObject({ status: 'revoked' });
+    const expired = (await keyRow('B3148AE8-FA29-769E-B83E-BC2F2BD7BDE1'))!;
     expect(expired.status).toBe('expired');
     expect(expired.expiresAt!.toISOString()).toBe('2025-08-01T00:00:00.000Z');
     const luke = await box.db.select().from(users).where(eq(users.email, 'luke.lemon@example.com')).all();
