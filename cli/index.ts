@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { version } from '../package.json';
 import { registerAuthCommands } from './commands/auth';
 import { registerExportCommand } from './commands/export';
+import { registerImportCommand } from './commands/import';
 import { registerKeysCommands } from './commands/keys';
 import { registerLicenseCommands } from './commands/license';
 import { registerPaymentsCommands } from './commands/payments';
@@ -53,6 +54,7 @@ Examples:
   registerPaymentsCommands(program);
   registerWebhooksCommands(program);
   registerExportCommand(program);
+  registerImportCommand(program);
   // Every command (and sub-command) reports usage errors by throwing, so they exit 2 below.
   const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
   for (const command of everyCommand(program)) command.exitOverride();

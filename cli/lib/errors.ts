@@ -27,6 +27,8 @@ export class ApiError extends CliError {
     readonly status: number,
     readonly code: string | undefined,
     hint?: string,
+    /** The answer's details (a refused import's problems, say). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message, hint);
   }

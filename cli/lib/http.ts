@@ -83,9 +83,14 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
+      // A download (raw) is timed until its answer starts: its body may stream for longer than that.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), HTTP_TIMEOUT_MS);
       try {
-        response = await fetch(target, { method, headers, body, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
+        response = await fetch(target, { method, headers, body, signal: controller.signal });
+        if (options.raw) clearTimeout(timer);
       } catch (err) {
+        clearTimeout(timer);
         const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : networkReason(err);
         throw new CliError(
           `Could not reach KeyPanel at ${url}: ${reason}.`,
@@ -94,7 +99,15 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
       }
       rememberBookmark(url, response.headers.get(BOOKMARK_HEADER));
       if (response.ok && options.raw) return response as T;
-      const text = await response.text();
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (err) {
+        const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : networkReason(err);
+        throw new CliError(`Could not read KeyPanel's answer at ${url}: ${reason}.`);
+      } finally {
+        clearTimeout(timer);
+      }
       const data = parseJson(text);
       if (response.ok) {
         // Every answer of the API is a JSON object or array: anything else is not KeyPanel talking
@@ -109,13 +122,20 @@ export function createClient(connection: Connection, mode: 'signedIn' | 'public'
         await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
         continue;
       }
-      const error = (data ?? {}) as { message?: unknown; code?: unknown };
+      const error = (data ?? {}) as { message?: unknown; code?: unknown; details?: unknown };
       const message =
         typeof error.message === 'string' && error.message
           ? error.message
           : `The server answered ${response.status} ${response.statusText}`.trim();
       const code = typeof error.code === 'string' ? error.code : undefined;
-      throw new ApiError(message, response.status, code, response.status === 401 && mode === 'signedIn' ? rejectedHint : undefined);
+      const details = error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : undefined;
+      throw new ApiError(
+        message,
+        response.status,
+        code,
+        response.status === 401 && mode === 'signedIn' ? rejectedHint : undefined,
+        details,
+      );
     }
   }
 

@@ -15,6 +15,9 @@ declare global {
       ACCESS_DB: D1Database;
       /** resellers.test.ts's own database, where a default tier would change every other file's reseller prices. */
       RESELLERS_DB: D1Database;
+      /** The import tests' own database (portability/test/import.test.ts), and the empty shop a round trip imports into. */
+      IMPORT_DB: D1Database;
+      IMPORT_TARGET_DB: D1Database;
       /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;

@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   'reseller_tier.delete',
   'reseller.tier_changed',
   'customer.reseller_changed',
+  // An import of keys, accounts and ledger rows (modules/portability/import.ts): one row per chunk written.
+  'keys.import',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -181,5 +181,6 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     usageRemaining: null,
     usagePeriodStart: null,
     createdAt: new Date(now),
+    importedAt: null,
   };
 }

@@ -1,11 +1,24 @@
+// /api/admin/import (owner): licences from another system or an export, a chunk per request.
 // /api/admin/export (owner): the whole shop, or one table (the ledger and the audit log for a date
 // range); /api/users/my-data (any signed-in account): their own data. Both streamed.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
-import { queryParams } from '../../platform/validate';
+import { jsonBody, queryParams } from '../../platform/validate';
+import { appUrl } from '../../platform/app-url';
+import { mailTransport, sendMail } from '../../platform/mail';
+import { clientIp, inBackground } from '../../platform/request';
 import { routeOperations } from '../accounts';
 import { exportMyData, exportShop } from './export';
-import { EXPORT_MEDIA_TYPES, myDataQuery, shopExportQuery, type ExportFormat } from './schemas';
+import { importChunk, signInMail } from './import';
+import {
+  EXPORT_MEDIA_TYPES,
+  importRequestSchema,
+  importResultSchema,
+  myDataQuery,
+  shopExportQuery,
+  type ExportFormat,
+  type ImportResult,
+} from './schemas';
 
 const exported = (description: string) => ({ 200: { description, mediaType: Object.values(EXPORT_MEDIA_TYPES) } });
 
@@ -18,24 +31,55 @@ function download(stream: ReadableStream<Uint8Array>, format: ExportFormat, name
 }
 
 const adminOp = routeOperations({ tag: 'Admin', access: 'owner' });
-const adminRoutes = new Hono<SignedInEnv>().get(
-  '/export',
-  adminOp(
-    'exportShop',
-    'The whole shop, or one table, streamed as JSON lines or CSV',
-    exported(
-      'JSON lines (`application/x-ndjson`): a first line `{"table":"export","row":{...}}`, then one `{"table","row"}` line per row, table by table (users without secrets, products, keys, devices, ledger, payments, audit). CSV (`text/csv`): the one table named, with a header row.',
+const adminRoutes = new Hono<SignedInEnv>()
+  .get(
+    '/export',
+    adminOp(
+      'exportShop',
+      'The whole shop, or one table, streamed as JSON lines or CSV',
+      exported(
+        'JSON lines (`application/x-ndjson`): a first line `{"table":"export","row":{...}}`, then one `{"table","row"}` line per row, table by table (users without secrets, products, keys, devices, ledger, payments, audit). CSV (`text/csv`): the one table named, with a header row.',
+      ),
+      { errors: [400] },
     ),
-    { errors: [400] },
-  ),
-  queryParams(shopExportQuery),
-  async (c) => {
-    const query = c.req.valid('query');
-    const now = new Date();
-    const name = query.table ? `keypanel-${query.table}` : 'keypanel-shop';
-    return download(await exportShop(c.var.db, query, now), query.format, name, now);
-  },
-);
+    queryParams(shopExportQuery),
+    async (c) => {
+      const query = c.req.valid('query');
+      const now = new Date();
+      const name = query.table ? `keypanel-${query.table}` : 'keypanel-shop';
+      return download(await exportShop(c.var.db, query, now), query.format, name, now);
+    },
+  )
+  .post(
+    '/import',
+    adminOp(
+      'importKeys',
+      'Import licences (KeyPanel, Keygen, Lemon Squeezy or Gumroad records), one chunk of a file per request, or plan it (dryRun)',
+      { 200: importResultSchema },
+      { errors: [400] },
+    ),
+    jsonBody(importRequestSchema),
+    async (c) => {
+      const request = c.req.valid('json');
+      const { newAccounts, ...result } = await importChunk({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) }, request);
+      let signInMailSent: ImportResult['signInMail'] = request.notify ? 'sent' : 'off';
+      if (newAccounts.length && request.notify) {
+        const url = c.env.APP_URL?.trim() ? appUrl(c, 'the sign-in mail of imported accounts') : null;
+        if (!url || mailTransport(c.env) === 'none') signInMailSent = 'not-configured';
+        else {
+          const app = c.env.APP_NAME || 'KeyPanel';
+          await inBackground(
+            c,
+            Promise.all(newAccounts.map((account) => sendMail(c.env, signInMail(app, url, account)))).catch((err) =>
+              console.error('Sign-in mail of imported accounts failed', err),
+            ),
+          );
+        }
+      }
+      const body: ImportResult = { ...result, signInMail: newAccounts.length ? signInMailSent : result.signInMail };
+      return c.json(body, 200);
+    },
+  );
 
 const accountOp = routeOperations({ tag: 'Account', access: 'user' });
 const accountRoutes = new Hono<SignedInEnv>().get(

@@ -268,6 +268,8 @@ export const licenseKeys = sqliteTable(
     /** When the key's current refill period began: its first debit or top-up, moved on by whole periods. */
     usagePeriodStart: integer('usage_period_start'),
     createdAt: createdAt(),
+    /** When the owner imported the key from another system or an export (null: made here). */
+    importedAt: integer('imported_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('license_keys_key_unique').on(t.key),

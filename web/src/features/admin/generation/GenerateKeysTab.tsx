@@ -1,6 +1,7 @@
 // Generate Keys: owners only. Everyone else reads its refusal.
 import { useCurrentUser } from '../../../lib/session';
 import { GenerateKeysForm } from './GenerateKeysForm';
+import { ImportSection } from './ImportSection';
 
 export const GENERATE_ACCESS_DENIED =
   'Access Denied - Only owners can generate license keys. This feature is restricted to system administrators.';
@@ -15,14 +16,17 @@ export function GenerateKeysTab() {
     );
   }
   return (
-    <section aria-label="Generate License Keys" className="admin-section">
-      <div className="section-head">
-        <div>
-          <h2>Generate License Keys</h2>
-          <p className="muted">Free keys for a product, available until their first activation.</p>
+    <>
+      <section aria-label="Generate License Keys" className="admin-section">
+        <div className="section-head">
+          <div>
+            <h2>Generate License Keys</h2>
+            <p className="muted">Free keys for a product, available until their first activation.</p>
+          </div>
         </div>
-      </div>
-      <GenerateKeysForm />
-    </section>
+        <GenerateKeysForm />
+      </section>
+      <ImportSection />
+    </>
   );
 }

@@ -25,6 +25,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'settings.reset': 'Settings reset',
   'keys.auto_cleanup': 'Expired keys cleaned up',
   'keys.generate': 'Keys generated',
+  'keys.import': 'Keys imported',
   'key.revoke': 'Key revoked',
   'key.delete': 'Key deleted',
   'keys.bulk_delete': 'Keys deleted',

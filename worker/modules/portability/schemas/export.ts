@@ -1,7 +1,7 @@
 // What can be exported (issue 34): the whole shop for the owner, a customer's own data, and the
 // audit log and the ledger on their own for a date range. Shared with the CLI.
 import { z } from 'zod';
-import { emptyAsUndefined } from '../../platform/schemas/paging';
+import { emptyAsUndefined } from '../../../platform/schemas/paging';
 
 /** The shop's tables, in the order a whole export writes them (an import reads them in this order). */
 export const SHOP_TABLES = ['users', 'products', 'keys', 'devices', 'ledger', 'payments', 'audit'] as const;

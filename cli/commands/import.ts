@@ -1,0 +1,173 @@
+// `keypanel import FILE --from keypanel|keygen|lemonsqueezy|gumroad`: licences from another system (or
+// a KeyPanel export) sent a chunk of records per request. A file of several chunks is checked whole
+// first (every chunk as a dry run), so a bad record anywhere refuses the file before any chunk is
+// written; then the chunks go in order, with progress on stderr and a summary at the end.
+import { readFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import {
+  IMPORT_FORMATS,
+  IMPORT_MAX_DAYS,
+  IMPORT_MAX_DEVICES,
+  chunkRecords,
+  earlierInFile,
+  readImportFile,
+  type ImportFormat,
+  type ImportProblem,
+  type ImportRecord,
+} from '../../worker/modules/portability/schemas';
+import { contextOf } from '../lib/context';
+import { ApiError, CliError, UsageError } from '../lib/errors';
+import { notice, printRecord, warn } from '../lib/output';
+import { progressBar } from '../lib/progress';
+
+type ImportOptions = { from: ImportFormat; dryRun?: boolean; product?: string; days?: string; devices?: string; mail: boolean };
+type Counts = { create: number; match: number; skip: number };
+type Outcome = { line: number; type: string; action: string; reason: string };
+
+/** The most problems and reasons printed (the counts tell the rest). */
+const LISTED = 20;
+
+const wholeNumber = (name: string, value: string | undefined, max: number) => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > max) throw new UsageError(`${name} must be a whole number from 1 to ${max} (got "${value}")`);
+  return n;
+};
+
+function printProblems(problems: ImportProblem[], total: number) {
+  const sorted = [...problems].sort((a, b) => a.line - b.line);
+  for (const p of sorted.slice(0, LISTED)) warn(`line ${p.line}: ${p.message}`);
+  if (total > LISTED) warn(`... and ${total - LISTED} more`);
+}
+
+export function registerImportCommand(program: Command) {
+  program
+    .command('import')
+    .description("Import licences from a file: KeyPanel's own (key rows, or an export), Keygen's, Lemon Squeezy's or Gumroad's")
+    .argument('<file>', 'a CSV, JSON or JSON lines file')
+    .addOption(new Option('--from <system>', 'whose format the file is in').choices(IMPORT_FORMATS).makeOptionMandatory())
+    .option('--dry-run', 'check the file and say what would be created, matched and skipped; write nothing')
+    .option('--product <keyTag>', "the product of rows that name none (Keygen's, Lemon Squeezy's and Gumroad's never do)")
+    .option('--days <n>', "a key's days when its row has no expiry (default: the product's shortest)")
+    .option('--devices <n>', "a key's device limit when its row has none (default: the product's)")
+    .option('--no-mail', 'do not mail the accounts the import creates how to sign in')
+    .addHelpText(
+      'after',
+      `
+A file with any bad record is refused whole, each problem with its line; nothing is written.
+Importing the same file again changes nothing: its keys, accounts and ledger rows are matched.
+
+Examples:
+  $ keypanel import licenses.json --from keygen --product APP --dry-run
+  $ keypanel import license-keys.csv --from lemonsqueezy --product APP
+  $ keypanel import sales.csv --from gumroad --product APP --days 365 --devices 2
+  $ keypanel import shop.jsonl --from keypanel
+`,
+    )
+    .action(async (file: string, options: ImportOptions, command: Command) => {
+      const days = wholeNumber('--days', options.days, IMPORT_MAX_DAYS);
+      const devices = wholeNumber('--devices', options.devices, IMPORT_MAX_DEVICES);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      const read = readImportFile(text);
+      if (read.problems.length) {
+        printProblems(read.problems, read.problems.length);
+        throw new CliError(
+          `${file} cannot be read (${read.problems.length} ${read.problems.length === 1 ? 'problem' : 'problems'}); nothing was imported.`,
+        );
+      }
+      if (!read.records.length) throw new CliError(`${file} holds no records; nothing was imported.`);
+      const ctx = contextOf(command);
+      const api = ctx.api();
+      const chunks = chunkRecords(read.records);
+      const base = { format: options.from, product: options.product, days, devices, notify: options.mail };
+      const inFile = earlierInFile(chunks);
+      const send = (rows: ImportRecord[], dryRun: boolean) =>
+        api.post('/api/admin/import', { ...base, rows, dryRun, ...(dryRun ? { inFile: inFile[chunks.indexOf(rows)] } : {}) });
+
+      // Checked whole first when it takes several requests: the server checks one chunk at a time.
+      if (options.dryRun || chunks.length > 1) {
+        const checked = await run(chunks, (rows) => send(rows, true), 'Checking');
+        if (checked.problems.length) {
+          printProblems(checked.problems, checked.problemCount);
+          throw new CliError(
+            `${checked.problemCount} ${checked.problemCount === 1 ? 'record is' : 'records are'} not valid; nothing was imported.`,
+          );
+        }
+        if (options.dryRun) return summarize(ctx.format, checked, read.records.length, true);
+      }
+      const imported = await run(chunks, (rows) => send(rows, false), 'Importing');
+      if (imported.problems.length) {
+        // Only a single-chunk file gets here: refused whole by the server.
+        printProblems(imported.problems, imported.problemCount);
+        throw new CliError(
+          `${imported.problemCount} ${imported.problemCount === 1 ? 'record is' : 'records are'} not valid; nothing was imported.`,
+        );
+      }
+      return summarize(ctx.format, imported, read.records.length, false);
+    });
+}
+
+type Run = { counts: Counts; accounts: number; mail: string | null; outcomes: Outcome[]; problems: ImportProblem[]; problemCount: number };
+
+async function run(
+  chunks: ImportRecord[][],
+  send: (rows: ImportRecord[]) => Promise<{ counts: Counts; accountsCreated: number; signInMail: string; outcomes: Outcome[] }>,
+  label: string,
+): Promise<Run> {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const progress = progressBar(label, total, 'records');
+  const result: Run = { counts: { create: 0, match: 0, skip: 0 }, accounts: 0, mail: null, outcomes: [], problems: [], problemCount: 0 };
+  try {
+    for (const chunk of chunks) {
+      try {
+        const answer = await send(chunk);
+        for (const action of ['create', 'match', 'skip'] as const) result.counts[action] += answer.counts[action];
+        result.accounts += answer.accountsCreated;
+        if (answer.accountsCreated) result.mail = answer.signInMail;
+        if (result.outcomes.length < LISTED) result.outcomes.push(...answer.outcomes.slice(0, LISTED - result.outcomes.length));
+      } catch (err) {
+        const problems =
+          err instanceof ApiError && err.code === 'VALIDATION_ERROR' ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
+        if (!problems) throw err;
+        result.problems.push(...problems);
+        result.problemCount += Number(err instanceof ApiError ? (err.details?.count ?? problems.length) : problems.length);
+      }
+      progress.advance(chunk.length);
+    }
+    progress.done();
+  } catch (err) {
+    progress.stop();
+    throw err;
+  }
+  return result;
+}
+
+async function summarize(format: Parameters<typeof printRecord>[0], result: Run, records: number, dryRun: boolean) {
+  const { counts } = result;
+  // A dry run says why for every record it would not create; a run, for the skipped ones.
+  for (const o of result.outcomes) if (dryRun || o.action === 'skip') notice(`line ${o.line}: ${o.action} ${o.type}: ${o.reason}`);
+  const mail =
+    result.mail === 'sent'
+      ? ', each mailed how to sign in'
+      : result.mail === 'not-configured'
+        ? ' (no mail service: tell them how to sign in)'
+        : '';
+  notice(
+    dryRun
+      ? `Dry run of ${records} records: ${counts.create} would be created, ${counts.match} matched, ${counts.skip} skipped. Nothing was written.`
+      : `Imported ${records} records: ${counts.create} created, ${counts.match} matched, ${counts.skip} skipped; ${result.accounts} new ${result.accounts === 1 ? 'account' : 'accounts'}${mail}.`,
+  );
+  await printRecord(format, [
+    ['dryRun', dryRun],
+    ['records', records],
+    ['created', counts.create],
+    ['matched', counts.match],
+    ['skipped', counts.skip],
+    ['accountsCreated', result.accounts],
+  ]);
+}

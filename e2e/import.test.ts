@@ -1,0 +1,77 @@
+// Importing licences in the browser (issue 34): the owner chooses a Lemon Squeezy file, sees a preview
+// of its first records and the dry run's counts, imports it, and finds its keys under License Keys;
+// a malformed file is refused with its line. On a phone-sized screen, as the panel must work there too.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, visible } from './browser';
+
+let browser: Browser;
+let ownerToken: string;
+beforeAll(async () => {
+  browser = await launchBrowser();
+  ownerToken = await apiLogin(ownerCredentials());
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('importing licences in the browser', () => {
+  it('previews a file, counts a dry run, imports it and shows its keys; refuses a malformed file by line', async () => {
+    const tag = `I${Date.now().toString(36).toUpperCase()}`.slice(0, 10);
+    const product = await apiCall(
+      'POST',
+      '/api/products',
+      { name: `Imported ${tag}`, description: 'Moved in from Lemon Squeezy', keyTag: tag, baseCreditCost: 10, creditsPerDay: 1 },
+      ownerToken,
+    );
+    expect(product.status).toBe(201);
+    const keys = [1, 2, 3].map((i) => `${tag}-LEMON-000${i}`);
+    const csv = [
+      'id,user_name,user_email,key,activation_limit,instances_count,disabled,status,expires_at',
+      `1,Luke Lemon,luke.${tag.toLowerCase()}@example.com,${keys[0]},1,0,false,active,2031-09-30T00:00:00.000000Z`,
+      `2,Lena Lemon,lena.${tag.toLowerCase()}@example.com,${keys[1]},,0,false,inactive,`,
+      `3,Leo Lemon,leo.${tag.toLowerCase()}@example.com,${keys[2]},1,0,true,disabled,`,
+    ].join('\n');
+
+    const { context, page } = await newPage(browser, { mobile: true });
+    await signIn(page, ownerCredentials());
+    await page.goto('/admin?tab=generate');
+    const section = page.getByRole('region', { name: 'Import licences' });
+    expect(await visible(section)).toBe(true);
+    await section.getByLabel('Format').selectOption('lemonsqueezy');
+    await section.getByLabel('Product').selectOption(tag);
+
+    // A malformed file: refused with its line, before any request.
+    await section.getByLabel('File (CSV, JSON or JSON lines)').setInputFiles({
+      name: 'broken.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('key,user_email\nA-1,"never closed\n'),
+    });
+    expect(await textOf(section.getByRole('alert'))).toContain('Line 2: a quoted cell is never closed');
+    expect(await section.getByRole('button', { name: 'Check (dry run)' }).isDisabled()).toBe(true);
+
+    await section
+      .getByLabel('File (CSV, JSON or JSON lines)')
+      .setInputFiles({ name: 'license-keys.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const preview = section.getByRole('table');
+    expect(await textOf(preview.locator('caption'))).toBe('The first 3 of 3 records');
+    expect(await textOf(preview)).toContain(keys[0]);
+    expect(await section.getByRole('button', { name: 'Import', exact: true }).isDisabled()).toBe(true);
+
+    await section.getByRole('button', { name: 'Check (dry run)' }).click();
+    const status = section.getByRole('status');
+    expect(await textOf(status)).toContain('Dry run: 3 would be created, 0 matched, 0 skipped. Nothing was written.');
+    await screenshot(page, 'admin-import-dry-run');
+
+    await section.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.waitForFunction(() => document.querySelector('.import-section [role="status"]')?.textContent?.startsWith('Imported'));
+    expect(await textOf(section.getByRole('status'))).toContain('Imported: 3 created, 0 matched, 0 skipped; 3 new accounts.');
+
+    // The keys are the shop's now.
+    await page.getByRole('tab', { name: 'License Keys', exact: true }).click();
+    await page.getByLabel('Search keys').fill(tag);
+    await page.waitForFunction(() => document.querySelectorAll('.admin-key-grid > li').length === 3);
+    for (const key of keys) expect(await visible(page.locator('.admin-key-grid > li').filter({ hasText: key }))).toBe(true);
+    await context.close();
+  });
+});

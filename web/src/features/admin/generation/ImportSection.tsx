@@ -1,0 +1,307 @@
+// Import licences (owner): a file from another system (Keygen, Lemon Squeezy, Gumroad) or KeyPanel's
+// own, read in the browser; a preview of its first records; a dry run of every chunk that counts
+// what would be created, matched and skipped (and refuses a file with a bad record, by line); then
+// the import, chunk by chunk, with its progress.
+import { useId, useState, type ChangeEvent } from 'react';
+import {
+  IMPORT_FORMATS,
+  chunkRecords,
+  earlierInFile,
+  readImportFile,
+  type ImportFormat,
+  type ImportProblem,
+  type ImportRecord,
+} from '../../../../../worker/modules/portability/schemas';
+import { Field, SelectField, CheckboxField } from '../../../components/ui/field';
+import { ApiError, errorMessage } from '../../../lib/api';
+import { asyncHandler } from '../../../lib/async-handler';
+import { useAllProducts } from '../products/api';
+import { useAfterKeyChange } from '../license-keys/api';
+import { importChunk } from './api';
+
+const FORMAT_LABELS: Record<ImportFormat, string> = {
+  keypanel: 'KeyPanel (key rows, or an export)',
+  keygen: "Keygen (its licenses' JSON)",
+  lemonsqueezy: 'Lemon Squeezy (license keys, CSV or JSON)',
+  gumroad: 'Gumroad (licenses, CSV or JSON)',
+};
+const PREVIEW_ROWS = 5;
+const PREVIEW_COLUMNS = 6;
+const LISTED = 20;
+
+type Counts = { create: number; match: number; skip: number };
+type Outcome = { line: number; type: string; action: string; reason: string };
+type Run = { counts: Counts; accounts: number; outcomes: Outcome[] };
+type Stage =
+  | { kind: 'idle' }
+  | { kind: 'running'; label: string; done: number; total: number }
+  | { kind: 'checked'; run: Run }
+  | { kind: 'imported'; run: Run }
+  | { kind: 'refused'; problems: ImportProblem[]; count: number }
+  | { kind: 'failed'; message: string };
+
+/** A record's value as a preview cell shows it. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function Preview({ records }: { records: ImportRecord[] }) {
+  const first = records.slice(0, PREVIEW_ROWS);
+  const columns = [...new Set(first.flatMap((r) => Object.keys(r.record)))].slice(0, PREVIEW_COLUMNS);
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <caption className="muted">
+          The first {first.length} of {records.length} {records.length === 1 ? 'record' : 'records'}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Line</th>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {first.map((r) => (
+            <tr key={r.line}>
+              <td>{r.line}</td>
+              {columns.map((c) => (
+                <td key={c} className="cell-truncate">
+                  {cell(r.record[c]).slice(0, 60)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Problems({ problems, count }: { problems: ImportProblem[]; count: number }) {
+  return (
+    <div className="notice notice-error" role="alert">
+      <p>
+        {count} {count === 1 ? 'record is' : 'records are'} not valid; nothing was imported.
+      </p>
+      <ul aria-label="Problems">
+        {[...problems]
+          .sort((a, b) => a.line - b.line)
+          .slice(0, LISTED)
+          .map((p, i) => (
+            <li key={i}>
+              Line {p.line}: {p.message}
+            </li>
+          ))}
+      </ul>
+      {count > LISTED && <p>… and {count - LISTED} more.</p>}
+    </div>
+  );
+}
+
+function Summary({ run, dryRun }: { run: Run; dryRun: boolean }) {
+  const { create, match, skip } = run.counts;
+  return (
+    <div className={`notice ${dryRun ? 'notice-info' : 'notice-success'}`} role="status">
+      <p>
+        {dryRun
+          ? `Dry run: ${create} would be created, ${match} matched, ${skip} skipped. Nothing was written.`
+          : `Imported: ${create} created, ${match} matched, ${skip} skipped; ${run.accounts} new ${run.accounts === 1 ? 'account' : 'accounts'}.`}
+      </p>
+      {run.outcomes.length > 0 && (
+        <ul aria-label={dryRun ? 'Records not to be created' : 'Records not created'}>
+          {run.outcomes.map((o, i) => (
+            <li key={i}>
+              Line {o.line}: {o.action} {o.type}: {o.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function ImportSection() {
+  const fileId = useId();
+  const products = useAllProducts();
+  const afterKeyChange = useAfterKeyChange();
+  const [format, setFormat] = useState<ImportFormat>('keypanel');
+  const [product, setProduct] = useState('');
+  const [days, setDays] = useState('');
+  const [devices, setDevices] = useState('');
+  const [notify, setNotify] = useState(true);
+  const [file, setFile] = useState<{ name: string; records: ImportRecord[] } | null>(null);
+  const [readProblems, setReadProblems] = useState<ImportProblem[]>([]);
+  const [stage, setStage] = useState<Stage>({ kind: 'idle' });
+  const running = stage.kind === 'running';
+
+  async function choose(e: ChangeEvent<HTMLInputElement>) {
+    const chosen = e.target.files?.[0];
+    setStage({ kind: 'idle' });
+    if (!chosen) return setFile(null);
+    const read = readImportFile(await chosen.text());
+    setReadProblems(read.problems);
+    setFile(read.problems.length ? null : { name: chosen.name, records: read.records });
+  }
+
+  const whole = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+  async function run(dryRun: boolean) {
+    if (!file) return;
+    const chunks = chunkRecords(file.records);
+    const inFile = earlierInFile(chunks);
+    const label = dryRun ? 'Checking' : 'Importing';
+    const total = file.records.length;
+    const result: Run = { counts: { create: 0, match: 0, skip: 0 }, accounts: 0, outcomes: [] };
+    const problems: ImportProblem[] = [];
+    let problemCount = 0;
+    let done = 0;
+    setStage({ kind: 'running', label, done, total });
+    for (const [i, rows] of chunks.entries()) {
+      try {
+        const answer = await importChunk({
+          format,
+          rows,
+          dryRun,
+          notify,
+          product: product || undefined,
+          days: whole(days),
+          devices: whole(devices),
+          ...(dryRun ? { inFile: inFile[i] } : {}),
+        });
+        for (const action of ['create', 'match', 'skip'] as const) result.counts[action] += answer.counts[action];
+        result.accounts += answer.accountsCreated;
+        result.outcomes.push(...answer.outcomes.slice(0, Math.max(0, LISTED - result.outcomes.length)));
+      } catch (err) {
+        const listed = err instanceof ApiError ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
+        if (!listed) {
+          setStage({ kind: 'failed', message: errorMessage(err, 'The import failed') });
+          if (!dryRun) await afterKeyChange();
+          return;
+        }
+        problems.push(...listed);
+        problemCount += Number(err instanceof ApiError ? (err.details?.count ?? listed.length) : listed.length);
+        // A real run stops at a refused chunk (the chunks before it are in); a dry run checks them all.
+        if (!dryRun) break;
+      }
+      done += rows.length;
+      setStage({ kind: 'running', label, done, total });
+    }
+    if (problems.length) setStage({ kind: 'refused', problems, count: problemCount });
+    else setStage({ kind: dryRun ? 'checked' : 'imported', run: result });
+    if (!dryRun) await afterKeyChange();
+  }
+
+  const active = (products.data ?? []).filter((p) => p.isActive);
+  return (
+    <section aria-labelledby={`${fileId}-title`} className="admin-section import-section">
+      <div className="section-head">
+        <div>
+          <h2 id={`${fileId}-title`}>Import licences</h2>
+          <p className="muted">
+            Keys from another system or a KeyPanel export. Customers get accounts without a password, matched by email. Check with a dry run
+            first; importing the same file again changes nothing.
+          </p>
+        </div>
+      </div>
+      <form className="card import-form" onSubmit={(e) => e.preventDefault()} aria-label="Import licences">
+        <div className="form-grid">
+          <SelectField label="Format" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat)} disabled={running}>
+            {IMPORT_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {FORMAT_LABELS[f]}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField
+            label="Product"
+            value={product}
+            onChange={(e) => setProduct(e.target.value)}
+            disabled={running}
+            hint="For rows that name none (Keygen's, Lemon Squeezy's and Gumroad's never do)."
+          >
+            <option value="">From the file</option>
+            {active.map((p) => (
+              <option key={p._id} value={p.keyTag}>
+                {p.name} ({p.keyTag})
+              </option>
+            ))}
+          </SelectField>
+          <Field
+            label="Days (when a row has no expiry)"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+            disabled={running}
+            hint="Empty: the product's shortest duration."
+          />
+          <Field
+            label="Device limit (when a row has none)"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            value={devices}
+            onChange={(e) => setDevices(e.target.value)}
+            disabled={running}
+            hint="Empty: the product's."
+          />
+        </div>
+        <CheckboxField
+          label="Mail new accounts how to sign in"
+          checked={notify}
+          onChange={(e) => setNotify(e.target.checked)}
+          disabled={running}
+        />
+        <div className="field">
+          <label htmlFor={fileId}>File (CSV, JSON or JSON lines)</label>
+          <input
+            id={fileId}
+            type="file"
+            accept=".csv,.json,.jsonl,.ndjson,text/csv,application/json"
+            onChange={asyncHandler(choose)}
+            disabled={running}
+          />
+        </div>
+        {readProblems.length > 0 && <Problems problems={readProblems} count={readProblems.length} />}
+        {file && <Preview records={file.records} />}
+        <div className="button-row">
+          <button type="button" className="btn btn-secondary" disabled={!file || running} onClick={asyncHandler(() => run(true))}>
+            Check (dry run)
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!file || running || stage.kind !== 'checked'}
+            onClick={asyncHandler(() => run(false))}
+          >
+            Import
+          </button>
+        </div>
+        <div aria-live="polite">
+          {stage.kind === 'running' && (
+            <p>
+              <progress value={stage.done} max={stage.total} aria-label={`${stage.label} records`} /> {stage.label} {stage.done} of{' '}
+              {stage.total} records…
+            </p>
+          )}
+        </div>
+        {stage.kind === 'checked' && <Summary run={stage.run} dryRun />}
+        {stage.kind === 'imported' && <Summary run={stage.run} dryRun={false} />}
+        {stage.kind === 'refused' && <Problems problems={stage.problems} count={stage.count} />}
+        {stage.kind === 'failed' && (
+          <p className="notice notice-error" role="alert">
+            {stage.message}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

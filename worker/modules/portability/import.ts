@@ -1,0 +1,535 @@
+// Imports (issue 34): licences from another system, or KeyPanel's own export, a chunk of records per
+// request. Every record is mapped and checked, then planned against what the shop has (a key by its
+// value, an account by its email, a product by its key tag, a device by its key and fingerprint, a
+// ledger row by its id) before anything is written; a chunk with any bad record is refused whole,
+// with each problem's line. A dry run stops after the plan. The writes are one D1 batch (one
+// transaction), each statement resolving its references by those natural keys when it runs and
+// inserting with ON CONFLICT DO NOTHING, so a repeat, or the same file imported twice at once, makes
+// each key, account and ledger row once.
+//
+// Triggers: keys go in as 'automatic' and unpaid, and ledger rows under a kind no trigger knows, so
+// no trigger charges a payer, pays a commission or moves a balance twice; the same batch then gives
+// each key its method and payer, moves each account's balances by the sum of its new ledger rows, and
+// gives the rows their kind. An account's balances are therefore the sum of its ledger, as always.
+import type { DB } from '../../platform/db/client';
+import { rawSql, runBatch, type Statement } from '../../platform/db/client';
+import { AppError } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import { auditStatement } from '../audit';
+import {
+  mapRecord,
+  type DeviceRow,
+  type ImportAction,
+  type ImportCounts,
+  type ImportRequest,
+  type ImportResult,
+  type ImportRow,
+  type ImportRowType,
+  type KeyRow,
+  type LedgerRow,
+  type ProductRow,
+  type UserRow,
+} from './schemas';
+
+/** The most problems a refusal lists (the count says how many there were). */
+const PROBLEMS_LISTED = 100;
+/** Ledger rows go in under this prefix, which no trigger matches, and lose it in the same batch. */
+const HELD_KIND = 'import:';
+
+type Importer = { db: DB; actor: { id: string }; ip: string | null };
+
+type ProductFacts = { id: string; keyTag: string; name: string; productType: string; minDays: number; maxActivations: number };
+type Outcome = { line: number; type: ImportRowType; action: ImportAction; reason: string };
+
+const refuse = (problems: { line: number; message: string }[]) => {
+  const sorted = [...problems].sort((a, b) => a.line - b.line);
+  const first = sorted[0];
+  return new AppError(
+    'VALIDATION_ERROR',
+    `${problems.length} ${problems.length === 1 ? 'record is' : 'records are'} not valid (line ${first.line}: ${first.message}); nothing was imported`,
+    { details: { problems: sorted.slice(0, PROBLEMS_LISTED), count: problems.length } },
+  );
+};
+
+const json = (rows: unknown[]) => JSON.stringify(rows);
+const emailsOf = (rows: ImportRow[]) => {
+  const set = new Set<string>();
+  for (const row of rows) {
+    if (row.type === 'user') set.add(row.email);
+    if (row.type === 'key') [row.email, row.exported?.createdByEmail, row.exported?.paidByEmail].forEach((e) => e && set.add(e));
+    if (row.type === 'ledger') [row.email, row.actorEmail].forEach((e) => e && set.add(e));
+  }
+  return [...set];
+};
+
+/** A username as the rules allow it (letters, digits, dots, dashes, underscores; 3 to 30), from what is wanted. */
+function usernameFrom(wanted: string): string {
+  const base = wanted.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 30);
+  return base.length < 3 ? `${base}user`.slice(0, 30) : base;
+}
+
+/** A username for a new account, unique among `taken` (lower case, the shop's and this chunk's). */
+function usernameFor(wanted: string, taken: Set<string>): string {
+  const base = usernameFrom(wanted);
+  let name = base;
+  while (taken.has(name.toLowerCase()))
+    name = `${base.slice(0, 25)}-${crypto.getRandomValues(new Uint32Array(1))[0].toString(36).slice(0, 4)}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+/** What the shop has of the chunk's references: one batch of reads. */
+async function readShop(db: DB, rows: ImportRow[], defaultProduct: string | undefined) {
+  const emails = emailsOf(rows);
+  const userIds = new Set<string>();
+  const tags = new Set<string>(defaultProduct ? [defaultProduct] : []);
+  const keys = new Set<string>();
+  const ledgerIds: string[] = [];
+  const usernames = new Set<string>();
+  for (const row of rows) {
+    if (row.type === 'key') {
+      keys.add(row.key);
+      if (row.product) tags.add(row.product);
+      if (row.exported) [row.exported.ownerId, row.exported.createdById, row.exported.paidById].forEach((id) => id && userIds.add(id));
+      if (row.email) usernames.add(usernameFrom(row.email.split('@')[0]).toLowerCase());
+    }
+    if (row.type === 'user') usernames.add(usernameFrom(row.username).toLowerCase());
+    if (row.type === 'product') tags.add(row.keyTag);
+    if (row.type === 'device' && row.key) keys.add(row.key);
+    if (row.type === 'ledger') {
+      ledgerIds.push(row.id);
+      userIds.add(row.userId);
+    }
+  }
+  const [users, taken, products, foundKeys, devices, ledger] = (await runBatch(db, [
+    rawSql(
+      `SELECT id, email FROM users WHERE email IN (SELECT value FROM json_each(?1)) OR id IN (SELECT value FROM json_each(?2))`,
+      json(emails),
+      json([...userIds]),
+    ),
+    rawSql(`SELECT lower(username) AS name FROM users WHERE lower(username) IN (SELECT value FROM json_each(?1))`, json([...usernames])),
+    rawSql(
+      `SELECT id, key_tag AS keyTag, name, product_type AS productType, min_days AS minDays, max_activations AS maxActivations
+       FROM products WHERE key_tag IN (SELECT value FROM json_each(?1))`,
+      json([...tags]),
+    ),
+    rawSql(`SELECT id, key, product_key_tag AS keyTag FROM license_keys WHERE key IN (SELECT value FROM json_each(?1))`, json([...keys])),
+    rawSql(
+      `SELECT k.key, a.device_fingerprint AS fingerprint FROM activations a JOIN license_keys k ON k.id = a.key_id
+       WHERE k.key IN (SELECT value FROM json_each(?1))`,
+      json([...keys]),
+    ),
+    rawSql(`SELECT id FROM ledger WHERE id IN (SELECT value FROM json_each(?1))`, json(ledgerIds)),
+  ])) as [
+    { id: string; email: string }[],
+    { name: string }[],
+    ProductFacts[],
+    { id: string; key: string; keyTag: string }[],
+    { key: string; fingerprint: string }[],
+    { id: string }[],
+  ];
+  return {
+    byEmail: new Map(users.map((u) => [u.email, u.id])),
+    emailById: new Map(users.map((u) => [u.id, u.email])),
+    usernames: new Set(taken.map((t) => t.name)),
+    products: new Map(products.map((p) => [p.keyTag, p])),
+    keys: new Map(foundKeys.map((k) => [k.key, k])),
+    devices: new Set(devices.map((d) => `${d.key}\n${d.fingerprint}`)),
+    ledger: new Set(ledger.map((l) => l.id)),
+  };
+}
+
+type Plan = {
+  outcomes: (Outcome & { planned: boolean })[];
+  users: Record<string, unknown>[];
+  /** The emails of the file's user rows planned (the other new accounts are keys' customers). */
+  userRowEmails: string[];
+  products: Record<string, unknown>[];
+  keys: Record<string, unknown>[];
+  keyFixes: Record<string, unknown>[];
+  devices: Record<string, unknown>[];
+  ledger: Record<string, unknown>[];
+};
+
+/** What the import would do with each row, from what the shop has; the problems that refuse the chunk. */
+function planChunk(
+  request: ImportRequest,
+  rows: { line: number; row: ImportRow }[],
+  shop: Awaited<ReturnType<typeof readShop>>,
+  now: number,
+): { plan: Plan; problems: { line: number; message: string }[] } {
+  const plan: Plan = { outcomes: [], users: [], userRowEmails: [], products: [], keys: [], keyFixes: [], devices: [], ledger: [] };
+  const problems: { line: number; message: string }[] = [];
+  const newAccounts = new Map<string, string>(); // email -> id, accounts this chunk creates
+  const newProducts = new Map<string, ProductFacts>();
+  const newKeys = new Map<string, { line: number; keyTag: string }>();
+  const newDevices = new Set<string>();
+  const newLedger = new Set<string>();
+  // A dry run of a later chunk: what the file's earlier chunks make, which a real run will have written.
+  const earlier = request.dryRun && request.inFile ? request.inFile : { products: [], keys: [], emails: [] };
+  const earlierEmails = new Set(earlier.emails);
+  const earlierKeys = new Set(earlier.keys);
+  const earlierProduct = (tag: string): ProductFacts | undefined =>
+    earlier.products.includes(tag) ? { id: '', keyTag: tag, name: tag, productType: 'software', minDays: 1, maxActivations: 1 } : undefined;
+  const outcome = (line: number, type: ImportRowType, action: ImportAction, reason = '') =>
+    plan.outcomes.push({ line, type, action, reason, planned: action === 'create' });
+  const accountOf = (email: string | null, id: string | null) => {
+    if (email && (shop.byEmail.has(email) || newAccounts.has(email) || earlierEmails.has(email))) return email;
+    if (id && shop.emailById.has(id)) return shop.emailById.get(id)!;
+    return null;
+  };
+  const addAccount = (user: Omit<UserRow, 'type'>) => {
+    const id = shop.emailById.has(user.id) || [...newAccounts.values()].includes(user.id) ? newId(now) : user.id;
+    newAccounts.set(user.email, id);
+    plan.users.push({
+      id,
+      email: user.email,
+      username: usernameFor(user.username, shop.usernames),
+      role: user.role,
+      isActive: user.isActive ? 1 : 0,
+      emailVerifiedAt: user.emailVerifiedAt,
+      resellerId: user.resellerId,
+      createdAt: user.createdAt,
+    });
+  };
+
+  for (const { line, row } of rows) {
+    switch (row.type) {
+      case 'other':
+        outcome(line, 'other', 'skip', row.skip);
+        break;
+      case 'user':
+        if (shop.byEmail.has(row.email) || newAccounts.has(row.email)) outcome(line, 'user', 'match', 'an account with this email exists');
+        else if (row.role === 'owner') outcome(line, 'user', 'skip', 'an owner account is not imported: this shop has its own owner');
+        else {
+          addAccount(row);
+          plan.userRowEmails.push(row.email);
+          outcome(line, 'user', 'create');
+        }
+        break;
+      case 'product':
+        if (shop.products.has(row.keyTag) || newProducts.has(row.keyTag))
+          outcome(line, 'product', 'match', 'a product with this key tag exists');
+        else {
+          newProducts.set(row.keyTag, { ...row, id: row.id });
+          plan.products.push(productValues(row));
+          outcome(line, 'product', 'create');
+        }
+        break;
+      case 'key':
+        planKey(line, row);
+        break;
+      case 'device':
+        planDevice(line, row);
+        break;
+      case 'ledger':
+        planLedger(line, row);
+        break;
+    }
+  }
+  return { plan, problems };
+
+  function planKey(line: number, row: KeyRow) {
+    if (row.skip) return outcome(line, 'key', 'skip', row.skip);
+    const earlier = newKeys.get(row.key);
+    if (earlier) return outcome(line, 'key', 'skip', `the same key as line ${earlier.line}`);
+    const tag = row.product ?? request.product;
+    const existing = shop.keys.get(row.key);
+    if (existing) {
+      if (tag && existing.keyTag !== tag) return outcome(line, 'key', 'skip', `this key exists for product ${existing.keyTag}`);
+      return outcome(line, 'key', 'match', 'this key exists');
+    }
+    if (!tag) return problems.push({ line, message: 'no product: give the row a product (key tag), or the import one' });
+    const product = shop.products.get(tag) ?? newProducts.get(tag) ?? earlierProduct(tag);
+    if (!product) return problems.push({ line, message: `no product with key tag ${tag}: add it first` });
+    const devices = row.devices ?? request.devices ?? product.maxActivations;
+    if (row.fingerprints.length > devices)
+      return problems.push({ line, message: `${row.fingerprints.length} devices, over the key's device limit of ${devices}` });
+    const days = row.days ?? request.days ?? product.minDays;
+    const email = row.email ?? (row.exported?.ownerId ? accountOf(null, row.exported.ownerId) : null);
+    if (email && !shop.byEmail.has(email) && !newAccounts.has(email) && !earlierEmails.has(email)) {
+      addAccount({
+        id: newId(now),
+        email,
+        username: email.split('@')[0],
+        role: 'user',
+        isActive: true,
+        emailVerifiedAt: null,
+        resellerId: null,
+        createdAt: now,
+      });
+    }
+    const x = row.exported;
+    const status = row.status === 'expired' || row.status === 'revoked' || row.status === 'used' ? row.status : 'available';
+    const expiresAt = row.expiresAt ?? (status === 'expired' || status === 'used' ? now : null);
+    newKeys.set(row.key, { line, keyTag: product.keyTag });
+    plan.keys.push({
+      id: x?.id ?? newId(now),
+      key: row.key,
+      status,
+      productKeyTag: product.keyTag,
+      productName: x?.productName ?? null,
+      productType: x?.productType ?? null,
+      duration: days,
+      maxActivations: devices,
+      purchasedAt: x ? x.purchasedAt : email ? now : null,
+      email,
+      createdByEmail: x ? accountOf(x.createdByEmail, x.createdById) : null,
+      purchasePrice: x?.purchasePrice ?? 0,
+      revokeReason: x?.revokeReason ?? (status === 'revoked' ? 'Imported as revoked' : null),
+      revokedAt: x?.revokedAt ?? (status === 'revoked' ? now : null),
+      firstUsedAt: x?.firstUsedAt ?? (status === 'used' ? now : null),
+      expiresAt,
+      transferCount: x?.transferCount ?? 0,
+      isTrial: x?.isTrial ? 1 : 0,
+      createdAt: x?.createdAt ?? now,
+    });
+    const paidBy = x ? accountOf(x.paidByEmail, x.paidById) : null;
+    if (x && (x.generationMethod !== 'automatic' || paidBy))
+      plan.keyFixes.push({ key: row.key, method: x.generationMethod, paidByEmail: paidBy });
+    for (const fingerprint of row.fingerprints) {
+      plan.devices.push({ id: newId(now), key: row.key, fingerprint, deviceInfo: null, activatedAt: now, lastUsed: null });
+    }
+    outcome(line, 'key', 'create');
+  }
+
+  function planDevice(line: number, row: DeviceRow) {
+    if (!row.key) return outcome(line, 'device', 'skip', `its key (${row.keyId}) is not in the file`);
+    if (!shop.keys.has(row.key) && !newKeys.has(row.key) && !earlierKeys.has(row.key))
+      return outcome(line, 'device', 'skip', 'its key is neither in this shop nor in the file');
+    const id = `${row.key}\n${row.fingerprint}`;
+    if (shop.devices.has(id) || newDevices.has(id)) return outcome(line, 'device', 'match', 'this device is on its key');
+    newDevices.add(id);
+    plan.devices.push({
+      id: row.id,
+      key: row.key,
+      fingerprint: row.fingerprint,
+      deviceInfo: row.deviceInfo,
+      activatedAt: row.activatedAt,
+      lastUsed: row.lastUsed,
+      leaseExpiresAt: row.leaseExpiresAt,
+      borrowedUntil: row.borrowedUntil,
+    });
+    outcome(line, 'device', 'create');
+  }
+
+  function planLedger(line: number, row: LedgerRow) {
+    if (shop.ledger.has(row.id) || newLedger.has(row.id)) return outcome(line, 'ledger', 'match', 'this ledger row exists');
+    const email = accountOf(row.email, row.userId);
+    if (!email) return outcome(line, 'ledger', 'skip', 'its account is neither in this shop nor in the file');
+    newLedger.add(row.id);
+    plan.ledger.push({
+      id: row.id,
+      email,
+      actorEmail: row.actorEmail ?? (row.actorId ? (shop.emailById.get(row.actorId) ?? null) : null),
+      actorId: row.actorId,
+      kind: `${HELD_KIND}${row.kind}`,
+      creditsDelta: row.creditsDelta,
+      usdCentsDelta: row.usdCentsDelta,
+      reference: row.reference,
+      note: row.note,
+      createdAt: row.createdAt,
+    });
+    outcome(line, 'ledger', 'create');
+  }
+}
+
+function productValues(p: ProductRow) {
+  return { ...p, isActive: p.isActive ? 1 : 0, features: JSON.stringify(p.features) };
+}
+
+const v = (name: string) => `j.value->>'${name}'`;
+const userBy = (name: string) => `(SELECT id FROM users WHERE email = ${v(name)})`;
+
+/** The batch that writes a plan: each statement answers the ids it wrote (RETURNING). */
+function writes(
+  plan: Plan,
+  now: number,
+): { statements: Statement[]; index: Record<'users' | 'products' | 'keys' | 'devices' | 'ledger', number> } {
+  const statements: Statement[] = [];
+  const index = { users: -1, products: -1, keys: -1, devices: -1, ledger: -1 };
+  const add = (name: keyof typeof index | null, statement: Statement) => {
+    if (name) index[name] = statements.length;
+    statements.push(statement);
+  };
+  if (plan.users.length)
+    add(
+      'users',
+      rawSql(
+        `INSERT INTO users (id, username, email, password_hash, role, is_active, email_verified_at, reseller_id, created_at)
+         SELECT ${v('id')},
+           CASE WHEN EXISTS (SELECT 1 FROM users t WHERE lower(t.username) = lower(${v('username')}))
+             THEN substr(${v('username')}, 1, 25) || '-' || lower(hex(randomblob(2))) ELSE ${v('username')} END,
+           ${v('email')}, NULL, ${v('role')}, ${v('isActive')}, ${v('emailVerifiedAt')}, ${v('resellerId')}, ${v('createdAt')}
+         FROM json_each(?1) j WHERE true ON CONFLICT DO NOTHING RETURNING id, email, username`,
+        json(plan.users),
+      ),
+    );
+  if (plan.products.length)
+    add(
+      'products',
+      rawSql(
+        `INSERT INTO products (id, name, description, product_type, key_tag, base_credit_cost, credits_per_day, min_days, max_days, max_activations,
+           is_active, features, offline_token_hours, license_model, lease_minutes, borrow_max_hours, swap_limit, swap_window_days, trial_days, created_at)
+         SELECT ${v('id')}, ${v('name')}, ${v('description')}, ${v('productType')}, ${v('keyTag')}, ${v('baseCreditCost')}, ${v('creditsPerDay')},
+           ${v('minDays')}, ${v('maxDays')}, ${v('maxActivations')}, ${v('isActive')}, ${v('features')}, ${v('offlineTokenHours')}, ${v('licenseModel')},
+           ${v('leaseMinutes')}, ${v('borrowMaxHours')}, ${v('swapLimit')}, ${v('swapWindowDays')}, ${v('trialDays')}, ${v('createdAt')}
+         FROM json_each(?1) j WHERE true ON CONFLICT DO NOTHING RETURNING id`,
+        json(plan.products),
+      ),
+    );
+  if (plan.keys.length) {
+    add(
+      'keys',
+      rawSql(
+        `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations, purchased_at,
+           purchased_by, created_by, purchase_price, revoke_reason, revoked_at, first_used_at, expires_at, generation_method, transfer_count, is_trial,
+           created_at, imported_at)
+         SELECT ${v('id')}, ${v('key')}, ${v('status')}, p.id, coalesce(${v('productName')}, p.name), p.key_tag, coalesce(${v('productType')}, p.product_type),
+           ${v('duration')}, ${v('maxActivations')}, ${v('purchasedAt')}, ${userBy('email')}, ${userBy('createdByEmail')}, ${v('purchasePrice')},
+           ${v('revokeReason')}, ${v('revokedAt')}, ${v('firstUsedAt')}, ${v('expiresAt')}, 'automatic', ${v('transferCount')}, ${v('isTrial')},
+           ${v('createdAt')}, ?2
+         FROM json_each(?1) j JOIN products p ON p.key_tag = ${v('productKeyTag')} WHERE true ON CONFLICT DO NOTHING RETURNING id`,
+        json(plan.keys),
+        now,
+      ),
+    );
+    // Only the keys this batch made (imported now, still 'automatic'): a concurrent import's are its own.
+    if (plan.keyFixes.length)
+      add(
+        null,
+        rawSql(
+          `UPDATE license_keys SET generation_method = ${v('method')}, paid_by = ${userBy('paidByEmail')}
+           FROM json_each(?1) j WHERE license_keys.key = ${v('key')} AND license_keys.imported_at = ?2 AND license_keys.generation_method = 'automatic'`,
+          json(plan.keyFixes),
+          now,
+        ),
+      );
+  }
+  if (plan.devices.length)
+    add(
+      'devices',
+      rawSql(
+        `INSERT INTO activations (id, key_id, device_fingerprint, device_info, activated_at, last_used, lease_expires_at, borrowed_until)
+         SELECT ${v('id')}, k.id, ${v('fingerprint')}, ${v('deviceInfo')}, ${v('activatedAt')}, ${v('lastUsed')}, ${v('leaseExpiresAt')}, ${v('borrowedUntil')}
+         FROM json_each(?1) j JOIN license_keys k ON k.key = ${v('key')} WHERE true ON CONFLICT DO NOTHING RETURNING id`,
+        json(plan.devices),
+      ),
+    );
+  if (plan.ledger.length) {
+    const ids = json(plan.ledger.map((row) => row.id));
+    add(
+      'ledger',
+      rawSql(
+        `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, usd_cents_delta, reference, note, created_at)
+         SELECT ${v('id')}, u.id, coalesce(${userBy('actorEmail')}, ${v('actorId')}), ${v('kind')}, ${v('creditsDelta')}, ${v('usdCentsDelta')}, ${v('reference')}, ${v('note')}, ${v('createdAt')}
+         FROM json_each(?1) j JOIN users u ON u.email = ${v('email')} WHERE true ON CONFLICT DO NOTHING RETURNING id`,
+        json(plan.ledger),
+      ),
+    );
+    // Each account's balances move by the sum of the rows this batch wrote for it, then the rows take their kind.
+    add(
+      null,
+      rawSql(
+        `UPDATE users SET credits = users.credits + t.moved_credits, balance_cents = users.balance_cents + t.moved_cents
+         FROM (SELECT user_id, sum(credits_delta) AS moved_credits, sum(usd_cents_delta) AS moved_cents FROM ledger
+               WHERE id IN (SELECT value FROM json_each(?1)) AND kind LIKE '${HELD_KIND}%' GROUP BY user_id) t
+         WHERE users.id = t.user_id`,
+        ids,
+      ),
+    );
+    add(
+      null,
+      rawSql(
+        `UPDATE ledger SET kind = substr(kind, ${HELD_KIND.length + 1}) WHERE id IN (SELECT value FROM json_each(?1)) AND kind LIKE '${HELD_KIND}%'`,
+        ids,
+      ),
+    );
+  }
+  return { statements, index };
+}
+
+export type ImportOutcome = ImportResult & { newAccounts: { email: string; username: string }[] };
+
+/** Imports (or, in a dry run, plans) one chunk of a file's records. */
+export async function importChunk(importer: Importer, request: ImportRequest, now = Date.now()): Promise<ImportOutcome> {
+  const { db, actor, ip } = importer;
+  const problems: { line: number; message: string }[] = [];
+  const rows: { line: number; row: ImportRow }[] = [];
+  for (const { line, record } of request.rows) {
+    const mapped = mapRecord(request.format, record);
+    if (mapped.ok) rows.push({ line, row: mapped.row });
+    else problems.push({ line, message: mapped.message });
+  }
+  if (problems.length) throw refuse(problems);
+
+  const shop = await readShop(
+    db,
+    rows.map((r) => r.row),
+    request.product,
+  );
+  const planned = planChunk(request, rows, shop, now);
+  if (planned.problems.length) throw refuse(planned.problems);
+  const { plan } = planned;
+
+  let created: Partial<Record<ImportRowType, number>> = {};
+  let newAccounts: { email: string; username: string }[] = [];
+  if (!request.dryRun && plan.outcomes.some((o) => o.planned)) {
+    const { statements, index } = writes(plan, now);
+    const summary = { format: request.format, created: plan.outcomes.filter((o) => o.planned).length, records: request.rows.length };
+    statements.push(auditStatement(db, actor, 'keys.import', { type: 'license_key', id: null }, summary, ip));
+    const results = (await runBatch(db, statements)) as unknown[][];
+    const count = (name: keyof typeof index) => (index[name] >= 0 ? results[index[name]].length : 0);
+    newAccounts = index.users >= 0 ? (results[index.users] as { email: string; username: string }[]) : [];
+    // Accounts made for keys' customers are not rows of the file: only the file's user rows count as created users.
+    const userRows = new Set(plan.userRowEmails);
+    const usersCreated = newAccounts.filter((a) => userRows.has(a.email)).length;
+    created = { user: usersCreated, product: count('products'), key: count('keys'), device: count('devices'), ledger: count('ledger') };
+  }
+
+  // In a real run, a row planned but not written was written by a concurrent import first: matched.
+  const remaining = { ...created };
+  const outcomes: Outcome[] = plan.outcomes.map(({ planned: isPlanned, ...o }) => {
+    if (!isPlanned || request.dryRun) return o;
+    const left = remaining[o.type] ?? 0;
+    if (left > 0) {
+      remaining[o.type] = left - 1;
+      return o;
+    }
+    return { ...o, action: 'match', reason: 'written meanwhile (by another import)' };
+  });
+  const zero = (): ImportCounts => ({ create: 0, match: 0, skip: 0 });
+  const counts = zero();
+  const byType: Partial<Record<ImportRowType, ImportCounts>> = {};
+  for (const o of outcomes) {
+    counts[o.action]++;
+    (byType[o.type] ??= zero())[o.action]++;
+  }
+  return {
+    dryRun: request.dryRun,
+    counts,
+    byType,
+    accountsCreated: newAccounts.length,
+    signInMail: 'off',
+    outcomes: outcomes.filter((o) => o.action !== 'create'),
+    newAccounts,
+  };
+}
+
+/** The mail that tells an account the import made how to sign in: it has no password yet. */
+export function signInMail(app: string, appUrl: string, account: { email: string; username: string }) {
+  return {
+    to: account.email,
+    subject: `Your ${app} account`,
+    text: [
+      `Hello ${account.username},`,
+      '',
+      `Your licence keys have moved to ${app}, and an account was made for you with this address.`,
+      'It has no password yet. To sign in, choose one: open',
+      '',
+      `${appUrl}/forgot-password`,
+      '',
+      'enter this address, and follow the link we send you.',
+    ].join('\n'),
+  };
+}

@@ -1,0 +1,552 @@
+// What an import takes and answers (issue 34), and how each system's licence record becomes a row of
+// KeyPanel's: its own format (a key row, or a line of its JSON lines export), Keygen's license object,
+// Lemon Squeezy's license key and Gumroad's license. A client reads the file into records with their
+// line numbers (import-file.ts) and sends them a chunk at a time; the server maps and checks every
+// record of a chunk before it writes any of it.
+import { z } from 'zod';
+import { GENERATION_METHODS, KEY_STATUSES, LICENSE_MODELS, PRODUCT_TYPES, ROLES } from '../../../platform/vocabulary';
+import { emailSchema } from '../../accounts/schemas/auth';
+import { KEY_TAG_PATTERN } from '../../catalog/schemas';
+
+export const IMPORT_FORMATS = ['keypanel', 'keygen', 'lemonsqueezy', 'gumroad'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** The most records one request carries (a client also keeps each request under the body limit). */
+export const IMPORT_CHUNK_ROWS = 500;
+/** A client's budget for one request's JSON body, under the API's 64 KB limit. */
+export const IMPORT_CHUNK_BYTES = 40 * 1024;
+/** The most days and devices an import may give a key when its file does not. */
+export const IMPORT_MAX_DAYS = 36500;
+export const IMPORT_MAX_DEVICES = 1000;
+
+const keyTagParam = z.string().trim().toUpperCase().regex(KEY_TAG_PATTERN, 'product must be a key tag (2 to 10 letters or digits)');
+
+export const importRequestSchema = z
+  .object({
+    format: z.enum(IMPORT_FORMATS, { error: `format must be one of ${IMPORT_FORMATS.join(', ')}` }),
+    /** Check and count only: nothing is written. */
+    dryRun: z.boolean().default(false),
+    /** The product (key tag) of rows that do not name one (Keygen's, Lemon Squeezy's and Gumroad's never do). */
+    product: keyTagParam.optional(),
+    /** A key's days when its row has no expiry (default: its product's shortest duration). */
+    days: z.int().min(1).max(IMPORT_MAX_DAYS).optional(),
+    /** A key's device limit when its row has none (default: its product's). */
+    devices: z.int().min(1).max(IMPORT_MAX_DEVICES).optional(),
+    /**
+     * A dry run of a later chunk of a file: what the file's earlier chunks create that this chunk
+     * refers to (products by key tag, keys by value, accounts by email), which a real run will have
+     * written by then. Ignored by a real run.
+     */
+    inFile: z
+      .object({
+        products: z.array(z.string().max(20)).max(IMPORT_CHUNK_ROWS).default([]),
+        keys: z
+          .array(
+            z
+              .string()
+              .max(100)
+              .transform((v) => v.toUpperCase()),
+          )
+          .max(IMPORT_CHUNK_ROWS)
+          .default([]),
+        emails: z
+          .array(z.string().max(254))
+          .max(IMPORT_CHUNK_ROWS * 4)
+          .default([]),
+      })
+      .optional(),
+    /** Mail each account the import creates how to sign in (it has no password). */
+    notify: z.boolean().default(true),
+    rows: z
+      .array(z.object({ line: z.int().min(1), record: z.record(z.string(), z.unknown()) }))
+      .min(1, 'rows must hold at least one record')
+      .max(IMPORT_CHUNK_ROWS, `At most ${IMPORT_CHUNK_ROWS} records per request: send the file in chunks`),
+  })
+  .meta({ id: 'ImportRequest' });
+export type ImportRequest = z.infer<typeof importRequestSchema>;
+
+export const IMPORT_ACTIONS = ['create', 'match', 'skip'] as const;
+export type ImportAction = (typeof IMPORT_ACTIONS)[number];
+export const IMPORT_ROW_TYPES = ['key', 'user', 'product', 'device', 'ledger', 'other'] as const;
+export type ImportRowType = (typeof IMPORT_ROW_TYPES)[number];
+
+const countsSchema = z.object({ create: z.int(), match: z.int(), skip: z.int() });
+export type ImportCounts = z.infer<typeof countsSchema>;
+
+export const importResultSchema = z
+  .object({
+    dryRun: z.boolean(),
+    /** Every record of the request, by what the import did (or would do) with it. */
+    counts: countsSchema,
+    /** Per type of row. */
+    byType: z.partialRecord(z.enum(IMPORT_ROW_TYPES), countsSchema),
+    /** Accounts created for customers (0 in a dry run). */
+    accountsCreated: z.int(),
+    /** Whether those accounts were mailed how to sign in. */
+    signInMail: z.enum(['sent', 'off', 'not-configured']),
+    /** The records not created, with why (in file order). */
+    outcomes: z.array(z.object({ line: z.int(), type: z.enum(IMPORT_ROW_TYPES), action: z.enum(IMPORT_ACTIONS), reason: z.string() })),
+  })
+  .meta({ id: 'ImportResult' });
+export type ImportResult = z.infer<typeof importResultSchema>;
+
+/** A 400's details when records are not valid: each with its line, nothing written. */
+export type ImportProblem = { line: number; message: string };
+
+// ---------------------------------------------------------------------------------------------
+// Records, as each system writes them, mapped to KeyPanel's rows.
+
+/** A key as the import writes it, whatever system it came from. */
+export type KeyRow = {
+  type: 'key';
+  key: string;
+  /** Key tag; absent: the request's product. */
+  product?: string;
+  email: string | null;
+  status: (typeof KEY_STATUSES)[number];
+  expiresAt: number | null;
+  days?: number;
+  devices?: number;
+  fingerprints: string[];
+  /** Set: the row is skipped, for this reason. */
+  skip?: string;
+  /** What a KeyPanel export adds: the key as it was. */
+  exported?: {
+    id: string;
+    ownerId: string | null;
+    createdByEmail: string | null;
+    createdById: string | null;
+    paidByEmail: string | null;
+    paidById: string | null;
+    generationMethod: (typeof GENERATION_METHODS)[number];
+    productName: string;
+    productType: (typeof PRODUCT_TYPES)[number];
+    purchasedAt: number | null;
+    purchasePrice: number;
+    revokeReason: string | null;
+    revokedAt: number | null;
+    firstUsedAt: number | null;
+    transferCount: number;
+    isTrial: boolean;
+    createdAt: number;
+  };
+};
+export type UserRow = {
+  type: 'user';
+  id: string;
+  email: string;
+  username: string;
+  role: (typeof ROLES)[number];
+  isActive: boolean;
+  emailVerifiedAt: number | null;
+  resellerId: string | null;
+  createdAt: number;
+};
+export type ProductRow = {
+  type: 'product';
+  id: string;
+  name: string;
+  description: string;
+  productType: (typeof PRODUCT_TYPES)[number];
+  keyTag: string;
+  baseCreditCost: number;
+  creditsPerDay: number;
+  minDays: number;
+  maxDays: number;
+  maxActivations: number;
+  isActive: boolean;
+  features: string[];
+  offlineTokenHours: number;
+  licenseModel: (typeof LICENSE_MODELS)[number];
+  leaseMinutes: number;
+  borrowMaxHours: number;
+  swapLimit: number | null;
+  swapWindowDays: number;
+  trialDays: number;
+  createdAt: number;
+};
+export type DeviceRow = {
+  type: 'device';
+  id: string;
+  key: string | null;
+  keyId: string;
+  fingerprint: string;
+  deviceInfo: string | null;
+  activatedAt: number;
+  lastUsed: number | null;
+  leaseExpiresAt: number | null;
+  borrowedUntil: number | null;
+};
+export type LedgerRow = {
+  type: 'ledger';
+  id: string;
+  userId: string;
+  email: string | null;
+  actorId: string | null;
+  actorEmail: string | null;
+  kind: string;
+  creditsDelta: number;
+  usdCentsDelta: number;
+  reference: string | null;
+  note: string | null;
+  createdAt: number;
+};
+/** A record the import reads past (the export's first line, its payments and audit log). */
+export type OtherRow = { type: 'other'; skip: string };
+export type ImportRow = KeyRow | UserRow | ProductRow | DeviceRow | LedgerRow | OtherRow;
+
+const text = (max: number) => z.string().trim().max(max);
+const keyValue = z
+  .string({ error: 'key is required' })
+  .trim()
+  .min(4, 'key must be at least 4 characters')
+  .max(100, 'key must be at most 100 characters')
+  .regex(/^[\x21-\x7e]+$/, 'key must be printable characters without spaces')
+  // In capitals, as the licensing API reads every key it is sent (a vendor's lower-case key still validates).
+  .transform((v) => v.toUpperCase());
+/** Empty cells (CSV), null and undefined are all "not given". */
+const blank = (v: unknown) => (v === '' || v === null || v === undefined ? undefined : v);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
+const email = optional(emailSchema);
+/** A time as milliseconds: an ISO 8601 text, or a number of milliseconds. */
+const instant = (name: string, error?: string) =>
+  z.union([z.string(), z.number()], error ? { error } : undefined).transform((v, ctx) => {
+    const ms = typeof v === 'number' ? v : /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be a date (ISO 8601)` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+const when = (name: string) => optional(instant(name));
+const whole = (name: string, min: number, max: number) =>
+  optional(
+    z.coerce
+      .number({ error: `${name} must be a whole number` })
+      .int(`${name} must be a whole number`)
+      .min(min, `${name} must be at least ${min}`)
+      .max(max, `${name} must be at most ${max}`),
+  );
+const flag = (name: string) =>
+  optional(
+    z
+      .union([z.boolean(), z.enum(['true', 'false', 'TRUE', 'FALSE', '1', '0'], { error: `${name} must be true or false` })])
+      .transform((v) => (typeof v === 'boolean' ? v : v === 'true' || v === 'TRUE' || v === '1')),
+  ).transform((v) => v ?? false);
+/** Device fingerprints: a JSON list, or a CSV cell of them separated by ";". */
+const fingerprints = optional(
+  z.union([
+    z.array(text(255).min(1, 'a device fingerprint is empty')),
+    z.string().transform((v) =>
+      v
+        .split(';')
+        .map((f) => f.trim())
+        .filter(Boolean),
+    ),
+  ]),
+).transform((v) => v ?? []);
+
+// KeyPanel's own key row (CSV columns or JSON fields).
+const keypanelKey = z
+  .object({
+    key: keyValue,
+    product: optional(keyTagParam),
+    email,
+    status: optional(z.enum(KEY_STATUSES, { error: `status must be one of ${KEY_STATUSES.join(', ')}` })),
+    expiresAt: when('expiresAt'),
+    days: whole('days', 1, IMPORT_MAX_DAYS),
+    maxActivations: whole('maxActivations', 1, IMPORT_MAX_DEVICES),
+    devices: fingerprints,
+  })
+  .transform((r, ctx): KeyRow => {
+    if (r.status === 'used' && r.expiresAt === undefined) ctx.addIssue({ code: 'custom', message: 'a used key needs its expiresAt' });
+    const status = r.status ?? (r.expiresAt !== undefined ? 'used' : 'available');
+    return {
+      type: 'key',
+      key: r.key,
+      product: r.product,
+      email: r.email ?? null,
+      status: status === 'available' && r.expiresAt !== undefined ? 'used' : status,
+      expiresAt: r.expiresAt ?? null,
+      days: r.days,
+      devices: r.maxActivations,
+      fingerprints: r.devices,
+    };
+  });
+
+// A line of KeyPanel's JSON lines export ({"table", "row"}), with the references the file reader
+// resolved (an account's email, a key's value) beside the row's ids.
+const id = z.string().trim().min(1, 'id is required').max(100);
+const ms = (name: string) => when(name).transform((v) => v ?? null);
+const required = (name: string) => z.preprocess(blank, instant(name, `${name} is required`));
+const nullableText = (max: number) => optional(text(max)).transform((v) => v ?? null);
+
+const exportedUser = z.object({
+  id,
+  email: emailSchema,
+  username: text(30).min(1),
+  role: z.enum(ROLES),
+  isActive: flag('isActive'),
+  emailVerifiedAt: ms('emailVerifiedAt'),
+  resellerId: nullableText(100),
+  createdAt: required('createdAt'),
+});
+const exportedProduct = z.object({
+  id,
+  name: text(200).min(1),
+  description: optional(text(5000)).transform((v) => v ?? ''),
+  productType: z.enum(PRODUCT_TYPES),
+  keyTag: keyTagParam,
+  baseCreditCost: z.int().min(0),
+  creditsPerDay: z.int().min(0),
+  minDays: z.int().min(1),
+  maxDays: z.int().min(1),
+  maxActivations: z.int().min(1),
+  isActive: z.boolean(),
+  features: z.array(z.string()).default([]),
+  offlineTokenHours: z.int().min(1).max(720).default(24),
+  licenseModel: z.enum(LICENSE_MODELS).default('node-locked'),
+  leaseMinutes: z.int().min(1).max(1440).default(60),
+  borrowMaxHours: z.int().min(0).max(720).default(0),
+  swapLimit: z.int().min(0).max(100).nullable().default(null),
+  swapWindowDays: z.int().min(1).max(365).default(30),
+  trialDays: z.int().min(0).max(365).default(0),
+  createdAt: required('createdAt'),
+});
+const exportedKey = z.object({
+  id,
+  key: keyValue,
+  status: z.enum(KEY_STATUSES),
+  productName: text(200).min(1),
+  productKeyTag: keyTagParam,
+  productType: z.enum(PRODUCT_TYPES),
+  duration: z.int().min(1),
+  maxActivations: z.int().min(1),
+  purchasedAt: ms('purchasedAt'),
+  purchasedBy: nullableText(100),
+  purchasedByEmail: email,
+  createdBy: nullableText(100),
+  createdByEmail: email,
+  purchasePrice: z.int().min(0).default(0),
+  paidBy: nullableText(100),
+  paidByEmail: email,
+  revokeReason: nullableText(500),
+  revokedAt: ms('revokedAt'),
+  firstUsedAt: ms('firstUsedAt'),
+  expiresAt: ms('expiresAt'),
+  generationMethod: z.enum(GENERATION_METHODS).default('automatic'),
+  transferCount: z.int().min(0).default(0),
+  isTrial: z.boolean().default(false),
+  createdAt: required('createdAt'),
+});
+const exportedDevice = z.object({
+  id,
+  keyId: id,
+  key: optional(keyValue).transform((v) => v ?? null),
+  deviceFingerprint: text(255).min(1),
+  deviceInfo: z.record(z.string(), z.unknown()).nullable().default(null),
+  activatedAt: required('activatedAt'),
+  lastUsed: ms('lastUsed'),
+  leaseExpiresAt: ms('leaseExpiresAt'),
+  borrowedUntil: ms('borrowedUntil'),
+});
+const exportedLedger = z.object({
+  id,
+  userId: id,
+  email,
+  actorId: nullableText(100),
+  actorEmail: email,
+  kind: text(40).min(1),
+  creditsDelta: z.int(),
+  usdCentsDelta: z.int(),
+  reference: nullableText(500),
+  note: nullableText(2000),
+  createdAt: required('createdAt'),
+});
+
+type Mapped = { ok: true; row: ImportRow } | { ok: false; message: string };
+const failed = (error: z.ZodError): Mapped => ({ ok: false, message: recordProblem(error) });
+
+/** A line of the export: its table's row, checked by that table's schema. */
+function exportLine(table: unknown, row: unknown): Mapped {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { ok: false, message: 'row must be an object' };
+  const parse = <T>(schema: z.ZodType<T>) => schema.safeParse(row);
+  switch (table) {
+    case 'users': {
+      const r = parse(exportedUser);
+      return r.success ? { ok: true, row: { type: 'user', ...r.data } } : failed(r.error);
+    }
+    case 'products': {
+      const r = parse(exportedProduct);
+      return r.success ? { ok: true, row: { type: 'product', ...r.data } } : failed(r.error);
+    }
+    case 'keys': {
+      const r = parse(exportedKey);
+      if (!r.success) return failed(r.error);
+      const k = r.data;
+      return {
+        ok: true,
+        row: {
+          type: 'key',
+          key: k.key,
+          product: k.productKeyTag,
+          email: k.purchasedByEmail ?? null,
+          status: k.status,
+          expiresAt: k.expiresAt,
+          days: k.duration,
+          devices: k.maxActivations,
+          fingerprints: [],
+          exported: {
+            id: k.id,
+            ownerId: k.purchasedBy,
+            createdByEmail: k.createdByEmail ?? null,
+            createdById: k.createdBy,
+            paidByEmail: k.paidByEmail ?? null,
+            paidById: k.paidBy,
+            generationMethod: k.generationMethod,
+            productName: k.productName,
+            productType: k.productType,
+            purchasedAt: k.purchasedAt,
+            purchasePrice: k.purchasePrice,
+            revokeReason: k.revokeReason,
+            revokedAt: k.revokedAt,
+            firstUsedAt: k.firstUsedAt,
+            transferCount: k.transferCount,
+            isTrial: k.isTrial,
+            createdAt: k.createdAt,
+          },
+        },
+      };
+    }
+    case 'devices': {
+      const r = parse(exportedDevice);
+      if (!r.success) return failed(r.error);
+      const d = r.data;
+      return {
+        ok: true,
+        row: {
+          type: 'device',
+          id: d.id,
+          key: d.key,
+          keyId: d.keyId,
+          fingerprint: d.deviceFingerprint,
+          deviceInfo: d.deviceInfo ? JSON.stringify(d.deviceInfo) : null,
+          activatedAt: d.activatedAt,
+          lastUsed: d.lastUsed,
+          leaseExpiresAt: d.leaseExpiresAt,
+          borrowedUntil: d.borrowedUntil,
+        },
+      };
+    }
+    case 'ledger': {
+      const r = parse(exportedLedger);
+      return r.success
+        ? { ok: true, row: { type: 'ledger', ...r.data, email: r.data.email ?? null, actorEmail: r.data.actorEmail ?? null } }
+        : failed(r.error);
+    }
+    case 'export':
+      return { ok: true, row: { type: 'other', skip: "the export's first line" } };
+    case 'payments':
+    case 'audit':
+      return { ok: true, row: { type: 'other', skip: `${table} are not imported (the ledger carries the balances)` } };
+    default:
+      return { ok: false, message: `table: unknown table "${String(table)}"` };
+  }
+}
+
+// Keygen's license object (data[].attributes, with id; the reader adds the user's email from
+// `included`). Its status is read only: ACTIVE, INACTIVE, EXPIRING, EXPIRED, SUSPENDED, BANNED.
+const keygenRecord = z
+  .object({
+    key: keyValue,
+    expiry: when('expiry'),
+    status: optional(z.string().toUpperCase()),
+    maxMachines: whole('maxMachines', 1, IMPORT_MAX_DEVICES),
+    suspended: flag('suspended'),
+    userEmail: email,
+  })
+  .transform((r): KeyRow => {
+    const banned = r.suspended || r.status === 'SUSPENDED' || r.status === 'BANNED';
+    const expired = r.status === 'EXPIRED';
+    return {
+      type: 'key',
+      key: r.key,
+      email: r.userEmail ?? null,
+      status: banned ? 'revoked' : expired ? 'expired' : r.expiry !== undefined ? 'used' : 'available',
+      expiresAt: r.expiry ?? null,
+      devices: r.maxMachines,
+      fingerprints: [],
+    };
+  });
+
+// Lemon Squeezy's license key (its API's attributes, or its CSV export's columns).
+const LEMON_STATUSES = ['inactive', 'active', 'expired', 'disabled'] as const;
+const lemonRecord = z
+  .object({
+    key: keyValue,
+    user_email: email,
+    status: optional(z.enum(LEMON_STATUSES, { error: `status must be one of ${LEMON_STATUSES.join(', ')}` })),
+    activation_limit: whole('activation_limit', 1, IMPORT_MAX_DEVICES),
+    expires_at: when('expires_at'),
+    disabled: flag('disabled'),
+  })
+  .transform((r): KeyRow => {
+    const status =
+      r.disabled || r.status === 'disabled'
+        ? 'revoked'
+        : r.status === 'expired'
+          ? 'expired'
+          : r.expires_at !== undefined
+            ? 'used'
+            : 'available';
+    return {
+      type: 'key',
+      key: r.key,
+      email: r.user_email ?? null,
+      status,
+      expiresAt: r.expires_at ?? null,
+      devices: r.activation_limit,
+      fingerprints: [],
+    };
+  });
+
+// Gumroad's license (its purchase: license_key, email, refunded, chargebacked, subscription dates).
+// It has no expiry and no device limit: the request's (or the product's) apply.
+const gumroadRecord = z
+  .object({
+    license_key: keyValue,
+    email,
+    refunded: flag('refunded'),
+    chargebacked: flag('chargebacked'),
+    disabled: flag('disabled'),
+    subscription_ended_at: when('subscription_ended_at'),
+    subscription_failed_at: when('subscription_failed_at'),
+  })
+  .transform((r): KeyRow => {
+    const ended = r.subscription_ended_at ?? r.subscription_failed_at;
+    return {
+      type: 'key',
+      key: r.license_key,
+      email: r.email ?? null,
+      status: r.disabled ? 'revoked' : ended !== undefined ? 'expired' : 'available',
+      expiresAt: ended ?? null,
+      fingerprints: [],
+      skip: r.refunded ? 'refunded in Gumroad' : r.chargebacked ? 'charged back in Gumroad' : undefined,
+    };
+  });
+
+const VENDOR_SCHEMAS = { keygen: keygenRecord, lemonsqueezy: lemonRecord, gumroad: gumroadRecord } as const;
+
+/** A record of a file in this format as KeyPanel's row, or its first problem. */
+export function mapRecord(format: ImportFormat, record: Record<string, unknown>): Mapped {
+  if (format === 'keypanel' && 'table' in record) return exportLine(record.table, record.row);
+  const result = (format === 'keypanel' ? keypanelKey : VENDOR_SCHEMAS[format]).safeParse(record);
+  return result.success ? { ok: true, row: result.data } : failed(result.error);
+}
+
+/** A record's first problem, as one line: `field: message`. */
+export function recordProblem(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const field = issue.path.filter((p) => p !== 'row').join('.');
+  return field && !issue.message.startsWith(field) ? `${field}: ${issue.message}` : issue.message;
+}
