@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { GENERATION_METHODS, KEY_STATUSES, LICENSE_MODELS, PRODUCT_TYPES, ROLES } from '../../../platform/vocabulary';
 import { emailSchema } from '../../accounts/schemas/auth';
-import { KEY_TAG_PATTERN } from '../../catalog/schemas';
+import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
 
 export const IMPORT_FORMATS = ['keypanel', 'keygen', 'lemonsqueezy', 'gumroad'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -128,6 +128,10 @@ export type KeyRow = {
     firstUsedAt: number | null;
     transferCount: number;
     isTrial: boolean;
+    /** Granted beyond the product's. */
+    entitlements: string[];
+    usageRemaining: number | null;
+    usagePeriodStart: number | null;
     createdAt: number;
   };
 };
@@ -163,6 +167,10 @@ export type ProductRow = {
   swapLimit: number | null;
   swapWindowDays: number;
   trialDays: number;
+  entitlements: string[];
+  usageAllowance: number | null;
+  usageRefillAmount: number | null;
+  usageRefillDays: number | null;
   createdAt: number;
 };
 export type DeviceRow = {
@@ -291,28 +299,36 @@ const exportedUser = z.object({
   resellerId: nullableText(100),
   createdAt: required('createdAt'),
 });
-const exportedProduct = z.object({
-  id,
-  name: text(200).min(1),
-  description: optional(text(5000)).transform((v) => v ?? ''),
-  productType: z.enum(PRODUCT_TYPES),
-  keyTag: keyTagParam,
-  baseCreditCost: z.int().min(0),
-  creditsPerDay: z.int().min(0),
-  minDays: z.int().min(1),
-  maxDays: z.int().min(1),
-  maxActivations: z.int().min(1),
-  isActive: z.boolean(),
-  features: z.array(z.string()).default([]),
-  offlineTokenHours: z.int().min(1).max(720).default(24),
-  licenseModel: z.enum(LICENSE_MODELS).default('node-locked'),
-  leaseMinutes: z.int().min(1).max(1440).default(60),
-  borrowMaxHours: z.int().min(0).max(720).default(0),
-  swapLimit: z.int().min(0).max(100).nullable().default(null),
-  swapWindowDays: z.int().min(1).max(365).default(30),
-  trialDays: z.int().min(0).max(365).default(0),
-  createdAt: required('createdAt'),
-});
+const exportedProduct = z
+  .object({
+    id,
+    name: text(200).min(1),
+    description: optional(text(5000)).transform((v) => v ?? ''),
+    productType: z.enum(PRODUCT_TYPES),
+    keyTag: keyTagParam,
+    baseCreditCost: z.int().min(0),
+    creditsPerDay: z.int().min(0),
+    minDays: z.int().min(1),
+    maxDays: z.int().min(1),
+    maxActivations: z.int().min(1),
+    isActive: z.boolean(),
+    features: z.array(z.string()).default([]),
+    offlineTokenHours: z.int().min(1).max(720).default(24),
+    licenseModel: z.enum(LICENSE_MODELS).default('node-locked'),
+    leaseMinutes: z.int().min(1).max(1440).default(60),
+    borrowMaxHours: z.int().min(0).max(720).default(0),
+    swapLimit: z.int().min(0).max(100).nullable().default(null),
+    swapWindowDays: z.int().min(1).max(365).default(30),
+    trialDays: z.int().min(0).max(365).default(0),
+    entitlements: entitlementsSchema.default([]),
+    usageAllowance: z.int().min(0).nullable().default(null),
+    usageRefillAmount: z.int().min(1).nullable().default(null),
+    usageRefillDays: z.int().min(1).max(365).nullable().default(null),
+    createdAt: required('createdAt'),
+  })
+  .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {
+    error: 'usageRefillAmount and usageRefillDays are given together or not at all',
+  });
 const exportedKey = z.object({
   id,
   key: keyValue,
@@ -337,6 +353,9 @@ const exportedKey = z.object({
   generationMethod: z.enum(GENERATION_METHODS).default('automatic'),
   transferCount: z.int().min(0).default(0),
   isTrial: z.boolean().default(false),
+  entitlements: entitlementsSchema.default([]),
+  usageRemaining: z.int().min(0).nullable().default(null),
+  usagePeriodStart: z.int().min(0).nullable().default(null),
   createdAt: required('createdAt'),
 });
 const exportedDevice = z.object({
@@ -413,6 +432,9 @@ function exportLine(table: unknown, row: unknown): Mapped {
             firstUsedAt: k.firstUsedAt,
             transferCount: k.transferCount,
             isTrial: k.isTrial,
+            entitlements: k.entitlements,
+            usageRemaining: k.usageRemaining,
+            usagePeriodStart: k.usagePeriodStart,
             createdAt: k.createdAt,
           },
         },

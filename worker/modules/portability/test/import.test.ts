@@ -7,7 +7,8 @@ import { env } from 'cloudflare:test';
 import { count, eq, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { activations, ledger, licenseKeys, users } from '../../../platform/db/schema';
+import { activations, ledger, licenseKeys, products, users } from '../../../platform/db/schema';
+import { DAY_MS } from '../../../platform/vocabulary';
 import { newId } from '../../../platform/ids';
 import { readOutbox } from '../../../platform/mail';
 import { purchaseKey } from '../../keys/purchase';
@@ -32,7 +33,17 @@ beforeEach(async () => {
 
 const tableCount = async (db: Sandbox['db'], table: SQLiteTable) => (await db.select({ n: count() }).from(table).get())!.n;
 
-async function product(target: Sandbox = box, fields: { maxActivations?: number; minDays?: number } = {}) {
+async function product(
+  target: Sandbox = box,
+  fields: {
+    maxActivations?: number;
+    minDays?: number;
+    entitlements?: string[];
+    usageAllowance?: number;
+    usageRefillAmount?: number;
+    usageRefillDays?: number;
+  } = {},
+) {
   return createProduct(
     target.db,
     productInputSchema.parse({
@@ -44,6 +55,10 @@ async function product(target: Sandbox = box, fields: { maxActivations?: number;
       minDays: fields.minDays ?? 30,
       maxDays: 365,
       maxActivations: fields.maxActivations ?? 1,
+      entitlements: fields.entitlements,
+      usageAllowance: fields.usageAllowance,
+      usageRefillAmount: fields.usageRefillAmount,
+      usageRefillDays: fields.usageRefillDays,
     }),
   );
 }
@@ -251,8 +266,15 @@ describe('concurrency', () => {
 
 describe('the round trip', () => {
   it('an export imported into an empty shop gives the same keys, balances and ledger; importing it again changes nothing', async () => {
-    // The source: a product, two customers who bought keys with credits (a device on one), an adjustment.
-    const made = await product(box, { maxActivations: 3 });
+    // The source: a product with entitlements and metered uses, two customers who bought keys with
+    // credits (a device, a granted entitlement and uses spent on one), an adjustment.
+    const made = await product(box, {
+      maxActivations: 3,
+      entitlements: ['pro'],
+      usageAllowance: 20,
+      usageRefillAmount: 10,
+      usageRefillDays: 30,
+    });
     const customers = [
       await box.signedInUser('user', { credits: 1000 }),
       await box.signedInUser('user', { credits: 400, balanceCents: 2500 }),
@@ -266,7 +288,13 @@ describe('the round trip', () => {
         actorId: customer.user.id,
         generationMethod: 'purchase',
       });
-      if (i === 0) await activateLicense(box.d1, DEFAULT_SETTINGS, { key: licenseKey.key, deviceFingerprint: `device-${newId()}` });
+      if (i === 0) {
+        await activateLicense(box.d1, DEFAULT_SETTINGS, { key: licenseKey.key, deviceFingerprint: `device-${newId()}` });
+        await box.db
+          .update(licenseKeys)
+          .set({ entitlements: ['beta'], usageRemaining: 7, usagePeriodStart: Date.now() - 5 * DAY_MS })
+          .where(eq(licenseKeys.id, licenseKey._id));
+      }
     }
     await box.db.batch([
       box.db.insert(ledger).values({
@@ -313,6 +341,18 @@ describe('the round trip', () => {
             payer: email.get(k.paidBy!) ?? null,
             method: k.generationMethod,
             price: k.purchasePrice,
+            entitlements: k.entitlements,
+            usage: [k.usageRemaining, k.usagePeriodStart],
+            productTerms: await db
+              .select({
+                entitlements: products.entitlements,
+                allowance: products.usageAllowance,
+                refillAmount: products.usageRefillAmount,
+                refillDays: products.usageRefillDays,
+              })
+              .from(products)
+              .where(eq(products.keyTag, k.productKeyTag))
+              .get(),
             devices: (await db.select().from(activations).where(eq(activations.keyId, k.id)).all()).map((a) => a.deviceFingerprint),
           })),
         ),
@@ -332,6 +372,8 @@ describe('the round trip', () => {
     const source = await snapshot(box.db);
     expect(source.keys).toHaveLength(2);
     expect(source.keys.flatMap((k) => k.devices)).toHaveLength(1);
+    expect(source.keys.map((k) => k.entitlements).flat()).toEqual(['beta']);
+    expect(source.keys[0].productTerms).toEqual({ entitlements: ['pro'], allowance: 20, refillAmount: 10, refillDays: 30 });
     expect(source.ledger.length).toBeGreaterThanOrEqual(5);
     const imported = await snapshot(target.db);
     expect(imported.keys).toEqual(source.keys);
