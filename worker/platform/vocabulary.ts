@@ -53,6 +53,8 @@ export const LICENSE_CODES = [
   'TRIAL_STARTED',
   'TRIAL_ALREADY_USED',
   'TRIAL_NOT_OFFERED',
+  'OFFLINE_ACTIVATED',
+  'NONCE_ALREADY_USED',
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 

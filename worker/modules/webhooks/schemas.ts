@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'license.seat_released',
   'license.device_replaced',
   'license.trial_started',
+  'license.offline_activated',
   'user.registered',
   'balance.exchanged',
   'balance.topped_up',
