@@ -115,7 +115,8 @@ export function createLicensing(options: LicensingOptions) {
   async function offline(req: LicenseRequest, why: Pick<LicenseResult, 'code' | 'detail' | 'retryAfter'>): Promise<LicenseResult> {
     // A clock wound back would keep an expired token alive: nothing offline is believed then.
     const reading = await clock.read();
-    if (reading.behind) return { valid: false, code: 'CLOCK_BEHIND', detail: clockBehindDetail(reading), source: 'none', license: null, offlineToken: null };
+    if (reading.behind)
+      return { valid: false, code: 'CLOCK_BEHIND', detail: clockBehindDetail(reading), source: 'none', license: null, offlineToken: null };
     const token = await keptToken(req);
     if (token) {
       return {

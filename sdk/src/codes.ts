@@ -17,16 +17,7 @@ import type { ResultCode } from './types.js';
  * - `fix-clock`: the device's clock is behind a time the server signed: ask for it to be set right.
  */
 export type NextStep =
-  | 'use'
-  | 'activate'
-  | 'replace-a-device'
-  | 'wait'
-  | 'buy'
-  | 'stop'
-  | 'fix-request'
-  | 'retry-later'
-  | 'reject'
-  | 'fix-clock';
+  'use' | 'activate' | 'replace-a-device' | 'wait' | 'buy' | 'stop' | 'fix-request' | 'retry-later' | 'reject' | 'fix-clock';
 
 export const NEXT_STEPS: { readonly [C in ResultCode]: NextStep } = {
   VALID: 'use',

@@ -34,7 +34,8 @@ export type OfflineResponse = { type: typeof OFFLINE_RESPONSE_TYPE; answer: stri
 export type DeactivationProof = { type: typeof OFFLINE_PROOF_TYPE; proof: string; signature: string };
 
 /** A request written and not yet answered, or the activation a response made: kept in the store. */
-type DeviceKeys = { nonce: string; deviceKey: string; privateKey: JsonWebKey };
+/** `privateKey`: the device key's private half, as a JWK's `d` (its public half, `deviceKey`, is the `x`). */
+type DeviceKeys = { nonce: string; deviceKey: string; privateKey: string };
 
 type WireOfflineAnswer = {
   valid: boolean;
@@ -71,7 +72,7 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
     if (!text) return null;
     try {
       const keys = JSON.parse(text) as DeviceKeys;
-      return typeof keys.nonce === 'string' && typeof keys.deviceKey === 'string' && typeof keys.privateKey === 'object' ? keys : null;
+      return typeof keys.nonce === 'string' && typeof keys.deviceKey === 'string' && typeof keys.privateKey === 'string' ? keys : null;
     } catch {
       return null;
     }
@@ -100,11 +101,11 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
    * to turn into a response. Writing another replaces the one before (its response is then refused).
    */
   async function createOfflineRequest(req: { key: string; fingerprint: string; deviceInfo?: DeviceInfo }): Promise<OfflineRequest> {
-    const pair = (await crypto.subtle.generateKey(ED25519, true, ['sign', 'verify'])) as CryptoKeyPair;
-    const publicJwk = await crypto.subtle.exportKey('jwk', pair.publicKey);
-    const privateKey = await crypto.subtle.exportKey('jwk', pair.privateKey);
+    const pair = (await crypto.subtle.generateKey(ED25519, true, ['sign', 'verify'])) as { privateKey: VerifyKey };
+    const { x, d } = await crypto.subtle.exportKey('jwk', pair.privateKey);
+    if (!x || !d) throw new Error('This platform cannot make an Ed25519 key pair (WebCrypto)');
     const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
-    const keys: DeviceKeys = { nonce, deviceKey: publicJwk.x!, privateKey };
+    const keys: DeviceKeys = { nonce, deviceKey: x, privateKey: d };
     await store.set(pendingId(req), JSON.stringify(keys));
     return {
       type: OFFLINE_REQUEST_TYPE,
@@ -140,7 +141,12 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
     } catch {
       return refusal('INVALID_SIGNATURE', 'The signed response is not a licensing answer');
     }
-    if (!(SERVER_CODES as readonly string[]).includes(answer?.code) || typeof answer.detail !== 'string' || !answer.license || !answer.nonce)
+    if (
+      !(SERVER_CODES as readonly string[]).includes(answer?.code) ||
+      typeof answer.detail !== 'string' ||
+      !answer.license ||
+      !answer.nonce
+    )
       return refusal('INVALID_SIGNATURE', 'The signed response is not a licensing answer');
     if (answer.deviceFingerprint !== req.fingerprint)
       return refusal('NOT_THIS_REQUEST', 'This response was written for another device (its fingerprint differs)');
@@ -191,7 +197,13 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
       nonce: keys.nonce,
       deactivatedAt: new Date(now()).toISOString(),
     });
-    const privateKey = await crypto.subtle.importKey('jwk', keys.privateKey, ED25519, false, ['sign']);
+    const privateKey = await crypto.subtle.importKey(
+      'jwk',
+      { kty: 'OKP', crv: 'Ed25519', x: keys.deviceKey, d: keys.privateKey },
+      ED25519,
+      false,
+      ['sign'],
+    );
     const signature = toBase64(await crypto.subtle.sign(ED25519, privateKey, new TextEncoder().encode(proof)));
     await store.delete(slot(req));
     await store.delete(deviceId(req));

@@ -129,10 +129,21 @@ export async function activateOffline(
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   const made = (inserted as unknown[]).length === 1;
   if (row.activation_id !== null && (made || row.lease_expires_at === null)) {
-    return valid(row, s, now, made ? 'Device activated offline' : 'Device already activated; a new offline token issued', 'OFFLINE_ACTIVATED');
+    return valid(
+      row,
+      s,
+      now,
+      made ? 'Device activated offline' : 'Device already activated; a new offline token issued',
+      'OFFLINE_ACTIVATED',
+    );
   }
   if (row.status === 'available' && row.product_active !== 1) {
-    return { valid: false, code: 'PRODUCT_INACTIVE', detail: 'This product is no longer available for activation', license: describe(row, now) };
+    return {
+      valid: false,
+      code: 'PRODUCT_INACTIVE',
+      detail: 'This product is no longer available for activation',
+      license: describe(row, now),
+    };
   }
   return { ...limitReached(row, now), devices: boundDevices(devices) };
 }
@@ -199,7 +210,11 @@ export async function deactivateOffline(
   const key = (before as FullKeyRow[])[0];
   if (!key) throw notFound('License key');
   if (row.deactivated_at !== null || key.activation_id === null) {
-    return { result: result('NOT_ACTIVATED', 'This device was already deactivated; its slot is free', key), deviceFingerprint: fp, nonce: proof.nonce };
+    return {
+      result: result('NOT_ACTIVATED', 'This device was already deactivated; its slot is free', key),
+      deviceFingerprint: fp,
+      nonce: proof.nonce,
+    };
   }
   // Unused proof, live activation, swap budget: all in the DELETE, so two proofs racing free one slot.
   const unused = `EXISTS (SELECT 1 FROM offline_activations WHERE id = ?4 AND deactivated_at IS NULL)`;
@@ -239,5 +254,9 @@ export async function deactivateOffline(
     );
     if (!after?.gone) return { result: swapBudgetExhausted(key, now), deviceFingerprint: fp, nonce: proof.nonce };
   }
-  return { result: result('NOT_ACTIVATED', 'This device was already deactivated; its slot is free', key), deviceFingerprint: fp, nonce: proof.nonce };
+  return {
+    result: result('NOT_ACTIVATED', 'This device was already deactivated; its slot is free', key),
+    deviceFingerprint: fp,
+    nonce: proof.nonce,
+  };
 }

@@ -240,7 +240,10 @@ export const offlineActivationAnswerSchema = licenseAnswerSchema
   .extend({
     deviceFingerprint: z.string(),
     deviceKey: z.string().meta({ description: "The device key from the request: the proof's signature is checked with it." }),
-    tokenExpiresAt: z.string().nullable().meta({ description: "Until when the offline token lives (its signed issue time plus the product's token life)." }),
+    tokenExpiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: "Until when the offline token lives (its signed issue time plus the product's token life)." }),
   })
   .meta({ id: 'OfflineActivationAnswer' });
 export type OfflineActivationAnswer = z.infer<typeof offlineActivationAnswerSchema>;
@@ -257,7 +260,7 @@ const signedFile = <T extends string>(type: T, id: string, description: string) 
 export const offlineResponseFileSchema = signedFile(
   OFFLINE_RESPONSE_TYPE,
   'OfflineActivationResponse',
-  "The file to carry back to the offline device (applyOfflineResponse). `answer` is an OfflineActivationAnswer: `code` OFFLINE_ACTIVATED with the offline token, or why not (DEVICE_LIMIT_REACHED, NONCE_ALREADY_USED, REVOKED, EXPIRED, PRODUCT_INACTIVE).",
+  'The file to carry back to the offline device (applyOfflineResponse). `answer` is an OfflineActivationAnswer: `code` OFFLINE_ACTIVATED with the offline token, or why not (DEVICE_LIMIT_REACHED, NONCE_ALREADY_USED, REVOKED, EXPIRED, PRODUCT_INACTIVE).',
 );
 export const offlineReceiptFileSchema = signedFile(
   OFFLINE_RECEIPT_TYPE,

@@ -74,7 +74,11 @@ describe('air-gapped activation', () => {
   it('turns the request the SDK wrote into a response the SDK verifies offline, counted against the key’s limit', async () => {
     const { buyer, key, keyId } = await boughtKey(1, { offlineTokenHours: 48 });
     const a = await device('airgapped');
-    const request = await a.sdk.createOfflineRequest({ key: key.toLowerCase(), fingerprint: a.fingerprint, deviceInfo: { model: 'Lab PC' } });
+    const request = await a.sdk.createOfflineRequest({
+      key: key.toLowerCase(),
+      fingerprint: a.fingerprint,
+      deviceInfo: { model: 'Lab PC' },
+    });
     expect(request).toMatchObject({ type: 'keypanel.offline-activation-request', key, deviceFingerprint: a.fingerprint });
     expect(request.nonce).toMatch(/^[0-9a-f]{32}$/);
 
@@ -134,7 +138,14 @@ describe('air-gapped activation', () => {
     const raced = await c.sdk.createOfflineRequest({ key, fingerprint: c.fingerprint });
     const answers = await Promise.all(Array.from({ length: 6 }, () => upload(buyer.token, raced)));
     const codes = answers.map((r) => answerOf(r.body as OfflineResponse).code).sort();
-    expect(codes).toEqual(['NONCE_ALREADY_USED', 'NONCE_ALREADY_USED', 'NONCE_ALREADY_USED', 'NONCE_ALREADY_USED', 'NONCE_ALREADY_USED', 'OFFLINE_ACTIVATED']);
+    expect(codes).toEqual([
+      'NONCE_ALREADY_USED',
+      'NONCE_ALREADY_USED',
+      'NONCE_ALREADY_USED',
+      'NONCE_ALREADY_USED',
+      'NONCE_ALREADY_USED',
+      'OFFLINE_ACTIVATED',
+    ]);
     // A response with a used nonce is signed too, and the SDK gives its code.
     const refused = answers.find((r) => answerOf(r.body as OfflineResponse).code === 'NONCE_ALREADY_USED')!.body as OfflineResponse;
     expect(await c.sdk.applyOfflineResponse(refused, { fingerprint: c.fingerprint })).toMatchObject({ code: 'NONCE_ALREADY_USED' });
@@ -180,7 +191,8 @@ describe('air-gapped activation', () => {
   it('frees the slot on the device’s signed deactivation proof, once', async () => {
     const { buyer, key, keyId } = await boughtKey(1);
     const a = await device('leaving');
-    const response = (await upload(buyer.token, await a.sdk.createOfflineRequest({ key, fingerprint: a.fingerprint }))).body as OfflineResponse;
+    const response = (await upload(buyer.token, await a.sdk.createOfflineRequest({ key, fingerprint: a.fingerprint })))
+      .body as OfflineResponse;
     expect(await a.sdk.applyOfflineResponse(response, { fingerprint: a.fingerprint })).toMatchObject({ valid: true });
 
     // A proof signed by another key (not the device's) frees nothing.
@@ -244,8 +256,12 @@ describe('offline checks that resist a wound-back clock', () => {
     // A response signed after the device's clock: refused until the clock is right, the request kept.
     const late: { at?: number } = { at: Date.now() - 24 * HOUR };
     const b = await device('late', late);
-    const response = (await upload(buyer.token, await b.sdk.createOfflineRequest({ key, fingerprint: b.fingerprint }))).body as OfflineResponse;
-    expect(await b.sdk.applyOfflineResponse(response, { fingerprint: b.fingerprint })).toMatchObject({ valid: false, code: 'CLOCK_BEHIND' });
+    const response = (await upload(buyer.token, await b.sdk.createOfflineRequest({ key, fingerprint: b.fingerprint })))
+      .body as OfflineResponse;
+    expect(await b.sdk.applyOfflineResponse(response, { fingerprint: b.fingerprint })).toMatchObject({
+      valid: false,
+      code: 'CLOCK_BEHIND',
+    });
     late.at = undefined;
     expect(await b.sdk.applyOfflineResponse(response, { fingerprint: b.fingerprint })).toMatchObject({ valid: true });
   });
