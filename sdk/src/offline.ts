@@ -102,7 +102,7 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
    */
   async function createOfflineRequest(req: { key: string; fingerprint: string; deviceInfo?: DeviceInfo }): Promise<OfflineRequest> {
     const pair = (await crypto.subtle.generateKey(ED25519, true, ['sign', 'verify'])) as { privateKey: VerifyKey };
-    const { x, d } = await crypto.subtle.exportKey('jwk', pair.privateKey);
+    const { x, d } = (await crypto.subtle.exportKey('jwk', pair.privateKey)) as { x?: string; d?: string };
     if (!x || !d) throw new Error('This platform cannot make an Ed25519 key pair (WebCrypto)');
     const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
     const keys: DeviceKeys = { nonce, deviceKey: x, privateKey: d };
@@ -133,7 +133,7 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
     if (file?.type !== OFFLINE_RESPONSE_TYPE || typeof file.answer !== 'string' || typeof file.signature !== 'string')
       return refusal('INVALID_SIGNATURE', 'This is not an offline activation response');
     const key = await publicKey();
-    if (!(await verifySignature(key, new TextEncoder().encode(file.answer), file.signature)))
+    if (!(await verifySignature(key, new TextEncoder().encode(file.answer) as Uint8Array<ArrayBuffer>, file.signature)))
       return refusal('INVALID_SIGNATURE', 'The response is not signed by the pinned public key');
     let answer: WireOfflineAnswer;
     try {
