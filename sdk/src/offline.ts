@@ -133,7 +133,7 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
     if (file?.type !== OFFLINE_RESPONSE_TYPE || typeof file.answer !== 'string' || typeof file.signature !== 'string')
       return refusal('INVALID_SIGNATURE', 'This is not an offline activation response');
     const key = await publicKey();
-    if (!(await verifySignature(key, new TextEncoder().encode(file.answer) as Uint8Array<ArrayBuffer>, file.signature)))
+    if (!(await verifySignature(key, new Uint8Array(new TextEncoder().encode(file.answer)), file.signature)))
       return refusal('INVALID_SIGNATURE', 'The response is not signed by the pinned public key');
     let answer: WireOfflineAnswer;
     try {

@@ -4,14 +4,7 @@
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import {
-  createLicensing,
-  memoryStore,
-  TokenError,
-  type LicensingOptions,
-  type OfflineRequest,
-  type OfflineResponse,
-} from '../../../../sdk/src/index';
+import { createLicensing, memoryStore, TokenError, type OfflineRequest, type OfflineResponse } from '../../../../sdk/src/index';
 import { signOfflineToken } from '../../../platform/signing';
 import { api, signedInUser } from '../../../test/helpers';
 
@@ -31,7 +24,7 @@ async function device(name: string, clock: { at?: number } = {}) {
   const sdk = createLicensing({
     url: 'http://localhost',
     publicKey: await serverPem(),
-    fetch: ((url, init) => exports.default.fetch(url, init)) as NonNullable<LicensingOptions['fetch']>,
+    fetch: (url, init) => exports.default.fetch(url, init),
     store,
     retry: { retries: 0 },
     now: () => clock.at ?? Date.now(),
