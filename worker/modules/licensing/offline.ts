@@ -101,14 +101,17 @@ export async function activateOffline(
       settings.keyExpiryGracePeriod * DAY_MS,
       offlineId,
     ),
-    // A refused device gives its nonce back: the same request may be brought again once a slot frees.
+    // A refused request gives its nonce back (the same request may be brought again once a slot
+    // frees), and so does one for a key that takes no device now (revoked, expired), even one it has.
     rawSql(
       `DELETE FROM offline_activations WHERE id = ?1
-          AND NOT EXISTS (SELECT 1 FROM activations a WHERE a.key_id = ?2 AND a.device_fingerprint = ?3 AND ${LIVE('a', '?4')})`,
+          AND (NOT EXISTS (SELECT 1 FROM activations a WHERE a.key_id = ?2 AND a.device_fingerprint = ?3 AND ${LIVE('a', '?4')})
+               OR NOT EXISTS (SELECT 1 FROM license_keys k LEFT JOIN products p ON p.id = k.product_id WHERE k.id = ?2 AND ${mayTakeDevice('?4', '?5')}))`,
       offlineId,
       owned.id,
       fp,
       now,
+      settings.keyExpiryGracePeriod * DAY_MS,
     ),
     fullKeyStatement(request.key, fp, now),
     boundDevicesStatement(request.key, now),

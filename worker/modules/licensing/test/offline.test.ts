@@ -213,6 +213,24 @@ describe('air-gapped activation', () => {
     expect(await b.sdk.activate({ key, fingerprint: b.fingerprint })).toMatchObject({ valid: true });
   });
 
+  it('answers REVOKED for a revoked key, spending no nonce, even for a device it has', async () => {
+    const { buyer, key, keyId } = await boughtKey(1);
+    const a = await device('revoked');
+    expect(answerOf((await upload(buyer.token, await a.sdk.createOfflineRequest({ key, fingerprint: a.fingerprint }))).body)).toMatchObject(
+      {
+        code: 'OFFLINE_ACTIVATED',
+      },
+    );
+    const owner = await signedInUser('owner');
+    expect((await api('PUT', `/api/keys/${keyId}/revoke`, { token: owner.token, body: { reason: 'Chargeback' } })).status).toBe(200);
+    const request = await a.sdk.createOfflineRequest({ key, fingerprint: a.fingerprint });
+    const refused = (await upload(buyer.token, request)).body;
+    expect(answerOf(refused)).toMatchObject({ valid: false, code: 'REVOKED' });
+    expect(await a.sdk.applyOfflineResponse(refused, { fingerprint: a.fingerprint })).toMatchObject({ valid: false, code: 'REVOKED' });
+    const recorded = await env.DB.prepare('SELECT count(*) AS n FROM offline_activations WHERE key_id = ?').bind(keyId).first<number>('n');
+    expect(recorded).toBe(1);
+  });
+
   it('signs every answer with the licensing key', async () => {
     const { buyer, key } = await boughtKey(1);
     const a = await device('signed');
