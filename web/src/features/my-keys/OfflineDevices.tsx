@@ -18,15 +18,20 @@ export const RESPONSE_FILE_NAME = 'keypanel-offline-response.json';
 /** What the signed answer says (the device verifies the signature; here it is only shown). */
 const answerOf = (file: SignedFile) => JSON.parse(file.answer) as { code: string; detail: string; license: { key: string } | null };
 
+/** What is wrong with the chosen file, said as it is (nothing was sent). */
+class FileProblem extends Error {}
+
 async function readJson(file: File | null): Promise<unknown> {
-  if (!file) throw new Error('Choose a file first.');
-  if (file.size > MAX_FILE_BYTES) throw new Error(`${file.name} is too large to be one (at most 16 KB).`);
+  if (!file) throw new FileProblem('Choose a file first.');
+  if (file.size > MAX_FILE_BYTES) throw new FileProblem(`${file.name} is too large to be one (at most 16 KB).`);
   try {
     return JSON.parse(await file.text()) as unknown;
   } catch {
-    throw new Error(`${file.name} is not a JSON file written by the licensing SDK.`);
+    throw new FileProblem(`${file.name} is not a JSON file written by the licensing SDK.`);
   }
 }
+
+const problemText = (err: unknown, fallback: string) => (err instanceof FileProblem ? err.message : errorMessage(err, fallback));
 
 function download(name: string, file: SignedFile) {
   const url = URL.createObjectURL(new Blob([`${JSON.stringify(file, null, 2)}\n`], { type: 'application/json' }));
@@ -64,7 +69,7 @@ export function OfflineDevices() {
         download: { name: RESPONSE_FILE_NAME, file },
       });
     } catch (err) {
-      setOutcome({ tone: 'error', text: errorMessage(err, 'Failed to turn the request into a response') });
+      setOutcome({ tone: 'error', text: problemText(err, 'Failed to turn the request into a response') });
     }
   }
 
@@ -80,7 +85,7 @@ export function OfflineDevices() {
           : { tone: 'error', text: `Nothing freed (${answer.code}): ${answer.detail}` },
       );
     } catch (err) {
-      setOutcome({ tone: 'error', text: errorMessage(err, 'Failed to bring back the deactivation proof') });
+      setOutcome({ tone: 'error', text: problemText(err, 'Failed to bring back the deactivation proof') });
     }
   }
 
