@@ -6,6 +6,7 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createLicensing, memoryStore, TokenError, type OfflineRequest, type OfflineResponse } from '../../../../sdk/src/index';
 import { signOfflineToken } from '../../../platform/signing';
+import { licenseAnswerSchema, offlineActivationAnswerSchema } from '../schemas';
 import { api, signedInUser } from '../../../test/helpers';
 
 const ACTIVATE = '/api/users/my-keys/offline-activations';
@@ -79,6 +80,12 @@ describe('air-gapped activation', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.type).toBe('keypanel.offline-activation-response');
     expect(answerOf(res.body)).toMatchObject({ valid: true, code: 'OFFLINE_ACTIVATED', nonce: request.nonce });
+    // The signed answer is the document's OfflineActivationAnswer, bound to the device and its key.
+    expect(offlineActivationAnswerSchema.strict().parse(JSON.parse(res.body.answer))).toMatchObject({
+      deviceFingerprint: a.fingerprint,
+      deviceKey: request.deviceKey,
+      license: { key, token: expect.any(String) as unknown },
+    });
 
     const applied = await a.sdk.applyOfflineResponse(JSON.stringify(res.body), { fingerprint: a.fingerprint });
     expect(applied).toMatchObject({ valid: true, code: 'OFFLINE_ACTIVATED', license: { key, activationCount: 1, maxActivations: 1 } });
@@ -207,6 +214,7 @@ describe('air-gapped activation', () => {
     const codes = receipts.map((r) => answerOf(r.body as { answer: string }).code).sort();
     expect(codes).toEqual(['DEACTIVATED', 'NOT_ACTIVATED', 'NOT_ACTIVATED', 'NOT_ACTIVATED']);
     expect(receipts[0].body.type).toBe('keypanel.offline-deactivation-receipt');
+    expect(licenseAnswerSchema.strict().safeParse(JSON.parse(receipts[0].body.answer)).success).toBe(true);
     expect(await liveDevices(keyId)).toBe(0);
     // The slot is free at once: another device takes it.
     const b = await device('next');
