@@ -188,11 +188,12 @@ export const OFFLINE_RECEIPT_TYPE = 'keypanel.offline-deactivation-receipt';
 const fileType = <T extends string>(type: T, what: string) =>
   z.literal(type, { error: `This is not ${what} (its type must be "${type}")` }).meta({ description: `Always \`${type}\`.` });
 
+// The length is in the pattern too, so the document states it where a generator of examples reads it.
 const offlineNonceField = z
   .string({ error: 'nonce is required' })
   .min(16, 'nonce must be at least 16 characters')
   .max(128, 'nonce must be at most 128 characters')
-  .regex(printable, 'nonce must contain printable characters only');
+  .regex(/^[\x20-\x7E]{16,128}$/, 'nonce must contain printable characters only');
 
 /** An Ed25519 public key's 32 bytes, base64url (a JWK's `x`). */
 const deviceKeyField = z
