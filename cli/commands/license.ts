@@ -2,12 +2,13 @@
 // check of the token a VALID answer carries. Both go through the licensing SDK (sdk/), so the CLI
 // verifies answers and tokens exactly as an app does: against the server's public key as kept for
 // this server at `keypanel login` (or --public-key), never trusting an answer that key did not sign.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   createLicensing,
   TokenError,
   verifyOfflineToken,
+  verifySignature,
   importPublicKey,
   type LicenseResult,
   type OfflineToken,
@@ -18,6 +19,8 @@ import {
   consumeLicenseSchema,
   deactivateLicenseSchema,
   heartbeatLicenseSchema,
+  offlineProofSchema,
+  offlineRequestSchema,
   replaceDeviceSchema,
   startTrialSchema,
   validateLicenseSchema,
@@ -80,6 +83,8 @@ Examples:
   $ keypanel license trial --key-tag APP --fingerprint device-0001
   $ keypanel license consume --key APP-XXXX-XXXX-XXXX --fingerprint device-0001 --amount 3 --idempotency-key job-42
   $ keypanel license verify-token eyJhbGciOiJFZERTQSJ9... --fingerprint device-0001
+  $ keypanel license offline-activate request.json --output response.json
+  $ keypanel license offline-deactivate proof.json
 `,
     );
 
@@ -237,6 +242,111 @@ Examples:
         ['expiresAt', claims.expiresAt.toISOString()],
         ['entitlements', claims.entitlements.join(', ') || null],
       ]);
+    });
+
+  registerOfflineCommands(license);
+}
+
+/** The options of the air-gapped commands. */
+type OfflineOptions = { output?: string; publicKey?: string };
+
+/**
+ * An air-gapped device's file turned into the server's signed file, as the key's holder (signed in):
+ * the signature checked with the pinned key before anything is written or believed.
+ */
+async function offlineExchange(
+  command: Command,
+  file: string,
+  options: OfflineOptions,
+  send: (body: unknown) => Promise<{ answer: string; signature: string }>,
+  success: string,
+  defaultOutput: string | null,
+) {
+  const ctx = contextOf(command);
+  let body: unknown;
+  try {
+    body = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? 'it is not JSON';
+    throw new UsageError(`Cannot read ${file}: ${why}`);
+  }
+  const { text, pinned } = await loadPublicKey(options.publicKey);
+  const signed = await send(body);
+  const publicKey = await importKey(text);
+  if (!(await verifySignature(publicKey, new TextEncoder().encode(signed.answer), signed.signature))) {
+    throw new CliError(
+      'The server\u2019s answer is not signed by the licensing public key; nothing was written.',
+      pinned ? REPIN_HINT : undefined,
+    );
+  }
+  const answer = JSON.parse(signed.answer) as { valid: boolean; code: string; detail: string; license: { key: string } | null };
+  const output = answer.code === success ? (options.output ?? defaultOutput) : null;
+  if (output) writeFileSync(output, `${JSON.stringify(signed, null, 2)}\n`);
+  await printRecord(
+    ctx.format,
+    [
+      ['code', answer.code],
+      ['detail', answer.detail],
+      ['key', answer.license?.key ?? null],
+      ...(output ? [['written', output] as [string, string]] : []),
+    ],
+    { code: answer.code, detail: answer.detail, key: answer.license?.key ?? null, ...(output ? { written: output } : {}), answer },
+  );
+  if (answer.code !== success) throw new CliError(`${answer.code}: ${answer.detail}`);
+}
+
+function registerOfflineCommands(license: Command) {
+  license
+    .command('offline-activate')
+    .description("Turn an air-gapped device's activation request into the signed response file to carry back to it (your own keys)")
+    .argument('<request>', 'the request file the device wrote (the SDK\u2019s createOfflineRequest)')
+    .option('--output <file>', 'where to write the response', 'response.json')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
+    .addHelpText(
+      'after',
+      `
+Needs a sign-in as the key's holder (\`keypanel login\`, or an API token). The device counts against
+the key's device limit like any other, and the request's nonce is accepted once. The response is
+written only when the device was activated (exit 0); otherwise the answer is printed and the exit
+code is 1.
+
+Example:
+  $ keypanel license offline-activate request.json --output response.json
+`,
+    )
+    .action(async (file: string, options: OfflineOptions, command: Command) => {
+      await offlineExchange(
+        command,
+        file,
+        options,
+        (body) =>
+          contextOf(command)
+            .api()
+            .post('/api/users/my-keys/offline-activations', parseWith(offlineRequestSchema, body, `${file}: `)),
+        'OFFLINE_ACTIVATED',
+        'response.json',
+      );
+    });
+
+  license
+    .command('offline-deactivate')
+    .description("Bring back an air-gapped device's signed deactivation proof: it frees the device's slot, once")
+    .argument('<proof>', 'the proof file the device wrote (the SDK\u2019s createDeactivationProof)')
+    .option('--output <file>', 'also write the signed receipt to this file')
+    .option('--public-key <file>', PUBLIC_KEY_HELP)
+    .addHelpText('after', `\nExample:\n  $ keypanel license offline-deactivate proof.json\n`)
+    .action(async (file: string, options: OfflineOptions, command: Command) => {
+      await offlineExchange(
+        command,
+        file,
+        options,
+        (body) =>
+          contextOf(command)
+            .api()
+            .post('/api/users/my-keys/offline-deactivations', parseWith(offlineProofSchema, body, `${file}: `)),
+        'DEACTIVATED',
+        null,
+      );
     });
 }
 

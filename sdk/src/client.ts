@@ -17,6 +17,8 @@ import {
   type VerifyKey,
 } from './types.js';
 import { importPublicKey, normalizeKey, TokenError, verifyOfflineToken, verifySignature } from './verify.js';
+import { clockBehindDetail, trustedClock } from './trusted-time.js';
+import { offlineActivation } from './offline.js';
 
 export type LicensingOptions = {
   /** The KeyPanel server, e.g. `https://keys.example.com`. */
@@ -29,7 +31,7 @@ export type LicensingOptions = {
   /** Per attempt (default 10 s). */
   timeoutMs?: number;
   retry?: RetryOptions;
-  /** The clock offline tokens are checked against (ms). */
+  /** The device's clock (ms); offline tokens are checked against it, or the latest signed time if later (trusted-time.ts). */
   now?: () => number;
   /** How retries wait; tests pass one that does not. */
   sleep?: (ms: number) => Promise<void>;
@@ -68,6 +70,7 @@ type WireAnswer = {
   code: ServerCode;
   detail: string;
   nonce: string | null;
+  ts?: string;
   slotFreesAt?: string | null;
   leaseExpiresAt?: string | null;
   borrowedUntil?: string | null;
@@ -93,13 +96,16 @@ export function createLicensing(options: LicensingOptions) {
   let pinned: Promise<VerifyKey> | null = null;
   const publicKey = () => (pinned ??= importPublicKey(options.publicKey));
   const slot = (req: Pick<LicenseRequest, 'key' | 'fingerprint'>) => `${normalizeKey(req.key)}|${req.fingerprint}`;
+  const clock = trustedClock(store, now);
 
-  /** The kept token, verified again; one that no longer holds is dropped. */
+  /** The kept token, verified again; one that no longer holds is dropped (kept while the clock reads behind). */
   async function keptToken(req: LicenseRequest): Promise<OfflineToken | null> {
     const token = await store.get(slot(req));
     if (!token) return null;
+    const reading = await clock.read();
+    if (reading.behind) return null;
     try {
-      return await verifyOfflineToken(await publicKey(), token, { now: now(), key: req.key, fingerprint: req.fingerprint });
+      return await verifyOfflineToken(await publicKey(), token, { now: reading.now, key: req.key, fingerprint: req.fingerprint });
     } catch (err) {
       if (!(err instanceof TokenError)) throw err;
       await store.delete(slot(req));
@@ -109,6 +115,10 @@ export function createLicensing(options: LicensingOptions) {
 
   /** When no trustworthy answer came: the kept token if it still holds, else why not. */
   async function offline(req: LicenseRequest, why: Pick<LicenseResult, 'code' | 'detail' | 'retryAfter'>): Promise<LicenseResult> {
+    // A clock wound back would keep an expired token alive: nothing offline is believed then.
+    const reading = await clock.read();
+    if (reading.behind)
+      return { valid: false, code: 'CLOCK_BEHIND', detail: clockBehindDetail(reading), source: 'none', license: null, offlineToken: null };
     const token = await keptToken(req);
     if (token) {
       return {
@@ -196,13 +206,16 @@ export function createLicensing(options: LicensingOptions) {
     // A trial's answer is about the key it made: from here on, that key is the request's.
     if (trial && answer.license) req = { ...req, key: answer.license.key };
 
+    // The answer's signed time is trusted from now on: a clock wound back behind it is seen offline.
+    await clock.see(answer.ts === undefined ? null : Date.parse(answer.ts));
     let offlineToken: OfflineToken | null = null;
     if (action === 'consume') {
       // A debit says nothing about the device's standing: the kept token stays as it is.
       offlineToken = await keptToken(req);
     } else if (isValidCode(answer.code) && answer.license?.token) {
       try {
-        offlineToken = await verifyOfflineToken(key, answer.license.token, { now: now(), key: req.key, fingerprint: req.fingerprint });
+        const at = Math.max(now(), await clock.latest());
+        offlineToken = await verifyOfflineToken(key, answer.license.token, { now: at, key: req.key, fingerprint: req.fingerprint });
       } catch (err) {
         if (!(err instanceof TokenError)) throw err;
         // Signed, but already past its expiry by this device's clock (a clock ahead): nothing to keep.
@@ -321,9 +334,15 @@ export function createLicensing(options: LicensingOptions) {
     /** The kept offline token alone, without the network. */
     checkOffline: (req: LicenseRequest) =>
       offline(req, { code: 'UNREACHABLE', detail: 'No offline token is kept for this key and device' }),
-    /** Verifies any offline token against the pinned key (throws TokenError with the reason). */
-    verifyToken: async (token: string, expect: { key?: string; fingerprint?: string } = {}) =>
-      verifyOfflineToken(await publicKey(), token, { ...expect, now: now() }),
+    /** Verifies any offline token against the pinned key and the trusted time (throws TokenError with the reason). */
+    verifyToken: async (token: string, expect: { key?: string; fingerprint?: string } = {}) => {
+      const reading = await clock.read();
+      if (reading.behind) throw new TokenError('clock', clockBehindDetail(reading));
+      return verifyOfflineToken(await publicKey(), token, { ...expect, now: reading.now });
+    },
+    /** The latest time the server has signed that this device has seen (ms; 0 when none yet). */
+    trustedTime: () => clock.latest(),
+    ...offlineActivation({ store, publicKey, clock, slot, now }),
   };
 }
 

@@ -15,13 +15,16 @@ import type { ResultCode } from './types.js';
  *   replaced by a new value: ask the customer for the new key).
  * - `retry-later`: no trustworthy answer now; the kept offline token answers meanwhile.
  * - `reject`: the answer was forged or tampered with: trust nothing in it.
+ * - `fix-clock`: the device's clock is behind a time the server signed: ask for it to be set right.
  */
-export type NextStep = 'use' | 'activate' | 'replace-a-device' | 'wait' | 'buy' | 'stop' | 'fix-request' | 'retry-later' | 'reject';
+export type NextStep =
+  'use' | 'activate' | 'replace-a-device' | 'wait' | 'buy' | 'stop' | 'fix-request' | 'retry-later' | 'reject' | 'fix-clock';
 
 export const NEXT_STEPS: { readonly [C in ResultCode]: NextStep } = {
   VALID: 'use',
   DEVICE_REPLACED: 'use',
   TRIAL_STARTED: 'use',
+  OFFLINE_ACTIVATED: 'use',
   NOT_FOUND: 'fix-request',
   KEY_REGENERATED: 'fix-request',
   REVOKED: 'buy',
@@ -44,6 +47,9 @@ export const NEXT_STEPS: { readonly [C in ResultCode]: NextStep } = {
   UNREACHABLE: 'retry-later',
   RATE_LIMITED: 'retry-later',
   REJECTED: 'fix-request',
+  NONCE_ALREADY_USED: 'fix-request',
+  NOT_THIS_REQUEST: 'fix-request',
+  CLOCK_BEHIND: 'fix-clock',
 };
 
 /** What to do with a result (see NextStep). */

@@ -10,6 +10,15 @@ export {
   type Timers,
 } from './client.js';
 export { NEXT_STEPS, nextStep, type NextStep } from './codes.js';
+export {
+  OFFLINE_PROOF_TYPE,
+  OFFLINE_REQUEST_TYPE,
+  OFFLINE_RESPONSE_TYPE,
+  type DeactivationProof,
+  type OfflineRequest,
+  type OfflineResponse,
+} from './offline.js';
+export { CLOCK_SKEW_MS } from './trusted-time.js';
 export { parseRetryAfter, type FetchLike, type RetryOptions } from './http.js';
 export { memoryStore, webStorageStore, type TokenStore, type WebStorage } from './store.js';
 export { KEY_STATUSES, SERVER_CODES, VALID_CODES } from './types.js';

@@ -3,10 +3,11 @@
 // see different values. A separate entry point, so browser bundles never meet node: modules.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { promisify } from 'node:util';
-import type { DeviceInfo } from './client.js';
+import type { DeviceInfo, Licensing } from './client.js';
+import type { TokenStore } from './store.js';
 
 const run = promisify(execFile);
 
@@ -57,4 +58,60 @@ function fallbackId(): string {
 /** What the owner sees for this device in the admin area (activate's `deviceInfo`). */
 export function deviceInfo(): DeviceInfo {
   return { model: `${os.type()} ${os.release()}`.slice(0, 200), device: os.hostname().slice(0, 200), cpuAbi: os.arch() };
+}
+
+/**
+ * A store in one JSON file (created with mode 0600, replaced whole on each change), so the offline
+ * token, the trusted time and an air-gapped request still unanswered survive the app's restarts.
+ */
+export function fileStore(file: string): TokenStore {
+  let entries: Promise<Record<string, string>> | null = null;
+  let writing: Promise<void> = Promise.resolve();
+  const load = () =>
+    (entries ??= readFile(file, 'utf8')
+      .then((text) => JSON.parse(text) as Record<string, string>)
+      .catch((): Record<string, string> => ({})));
+  const save = (all: Record<string, string>) => {
+    writing = writing.then(async () => {
+      await writeFile(`${file}.tmp`, JSON.stringify(all), { mode: 0o600 });
+      await rename(`${file}.tmp`, file);
+    });
+    return writing;
+  };
+  return {
+    get: async (id) => (await load())[id],
+    set: async (id, value) => {
+      const all = await load();
+      all[id] = value;
+      await save(all);
+    },
+    delete: async (id) => {
+      const all = await load();
+      delete all[id];
+      await save(all);
+    },
+  };
+}
+
+/** Writes this device's air-gapped activation request to `file` (createOfflineRequest), for its holder to carry. */
+export async function writeOfflineRequest(
+  licensing: Licensing,
+  file: string,
+  req: { key: string; fingerprint: string; deviceInfo?: DeviceInfo },
+) {
+  const request = await licensing.createOfflineRequest(req);
+  await writeFile(file, `${JSON.stringify(request, null, 2)}\n`);
+  return request;
+}
+
+/** Reads the response file its holder brought back and applies it (applyOfflineResponse). */
+export async function applyOfflineResponseFile(licensing: Licensing, file: string, req: { fingerprint: string }) {
+  return licensing.applyOfflineResponse(await readFile(file, 'utf8'), req);
+}
+
+/** Writes the deactivation proof to `file` (createDeactivationProof: the device's offline token is erased). */
+export async function writeDeactivationProof(licensing: Licensing, file: string, req: { key: string; fingerprint: string }) {
+  const proof = await licensing.createDeactivationProof(req);
+  await writeFile(file, `${JSON.stringify(proof, null, 2)}\n`);
+  return proof;
 }

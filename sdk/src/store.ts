@@ -1,6 +1,8 @@
 // Where the last good offline token is kept, per license key and device. Memory by default; an app
 // that must answer offline after a restart passes its own (a file, localStorage, the keychain).
-// Whatever comes back from a store is verified again before it is believed.
+// Whatever comes back from a store is verified again before it is believed. A store keeps each id
+// apart: the SDK keeps a token per key and device, the latest signed time (trusted-time.ts) and an
+// air-gapped request still unanswered (offline.ts) in it.
 
 export interface TokenStore {
   get(id: string): string | null | undefined | Promise<string | null | undefined>;

@@ -26,6 +26,8 @@ export const SERVER_CODES = [
   'CONSUMED',
   'USAGE_EXHAUSTED',
   'USAGE_NOT_METERED',
+  'OFFLINE_ACTIVATED',
+  'NONCE_ALREADY_USED',
 ] as const;
 export type ServerCode = (typeof SERVER_CODES)[number];
 
@@ -33,7 +35,13 @@ export type ServerCode = (typeof SERVER_CODES)[number];
  * The codes of a valid answer: the device may use the software, and the answer's token is kept
  * (CONSUMED: the uses were debited; it carries no token and leaves the kept one as it is).
  */
-export const VALID_CODES = ['VALID', 'DEVICE_REPLACED', 'TRIAL_STARTED', 'CONSUMED'] as const satisfies readonly ServerCode[];
+export const VALID_CODES = [
+  'VALID',
+  'DEVICE_REPLACED',
+  'TRIAL_STARTED',
+  'CONSUMED',
+  'OFFLINE_ACTIVATED',
+] as const satisfies readonly ServerCode[];
 export type ValidCode = (typeof VALID_CODES)[number];
 
 /** How a product licenses its keys: fixed devices, or seats leased at a time. */
@@ -51,8 +59,12 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
  *   that is still good.
  * - `RATE_LIMITED`: the last answer was a 429; `retryAfter` says when to come back.
  * - `REJECTED`: the API refused the request itself (a malformed key or fingerprint: a 4xx envelope).
+ * - `CLOCK_BEHIND`: the device's clock is behind the latest time a signed answer or token showed it
+ *   (wound back?): no offline token or response is trusted until it is set right.
+ * - `NOT_THIS_REQUEST`: a signed air-gapped response that does not answer the request this device
+ *   wrote last (another device, another nonce), or that was applied here before.
  */
-export type ClientCode = 'INVALID_SIGNATURE' | 'UNREACHABLE' | 'RATE_LIMITED' | 'REJECTED';
+export type ClientCode = 'INVALID_SIGNATURE' | 'UNREACHABLE' | 'RATE_LIMITED' | 'REJECTED' | 'CLOCK_BEHIND' | 'NOT_THIS_REQUEST';
 
 export type ResultCode = ServerCode | ClientCode;
 

@@ -34,7 +34,7 @@ export async function verifySignature(key: VerifyKey, bytes: Uint8Array<ArrayBuf
   }
 }
 
-export type TokenProblem = 'malformed' | 'signature' | 'expired' | 'issuer' | 'key' | 'fingerprint';
+export type TokenProblem = 'malformed' | 'signature' | 'expired' | 'issuer' | 'key' | 'fingerprint' | 'clock';
 
 export class TokenError extends Error {
   constructor(
@@ -53,6 +53,7 @@ const TOKEN_MESSAGES: Record<TokenProblem, string> = {
   issuer: 'its iss claim is wrong',
   key: 'it was issued for another license key',
   fingerprint: 'it was issued for another device fingerprint',
+  clock: "this device's clock is behind a time the licensing server signed",
 };
 
 const fail = (problem: TokenProblem): never => {

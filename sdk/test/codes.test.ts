@@ -16,10 +16,13 @@ function message(code: ResultCode): string {
     case 'VALID':
     case 'DEVICE_REPLACED':
     case 'TRIAL_STARTED':
+    case 'OFFLINE_ACTIVATED':
       return 'Licensed';
     case 'NOT_FOUND':
     case 'KEY_REGENERATED':
     case 'REJECTED':
+    case 'NONCE_ALREADY_USED':
+    case 'NOT_THIS_REQUEST':
       return 'Check the license key';
     case 'REVOKED':
     case 'EXPIRED':
@@ -52,6 +55,8 @@ function message(code: ResultCode): string {
     case 'UNREACHABLE':
     case 'RATE_LIMITED':
       return 'Working offline';
+    case 'CLOCK_BEHIND':
+      return "Set this device's clock";
     default:
       return assertNever(code);
   }
@@ -78,11 +83,12 @@ describe('the result codes', () => {
   it('each have a next step, and a valid one means use', () => {
     for (const c of SERVER_CODES) expect(message(c)).toBeTruthy();
     expect(Object.keys(NEXT_STEPS).sort()).toEqual(
-      [...SERVER_CODES, 'INVALID_SIGNATURE', 'UNREACHABLE', 'RATE_LIMITED', 'REJECTED'].sort(),
+      [...SERVER_CODES, 'INVALID_SIGNATURE', 'UNREACHABLE', 'RATE_LIMITED', 'REJECTED', 'CLOCK_BEHIND', 'NOT_THIS_REQUEST'].sort(),
     );
     for (const c of VALID_CODES) expect(nextStep({ code: c })).toBe('use');
     expect(nextStep({ code: 'DEVICE_LIMIT_REACHED' })).toBe('replace-a-device');
     expect(nextStep({ code: 'USAGE_EXHAUSTED' })).toBe('wait');
+    expect(nextStep({ code: 'CLOCK_BEHIND' })).toBe('fix-clock');
     expect(() => missingOne('REVOKED')).toThrow('Unhandled code REVOKED');
   });
 });

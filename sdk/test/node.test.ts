@@ -1,9 +1,11 @@
 // The Node device-fingerprint helper: stable on one machine, salted per app, within what the
 // licensing API accepts.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { activateLicenseSchema } from '../../worker/modules/licensing/schemas';
-import { deviceFingerprint, deviceInfo, machineId } from '../src/node';
+import { deviceFingerprint, deviceInfo, fileStore, machineId } from '../src/node';
 
 describe('deviceFingerprint', () => {
   it('is the same on every call, differs per salt, and hides the machine id', async () => {
@@ -34,5 +36,19 @@ describe('deviceFingerprint', () => {
       deviceInfo: deviceInfo(),
     });
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  });
+});
+
+describe('fileStore', () => {
+  it('keeps what is set across a restart, in a file only its user reads', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'keypanel-store-')), 'license.json');
+    const store = fileStore(file);
+    expect(await store.get('a')).toBeUndefined();
+    await Promise.all([store.set('a', 'one'), store.set('b', 'two')]);
+    await store.delete('b');
+    const reopened = fileStore(file);
+    expect(await reopened.get('a')).toBe('one');
+    expect(await reopened.get('b')).toBeUndefined();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 });

@@ -80,6 +80,8 @@ export const LICENSE_CODES = [
   'CONSUMED',
   'USAGE_EXHAUSTED',
   'USAGE_NOT_METERED',
+  'OFFLINE_ACTIVATED',
+  'NONCE_ALREADY_USED',
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 

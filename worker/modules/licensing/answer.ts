@@ -21,12 +21,16 @@ export async function throttleKey(c: Context<AppEnv>, key: string) {
   }
 }
 
-/** The answer to a licensing call: the result, an offline token when valid, and the caller's nonce. */
+/**
+ * The answer to a licensing call: the result, an offline token when valid, and the caller's nonce;
+ * `extra` fields go in signed with it (an air-gapped activation's, offline.ts).
+ */
 export async function licenseAnswer(
   c: Context<AppEnv>,
   result: LicenseResult,
   input: { deviceFingerprint: string; nonce?: string },
   now: number,
+  extra: Record<string, string | null> = {},
 ) {
   const license = result.license;
   const token =
@@ -49,6 +53,7 @@ export async function licenseAnswer(
     detail: result.detail,
     nonce: input.nonce ?? null,
     ts: new Date(now).toISOString(),
+    ...extra,
     ...moment('slotFreesAt', result.slotFreesAt),
     ...moment('leaseExpiresAt', result.leaseExpiresAt),
     ...moment('borrowedUntil', result.borrowedUntil),

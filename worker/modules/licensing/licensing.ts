@@ -349,7 +349,7 @@ export const valid = (
   s: Extract<Standing, { code: 'OK' }>,
   now: number,
   detail: string,
-  code: 'VALID' | 'DEVICE_REPLACED' | 'TRIAL_STARTED' = 'VALID',
+  code: 'VALID' | 'DEVICE_REPLACED' | 'TRIAL_STARTED' | 'OFFLINE_ACTIVATED' = 'VALID',
 ): LicenseResult => ({
   valid: true,
   code,
@@ -483,7 +483,7 @@ export async function activateLicense(
   return { ...limitReached(again ?? row, now), devices: boundDevices(devices) };
 }
 
-function limitReached(row: FullKeyRow, now: number): LicenseResult {
+export function limitReached(row: FullKeyRow, now: number): LicenseResult {
   const max = row.max_activations;
   const license = describe(row, now);
   if (isFloating(row)) {

@@ -112,6 +112,9 @@ export const LICENSE_CODE_MEANINGS: Record<LicenseCode, string> = {
   USAGE_EXHAUSTED:
     'The key has fewer uses left than asked for: nothing was debited; `license.usage` says what is left and when it refills.',
   USAGE_NOT_METERED: "The key's product gives its keys no usage allowance, so there is nothing to debit.",
+  OFFLINE_ACTIVATED:
+    "An air-gapped device's request was turned into a signed activation response (valid): `license.token` is its offline token.",
+  NONCE_ALREADY_USED: 'This air-gapped request was turned into a response before: its nonce is accepted once. Write a new request.',
 };
 
 const isoOrNull = (description: string) => z.string().nullable().optional().meta({ description });
@@ -199,3 +202,98 @@ export const ownKeySwapsSchema = z
   })
   .meta({ id: 'KeySwaps' });
 export const ownKeyParams = z.object({ keyId: idSchema('Key id') });
+
+/**
+ * Air-gapped activation: the files an offline device and the key's holder pass by hand. The SDK
+ * writes the request (unsigned: the device holds no secret of the server's) and the deactivation
+ * proof (signed with the device's own key, whose public half the request carried); the server
+ * answers each with a signed file, its `answer` the JSON text that `signature` signs.
+ */
+export const OFFLINE_REQUEST_TYPE = 'keypanel.offline-activation-request';
+export const OFFLINE_RESPONSE_TYPE = 'keypanel.offline-activation-response';
+export const OFFLINE_PROOF_TYPE = 'keypanel.offline-deactivation-proof';
+export const OFFLINE_RECEIPT_TYPE = 'keypanel.offline-deactivation-receipt';
+
+const fileType = <T extends string>(type: T, what: string) =>
+  z.literal(type, { error: `This is not ${what} (its type must be "${type}")` }).meta({ description: `Always \`${type}\`.` });
+
+// The length is in the pattern too, so the document states it where a generator of examples reads it.
+const offlineNonceField = z
+  .string({ error: 'nonce is required' })
+  .min(16, 'nonce must be at least 16 characters')
+  .max(128, 'nonce must be at most 128 characters')
+  .regex(/^[\x20-\x7E]{16,128}$/, 'nonce must contain printable characters only');
+
+/** An Ed25519 public key's 32 bytes, base64url (a JWK's `x`). */
+const deviceKeyField = z
+  .string({ error: 'deviceKey is required' })
+  .regex(/^[A-Za-z0-9_-]{43}$/, "deviceKey must be the device's Ed25519 public key (43 base64url characters)");
+
+export const offlineRequestSchema = z
+  .object({
+    type: fileType(OFFLINE_REQUEST_TYPE, 'an offline activation request'),
+    key: licenseKeyField,
+    deviceFingerprint: deviceFingerprintField,
+    nonce: offlineNonceField,
+    deviceKey: deviceKeyField,
+    deviceInfo: deviceInfoSchema.optional(),
+    createdAt: z.string().max(40).optional().meta({ description: "When the device wrote it, by the device's clock (not trusted)." }),
+  })
+  .meta({ id: 'OfflineActivationRequest', description: 'Written by the SDK on the offline device (createOfflineRequest).' });
+export type OfflineRequest = z.infer<typeof offlineRequestSchema>;
+
+const signatureField = z
+  .string({ error: 'signature is required' })
+  .max(200, 'signature is too long')
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'signature must be base64');
+
+export const offlineProofSchema = z
+  .object({
+    type: fileType(OFFLINE_PROOF_TYPE, 'a deactivation proof'),
+    proof: z
+      .string({ error: 'proof is required' })
+      .max(2000, 'proof is too long')
+      .meta({ description: 'JSON text: `{ type, key, deviceFingerprint, nonce, deactivatedAt }`, signed by the device key.' }),
+    signature: signatureField.meta({ description: "Ed25519 over the proof's UTF-8 bytes, by the device key of the activation's request." }),
+  })
+  .meta({ id: 'OfflineDeactivationProof', description: 'Written by the SDK on the offline device (createDeactivationProof).' });
+
+/** What the signed proof text says. */
+export const offlineProofBodySchema = z.object({
+  type: z.literal(OFFLINE_PROOF_TYPE),
+  key: licenseKeyField,
+  deviceFingerprint: deviceFingerprintField,
+  nonce: offlineNonceField,
+});
+
+export const offlineActivationAnswerSchema = licenseAnswerSchema
+  .extend({
+    deviceFingerprint: z.string(),
+    deviceKey: z.string().meta({ description: "The device key from the request: the proof's signature is checked with it." }),
+    tokenExpiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: "Until when the offline token lives (its signed issue time plus the product's token life)." }),
+  })
+  .meta({ id: 'OfflineActivationAnswer' });
+export type OfflineActivationAnswer = z.infer<typeof offlineActivationAnswerSchema>;
+
+const signedFile = <T extends string>(type: T, id: string, description: string) =>
+  z
+    .object({
+      type: z.literal(type),
+      answer: z.string().meta({ description: 'The answer as JSON text; `signature` signs its exact UTF-8 bytes.' }),
+      signature: z.string().meta({ description: 'Ed25519, base64, by the licensing key (GET /api/v1/licenses/public-key).' }),
+    })
+    .meta({ id, description });
+
+export const offlineResponseFileSchema = signedFile(
+  OFFLINE_RESPONSE_TYPE,
+  'OfflineActivationResponse',
+  'The file to carry back to the offline device (applyOfflineResponse). `answer` is an OfflineActivationAnswer: `code` OFFLINE_ACTIVATED with the offline token, or why not (DEVICE_LIMIT_REACHED, NONCE_ALREADY_USED, REVOKED, EXPIRED, PRODUCT_INACTIVE).',
+);
+export const offlineReceiptFileSchema = signedFile(
+  OFFLINE_RECEIPT_TYPE,
+  'OfflineDeactivationReceipt',
+  '`answer` is a LicenseAnswer: `code` DEACTIVATED when the proof freed the slot, NOT_ACTIVATED when it was freed before, SWAP_BUDGET_EXHAUSTED when the key has no device swaps left now.',
+);

@@ -2,6 +2,7 @@
 // worker/app.ts from routes.ts; everything else in the folder is the module's own.
 export {
   activationEvent,
+  offlineActivationEvent,
   deviceReplacedEvent,
   balanceToppedUpEvent,
   commissionEvent,

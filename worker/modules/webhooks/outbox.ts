@@ -166,6 +166,25 @@ export function usageExhaustedEvent(usageEventId: string, now = Date.now()): Out
   );
 }
 
+/**
+ * license.offline_activated: an air-gapped device's request (offline_activations ?3, alias o) turned
+ * into a signed response, with the device's activation (new or already there) and its key; nothing
+ * when the batch gave the nonce back (the slot was refused).
+ */
+export function offlineActivationEvent(offlineId: string, now = Date.now()): OutboxStatement {
+  const data = `json_object('licenseKey', json(${KEY_JSON}), 'activation', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
+    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}),
+    'offline', json_object('nonce', o.nonce, 'issuedAt', ${iso('o.issued_at')}))`;
+  return outbox(
+    'license.offline_activated',
+    data,
+    `FROM offline_activations o JOIN activations a ON a.key_id = o.key_id AND a.device_fingerprint = o.device_fingerprint
+       JOIN license_keys k ON k.id = o.key_id WHERE o.id = ?3`,
+    [offlineId],
+    now,
+  );
+}
+
 /** balance.exchanged: the account's balances as the batch left them, and what was exchanged. */
 export function exchangeEvent(
   userId: string,

@@ -18,6 +18,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'license.device_replaced',
   'license.trial_started',
   'license.usage_exhausted',
+  'license.offline_activated',
   'user.registered',
   'balance.exchanged',
   'balance.topped_up',

@@ -456,6 +456,31 @@ export const usageEvents = sqliteTable(
   ],
 );
 
+/**
+ * An air-gapped activation: a device's request (its one-time nonce and the public key it will sign
+ * its deactivation proof with) turned by the key's holder into a signed response. A nonce is
+ * accepted once per key; `deactivatedAt` is set when the device's signed proof freed its slot.
+ */
+export const offlineActivations = sqliteTable(
+  'offline_activations',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    deviceFingerprint: text('device_fingerprint').notNull(),
+    nonce: text('nonce').notNull(),
+    /** The device's Ed25519 public key (base64url `x`), from its request. */
+    deviceKey: text('device_key').notNull(),
+    issuedAt: integer('issued_at', { mode: 'timestamp_ms' }).notNull(),
+    deactivatedAt: integer('deactivated_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('offline_activations_key_nonce_unique').on(t.keyId, t.nonce),
+    index('offline_activations_device_idx').on(t.keyId, t.deviceFingerprint),
+  ],
+);
+
 /** A device's trial of a product: one per device and product, ever; `keyId` is the trial key it got. */
 export const trials = sqliteTable(
   'trials',

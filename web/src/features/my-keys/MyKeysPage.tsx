@@ -11,6 +11,7 @@ import { useDebounced } from '../../lib/debounce';
 import { useMyKeys } from './api';
 import { KeyCard, STATUS_LABELS } from './KeyCard';
 import { KeyTransfers } from './KeyTransfers';
+import { OfflineDevices } from './OfflineDevices';
 import { asyncHandler } from '../../lib/async-handler';
 
 type KeyStatus = Schemas['KeyStatus'];
@@ -137,6 +138,7 @@ export function MyKeysPage() {
           <Pagination page={page} totalPages={totalPages} onChange={setPage} disabled={keys.isFetching} />
         </div>
       )}
+      {keys.data && (keys.data.total > 0 || filtered) && <OfflineDevices />}
       <KeyTransfers />
     </div>
   );

@@ -90,3 +90,23 @@ export function useReplaceDevice() {
 /** One page of a key's history (its activity), newest first. */
 export const loadMyKeyHistory = (keyId: string) => (page: number, signal: AbortSignal) =>
   api.get(`/api/users/my-keys/${encodeURIComponent(keyId)}/history`, { page, limit: KEY_HISTORY_WEB_PAGE_SIZE }, signal);
+
+/**
+ * Air-gapped activation: the request an offline device wrote, turned into the signed response file
+ * to carry back to it; and the device's deactivation proof brought back. Both answer a signed file.
+ */
+export function useOfflineActivation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: Schemas['OfflineActivationRequest']) => api.post('/api/users/my-keys/offline-activations', request),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}
+
+export function useOfflineDeactivation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (proof: Schemas['OfflineDeactivationProof']) => api.post('/api/users/my-keys/offline-deactivations', proof),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}

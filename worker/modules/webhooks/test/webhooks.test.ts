@@ -342,6 +342,32 @@ describe('delivery', () => {
     expect((await receivedBy(hook.name)).length).toBe(3);
   });
 
+  it('sends license.offline_activated when an air-gapped request is turned into a response, and nothing for a refused one', async () => {
+    const hook = await addEndpoint('ok', ['license.offline_activated']);
+    const product = await makeProduct({ maxActivations: 1 });
+    const { token } = await signedInUser('user', { credits: 1000 });
+    const key = (await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 } })).body.licenseKey;
+    const request = (fingerprint: string) => ({
+      type: 'keypanel.offline-activation-request' as const,
+      key: key.key,
+      deviceFingerprint: fingerprint,
+      nonce: crypto.randomUUID().replace(/-/g, ''),
+      deviceKey: 'A'.repeat(43),
+    });
+    const first = request('airgap-device-1');
+    expect((await api('POST', '/api/users/my-keys/offline-activations', { token, body: first })).status).toBe(200);
+    const sent = await waitFor(hook, (e) => e.type === 'license.offline_activated' && e.data.licenseKey._id === key._id);
+    expect(sent.event.data).toMatchObject({
+      activation: { deviceFingerprint: 'airgap-device-1' },
+      offline: { nonce: first.nonce },
+    });
+    // The key is full: the second device is refused, and no event says otherwise.
+    const full = await api('POST', '/api/users/my-keys/offline-activations', { token, body: request('airgap-device-2') });
+    expect(JSON.parse(full.body.answer)).toMatchObject({ code: 'DEVICE_LIMIT_REACHED' });
+    const events = await db().select().from(webhookEvents).where(eq(webhookEvents.type, 'license.offline_activated')).all();
+    expect(events.filter((e) => String(e.data).includes(key._id))).toHaveLength(1);
+  });
+
   it('sends each event type to its subscribers', async () => {
     const hook = await addEndpoint('ok');
     const product = await makeProduct({ maxActivations: 2 });
