@@ -110,6 +110,18 @@ describe('air-gapped activation', () => {
     });
   });
 
+  it('carries the key’s entitlements, signed, so an air-gapped device answers hasEntitlement from it', async () => {
+    const { buyer, key } = await boughtKey(1, { entitlements: ['pro', 'export-pdf'] });
+    const a = await device('entitled');
+    const res = await upload(buyer.token, await a.sdk.createOfflineRequest({ key, fingerprint: a.fingerprint }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(JSON.parse(res.body.answer)).toMatchObject({ license: { entitlements: ['export-pdf', 'pro'] } });
+    const applied = await a.sdk.applyOfflineResponse(res.body, { fingerprint: a.fingerprint });
+    expect(applied.offlineToken).toMatchObject({ entitlements: ['export-pdf', 'pro'] });
+    expect(await a.sdk.hasEntitlement({ key, fingerprint: a.fingerprint }, 'export-pdf')).toBe(true);
+    expect(await a.sdk.hasEntitlement({ key, fingerprint: a.fingerprint }, 'enterprise')).toBe(false);
+  });
+
   it('is refused on another machine, and a nonce is accepted once (by the SDK and by the server)', async () => {
     const { buyer, key } = await boughtKey(3);
     const a = await device('first');
