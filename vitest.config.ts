@@ -91,6 +91,9 @@ export default defineConfig(async () => {
             include: ['e2e/**/*.test.ts'],
             environment: 'node',
             globalSetup: ['e2e/global-setup.ts'],
+            // One retry, and a test that needed it is named at the end of `npm test` (e2e/setup.ts).
+            retry: 1,
+            setupFiles: ['e2e/setup.ts'],
             fileParallelism: false,
             testTimeout: 60_000,
             hookTimeout: 180_000,

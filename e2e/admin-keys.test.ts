@@ -80,7 +80,10 @@ describe('key management in the browser', () => {
 
     // Generate Keys: quick buttons up to the limit, the keys shown with copy and CSV.
     await tab(page, 'Generate Keys').click();
-    await page.getByRole('combobox', { name: 'Product', exact: true }).selectOption({ label: `${name} (${tag}, 1-365 days)` });
+    await page
+      .getByRole('form', { name: 'Generate keys' })
+      .getByRole('combobox', { name: 'Product', exact: true })
+      .selectOption({ label: `${name} (${tag}, 1-365 days)` });
     const quick = await page.getByRole('group', { name: 'Quick quantities' }).getByRole('button').allTextContents();
     expect(quick).toEqual(['1', '5', '10', '25', '50', '100']);
     await page.getByLabel('Quantity').fill('150');

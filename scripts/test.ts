@@ -61,7 +61,7 @@ export interface JsonReport {
     name: string;
     status: string;
     message?: string;
-    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[]; meta?: { retried?: number } }[];
   }[];
 }
 
@@ -79,11 +79,20 @@ const firstLines = (text: string, count: number) =>
  * tail still says what failed, whichever of the two runs it was in.
  */
 export function recap(label: string, code: number, report: JsonReport | null, outputTail: string): string[] {
-  if (code === 0) return [`${label}: passed`];
-  const lines = [`${label}: FAILED (exit ${code})`];
   const root = ROOT + path.sep;
+  const relative = (name: string) => (name.startsWith(root) ? name.slice(root.length) : name);
+  // A browser test that passed only on its retry (e2e/setup.ts): named, pass or fail.
+  const retried = (report?.testResults ?? []).flatMap((file) =>
+    (file.assertionResults ?? [])
+      .filter((test) => test.status === 'passed' && (test.meta?.retried ?? 0) > 0)
+      .map(
+        (test) => `  \u21BB ${relative(file.name)} \u203A ${test.fullName}: passed on retry ${test.meta!.retried} (flaky: look into it)`,
+      ),
+  );
+  if (code === 0) return [`${label}: passed`, ...retried];
+  const lines = [`${label}: FAILED (exit ${code})`];
   for (const file of report?.testResults ?? []) {
-    const name = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
+    const name = relative(file.name);
     const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
     for (const test of failed) {
       lines.push(`  \u2717 ${name} \u203A ${test.fullName}`);
@@ -103,7 +112,7 @@ export function recap(label: string, code: number, report: JsonReport | null, ou
         .map((line) => `      ${line}`),
     );
   }
-  return lines;
+  return [...lines, ...retried];
 }
 
 interface Run {

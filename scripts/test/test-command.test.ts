@@ -62,4 +62,23 @@ describe('the recap printed last', () => {
     expect(lines).toContain('      Error: the local server did not start');
     expect(recap('e2e', 0, null, '')).toEqual(['e2e: passed']);
   });
+
+  it('names a test that passed only on its retry, in a run that passed', () => {
+    const flaky = {
+      testResults: [
+        {
+          name: `${process.cwd()}/e2e/d.test.ts`,
+          status: 'passed',
+          assertionResults: [
+            { fullName: 'loads', status: 'passed', meta: { retried: 1 } },
+            { fullName: 'steady', status: 'passed', meta: {} },
+          ],
+        },
+      ],
+    };
+    expect(recap('e2e', 0, flaky, '')).toEqual([
+      'e2e: passed',
+      '  \u21BB e2e/d.test.ts \u203A loads: passed on retry 1 (flaky: look into it)',
+    ]);
+  });
 });

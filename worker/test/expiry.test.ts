@@ -5,39 +5,19 @@ import { env } from 'cloudflare:test';
 import { and, count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { licenseKeys } from '../platform/db/schema';
-import { newId } from '../platform/ids';
 import { DAY_MS, hasPassed } from '../platform/vocabulary';
 import { expireKeys } from '../modules/keys/key-lifecycle';
 import { effectiveStatus, effectiveStatusIs } from '../modules/keys/license-keys';
 import { activateLicense, validateLicense } from '../modules/licensing/licensing';
 import { DEFAULT_SETTINGS } from '../modules/settings/schemas';
 import { db } from './helpers';
-import { makeProduct } from './shop-helpers';
+import { makeProduct, usedKey } from './shop-helpers';
 
 const NO_GRACE = { ...DEFAULT_SETTINGS, keyExpiryGracePeriod: 0 };
 
 /** A bought key of a new product (two devices) that expires at `expiresAt`. */
 async function keyExpiringAt(expiresAt: number) {
-  const product = await makeProduct({ maxActivations: 2 });
-  const id = newId();
-  const key = `${product.keyTag}-${newId().toUpperCase()}`;
-  await db()
-    .insert(licenseKeys)
-    .values({
-      id,
-      key,
-      status: 'used',
-      productId: product.id,
-      productName: product.name,
-      productKeyTag: product.keyTag,
-      productType: product.productType,
-      duration: 30,
-      maxActivations: 2,
-      purchasedAt: new Date(expiresAt - 30 * DAY_MS),
-      expiresAt: new Date(expiresAt),
-      createdAt: new Date(expiresAt - 30 * DAY_MS),
-    });
-  return { id, key };
+  return usedKey(await makeProduct({ maxActivations: 2 }), { days: 30, expiresAt });
 }
 
 const matching = async (id: string, status: 'used' | 'expired', at: number) =>

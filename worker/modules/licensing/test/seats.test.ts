@@ -11,10 +11,9 @@ import { activateLicense, deactivateLicense, validateLicense } from '../licensin
 import { borrowSeat, heartbeatLicense } from '../seats';
 import { replaceDevice } from '../swaps';
 import { startTrial } from '../trials';
-import { newId } from '../../../platform/ids';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
 import { api, db, signedInUser } from '../../../test/helpers';
-import { makeProduct } from '../../../test/shop-helpers';
+import { makeProduct, usedKey } from '../../../test/shop-helpers';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../platform/vocabulary';
 import type { ProductInput } from '../../catalog/schemas';
 
@@ -50,25 +49,7 @@ const call = async (path: string, body: unknown) => {
 /** A bought key of a new product with these licensing fields. */
 async function keyOf(fields: Partial<Record<keyof ProductInput, unknown>>) {
   const product = await makeProduct(fields);
-  const id = newId();
-  const key = `${product.keyTag}-${newId().toUpperCase()}`;
-  const now = Date.now();
-  await db()
-    .insert(licenseKeys)
-    .values({
-      id,
-      key,
-      status: 'used',
-      productId: product.id,
-      productName: product.name,
-      productKeyTag: product.keyTag,
-      productType: product.productType,
-      duration: 365,
-      maxActivations: product.maxActivations,
-      purchasedAt: new Date(now),
-      expiresAt: new Date(now + 365 * DAY_MS),
-      createdAt: new Date(now),
-    });
+  const { id, key } = await usedKey(product);
   return { id, key, product };
 }
 

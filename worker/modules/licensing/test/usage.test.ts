@@ -12,7 +12,7 @@ import { DAY_MS } from '../../../platform/vocabulary';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
 import type { ProductInput } from '../../catalog/schemas';
 import { api, db, signedInUser } from '../../../test/helpers';
-import { makeProduct } from '../../../test/shop-helpers';
+import { makeProduct, usedKey } from '../../../test/shop-helpers';
 import { activateLicense } from '../licensing';
 import { consumeUsage } from '../usage';
 
@@ -45,25 +45,7 @@ async function call(path: string, body: unknown, headers: Record<string, string>
 /** A bought key of a new product with these fields, activated on `fingerprint`. */
 async function keyOf(fields: Partial<Record<keyof ProductInput, unknown>>, fingerprint = device()) {
   const product = await makeProduct(fields);
-  const id = newId();
-  const key = `${product.keyTag}-${newId().toUpperCase()}`;
-  const now = Date.now();
-  await db()
-    .insert(licenseKeys)
-    .values({
-      id,
-      key,
-      status: 'used',
-      productId: product.id,
-      productName: product.name,
-      productKeyTag: product.keyTag,
-      productType: product.productType,
-      duration: 365,
-      maxActivations: 5,
-      purchasedAt: new Date(now),
-      expiresAt: new Date(now + 365 * DAY_MS),
-      createdAt: new Date(now),
-    });
+  const { id, key } = await usedKey(product, { maxActivations: 5 });
   const activated = await call('activate', { key, deviceFingerprint: fingerprint });
   expect(activated.answer.code).toBe('VALID');
   return { id, key, product, fingerprint };
