@@ -11,6 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
 import path from 'node:path';
 import { ensureDevVars } from './local';
 
@@ -65,10 +66,8 @@ export interface JsonReport {
   }[];
 }
 
-const ANSI = /\u001B\[[0-9;]*m/g;
 const firstLines = (text: string, count: number) =>
-  text
-    .replace(ANSI, '')
+  stripVTControlCharacters(text)
     .split('\n')
     .map((line) => line.trimEnd())
     .filter(Boolean)
