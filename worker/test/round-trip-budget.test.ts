@@ -102,7 +102,8 @@ const calls = (): Call[] => [
     path: '/api/v1/licenses/activate',
     as: 'none',
     body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }),
-    budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary' },
+    // Four statements: the key with its devices, the conditional insert, what the insert changed, the webhook outbox.
+    budget: { roundTrips: 1, writes: 2, kvReads: 0, session: 'first-primary', statements: 4 },
   },
   // A heartbeat renews the device's lease (a node-locked device's lastUsed) in the batch that reads the key.
   {

@@ -116,6 +116,9 @@ export type FullKeyRow = KeyRow & {
   recent_removals: string;
 };
 
+/** An activation's first read: the full key, with the devices holding it as JSON. */
+export type ActivationKeyRow = FullKeyRow & { bound_devices: string | null };
+
 /** A device that holds its slot at ?3: a node-locked one (no lease), or a floating one whose lease lives. */
 export const LIVE = (alias: string, at: string) => `(${alias}.lease_expires_at IS NULL OR ${alias}.lease_expires_at > ${at})`;
 
@@ -149,6 +152,34 @@ const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
 // With the address's count of unknown keys this window, when the call is limited by address.
 const GUARDED_KEY_SQL = KEY_QUERY.replace('%HELD%', missesColumn(4));
 const GUARDED_FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS + missesColumn(4));
+
+// An activation's first read: the full key with the devices holding it, as a refusal lists them
+// (one column of the same statement, not a statement of its own).
+const BOUND_DEVICES_COLUMN = `,
+         (SELECT json_group_array(json_object('id', d.id, 'name', json_extract(d.device_info, '$.device'),
+                   'model', json_extract(d.device_info, '$.model'), 'last_used', d.last_used, 'lease_expires_at', d.lease_expires_at)
+                   ORDER BY d.activated_at, d.id)
+            FROM (SELECT * FROM activations b WHERE b.key_id = k.id AND ${LIVE('b', '?3')} ORDER BY b.activated_at, b.id LIMIT 100) d) AS bound_devices`;
+const ACTIVATION_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS + BOUND_DEVICES_COLUMN);
+const GUARDED_ACTIVATION_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS + BOUND_DEVICES_COLUMN + missesColumn(4));
+
+/**
+ * What an activation's insert and its triggers change of the key read before it (the batch is one
+ * transaction, so nothing else changes it between the two): the key's clock and status, this
+ * device's row, and the count of live devices (a pending replacement may have gone).
+ */
+const ACTIVATED_KEY_SQL = `
+  SELECT k.status, k.expires_at, a.id AS activation_id, a.last_used, a.lease_expires_at, a.borrowed_until,
+         (SELECT count(*) FROM activations c WHERE c.key_id = k.id AND ${LIVE('c', '?3')}) AS activation_count
+    FROM license_keys k
+    LEFT JOIN activations a ON a.key_id = k.id AND a.device_fingerprint = ?1
+   WHERE k.key = ?2`;
+
+/** The full key with the devices holding it (`bound_devices`, JSON): what an activation answers from, a refusal included. */
+export const activationKeyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
+  guard
+    ? rawSql(GUARDED_ACTIVATION_KEY_SQL, fingerprint, key, now, ...missesParams(guard))
+    : rawSql(ACTIVATION_KEY_SQL, fingerprint, key, now);
 
 export const keyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
   guard ? rawSql(GUARDED_KEY_SQL, fingerprint, key, now, ...missesParams(guard)) : rawSql(KEY_SQL, fingerprint, key, now);
@@ -384,22 +415,17 @@ const MAY_TAKE_DEVICE = mayTakeDevice('?5', '?6');
 /** A floating product's lease from ?at on, in SQL (NULL for a node-locked device, which holds its slot until removed). */
 export const leaseSql = (at: string) => `CASE WHEN p.license_model = 'floating' THEN ${at} + p.lease_minutes * ${MINUTE_MS} END`;
 
-/** The devices holding key ?1's slots at ?2, for a refusal that offers to replace one. */
-export const boundDevicesStatement = (key: string, now: number) =>
-  rawSql(
-    `SELECT a.id, json_extract(a.device_info, '$.device') AS name, json_extract(a.device_info, '$.model') AS model,
-            a.last_used, a.lease_expires_at
-       FROM license_keys k JOIN activations a ON a.key_id = k.id
-      WHERE k.key = ?1 AND ${LIVE('a', '?2')}
-      ORDER BY a.activated_at, a.id LIMIT 100`,
-    key,
-    now,
-  );
-
-export const boundDevices = (rows: unknown): BoundDevice[] =>
-  (rows as Array<{ id: string; name: string | null; model: string | null; last_used: number | null; lease_expires_at: number | null }>).map(
-    (d) => ({ id: d.id, name: d.name, model: d.model, lastSeenAt: d.last_used, leaseExpiresAt: d.lease_expires_at }),
-  );
+/** The devices holding the key, from its activation read's `bound_devices` (oldest first, at most 100). */
+export const boundDevices = (row: ActivationKeyRow): BoundDevice[] =>
+  (
+    JSON.parse(row.bound_devices || '[]') as Array<{
+      id: string;
+      name: string | null;
+      model: string | null;
+      last_used: number | null;
+      lease_expires_at: number | null;
+    }>
+  ).map((d) => ({ id: d.id, name: d.name, model: d.model, lastSeenAt: d.last_used, leaseExpiresAt: d.lease_expires_at }));
 
 /**
  * A device its customer asked to replace does not count against a new device: the new device's
@@ -424,7 +450,7 @@ export async function activateLicense(
   // migration 0008), and takes back the slot this device held as a released one (migration 0010); its
   // webhook event goes in with it. A refusal lists the devices holding the key.
   const results = await runBatch(d1, [
-    fullKeyStatement(input.key, input.deviceFingerprint, now, guard),
+    activationKeyStatement(input.key, input.deviceFingerprint, now, guard),
     // The limit and the insert are one statement, so concurrent activations can never exceed it.
     // Slots held by released devices (offline tokens still alive) count against it, except this
     // device's own: it is the same device coming back. A floating key counts live leases only, and a
@@ -448,18 +474,18 @@ export async function activateLicense(
       graceMs,
       ...(guard ? underLimitParams(guard) : []),
     ),
-    fullKeyStatement(input.key, input.deviceFingerprint, now),
-    boundDevicesStatement(input.key, now),
+    rawSql(ACTIVATED_KEY_SQL, input.deviceFingerprint, input.key, now),
     activationEvent('license.activated', activationId, now),
   ]);
-  const [before, insert, after, devices, ...events] = results;
+  const [before, insert, after, ...events] = results;
   await dispatchCommitted(events, d1);
-  const row = (before as FullKeyRow[])[0] ?? null;
+  const row = (before as ActivationKeyRow[])[0] ?? null;
   checkAddress(guard, row);
-  const again = (after as FullKeyRow[])[0] ?? null;
   // RETURNING answers only a row that went in or a lease renewed (D1's `changes` would count the triggers' writes too).
   const made = (insert as unknown[]).length === 1;
   if (!row) return unknownKey(d1, input.key, guard);
+  // The key as the batch left it: unchanged unless the insert (and its triggers) wrote.
+  const again: FullKeyRow = made ? { ...row, ...(after as Partial<KeyRow>[])[0] } : row;
   const s = standing(row, settings, now);
   if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
   const floating = isFloating(row);
@@ -475,12 +501,11 @@ export async function activateLicense(
     };
   }
   if (made && floating) {
-    return valid(again ?? row, s, now, holds ? 'Seat lease renewed' : 'Seat taken');
+    return valid(again, s, now, holds ? 'Seat lease renewed' : 'Seat taken');
   }
-  if (made) return valid(again ?? row, s, now, 'Device activated');
-  // Not inserted: the limit was reached, or the same device won a race with itself.
-  if (!floating && again?.activation_id && !hasPassed(again.lease_expires_at, now)) return valid(again, s, now, 'Device already activated');
-  return { ...limitReached(again ?? row, now), devices: boundDevices(devices) };
+  if (made) return valid(again, s, now, 'Device activated');
+  // Not inserted: the limit was reached.
+  return { ...limitReached(row, now), devices: boundDevices(row) };
 }
 
 export function limitReached(row: FullKeyRow, now: number): LicenseResult {

@@ -13,8 +13,8 @@ import { DAY_MS } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { dispatchCommitted, offlineActivationEvent, activationEvent } from '../webhooks';
 import {
+  activationKeyStatement,
   boundDevices,
-  boundDevicesStatement,
   describe,
   fullKeyStatement,
   iso,
@@ -26,6 +26,7 @@ import {
   swapBudgetExhausted,
   valid,
   withinSwapBudget,
+  type ActivationKeyRow,
   type FullKeyRow,
   type LicenseResult,
 } from './licensing';
@@ -65,7 +66,7 @@ export async function activateOffline(
   const offlineId = newId(now);
   const activationId = newId(now);
   const fp = request.deviceFingerprint;
-  const [nonceRow, inserted, , after, devices, ...events] = await runBatch(db, [
+  const [nonceRow, inserted, , after, ...events] = await runBatch(db, [
     // The nonce, once per key; under the same owner check, so a key given away meanwhile takes nothing.
     rawSql(
       `INSERT INTO offline_activations (id, key_id, device_fingerprint, nonce, device_key, issued_at)
@@ -113,12 +114,11 @@ export async function activateOffline(
       now,
       settings.keyExpiryGracePeriod * DAY_MS,
     ),
-    fullKeyStatement(request.key, fp, now),
-    boundDevicesStatement(request.key, now),
+    activationKeyStatement(request.key, fp, now),
     offlineActivationEvent(offlineId, now),
   ]);
   await dispatchCommitted(events, db);
-  const row = (after as FullKeyRow[])[0];
+  const row = (after as ActivationKeyRow[])[0];
   if (!row) throw notFound('License key');
   if ((nonceRow as unknown[]).length === 0) {
     return {
@@ -148,7 +148,7 @@ export async function activateOffline(
       license: describe(row, now),
     };
   }
-  return { ...limitReached(row, now), devices: boundDevices(devices) };
+  return { ...limitReached(row, now), devices: boundDevices(row) };
 }
 
 type ProofRow = { id: string; key_id: string; device_fingerprint: string; device_key: string; deactivated_at: number | null };
