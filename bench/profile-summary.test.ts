@@ -54,4 +54,18 @@ describe('profile summary', () => {
     const total = text.split('Total time (in the function and what it called)')[1].split('\n\n')[0];
     expect(total.split('\n')[2]).toMatch(/70\.0%\s+0\.7\s+handle index\.js:5/);
   });
+
+  it('names the stretches the thread could not be sampled, longest first', () => {
+    expect(s.stalls).toEqual([]);
+    expect(formatSummary('tiny', s)).toMatch(/Stalls: [^\n]*\n[^\n]*\n {2}none\n$/);
+    // The profiler samples every 0.2 ms: 45 ms and then 25 ms without a sample are pauses of the thread.
+    const paused = { ...fixture, timeDeltas: fixture.timeDeltas.map((dt, i) => (i === 4 ? 45_000 : i === 9 ? 25_000 : dt)) };
+    const stalls = summarise(paused, moduleOf).stalls;
+    expect(stalls.map(({ ms, before }) => ({ ms, before }))).toEqual([
+      { ms: 45, before: 'handle index.js:5' },
+      { ms: 25, before: 'sign' },
+    ]);
+    expect(stalls[0].atMs).toBeCloseTo(46.2);
+    expect(formatSummary('paused', summarise(paused, moduleOf))).toMatch(/\n {6}45\.0 {5}0\.05 s {2}handle index\.js:5\n/);
+  });
 });

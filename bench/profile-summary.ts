@@ -21,7 +21,18 @@ export type ProfileSummary = {
   sampledMs: number;
   functions: FunctionTime[];
   modules: ModuleTime[];
+  /** The longest stretches with no sample, longest first (see STALL_MS). */
+  stalls: Stall[];
 };
+
+/**
+ * A stretch of at least this long with no sample: the profiler samples every 0.2 ms, so a gap this
+ * long means the thread was held where it could not sample: a garbage collection's pause, or, in
+ * workerd, another isolate on the same thread. Every request in flight waits through it.
+ */
+export const STALL_MS = 20;
+/** A stretch with no sample: when it ended (ms from the profile's start), how long, and the frame sampled before it. */
+export type Stall = { atMs: number; ms: number; before: string };
 
 /** Finds the module a line of a bundle belongs to (bundleModules). */
 export type ModuleOf = (url: string, lineNumber: number) => string | null;
@@ -43,9 +54,12 @@ export function summarise(p: CpuProfile, moduleOf: ModuleOf = () => null): Profi
   const modules = new Map<string, number>();
   let busy = 0;
   let sampled = 0;
+  const stalls: Stall[] = [];
   p.samples.forEach((id, i) => {
     const dt = p.timeDeltas[i] ?? 0;
     sampled += dt;
+    const previous = byId.get(p.samples[i - 1]);
+    if (dt >= STALL_MS * 1000 && previous) stalls.push({ atMs: sampled / 1000, ms: dt / 1000, before: frameName(previous.callFrame) });
     const leaf = byId.get(id);
     if (!leaf || NOT_BUSY.has(leaf.callFrame.functionName)) return;
     busy += dt;
@@ -73,6 +87,7 @@ export function summarise(p: CpuProfile, moduleOf: ModuleOf = () => null): Profi
     modules: [...modules.entries()]
       .map(([module, us]) => ({ module, selfMs: us / 1000, share: share(us) }))
       .sort((a, b) => b.selfMs - a.selfMs),
+    stalls: stalls.sort((a, b) => b.ms - a.ms),
   };
 }
 
@@ -134,5 +149,12 @@ export function formatSummary(title: string, s: ProfileSummary, count = 20): str
   ];
   lines.push('', 'Self time by module', '   share       ms  module');
   lines.push(...s.modules.slice(0, count).map((m) => `  ${pct(m.share)} ${ms(m.selfMs)}  ${m.module}`));
+  lines.push(
+    '',
+    `Stalls: stretches of ${STALL_MS} ms or more with no sample (a pause of the whole thread)`,
+    '        ms   ended at  sampled before it',
+  );
+  lines.push(...s.stalls.slice(0, count).map((st) => `  ${ms(st.ms)}  ${(st.atMs / 1000).toFixed(2).padStart(7)} s  ${st.before}`));
+  if (!s.stalls.length) lines.push('  none');
   return lines.join('\n') + '\n';
 }

@@ -6,24 +6,55 @@ import type { CpuProfile } from './profile-summary';
 
 type Ws = { send(data: string): void; close(): void; addEventListener(type: string, listener: (event: { data?: unknown }) => void): void };
 
-/** Profiles each isolate in `services` (by the inspector's target names) during `work`. */
-export async function profile(inspectorPort: number, services: string[], work: () => Promise<void>): Promise<Map<string, CpuProfile>> {
+/** An isolate's JavaScript heap in use (MB) while it was profiled: at the start, its lowest, its highest, at the end. */
+export type HeapRange = { startMb: number; lowMb: number; highMb: number; endMb: number };
+
+/** How often the heaps are read during the work: a fall between two readings is a garbage collection. */
+const HEAP_READ_MS = 500;
+
+/**
+ * Profiles each isolate in `services` (by the inspector's target names) during `work`, and reads
+ * their heaps every HEAP_READ_MS: a heap that falls by tens of MB was collected in one pause, which
+ * every request in flight waits through (docs/performance.md, Latency).
+ */
+export async function profile(
+  inspectorPort: number,
+  services: string[],
+  work: () => Promise<void>,
+): Promise<{ profiles: Map<string, CpuProfile>; heaps: Map<string, HeapRange> }> {
   const sessions = await Promise.all(services.map((service) => connect(inspectorPort, service)));
   for (const s of sessions) {
     await s.call('Profiler.enable');
     await s.call('Profiler.setSamplingInterval', { interval: 200 });
     await s.call('Profiler.start');
   }
+  const heaps = new Map<string, HeapRange>();
+  const readHeaps = async () => {
+    for (const [i, s] of sessions.entries()) {
+      const mb = ((await s.call('Runtime.getHeapUsage')) as { usedSize: number }).usedSize / 2 ** 20;
+      const known = heaps.get(services[i]);
+      heaps.set(
+        services[i],
+        known
+          ? { ...known, lowMb: Math.min(known.lowMb, mb), highMb: Math.max(known.highMb, mb), endMb: mb }
+          : { startMb: mb, lowMb: mb, highMb: mb, endMb: mb },
+      );
+    }
+  };
   const profiles = new Map<string, CpuProfile>();
+  await readHeaps();
+  const reading = setInterval(() => void readHeaps(), HEAP_READ_MS);
   try {
     await work();
   } finally {
+    clearInterval(reading);
+    await readHeaps();
     for (const [i, s] of sessions.entries()) {
       profiles.set(services[i], ((await s.call('Profiler.stop')) as { profile: CpuProfile }).profile);
       s.close();
     }
   }
-  return profiles;
+  return { profiles, heaps };
 }
 
 async function connect(inspectorPort: number, service: string) {

@@ -144,7 +144,7 @@ try {
     }
     if (profiled.has(scenario.name)) {
       // An extra run, so the profiler's own cost is not in the figures above.
-      const profiles = await profile(inspectorPort(runtime), PROFILED_ISOLATES, async () => {
+      const { profiles, heaps } = await profile(inspectorPort(runtime), PROFILED_ISOLATES, async () => {
         unanswered += (await measure(url, prepared.next, prepared.expect, connectionCounts[0], seconds)).unanswered;
       });
       mkdirSync(PROFILES_DIR, { recursive: true });
@@ -164,6 +164,12 @@ try {
         writeFileSync(summaryFile, summary);
         console.log(`  ${isolate}: ${path.relative(process.cwd(), file)} (Chrome DevTools), ${path.relative(process.cwd(), summaryFile)}`);
         if (isolate === PROFILED_ISOLATES[0]) console.log(summary.replace(/^/gm, '    '));
+      }
+      for (const [isolate, h] of heaps) {
+        const mb = (n: number) => n.toFixed(1);
+        console.log(
+          `  ${isolate}: heap ${mb(h.startMb)} MB at the start, ${mb(h.lowMb)}-${mb(h.highMb)} MB during, ${mb(h.endMb)} MB at the end`,
+        );
       }
       const claimed = [...profiles.values()].reduce((sum, cpu) => sum + summarise(cpu).busyMs, 0);
       const span = Math.max(...[...profiles.values()].map((cpu) => (cpu.endTime - cpu.startTime) / 1000));
