@@ -80,13 +80,15 @@ const firstLines = (text: string, count: number) =>
 export function recap(label: string, code: number, report: JsonReport | null, outputTail: string): string[] {
   const root = ROOT + path.sep;
   const relative = (name: string) => (name.startsWith(root) ? name.slice(root.length) : name);
-  // A browser test that passed only on its retry (e2e/setup.ts): named, pass or fail.
+  // A browser test that passed only on its retry (e2e/setup.ts): named, pass or fail, with what its
+  // failed attempt said (the report keeps that attempt's error beside the pass).
   const retried = (report?.testResults ?? []).flatMap((file) =>
     (file.assertionResults ?? [])
       .filter((test) => test.status === 'passed' && (test.meta?.retried ?? 0) > 0)
-      .map(
-        (test) => `  \u21BB ${relative(file.name)} \u203A ${test.fullName}: passed on retry ${test.meta!.retried} (flaky: look into it)`,
-      ),
+      .flatMap((test) => [
+        `  \u21BB ${relative(file.name)} \u203A ${test.fullName}: passed on retry ${test.meta!.retried} (flaky: look into it)`,
+        ...firstLines(test.failureMessages?.[0] ?? '', 4).map((line) => `      ${line}`),
+      ]),
   );
   if (code === 0) return [`${label}: passed`, ...retried];
   const lines = [`${label}: FAILED (exit ${code})`];

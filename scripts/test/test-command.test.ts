@@ -63,14 +63,22 @@ describe('the recap printed last', () => {
     expect(recap('e2e', 0, null, '')).toEqual(['e2e: passed']);
   });
 
-  it('names a test that passed only on its retry, in a run that passed', () => {
+  it('names a test that passed only on its retry, in a run that passed, with what its failed attempt said', () => {
     const flaky = {
       testResults: [
         {
           name: `${process.cwd()}/e2e/d.test.ts`,
           status: 'passed',
           assertionResults: [
-            { fullName: 'loads', status: 'passed', meta: { retried: 1 } },
+            {
+              fullName: 'loads',
+              status: 'passed',
+              // As vitest's JSON reporter keeps a retried test's failed attempt beside its pass.
+              failureMessages: [
+                'TimeoutError: page.goto: Timeout 45000ms exceeded.\nCall log:\n  - navigating to "/login"\n    at e2e/d.test.ts:9:5\n    at more',
+              ],
+              meta: { retried: 1 },
+            },
             { fullName: 'steady', status: 'passed', meta: {} },
           ],
         },
@@ -79,6 +87,10 @@ describe('the recap printed last', () => {
     expect(recap('e2e', 0, flaky, '')).toEqual([
       'e2e: passed',
       '  \u21BB e2e/d.test.ts \u203A loads: passed on retry 1 (flaky: look into it)',
+      '      TimeoutError: page.goto: Timeout 45000ms exceeded.',
+      '      Call log:',
+      '        - navigating to "/login"',
+      '          at e2e/d.test.ts:9:5',
     ]);
   });
 });
