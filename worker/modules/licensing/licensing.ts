@@ -352,6 +352,14 @@ export const isFloating = (row: KeyRow) => row.license_model === 'floating';
 
 export const notFound = (): LicenseResult => ({ valid: false, code: 'NOT_FOUND', detail: 'No license key matches', license: null });
 
+/** A key never used, of a product no longer sold: it takes no device. */
+export const productInactive = (row: KeyRow, now: number): LicenseResult => ({
+  valid: false,
+  code: 'PRODUCT_INACTIVE',
+  detail: 'This product is no longer available for activation',
+  license: describe(row, now),
+});
+
 /** The key is known but this device holds nothing on it: activate first. */
 export const notActivated = (row: KeyRow, now: number): LicenseResult => ({
   valid: false,
@@ -492,14 +500,7 @@ export async function activateLicense(
   // A device holds its slot unless its lease ran out (a floating one, or one from before the product became node-locked).
   const holds = row.activation_id !== null && !hasPassed(row.lease_expires_at, now);
   if (holds && !floating) return valid(row, s, now, 'Device already activated');
-  if (row.status === 'available' && row.product_active !== 1) {
-    return {
-      valid: false,
-      code: 'PRODUCT_INACTIVE',
-      detail: 'This product is no longer available for activation',
-      license: describe(row, now),
-    };
-  }
+  if (row.status === 'available' && row.product_active !== 1) return productInactive(row, now);
   if (made && floating) {
     return valid(again, s, now, holds ? 'Seat lease renewed' : 'Seat taken');
   }

@@ -21,6 +21,7 @@ import {
   limitReached,
   LIVE,
   mayTakeDevice,
+  productInactive,
   recordRemovalStatement,
   standing,
   swapBudgetExhausted,
@@ -140,14 +141,7 @@ export async function activateOffline(
       'OFFLINE_ACTIVATED',
     );
   }
-  if (row.status === 'available' && row.product_active !== 1) {
-    return {
-      valid: false,
-      code: 'PRODUCT_INACTIVE',
-      detail: 'This product is no longer available for activation',
-      license: describe(row, now),
-    };
-  }
+  if (row.status === 'available' && row.product_active !== 1) return productInactive(row, now);
   return { ...limitReached(row, now), devices: boundDevices(row) };
 }
 
