@@ -7,13 +7,18 @@ import { Option, type Command } from 'commander';
 import {
   IMPORT_FORMATS,
   IMPORT_MAX_DAYS,
+  IMPORT_LISTED,
   IMPORT_MAX_DEVICES,
+  addToTally,
   chunkRecords,
+  emptyImportTally,
   earlierInFile,
   readImportFile,
   type ImportFormat,
   type ImportProblem,
   type ImportRecord,
+  type ImportResult,
+  type ImportTally,
 } from '../../worker/modules/portability/schemas';
 import { contextOf } from '../lib/context';
 import { ApiError, CliError, UsageError } from '../lib/errors';
@@ -21,11 +26,8 @@ import { notice, printRecord, warn } from '../lib/output';
 import { progressBar } from '../lib/progress';
 
 type ImportOptions = { from: ImportFormat; dryRun?: boolean; product?: string; days?: string; devices?: string; mail: boolean };
-type Counts = { create: number; match: number; skip: number };
-type Outcome = { line: number; type: string; action: string; reason: string };
 
 /** The most problems and reasons printed (the counts tell the rest). */
-const LISTED = 20;
 
 const wholeNumber = (name: string, value: string | undefined, max: number) => {
   if (value === undefined) return undefined;
@@ -36,8 +38,8 @@ const wholeNumber = (name: string, value: string | undefined, max: number) => {
 
 function printProblems(problems: ImportProblem[], total: number) {
   const sorted = [...problems].sort((a, b) => a.line - b.line);
-  for (const p of sorted.slice(0, LISTED)) warn(`line ${p.line}: ${p.message}`);
-  if (total > LISTED) warn(`... and ${total - LISTED} more`);
+  for (const p of sorted.slice(0, IMPORT_LISTED)) warn(`line ${p.line}: ${p.message}`);
+  if (total > IMPORT_LISTED) warn(`... and ${total - IMPORT_LISTED} more`);
 }
 
 export function registerImportCommand(program: Command) {
@@ -112,24 +114,18 @@ Examples:
     });
 }
 
-type Run = { counts: Counts; accounts: number; mail: string | null; outcomes: Outcome[]; problems: ImportProblem[]; problemCount: number };
+type Run = ImportTally & { mail: string | null; problems: ImportProblem[]; problemCount: number };
 
-async function run(
-  chunks: ImportRecord[][],
-  send: (rows: ImportRecord[]) => Promise<{ counts: Counts; accountsCreated: number; signInMail: string; outcomes: Outcome[] }>,
-  label: string,
-): Promise<Run> {
+async function run(chunks: ImportRecord[][], send: (rows: ImportRecord[]) => Promise<ImportResult>, label: string): Promise<Run> {
   const total = chunks.reduce((n, c) => n + c.length, 0);
   const progress = progressBar(label, total, 'records');
-  const result: Run = { counts: { create: 0, match: 0, skip: 0 }, accounts: 0, mail: null, outcomes: [], problems: [], problemCount: 0 };
+  const result: Run = { ...emptyImportTally(), mail: null, problems: [], problemCount: 0 };
   try {
     for (const chunk of chunks) {
       try {
         const answer = await send(chunk);
-        for (const action of ['create', 'match', 'skip'] as const) result.counts[action] += answer.counts[action];
-        result.accounts += answer.accountsCreated;
+        addToTally(result, answer);
         if (answer.accountsCreated) result.mail = answer.signInMail;
-        if (result.outcomes.length < LISTED) result.outcomes.push(...answer.outcomes.slice(0, LISTED - result.outcomes.length));
       } catch (err) {
         const problems =
           err instanceof ApiError && err.code === 'VALIDATION_ERROR' ? (err.details?.problems as ImportProblem[] | undefined) : undefined;

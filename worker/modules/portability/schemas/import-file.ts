@@ -2,7 +2,7 @@
 // alike: CSV (a header row, then one record per row), a JSON array, a JSON:API document ({"data":
 // [...]}, as Keygen's and Lemon Squeezy's APIs answer) or JSON lines (KeyPanel's export). Then the
 // records go to the server a chunk at a time, each chunk under the API's body limit.
-import { IMPORT_CHUNK_BYTES, IMPORT_CHUNK_ROWS, type ImportProblem } from './import';
+import { IMPORT_ACTIONS, IMPORT_CHUNK_BYTES, IMPORT_CHUNK_ROWS, type ImportProblem, type ImportResult } from './import';
 
 export type ImportRecord = { line: number; record: Record<string, unknown> };
 export type ImportFile = { kind: 'csv' | 'json' | 'jsonl'; records: ImportRecord[]; problems: ImportProblem[] };
@@ -278,4 +278,19 @@ export function earlierInFile(chunks: ImportRecord[][]): Names[] {
       for (const kind of ['products', 'keys', 'emails'] as const) for (const name of makes[kind]) made[kind].add(name);
     return { products: [...found.products], keys: [...found.keys], emails: [...found.emails] };
   });
+}
+
+/** How many of a whole import's outcomes, or of its problems, a client lists. */
+export const IMPORT_LISTED = 20;
+
+/** What a client adds up from the answers to an import's chunks. */
+export type ImportTally = { counts: ImportResult['counts']; accounts: number; outcomes: ImportResult['outcomes'] };
+
+export const emptyImportTally = (): ImportTally => ({ counts: { create: 0, match: 0, skip: 0 }, accounts: 0, outcomes: [] });
+
+/** Adds one chunk's answer: its counts and new accounts, and its outcomes while fewer than IMPORT_LISTED are kept. */
+export function addToTally(tally: ImportTally, answer: Pick<ImportResult, 'counts' | 'accountsCreated' | 'outcomes'>): void {
+  for (const action of IMPORT_ACTIONS) tally.counts[action] += answer.counts[action];
+  tally.accounts += answer.accountsCreated;
+  tally.outcomes.push(...answer.outcomes.slice(0, Math.max(0, IMPORT_LISTED - tally.outcomes.length)));
 }

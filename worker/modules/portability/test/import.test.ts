@@ -18,7 +18,16 @@ import { productInputSchema } from '../../catalog/schemas';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
 import { uniqueTag } from '../../../test/shop-helpers';
 import { sandbox, type Sandbox } from '../../../test/sandbox';
-import { chunkRecords, earlierInFile, readImportFile, type ImportFormat, type ImportRecord } from '../schemas';
+import {
+  addToTally,
+  chunkRecords,
+  earlierInFile,
+  emptyImportTally,
+  IMPORT_LISTED,
+  readImportFile,
+  type ImportFormat,
+  type ImportRecord,
+} from '../schemas';
 import keygenFile from './fixtures/keygen.json?raw';
 import lemonFile from './fixtures/lemonsqueezy.csv?raw';
 import gumroadFile from './fixtures/gumroad.csv?raw';
@@ -186,6 +195,28 @@ describe("each system's file", () => {
     expect(kims).toHaveLength(1);
     expect(kims[0].username).toMatch(/^kim\.keypanel-[a-z0-9]{1,4}$/);
     expect((await keyRow(`${made.keyTag}-IMPORT-0003`))!.purchasedBy).toBe(kims[0].id);
+  });
+});
+
+describe('what the CLI and the web app add up from the chunks', () => {
+  it('sums the counts and new accounts, and keeps the first IMPORT_LISTED outcomes in order', () => {
+    const outcome = (line: number) => ({ line, type: 'key' as const, action: 'skip' as const, reason: `line ${line}` });
+    const tally = emptyImportTally();
+    addToTally(tally, {
+      counts: { create: 3, match: 1, skip: 15 },
+      accountsCreated: 2,
+      outcomes: Array.from({ length: 15 }, (_, i) => outcome(i + 1)),
+    });
+    addToTally(tally, {
+      counts: { create: 0, match: 4, skip: 10 },
+      accountsCreated: 1,
+      outcomes: Array.from({ length: 10 }, (_, i) => outcome(i + 16)),
+    });
+    addToTally(tally, { counts: { create: 1, match: 0, skip: 1 }, accountsCreated: 0, outcomes: [outcome(26)] });
+    expect(tally.counts).toEqual({ create: 4, match: 5, skip: 26 });
+    expect(tally.accounts).toBe(3);
+    expect(IMPORT_LISTED).toBe(20);
+    expect(tally.outcomes.map((o) => o.line)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 });
 

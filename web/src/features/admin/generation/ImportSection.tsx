@@ -5,12 +5,16 @@
 import { useId, useState, type ChangeEvent } from 'react';
 import {
   IMPORT_FORMATS,
+  IMPORT_LISTED,
+  addToTally,
   chunkRecords,
+  emptyImportTally,
   earlierInFile,
   readImportFile,
   type ImportFormat,
   type ImportProblem,
   type ImportRecord,
+  type ImportTally,
 } from '../../../../../worker/modules/portability/schemas';
 import { Field, SelectField, CheckboxField } from '../../../components/ui/field';
 import { ApiError, errorMessage } from '../../../lib/api';
@@ -27,16 +31,12 @@ const FORMAT_LABELS: Record<ImportFormat, string> = {
 };
 const PREVIEW_ROWS = 5;
 const PREVIEW_COLUMNS = 6;
-const LISTED = 20;
 
-type Counts = { create: number; match: number; skip: number };
-type Outcome = { line: number; type: string; action: string; reason: string };
-type Run = { counts: Counts; accounts: number; outcomes: Outcome[] };
 type Stage =
   | { kind: 'idle' }
   | { kind: 'running'; label: string; done: number; total: number }
-  | { kind: 'checked'; run: Run }
-  | { kind: 'imported'; run: Run }
+  | { kind: 'checked'; run: ImportTally }
+  | { kind: 'imported'; run: ImportTally }
   | { kind: 'refused'; problems: ImportProblem[]; count: number }
   | { kind: 'failed'; message: string };
 
@@ -93,19 +93,19 @@ function Problems({ problems, count }: { problems: ImportProblem[]; count: numbe
       <ul aria-label="Problems">
         {[...problems]
           .sort((a, b) => a.line - b.line)
-          .slice(0, LISTED)
+          .slice(0, IMPORT_LISTED)
           .map((p, i) => (
             <li key={i}>
               Line {p.line}: {p.message}
             </li>
           ))}
       </ul>
-      {count > LISTED && <p>… and {count - LISTED} more.</p>}
+      {count > IMPORT_LISTED && <p>… and {count - IMPORT_LISTED} more.</p>}
     </div>
   );
 }
 
-function Summary({ run, dryRun }: { run: Run; dryRun: boolean }) {
+function Summary({ run, dryRun }: { run: ImportTally; dryRun: boolean }) {
   const { create, match, skip } = run.counts;
   return (
     <div className={`notice ${dryRun ? 'notice-info' : 'notice-success'}`} role="status">
@@ -158,7 +158,7 @@ export function ImportSection() {
     const inFile = earlierInFile(chunks);
     const label = dryRun ? 'Checking' : 'Importing';
     const total = file.records.length;
-    const result: Run = { counts: { create: 0, match: 0, skip: 0 }, accounts: 0, outcomes: [] };
+    const result = emptyImportTally();
     const problems: ImportProblem[] = [];
     let problemCount = 0;
     let done = 0;
@@ -175,9 +175,7 @@ export function ImportSection() {
           devices: whole(devices),
           ...(dryRun ? { inFile: inFile[i] } : {}),
         });
-        for (const action of ['create', 'match', 'skip'] as const) result.counts[action] += answer.counts[action];
-        result.accounts += answer.accountsCreated;
-        result.outcomes.push(...answer.outcomes.slice(0, Math.max(0, LISTED - result.outcomes.length)));
+        addToTally(result, answer);
       } catch (err) {
         const listed = err instanceof ApiError ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
         if (!listed) {
