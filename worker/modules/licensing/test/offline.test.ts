@@ -8,6 +8,7 @@ import { createLicensing, memoryStore, TokenError, type OfflineRequest, type Off
 import { signOfflineToken } from '../../../platform/signing';
 import { licenseAnswerSchema, offlineActivationAnswerSchema } from '../schemas';
 import { api, signedInUser } from '../../../test/helpers';
+import { makeProduct } from '../../../test/shop-helpers';
 
 const ACTIVATE = '/api/users/my-keys/offline-activations';
 const DEACTIVATE = '/api/users/my-keys/offline-deactivations';
@@ -33,28 +34,11 @@ async function device(name: string, clock: { at?: number } = {}) {
   return { sdk, store, clock, fingerprint: `${name}-${crypto.randomUUID()}` };
 }
 
-let counter = 0;
 /** A key a customer bought, of a product made with `product`. */
 async function boughtKey(maxActivations: number, product: Record<string, unknown> = {}) {
-  const owner = await signedInUser('owner');
   const buyer = await signedInUser('user', { credits: 1000 });
-  const keyTag = `AG${(counter++).toString(36).toUpperCase()}${Math.random().toString(36).slice(2, 6).toUpperCase()}`.slice(0, 10);
-  const made = await api('POST', '/api/products', {
-    token: owner.token,
-    body: {
-      name: `Air gap ${keyTag}`,
-      description: 'd',
-      keyTag,
-      baseCreditCost: 5,
-      creditsPerDay: 1,
-      minDays: 1,
-      maxDays: 30,
-      maxActivations,
-      ...product,
-    },
-  });
-  expect(made.status, JSON.stringify(made.body)).toBe(201);
-  const bought = await api('POST', '/api/keys/purchase', { token: buyer.token, body: { productId: made.body._id, duration: 10 } });
+  const made = await makeProduct({ maxActivations, ...product });
+  const bought = await api('POST', '/api/keys/purchase', { token: buyer.token, body: { productId: made.id, duration: 10 } });
   expect(bought.status).toBe(201);
   return { buyer, key: bought.body.licenseKey.key, keyId: bought.body.licenseKey._id };
 }
