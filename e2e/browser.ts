@@ -5,6 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { inject } from 'vitest';
 import { checkAnswer } from '../scripts/api-contract';
 import type { TestAnswerBody } from '../worker/platform/api-client';
+import { watchContext } from './evidence';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');
@@ -35,6 +36,7 @@ export async function newPage(browser: Browser, options: { mobile?: boolean } = 
     permissions: ['clipboard-read', 'clipboard-write'],
   });
   checkApiAnswers(context);
+  watchContext(context);
   const page = await context.newPage();
   // Waits for actions (a click, a fill) as long as `visible` below does, for the same reason.
   page.setDefaultTimeout(20_000);

@@ -62,8 +62,16 @@ export interface JsonReport {
     name: string;
     status: string;
     message?: string;
-    assertionResults?: { fullName: string; status: string; failureMessages?: string[]; meta?: { retried?: number } }[];
+    assertionResults?: JsonTestResult[];
   }[];
+}
+
+/** One test in that report; `meta` is what e2e/setup.ts records on a browser test. */
+export interface JsonTestResult {
+  fullName: string;
+  status: string;
+  failureMessages?: string[];
+  meta?: { retried?: number; browser?: string[] };
 }
 
 const firstLines = (text: string, count: number) =>
@@ -72,6 +80,13 @@ const firstLines = (text: string, count: number) =>
     .map((line) => line.trimEnd())
     .filter(Boolean)
     .slice(0, count);
+
+/** A failed test's (or failed attempt's) first lines, then what the browser showed then (e2e/evidence.ts). */
+const failureLines = (test: JsonTestResult) =>
+  [
+    ...firstLines(test.failureMessages?.[0] ?? '', 4),
+    ...(test.meta?.browser?.length ? ['what the browser showed:', ...test.meta.browser.map((line) => `  ${line}`)] : []),
+  ].map((line) => `      ${line}`);
 
 /**
  * The failures of one run, a few lines each: the last thing a full run prints, so a log cut to its
@@ -87,7 +102,7 @@ export function recap(label: string, code: number, report: JsonReport | null, ou
       .filter((test) => test.status === 'passed' && (test.meta?.retried ?? 0) > 0)
       .flatMap((test) => [
         `  \u21BB ${relative(file.name)} \u203A ${test.fullName}: passed on retry ${test.meta!.retried} (flaky: look into it)`,
-        ...firstLines(test.failureMessages?.[0] ?? '', 4).map((line) => `      ${line}`),
+        ...failureLines(test),
       ]),
   );
   if (code === 0) return [`${label}: passed`, ...retried];
@@ -97,7 +112,7 @@ export function recap(label: string, code: number, report: JsonReport | null, ou
     const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
     for (const test of failed) {
       lines.push(`  \u2717 ${name} \u203A ${test.fullName}`);
-      lines.push(...firstLines(test.failureMessages?.[0] ?? '', 4).map((line) => `      ${line}`));
+      lines.push(...failureLines(test));
     }
     if (failed.length === 0 && file.status === 'failed') {
       lines.push(`  \u2717 ${name}`);

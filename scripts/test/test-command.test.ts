@@ -93,4 +93,20 @@ describe('the recap printed last', () => {
       '          at e2e/d.test.ts:9:5',
     ]);
   });
+
+  it('adds what the browser showed when the attempt failed, for a retried test and a failed one', () => {
+    const browser = ['page /admin showed: "Sign in"', 'still waiting after 19.5 s: GET /api/users/profile'];
+    const test = { fullName: 'opens', failureMessages: ['Error: no link'], meta: { retried: 1, browser } };
+    const report = (status: string) => ({
+      testResults: [{ name: `${process.cwd()}/e2e/e.test.ts`, status, assertionResults: [{ ...test, status }] }],
+    });
+    const shown = [
+      '      Error: no link',
+      '      what the browser showed:',
+      '        page /admin showed: "Sign in"',
+      '        still waiting after 19.5 s: GET /api/users/profile',
+    ];
+    expect(recap('e2e', 0, report('passed'), '').slice(2)).toEqual(shown);
+    expect(recap('e2e', 1, report('failed'), '').slice(2, 6)).toEqual(shown);
+  });
 });
