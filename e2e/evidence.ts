@@ -1,7 +1,10 @@
 // What the browser showed when a test failed: each open page's address and text, the requests still
-// waiting for an answer, and the last refusals and errors it saw. e2e/setup.ts records it on the
+// waiting for an answer (with whether the server's log has an answer to each), and the last refusals
+// and errors it saw. e2e/setup.ts records it on the
 // failed attempt (`meta.browser`) and `npm test` prints it with the failure (scripts/test.ts), so a
 // test that failed once on CI, then passed on its retry, can be read afterwards instead of guessed at.
+import { existsSync, readFileSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 
 /** The events kept per context: the last ones before a failure are the ones that explain it. */
@@ -50,13 +53,32 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 const clip = (text: string) => (text.length > TEXT_SHOWN ? `${text.slice(0, TEXT_SHOWN)}…` : text);
 
-/** The lines a failure report shows for the contexts open at the failure. */
-export function evidenceLines(contexts: ContextSnapshot[], origin: string): string[] {
-  return contexts.flatMap((context) => [
+/** The server's lines that can explain a request left waiting: a reload, a restart, an error. */
+const TROUBLE = /reload|restart|error|✘|uncaught/i;
+const TROUBLE_SHOWN = 3;
+
+/** What the server's log (wrangler's output, a line per answered request) says of a waiting request. */
+function serverSaid(lines: string[], method: string, where: string): string {
+  const answer = lines.findLast((line) => line.includes(` ${method} ${where} `));
+  return answer ? `the server logged "${clip(answer)}"` : 'the server logged no answer to it';
+}
+
+/**
+ * The lines a failure report shows for the contexts open at the failure; with the server's log, each
+ * waiting request says whether the server answered it, and the log's last troubles follow.
+ */
+export function evidenceLines(contexts: ContextSnapshot[], origin: string, serverLog?: string): string[] {
+  const server = serverLog === undefined ? null : stripVTControlCharacters(serverLog).split('\n').map(oneLine).filter(Boolean);
+  const lines = contexts.flatMap((context) => [
     ...context.pages.map((page) => `page ${local(page.url, origin)} showed: "${clip(oneLine(page.text)) || '(nothing)'}"`),
-    ...context.waiting.map((r) => `still waiting after ${seconds(r.ms)}: ${r.method} ${local(r.url, origin)}`),
+    ...context.waiting.map((r) => {
+      const where = local(r.url, origin);
+      return `still waiting after ${seconds(r.ms)}: ${r.method} ${where}${server ? `; ${serverSaid(server, r.method, where)}` : ''}`;
+    }),
     ...context.events.map((e) => `${seconds(e.agoMs)} before: ${clip(oneLine(local(e.text, origin)))}`),
   ]);
+  const troubles = server?.filter((line) => TROUBLE.test(line)).slice(-TROUBLE_SHOWN) ?? [];
+  return lines.length && troubles.length ? [...lines, ...troubles.map((line) => `the server's log: ${clip(line)}`)] : lines;
 }
 
 /**
@@ -69,8 +91,8 @@ async function pageText(page: Page): Promise<string> {
   return region.innerText({ timeout: 2_000 }).catch(() => '(its text could not be read)');
 }
 
-/** Reads every open context's pages and what it kept; nothing when no context is open. */
-export async function describeOpenPages(origin: string): Promise<string[]> {
+/** Reads every open context's pages and what it kept, and the server's log; nothing when no context is open. */
+export async function describeOpenPages(origin: string, serverLogFile?: string): Promise<string[]> {
   const now = Date.now();
   const snapshots = await Promise.all(
     [...watched].map(async ([context, w]) => ({
@@ -84,7 +106,8 @@ export async function describeOpenPages(origin: string): Promise<string[]> {
       events: w.events.map((e) => ({ agoMs: now - e.at, text: e.text })),
     })),
   );
-  return evidenceLines(snapshots, origin);
+  const serverLog = serverLogFile && existsSync(serverLogFile) ? readFileSync(serverLogFile, 'utf8') : undefined;
+  return evidenceLines(snapshots, origin, serverLog);
 }
 
 /**

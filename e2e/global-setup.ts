@@ -13,6 +13,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     stripeStandIn: { url: string; webhookSecret: string };
     baseURL: string;
+    /** The server's output, a line per request (e2e/evidence.ts reads it when a test fails). */
+    serverLog: string;
     owner: { email: string; password: string };
   }
 }
@@ -30,14 +32,17 @@ export default async function setup(project: TestProject) {
   // Every browser test signs in from 127.0.0.1; the per-IP sign-in limit (tested in the Worker
   // suite) would otherwise count the whole run against one address. The app's public address is the
   // one the browser uses: Stripe Checkout returns there, where the session's token is stored.
+  const serverLog = path.join(stateDir, 'server.log');
   const server = await startServer({
     port,
     stateDir,
     assetsDir,
+    logFile: serverLog,
     vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown', APP_URL: `http://127.0.0.1:${port}` },
     secrets,
   });
   project.provide('baseURL', `http://127.0.0.1:${port}`);
+  project.provide('serverLog', serverLog);
   project.provide('owner', OWNER);
   project.provide('stripeStandIn', { url: standIn.url, webhookSecret: secrets.STRIPE_WEBHOOK_SECRET });
   return () => {

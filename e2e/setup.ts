@@ -18,6 +18,6 @@ afterEach(async ({ task }) => {
   const retries = task.result?.retryCount ?? 0;
   if (retries > 0) task.meta.retried = retries;
   if (task.result?.state !== 'fail') return;
-  task.meta.browser ??= await describeOpenPages(inject('baseURL'));
+  task.meta.browser ??= await describeOpenPages(inject('baseURL'), inject('serverLog'));
   await closeOpenContexts();
 });

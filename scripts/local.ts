@@ -2,7 +2,7 @@
 // in workerd with local D1 and KV on disk. Shared so the tests start the product the same way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -138,6 +138,8 @@ export async function startServer(options: {
   vars?: Record<string, string>;
   /** Secrets added to those of .dev.vars (Stripe's keys). */
   secrets?: Record<string, string>;
+  /** Where wrangler's output goes, a line per request included (the browser tests read it on a failure). */
+  logFile?: string;
 }): Promise<ChildProcess> {
   const args = [
     'dev',
@@ -150,7 +152,7 @@ export async function startServer(options: {
     '--test-scheduled',
     '--show-interactive-dev-session=false',
     '--log-level',
-    options.inherit ? 'info' : 'warn',
+    options.inherit || options.logFile ? 'info' : 'warn',
   ];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
@@ -177,6 +179,12 @@ export async function startServer(options: {
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
+  if (options.logFile) {
+    const log = createWriteStream(options.logFile, { flags: 'a' });
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.on('exit', () => log.end());
+  }
   const url = `http://127.0.0.1:${options.port}/api/health`;
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
