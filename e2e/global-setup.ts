@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../scripts/local';
+import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, freePort, LOCAL_CALLERS, startServer, stopServer } from '../scripts/local';
 import { standInForWorker } from '../scripts/stripe-stand-in';
 
 export const OWNER = { email: 'owner@keypanel.test', password: 'Harbor-Lantern-42' };
@@ -38,7 +38,7 @@ export default async function setup(project: TestProject) {
     stateDir,
     assetsDir,
     logFile: serverLog,
-    vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown', APP_URL: `http://127.0.0.1:${port}` },
+    vars: { THROTTLE_EXEMPT_IPS: LOCAL_CALLERS, APP_URL: `http://127.0.0.1:${port}` },
     secrets,
   });
   project.provide('baseURL', `http://127.0.0.1:${port}`);

@@ -7,12 +7,12 @@
 //      keys, balances and ledger, or the script fails.
 // Options: --keys N (default 100000), --customers N (default 5000), --keep (leave the state folders).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildCli } from './build-cli';
-import { applyMigrations, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from './local';
+import { applyMigrations, ensureDevVars, ensureOwner, freePort, LOCAL_CALLERS, startServer, stopServer, stubAssets } from './local';
 
 const { values } = parseArgs({
   options: {
@@ -31,13 +31,11 @@ const children: Awaited<ReturnType<typeof startServer>>[] = [];
 
 async function shop(name: string) {
   const stateDir = path.join(work, name);
-  const assetsDir = path.join(stateDir, 'client');
-  mkdirSync(assetsDir, { recursive: true });
-  writeFileSync(path.join(assetsDir, 'index.html'), '<!doctype html><title>KeyPanel</title>');
+  const assetsDir = stubAssets(stateDir);
   applyMigrations(stateDir);
   await ensureOwner(stateDir, OWNER);
   const port = await freePort();
-  children.push(await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' } }));
+  children.push(await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: LOCAL_CALLERS } }));
   const url = `http://127.0.0.1:${port}`;
   return { url, token: await signIn(url) };
 }

@@ -2,7 +2,7 @@
 // in workerd with local D1 and KV on disk. Shared so the tests start the product the same way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -51,6 +51,20 @@ function run(command: string, args: string[], label: string, env: NodeJS.Process
     throw new Error(`${label} failed (exit ${result.status})`);
   }
   return result.stdout;
+}
+
+/**
+ * Addresses a test server lets past its per-IP limits (THROTTLE_EXEMPT_IPS): a whole test run calls
+ * from this machine, which would otherwise count as one busy caller.
+ */
+export const LOCAL_CALLERS = '127.0.0.1,::1,unknown';
+
+/** An assets folder in `stateDir` with one page, for a server whose callers need the API alone (no web build). */
+export function stubAssets(stateDir: string): string {
+  const assetsDir = path.join(stateDir, 'client');
+  mkdirSync(assetsDir, { recursive: true });
+  writeFileSync(path.join(assetsDir, 'index.html'), '<!doctype html><title>KeyPanel</title>');
+  return assetsDir;
 }
 
 /** Builds the web app into dist/client, or into `outDir` (tests build their own copy, so runs can overlap). */

@@ -1,12 +1,21 @@
 // The CLI tests run the real, freshly built CLI as a child process against a real local Worker,
 // started the way `npm start` does it (scripts/local.ts) on a free port with a throwaway state
 // folder. No web build: the CLI only needs the API.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildCli } from '../../scripts/build-cli';
-import { applyMigrations, ensureDevVars, ensureOwner, freePort, startServer, stopServer } from '../../scripts/local';
+import {
+  applyMigrations,
+  ensureDevVars,
+  ensureOwner,
+  freePort,
+  LOCAL_CALLERS,
+  startServer,
+  stopServer,
+  stubAssets,
+} from '../../scripts/local';
 import { standInForWorker } from '../../scripts/stripe-stand-in';
 
 export const OWNER = { email: 'owner@cli.test', password: 'Harbor-Lantern-42' };
@@ -23,9 +32,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   ensureDevVars();
   const stateDir = mkdtempSync(path.join(tmpdir(), 'keypanel-cli-'));
-  const assetsDir = path.join(stateDir, 'client');
-  mkdirSync(assetsDir);
-  writeFileSync(path.join(assetsDir, 'index.html'), '<!doctype html><title>KeyPanel</title>');
+  const assetsDir = stubAssets(stateDir);
   const cliPath = path.join(stateDir, 'keypanel.js');
   await buildCli(cliPath);
   applyMigrations(stateDir);
@@ -34,7 +41,7 @@ export default async function setup(project: TestProject) {
   // Card top-ups go to the Stripe stand-in, whose checkout page pays and delivers the signed webhook.
   const { standIn, secrets } = await standInForWorker(port);
   // Every test signs in from 127.0.0.1; the per-IP sign-in limit is tested in the Worker suite.
-  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' }, secrets });
+  const server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: LOCAL_CALLERS }, secrets });
   project.provide('cliBaseURL', `http://127.0.0.1:${port}`);
   project.provide('cliOwner', OWNER);
   project.provide('cliPath', cliPath);

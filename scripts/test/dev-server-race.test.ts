@@ -3,12 +3,12 @@
 // A request sent in that moment failed, and wrangler 4.86 took the failure for a restart: a POST got
 // 503 "Your worker restarted mid-request", a GET was held until some later request came. Our patch
 // (patches/README.md) sends such a request again. This sends volleys at those 5 s marks.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations, ensureDevVars, freePort, ROOT, startServer, stopServer } from '../local';
+import { applyMigrations, ensureDevVars, freePort, LOCAL_CALLERS, ROOT, startServer, stopServer, stubAssets } from '../local';
 
 const ROUNDS = 10;
 const VOLLEY = 8;
@@ -21,12 +21,10 @@ const stateDir = mkdtempSync(path.join(tmpdir(), 'keypanel-proxy-race-'));
 
 beforeAll(async () => {
   ensureDevVars();
-  const assetsDir = path.join(stateDir, 'client');
-  mkdirSync(assetsDir);
-  writeFileSync(path.join(assetsDir, 'index.html'), '<!doctype html><title>KeyPanel</title>');
+  const assetsDir = stubAssets(stateDir);
   applyMigrations(stateDir);
   const port = await freePort();
-  server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: '127.0.0.1,::1,unknown' } });
+  server = await startServer({ port, stateDir, assetsDir, vars: { THROTTLE_EXEMPT_IPS: LOCAL_CALLERS } });
   base = `http://127.0.0.1:${port}`;
 }, 120_000);
 
