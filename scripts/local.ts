@@ -190,9 +190,12 @@ export async function startServer(options: {
   });
   // Kept while the server runs (wrangler reads it again when it reloads), private to this user.
   child.on('exit', () => envFile?.remove());
+  // Kept only until the server answers, for the errors below: a server logging every request
+  // (logFile) would otherwise hold the whole run's output here too.
   let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
+  const collect = (d: Buffer) => (output += d.toString());
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
   if (options.logFile) {
     const log = createWriteStream(options.logFile, { flags: 'a' });
     child.stdout?.pipe(log, { end: false });
@@ -205,7 +208,12 @@ export async function startServer(options: {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
     try {
       const res = await fetch(url);
-      if (res.ok) return child;
+      if (res.ok) {
+        // Still read to the end (a full pipe would stall wrangler), now into nothing or the log.
+        child.stdout?.off('data', collect).resume();
+        child.stderr?.off('data', collect).resume();
+        return child;
+      }
     } catch {
       /* not up yet */
     }
