@@ -1,8 +1,8 @@
 // What the browser showed when a test failed: each open page's address and text, the requests still
 // waiting for an answer (with whether the server's log has an answer to each), and the last refusals
-// and errors it saw. e2e/setup.ts records it on the
-// failed attempt (`meta.browser`) and `npm test` prints it with the failure (scripts/test.ts), so a
-// test that failed once on CI, then passed on its retry, can be read afterwards instead of guessed at.
+// and errors it saw. e2e/setup.ts records it on the failed attempt (`meta.browser`) and `npm test`
+// prints it with the failure (scripts/test.ts), so a test that failed once on CI, then passed on its
+// retry, can be read afterwards instead of guessed at.
 import { existsSync, readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import type { BrowserContext, Page, Request } from 'playwright-core';

@@ -27,8 +27,6 @@ import { progressBar } from '../lib/progress';
 
 type ImportOptions = { from: ImportFormat; dryRun?: boolean; product?: string; days?: string; devices?: string; mail: boolean };
 
-/** The most problems and reasons printed (the counts tell the rest). */
-
 const wholeNumber = (name: string, value: string | undefined, max: number) => {
   if (value === undefined) return undefined;
   const n = Number(value);
