@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('a key in My Keys', () => {
-  it('goes to another customer with its device, then gets a new value from its new holder', async () => {
+  it('goes to another customer with its device when the giver keeps its value, then gets a new value from its new holder', async () => {
     const ownerToken = await apiLogin(ownerCredentials());
     const keyTag = `KC${Date.now().toString(36).toUpperCase().slice(-6)}`;
     const product = await apiCall(
@@ -63,6 +63,9 @@ describe('a key in My Keys', () => {
     // Without the password nothing is sent, and the field says so.
     expect(await visible(transfer.getByText('Enter your current password.'))).toBe(true);
     await transfer.getByLabel('Confirm with your password').fill(giver.password);
+    // The friend uses the same machine: the giver keeps the value and its device (by default the
+    // key would get a new value and the device would leave it).
+    await transfer.getByLabel('Keep its value and devices').check();
     await screenshot(page, 'key-transfer');
     await transfer.getByRole('button', { name: 'Transfer key' }).click();
     expect(await visible(page.getByTestId('toast').filter({ hasText: `License key given to ${friend.username}` }))).toBe(true);

@@ -24,8 +24,17 @@ import { contextOf } from '../lib/context';
 import { ApiError, CliError, UsageError } from '../lib/errors';
 import { notice, printRecord, warn } from '../lib/output';
 import { progressBar } from '../lib/progress';
+import { askStepUp } from '../lib/prompts';
 
-type ImportOptions = { from: ImportFormat; dryRun?: boolean; product?: string; days?: string; devices?: string; mail: boolean };
+type ImportOptions = {
+  from: ImportFormat;
+  dryRun?: boolean;
+  product?: string;
+  days?: string;
+  devices?: string;
+  mail: boolean;
+  keepRoles?: boolean;
+};
 
 const wholeNumber = (name: string, value: string | undefined, max: number) => {
   if (value === undefined) return undefined;
@@ -51,6 +60,10 @@ export function registerImportCommand(program: Command) {
     .option('--days <n>', "a key's days when its row has no expiry (default: the product's shortest)")
     .option('--devices <n>', "a key's device limit when its row has none (default: the product's)")
     .option('--no-mail', 'do not mail the accounts the import creates how to sign in')
+    .option(
+      '--keep-roles',
+      "keep the file's resellers and verified addresses: confirm with your password (KEYPANEL_PASSWORD) in a signed-in session; without it they are made unverified customers",
+    )
     .addHelpText(
       'after',
       `
@@ -84,7 +97,9 @@ Examples:
       const ctx = contextOf(command);
       const api = ctx.api();
       const chunks = chunkRecords(read.records);
-      const base = { format: options.from, product: options.product, days, devices, notify: options.mail };
+      // Resellers and verified addresses need proof that it is you, asked once for every chunk.
+      const proof = options.keepRoles ? await askStepUp() : {};
+      const base = { format: options.from, product: options.product, days, devices, notify: options.mail, ...proof };
       const inFile = earlierInFile(chunks);
       const send = (rows: ImportRecord[], dryRun: boolean) =>
         api.post('/api/admin/import', { ...base, rows, dryRun, ...(dryRun ? { inFile: inFile[chunks.indexOf(rows)] } : {}) });

@@ -137,6 +137,7 @@ describe('proof', () => {
         'disableTwoFactor',
         'disconnectGoogle',
         'generateRecoveryTokens',
+        'rotateWebhookSecret',
         'setupTwoFactor',
         'transferKey',
         'transferMyKey',
@@ -147,7 +148,7 @@ describe('proof', () => {
         .filter((op) => op['x-keypanel']?.proof === 'conditional')
         .map((op) => op.operationId)
         .sort(),
-    ).toEqual(['createUser', 'updateUser', 'updateWebhook'].sort());
+    ).toEqual(['createUser', 'importKeys', 'updateUser', 'updateWebhook'].sort());
   });
 
   /** A body each operation needing proof would take, but for the proof. */
@@ -158,6 +159,7 @@ describe('proof', () => {
     disableTwoFactor: {},
     disconnectGoogle: {},
     generateRecoveryTokens: {},
+    rotateWebhookSecret: {},
     setupTwoFactor: {},
     transferKey: { to: 'someone@example.com' },
     transferMyKey: { to: 'someone@example.com' },
@@ -184,6 +186,58 @@ describe('proof', () => {
       expect(await world.snapshot()).toEqual(before);
     });
   }
+});
+
+describe('conditional proof', () => {
+  /** Refused without proof and for every token (proof or not), changing nothing. */
+  async function refusedWithoutProof(method: string, path: string, body: object) {
+    const before = await world.snapshot();
+    const res = await world.box.api(method, path, { token: tokens.owner, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(403);
+    expect(res.body.code).toBe('REAUTH_REQUIRED');
+    for (const caller of ['ownerToken', 'resellerToken'] as const) {
+      const viaToken = await world.box.api(method, path, { token: tokens[caller], body: { ...body, currentPassword: TEST_PASSWORD } });
+      expect(viaToken.status, `${caller}: ${JSON.stringify(viaToken.body)}`).toBe(403);
+      expect(viaToken.body.code).toBe('FORBIDDEN');
+    }
+    expect(await world.snapshot()).toEqual(before);
+  }
+
+  it('updateUser: reactivating a deactivated reseller or owner needs proof, as raising a role does', async () => {
+    await refresh();
+    const made = await world.box.api('POST', '/api/admin/users', {
+      token: tokens.owner,
+      body: {
+        username: `react-${newId().slice(-8)}`,
+        email: `react-${newId()}@example.com`,
+        password: 'Sturdy-Walrus-Lamp-42',
+        role: 'reseller',
+        currentPassword: TEST_PASSWORD,
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const path = `/api/admin/users/${made.body.user._id}`;
+    expect((await world.box.api('PUT', path, { token: tokens.owner, body: { isActive: false } })).status).toBe(200);
+    await refusedWithoutProof('PUT', path, { isActive: true });
+    const proven = await world.box.api('PUT', path, { token: tokens.owner, body: { isActive: true, currentPassword: TEST_PASSWORD } });
+    expect(proven.status, JSON.stringify(proven.body)).toBe(200);
+  });
+
+  it("importKeys: the owner's proof, which keeps an imported reseller's role, comes only from a signed-in session", async () => {
+    await refresh();
+    const row = { type: 'user', id: newId(), email: `imp-${newId()}@example.com`, username: `imp${newId().slice(-8)}`, role: 'reseller' };
+    const body = { format: 'keypanel', rows: [{ line: 1, record: row }] };
+    for (const caller of ['ownerToken'] as const) {
+      const before = await world.snapshot();
+      const res = await world.box.api('POST', '/api/admin/import', {
+        token: tokens[caller],
+        body: { ...body, currentPassword: TEST_PASSWORD },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(res.body.code).toBe('FORBIDDEN');
+      expect(await world.snapshot()).toEqual(before);
+    }
+  });
 });
 
 describe("a customer's key is theirs alone", () => {

@@ -24,14 +24,17 @@ export type AdminContext = { db: DB; kv: KVNamespace; actor: Actor; ip: string |
 /**
  * What in an owner's change grants power, and so needs proof beyond the session (and never comes
  * from an API token): a reseller or owner created, a role raised, an address changed (a password
- * reset to the new address would take the account). Null when nothing does.
+ * reset to the new address would take the account), a deactivated reseller or owner brought back.
+ * Null when nothing does.
  */
 export function powerGranted(
-  before: { role: Role; email: string } | null,
-  input: { role?: Role; email?: string },
-): 'role' | 'email' | null {
+  before: { role: Role; email: string; isActive: boolean } | null,
+  input: { role?: Role; email?: string; isActive?: boolean },
+): 'role' | 'email' | 'reactivation' | null {
   if (input.role !== undefined && input.role !== 'user' && (before === null || !isAtLeast(before.role, input.role))) return 'role';
   if (before !== null && input.email !== undefined && input.email.toLowerCase() !== before.email.toLowerCase()) return 'email';
+  // Bringing back a deactivated reseller or owner gives their power back, as raising a role would.
+  if (before !== null && !before.isActive && input.isActive === true && (input.role ?? before.role) !== 'user') return 'reactivation';
   return null;
 }
 
@@ -354,7 +357,8 @@ export async function addUser(admin: AdminContext, input: CreateUserParsed, chan
 export async function changeUser(admin: AdminContext, id: string, input: UpdateUserParsed, change: OwnerChange): Promise<UserRow> {
   const before = await getUser(admin.db, id);
   const granted = powerGranted(before, input);
-  const prover = granted ? await change.prove(granted === 'role' ? 'raise a role' : "change an account's email") : null;
+  const what = { role: 'raise a role', email: "change an account's email", reactivation: 'reactivate a reseller or an owner' } as const;
+  const prover = granted ? await change.prove(what[granted]) : null;
   const user = await updateUser(admin, id, input);
   if (prover) await change.later(tellOfPowerChange(change.env, admin.db, prover, before, user));
   return user;

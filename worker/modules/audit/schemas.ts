@@ -50,6 +50,7 @@ export const AUDIT_ACTIONS = [
   'customer.reseller_changed',
   // An import of keys, accounts and ledger rows (modules/portability/import.ts): one row per chunk written.
   'keys.import',
+  'user.import',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

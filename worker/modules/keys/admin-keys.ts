@@ -30,6 +30,7 @@ import {
   likeExactly,
   likeSql,
   NEWEST_FIRST,
+  resellerReach,
 } from './license-keys';
 import { type KeyStatus } from '../../platform/vocabulary';
 import { auditStatement, recordAudit } from '../audit';
@@ -108,13 +109,14 @@ type ListShape = { reseller: boolean; status: KeyStatus | null; product: boolean
 /**
  * Which keys a viewer may manage, and which of them the filters pick (all but the search). The
  * owner: all of them. A reseller: the keys they created (slot `viewer`), which are the keys they
- * bought for customers (and their own purchases); never anyone else's.
+ * bought for customers (and their own purchases), while they still reach them (`resellerReach`);
+ * never anyone else's.
  */
 function listFilters(shape: ListShape) {
   // A reseller's keys and a search's matches are few: the status filters them, it does not drive.
   const narrowed = shape.reseller || shape.search;
   return and(
-    shape.reseller ? eq(licenseKeys.createdBy, slot('viewer')) : undefined,
+    shape.reseller ? and(eq(licenseKeys.createdBy, slot('viewer')), resellerReach(slot('viewer'))) : undefined,
     shape.status ? effectiveStatusIs(shape.status, slot('now'), { narrowed }) : undefined,
     shape.product ? eq(licenseKeys.productId, slot('product')) : undefined,
   );

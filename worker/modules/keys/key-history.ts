@@ -1,7 +1,8 @@
 // A key's history (its activity), newest first, paged: one query over where each kind of line is
 // recorded, so nothing is written twice. The key row: its purchase (or creation) and its
 // revocation. key_events: its transfers, regenerations and its devices' activations (the last by a
-// trigger, migration 0023). device_removals: devices its customer or their app removed or swapped.
+// trigger, migration 0023). device_removals: devices its customer or their app removed or swapped (the
+// exempt ones are the owner's, in the audit log, and a transfer's, in its own line).
 // The audit log: devices the owner removed. device_days: the UTC days each device validated, with
 // the day's count (licensing's batch of touches adds to it).
 import { licenseKeys } from '../../platform/db/schema';
@@ -33,7 +34,7 @@ const LINES = `
   UNION ALL
   SELECT r.id, r.removed_at, CASE WHEN r.replaced THEN 'device_swapped' ELSE 'device_removed' END, r.device_fingerprint, NULL,
          CASE WHEN r.replaced THEN NULL ELSE 0 END, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    FROM device_removals r WHERE r.key_id = ?1
+    FROM device_removals r WHERE r.key_id = ?1 AND r.counted
   UNION ALL
   SELECT l.id, l.created_at, 'device_removed', json_extract(l.details, '$.deviceFingerprint'),
          coalesce(json_extract(l.details, '$.deviceInfo.device'), json_extract(l.details, '$.deviceInfo.model')), 1,
@@ -100,7 +101,7 @@ export async function keyHistory(
     rawSql(COUNT_SQL, id),
   ]);
   const key = (keys as LicenseKeyRow[])[0];
-  if (!key || !mayReach(actor, key, reach)) throw notFound('License key');
+  if (!key || !(await mayReach(db, actor, key, reach))) throw notFound('License key');
   const total = (counted as Array<{ n: number }>)[0]?.n ?? 0;
   return { events: (rows as LineRow[]).map(line), total, totalPages: Math.max(1, Math.ceil(total / limit)) };
 }

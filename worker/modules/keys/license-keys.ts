@@ -4,7 +4,7 @@ import { and, desc, eq, inArray, or, sql, type AnyColumn, type Placeholder, type
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type DB, type Statement } from '../../platform/db/client';
 import { runtimeNumber, runtimeText, slot, sqlStatement } from '../../platform/db/compiled';
-import { activations, heldSlots, licenseKeys, users } from '../../platform/db/schema';
+import { activations, heldSlots, keyEvents, licenseKeys, users } from '../../platform/db/schema';
 import { hasPassed, type KeyStatus } from '../../platform/vocabulary';
 import { hasPassedExpr, notPassedAt, passedAt } from '../../platform/db/expiry';
 import { type KeyUserRef } from '../../platform/schemas/common';
@@ -13,6 +13,16 @@ import { entitlementsSql, keyEntitlements, usageJson, usageJsonSql, usageNow } f
 import { products } from '../../platform/db/schema';
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
+
+/**
+ * SQL that holds while reseller `viewer` (an id, or a statement's slot) may still reach a key in the
+ * panel: their own purchase, or one they sold that was never given away since, whose holder has no
+ * other reseller, and whose value nobody but them has regenerated (a value they did not sell).
+ */
+export const resellerReach = (viewer: SQL | Placeholder | string) => sql`(${licenseKeys.purchasedBy} = ${viewer} OR (
+    ${licenseKeys.paidBy} = ${viewer} AND ${licenseKeys.transferCount} = 0
+    AND EXISTS (SELECT 1 FROM ${users} rh WHERE rh.id = ${licenseKeys.purchasedBy} AND coalesce(rh.reseller_id, ${viewer}) = ${viewer})
+    AND NOT EXISTS (SELECT 1 FROM ${keyEvents} re WHERE re.key_id = ${licenseKeys.id} AND re.kind = 'regenerated' AND re.actor_id != ${viewer})))`;
 export type ActivationRow = typeof activations.$inferSelect;
 export type HeldSlotRow = typeof heldSlots.$inferSelect;
 

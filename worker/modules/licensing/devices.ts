@@ -8,12 +8,21 @@ import { rawSql, runBatch, type DB } from '../../platform/db/client';
 import { newId } from '../../platform/ids';
 import { activations, licenseKeys } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
-import { heldUntil, holdSlotStatement } from './held-slots';
-import { iso, recordRemovalStatement, swapBudget, withinSwapBudget, type FullKeyRow } from './licensing';
+import { deviceExitStatements, EXIT_EVENT, withinSwapBudget, type ExitCondition } from './device-exit';
+import { iso, swapBudget, type FullKeyRow } from './licensing';
 import { DAY_MS } from '../../platform/vocabulary';
-import { activationEvent, dispatchCommitted } from '../webhooks';
+import { dispatchCommitted } from '../webhooks';
 
 export const DEVICE_REMOVAL_INTERVAL_MS = DAY_MS;
+
+/**
+ * The holder's daily allowance of removals on a key, as an exit's condition: one device removal or
+ * regeneration that frees devices a day (`a` is the exit's activation).
+ */
+export const dailyAllowance =
+  (allowedFrom: number): ExitCondition =>
+  (param) =>
+    `EXISTS (SELECT 1 FROM license_keys WHERE id = a.key_id AND (last_device_removal_at IS NULL OR last_device_removal_at <= ${param(allowedFrom)}))`;
 
 /** Removes the device; returns when its slot frees (held while its offline tokens may live). */
 export async function removeOwnDevice(
@@ -31,31 +40,33 @@ export async function removeOwnDevice(
     .get();
   if (!found) throw notFound('Device');
   const allowedFrom = now - DEVICE_REMOVAL_INTERVAL_MS;
-  // The daily allowance is claimed and the device removed in one batch: the DELETE runs only while
-  // the key is still allowed, so two removals racing cannot both pass. The device's slot stays held
-  // while its offline tokens may live (held-slots.ts), and it uncounts on its product as it goes (a
-  // trigger, migration 0015). Its webhook event is read before it goes.
-  const allowed = ` AND EXISTS (SELECT 1 FROM license_keys WHERE id = a.key_id AND (last_device_removal_at IS NULL OR last_device_removal_at <= ?4)) AND ${withinSwapBudget('a.key_id', '?2')}`;
-  const [event, removed, , , held] = await runBatch(db, [
-    activationEvent('license.deactivated', activationId, now, { sql: allowed, params: [allowedFrom] }),
-    rawSql(
-      `DELETE FROM activations WHERE id = ?1 AND key_id = ?2 AND EXISTS (
-         SELECT 1 FROM license_keys WHERE id = ?2 AND (last_device_removal_at IS NULL OR last_device_removal_at <= ?3))
-         AND ${withinSwapBudget('?2', '?4')}
-       RETURNING id`,
-      activationId,
+  // The daily allowance is claimed and the device removed in one batch: the device leaves (its one
+  // way out, device-exit.ts: held slot, swap budget) only while the key is still allowed, so two
+  // removals racing cannot both pass; the allowance is spent only when it did.
+  const exit = deviceExitStatements(
+    {
       keyId,
-      allowedFrom,
+      activationId,
+      fingerprint: found.fingerprint,
+      tokensUntil: found.leaseExpiresAt?.getTime(),
+      budget: 'counted',
+      slot: 'held',
+      when: dailyAllowance(allowedFrom),
+    },
+    now,
+  );
+  const results = await runBatch(db, [
+    ...exit.statements,
+    rawSql(
+      'UPDATE license_keys SET last_device_removal_at = ?1 WHERE id = ?2 AND EXISTS (SELECT 1 FROM device_removals WHERE id = ?3)',
       now,
+      keyId,
+      exit.claimId,
     ),
-    // changes() is the DELETE's own count (never its triggers'): the allowance and a swap are spent only by a removal.
-    recordRemovalStatement(keyId, found.fingerprint, now),
-    rawSql('UPDATE license_keys SET last_device_removal_at = ?1 WHERE id = ?2 AND changes() = 1', now, keyId),
-    holdSlotStatement(keyId, activationId, found.fingerprint, now, found.leaseExpiresAt?.getTime()),
   ]);
-  await dispatchCommitted([event], db);
-  const slotFreesAt = heldUntil(held);
-  if ((removed as unknown[]).length === 1 && slotFreesAt !== null) return { slotFreesAt };
+  await dispatchCommitted([results[EXIT_EVENT]], db);
+  const { left, slotFreesAt } = exit.outcome(results, 0);
+  if (left && slotFreesAt !== null) return { slotFreesAt };
   const swaps = await ownKeySwaps(db, userId, keyId, now);
   if (swaps.swapsLeft === 0) throw swapsSpent(swaps.nextSwapAt, now);
   const latest = await db.select({ at: licenseKeys.lastDeviceRemovalAt }).from(licenseKeys).where(eq(licenseKeys.id, keyId)).get();
@@ -79,7 +90,7 @@ export async function ownKeySwaps(db: DB, userId: string, keyId: string, now = D
   const [rows] = await runBatch(db, [
     rawSql(
       `SELECT p.swap_limit, p.swap_window_days,
-              (SELECT json_group_array(r.removed_at) FROM device_removals r WHERE r.key_id = k.id AND r.removed_at > ?3 - p.swap_window_days * ${DAY_MS}) AS recent_removals
+              (SELECT json_group_array(r.removed_at) FROM device_removals r WHERE r.key_id = k.id AND r.counted AND r.removed_at > ?3 - p.swap_window_days * ${DAY_MS}) AS recent_removals
          FROM license_keys k JOIN products p ON p.id = k.product_id WHERE k.id = ?1 AND k.purchased_by = ?2`,
       keyId,
       userId,

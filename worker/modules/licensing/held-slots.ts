@@ -15,12 +15,21 @@ export const HOLD_SLACK_MS = 60 * 1000;
 
 /**
  * Holds the slot of `fingerprint` on key `keyId`, once its activation `activationId` is gone (run in
- * the removal's batch, after its DELETE; a refused DELETE leaves the activation, so nothing is held).
+ * the exit's batch, after its DELETE: device-exit.ts; a refused DELETE leaves the activation, so
+ * nothing is held).
  * A slot is held for the product's token lifetime, or until tokens of a longer earlier lifetime have
  * expired; a device released twice keeps the later end. A floating device's tokens live no longer
  * than its lease or borrow: `tokensUntil`, when given, is that end. RETURNING gives `frees_at`.
  */
-export function holdSlotStatement(keyId: string, activationId: string, fingerprint: string, now: number, tokensUntil?: number | null) {
+export function holdSlotStatement(
+  keyId: string,
+  activationId: string,
+  fingerprint: string,
+  now: number,
+  tokensUntil?: number | null,
+  /** The exit's claim (device-exit.ts): nothing is held unless it went in. */
+  claimId?: string,
+) {
   const tokensEnd =
     tokensUntil === undefined || tokensUntil === null
       ? `?4 + ${HOLD_SLACK_MS} + max(coalesce(p.offline_token_hours, ${MAX_OFFLINE_TOKEN_HOURS}) * ${HOUR_MS}, coalesce(p.earlier_tokens_live_until, 0) - ?4)`
@@ -29,7 +38,7 @@ export function holdSlotStatement(keyId: string, activationId: string, fingerpri
     `INSERT INTO held_slots (id, key_id, device_fingerprint, released_at, frees_at)
        SELECT ?1, k.id, ?3, ?4, ${tokensEnd}
          FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
-        WHERE k.id = ?2 AND NOT EXISTS (SELECT 1 FROM activations a WHERE a.id = ?5)
+        WHERE k.id = ?2 AND NOT EXISTS (SELECT 1 FROM activations a WHERE a.id = ?5)${claimId ? ' AND EXISTS (SELECT 1 FROM device_removals WHERE id = ?6)' : ''}
        ON CONFLICT (key_id, device_fingerprint) DO UPDATE SET released_at = excluded.released_at, frees_at = max(held_slots.frees_at, excluded.frees_at)
        RETURNING frees_at`,
     newId(now),
@@ -37,6 +46,7 @@ export function holdSlotStatement(keyId: string, activationId: string, fingerpri
     fingerprint,
     now,
     activationId,
+    ...(claimId ? [claimId] : []),
   );
 }
 

@@ -9,7 +9,8 @@ import { rawSql, runBatch, sqlFirst, type SqlStatement } from '../../platform/db
 import { bindingOf } from '../../platform/db/session';
 import type { DeviceInfo } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
-import { DEFAULT_OFFLINE_TOKEN_HOURS, heldUntil, holdSlotStatement } from './held-slots';
+import { DEFAULT_OFFLINE_TOKEN_HOURS } from './held-slots';
+import { deviceExitStatements, EXIT_EVENT } from './device-exit';
 import { noteTouch, type TouchKind } from '../../platform/touches';
 import {
   assertUnderLimit,
@@ -119,6 +120,15 @@ export type FullKeyRow = KeyRow & {
 /** An activation's first read: the full key, with the devices holding it as JSON. */
 export type ActivationKeyRow = FullKeyRow & { bound_devices: string | null };
 
+/**
+ * An activation's insert, when the floating device is there already: its lease is renewed (never
+ * below its borrow), and the device's own details kept unless the request brings new ones.
+ */
+export const RENEW_FLOATING_LEASE = `ON CONFLICT (key_id, device_fingerprint) DO UPDATE
+            SET lease_expires_at = max(excluded.lease_expires_at, coalesce(activations.borrowed_until, 0)), last_used = excluded.last_used,
+                device_info = coalesce(excluded.device_info, activations.device_info)
+          WHERE activations.lease_expires_at IS NOT NULL`;
+
 /** A device that holds its slot at ?3: a node-locked one (no lease), or a floating one whose lease lives. */
 export const LIVE = (alias: string, at: string) => `(${alias}.lease_expires_at IS NULL OR ${alias}.lease_expires_at > ${at})`;
 
@@ -145,7 +155,7 @@ const HELD_COLUMNS = `,
          (SELECT min(c.lease_expires_at) FROM activations c WHERE c.key_id = k.id AND c.lease_expires_at > ?3 AND c.device_fingerprint != ?1) AS next_lease_ends_at,
          p.swap_limit, p.swap_window_days,
          (SELECT json_group_array(r.removed_at) FROM device_removals r
-           WHERE r.key_id = k.id AND r.removed_at > ?3 - coalesce(p.swap_window_days, 0) * ${DAY_MS}) AS recent_removals`;
+           WHERE r.key_id = k.id AND r.counted AND r.removed_at > ?3 - coalesce(p.swap_window_days, 0) * ${DAY_MS}) AS recent_removals`;
 
 const KEY_SQL = KEY_QUERY.replace('%HELD%', '');
 const FULL_KEY_SQL = KEY_QUERY.replace('%HELD%', HELD_COLUMNS);
@@ -185,24 +195,6 @@ export const keyStatement = (key: string, fingerprint: string, now: number, guar
   guard ? rawSql(GUARDED_KEY_SQL, fingerprint, key, now, ...missesParams(guard)) : rawSql(KEY_SQL, fingerprint, key, now);
 export const fullKeyStatement = (key: string, fingerprint: string, now: number, guard?: AddressGuard) =>
   guard ? rawSql(GUARDED_FULL_KEY_SQL, fingerprint, key, now, ...missesParams(guard)) : rawSql(FULL_KEY_SQL, fingerprint, key, now);
-
-/**
- * SQL that holds while key `keyId` (an SQL expression) may lose one more device at `at` within its
- * product's swap budget: no budget, or fewer removals in the window than it allows.
- */
-export const withinSwapBudget = (keyId: string, at: string) => `coalesce((
-  SELECT sp.swap_limit IS NULL OR (SELECT count(*) FROM device_removals r WHERE r.key_id = sk.id AND r.removed_at > ${at} - sp.swap_window_days * ${DAY_MS}) < sp.swap_limit
-    FROM license_keys sk JOIN products sp ON sp.id = sk.product_id WHERE sk.id = ${keyId}), 1)`;
-
-/** Records a removal against the swap budget; run right after the DELETE it counts (changes() is that DELETE's own count). */
-export const recordRemovalStatement = (keyId: string, fingerprint: string, now: number) =>
-  rawSql(
-    'INSERT INTO device_removals (id, key_id, device_fingerprint, removed_at) SELECT ?1, ?2, ?3, ?4 WHERE changes() = 1',
-    newId(now),
-    keyId,
-    fingerprint,
-    now,
-  );
 
 /** The swaps a key has left now and, when none, when the next one is allowed (null: the product allows none). */
 export function swapBudget(row: Pick<FullKeyRow, 'swap_limit' | 'swap_window_days' | 'recent_removals'>): {
@@ -470,9 +462,7 @@ export async function activateLicense(
           WHERE k.key = ?2 AND ${MAY_TAKE_DEVICE} ${underLimit}
             AND (SELECT count(*) FROM activations c WHERE c.key_id = k.id AND c.device_fingerprint != ?3 AND ${LIVE('c', '?5')} AND ${NOT_PENDING_FOR_NEW})
               + (SELECT count(*) FROM held_slots h WHERE h.key_id = k.id AND h.frees_at > ?5 AND h.device_fingerprint != ?3) < k.max_activations
-         ON CONFLICT (key_id, device_fingerprint) DO UPDATE
-            SET lease_expires_at = max(excluded.lease_expires_at, coalesce(activations.borrowed_until, 0)), last_used = excluded.last_used
-          WHERE activations.lease_expires_at IS NOT NULL
+         ${RENEW_FLOATING_LEASE}
          RETURNING id`,
       activationId,
       input.key,
@@ -539,6 +529,26 @@ export function limitReached(row: FullKeyRow, now: number): LicenseResult {
 }
 
 /**
+ * The key and this device's activation, when the device may use the key now (validation, usage):
+ * else the refusal (unknown key, its standing, a device not activated or whose seat lease ended).
+ */
+export async function liveDevice(
+  d1: D1Database,
+  settings: Settings,
+  input: { key: string; deviceFingerprint: string },
+  now: number,
+  guard?: AddressGuard,
+): Promise<{ refusal: LicenseResult } | { row: KeyRow & { activation_id: string }; standing: Extract<Standing, { code: 'OK' }> }> {
+  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, now, guard), guard);
+  if (!row) return { refusal: await unknownKey(d1, input.key, guard) };
+  const s = standing(row, settings, now);
+  if (s.code !== 'OK') return { refusal: { valid: false, code: s.code, detail: s.detail, license: describe(row, now) } };
+  if (!row.activation_id) return { refusal: notActivated(row, now) };
+  if (hasPassed(row.lease_expires_at, now)) return { refusal: leaseExpired(row, now) };
+  return { row: row as KeyRow & { activation_id: string }, standing: s };
+}
+
+/**
  * Checks a key on a device. The validation is counted on its device's UTC day, and a device last seen
  * more than LAST_USED_WRITE_MS ago also has its lastUsed written, in a batch with other devices seen
  * meanwhile (platform/touches.ts): bookkeeping the answer does
@@ -553,12 +563,9 @@ export async function validateLicense(
   later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, now, guard), guard);
-  if (!row) return unknownKey(d1, input.key, guard);
-  const s = standing(row, settings, now);
-  if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
-  if (!row.activation_id) return notActivated(row, now);
-  if (hasPassed(row.lease_expires_at, now)) return leaseExpired(row, now);
+  const device = await liveDevice(d1, settings, input, now, guard);
+  if ('refusal' in device) return device.refusal;
+  const { row, standing: s } = device;
   // Through the binding, not this request's session: the batch outlives the request that opens it.
   // Every validation is counted on its day; lastUsed is rewritten only when due. At most one of the
   // two opens the batch, which carries both.
@@ -579,11 +586,11 @@ export function leaseExpired(row: KeyRow, now: number, retaken = false): License
 }
 
 /**
- * Removes a device from a key (the app itself, the panel). Its slot stays held until the offline
- * tokens it may carry have expired (held-slots.ts); returns when it frees, or null when the device
- * was not there or, for a `counted` removal (the licensed app's, the customer's), when the key's swap
- * budget has none left. The device uncounts on its product as it goes (a trigger, migration 0015).
- * A floating device's tokens end with its lease (or borrow): `tokensUntil`.
+ * Removes a device from a key (the app itself, the panel) through its one way out (device-exit.ts):
+ * its slot stays held until the offline tokens it may carry have expired; returns when it frees, or
+ * null when the device was not there or, for a `counted` removal (the licensed app's, the
+ * customer's), when the key's swap budget has none left. The device uncounts on its product as it
+ * goes (a trigger, migration 0015). A floating device's tokens end with its lease (or borrow).
  */
 export async function removeActivation(
   d1: D1Database,
@@ -591,21 +598,11 @@ export async function removeActivation(
   now = Date.now(),
   counted = false,
 ): Promise<{ slotFreesAt: number } | null> {
-  const { keyId, activationId, fingerprint } = device;
-  const budget = counted ? ` AND ${withinSwapBudget('?2', '?3')}` : '';
-  // The device's webhook event is read before it goes; both check the budget the same way.
-  const [event, removed, , held] = await runBatch(d1, [
-    activationEvent('license.deactivated', activationId, now, {
-      sql: ' AND a.key_id = ?4' + (counted ? ` AND ${withinSwapBudget('?4', '?2')}` : ''),
-      params: [keyId],
-    }),
-    rawSql(`DELETE FROM activations WHERE id = ?1 AND key_id = ?2${budget} RETURNING id`, activationId, keyId, ...(counted ? [now] : [])),
-    counted ? recordRemovalStatement(keyId, fingerprint, now) : rawSql('SELECT 1'),
-    holdSlotStatement(keyId, activationId, fingerprint, now, device.tokensUntil),
-  ]);
-  await dispatchCommitted([event], d1);
-  const freesAt = heldUntil(held);
-  return (removed as unknown[]).length === 1 && freesAt !== null ? { slotFreesAt: freesAt } : null;
+  const exit = deviceExitStatements({ ...device, budget: counted ? 'counted' : 'exempt', slot: 'held' }, now);
+  const results = await runBatch(d1, exit.statements);
+  await dispatchCommitted([results[EXIT_EVENT]], d1);
+  const { left, slotFreesAt } = exit.outcome(results, 0);
+  return left && slotFreesAt !== null ? { slotFreesAt } : null;
 }
 
 /** The refusal of a removal the key's swap budget has no room for. */

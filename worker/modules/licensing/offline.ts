@@ -11,7 +11,8 @@ import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { DAY_MS } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
-import { dispatchCommitted, offlineActivationEvent, activationEvent } from '../webhooks';
+import { dispatchCommitted, offlineActivationEvent } from '../webhooks';
+import { deviceExitStatements, EXIT_EVENT } from './device-exit';
 import {
   activationKeyStatement,
   boundDevices,
@@ -22,11 +23,9 @@ import {
   LIVE,
   mayTakeDevice,
   productInactive,
-  recordRemovalStatement,
   standing,
   swapBudgetExhausted,
   valid,
-  withinSwapBudget,
   type ActivationKeyRow,
   type FullKeyRow,
   type LicenseResult,
@@ -67,7 +66,7 @@ export async function activateOffline(
   const offlineId = newId(now);
   const activationId = newId(now);
   const fp = request.deviceFingerprint;
-  const [nonceRow, inserted, , after, ...events] = await runBatch(db, [
+  const [nonceRow, inserted, , , after, ...events] = await runBatch(db, [
     // The nonce, once per key; under the same owner check, so a key given away meanwhile takes nothing.
     rawSql(
       `INSERT INTO offline_activations (id, key_id, device_fingerprint, nonce, device_key, issued_at)
@@ -115,6 +114,12 @@ export async function activateOffline(
       now,
       settings.keyExpiryGracePeriod * DAY_MS,
     ),
+    // The activation this request made, if it made one: only that one can the device's proof free at once.
+    rawSql(
+      'UPDATE offline_activations SET activation_id = ?1 WHERE id = ?2 AND EXISTS (SELECT 1 FROM activations WHERE id = ?1)',
+      activationId,
+      offlineId,
+    ),
     activationKeyStatement(request.key, fp, now),
     offlineActivationEvent(offlineId, now),
   ]);
@@ -145,7 +150,14 @@ export async function activateOffline(
   return { ...limitReached(row, now), devices: boundDevices(row) };
 }
 
-type ProofRow = { id: string; key_id: string; device_fingerprint: string; device_key: string; deactivated_at: number | null };
+type ProofRow = {
+  id: string;
+  key_id: string;
+  device_fingerprint: string;
+  device_key: string;
+  deactivated_at: number | null;
+  activation_id: string | null;
+};
 
 const encoder = new TextEncoder();
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
@@ -186,7 +198,7 @@ export async function deactivateOffline(
   const row = await sqlFirst<ProofRow>(
     db,
     rawSql(
-      'SELECT id, key_id, device_fingerprint, device_key, deactivated_at FROM offline_activations WHERE key_id = ?1 AND nonce = ?2',
+      'SELECT id, key_id, device_fingerprint, device_key, deactivated_at, activation_id FROM offline_activations WHERE key_id = ?1 AND nonce = ?2',
       owned.id,
       proof.nonce,
     ),
@@ -213,21 +225,23 @@ export async function deactivateOffline(
       nonce: proof.nonce,
     };
   }
-  // Unused proof, live activation, swap budget: all in the DELETE, so two proofs racing free one slot.
-  const unused = `EXISTS (SELECT 1 FROM offline_activations WHERE id = ?4 AND deactivated_at IS NULL)`;
-  const [event, removed] = await runBatch(db, [
-    activationEvent('license.deactivated', key.activation_id, now, {
-      sql: ` AND ${unused} AND ${withinSwapBudget('a.key_id', '?5')}`,
-      params: [row.id, now],
-    }),
-    rawSql(
-      `DELETE FROM activations WHERE key_id = ?1 AND device_fingerprint = ?2 AND ${unused} AND ${withinSwapBudget('?1', '?3')} RETURNING id`,
-      owned.id,
-      fp,
-      now,
-      row.id,
-    ),
-    recordRemovalStatement(owned.id, fp, now),
+  // The device leaves by its one way out (device-exit.ts), within the swap budget, while the proof
+  // is unused, so two proofs racing free one slot. Its slot is free at once only when this request
+  // made the activation: a device activated online first may hold online tokens, so it stays held.
+  const madeOffline = row.activation_id !== null && row.activation_id === key.activation_id;
+  const exit = deviceExitStatements(
+    {
+      keyId: owned.id,
+      activationId: key.activation_id,
+      fingerprint: fp,
+      budget: 'counted',
+      slot: madeOffline ? 'proven-free' : 'held',
+      when: (param) => `EXISTS (SELECT 1 FROM offline_activations WHERE id = ${param(row.id)} AND deactivated_at IS NULL)`,
+    },
+    now,
+  );
+  const results = await runBatch(db, [
+    ...exit.statements,
     rawSql(
       `UPDATE offline_activations SET deactivated_at = ?3 WHERE key_id = ?1 AND device_fingerprint = ?2 AND deactivated_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM activations a WHERE a.key_id = ?1 AND a.device_fingerprint = ?2)`,
@@ -236,10 +250,16 @@ export async function deactivateOffline(
       now,
     ),
   ]);
-  await dispatchCommitted([event], db);
-  if ((removed as unknown[]).length === 1) {
+  await dispatchCommitted([results[EXIT_EVENT]], db);
+  const gone = exit.outcome(results, 0);
+  if (gone.left) {
+    const freesAt = gone.slotFreesAt ?? now;
+    const detail =
+      gone.slotFreesAt === null
+        ? `Device deactivated by its proof; its slot is free at ${iso(now)}`
+        : `Device deactivated by its proof; it was activated online before, so it may hold online tokens: its slot frees at ${iso(freesAt)}`;
     return {
-      result: result('DEACTIVATED', `Device deactivated by its proof; its slot is free at ${iso(now)}`, key, key.activation_count - 1),
+      result: { ...result('DEACTIVATED', detail, key, key.activation_count - 1), slotFreesAt: freesAt },
       deviceFingerprint: fp,
       nonce: proof.nonce,
     };

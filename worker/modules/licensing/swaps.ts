@@ -15,16 +15,17 @@ import {
   leaseSql,
   LIVE,
   mayTakeDevice,
+  RENEW_FLOATING_LEASE,
   standing,
   swapBudget,
   swapBudgetExhausted,
   unknownKey,
   valid,
-  withinSwapBudget,
   type FullKeyRow,
   type LicenseResult,
 } from './licensing';
 import type { DeviceInfo } from '../../platform/db/schema';
+import { withinSwapBudget } from './device-exit';
 import { assertRowsUnderLimit, missesStatement, underLimitParams, underLimitSql, type AddressGuard } from './throttle';
 
 export type ReplaceDeviceInput = { key: string; deviceFingerprint: string; replaceDeviceId: string; deviceInfo?: DeviceInfo };
@@ -88,10 +89,7 @@ export async function replaceDevice(
          SELECT ?1, k.id, ?3, ?4, ?5, ?5, ${leaseSql('?5')}
            FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
           WHERE k.key = ?2 AND EXISTS (SELECT 1 FROM device_removals WHERE id = ?6)
-         ON CONFLICT (key_id, device_fingerprint) DO UPDATE
-            SET lease_expires_at = max(excluded.lease_expires_at, coalesce(activations.borrowed_until, 0)), last_used = excluded.last_used,
-                device_info = coalesce(excluded.device_info, activations.device_info)
-          WHERE activations.lease_expires_at IS NOT NULL
+         ${RENEW_FLOATING_LEASE}
          RETURNING id`,
       activationId,
       input.key,

@@ -6,21 +6,10 @@
 import { rawSql, runBatch } from '../../platform/db/client';
 import { newId } from '../../platform/ids';
 import { AppError } from '../../platform/errors';
-import { hasPassed } from '../../platform/vocabulary';
 import { usageSql } from '../catalog';
 import type { Settings } from '../settings';
 import { dispatchCommitted, usageExhaustedEvent } from '../webhooks';
-import {
-  describe,
-  keyStatement,
-  leaseExpired,
-  notActivated,
-  readFirst,
-  standing,
-  unknownKey,
-  type KeyRow,
-  type LicenseResult,
-} from './licensing';
+import { describe, liveDevice, unknownKey, type KeyRow, type LicenseResult } from './licensing';
 import type { AddressGuard } from './throttle';
 
 // ?1 key id, ?2 amount, ?3 now, ?4 the Idempotency-Key, ?5 the new usage row's id.
@@ -69,12 +58,9 @@ export async function consumeUsage(
   now = Date.now(),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, now, guard), guard);
-  if (!row) return unknownKey(d1, input.key, guard);
-  const s = standing(row, settings, now);
-  if (s.code !== 'OK') return { valid: false, code: s.code, detail: s.detail, license: describe(row, now) };
-  if (!row.activation_id) return notActivated(row, now);
-  if (hasPassed(row.lease_expires_at, now)) return leaseExpired(row, now);
+  const device = await liveDevice(d1, settings, input, now, guard);
+  if ('refusal' in device) return device.refusal;
+  const { row } = device;
   if (row.usage_allowance === null) return notMetered(row, now);
 
   const eventId = newId(now);

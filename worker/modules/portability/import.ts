@@ -36,7 +36,18 @@ const PROBLEMS_LISTED = 100;
 /** Ledger rows go in under this prefix, which no trigger matches, and lose it in the same batch. */
 const HELD_KIND = 'import:';
 
-type Importer = { db: DB; actor: { id: string }; ip: string | null };
+/**
+ * Who imports: `proven` when the request carried the owner's proof (their password or a 2FA code,
+ * in a signed-in session: an API token never proves). Without it, an import grants no power: the
+ * accounts it makes are customers, their addresses unverified, and each outcome says so.
+ */
+type Importer = { db: DB; actor: { id: string }; ip: string | null; proven: boolean };
+
+/** The ids the routes accept for an account: an import keeps a file's id only when it is one. */
+const ACCOUNT_ID = /^[0-9a-f]{24}$/;
+
+export const UNPROVEN_POWER =
+  'made a customer with an unverified address: importing a reseller, or an address as verified, needs your password or a 2FA code (an API token cannot)';
 
 type ProductFacts = { id: string; keyTag: string; name: string; productType: string; minDays: number; maxActivations: number };
 type Outcome = { line: number; type: ImportRowType; action: ImportAction; reason: string };
@@ -103,7 +114,7 @@ async function readShop(db: DB, rows: ImportRow[], defaultProduct: string | unde
   }
   const [users, taken, products, foundKeys, devices, ledger] = (await runBatch(db, [
     rawSql(
-      `SELECT id, email FROM users WHERE email IN (SELECT value FROM json_each(?1)) OR id IN (SELECT value FROM json_each(?2))`,
+      `SELECT id, email, role FROM users WHERE email IN (SELECT value FROM json_each(?1)) OR id IN (SELECT value FROM json_each(?2))`,
       json(emails),
       json([...userIds]),
     ),
@@ -121,7 +132,7 @@ async function readShop(db: DB, rows: ImportRow[], defaultProduct: string | unde
     ),
     rawSql(`SELECT id FROM ledger WHERE id IN (SELECT value FROM json_each(?1))`, json(ledgerIds)),
   ])) as [
-    { id: string; email: string }[],
+    { id: string; email: string; role: string }[],
     { name: string }[],
     ProductFacts[],
     { id: string; key: string; keyTag: string }[],
@@ -131,6 +142,7 @@ async function readShop(db: DB, rows: ImportRow[], defaultProduct: string | unde
   return {
     byEmail: new Map(users.map((u) => [u.email, u.id])),
     emailById: new Map(users.map((u) => [u.id, u.email])),
+    resellers: new Set(users.filter((u) => u.role === 'reseller').map((u) => u.id)),
     usernames: new Set(taken.map((t) => t.name)),
     products: new Map(products.map((p) => [p.keyTag, p])),
     keys: new Map(foundKeys.map((k) => [k.key, k])),
@@ -157,6 +169,7 @@ function planChunk(
   rows: { line: number; row: ImportRow }[],
   shop: Awaited<ReturnType<typeof readShop>>,
   now: number,
+  proven: boolean,
 ): { plan: Plan; problems: { line: number; message: string }[] } {
   const plan: Plan = { outcomes: [], users: [], userRowEmails: [], products: [], keys: [], keyFixes: [], devices: [], ledger: [] };
   const problems: { line: number; message: string }[] = [];
@@ -178,19 +191,30 @@ function planChunk(
     if (id && shop.emailById.has(id)) return shop.emailById.get(id)!;
     return null;
   };
-  const addAccount = (user: Omit<UserRow, 'type'>) => {
-    const id = shop.emailById.has(user.id) || [...newAccounts.values()].includes(user.id) ? newId(now) : user.id;
+  // The file's ids of the accounts this chunk makes, and the ids they get here.
+  const madeFrom = new Map<string, { id: string; role: string }>();
+  /** Plans an account; whether it was made with less than the file asked (no proof for its power). */
+  const addAccount = (user: Omit<UserRow, 'type'>): boolean => {
+    const taken = shop.emailById.has(user.id) || [...newAccounts.values()].includes(user.id);
+    const id = ACCOUNT_ID.test(user.id) && !taken ? user.id : newId(now);
+    const lowered = !proven && (user.role !== 'user' || user.emailVerifiedAt !== null);
+    const role = lowered ? 'user' : user.role;
+    // A customer's reseller is a reseller of this shop or of this file, never the account itself.
+    const reseller = user.resellerId ? (shop.resellers.has(user.resellerId) ? user.resellerId : madeFrom.get(user.resellerId)) : undefined;
+    const resellerId = typeof reseller === 'string' ? reseller : reseller?.role === 'reseller' ? reseller.id : null;
     newAccounts.set(user.email, id);
+    madeFrom.set(user.id, { id, role });
     plan.users.push({
       id,
       email: user.email,
       username: usernameFor(user.username, shop.usernames),
-      role: user.role,
+      role,
       isActive: user.isActive ? 1 : 0,
-      emailVerifiedAt: user.emailVerifiedAt,
-      resellerId: user.resellerId,
+      emailVerifiedAt: lowered ? null : user.emailVerifiedAt,
+      resellerId: resellerId === id || role !== 'user' ? null : resellerId,
       createdAt: user.createdAt,
     });
+    return lowered;
   };
 
   for (const { line, row } of rows) {
@@ -202,9 +226,9 @@ function planChunk(
         if (shop.byEmail.has(row.email) || newAccounts.has(row.email)) outcome(line, 'user', 'match', 'an account with this email exists');
         else if (row.role === 'owner') outcome(line, 'user', 'skip', 'an owner account is not imported: this shop has its own owner');
         else {
-          addAccount(row);
+          const lowered = addAccount(row);
           plan.userRowEmails.push(row.email);
-          outcome(line, 'user', 'create');
+          outcome(line, 'user', 'create', lowered ? UNPROVEN_POWER : '');
         }
         break;
       case 'product':
@@ -454,6 +478,25 @@ function writes(
   return { statements, index };
 }
 
+/**
+ * An audit row per account the batch made (its id, address and role), beside the import's own:
+ * only for accounts this import created (no password yet, and no such row before).
+ */
+function accountsAudit(accounts: Record<string, unknown>[], actorId: string, ip: string | null, now: number): Statement {
+  return rawSql(
+    `INSERT INTO audit_log (id, actor_id, action, target_type, target_id, details, ip_address, created_at)
+     SELECT lower(hex(randomblob(12))), ?2, 'user.import', 'user', u.id,
+            json_object('username', u.username, 'email', u.email, 'role', u.role, 'verified', json(CASE WHEN u.email_verified_at IS NULL THEN 'false' ELSE 'true' END)), ?3, ?4
+       FROM json_each(?1) j JOIN users u ON u.id = ${v('id')} AND u.email = ${v('email')}
+      WHERE u.password_hash IS NULL
+        AND NOT EXISTS (SELECT 1 FROM audit_log l WHERE l.action = 'user.import' AND l.target_id = u.id)`,
+    json(accounts),
+    actorId,
+    ip,
+    now,
+  );
+}
+
 export type ImportOutcome = ImportResult & { newAccounts: { email: string; username: string }[] };
 
 /** Imports (or, in a dry run, plans) one chunk of a file's records. */
@@ -473,7 +516,7 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     rows.map((r) => r.row),
     request.product,
   );
-  const planned = planChunk(request, rows, shop, now);
+  const planned = planChunk(request, rows, shop, now, importer.proven);
   if (planned.problems.length) throw refuse(planned.problems);
   const { plan } = planned;
 
@@ -483,6 +526,7 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     const { statements, index } = writes(plan, now);
     const summary = { format: request.format, created: plan.outcomes.filter((o) => o.planned).length, records: request.rows.length };
     statements.push(auditStatement(db, actor, 'keys.import', { type: 'license_key', id: null }, summary, ip));
+    if (plan.users.length) statements.push(accountsAudit(plan.users, actor.id, ip, now));
     const results = (await runBatch(db, statements)) as unknown[][];
     const count = (name: keyof typeof index) => (index[name] >= 0 ? results[index[name]].length : 0);
     newAccounts = index.users >= 0 ? (results[index.users] as { email: string; username: string }[]) : [];
@@ -516,7 +560,8 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     byType,
     accountsCreated: newAccounts.length,
     signInMail: 'off',
-    outcomes: outcomes.filter((o) => o.action !== 'create'),
+    // A record made as asked goes without saying; one made otherwise says how.
+    outcomes: outcomes.filter((o) => o.action !== 'create' || o.reason !== ''),
     newAccounts,
   };
 }

@@ -7,7 +7,7 @@ import { jsonBody, queryParams } from '../../platform/validate';
 import { appUrl } from '../../platform/app-url';
 import { mailTransport, sendMail } from '../../platform/mail';
 import { clientIp, inBackground } from '../../platform/request';
-import { routeOperations } from '../accounts';
+import { proveCaller, routeOperations } from '../accounts';
 import { exportMyData, exportShop } from './export';
 import { importChunk, signInMail } from './import';
 import {
@@ -54,14 +54,19 @@ const adminRoutes = new Hono<SignedInEnv>()
     '/import',
     adminOp(
       'importKeys',
-      'Import licences (KeyPanel, Keygen, Lemon Squeezy or Gumroad records), one chunk of a file per request, or plan it (dryRun)',
+      'Import licences (KeyPanel, Keygen, Lemon Squeezy or Gumroad records), one chunk of a file per request, or plan it (dryRun); step-up to keep resellers and verified addresses',
       { 200: importResultSchema },
-      { errors: [400] },
+      { proof: 'conditional', errors: [400, 403] },
     ),
     jsonBody(importRequestSchema),
     async (c) => {
-      const request = c.req.valid('json');
-      const { newAccounts, ...result } = await importChunk({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) }, request);
+      const { currentPassword, code, ...request } = c.req.valid('json');
+      // Proof is asked only when given: an import without it grants no power (import.ts).
+      const proven =
+        currentPassword !== undefined || code !== undefined
+          ? (await proveCaller(c, { currentPassword, code }, 'import resellers or verified accounts'), true)
+          : false;
+      const { newAccounts, ...result } = await importChunk({ db: c.var.db, actor: c.var.caller, ip: clientIp(c), proven }, request);
       let signInMailSent: ImportResult['signInMail'] = request.notify ? 'sent' : 'off';
       if (newAccounts.length && request.notify) {
         const url = c.env.APP_URL?.trim() ? appUrl(c, 'the sign-in mail of imported accounts') : null;

@@ -23,6 +23,7 @@ import {
   createdWebhookEndpointSchema,
   redeliveryResponseSchema,
   rotatedSecretSchema,
+  rotateWebhookSecretSchema,
   testEventResponseSchema,
   webhookDeliveriesResponseSchema,
   webhookEndpointSchema,
@@ -99,8 +100,14 @@ const webhooksRoutes = new Hono<SignedInEnv>()
   )
   .post(
     '/:id/rotate-secret',
-    op('rotateWebhookSecret', 'Make a new signing secret; shown once', { 200: rotatedSecretSchema }, { errors: [400, 404] }),
+    op(
+      'rotateWebhookSecret',
+      'Make a new signing secret (step-up required); shown once',
+      { 200: rotatedSecretSchema },
+      { proof: 'always', errors: [400, 404] },
+    ),
     pathParams(webhookIdParam),
+    jsonBody(rotateWebhookSecretSchema),
     async (c) => {
       const rotated = await rotateWebhookSecret(c.var.db, c.env, c.req.valid('param').id);
       return c.json(

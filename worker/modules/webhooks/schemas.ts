@@ -115,6 +115,10 @@ export const updateWebhookSchema = z
   );
 export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
 
+/** A new signing secret takes over the endpoint's deliveries: proof, as adding an endpoint needs. */
+export const rotateWebhookSecretSchema = z.object({ ...stepUpFields });
+export type RotateWebhookSecretInput = z.input<typeof rotateWebhookSecretSchema>;
+
 export const webhookIdParam = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'Webhook endpoint not found') });
 export const deliveryIdParam = z.object({ id: z.string().regex(/^msg_[0-9a-f]{24}$/, 'Delivery not found') });
 

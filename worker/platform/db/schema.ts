@@ -403,6 +403,11 @@ export const deviceRemovals = sqliteTable(
     removedAt: integer('removed_at', { mode: 'timestamp_ms' }).notNull(),
     /** A swap: the device's slot went to another device (the API's replace-device, My Keys' replace). */
     replaced: integer('replaced', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * Spent from the key's swap budget: every removal by the key's holder or their app is; the owner's
+     * removals and a transfer's are not (licensing/device-exit.ts says why).
+     */
+    counted: integer('counted', { mode: 'boolean' }).notNull().default(true),
   },
   (t) => [index('device_removals_key_idx').on(t.keyId, t.removedAt)],
 );
@@ -474,6 +479,11 @@ export const offlineActivations = sqliteTable(
     deviceKey: text('device_key').notNull(),
     issuedAt: integer('issued_at', { mode: 'timestamp_ms' }).notNull(),
     deactivatedAt: integer('deactivated_at', { mode: 'timestamp_ms' }),
+    /**
+     * The activation this request made, when the device took a new slot by it: only that one can its
+     * signed proof free at once. A device already activated online may hold online tokens.
+     */
+    activationId: text('activation_id'),
   },
   (t) => [
     uniqueIndex('offline_activations_key_nonce_unique').on(t.keyId, t.nonce),

@@ -47,6 +47,7 @@ export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
 
 function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
   const [to, setTo] = useState('');
+  const [keepValue, setKeepValue] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const transfer = useTransferKey();
   const stepUp = useStepUpPrompt();
@@ -60,7 +61,7 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
     const proof = stepUp.proof();
     if (!proof) return;
     try {
-      const answer = await transfer.mutateAsync({ keyId: k._id, body: { ...parsed.data, ...proof } });
+      const answer = await transfer.mutateAsync({ keyId: k._id, body: { ...parsed.data, keepValue, ...proof } });
       toast.success(answer.message);
       onClose();
     } catch (err) {
@@ -81,8 +82,13 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
     >
       <form id={formId} onSubmit={asyncHandler(onSubmit)} noValidate>
         <p>
-          <code>{k.key}</code> ({k.product.name}) will belong to the account you name, with its devices and its remaining time. It leaves
-          your keys; you keep a line in your transfers. You cannot undo this.
+          <code>{k.key}</code> ({k.product.name}) will belong to the account you name, with its remaining time. It leaves your keys; you
+          keep a line in your transfers. You cannot undo this.
+        </p>
+        <p className="muted">
+          {keepValue
+            ? 'The key keeps its value and its devices: you will still know the value, and the new holder is told so.'
+            : 'The new holder gets it under a new value: this one stops working and your devices are signed out of it.'}
         </p>
         <Field
           label="Email or username of the new holder"
@@ -92,6 +98,12 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
           autoComplete="off"
           data-autofocus
           required
+        />
+        <CheckboxField
+          label="Keep its value and devices"
+          hint="Only for someone who uses the same devices: you keep knowing the value."
+          checked={keepValue}
+          onChange={(e) => setKeepValue(e.target.checked)}
         />
         {stepUp.section('Giving a key away needs proof that it is you.')}
       </form>

@@ -17,6 +17,11 @@ export function KeyTransfers() {
             <span>
               <code>{t.key}</code> <span className="muted">({t.product})</span>{' '}
               {t.direction === 'given' ? `given to ${t.to ?? 'a deleted account'}` : `received from ${t.from ?? 'a deleted account'}`}
+              {t.valueKept && (
+                <span className="muted">
+                  {t.direction === 'given' ? ' · you kept its value' : ' · the giver kept its value: regenerate it for one only you know'}
+                </span>
+              )}
               <span className="muted"> · {formatDateTime(t.at)}</span>
             </span>
           </li>

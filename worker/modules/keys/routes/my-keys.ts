@@ -70,12 +70,19 @@ export const myKeysRoutes = new Hono<SignedInEnv>()
     pathParams(keyIdParam),
     jsonBody(transferKeySchema),
     async (c) => {
-      const moved = await transferKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json').to, 'holder', {
+      const moved = await transferKey(keyAdmin(c), c.req.valid('param').id, c.req.valid('json'), 'holder', {
         settings: await getSettings(c.env.KV),
         env: c.env,
         later: (work) => inBackground(c, work),
       });
-      return c.json({ success: true as const, message: `License key given to ${moved.to}`, ...moved }, 200);
+      return c.json(
+        {
+          success: true as const,
+          message: moved.valueKept ? `License key given to ${moved.to}` : `License key given to ${moved.to} under a new value`,
+          ...moved,
+        },
+        200,
+      );
     },
   )
   .get(

@@ -134,6 +134,9 @@ export const keyTransferSchema = z
     key: z.string(),
     product: z.string(),
     direction: z.enum(['given', 'received']),
+    valueKept: z.boolean().meta({
+      description: 'Whether the giver kept the value (and so still knows it); by default a transfer gives the key a new value.',
+    }),
     from: z.string().nullable().meta({ description: "The giver's username; null once that account is deleted." }),
     to: z.string().nullable().meta({ description: "The recipient's username; null once that account is deleted." }),
     at: isoDate,
@@ -147,7 +150,14 @@ export const keyTransfersResponseSchema = z.object(paged('transfers', keyTransfe
 export type KeyTransfersResponse = { transfers: KeyTransfer[]; totalPages: number; total: number };
 
 export const keyTransferredResponseSchema = z
-  .object({ success: z.literal(true), message: z.string(), key: z.string(), product: z.string(), to: z.string() })
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    key: z.string().meta({ description: 'The value given: unless valueKept, the key now has a new value only its new holder sees.' }),
+    product: z.string(),
+    to: z.string(),
+    valueKept: z.boolean(),
+  })
   .meta({ id: 'KeyTransferredResponse' });
 
 export type KeyTransferredResponse = z.infer<typeof keyTransferredResponseSchema>;

@@ -23,6 +23,11 @@ export const transferKeySchema = z.object({
     .trim()
     .min(1, TRANSFER_RECIPIENT_REQUIRED)
     .max(254, 'That is not an email or a username'),
+  /**
+   * Keep the key's value (and its devices): the giver still knows it. By default the key gets a new
+   * value and the giver's devices leave it, so a key given away is gone.
+   */
+  keepValue: z.boolean({ error: 'keepValue must be true or false' }).default(false),
   ...stepUpFields,
 });
 export type TransferKeyInput = z.input<typeof transferKeySchema>;

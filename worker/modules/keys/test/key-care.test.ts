@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { and, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, auditLog, keyEvents, licenseKeys, rateLimits, retiredKeys } from '../../../platform/db/schema';
+import { activations, auditLog, heldSlots, keyEvents, licenseKeys, rateLimits, retiredKeys } from '../../../platform/db/schema';
 import { readOutbox } from '../../../platform/mail';
 import { UNKNOWN_KEYS_PER_ADDRESS } from '../../licensing/throttle';
 import { api, clearOfMinuteEdge, db, freshIp, signedInUser, TEST_PASSWORD, withSettings } from '../../../test/helpers';
@@ -129,7 +129,7 @@ describe('regenerating a key', () => {
 });
 
 describe('transferring a key', () => {
-  it('moves the key with its devices and time to the account named, mails both, and keeps a history line for each', async () => {
+  it('moves the key with its time to the account named under a new value, its devices gone, mails both, and keeps a history line for each', async () => {
     const { customer, keyId, key } = await customerWithKey();
     const device = `moving-device-${crypto.randomUUID()}`;
     await license('activate', key, device);
@@ -141,17 +141,28 @@ describe('transferring a key', () => {
       body: { to: friend.email.toUpperCase(), currentPassword: TEST_PASSWORD },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ success: true, key, to: friend.username });
+    expect(res.body).toMatchObject({ success: true, key, to: friend.username, valueKept: false });
 
     const after = (await keyRow(keyId))!;
-    expect(after).toMatchObject({ purchasedBy: friend.user.id, transferCount: 1, expiresAt: before.expiresAt, key });
+    expect(after).toMatchObject({ purchasedBy: friend.user.id, transferCount: 1, expiresAt: before.expiresAt });
+    expect(after.key).not.toBe(key);
+    // The giver's value is retired and their device left the key (its slot held while its tokens live).
+    expect((await license('validate', key, device)).body.code).toBe('KEY_REGENERATED');
+    expect(JSON.stringify(res.body)).not.toContain(after.key);
     expect((await myKeys(customer.token)).map((k) => k._id)).not.toContain(keyId);
     const received = (await myKeys(friend.token)).find((k) => k._id === keyId)!;
-    expect(received.activations).toHaveLength(1);
-    expect((await license('validate', key, device)).body.code).toBe('VALID');
+    expect(received.key).toBe(after.key);
+    expect(received.activations).toHaveLength(0);
+    expect(await db().select().from(heldSlots).where(eq(heldSlots.keyId, keyId)).all()).toEqual([
+      expect.objectContaining({ deviceFingerprint: device }),
+    ]);
 
     const given = await api('GET', '/api/users/key-transfers', { token: customer.token });
-    expect(given.body).toMatchObject({ total: 1, transfers: [{ key, direction: 'given', from: customer.username, to: friend.username }] });
+    expect(given.body).toMatchObject({
+      total: 1,
+      transfers: [{ key, direction: 'given', from: customer.username, to: friend.username, valueKept: false }],
+    });
+    expect(JSON.stringify(given.body)).not.toContain(after.key);
     const got = await api('GET', '/api/users/key-transfers', { token: friend.token });
     expect(got.body).toMatchObject({ total: 1, transfers: [{ key, direction: 'received', from: customer.username }] });
 
@@ -250,5 +261,139 @@ describe('transferring a key', () => {
       body: { to: next.email, currentPassword: TEST_PASSWORD },
     });
     expect(refused.status).toBe(404);
+  });
+});
+
+describe('side doors: a key given away is gone, and no regeneration breaks the device limit', () => {
+  const regenerate = (token: string, keyId: string) =>
+    api('POST', `/api/users/my-keys/${keyId}/regenerate`, { token, body: { reason: 'Again', freeDevices: true } });
+  const liveDevices = async (keyId: string) => (await db().select().from(activations).where(eq(activations.keyId, keyId)).all()).length;
+
+  it('cannot hold more devices than the limit by regenerating with freed devices: their slots stay held, and once a day', async () => {
+    const { customer, keyId, key } = await customerWithKey(3);
+    let value = key;
+    for (const n of [1, 2, 3]) expect((await license('activate', value, `loop-a-${n}-${keyId}`)).body.code).toBe('VALID');
+    const freed = await regenerate(customer.token, keyId);
+    expect(freed.status, JSON.stringify(freed.body)).toBe(200);
+    value = (freed.body as { licenseKey: Key }).licenseKey.key;
+    expect(await liveDevices(keyId)).toBe(0);
+    // The three that left may still hold offline tokens: their slots are held, so no new device fits.
+    const next = await license('activate', value, `loop-b-1-${keyId}`);
+    expect(next.body).toMatchObject({ valid: false, code: 'DEVICE_LIMIT_REACHED' });
+    // And the loop cannot go round again today: a regeneration spends the day's removal allowance.
+    const again = await regenerate(customer.token, keyId);
+    expect(again.status).toBe(429);
+    expect(again.headers.get('retry-after')).toBeTruthy();
+    expect((await keyRow(keyId))!.key).toBe(value);
+  });
+
+  it("spends the key's swap budget on the devices a regeneration frees, and refuses when it has no room", async () => {
+    const product = await makeProduct({ maxActivations: 3, swapLimit: 2, swapWindowDays: 30 });
+    const customer = await signedInUser('user', { credits: 10_000 });
+    const bought = await api('POST', '/api/keys/purchase', { token: customer.token, body: { productId: product.id, duration: 30 } });
+    const { _id: keyId, key } = bought.body.licenseKey as { _id: string; key: string };
+    for (const n of [1, 2, 3]) expect((await license('activate', key, `budget-${n}-${keyId}`)).body.code).toBe('VALID');
+    const refused = await regenerate(customer.token, keyId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain('swap budget');
+    expect((await keyRow(keyId))!.key).toBe(key);
+    expect(await liveDevices(keyId)).toBe(3);
+  });
+
+  it("lets the giver do nothing more with the value they knew: replace-device on the receiver's device answers KEY_REGENERATED", async () => {
+    const { customer, keyId, key } = await customerWithKey(1);
+    const mine = `giver-${keyId}`;
+    expect((await license('activate', key, mine)).body.code).toBe('VALID');
+    const friend = await signedInUser();
+    const given = await api('POST', `/api/users/my-keys/${keyId}/transfer`, {
+      token: customer.token,
+      body: { to: friend.username, currentPassword: TEST_PASSWORD },
+    });
+    expect(given.status).toBe(200);
+    const received = (await myKeys(friend.token)).find((k) => k._id === keyId)!;
+    const theirs = `receiver-${keyId}`;
+    // The giver's device left (its slot held for its offline tokens); the owner releases it for the new holder.
+    const owner = await signedInUser('owner');
+    const held = (await db().select().from(heldSlots).where(eq(heldSlots.keyId, keyId)).all())[0];
+    expect((await api('DELETE', `/api/admin/keys/${keyId}/held-slots/${held.id}`, { token: owner.token })).status).toBe(200);
+    expect((await license('activate', received.key, theirs)).body.code).toBe('VALID');
+    const activationId = (await db().select().from(activations).where(eq(activations.keyId, keyId)).get())!.id;
+
+    const pushed = await api('POST', '/api/v1/licenses/replace-device', {
+      body: { key, deviceFingerprint: mine, replaceDeviceId: activationId },
+      ip: freshIp(),
+    });
+    expect(pushed.body).toMatchObject({ valid: false, code: 'KEY_REGENERATED' });
+    expect((await license('validate', received.key, theirs)).body.code).toBe('VALID');
+  });
+
+  it('keeps the value and devices only when the giver chooses to, and tells the receiver', async () => {
+    const { customer, keyId, key } = await customerWithKey();
+    const device = `kept-${keyId}`;
+    await license('activate', key, device);
+    const friend = await signedInUser();
+    const res = await api('POST', `/api/users/my-keys/${keyId}/transfer`, {
+      token: customer.token,
+      body: { to: friend.username, keepValue: true, currentPassword: TEST_PASSWORD },
+    });
+    expect(res.body).toMatchObject({ valueKept: true, key });
+    expect((await keyRow(keyId))!.key).toBe(key);
+    expect((await license('validate', key, device)).body.code).toBe('VALID');
+    const got = await api('GET', '/api/users/key-transfers', { token: friend.token });
+    expect(got.body).toMatchObject({ transfers: [{ key, direction: 'received', valueKept: true }] });
+    await expect
+      .poll(async () => (await readOutbox(env.KV, friend.email)).map((m) => m.text).join('\n'))
+      .toContain('chose to keep its value');
+  });
+
+  it('keeps a reseller from a key its customer gave away, and from buying at wholesale for itself or another reseller through a transfer', async () => {
+    const product = await makeProduct();
+    const reseller = await signedInUser('reseller', { credits: 10_000 });
+    const otherReseller = await signedInUser('reseller');
+    const owner = await signedInUser('owner');
+    const customer = await signedInUser();
+    const stranger = await signedInUser();
+    const buy = async () => {
+      const bought = await api('POST', `/api/admin/users/${customer.user.id}/purchase/${product.id}`, {
+        token: reseller.token,
+        body: { duration: 30 },
+      });
+      expect(bought.status, JSON.stringify(bought.body)).toBe(201);
+      return bought.body.licenseKey as { _id: string; key: string };
+    };
+    const adminTransfer = (token: string, keyId: string, to: string) =>
+      api('POST', `/api/admin/keys/${keyId}/transfer`, { token, body: { to, currentPassword: TEST_PASSWORD } });
+
+    // A wholesale key goes to customers only: not to the reseller itself, another reseller or an owner.
+    const first = await buy();
+    for (const to of [reseller.username, otherReseller.username, owner.username]) {
+      const refused = await adminTransfer(reseller.token, first._id, to);
+      expect(refused.status, to).toBe(403);
+    }
+    const byHolder = await api('POST', `/api/users/my-keys/${first._id}/transfer`, {
+      token: customer.token,
+      body: { to: reseller.username, currentPassword: TEST_PASSWORD },
+    });
+    expect(byHolder.status).toBe(403);
+    expect((await keyRow(first._id))!.purchasedBy).toBe(customer.user.id);
+
+    // Once the customer gives the key away, the reseller reaches it no more: not to move, not to see.
+    const given = await api('POST', `/api/users/my-keys/${first._id}/transfer`, {
+      token: customer.token,
+      body: { to: stranger.username, currentPassword: TEST_PASSWORD },
+    });
+    expect(given.status).toBe(200);
+    expect((await adminTransfer(reseller.token, first._id, customer.username)).status).toBe(404);
+    expect((await api('GET', `/api/admin/keys/${first._id}/history`, { token: reseller.token })).status).toBe(404);
+    const listed = await api('GET', '/api/admin/keys?limit=100', { token: reseller.token });
+    expect((listed.body as { keys: Key[] }).keys.map((k) => k._id)).not.toContain(first._id);
+    expect(JSON.stringify(listed.body)).not.toContain((await keyRow(first._id))!.key);
+
+    // A value the holder regenerated is not one the reseller sold: out of reach too.
+    const second = await buy();
+    expect(
+      (await api('POST', `/api/users/my-keys/${second._id}/regenerate`, { token: customer.token, body: { reason: 'Leaked' } })).status,
+    ).toBe(200);
+    expect((await api('GET', `/api/admin/keys/${second._id}/history`, { token: reseller.token })).status).toBe(404);
   });
 });

@@ -217,6 +217,28 @@ describe('air-gapped activation', () => {
     expect(await b.sdk.activate({ key, fingerprint: b.fingerprint })).toMatchObject({ valid: true });
   });
 
+  it('keeps the slot of an online device wrapped in an offline request held after its proof: it may hold online tokens', async () => {
+    const { buyer, key, keyId } = await boughtKey(1, { offlineTokenHours: 48 });
+    const a = await device('wrapped');
+    // Online first: the answer carries an offline token the device may keep.
+    const online = await a.sdk.activate({ key, fingerprint: a.fingerprint });
+    expect(online).toMatchObject({ valid: true });
+    // Then wrapped in an offline request and "deactivated" by its proof.
+    const response = (await upload(buyer.token, await a.sdk.createOfflineRequest({ key, fingerprint: a.fingerprint })))
+      .body as OfflineResponse;
+    expect(answerOf(response).code).toBe('OFFLINE_ACTIVATED');
+    expect(await a.sdk.applyOfflineResponse(response, { fingerprint: a.fingerprint })).toMatchObject({ valid: true });
+    const proof = await a.sdk.createDeactivationProof({ key, fingerprint: a.fingerprint });
+    const receipt = await api('POST', DEACTIVATE, { token: buyer.token, body: proof });
+    const answer = JSON.parse((receipt.body as { answer: string }).answer) as { code: string; slotFreesAt: string | null };
+    expect(answer.code).toBe('DEACTIVATED');
+    expect(Date.parse(answer.slotFreesAt ?? '')).toBeGreaterThan(Date.now() + 47 * HOUR);
+    expect(await liveDevices(keyId)).toBe(0);
+    // The slot stays held while the online token lives: a second device cannot take it.
+    const b = await device('after-wrap');
+    expect(await b.sdk.activate({ key, fingerprint: b.fingerprint })).toMatchObject({ valid: false, code: 'DEVICE_LIMIT_REACHED' });
+  });
+
   it('answers REVOKED for a revoked key, spending no nonce, even for a device it has', async () => {
     const { buyer, key, keyId } = await boughtKey(1);
     const a = await device('revoked');

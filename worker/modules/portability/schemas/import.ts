@@ -4,6 +4,7 @@
 // line numbers (import-file.ts) and sends them a chunk at a time; the server maps and checks every
 // record of a chunk before it writes any of it.
 import { z } from 'zod';
+import { stepUpFields } from '../../accounts/schemas/security';
 import { GENERATION_METHODS, KEY_STATUSES, LICENSE_MODELS, PRODUCT_TYPES, ROLES } from '../../../platform/vocabulary';
 import { emailSchema } from '../../accounts/schemas/auth';
 import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
@@ -57,6 +58,11 @@ export const importRequestSchema = z
       .optional(),
     /** Mail each account the import creates how to sign in (it has no password). */
     notify: z.boolean().default(true),
+    /**
+     * The owner's proof (in a signed-in session), needed to import resellers or addresses as
+     * verified; without it such accounts are made as unverified customers, and their outcomes say so.
+     */
+    ...stepUpFields,
     rows: z
       .array(z.object({ line: z.int().min(1), record: z.record(z.string(), z.unknown()) }))
       .min(1, 'rows must hold at least one record')

@@ -7,7 +7,7 @@ import { env } from 'cloudflare:test';
 import { count, eq, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { activations, ledger, licenseKeys, products, users } from '../../../platform/db/schema';
+import { activations, auditLog, ledger, licenseKeys, products, users } from '../../../platform/db/schema';
 import { DAY_MS } from '../../../platform/vocabulary';
 import { newId } from '../../../platform/ids';
 import { readOutbox } from '../../../platform/mail';
@@ -17,6 +17,7 @@ import { createProduct } from '../../catalog/products';
 import { productInputSchema } from '../../catalog/schemas';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
 import { uniqueTag } from '../../../test/shop-helpers';
+import { TEST_PASSWORD } from '../../../test/helpers';
 import { sandbox, type Sandbox } from '../../../test/sandbox';
 import {
   addToTally,
@@ -80,6 +81,8 @@ type Options = {
   token?: string;
   target?: Sandbox;
   chunkBytes?: number;
+  /** The owner's proof, which keeps resellers and verified addresses. */
+  currentPassword?: string;
 };
 /** Posts one chunk of records, as a client sends it. */
 const post = (
@@ -272,6 +275,96 @@ describe('refusals', () => {
     const customer = await box.signedInUser('user');
     const res = await post('keypanel', [{ line: 2, record: { key: 'ABCD-0001' } }], { token: customer.token });
     expect(res.status).toBe(403);
+  });
+});
+
+describe('power needs proof', () => {
+  /** A users line of KeyPanel's JSON lines export. */
+  const userLine = (line: number, row: Record<string, unknown>) => ({
+    line,
+    record: { table: 'users', row: { isActive: true, createdAt: new Date().toISOString(), ...row } as Record<string, unknown> },
+  });
+  const resellerRow = (line: number) =>
+    userLine(line, {
+      id: `keygen-${newId()}`,
+      email: `imported-reseller-${newId()}@example.com`,
+      username: `impres${line}`,
+      role: 'reseller',
+      emailVerifiedAt: new Date().toISOString(),
+    });
+  const emailOfLine = (row: ReturnType<typeof userLine>) => row.record.row.email as string;
+
+  it('makes a reseller or a verified address, without proof, an unverified customer, and says so in the dry run and the import', async () => {
+    const dry = await post('keypanel', [resellerRow(2)], { dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.outcomes).toMatchObject([{ line: 2, action: 'create' }]);
+    expect(dry.body.outcomes[0].reason).toContain('made a customer');
+    const row = resellerRow(3);
+    const res = await post('keypanel', [row]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.outcomes).toMatchObject([{ line: 3, action: 'create' }]);
+    expect(res.body.outcomes[0].reason).toContain('needs your password');
+    const made = (await box.db
+      .select()
+      .from(users)
+      .where(eq(users.email, emailOfLine(row)))
+      .get())!;
+    expect(made).toMatchObject({ role: 'user', emailVerifiedAt: null, resellerId: null });
+  });
+
+  it('refuses the proof from an API token, with the code a proofless token gets elsewhere, and writes nothing', async () => {
+    const made = await box.api('POST', '/api/users/api-tokens', {
+      token: owner.token,
+      body: { name: 'import', role: 'owner', currentPassword: TEST_PASSWORD },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const token = made.body.token;
+    const row = resellerRow(2);
+    const res = await post('keypanel', [row], { token, currentPassword: TEST_PASSWORD });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('FORBIDDEN');
+    expect(
+      await box.db
+        .select()
+        .from(users)
+        .where(eq(users.email, emailOfLine(row)))
+        .get(),
+    ).toBeUndefined();
+  });
+
+  it("keeps the role with proof; every account it makes has an id the routes accept, is no one's own reseller, and has its own audit row", async () => {
+    const resellerAccount = resellerRow(2);
+    const customer = userLine(3, {
+      id: 'not-a-keypanel-id',
+      email: `own-${newId()}@example.com`,
+      username: 'selfsold',
+      role: 'user',
+      resellerId: 'not-a-keypanel-id',
+    });
+    const sold = userLine(4, {
+      id: newId(),
+      email: `sold-${newId()}@example.com`,
+      username: 'soldto',
+      role: 'user',
+      resellerId: resellerAccount.record.row.id,
+    });
+    const res = await post('keypanel', [resellerAccount, customer, sold], { currentPassword: TEST_PASSWORD });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const byEmail = async (email: string) => (await box.db.select().from(users).where(eq(users.email, email)).get())!;
+    const reseller = await byEmail(emailOfLine(resellerAccount));
+    expect(reseller.role).toBe('reseller');
+    expect(reseller.emailVerifiedAt).not.toBeNull();
+    const self = await byEmail(emailOfLine(customer));
+    expect(self.resellerId).toBeNull();
+    expect((await byEmail(emailOfLine(sold))).resellerId).toBe(reseller.id);
+    for (const account of [reseller, self]) {
+      expect(account.id).toMatch(/^[0-9a-f]{24}$/);
+      expect((await box.api('GET', `/api/admin/users/${account.id}`, { token: owner.token })).status).toBe(200);
+      expect((await box.api('PUT', `/api/admin/users/${account.id}`, { token: owner.token, body: { isActive: false } })).status).toBe(200);
+      const audits = await box.db.select().from(auditLog).where(eq(auditLog.targetId, account.id)).all();
+      expect(audits.filter((a) => a.action === 'user.import')).toHaveLength(1);
+    }
+    expect((await box.api('DELETE', `/api/admin/users/${self.id}`, { token: owner.token })).status).toBe(200);
   });
 });
 

@@ -102,7 +102,11 @@ describe('endpoints', () => {
   roleMatrix(
     'POST /api/webhooks/:id/rotate-secret',
     {
-      request: async () => ({ method: 'POST', path: `/api/webhooks/${await target()}/rotate-secret` }),
+      request: async () => ({
+        method: 'POST',
+        path: `/api/webhooks/${await target()}/rotate-secret`,
+        body: { currentPassword: TEST_PASSWORD },
+      }),
       state: async (r) => secretOf(r.path.split('/')[3]),
     },
     OWNER_ONLY,
@@ -160,7 +164,15 @@ describe('endpoints', () => {
       body: { enabled: false, events: ['key.revoked'] },
     });
     expect(patched.body).toMatchObject({ enabled: false, events: ['key.revoked'], disabledReason: null });
-    const rotated = await api('POST', `/api/webhooks/${res.body.id}/rotate-secret`, { token: ownerToken });
+    // A new secret takes the deliveries over: proof, and never through an API token.
+    const unproven = await api('POST', `/api/webhooks/${res.body.id}/rotate-secret`, { token: ownerToken, body: {} });
+    expect(unproven.status).toBe(403);
+    expect(unproven.body.code).toBe('REAUTH_REQUIRED');
+    expect(await secretOf(res.body.id)).toBe(row!.secret);
+    const rotated = await api('POST', `/api/webhooks/${res.body.id}/rotate-secret`, {
+      token: ownerToken,
+      body: { currentPassword: TEST_PASSWORD },
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(res.body.secret);

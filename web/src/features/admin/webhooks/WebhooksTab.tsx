@@ -38,6 +38,7 @@ type Dialog =
   | { kind: 'edit'; endpoint: WebhookEndpoint }
   | { kind: 'delete'; endpoint: WebhookEndpoint }
   | { kind: 'deliveries'; endpoint: WebhookEndpoint }
+  | { kind: 'rotate'; endpoint: WebhookEndpoint }
   | { kind: 'secret'; url: string; secret: string };
 
 export function WebhooksTab() {
@@ -76,6 +77,13 @@ export function WebhooksTab() {
       {dialog?.kind === 'edit' && <EndpointForm endpoint={dialog.endpoint} onClose={close} />}
       {dialog?.kind === 'delete' && <DeleteModal endpoint={dialog.endpoint} onClose={close} />}
       {dialog?.kind === 'deliveries' && <DeliveriesModal endpoint={dialog.endpoint} onClose={close} />}
+      {dialog?.kind === 'rotate' && (
+        <RotateModal
+          endpoint={dialog.endpoint}
+          onClose={close}
+          onRotated={(secret) => setDialog({ kind: 'secret', url: dialog.endpoint.url, secret })}
+        />
+      )}
       {dialog?.kind === 'secret' && <SecretModal url={dialog.url} secret={dialog.secret} onClose={close} />}
     </Card>
   );
@@ -103,9 +111,8 @@ function ActionButton({ disabled, onClick, children }: { disabled: boolean; onCl
 
 function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d: Dialog) => void }) {
   const update = useUpdateWebhook();
-  const rotate = useRotateSecret();
   const test = useSendTest();
-  const busy = update.isPending || rotate.isPending || test.isPending;
+  const busy = update.isPending || test.isPending;
   const { health } = endpoint;
 
   async function run<T>(work: () => Promise<T>, done: (result: T) => void, failure: string) {
@@ -164,18 +171,9 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
         >
           Send test
         </ActionButton>
-        <ActionButton
-          disabled={busy}
-          onClick={() =>
-            run(
-              () => rotate.mutateAsync(endpoint.id),
-              (r) => open({ kind: 'secret', url: endpoint.url, secret: r.secret }),
-              'Could not rotate the secret',
-            )
-          }
-        >
+        <button type="button" className="btn btn-secondary btn-sm" disabled={busy} onClick={() => open({ kind: 'rotate', endpoint })}>
           Rotate secret
-        </ActionButton>
+        </button>
         <button type="button" className="btn btn-danger btn-sm" onClick={() => open({ kind: 'delete', endpoint })}>
           Delete
         </button>
@@ -261,6 +259,56 @@ function EndpointForm({
               ? 'Events, with your customers’ details, go to the new URL, so changing it needs proof beyond your session.'
               : 'Events, with your customers’ details, go to this URL, so adding an endpoint needs proof beyond your session.',
           )}
+      </form>
+    </FormModal>
+  );
+}
+
+/** A new signing secret takes the endpoint's deliveries over, so it needs proof beyond the session. */
+function RotateModal({
+  endpoint,
+  onClose,
+  onRotated,
+}: {
+  endpoint: WebhookEndpoint;
+  onClose: () => void;
+  onRotated: (secret: string) => void;
+}) {
+  const rotate = useRotateSecret();
+  const stepUp = useStepUpPrompt();
+  const [error, setError] = useState<string | null>(null);
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const proof = stepUp.proof();
+    if (!proof) return;
+    try {
+      const rotated = await rotate.mutateAsync({ id: endpoint.id, proof });
+      onRotated(rotated.secret);
+    } catch (err) {
+      if (!stepUp.refusedBy(err)) setError(errorMessage(err, 'Could not rotate the secret'));
+    }
+  }
+  return (
+    <FormModal
+      title="Rotate signing secret"
+      formId="rotate-secret-form"
+      submitLabel="Rotate secret"
+      busyLabel="Rotating…"
+      busy={rotate.isPending}
+      onClose={onClose}
+    >
+      <form id="rotate-secret-form" onSubmit={asyncHandler(onSubmit)} noValidate>
+        <p>
+          Deliveries to {endpoint.url} are signed with a new secret from now on; the receiver must be given it before it can check them.
+        </p>
+        {error && (
+          <div className="field-error" role="alert">
+            {error}
+          </div>
+        )}
+        {stepUp.section(
+          'Whoever holds the signing secret can forge events to your endpoint, so a new one needs proof beyond your session.',
+        )}
       </form>
     </FormModal>
   );

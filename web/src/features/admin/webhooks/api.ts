@@ -1,6 +1,6 @@
 // Server state of the Webhooks view: endpoints with their health, and each endpoint's deliveries.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CreateWebhookInput, UpdateWebhookInput } from '../../../../../worker/modules/webhooks/schemas';
+import type { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from '../../../../../worker/modules/webhooks/schemas';
 import { api } from '../../../lib/api';
 
 export const webhooksKey = ['webhooks'] as const;
@@ -49,7 +49,10 @@ export function useDeleteWebhook() {
 
 export function useRotateSecret() {
   const onSuccess = useRefresh();
-  return useMutation({ mutationFn: (id: string) => api.post(`${path(id)}/rotate-secret`), onSuccess });
+  return useMutation({
+    mutationFn: ({ id, proof }: { id: string; proof: RotateWebhookSecretInput }) => api.post(`${path(id)}/rotate-secret`, proof),
+    onSuccess,
+  });
 }
 
 export function useSendTest() {
