@@ -186,7 +186,9 @@ describe('using an API token', () => {
     const owner = await signedInUser('owner');
     const reseller = await signedInUser('reseller');
     const { token } = await createToken(reseller.token, { role: 'reseller' });
-    const setActive = (isActive: boolean) => api('PUT', `/api/admin/users/${reseller.user.id}`, { token: owner.token, body: { isActive } });
+    // Reactivating a reseller gives power back: it asks for the owner's proof.
+    const setActive = (isActive: boolean) =>
+      api('PUT', `/api/admin/users/${reseller.user.id}`, { token: owner.token, body: { isActive, currentPassword: TEST_PASSWORD } });
     expect((await setActive(false)).status).toBe(200);
     const deactivated = await api('GET', '/api/users/profile', { token });
     expect(deactivated.status).toBe(401);
