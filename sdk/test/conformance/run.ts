@@ -47,7 +47,9 @@ export async function runCase(testCase: Case, publicKey: string): Promise<string
   const store = memoryStore();
   let step: CallStep | null = null;
   let now = 0;
-  let sentProblem: string | null = null;
+  // What the SDK sent wrong, if anything (set by the fetch below).
+  const sent: { problem: string | null } = { problem: null };
+  const sentProblem = (): string | null => sent.problem;
   const licensing = createLicensing({
     url: 'https://keypanel.invalid',
     publicKey,
@@ -55,21 +57,23 @@ export async function runCase(testCase: Case, publicKey: string): Promise<string
     now: () => now,
     retry: { retries: 0 },
     sleep: async () => {},
-    fetch: async (url, init) => {
+    fetch: (url, init) => {
       const expected = step!.sent;
       const body = JSON.parse(init.body as string) as Record<string, unknown>;
       const headers = init.headers as Record<string, string>;
-      if (new URL(url).pathname !== expected.path) sentProblem = `sent to ${url}, not ${expected.path}`;
+      if (new URL(url).pathname !== expected.path) sent.problem = `sent to ${url}, not ${expected.path}`;
       else if (!same(sortKeys(body), sortKeys(expected.body)))
-        sentProblem = `sent ${JSON.stringify(body)}, not ${JSON.stringify(expected.body)}`;
+        sent.problem = `sent ${JSON.stringify(body)}, not ${JSON.stringify(expected.body)}`;
       else if (expected.idempotencyKey !== undefined && headers['Idempotency-Key'] !== expected.idempotencyKey)
-        sentProblem = `sent Idempotency-Key ${headers['Idempotency-Key']}, not ${expected.idempotencyKey}`;
+        sent.problem = `sent Idempotency-Key ${headers['Idempotency-Key']}, not ${expected.idempotencyKey}`;
       const answer = step!.answer;
-      if (!answer) throw new TypeError('fetch failed (the vector has no answer: the network is down)');
-      return new Response(fromBase64(answer.body), {
-        status: answer.status,
-        headers: answer.signature === null ? {} : { 'X-Signature': answer.signature },
-      });
+      if (!answer) return Promise.reject(new TypeError('fetch failed (the vector has no answer: the network is down)'));
+      return Promise.resolve(
+        new Response(fromBase64(answer.body), {
+          status: answer.status,
+          headers: answer.signature === null ? {} : { 'X-Signature': answer.signature },
+        }),
+      );
     },
   });
   for (const [i, s] of testCase.steps.entries()) {
@@ -78,7 +82,7 @@ export async function runCase(testCase: Case, publicKey: string): Promise<string
     if (s.do === 'call') {
       step = s;
       now = s.now;
-      sentProblem = null;
+      sent.problem = null;
       const r = s.request;
       const base = { key: r.key, fingerprint: r.fingerprint, nonce: r.nonce };
       const calls: Record<CallStep['action'], () => Promise<LicenseResult>> = {
@@ -92,7 +96,8 @@ export async function runCase(testCase: Case, publicKey: string): Promise<string
         consume: () => licensing.consume({ ...base, amount: r.amount, idempotencyKey: r.idempotencyKey }),
       };
       got = outcome(await calls[s.action]());
-      if (sentProblem) return `${where}: ${sentProblem}`;
+      const problem = sentProblem();
+      if (problem) return `${where}: ${problem}`;
     } else if (s.do === 'checkOffline') {
       now = s.now;
       got = outcome(await licensing.checkOffline({ key: s.key, fingerprint: s.fingerprint }));

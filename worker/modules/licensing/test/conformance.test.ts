@@ -59,7 +59,7 @@ async function derivedKey(label: string) {
     pem,
     jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x },
     sign: async (bytes: Uint8Array) =>
-      new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, bytes as Uint8Array<ArrayBuffer>)),
+      new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, bytes)),
   };
 }
 
@@ -186,7 +186,7 @@ const answerOf = (raw: Raw): VectorAnswer => ({ status: raw.status, body: toBase
 /** A real call to the Worker at `when`, as an SDK would make it. */
 async function real(action: CallStep['action'], request: VectorRequest, when: number) {
   at(when);
-  const { path, body, idempotencyKey } = sent(action, request)!;
+  const { path, body, idempotencyKey } = sent(action, request);
   const raw = await send('POST', path, body, idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {});
   if (!raw.signature) throw new Error(`${path} answered unsigned: ${raw.text}`);
   return raw;
