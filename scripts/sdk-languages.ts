@@ -19,11 +19,19 @@ export type Toolchain = { name: string; ok: true; command: string; version: stri
 export function findPython(python = process.env.KEYPANEL_PYTHON ?? '/usr/bin/python3'): Toolchain {
   const probe = spawnSync(
     python,
-    ['-c', 'import sys, cryptography, pytest; assert sys.version_info >= (3, 9); print(sys.version.split()[0], cryptography.__version__, pytest.__version__)'],
+    [
+      '-c',
+      'import sys, cryptography, pytest; assert sys.version_info >= (3, 9); print(sys.version.split()[0], cryptography.__version__, pytest.__version__)',
+    ],
     { encoding: 'utf8' },
   );
   if (probe.error) return { name: 'Python SDK', ok: false, reason: `no ${python}` };
-  if (probe.status !== 0) return { name: 'Python SDK', ok: false, reason: `${python} lacks Python 3.9+ with cryptography and pytest (apt-get install python3-cryptography python3-pytest)` };
+  if (probe.status !== 0)
+    return {
+      name: 'Python SDK',
+      ok: false,
+      reason: `${python} lacks Python 3.9+ with cryptography and pytest (apt-get install python3-cryptography python3-pytest)`,
+    };
   const [version, cryptography, pytest] = probe.stdout.trim().split(' ');
   return { name: 'Python SDK', ok: true, command: python, version: `Python ${version}, cryptography ${cryptography}, pytest ${pytest}` };
 }
@@ -60,15 +68,41 @@ async function call(url: string, method: string, pathname: string, body?: unknow
 
 /** A customer with a key of each kind the integration tests use, made through the API. */
 async function makeFixtures(url: string, owner: string, lang: string): Promise<Fixtures> {
-  const tag = (kind: string) => `${lang}${kind}${Date.now().toString(36)}`.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 10);
+  const tag = (kind: string) =>
+    `${lang}${kind}${Date.now().toString(36)}`
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, '')
+      .slice(0, 10);
   const product = async (kind: string, fields: Record<string, unknown>) =>
-    (await call(url, 'POST', '/api/products', { name: `${lang} SDK ${kind}`, description: `For the ${lang} SDK's integration test`, keyTag: tag(kind), baseCreditCost: 1, creditsPerDay: 1, minDays: 1, maxDays: 365, ...fields }, owner)) as { _id: string; keyTag: string };
+    (await call(
+      url,
+      'POST',
+      '/api/products',
+      {
+        name: `${lang} SDK ${kind}`,
+        description: `For the ${lang} SDK's integration test`,
+        keyTag: tag(kind),
+        baseCreditCost: 1,
+        creditsPerDay: 1,
+        minDays: 1,
+        maxDays: 365,
+        ...fields,
+      },
+      owner,
+    )) as { _id: string; keyTag: string };
   const username = `${lang}sdk${Date.now().toString(36)}`;
   const email = `${username}@sdk.test`;
-  await call(url, 'POST', '/api/admin/users', { username, email, password: CUSTOMER_PASSWORD, role: 'user', emailVerified: true, credits: 10_000 }, owner);
+  await call(
+    url,
+    'POST',
+    '/api/admin/users',
+    { username, email, password: CUSTOMER_PASSWORD, role: 'user', emailVerified: true, credits: 10_000 },
+    owner,
+  );
   const customer = (await call(url, 'POST', '/api/auth/login', { email, password: CUSTOMER_PASSWORD })).token as string;
   const buy = async (p: { _id: string }) =>
-    ((await call(url, 'POST', '/api/keys/purchase', { productId: p._id, duration: 30 }, customer)) as { licenseKey: { key: string } }).licenseKey.key;
+    ((await call(url, 'POST', '/api/keys/purchase', { productId: p._id, duration: 30 }, customer)) as { licenseKey: { key: string } })
+      .licenseKey.key;
   const nodeLocked = await product('N', { maxActivations: 1, offlineTokenHours: 24, entitlements: ['pro'] });
   const metered = await product('M', { maxActivations: 1, usageAllowance: 10 });
   const floating = await product('F', { licenseModel: 'floating', maxActivations: 1, leaseMinutes: 1, borrowMaxHours: 24 });
@@ -78,7 +112,13 @@ async function makeFixtures(url: string, owner: string, lang: string): Promise<F
     url,
     publicKeyPem: pem,
     customerToken: customer,
-    keys: { nodeLocked: await buy(nodeLocked), metered: await buy(metered), floating: await buy(floating), airGapped: await buy(nodeLocked), tampered: await buy(nodeLocked) },
+    keys: {
+      nodeLocked: await buy(nodeLocked),
+      metered: await buy(metered),
+      floating: await buy(floating),
+      airGapped: await buy(nodeLocked),
+      tampered: await buy(nodeLocked),
+    },
     meteredAllowance: 10,
     trialKeyTag: trial.keyTag,
   };
@@ -86,7 +126,7 @@ async function makeFixtures(url: string, owner: string, lang: string): Promise<F
 
 type Run = { name: string; code: number; output: string };
 
-function run(name: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+function run(name: string, command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -114,7 +154,8 @@ export async function runLanguageSdks(): Promise<{ code: number; output: string;
   const chains = [findPython(), findGo()];
   const recap: string[] = [];
   let output = '';
-  for (const chain of chains) if (!chain.ok) recap.push(`${chain.name}: SKIPPED (${chain.reason}): its conformance and integration tests did not run`);
+  for (const chain of chains)
+    if (!chain.ok) recap.push(`${chain.name}: SKIPPED (${chain.reason}): its conformance and integration tests did not run`);
   const present = chains.filter((c): c is Extract<Toolchain, { ok: true }> => c.ok);
   if (present.length === 0) return { code: 0, output, recap };
 
@@ -149,7 +190,7 @@ export async function runLanguageSdks(): Promise<{ code: number; output: string;
       output += `\n\u25B8 ${result.name} (${present.find((c) => c.name === result.name)!.version})\n${result.output}`;
       recap.push(
         `${result.name}: ${result.code === 0 ? 'passed' : `FAILED (exit ${result.code})`}`,
-        ...closingLines(result.output).map((line) => `      ${line}`),
+        ...closingLines(result.output, result.name.startsWith('Python') ? 1 : 3).map((line) => `      ${line}`),
       );
     }
     return { code: results.some((r) => r.code !== 0) ? 1 : 0, output, recap };
