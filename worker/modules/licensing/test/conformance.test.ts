@@ -6,8 +6,8 @@
 //
 // `npm run conformance:generate` runs this file with `--update` and writes the vectors; run as part
 // of the Worker's tests it fails when the committed ones are stale, or when a licensing code of the
-// vocabulary (which the OpenAPI document lists) has no vector. A new code: add its scenario to
-// SCENARIOS below and run that command.
+// vocabulary (which the OpenAPI document lists) has no vector. A new code: add the calls that make
+// the Worker answer it beside the others below, and run that command.
 import { applyD1Migrations, createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { app } from '../../../app';
@@ -58,8 +58,7 @@ async function derivedKey(label: string) {
     d: jwk.d,
     pem,
     jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x },
-    sign: async (bytes: Uint8Array) =>
-      new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, bytes)),
+    sign: async (bytes: Uint8Array) => new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, bytes)),
   };
 }
 
