@@ -7,13 +7,15 @@
 // without file parallelism for last, alone, and one of the two cores sat idle for its minutes; side
 // by side, the browser files fill that core from the start. The browser run's output is printed
 // when it ends, so each run reads as a whole; the exit code fails if either fails, and the last lines
-// printed name every failed test of both runs.
+// printed name every failed test of both runs. The Python and Go SDKs' tests run beside them
+// (scripts/sdk-languages.ts; skipped, and said so, where their toolchains are missing).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import path from 'node:path';
 import { ensureDevVars } from './local';
+import { runLanguageSdks } from './sdk-languages';
 
 const ROOT = path.join(import.meta.dirname, '..');
 
@@ -180,9 +182,15 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   console.log(`\u25B8 vitest ${beside.map((args) => args.join(' ')).join(', ')}: beside this run, printed when it ends`);
   const reports = mkdtempSync(path.join(tmpdir(), 'keypanel-test-'));
   const runs: Run[] = [{ args: main, live: true }, ...beside.map((args) => ({ args, live: false }))];
+  // The Python and Go SDKs (scripts/sdk-languages.ts) beside both, their output printed when they end.
+  const languages = runLanguageSdks().then((sdks) => {
+    process.stdout.write(`${sdks.output}\n`);
+    return sdks;
+  });
   const results = await Promise.all(runs.map((run, i) => runVitest(run, path.join(reports, `${i}.json`))));
+  const sdks = await languages;
   rmSync(reports, { recursive: true, force: true });
   const lines = results.flatMap((result, i) => recap(`vitest ${runs[i].args.join(' ')}`, result.code, result.report, result.tail));
-  process.stdout.write(`\n\u25B8 npm test\n${lines.join('\n')}\n`);
-  process.exit(results.some((result) => result.code !== 0) ? 1 : 0);
+  process.stdout.write(`\n\u25B8 npm test\n${[...lines, ...sdks.recap].join('\n')}\n`);
+  process.exit(results.some((result) => result.code !== 0) || sdks.code !== 0 ? 1 : 0);
 }

@@ -8,7 +8,15 @@
 import type { DeviceInfo } from './client.js';
 import type { TokenStore } from './store.js';
 import { clockBehindDetail, type TrustedClock } from './trusted-time.js';
-import { SERVER_CODES, VALID_CODES, type LicenseInfo, type LicenseResult, type ServerCode, type VerifyKey } from './types.js';
+import {
+  SERVER_CODES,
+  VALID_CODES,
+  type BoundDevice,
+  type LicenseInfo,
+  type LicenseResult,
+  type ServerCode,
+  type VerifyKey,
+} from './types.js';
 import { normalizeKey, TokenError, verifyOfflineToken, verifySignature } from './verify.js';
 
 export const OFFLINE_REQUEST_TYPE = 'keypanel.offline-activation-request';
@@ -45,6 +53,8 @@ type WireOfflineAnswer = {
   ts?: string;
   deviceFingerprint?: string;
   deviceKey?: string;
+  slotFreesAt?: string | null;
+  devices?: Array<Omit<BoundDevice, 'lastSeenAt' | 'leaseExpiresAt'> & { lastSeenAt: string | null; leaseExpiresAt: string | null }>;
   license: (Omit<LicenseInfo, 'expiresAt'> & { expiresAt: string | null; token: string | null }) | null;
 };
 
@@ -157,7 +167,23 @@ export function offlineActivation({ store, publicKey, clock, slot, now }: Contex
     if (!pending || pending.nonce !== answer.nonce || pending.deviceKey !== answer.deviceKey)
       return refusal('NOT_THIS_REQUEST', 'This response does not answer the request this device wrote last (another nonce)');
     const ts = answer.ts === undefined ? NaN : Date.parse(answer.ts);
-    const base = { detail: answer.detail, source: 'online' as const, nonce: answer.nonce, license: toLicense(answer.license) };
+    const base = {
+      detail: answer.detail,
+      source: 'online' as const,
+      nonce: answer.nonce,
+      license: toLicense(answer.license),
+      // A refusal because the key is full says when a slot frees and which devices hold it, as online.
+      ...(answer.slotFreesAt !== undefined ? { slotFreesAt: answer.slotFreesAt === null ? null : new Date(answer.slotFreesAt) } : {}),
+      ...(answer.devices
+        ? {
+            devices: answer.devices.map((d) => ({
+              ...d,
+              lastSeenAt: d.lastSeenAt === null ? null : new Date(d.lastSeenAt),
+              leaseExpiresAt: d.leaseExpiresAt === null ? null : new Date(d.leaseExpiresAt),
+            })),
+          }
+        : {}),
+    };
     if (!(VALID_CODES as readonly string[]).includes(answer.code) || !answer.license.token) {
       // Refused (the key is full, revoked...): the request may be brought again, unless its nonce is spent.
       if (answer.code === 'NONCE_ALREADY_USED') await store.delete(pendingId(target));

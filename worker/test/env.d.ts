@@ -18,6 +18,9 @@ declare global {
       /** The import tests' own database (portability/test/import.test.ts), and the empty shop a round trip imports into. */
       IMPORT_DB: D1Database;
       IMPORT_TARGET_DB: D1Database;
+      /** The SDK conformance vectors' own database and settings (licensing/test/conformance.test.ts), at a faked time. */
+      CONFORMANCE_DB: D1Database;
+      CONFORMANCE_KV: KVNamespace;
       /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;

@@ -1,0 +1,3 @@
+module github.com/keypanel/keypanel/sdk/go
+
+go 1.19
