@@ -15,6 +15,7 @@ const ALLOWED = [
   'package-lock.json', // npm's record of the installed tree
   'docs/openapi.json', // the reviewed public contract; worker/test/openapi.test.ts holds it current
   'migrations/', // drizzle-kit's numbered SQL and snapshots, applied as committed
+  'sdk/conformance/', // the SDKs' conformance vectors: generated from the real Worker, committed so an SDK in any language runs them without one (a test holds them current)
   'web/src/styles.css', // the web app's one stylesheet, written by hand
 ];
 const allowed = (file: string) => ALLOWED.some((entry) => (entry.endsWith('/') ? file.startsWith(entry) : file === entry));
