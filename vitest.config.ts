@@ -63,6 +63,9 @@ export default defineConfig(async () => {
           test: {
             name: 'worker',
             include: ['worker/**/*.test.ts'],
+            // Mail goes by the queue, whose consumer takes a batch at most a second after it fills:
+            // a test waiting for a mail polls for longer than vitest's default second.
+            expect: { poll: { timeout: 10_000 } },
             // Tests of per-minute limits may first wait out a minute's last seconds (clearOfMinuteEdge).
             testTimeout: 15_000,
             setupFiles: ['worker/test/apply-migrations.ts'],

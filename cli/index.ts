@@ -16,6 +16,7 @@ import { registerSettingsCommands } from './commands/settings';
 import { registerStatsCommand } from './commands/stats';
 import { registerUsersCommands } from './commands/users';
 import { registerWebhooksCommands } from './commands/webhooks';
+import { registerMailCommands } from './commands/mail';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './lib/errors';
 import { FORMATS, paint, plain } from './lib/output';
 
@@ -53,6 +54,7 @@ Examples:
   registerLicenseCommands(program);
   registerPaymentsCommands(program);
   registerWebhooksCommands(program);
+  registerMailCommands(program);
   registerExportCommand(program);
   registerImportCommand(program);
   // Every command (and sub-command) reports usage errors by throwing, so they exit 2 below.

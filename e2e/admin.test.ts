@@ -53,6 +53,7 @@ describe('the admin panel', () => {
       'Direct Purchase',
       'Payments',
       'Webhooks',
+      'Mail',
       'Settings',
     ]);
     expect(await visible(page.getByRole('tab', { name: 'Overview', selected: true }))).toBe(true);

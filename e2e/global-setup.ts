@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, buildWeb, ensureDevVars, ensureOwner, freePort, LOCAL_CALLERS, startServer, stopServer } from '../scripts/local';
 import { standInForWorker } from '../scripts/stripe-stand-in';
+import { startMailStandIn } from '../scripts/mail-stand-in';
 
 export const OWNER = { email: 'owner@keypanel.test', password: 'Harbor-Lantern-42' };
 
@@ -29,6 +30,9 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   // Card top-ups go to the Stripe stand-in, whose checkout page pays and delivers the signed webhook.
   const { standIn, secrets } = await standInForWorker(port);
+  // Mail goes to a mail API stand-in, as a deployment's goes to its provider (the local mailbox of
+  // `npm start` is tested in cli/test/mail.test.ts).
+  const mailApi = await startMailStandIn();
   // Every browser test signs in from 127.0.0.1; the per-IP sign-in limit (tested in the Worker
   // suite) would otherwise count the whole run against one address. The app's public address is the
   // one the browser uses: Stripe Checkout returns there, where the session's token is stored.
@@ -38,7 +42,7 @@ export default async function setup(project: TestProject) {
     stateDir,
     assetsDir,
     logFile: serverLog,
-    vars: { THROTTLE_EXEMPT_IPS: LOCAL_CALLERS, APP_URL: `http://127.0.0.1:${port}` },
+    vars: { THROTTLE_EXEMPT_IPS: LOCAL_CALLERS, APP_URL: `http://127.0.0.1:${port}`, MAIL_API_URL: mailApi.url },
     secrets,
   });
   project.provide('baseURL', `http://127.0.0.1:${port}`);
@@ -48,6 +52,7 @@ export default async function setup(project: TestProject) {
   return () => {
     stopServer(server);
     void standIn.close();
+    void mailApi.close();
     rmSync(stateDir, { recursive: true, force: true });
   };
 }

@@ -36,7 +36,8 @@ try {
     vars: process.env.APP_URL ? { APP_URL: process.env.APP_URL } : {},
     secrets: stripe,
   });
-  console.log(`\n  KeyPanel is running at http://localhost:${port}  (Ctrl+C to stop)\n`);
+  console.log(`\n  KeyPanel is running at http://localhost:${port}  (Ctrl+C to stop)`);
+  console.log(`  Every mail it sends (verification links too): http://localhost:${port}/dev/mailbox\n`);
   const stop = () => child.kill('SIGINT');
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -17,6 +17,7 @@ import { reportingMounts } from './modules/reporting/routes';
 import { resellersMounts } from './modules/resellers/routes';
 import { settingsMounts } from './modules/settings/routes';
 import { webhooksMounts } from './modules/webhooks/routes';
+import { mailMounts } from './modules/mail/routes';
 import { LICENSES_PATH, signLicensingAnswers } from './modules/licensing';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -60,6 +61,7 @@ const mounts = [
   ...licensingMounts,
   ...webhooksMounts,
   ...portabilityMounts,
+  ...mailMounts,
 ];
 for (const [path, routes] of mounts) app.route(path, routes as Hono<AppEnv>);
 

@@ -7,9 +7,10 @@ import { DAY_MS } from './platform/vocabulary';
 import { cleanupExpiredKeys, expireKeys } from './modules/keys/jobs';
 import { getSettings } from './modules/settings';
 import { redispatchWebhooks } from './modules/webhooks/jobs';
+import { clearRecoveredBalances, redispatchMails, remindExpiringKeys } from './modules/mail/jobs';
 
 /** The cron trigger's work. Each job is idempotent: running it twice changes nothing more. */
-export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE'>, now = Date.now()) {
+export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE' | 'MAIL_QUEUE'>, now = Date.now()) {
   const db = createDb(env.DB);
   const settings = await getSettings(env.KV, now);
   const expired = await expireKeys(db, settings, now, env);
@@ -30,5 +31,9 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUE
   await db.delete(heldSlots).where(lte(heldSlots.freesAt, new Date(now)));
   // Webhook events and deliveries that never reached the queue (a crash after the commit) go again.
   const webhooks = await redispatchWebhooks(env, now);
-  return { expired, deleted, webhooks };
+  // Mail: reminders before keys run out, low-balance marks cleared, mails that never reached the queue.
+  const reminders = await remindExpiringKeys(env, settings, now);
+  await clearRecoveredBalances(env.DB, settings);
+  const mails = await redispatchMails(env, now);
+  return { expired, deleted, webhooks, reminders, mails };
 }

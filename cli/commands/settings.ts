@@ -30,7 +30,10 @@ const groupOf = (name: Name): [Group, string] | null => {
 
 function valueOf(settings: Settings, name: Name): string | number | boolean {
   const grouped = groupOf(name);
-  if (!grouped) return settings[name as TopName];
+  if (!grouped) {
+    const top = settings[name as TopName];
+    return Array.isArray(top) ? top.join(',') : top;
+  }
   const value = (settings[grouped[0]] as Record<string, Value>)[grouped[1]];
   return Array.isArray(value) ? value.join(',') : value;
 }
@@ -42,8 +45,11 @@ function checkName(name: string): Name {
 }
 
 /** `true`/`false` for the switches, a number for the rest (comma-separated for the quick amounts); the schema checks the bounds. */
+/** Lists of numbers, written comma-separated: the quick top-up amounts, the reminder days. */
+const LISTS: string[] = ['payments.quickTopUpAmounts', 'expiryReminderDays'];
+
 function parseValue(name: Name, raw: string): Value {
-  if (name === 'payments.quickTopUpAmounts') {
+  if (LISTS.includes(name)) {
     const amounts = raw
       .split(',')
       .filter((a) => a.trim() !== '')

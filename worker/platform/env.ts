@@ -4,6 +4,7 @@
 // the queue's message type.
 
 import type { WebhookMessage } from './webhook-message';
+import type { MailMessage } from './mail-message';
 
 /**
  * Secrets and variables a deployment may leave unset, each turning a feature off:
@@ -31,8 +32,10 @@ type OptionalVars =
 
 type Generated = Cloudflare.Env;
 
-export type Env = Omit<Generated, OptionalVars | 'WEBHOOK_QUEUE'> &
+export type Env = Omit<Generated, OptionalVars | 'WEBHOOK_QUEUE' | 'MAIL_QUEUE'> &
   Partial<Pick<Generated, OptionalVars>> & {
     /** Outbound webhooks: the queue whose consumer (this Worker) delivers them. */
     WEBHOOK_QUEUE: Queue<WebhookMessage>;
+    /** Mail: the queue whose consumer (this Worker) sends each mail through the mail API. */
+    MAIL_QUEUE: Queue<MailMessage>;
   };

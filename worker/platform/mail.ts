@@ -1,14 +1,18 @@
-// The one way KeyPanel sends email. In production: an HTTP email API (MAIL_API_URL, MAIL_API_KEY,
-// MAIL_FROM; the JSON body {from, to, subject, text} with a bearer key, as Resend and compatible
-// services take it). Without MAIL_API_URL: a local outbox in KV that tests read, for local
-// development only (LOCAL_DEVELOPMENT=true, which `npm start` and the tests set). A deployed Worker
-// without a mail API sends nothing: every link that would go by mail is refused (404 NOT_CONFIGURED), so a live
-// reset or verification token never sits anywhere but the recipient's inbox. No mail is ever logged.
+// The one way KeyPanel sends email, used only by the mail queue's consumer (modules/mail): no mail is
+// sent inside the request that caused it. In production: an HTTP email API (MAIL_API_URL,
+// MAIL_API_KEY, MAIL_FROM; the JSON body {from, to, subject, text, html, headers} with a bearer key,
+// as Resend and compatible services take it). Without MAIL_API_URL: a local outbox in KV, for local
+// development only (LOCAL_DEVELOPMENT=true, which `npm start` and the tests set), that the local
+// mailbox page lists. A deployed Worker without a mail API sends nothing: every link that would go by
+// mail is refused (404 NOT_CONFIGURED), so a live reset or verification token never sits anywhere but
+// the recipient's inbox. No mail's text or link is ever logged.
 import type { Env } from './env';
 import { AppError } from './errors';
 
-export type Mail = { to: string; subject: string; text: string };
+export type Mail = { to: string; subject: string; text: string; html: string; headers: Record<string, string> };
 export type OutboxMail = Mail & { sentAt: number };
+
+export type { MailMessage, MailQueue } from './mail-message';
 
 const OUTBOX_PREFIX = 'outbox:';
 // Mail in the outbox carries reset links, so it does not outlive them by much.
@@ -33,22 +37,32 @@ export function assertMailAvailable(env: Pick<Env, 'MAIL_API_URL' | 'LOCAL_DEVEL
   if (mailTransport(env) === 'none') throw new AppError('NOT_CONFIGURED', NO_MAIL_MESSAGE);
 }
 
+/** The mail API refused the mail, or did not answer (`status` null): the consumer retries it. */
+export class MailApiError extends Error {
+  constructor(readonly status: number | null) {
+    super(status === null ? 'The email API did not answer' : `The email API answered ${status}`);
+  }
+}
+
+/** Sends one mail; throws MailApiError when the mail API refuses it (its status kept, never its answer). */
 export async function sendMail(env: MailEnv, mail: Mail): Promise<void> {
   const transport = mailTransport(env);
   if (transport === 'none') throw new AppError('NOT_CONFIGURED', NO_MAIL_MESSAGE);
   if (transport === 'local-outbox') return saveToOutbox(env.KV, mail);
   const from = env.MAIL_FROM || `${env.APP_NAME || 'KeyPanel'} <no-reply@localhost>`;
-  const res = await fetch(env.MAIL_API_URL!.trim(), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(env.MAIL_API_KEY ? { authorization: `Bearer ${env.MAIL_API_KEY}` } : {}) },
-    body: JSON.stringify({ from, to: [mail.to], subject: mail.subject, text: mail.text }),
-  });
-  if (!res.ok) {
-    // The provider's answer can hold the address; log the status only.
-    await res.body?.cancel();
-    throw new Error(`The email API answered ${res.status}`);
+  let res: Response;
+  try {
+    res = await fetch(env.MAIL_API_URL!.trim(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(env.MAIL_API_KEY ? { authorization: `Bearer ${env.MAIL_API_KEY}` } : {}) },
+      body: JSON.stringify({ from, to: [mail.to], subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers }),
+    });
+  } catch {
+    throw new MailApiError(null);
   }
+  // The provider's answer can hold the address; only its status is kept.
   await res.body?.cancel();
+  if (!res.ok) throw new MailApiError(res.status);
 }
 
 async function saveToOutbox(kv: KVNamespace, mail: Mail) {
@@ -61,7 +75,22 @@ async function saveToOutbox(kv: KVNamespace, mail: Mail) {
 
 /** The local outbox for one address, oldest first (development and tests). */
 export async function readOutbox(kv: KVNamespace, to: string): Promise<OutboxMail[]> {
-  const { keys } = await kv.list({ prefix: `${OUTBOX_PREFIX}${to.toLowerCase()}:` });
-  const mails = await Promise.all(keys.map((k) => kv.get<OutboxMail>(k.name, 'json')));
+  return outboxMails(kv, `${OUTBOX_PREFIX}${to.toLowerCase()}:`);
+}
+
+/** Every mail of the local outbox, newest first (the local mailbox page, `keypanel mail list`). */
+export async function readWholeOutbox(kv: KVNamespace): Promise<OutboxMail[]> {
+  return (await outboxMails(kv, OUTBOX_PREFIX)).reverse();
+}
+
+async function outboxMails(kv: KVNamespace, prefix: string): Promise<OutboxMail[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await kv.list({ prefix, cursor });
+    names.push(...page.keys.map((k) => k.name));
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  const mails = await Promise.all(names.map((name) => kv.get<OutboxMail>(name, 'json')));
   return mails.filter((m): m is OutboxMail => m !== null).sort((a, b) => a.sentAt - b.sentAt);
 }

@@ -35,6 +35,7 @@ export const TAGS = [
   { name: 'Resellers', description: "Reseller tiers, referred customers, commissions and a reseller's statistics." },
   { name: 'Licensing', description: 'The API licensed software calls. Public; every answer is signed (X-Signature).' },
   { name: 'Webhooks', description: 'Outbound webhook endpoints and their deliveries.' },
+  { name: 'Mail', description: 'One-click unsubscribe from a notice, and the local mailbox of local development.' },
   { name: 'Meta', description: 'Health and this document.' },
 ] as const;
 export type Tag = (typeof TAGS)[number]['name'];

@@ -107,3 +107,19 @@ export const hasPassed = (expiresAt: number | null | undefined, now: number): bo
 
 /** Each list as SQL text for a CHECK or an IN (...): `'user', 'reseller', 'owner'`. */
 export const sqlList = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ');
+
+/**
+ * The mail KeyPanel sends, by kind. The first are the account's own (a verification or reset link,
+ * an invitation, a security notice, a key given to it): always sent. The rest are notices a customer chooses on their
+ * security page (and the owner's "Email Notifications Enabled" turns on for the shop).
+ */
+export const ACCOUNT_MAIL_KINDS = ['verification', 'password_reset', 'import_invitation', 'security_notice', 'key_received'] as const;
+export const NOTICE_MAIL_KINDS = ['expiry_reminder', 'receipt', 'auto_renew_failed', 'low_balance', 'new_device'] as const;
+export const MAIL_KINDS = [...ACCOUNT_MAIL_KINDS, ...NOTICE_MAIL_KINDS] as const;
+export type MailKind = (typeof MAIL_KINDS)[number];
+export type NoticeMailKind = (typeof NOTICE_MAIL_KINDS)[number];
+export const isNoticeKind = (kind: string): kind is NoticeMailKind => (NOTICE_MAIL_KINDS as readonly string[]).includes(kind);
+
+/** A mail's state: on the queue (or waiting to be put on it), sent, refused for good, or not sent by choice. */
+export const MAIL_STATES = ['queued', 'sent', 'failed', 'skipped'] as const;
+export type MailState = (typeof MAIL_STATES)[number];

@@ -8,6 +8,8 @@ import { app } from '../app';
 import { createDb } from '../platform/db/client';
 import { createUser } from '../modules/accounts/users';
 import type { Env } from '../platform/env';
+import type { MailMessage } from '../platform/mail';
+import { deliverMail } from '../modules/mail/delivery';
 import { SETTINGS_KV_KEY } from '../modules/settings/store';
 import { passThrough } from '../platform/proxy';
 import { DEFAULT_SETTINGS, type Settings } from '../modules/settings/schemas';
@@ -73,6 +75,12 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));
   }
   const sandboxEnv: Env = { ...(env as unknown as Env), ...options.bindings, KV: settings.kv, DB: d1 };
+  // The real queue's consumer reads the shared database: the sandbox's mail is delivered in its own.
+  sandboxEnv.MAIL_QUEUE = {
+    sendBatch: async (messages: Array<{ body: MailMessage }>) => {
+      for (const message of messages) await deliverMail(sandboxEnv, message.body.mailId);
+    },
+  } as unknown as Env['MAIL_QUEUE'];
   const db = createDb(d1);
 
   async function fetchWorker(url: string, init: RequestInit) {

@@ -32,8 +32,8 @@ export async function enableTwoFactor(
   return setup.body.secret;
 }
 
-/** Waits for mail sent after a response (the Worker sends it in the background). */
-export async function waitForMail(to: string, count = 1, timeoutMs = 5000): Promise<OutboxMail[]> {
+/** Waits for mail sent after a response (it goes by the mail queue, whose consumer takes a batch within a second). */
+export async function waitForMail(to: string, count = 1, timeoutMs = 10_000): Promise<OutboxMail[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const mails = await readOutbox(env.KV, to);

@@ -50,6 +50,11 @@ export function createRouter() {
       errorElement: <ErrorPage />,
     },
     {
+      path: '/unsubscribe',
+      lazy: async () => ({ Component: (await import('../features/auth/UnsubscribePage')).UnsubscribePage }),
+      errorElement: <ErrorPage />,
+    },
+    {
       path: '/login/2fa',
       lazy: async () => ({ Component: (await import('../features/auth/TwoFactorLoginPage')).TwoFactorLoginPage }),
       errorElement: <ErrorPage />,

@@ -7,7 +7,8 @@ import { ledger, users, type Actor } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { startsWith } from '../../platform/sql-prefix';
 import { newId } from '../../platform/ids';
-import { sendMail } from '../../platform/mail';
+import type { MailEnv } from '../../platform/mail';
+import { queueMails, type QueuedMail } from '../mail';
 import type { Later } from '../../platform/request';
 import { sendVerificationIfPossible } from './email-verification';
 import { endCredentialsStatements } from './sessions';
@@ -289,8 +290,6 @@ export async function deleteUser(admin: AdminContext, id: string): Promise<void>
   }
 }
 
-type MailEnv = Parameters<typeof sendMail>[0];
-
 /**
  * Tells the people a change of power concerns, through the mail: the old address when an account's
  * address changed (a reset to the new one would take the account), and every other active owner
@@ -304,17 +303,20 @@ export async function tellOfPowerChange(
   after: UserRow,
 ): Promise<void> {
   const app = env.APP_NAME || 'KeyPanel';
-  const mails: { to: string; subject: string; text: string }[] = [];
+  const mails: QueuedMail[] = [];
   if (before && before.email.toLowerCase() !== after.email.toLowerCase()) {
     mails.push({
-      to: before.email,
-      subject: `The email address of your ${app} account was changed`,
-      text: [
-        `Hello ${after.username},`,
-        '',
-        `An owner (${actor.username}) changed the email address of your ${app} account from this address to ${after.email}.`,
-        'If you did not expect this, contact the shop at once: whoever controls the new address can reset your password.',
-      ].join('\n'),
+      kind: 'security_notice',
+      userId: after.id,
+      toEmail: before.email,
+      data: {
+        subject: `The email address of your ${app} account was changed`,
+        lines: [
+          `Hello ${after.username},`,
+          `An owner (${actor.username}) changed the email address of your ${app} account from this address to ${after.email}.`,
+          'If you did not expect this, contact the shop at once: whoever controls the new address can reset your password.',
+        ],
+      },
     });
   }
   if (after.role === 'owner' && before?.role !== 'owner') {
@@ -325,16 +327,19 @@ export async function tellOfPowerChange(
       .all();
     for (const owner of owners.filter((o) => o.id !== after.id)) {
       mails.push({
-        to: owner.email,
-        subject: `${after.username} is now an owner of ${app}`,
-        text: [
-          `${actor.username} made ${after.username} (${after.email}) an owner of ${app}.`,
-          'An owner can do everything you can. If this was not expected, remove their role and change your password.',
-        ].join('\n'),
+        kind: 'security_notice',
+        userId: owner.id,
+        data: {
+          subject: `${after.username} is now an owner of ${app}`,
+          lines: [
+            `${actor.username} made ${after.username} (${after.email}) an owner of ${app}.`,
+            'An owner can do everything you can. If this was not expected, remove their role and change your password.',
+          ],
+        },
       });
     }
   }
-  await Promise.all(mails.map((mail) => sendMail(env, mail)));
+  if (mails.length) await queueMails(db, mails);
 }
 
 /** How an owner's change asks for proof (the request's step-up, `proveCaller`), and runs work after the answer. */

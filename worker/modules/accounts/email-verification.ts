@@ -8,7 +8,8 @@ import type { DB } from '../../platform/db/client';
 import { emailVerificationTokens, users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { newId, randomToken, sha256Hex } from '../../platform/ids';
-import { assertMailAvailable, mailTransport, sendMail, type MailEnv } from '../../platform/mail';
+import { assertMailAvailable, mailTransport, type MailEnv } from '../../platform/mail';
+import { queueMails } from '../mail';
 import { enforce, RULES } from '../../platform/throttle';
 import { findUserById, type UserRow } from './users';
 import { DAY_MS, hasPassed } from '../../platform/vocabulary';
@@ -22,7 +23,7 @@ export const verifyLinkInvalid = () =>
     'This verification link is invalid, has expired or was already used. Please send a new one from your account.',
   );
 
-/** Emails a verification link to the account's current address. The caller checks mail and APP_URL first. */
+/** Mails a verification link to the account's current address (by the mail queue). The caller checks mail and APP_URL first. */
 export async function sendVerificationLink(
   env: MailEnv,
   db: DB,
@@ -31,28 +32,29 @@ export async function sendVerificationLink(
   now = Date.now(),
 ) {
   const token = randomToken(32);
-  await db.insert(emailVerificationTokens).values({
-    id: newId(now),
-    userId: user.id,
-    email: user.email,
-    tokenHash: await sha256Hex(token),
-    expiresAt: new Date(now + VERIFY_TOKEN_TTL_MS),
-    createdAt: new Date(now),
-  });
-  const app = env.APP_NAME || 'KeyPanel';
-  await sendMail(env, {
-    to: user.email,
-    subject: `Verify your email address for ${app}`,
-    text: [
-      `Hello ${user.username},`,
-      '',
-      `Please confirm that this address belongs to your ${app} account by opening this link within 24 hours:`,
-      '',
-      `${appUrl.replace(/\/$/, '')}/verify-email#token=${token}`,
-      '',
-      'If you did not create this account, ignore this email: without this link the account cannot pay by card or connect Google with your address.',
-    ].join('\n'),
-  });
+  // The token and its mail commit together; the mail goes by the queue, after the answer.
+  await queueMails(
+    db,
+    [
+      {
+        kind: 'verification',
+        userId: user.id,
+        toEmail: user.email,
+        data: { url: `${appUrl.replace(/\/$/, '')}/verify-email#token=${token}` },
+      },
+    ],
+    now,
+    [
+      db.insert(emailVerificationTokens).values({
+        id: newId(now),
+        userId: user.id,
+        email: user.email,
+        tokenHash: await sha256Hex(token),
+        expiresAt: new Date(now + VERIFY_TOKEN_TTL_MS),
+        createdAt: new Date(now),
+      }),
+    ],
+  );
 }
 
 /**

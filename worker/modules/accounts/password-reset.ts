@@ -5,7 +5,8 @@ import type { DB } from '../../platform/db/client';
 import { passwordResetTokens, users } from '../../platform/db/schema';
 import { AppError } from '../../platform/errors';
 import { newId, randomToken, sha256Hex } from '../../platform/ids';
-import { assertMailAvailable, sendMail, type MailEnv } from '../../platform/mail';
+import { assertMailAvailable, type MailEnv } from '../../platform/mail';
+import { queueMails } from '../mail';
 import { enforce, RULES } from '../../platform/throttle';
 import { recordSecurityEvent } from './security-log';
 import type { Later, SessionOrigin } from '../../platform/request';
@@ -53,29 +54,21 @@ export async function sendPasswordReset(env: ResetEnv, db: DB, email: string, ap
   const user = await findUserByEmail(db, email);
   if (!user || !user.isActive) return null;
   const token = randomToken(32);
-  await db.insert(passwordResetTokens).values({
-    id: newId(now),
-    userId: user.id,
-    tokenHash: await sha256Hex(token),
-    expiresAt: new Date(now + RESET_TOKEN_TTL_MS),
-    createdAt: new Date(now),
-  });
-  const app = env.APP_NAME || 'KeyPanel';
-  const link = `${appUrl.replace(/\/$/, '')}/reset-password#token=${token}`;
-  await sendMail(env, {
-    to: user.email,
-    subject: `Reset your ${app} password`,
-    text: [
-      `Hello ${user.username},`,
-      '',
-      `Someone (hopefully you) asked to reset the password of your ${app} account.`,
-      'Open this link within one hour to choose a new password:',
-      '',
-      link,
-      '',
-      'If you did not ask for this, ignore this email: your password stays as it is.',
-    ].join('\n'),
-  });
+  // The token and its mail commit together; the mail goes by the queue.
+  await queueMails(
+    db,
+    [{ kind: 'password_reset', userId: user.id, data: { url: `${appUrl.replace(/\/$/, '')}/reset-password#token=${token}` } }],
+    now,
+    [
+      db.insert(passwordResetTokens).values({
+        id: newId(now),
+        userId: user.id,
+        tokenHash: await sha256Hex(token),
+        expiresAt: new Date(now + RESET_TOKEN_TTL_MS),
+        createdAt: new Date(now),
+      }),
+    ],
+  );
   return user.id;
 }
 

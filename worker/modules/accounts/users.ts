@@ -104,6 +104,8 @@ export async function createUser(
       credentialEpoch: 0,
       resellerTierId: null,
       referralCode: null,
+      mailOptOuts: [],
+      lowBalanceMailedAt: null,
     };
     const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
     await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]), db);

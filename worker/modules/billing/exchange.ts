@@ -2,7 +2,8 @@
 // One D1 batch moves both balances and writes the ledger row; the balance cannot go below zero
 // (CHECK on users.balance_cents), so racing exchanges can never spend the same cent twice.
 import { eq, sql } from 'drizzle-orm';
-import { runBatch, type DB } from '../../platform/db/client';
+import { rawSql, runBatch, type DB, type Statement } from '../../platform/db/client';
+import { dispatchMails, mailStatement } from '../mail';
 import { ledger, users } from '../../platform/db/schema';
 import { failedConstraint } from '../../platform/db/errors';
 import { AppError, notFound } from '../../platform/errors';
@@ -22,9 +23,32 @@ export type ExchangeOrder = {
   promisedCredits?: number;
   idempotency?: IdempotencyClaim;
   now?: number;
+  /** With low-balance mail on: the threshold (cents) below which the balance left is mailed about, once per dip. */
+  lowBalanceBelowCents?: number;
 };
 
 export const EXCHANGE_STATUS = 200;
+
+/**
+ * The low-balance mail, when the exchange leaves the balance below the threshold: the account is
+ * marked in the same batch, and only a batch that marked it writes the mail, so however many
+ * exchanges race, one mail goes until the balance recovers (the cron clears the mark then).
+ */
+function lowBalanceStatements(userId: string, thresholdCents: number | undefined, now: number): Statement[] {
+  if (thresholdCents === undefined) return [];
+  return [
+    rawSql(
+      'UPDATE users SET low_balance_mailed_at = ?3 WHERE id = ?1 AND balance_cents < ?2 AND low_balance_mailed_at IS NULL',
+      userId,
+      thresholdCents,
+      now,
+    ),
+    mailStatement({ kind: 'low_balance', userId, data: { thresholdCents } }, now, {
+      sql: 'EXISTS (SELECT 1 FROM users WHERE id = ?7 AND low_balance_mailed_at = ?8)',
+      params: [userId, now],
+    }),
+  ];
+}
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
@@ -96,10 +120,12 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
     createdAt: now,
   });
   const event = exchangeEvent(userId, { usdAmount: cents / 100, credits, rate }, now.getTime());
+  const lowBalance = lowBalanceStatements(userId, order.lowBalanceBelowCents, now.getTime());
   try {
     if (!idempotency) {
-      const [after, , ...events] = await runBatch(db, [debit, record, event]);
+      const [after, , ...events] = await runBatch(db, [debit, record, event, ...lowBalance]);
       await dispatchCommitted(events, db);
+      await dispatchMails(events, db);
       return answer(toUserJson((after as UserRow[])[0]));
     }
     // The balances as they stand inside the batch, right after the move.
@@ -109,8 +135,10 @@ async function exchangeOnce(db: DB, order: ExchangeOrder): Promise<ExchangeRespo
       record,
       claimStatement(db, idempotency, stored, EXCHANGE_STATUS, now),
       event,
+      ...lowBalance,
     ]);
     await dispatchCommitted(events, db);
+    await dispatchMails(events, db);
     return answer(toUserJson((after as UserRow[])[0]));
   } catch (err) {
     const refusal = await spendingRefusal(db, err, userId);

@@ -3,3 +3,4 @@
 export { keyCountsTotal, keysByStatus, ownerKeyCounts, type KeyCounts } from './key-counts';
 export { generateLicenseKey, keysJsonStatement, NEWEST_FIRST } from './license-keys';
 export { PURCHASE_STATUS, purchaseKey } from './purchase';
+export { purchaseReceipt } from './receipts';

@@ -2,7 +2,7 @@
 // leaked value (a regeneration). Each is one batch: the key's change, and, only if it happened, its
 // history line (key_events) and, for an owner's or a reseller's act, its audit row. A regenerated
 // key's old value is kept in retired_keys, so the licensing API answers it KEY_REGENERATED at once.
-import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { runBatch, type DB } from '../../platform/db/client';
 import { activations, keyEvents, licenseKeys, retiredKeys, users } from '../../platform/db/schema';
 import {
@@ -17,7 +17,7 @@ import { dispatchCommitted } from '../webhooks';
 import { AppError, forbidden, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import type { MailEnv } from '../../platform/mail';
-import { sendMail } from '../../platform/mail';
+import { dispatchMails, mailStatement } from '../mail';
 import type { Later } from '../../platform/request';
 import { isAtLeast, type Role } from '../../platform/vocabulary';
 import { notPassedAt } from '../../platform/db/expiry';
@@ -332,6 +332,7 @@ export async function transferKey(carer: KeyCarer, id: string, input: TransferIn
         .where(moved),
     ),
     ...exits.statements,
+    ...transferMails(key, value, giver, recipient, input.keepValue, now, moved),
     ...(reach === 'admin'
       ? [
           auditStatement(
@@ -348,35 +349,57 @@ export async function transferKey(carer: KeyCarer, id: string, input: TransferIn
   ]);
   if ((results[0] as unknown[]).length === 0) throw changedMeanwhile();
   await dispatchCommitted(exits.events(results, input.keepValue ? 2 : 3), db);
-  const app = 'KeyPanel';
-  const kept = input.keepValue
-    ? ` ${giver?.username ?? 'The giver'} chose to keep its value, so they still know it: regenerate it in My Keys if you want a value only you know.`
-    : '';
-  const mails = [
-    ...(giver
-      ? [
-          {
-            to: giver.email,
-            subject: `You gave a license key to ${recipient.username}`,
-            text: input.keepValue
-              ? `Your ${key.productName} license key ${key.key} now belongs to ${recipient.username}, with its devices and its remaining time; you chose to keep its value. If you did not do this, sign in to ${app} and change your password.`
-              : `Your ${key.productName} license key ${key.key} now belongs to ${recipient.username}, with its remaining time, under a new value: ${key.key} no longer works and your devices were signed out of it. If you did not do this, sign in to ${app} and change your password.`,
-          },
-        ]
-      : []),
-    {
-      to: recipient.email,
-      subject: `${giver?.username ?? 'Someone'} gave you a license key`,
-      text: `${giver?.username ?? 'Someone'} gave you their ${key.productName} license key ${value}. It is in My Keys in ${app}.${kept}`,
-    },
-  ];
-  // Mail is news, not the record: a transfer stands whether or not it is delivered.
-  await ctx.later(
-    Promise.all(
-      mails.map((mail) => sendMail(ctx.env, mail).catch((error: unknown) => console.error(`Transfer mail not sent: ${String(error)}`))),
-    ),
-  );
+  // Mail is news, not the record: it goes by the queue, after the answer.
+  await dispatchMails(results, db);
   return { key: key.key, product: key.productName, to: recipient.username, valueKept: input.keepValue };
+}
+
+/**
+ * A transfer's mails, written only if it happened (`moved`): the receiver is told what they got (a
+ * notice they may turn off), the giver that it went (a security notice, always sent).
+ */
+function transferMails(
+  key: LicenseKeyRow,
+  value: string,
+  giver: { id: string; username: string } | undefined,
+  recipient: { id: string; username: string },
+  valueKept: boolean,
+  now: number,
+  moved: SQL | undefined,
+) {
+  const happened = {
+    sql: 'EXISTS (SELECT 1 FROM license_keys WHERE id = ?7 AND key = ?8 AND purchased_by = ?9)',
+    params: [key.id, value, recipient.id],
+  };
+  const received = mailStatement(
+    {
+      kind: 'key_received',
+      userId: recipient.id,
+      data: { key: value, product: key.productName, from: giver?.username ?? null, valueKept },
+    },
+    now,
+    happened,
+  );
+  if (!giver || !moved) return [received];
+  const given = mailStatement(
+    {
+      kind: 'security_notice',
+      userId: giver.id,
+      data: {
+        subject: `You gave a license key to ${recipient.username}`,
+        lines: [
+          `Hello ${giver.username},`,
+          valueKept
+            ? `Your ${key.productName} license key ${key.key} now belongs to ${recipient.username}, with its devices and its remaining time; you chose to keep its value.`
+            : `Your ${key.productName} license key ${key.key} now belongs to ${recipient.username}, under a new value: ${key.key} no longer works and your devices were signed out of it.`,
+          'If you did not do this, sign in and change your password.',
+        ],
+      },
+    },
+    now,
+    happened,
+  );
+  return [received, given];
 }
 
 /** The transfers an account gave or received, newest first: the giver's history lines. */

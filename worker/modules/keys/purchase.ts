@@ -5,7 +5,6 @@
 // below zero (CHECK on users.credits), so racing purchases can never overspend: the batch that would
 // fails whole and changes nothing.
 import { eq, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, SqlStatement, type DB, type Statement } from '../../platform/db/client';
 import { products, users } from '../../platform/db/schema';
 import { failedConstraint } from '../../platform/db/errors';
@@ -26,6 +25,7 @@ import {
   type Quote,
 } from '../catalog';
 import { commissionEvent, dispatchCommitted, keyEvents } from '../webhooks';
+import { dispatchMails } from '../mail';
 import { type PurchaseReceipt, type PurchaseShortfall } from './schemas/answers';
 
 export type PurchaseOrder = {
@@ -42,7 +42,7 @@ export type PurchaseOrder = {
   /** How the price is worked out: the list price (`quote`) unless given; 0 is charged when nobody pays. */
   pricing?: (product: ProductRow, days: number) => Quote;
   /** Statements that must commit with the purchase (an admin's audit row). */
-  alsoRun?: (receipt: PurchaseReceipt) => BatchItem<'sqlite'>[];
+  alsoRun?: (receipt: PurchaseReceipt) => Statement[];
   idempotency?: IdempotencyClaim;
   now?: number;
 };
@@ -187,6 +187,7 @@ async function commitPurchase(
   try {
     const results = await runBatch(db, statements);
     await dispatchCommitted(results, db);
+    await dispatchMails(results, db);
     if (payerId !== null) answer.payerCredits = (results[0] as Array<{ credits: number }>)[0].credits;
     return { ...answer, replayed: false };
   } catch (err) {

@@ -25,6 +25,7 @@ import {
 import { DAY_MS, hasPassed, HOUR_MS, MINUTE_MS, type KeyStatus, type LicenseCode, type LicenseModel } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { activationEvent, dispatchCommitted } from '../webhooks';
+import { dispatchMails, newDeviceMail } from '../mail';
 import { hasPassedSql } from '../../platform/db/expiry';
 import { keyEntitlements, usageNow, type Usage } from '../catalog';
 
@@ -474,9 +475,12 @@ export async function activateLicense(
     ),
     rawSql(ACTIVATED_KEY_SQL, input.deviceFingerprint, input.key, now),
     activationEvent('license.activated', activationId, now),
+    // Its holder is told of a new device (a notice they may turn off), when the shop sends notices.
+    ...(settings.emailNotificationsEnabled ? [newDeviceMail(activationId, now)] : []),
   ]);
   const [before, insert, after, ...events] = results;
   await dispatchCommitted(events, d1);
+  await dispatchMails(events, d1);
   const row = (before as ActivationKeyRow[])[0] ?? null;
   checkAddress(guard, row);
   // RETURNING answers only a row that went in or a lease renewed (D1's `changes` would count the triggers' writes too).

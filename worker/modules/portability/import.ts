@@ -497,7 +497,7 @@ function accountsAudit(accounts: Record<string, unknown>[], actorId: string, ip:
   );
 }
 
-export type ImportOutcome = ImportResult & { newAccounts: { email: string; username: string }[] };
+export type ImportOutcome = ImportResult & { newAccounts: { id: string; email: string; username: string }[] };
 
 /** Imports (or, in a dry run, plans) one chunk of a file's records. */
 export async function importChunk(importer: Importer, request: ImportRequest, now = Date.now()): Promise<ImportOutcome> {
@@ -521,7 +521,7 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
   const { plan } = planned;
 
   let created: Partial<Record<ImportRowType, number>> = {};
-  let newAccounts: { email: string; username: string }[] = [];
+  let newAccounts: { id: string; email: string; username: string }[] = [];
   if (!request.dryRun && plan.outcomes.some((o) => o.planned)) {
     const { statements, index } = writes(plan, now);
     const summary = { format: request.format, created: plan.outcomes.filter((o) => o.planned).length, records: request.rows.length };
@@ -529,7 +529,7 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     if (plan.users.length) statements.push(accountsAudit(plan.users, actor.id, ip, now));
     const results = (await runBatch(db, statements)) as unknown[][];
     const count = (name: keyof typeof index) => (index[name] >= 0 ? results[index[name]].length : 0);
-    newAccounts = index.users >= 0 ? (results[index.users] as { email: string; username: string }[]) : [];
+    newAccounts = index.users >= 0 ? (results[index.users] as { id: string; email: string; username: string }[]) : [];
     // Accounts made for keys' customers are not rows of the file: only the file's user rows count as created users.
     const userRows = new Set(plan.userRowEmails);
     const usersCreated = newAccounts.filter((a) => userRows.has(a.email)).length;
@@ -563,23 +563,5 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     // A record made as asked goes without saying; one made otherwise says how.
     outcomes: outcomes.filter((o) => o.action !== 'create' || o.reason !== ''),
     newAccounts,
-  };
-}
-
-/** The mail that tells an account the import made how to sign in: it has no password yet. */
-export function signInMail(app: string, appUrl: string, account: { email: string; username: string }) {
-  return {
-    to: account.email,
-    subject: `Your ${app} account`,
-    text: [
-      `Hello ${account.username},`,
-      '',
-      `Your licence keys have moved to ${app}, and an account was made for you with this address.`,
-      'It has no password yet. To sign in, choose one: open',
-      '',
-      `${appUrl}/forgot-password`,
-      '',
-      'enter this address, and follow the link we send you.',
-    ].join('\n'),
   };
 }

@@ -5,11 +5,12 @@ import { Hono } from 'hono';
 import type { SignedInEnv } from '../../platform/context';
 import { jsonBody, queryParams } from '../../platform/validate';
 import { appUrl } from '../../platform/app-url';
-import { mailTransport, sendMail } from '../../platform/mail';
-import { clientIp, inBackground } from '../../platform/request';
+import { mailTransport } from '../../platform/mail';
+import { queueMails } from '../mail';
+import { clientIp } from '../../platform/request';
 import { proveCaller, routeOperations } from '../accounts';
 import { exportMyData, exportShop } from './export';
-import { importChunk, signInMail } from './import';
+import { importChunk } from './import';
 import {
   EXPORT_MEDIA_TYPES,
   importRequestSchema,
@@ -71,15 +72,12 @@ const adminRoutes = new Hono<SignedInEnv>()
       if (newAccounts.length && request.notify) {
         const url = c.env.APP_URL?.trim() ? appUrl(c, 'the sign-in mail of imported accounts') : null;
         if (!url || mailTransport(c.env) === 'none') signInMailSent = 'not-configured';
-        else {
-          const app = c.env.APP_NAME || 'KeyPanel';
-          await inBackground(
-            c,
-            Promise.all(newAccounts.map((account) => sendMail(c.env, signInMail(app, url, account)))).catch((err) =>
-              console.error('Sign-in mail of imported accounts failed', err),
-            ),
+        // Each goes by the mail queue, after the answer.
+        else
+          await queueMails(
+            c.var.db,
+            newAccounts.map((account) => ({ kind: 'import_invitation', userId: account.id, data: { url: `${url}/forgot-password` } })),
           );
-        }
       }
       const body: ImportResult = { ...result, signInMail: newAccounts.length ? signInMailSent : result.signInMail };
       return c.json(body, 200);

@@ -10,7 +10,7 @@ import { AppError, notFound } from '../../platform/errors';
 import type { Actor } from '../../platform/db/schema';
 import { findReplay, type IdempotencyClaim } from '../../platform/idempotency';
 import { auditStatement } from '../audit';
-import { purchaseKey } from '../keys';
+import { purchaseKey, purchaseReceipt } from '../keys';
 import type { Settings } from '../settings';
 import { priceForReseller, tierSells } from './schemas';
 import { readTierTerms, resellerTierStatement, type ResellerTerms, type TierTermsRow } from './terms';
@@ -32,7 +32,11 @@ export async function purchaseForUser(
   ctx: { db: DB; actor: Actor; ip: string | null },
   settings: Pick<
     Settings,
-    'enableDirectPurchases' | 'enableResellerPurchases' | 'defaultDailyDiscount' | 'resellersSellToOwnCustomersOnly'
+    | 'enableDirectPurchases'
+    | 'enableResellerPurchases'
+    | 'defaultDailyDiscount'
+    | 'resellersSellToOwnCustomersOnly'
+    | 'emailNotificationsEnabled'
   >,
   order: { userId: string; productId: string; duration: number; bypassBalance: boolean },
   idempotency?: IdempotencyClaim,
@@ -100,6 +104,8 @@ export async function purchaseForUser(
         },
         ip,
       ),
+      // The customer's receipt, with the key (a notice they may turn off), when the shop sends notices.
+      ...(settings.emailNotificationsEnabled ? [purchaseReceipt(customer.id, receipt, Date.now())] : []),
     ],
     idempotency,
   }).catch(async (err: unknown) => {

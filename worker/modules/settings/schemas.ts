@@ -89,6 +89,11 @@ export const settingsSchema = z
     payments: paymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
     /** Whether customers may give a key to another account, and how often one key may change hands (0: no limit). */
     keyTransfers: keyTransferSettingsSchema.default(DEFAULT_KEY_TRANSFER_SETTINGS),
+    /** With email notifications on: the days before a key expires on which its holder is reminded. Optional in a PUT. */
+    expiryReminderDays: z
+      .array(int('expiryReminderDays', 1, 365), { error: 'expiryReminderDays must be a list of days' })
+      .max(5, 'expiryReminderDays holds at most 5 days')
+      .default([14, 3, 1]),
   })
   .strict()
   .meta({ id: 'Settings' });
@@ -114,6 +119,7 @@ export const DEFAULT_SETTINGS: Settings = {
   sessionIdleDays: 7,
   resellersSellToOwnCustomersOnly: false,
   payments: DEFAULT_PAYMENT_SETTINGS,
+  expiryReminderDays: [14, 3, 1],
 };
 
 /** What any signed-in user's app needs to know (GET /api/settings/public). */

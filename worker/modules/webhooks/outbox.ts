@@ -3,7 +3,7 @@
 // to its type (an INSERT ... SELECT ... WHERE EXISTS), so a shop without webhooks pays one small
 // lookup inside a batch it runs anyway and no extra round trip. After the commit, the rows the
 // batch wrote (RETURNING) go on the queue; the cron re-enqueues any that never got there.
-import { SqlStatement } from '../../platform/db/client';
+import { columnValuesIn, SqlStatement } from '../../platform/db/client';
 import { afterCommitOf } from '../../platform/db/session';
 import type { WebhookQueue } from '../../platform/webhook-message';
 import type { WebhookEventType } from './schemas';
@@ -216,18 +216,7 @@ export function balanceToppedUpEvent(userId: string, topUp: { amountUsd: number;
 }
 
 /** The ids of the events a committed batch wrote, from its results in any of the shapes D1 and drizzle give. */
-export function eventIdsIn(results: readonly unknown[]): string[] {
-  const ids: string[] = [];
-  for (const result of results) {
-    const rows = Array.isArray(result) ? result : (result as { results?: unknown } | null)?.results;
-    if (!Array.isArray(rows)) continue;
-    for (const row of rows) {
-      const id = (row as Record<string, unknown> | null)?.[EVENT_ID_COLUMN];
-      if (typeof id === 'string') ids.push(id);
-    }
-  }
-  return ids;
-}
+export const eventIdsIn = (results: readonly unknown[]): string[] => columnValuesIn(results, EVENT_ID_COLUMN);
 
 /** Puts events on the queue (fan-out happens in the consumer). */
 export async function enqueueEvents(queue: WebhookQueue, eventIds: string[]): Promise<void> {

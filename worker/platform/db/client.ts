@@ -90,3 +90,17 @@ export const databaseOf = (db: DB): D1Database => bindingOf(db.$client);
 export function createDb(d1: D1Database): DB {
   return instances.getOrSet(d1, () => drizzle(d1, { schema }));
 }
+
+/** Every text value of `column` in a batch's results (rows of raw statements or D1 results): the ids an outbox's RETURNING gave. */
+export function columnValuesIn(results: readonly unknown[], column: string): string[] {
+  const values: string[] = [];
+  for (const result of results) {
+    const rows = Array.isArray(result) ? result : (result as { results?: unknown } | null)?.results;
+    if (!Array.isArray(rows)) continue;
+    for (const row of rows) {
+      const value = (row as Record<string, unknown> | null)?.[column];
+      if (typeof value === 'string') values.push(value);
+    }
+  }
+  return values;
+}

@@ -58,6 +58,8 @@ import {
   PRODUCT_TYPES,
   ROLES,
   sqlList,
+  MAIL_KINDS,
+  MAIL_STATES,
   USAGE_EVENT_KINDS,
   type Role,
 } from '../vocabulary';
@@ -104,6 +106,13 @@ export const users = sqliteTable(
     referralCode: text('referral_code'),
     /** The reseller a customer belongs to (by their referral link, or the owner's choice); null: none. */
     resellerId: text('reseller_id'),
+    /** The notice mails (NOTICE_MAIL_KINDS) this account does not want: a JSON array, set on the security page or by a one-click unsubscribe. */
+    mailOptOuts: text('mail_opt_outs', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** When the low-balance mail went, until the balance recovers (then cleared): at most one per dip. */
+    lowBalanceMailedAt: integer('low_balance_mailed_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
@@ -796,6 +805,49 @@ export const webhookEndpoints = sqliteTable(
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
   },
   (t) => [index('webhook_endpoints_enabled_idx').on(t.enabled)],
+);
+
+/**
+ * Every mail KeyPanel sends, from the moment it is decided (a row written with what caused it) to
+ * its delivery by the mail queue's consumer, which writes it from `kind` and `data` in the
+ * recipient's account as it is then: its state, attempts and the mail API's last status.
+ * `dedupeKey` makes it once per event (a reminder once per key, expiry and day, whatever the cron
+ * does). `data` is cleared once the mail is sent: it may carry a live link.
+ */
+export const mails = sqliteTable(
+  'mails',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: MAIL_KINDS }).notNull(),
+    /** The account it is for (its address read at sending), or null for an address of its own (`toEmail`). */
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    toEmail: text('to_email'),
+    /** What the mail says, as JSON: the kind's facts (a key, a link), written into words when it is sent. */
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    dedupeKey: text('dedupe_key'),
+    state: text('state', { enum: MAIL_STATES }).notNull().default('queued'),
+    /** The subject it went with, once written (the admin panel lists it). */
+    subject: text('subject'),
+    attempts: integer('attempts').notNull().default(0),
+    /** The mail API's last HTTP status (null: no answer, or not tried yet). */
+    providerStatus: integer('provider_status'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    sentAt: integer('sent_at', { mode: 'timestamp_ms' }),
+    /** When it was put on the queue; queued rows never put there are re-enqueued by the cron. */
+    dispatchedAt: integer('dispatched_at', { mode: 'timestamp_ms' }),
+    /** A consumer is sending it until then: another delivery of the same message waits, so it goes once. */
+    sendingUntil: integer('sending_until', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('mails_dedupe_unique').on(t.dedupeKey),
+    index('mails_created_idx').on(t.createdAt),
+    index('mails_state_idx').on(t.state, t.createdAt),
+    index('mails_user_idx').on(t.userId, t.createdAt),
+    check('mails_kind_check', sql`${t.kind} IN (${sql.raw(sqlList(MAIL_KINDS))})`),
+    check('mails_state_check', sql`${t.state} IN (${sql.raw(sqlList(MAIL_STATES))})`),
+    check('mails_recipient_check', sql`${t.userId} IS NOT NULL OR ${t.toEmail} IS NOT NULL`),
+  ],
 );
 
 // The outbox: written in the same batch as the change, put on the queue after the commit.

@@ -16,6 +16,7 @@ import { passThrough } from '../proxy';
 import { type Role } from '../vocabulary';
 import type { Later } from '../request';
 import type { WebhookQueue } from '../webhook-message';
+import type { MailQueue } from '../mail-message';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -38,7 +39,7 @@ export function parseBookmark(header: string | undefined): string | null {
  * What a request's committed writes may hand on after its answer: work that runs past the response
  * (the request's waitUntil), and the webhook queue their events go to (webhooks/outbox.ts).
  */
-export type AfterCommit = { later: Later; webhookQueue?: WebhookQueue };
+export type AfterCommit = { later: Later; webhookQueue?: WebhookQueue; mailQueue?: MailQueue };
 
 /** A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary. */
 export function openRequestD1(d1: D1Database, access: { write: boolean; bookmark: string | null; afterCommit?: AfterCommit }): RequestD1 {

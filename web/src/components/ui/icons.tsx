@@ -21,6 +21,7 @@ const paths = {
   copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
   clock: 'M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM12 7v5l3 3',
   alert: 'M12 3l10 18H2L12 3zM12 10v4M12 17.5v.01',
+  mail: 'M3 5h18v14H3zM3 6l9 7 9-7',
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -35,6 +35,7 @@ const panels: Record<TabId, ComponentType> = {
   purchase: lazy(() => import('./purchases/DirectPurchaseTab').then((m) => ({ default: m.DirectPurchaseTab }))),
   payments: lazy(() => import('./payments/PaymentsTab').then((m) => ({ default: m.PaymentsTab }))),
   webhooks: lazy(() => import('./webhooks/WebhooksTab').then((m) => ({ default: m.WebhooksTab }))),
+  mail: lazy(() => import('./mail/MailTab').then((m) => ({ default: m.MailTab }))),
   settings: lazy(() => import('./settings/SettingsTab').then((m) => ({ default: m.SettingsTab }))),
 };
 

@@ -15,6 +15,7 @@ export const TAB_IDS = [
   'purchase',
   'payments',
   'webhooks',
+  'mail',
   'settings',
 ] as const;
 export type TabId = (typeof TAB_IDS)[number];
@@ -29,6 +30,7 @@ export const TAB_LABELS: Record<TabId, string> = {
   purchase: 'Direct Purchase',
   payments: 'Payments',
   webhooks: 'Webhooks',
+  mail: 'Mail',
   settings: 'Settings',
 };
 
@@ -42,6 +44,7 @@ export const TAB_ICONS: Record<TabId, IconName> = {
   purchase: 'dollar',
   payments: 'dollar',
   webhooks: 'swap',
+  mail: 'mail',
   settings: 'gear',
 };
 

@@ -1,6 +1,6 @@
 // The sign-in calls: password, two-factor, Google, registration, password reset. What a successful
 // sign-in leaves behind (the token, the profile) is the session's (lib/session).
-import { api } from '../../lib/api';
+import { api, apiRequest } from '../../lib/api';
 
 export const loginRequest = (body: { email: string; password: string; rememberMe: boolean }) => api.post('/api/auth/login', body);
 export const registerRequest = (body: { username: string; email: string; password: string; ref?: string }) =>
@@ -14,6 +14,11 @@ export const completeGoogleRequest = () => api.post('/api/auth/google/complete')
 export const forgotPasswordRequest = (email: string) => api.post('/api/auth/forgot-password', { email });
 export const resetPasswordRequest = (body: { token: string; password: string }) => api.post('/api/auth/reset-password', body);
 export const verifyEmailRequest = (token: string) => api.post('/api/auth/verify-email', { token });
+/** The one-click unsubscribe, with the link's own query (its signed token names the account and the kind). */
+export const unsubscribeRequest = (query: URLSearchParams) =>
+  apiRequest('POST', '/api/mail/unsubscribe', {
+    query: { u: query.get('u') ?? '', k: (query.get('k') ?? '') as 'receipt', t: query.get('t') ?? '' },
+  });
 
 /** Where the two-factor step of sign-in lives, and what it is handed. */
 export const TWO_FACTOR_LOGIN_PATH = '/login/2fa';

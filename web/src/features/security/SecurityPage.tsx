@@ -9,6 +9,7 @@ import { PasswordCard } from './PasswordCard';
 import { RecoveryTokensCard } from './RecoveryTokensCard';
 import { SecurityLogCard } from './SecurityLogCard';
 import { SessionsCard } from './SessionsCard';
+import { MailPreferencesCard } from './MailPreferencesCard';
 import { MyDataCard } from './MyDataCard';
 import { TwoFactorCard } from './TwoFactorCard';
 
@@ -48,6 +49,9 @@ export function SecurityPage() {
           </div>
           <div className="security-wide">
             <SecurityLogCard />
+          </div>
+          <div className="security-wide">
+            <MailPreferencesCard />
           </div>
           <div className="security-wide">
             <MyDataCard />

@@ -27,13 +27,16 @@ export const creditsRoutes = new Hono<SignedInEnv>()
     async (c) => {
       const { usdAmount: cents, creditsToAdd } = c.req.valid('json');
       const me = c.var.caller.id;
-      const { usdToCreditRate: rate } = await getSettings(c.env.KV);
+      const settings = await getSettings(c.env.KV);
+      const rate = settings.usdToCreditRate;
       const result = await exchangeUsdForCredits(c.var.db, {
         userId: me,
         cents,
         rate,
         promisedCredits: creditsToAdd,
         idempotency: idempotencyClaim('exchange', me, c.req.header('idempotency-key'), String(cents)),
+        lowBalanceBelowCents:
+          settings.emailNotificationsEnabled && settings.notifyLowBalance ? Math.round(settings.lowBalanceThreshold * 100) : undefined,
       });
       if (result.replayed) c.header('Idempotent-Replayed', 'true');
       return c.json(result.body, EXCHANGE_STATUS);

@@ -10,6 +10,7 @@ import { generateKeysSchema, keyIdParam, revokeKeySchema } from '../schemas/admi
 import { purchaseSchema } from '../schemas/keys';
 import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
+import { purchaseReceipt } from '../receipts';
 import {
   type GenerateKeysResponse,
   generateKeysResponseSchema,
@@ -34,6 +35,7 @@ export const keysRoutes = new Hono<SignedInEnv>()
     async (c) => {
       const { productId, duration } = c.req.valid('json');
       const me = c.var.caller.id;
+      const mailed = (await getSettings(c.env.KV)).emailNotificationsEnabled;
       const result = await purchaseKey(c.var.db, {
         productId,
         days: duration,
@@ -42,6 +44,8 @@ export const keysRoutes = new Hono<SignedInEnv>()
         actorId: me,
         generationMethod: 'purchase',
         idempotency: idempotencyClaim('purchase', me, c.req.header('idempotency-key'), `${productId}:${duration}`),
+        // The buyer's receipt, with the key (a notice they may turn off), when the shop sends notices.
+        alsoRun: mailed ? (receipt) => [purchaseReceipt(me, receipt, Date.now())] : undefined,
       });
       const body: PurchaseResponse = { licenseKey: result.licenseKey, remainingCredits: result.payerCredits ?? 0 };
       if (result.replayed) c.header('Idempotent-Replayed', 'true');
