@@ -11,6 +11,11 @@
 // is the caller guard (migration 0016): its trigger aborts the whole batch, so nothing commits. A
 // read's is the same check as a SELECT, read before any of the batch's results are used. So no KV
 // read and no extra round trip stand before a signed-in request's own work.
+//
+// A request acts as its caller at one moment: once a batch of its own has written under the check,
+// it has been let through, and what it does after (reading back what it wrote, for its answer) is
+// checked no more. Otherwise a caller demoted or signed out between the commit and that read would
+// be answered 401 or 403 for a change that is in (issue 42): a write that committed answers as one.
 import { AppError } from '../errors';
 import { passThrough } from '../proxy';
 import { type Role } from '../vocabulary';
@@ -72,6 +77,8 @@ export class RequestD1 {
   private caller: CallerCheck | null = null;
   /** Whether a round trip has confirmed the caller since the caller was set. */
   private confirmed = false;
+  /** Whether a batch of this request wrote under the caller's check: the request was let through. */
+  private committed = false;
   /** D1 is handed its own statements, never the wrappers around them. */
   private readonly unwrapped = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
 
@@ -88,6 +95,7 @@ export class RequestD1 {
   checkCaller(caller: CallerCheck) {
     this.caller = caller;
     this.confirmed = false;
+    this.committed = false;
   }
 
   /**
@@ -110,7 +118,8 @@ export class RequestD1 {
   async batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
     const own = statements.map((s) => this.unwrapped.get(s) ?? s);
     const caller = this.caller;
-    if (!caller) return this.session.batch<T>(own);
+    // After a commit the request is its caller's: the rest of it is not refused (see the top of this file).
+    if (!caller || this.committed) return this.session.batch<T>(own);
     const check = this.session
       .prepare(this.write ? GUARD_SQL : CALLER_CHECK_SQL)
       .bind(caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs);
@@ -126,6 +135,7 @@ export class RequestD1 {
       if (state !== 'ok') throw callerRefusal(String(state), caller.kind) ?? new Error(`Unexpected caller check: ${String(state)}`);
     }
     this.confirmed = true;
+    if (this.write && results.some(wrote)) this.committed = true;
     return results;
   }
 
@@ -157,6 +167,9 @@ export class RequestD1 {
     return wrapper;
   }
 }
+
+/** Whether a statement of a committed batch wrote a row (D1 counts the rows its triggers wrote too). */
+const wrote = (result: D1Result<unknown>) => (result.meta?.rows_written ?? 0) > 0 || (result.meta?.changes ?? 0) > 0;
 
 /** The binding behind a request's D1 (or the binding itself), for work that outlives the request. */
 export const bindingOf = (d1: D1Database): D1Database => (d1 as unknown as Partial<RequestD1>).database ?? d1;
