@@ -28,7 +28,16 @@ export default defineConfig(async () => {
               miniflare: {
                 // A database of its own for tests that need the whole table to themselves (the
                 // last owner, exact totals, the fuzz and access tests' before and after), while the other files share DB.
-                d1Databases: ['ISOLATED_DB', 'STATS_DB', 'FUZZ_DB', 'ACCESS_DB', 'RESELLERS_DB', 'IMPORT_DB', 'IMPORT_TARGET_DB'],
+                d1Databases: [
+                  'ISOLATED_DB',
+                  'STATS_DB',
+                  'FUZZ_DB',
+                  'ACCESS_DB',
+                  'RESELLERS_DB',
+                  'IMPORT_DB',
+                  'IMPORT_TARGET_DB',
+                  'REPLICA_DB',
+                ],
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',

@@ -18,6 +18,8 @@ declare global {
       /** The import tests' own database (portability/test/import.test.ts), and the empty shop a round trip imports into. */
       IMPORT_DB: D1Database;
       IMPORT_TARGET_DB: D1Database;
+      /** A stand-in for a D1 replica behind the primary (licensing/test/replica.test.ts). */
+      REPLICA_DB: D1Database;
       /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;

@@ -26,7 +26,7 @@ export function operation(doc: RouteDoc) {
     const reads = readsFor(doc.reads, c.req.method);
     // Events a write commits go on the webhook queue after the answer (webhooks/outbox.ts).
     const afterCommit = { later: (work: Promise<unknown> | undefined) => inBackground(c, work), webhookQueue: c.env.WEBHOOK_QUEUE };
-    const d1 = openRequestD1(c.env.DB, { write: !reads, bookmark: c.var.bookmark, afterCommit });
+    const d1 = openRequestD1(c.env.DB, { write: !reads, primary: doc.primary === true, bookmark: c.var.bookmark, afterCommit });
     c.set('d1', d1);
     c.set('db', requestDb(d1));
     const maintenance = !policy.servedInMaintenance && (await getSettings(c.env.KV)).maintenanceMode;

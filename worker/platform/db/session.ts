@@ -45,9 +45,16 @@ export function parseBookmark(header: string | undefined): string | null {
  */
 export type AfterCommit = { later: Later; webhookQueue?: WebhookQueue };
 
-/** A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary. */
-export function openRequestD1(d1: D1Database, access: { write: boolean; bookmark: string | null; afterCommit?: AfterCommit }): RequestD1 {
-  const session = access.write ? d1.withSession('first-primary') : d1.withSession(access.bookmark ?? 'first-unconstrained');
+/**
+ * A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary,
+ * and so does a read declared `primary` (one whose answer must see every committed write).
+ */
+export function openRequestD1(
+  d1: D1Database,
+  access: { write: boolean; primary?: boolean; bookmark: string | null; afterCommit?: AfterCommit },
+): RequestD1 {
+  const session =
+    access.write || access.primary ? d1.withSession('first-primary') : d1.withSession(access.bookmark ?? 'first-unconstrained');
   return new RequestD1(d1, session, access.write, access.afterCommit);
 }
 
