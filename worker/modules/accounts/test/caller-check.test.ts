@@ -162,7 +162,7 @@ describe('a write that committed answers as one (issue 42)', () => {
   it('a round trip that only read lets nothing through: a write after the caller ended is refused', async () => {
     const { check, user } = await sessionCaller();
     const request = openRequestD1(env.DB, { write: true, bookmark: null });
-    request.checkCaller(check);
+    request.checkCaller({ ...check, role: 'reseller' });
     await run(request, credits(user.id));
     await db().update(users).set({ credentialEpoch: 5 }).where(eq(users.id, user.id));
     await expect(run(request, { sql: 'UPDATE users SET credits = credits + 7 WHERE id = ?1', params: [user.id] })).rejects.toMatchObject({

@@ -168,7 +168,7 @@ export const licensesRoutes = new Hono<AppEnv>()
     jsonBody(startTrialSchema),
     async (c) => {
       const input = c.req.valid('json');
-      const now = await prepareTrialCall(c, input.deviceFingerprint);
-      return licenseAnswer(c, await startTrial(c.var.db.$client, await getSettings(c.env.KV), input, now), input, now);
+      const { now, network } = await prepareTrialCall(c, input.deviceFingerprint);
+      return licenseAnswer(c, await startTrial(c.var.db.$client, await getSettings(c.env.KV), input, now, network), input, now);
     },
   );
