@@ -153,6 +153,11 @@ describe('a write that committed answers as one (issue 42)', () => {
     await db().update(users).set({ credentialEpoch: 5 }).where(eq(users.id, user.id));
     const [after] = await run(request, credits(user.id));
     expect(after.results).toEqual([{ credits: 7 }]);
+    // A further write of the same request still carries the guard, and is refused.
+    await expect(run(request, { sql: 'UPDATE users SET credits = credits + 1 WHERE id = ?1', params: [user.id] })).rejects.toMatchObject({
+      status: 401,
+    });
+    expect((await db().select().from(users).where(eq(users.id, user.id)).get())?.credits).toBe(7);
     // The next request of that session is refused, as always.
     const next = openRequestD1(env.DB, { write: true, bookmark: null });
     next.checkCaller({ ...check, role: 'reseller', now: Date.now() });
