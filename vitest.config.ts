@@ -37,6 +37,7 @@ export default defineConfig(async () => {
                   'IMPORT_DB',
                   'IMPORT_TARGET_DB',
                   'CONFORMANCE_DB',
+                  'REPLICA_DB',
                 ],
                 // The SDK conformance vectors' settings: the defaults, whatever other files change.
                 kvNamespaces: ['CONFORMANCE_KV'],

@@ -17,7 +17,7 @@ CREATE TABLE `mails` (
 	`dispatched_at` integer,
 	`sending_until` integer,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
-	CONSTRAINT "mails_kind_check" CHECK("mails"."kind" IN ('verification', 'password_reset', 'import_invitation', 'security_notice', 'expiry_reminder', 'receipt', 'auto_renew_failed', 'low_balance', 'new_device', 'key_received')),
+	CONSTRAINT "mails_kind_check" CHECK("mails"."kind" IN ('verification', 'password_reset', 'import_invitation', 'security_notice', 'key_received', 'expiry_reminder', 'receipt', 'auto_renew_failed', 'low_balance', 'new_device')),
 	CONSTRAINT "mails_state_check" CHECK("mails"."state" IN ('queued', 'sent', 'failed', 'skipped')),
 	CONSTRAINT "mails_recipient_check" CHECK("mails"."user_id" IS NOT NULL OR "mails"."to_email" IS NOT NULL)
 );

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import { MY_DATA_TABLES, SHOP_TABLES, RANGED_TABLES } from '../../worker/modules/portability/schemas';
 import { contextOf } from '../lib/context';
 import { CliError, UsageError } from '../lib/errors';
-import { notice } from '../lib/output';
+import { notice, visibleCsvStream } from '../lib/output';
 import { progressBar } from '../lib/progress';
 
 type ExportOptions = { table?: string; from?: string; to?: string; mine?: boolean; output?: string };
@@ -93,12 +93,26 @@ Examples:
         }
       };
       const decoder = new TextDecoder();
+      // A CSV is written as safe as the CLI's own (control and bidi characters escaped, lib/output.ts);
+      // JSON lines stay exact (JSON escapes the control characters itself).
+      const visible = format === 'csv' ? visibleCsvStream() : null;
+      const put = async (text: string, raw?: Uint8Array) => {
+        const bytes = visible ? Buffer.from(visible.write(text)) : raw;
+        if (bytes?.length && !out.write(bytes)) await once(out, 'drain');
+      };
       try {
         for await (const chunk of answer.body as AsyncIterable<Uint8Array>) {
-          if (!out.write(chunk)) await once(out, 'drain');
-          countText(decoder.decode(chunk, { stream: true }));
+          const text = decoder.decode(chunk, { stream: true });
+          await put(text, chunk);
+          countText(text);
         }
-        countText(decoder.decode());
+        const rest = decoder.decode();
+        await put(rest);
+        if (visible) {
+          const held = visible.flush();
+          if (held && !out.write(held)) await once(out, 'drain');
+        }
+        countText(rest);
         progress.done();
       } catch (err) {
         progress.stop();

@@ -25,6 +25,7 @@ import { ApiError, CliError, UsageError } from '../lib/errors';
 import { notice, printRecord, warn } from '../lib/output';
 import { progressBar } from '../lib/progress';
 import { askStepUp } from '../lib/prompts';
+import { plainNumber } from '../lib/validate';
 
 type ImportOptions = {
   from: ImportFormat;
@@ -38,8 +39,8 @@ type ImportOptions = {
 
 const wholeNumber = (name: string, value: string | undefined, max: number) => {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > max) throw new UsageError(`${name} must be a whole number from 1 to ${max} (got "${value}")`);
+  const n = plainNumber(value);
+  if (n === null || n < 1 || n > max) throw new UsageError(`${name} must be a whole number from 1 to ${max} (got "${value}")`);
   return n;
 };
 

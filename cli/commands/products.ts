@@ -59,6 +59,7 @@ type ProductOptions = {
   swapLimit?: number | 'none';
   swapWindowDays?: number;
   trialDays?: number;
+  trialUses?: number;
   features?: string;
   entitlements?: string;
   usageAllowance?: number | 'none';
@@ -98,6 +99,11 @@ function productOptions(command: Command, required: boolean) {
       'a trial of this many days per device, 0 to 365 (default 0: no trial)',
       wholeNumber('--trial-days', 0, 365),
     )
+    .option(
+      '--trial-uses <n>',
+      'uses a trial key of a metered product carries, at most --usage-allowance (default 0: none); they never refill',
+      wholeNumber('--trial-uses', 0, 1_000_000_000),
+    )
     .option('--features <list>', 'comma-separated features')
     .option('--entitlements <list>', 'comma-separated lowercase entitlement names every key has, like pro,export-pdf')
     .option('--usage-allowance <n|none>', "uses each key starts with, or 'none' (not metered)", orNone('--usage-allowance', 0))
@@ -127,6 +133,7 @@ function productFields(options: ProductOptions & { inactive?: boolean }) {
     swapLimit: options.swapLimit === 'none' ? null : options.swapLimit,
     swapWindowDays: options.swapWindowDays,
     trialDays: options.trialDays,
+    trialUsageAllowance: options.trialUses,
     features: options.features,
     entitlements: options.entitlements,
     usageAllowance: noneAsNull(options.usageAllowance),
@@ -235,6 +242,7 @@ Examples:
         usageAllowance: current.usageAllowance,
         usageRefillAmount: current.usageRefillAmount,
         usageRefillDays: current.usageRefillDays,
+        trialUsageAllowance: current.trialUsageAllowance,
         ...changes,
       });
       const product = await api.put(`/api/products/${current._id}`, body);

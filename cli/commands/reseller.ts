@@ -44,6 +44,8 @@ const customerColumns: Column<Customer>[] = [
   { header: 'commissionEarned', value: (c) => c.commissionEarned, width: 16, align: 'right' },
   { header: 'keysFromReseller', value: (c) => c.keysFromReseller, width: 16, align: 'right' },
   { header: 'lastPurchaseAt', value: (c) => c.lastPurchaseAt, width: 16, display: shortDate },
+  // A former customer (moved to another reseller): when they stopped being this reseller's.
+  { header: 'customerUntil', value: (c) => c.customerUntil, width: 16, display: shortDate },
 ];
 
 /** The reseller named (owner), or null: the caller's own. */

@@ -7,7 +7,7 @@ import { DEFAULT_KEY_TRANSFER_SETTINGS, DEFAULT_PAYMENT_SETTINGS, settingsSchema
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';
-import { parseWith } from '../lib/validate';
+import { parseWith, plainNumber } from '../lib/validate';
 
 type Settings = Schemas['Settings'];
 /** The settings that are objects in the document; here each of their fields has a dotted name (`payments.minTopUpUsd`). */
@@ -52,10 +52,11 @@ function parseValue(name: Name, raw: string): Value {
   if (LISTS.includes(name)) {
     const amounts = raw
       .split(',')
-      .filter((a) => a.trim() !== '')
-      .map(Number);
-    if (amounts.some((a) => !Number.isFinite(a))) throw new UsageError(`${name} must be amounts separated by commas (got "${raw}")`);
-    return amounts;
+      .map((a) => a.trim())
+      .filter((a) => a !== '')
+      .map((a) => plainNumber(a, 2));
+    if (amounts.some((a) => a === null)) throw new UsageError(`${name} must be amounts separated by commas (got "${raw}")`);
+    return amounts as number[];
   }
   const grouped = groupOf(name);
   const kind = grouped
@@ -65,8 +66,10 @@ function parseValue(name: Name, raw: string): Value {
     if (raw === 'true' || raw === 'false') return raw === 'true';
     throw new UsageError(`${name} must be true or false (got "${raw}")`);
   }
-  if (raw.trim() === '' || !Number.isFinite(Number(raw))) throw new UsageError(`${name} must be a number (got "${raw}")`);
-  return Number(raw);
+  // Digits with a fraction of any length (the setting's schema judges how many decimals it takes), as the API reads amounts.
+  const value = plainNumber(raw, 15);
+  if (value === null) throw new UsageError(`${name} must be a number (got "${raw}")`);
+  return value;
 }
 
 export function registerSettingsCommands(program: Command) {
@@ -120,7 +123,7 @@ Examples:
         const at = pair.indexOf('=');
         if (at <= 0) throw new UsageError(`Expected name=value, got "${pair}"`);
         const name = checkName(pair.slice(0, at).trim());
-        changes[name] = parseValue(name, pair.slice(at + 1).trim());
+        changes[name] = parseValue(name, pair.slice(at + 1));
       }
       // Bounds checked before any request (the current values are already valid).
       const top: Record<string, Value> = {};

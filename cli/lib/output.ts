@@ -1,12 +1,13 @@
 // What the CLI prints. stdout carries only data (a table, CSV or JSON), so it pipes; messages and
 // progress go to stderr. Rows are written as they arrive, with backpressure, so a long export never
 // sits in memory. Colours only on a terminal, and never with NO_COLOR (https://no-color.org).
-// Text from the server is never printed raw in a table or a message: control and bidirectional
-// characters (a colour, a hidden link, U+202E) are written as visible escapes (\x1b, \u202e).
-// JSON stays exact (JSON.stringify escapes the control characters itself), and CSV keeps the data.
+// Text from the server is never printed raw in a table, a CSV or a message: control and
+// bidirectional characters (a colour, a hidden link, U+202E) are written as visible escapes (\x1b,
+// \u202e); a CSV cell keeps its line breaks (quoted) and has its formulas neutralised. JSON stays
+// exact (JSON.stringify escapes the control characters itself).
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { csvCell, csvRow } from '../../worker/platform/schemas/csv';
+import { csvCell } from '../../worker/platform/schemas/csv';
 import { visibleText } from '../../worker/platform/schemas/text';
 import { UsageError } from './errors';
 
@@ -79,10 +80,40 @@ export type Column<T> = {
   align?: 'left' | 'right';
 };
 
-/** RFC 4180 quoting, with spreadsheet formulas neutralised (shared with the web app's exports). */
-export const csvField = (value: Cell): string => csvCell(value);
+/**
+ * RFC 4180 quoting, with spreadsheet formulas neutralised (shared with the web app's exports), and
+ * every control or bidi character but a line break written as its escape, as a table writes it
+ * (issue 42): a CSV on a terminal, or opened anywhere, is as safe as the table.
+ */
+export const csvField = (value: Cell): string => csvCell(typeof value === 'string' ? visibleText(value, { lineBreaks: true }) : value);
 
-export const csvLine = (cells: Cell[]) => csvRow(cells);
+export const csvLine = (cells: Cell[]) => `${cells.map(csvField).join(',')}\r\n`;
+
+/**
+ * CSV text the server wrote (an export), made as safe as the CLI's own: every control or bidi
+ * character but the line breaks (LF, and CR LF) written as its escape. Fed chunk by chunk; a CR at
+ * a chunk's end waits for the next, which may begin with its LF. `flush()` gives what is held.
+ */
+export function visibleCsvStream() {
+  let held = '';
+  const clean = (text: string) =>
+    text
+      .split(/(\r\n|\n)/)
+      .map((part) => (part === '\r\n' || part === '\n' ? part : visibleText(part)))
+      .join('');
+  return {
+    write(chunk: string): string {
+      const text = held + chunk;
+      held = text.endsWith('\r') ? '\r' : '';
+      return clean(held ? text.slice(0, -1) : text);
+    },
+    flush(): string {
+      const rest = clean(held);
+      held = '';
+      return rest;
+    },
+  };
+}
 
 const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`);
 const pad = (text: string, width: number, align: 'left' | 'right' = 'left') =>

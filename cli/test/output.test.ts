@@ -1,7 +1,7 @@
 // The output rules on their own: RFC 4180 quoting, JSON that parses, the default format, colours.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { colourEnabled, csvField, resolveFormat, rowWriter, type Column } from '../lib/output';
+import { colourEnabled, csvField, resolveFormat, rowWriter, visibleCsvStream, type Column } from '../lib/output';
 import { parseCsv } from './helpers';
 
 async function written(format: 'csv' | 'json' | 'table', rows: Array<{ a: string | null; n: number }>) {
@@ -24,19 +24,24 @@ describe('CSV', () => {
     ['a,b', '"a,b"'],
     ['say "hi"', '"say ""hi"""'],
     ['two\nlines', '"two\nlines"'],
-    ['cr\rhere', '"cr\rhere"'],
+    // A control character but a line break is written as its escape, as a table writes it (issue 42).
+    ['cr\rhere', 'cr\\x0dhere'],
     ['', ''],
     // Spreadsheet formulas are neutralised with a leading quote; numbers are left as they are.
     ['=HYPERLINK("http://x","y")', '"\'=HYPERLINK(""http://x"",""y"")"'],
     ['+1+2', "'+1+2"],
     ['-2+3', "'-2+3"],
     ['@SUM(A1)', "'@SUM(A1)"],
-    ['\t=1', '"\'\t\'=1"'],
-    ['\r=1', '"\'\r\'=1"'],
+    ['\t=1', '\\x09=1'],
+    ['\r=1', '\\x0d=1'],
     ['a=b', 'a=b'],
     // The other separators are quoted, and a formula after one (where a reader splitting on it starts a cell) neutralised.
     ['a;b', '"a;b"'],
-    ['a\tb', '"a\tb"'],
+    ['a\tb', 'a\\x09b'],
+    ['\u001b[41mRED\u001b[0m', '\\x1b[41mRED\\x1b[0m'],
+    ['report\u202Efdp.exe', 'report\\u202efdp.exe'],
+    ['bell\u0007 nul\u0000 del\u007f c1\u009b', 'bell\\x07 nul\\x00 del\\x7f c1\\x9b'],
+    ['=cmd\u001b', "'=cmd\\x1b"],
     ["Widget;=cmd|' /C calc'!A0", "\"Widget;'=cmd|' /C calc'!A0\""],
     ['x;+1;-2;@3', "\"x;'+1;'-2;'@3\""],
     ['two\n=lines', '"two\n\'=lines"'],
@@ -104,5 +109,21 @@ describe('defaults', () => {
     expect(colourEnabled({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     // no-color.org: an empty NO_COLOR does not count.
     expect(colourEnabled({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
+  });
+});
+
+describe("the server's CSV, as the CLI prints it (an export)", () => {
+  it('escapes every control and bidi character but its line breaks, across chunk boundaries', () => {
+    const server = 'name,note\r\n"a\r\nb",\u001b[41mRED\r\nrlo\u202e,bell\u0007\r\n';
+    const whole = visibleCsvStream();
+    const expected = 'name,note\r\n"a\r\nb",\\x1b[41mRED\r\nrlo\\u202e,bell\\x07\r\n';
+    expect(whole.write(server) + whole.flush()).toBe(expected);
+    // The same text cut at every place, a CR LF split between two chunks among them.
+    for (let cut = 0; cut <= server.length; cut++) {
+      const stream = visibleCsvStream();
+      expect(stream.write(server.slice(0, cut)) + stream.write(server.slice(cut)) + stream.flush(), `cut at ${cut}`).toBe(expected);
+    }
+    const lone = visibleCsvStream();
+    expect(lone.write('over\r') + lone.write('write') + lone.flush()).toBe('over\\x0dwrite');
   });
 });

@@ -80,6 +80,14 @@ describe('text from the server on the reader’s terminal', () => {
     expect(update.stderr).toContain('\\x1b');
   });
 
+  it("products list as CSV escapes them as the table does, keeping only its rows' line breaks (issue 42)", async () => {
+    const result = await throughStandIn(['products', 'list', '--format', 'csv']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.replace(/\r\n/g, '\n')).not.toMatch(RAW);
+    expect(result.stdout).toContain('\\x1b[41mRED');
+    expect(result.stdout).toContain('\\u202efdp.exe');
+  });
+
   it('the JSON output stays exact', async () => {
     const result = await throughStandIn(['products', 'list', '--format', 'json']);
     expect(result.code, result.stderr).toBe(0);

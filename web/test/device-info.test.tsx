@@ -1,5 +1,6 @@
-// Issue 35, point 1: deviceInfo is what licensed software sent, stored as sent; the screens show its
-// control and bidirectional characters as visible escapes, never as they are.
+// Issue 35, point 1: deviceInfo is what licensed software sent (cleaned at the edge since issue 42,
+// but older rows may hold anything); the screens show its control and bidirectional characters as
+// visible escapes, never as they are.
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DeviceList } from '../src/features/my-keys/DeviceList';

@@ -86,6 +86,12 @@ export type RouteDoc = {
    */
   reads?: boolean;
   /**
+   * A read whose answer must see every committed write: it runs on the primary, never a replica
+   * that may lag (a validation, which signs a fresh offline token: a revoked, regenerated or
+   * released key must never get one from a replica that has not seen the change).
+   */
+  primary?: boolean;
+  /**
    * Proof (step-up) beyond the session: `always`, checked before the handler runs; `conditional`,
    * asked by the handler when the change grants power (a raised role, say). API tokens never give it.
    */

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import document from '../../docs/openapi.json';
 import { PROOF_NEEDS_SESSION_MESSAGE, SESSION_ONLY_MESSAGE } from '../modules/accounts/identify';
 import { TEST_PASSWORD } from './helpers';
+import { SECURITY_LOG_NEEDS_SESSION } from '../modules/portability/export';
 import { newId } from '../platform/ids';
 import { fuzzWorld } from './fuzz/world';
 import { isAtLeast, type Role } from '../platform/vocabulary';
@@ -277,4 +278,23 @@ describe("a customer's key is theirs alone", () => {
       expect(await world.snapshot()).toEqual(before);
     });
   }
+});
+
+describe('refusals inside operations (issue 42)', () => {
+  // Refusals an operation's declaration cannot state: an API token is let into my-data but not to its security log.
+  it('exportMyData: every API token is refused the security log (as getSecurityLog refuses it), and nothing changes', async () => {
+    await refresh();
+    const before = await world.snapshot();
+    for (const caller of ['ownerToken', 'ownerReadToken', 'resellerToken'] as const) {
+      const res = await world.box.api('GET', '/api/users/my-data?table=security', { token: tokens[caller] });
+      expect(res.status, caller).toBe(403);
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: SECURITY_LOG_NEEDS_SESSION });
+      const page = await world.box.api('GET', '/api/users/security-log', { token: tokens[caller] });
+      expect(page.status, caller).toBe(403);
+    }
+    for (const caller of ['user', 'reseller', 'owner'] as const) {
+      expect((await world.box.api('GET', '/api/users/my-data?table=security', { token: tokens[caller] })).status, caller).toBe(200);
+    }
+    expect(await world.snapshot()).toEqual(before);
+  });
 });

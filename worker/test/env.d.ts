@@ -21,6 +21,8 @@ declare global {
       /** The SDK conformance vectors' own database and settings (licensing/test/conformance.test.ts), at a faked time. */
       CONFORMANCE_DB: D1Database;
       CONFORMANCE_KV: KVNamespace;
+      /** A stand-in for a D1 replica behind the primary (licensing/test/replica.test.ts). */
+      REPLICA_DB: D1Database;
       /** Runs per operation and the seed for worker/test/fuzz.test.ts (empty: the CI defaults). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;

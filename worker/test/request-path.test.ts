@@ -59,15 +59,16 @@ describe('bookmarks', () => {
     expect(mine.headers.get('x-d1-bookmark')! >= bookmark).toBe(true);
   });
 
-  it('open reads anywhere and writes on the primary', async () => {
+  it('open reads anywhere and writes on the primary; a licensing validation reads the primary', async () => {
     const { token } = await signedInUser('user', { credits: 100 });
     const worker = instrumentedWorker();
     await api('GET', '/api/users/profile', { token, fetch: (url, init) => worker.fetch(url, init) });
+    // A validation signs offline tokens: it must see every committed change to the key (issue 42).
     await api('POST', '/api/v1/licenses/validate', {
       body: { key: 'KP-NOPE-NOPE', deviceFingerprint: 'fp-bookmarks' },
       fetch: (url, init) => worker.fetch(url, init),
     });
-    expect(worker.take().sessions).toEqual(['first-unconstrained', 'first-unconstrained']);
+    expect(worker.take().sessions).toEqual(['first-unconstrained', 'first-primary']);
     await api('POST', '/api/credits/exchange', { token, body: { usdAmount: 1 }, fetch: (url, init) => worker.fetch(url, init) });
     expect(worker.take().sessions).toEqual(['first-primary']);
   });

@@ -94,8 +94,9 @@ const calls = (): Call[] => [
     path: '/api/v1/licenses/validate',
     as: 'none',
     body: () => ({ key: shop.key, deviceFingerprint: 'budget-device' }),
-    // One statement: the key, its device and the address's count of unknown keys together.
-    budget: { roundTrips: 1, writes: 0, kvReads: 0, session: 'first-unconstrained', statements: 1 },
+    // One statement: the key, its device and the address's count of unknown keys together. On the
+    // primary: the offline token it signs must never come from a replica behind a revocation (issue 42).
+    budget: { roundTrips: 1, writes: 0, kvReads: 0, session: 'first-primary', statements: 1 },
   },
   {
     method: 'POST',

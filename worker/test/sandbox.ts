@@ -54,7 +54,15 @@ function kvWithOwnSettings(real: KVNamespace, initial: Settings) {
  * `isolatedDb: true` empties it first. `isolatedDb: env.FUZZ_DB` does the same with another
  * database a file has to itself.
  */
-export async function sandbox(options: { settings?: Partial<Settings>; isolatedDb?: boolean | D1Database; bindings?: Partial<Env> } = {}) {
+export async function sandbox(
+  options: {
+    settings?: Partial<Settings>;
+    isolatedDb?: boolean | D1Database;
+    bindings?: Partial<Env>;
+    /** The Worker's DB seen through this (a test that acts between a request's round trips). */
+    wrapD1?: (d1: D1Database) => D1Database;
+  } = {},
+) {
   const settings = kvWithOwnSettings(env.KV, { ...DEFAULT_SETTINGS, ...options.settings });
   const d1 = options.isolatedDb === true ? env.ISOLATED_DB : options.isolatedDb || env.DB;
   if (options.isolatedDb) {
@@ -74,7 +82,12 @@ export async function sandbox(options: { settings?: Partial<Settings>; isolatedD
     ];
     await d1.batch(tables.map((t) => d1.prepare(`DELETE FROM ${t}`)));
   }
-  const sandboxEnv: Env = { ...(env as unknown as Env), ...options.bindings, KV: settings.kv, DB: d1 };
+  const sandboxEnv: Env = {
+    ...(env as unknown as Env),
+    ...options.bindings,
+    KV: settings.kv,
+    DB: options.wrapD1 ? options.wrapD1(d1) : d1,
+  };
   // The real queue's consumer reads the shared database: the sandbox's mail is delivered in its own.
   sandboxEnv.MAIL_QUEUE = {
     sendBatch: async (messages: Array<{ body: MailMessage }>) => {

@@ -1,6 +1,6 @@
 // User management by the owner. Each write is one D1 batch holding the
 // change, its ledger row when money moves, and its audit row, all under the same guard.
-import { and, count, desc, eq, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ne, or, sql } from 'drizzle-orm';
 import type { BatchItems, DB } from '../../platform/db/client';
 import { runtimeLimit } from '../../platform/db/compiled';
 import { ledger, users, type Actor } from '../../platform/db/schema';
@@ -43,19 +43,23 @@ export const LAST_OWNER_MESSAGE = 'The last owner cannot be demoted, deactivated
 
 /**
  * One page of users, newest first. Search is a case-insensitive prefix of the username or the
- * email, each answered by its unique index. Resellers get active accounts' names, emails and
- * roles only: enough to pick a customer.
+ * email, each answered by its unique index. A reseller (`summary`) gets only the accounts they may
+ * buy a key for, as purchaseForUser decides it: active customers (the user role, never an owner or
+ * another reseller), and only their own when the shop sells to own customers only; and of each
+ * only the name, email and role, enough to pick a customer.
  */
 export async function listUsers(
   db: DB,
   query: ListUsersQuery,
-  view: 'full' | 'summary',
+  view: 'full' | { summaryFor: string; ownCustomersOnly: boolean },
 ): Promise<{ users: (User | UserSummary)[]; totalPages: number; total: number }> {
   const prefix = query.search?.toLowerCase();
+  const summary = view === 'full' ? null : view;
   const where = and(
     prefix ? or(startsWith(sql`lower(${users.username})`, prefix), startsWith(sql`${users.email}`, prefix)) : undefined,
     query.role ? eq(users.role, query.role) : undefined,
-    view === 'summary' ? eq(users.isActive, true) : undefined,
+    summary ? and(eq(users.isActive, true), eq(users.role, 'user'), ne(users.id, summary.summaryFor)) : undefined,
+    summary?.ownCustomersOnly ? eq(users.resellerId, summary.summaryFor) : undefined,
   );
   // The page and its total in one round trip.
   const [rows, [totalRow]] = await db.batch([
@@ -70,7 +74,7 @@ export async function listUsers(
   ]);
   const total = totalRow?.n ?? 0;
   const list =
-    view === 'full' ? rows.map(toUserJson) : rows.map((u) => ({ _id: u.id, username: u.username, email: u.email, role: u.role }));
+    summary === null ? rows.map(toUserJson) : rows.map((u) => ({ _id: u.id, username: u.username, email: u.email, role: u.role }));
   return { users: list, totalPages: Math.ceil(total / query.limit), total };
 }
 

@@ -30,7 +30,7 @@ export function operation(doc: RouteDoc) {
       webhookQueue: c.env.WEBHOOK_QUEUE,
       mailQueue: c.env.MAIL_QUEUE,
     };
-    const d1 = openRequestD1(c.env.DB, { write: !reads, bookmark: c.var.bookmark, afterCommit });
+    const d1 = openRequestD1(c.env.DB, { write: !reads, primary: doc.primary === true, bookmark: c.var.bookmark, afterCommit });
     c.set('d1', d1);
     c.set('db', requestDb(d1));
     const maintenance = !policy.servedInMaintenance && (await getSettings(c.env.KV)).maintenanceMode;

@@ -25,6 +25,8 @@ export const accountDisabled = () => new AppError('ACCOUNT_DISABLED', 'This acco
 // One answer for an unknown email and a wrong password, so neither reveals an account.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
 const challengeExpired = () => new AppError('UNAUTHORIZED', 'This sign-in has expired. Please sign in again.');
+const INVALID_CODE = 'Invalid two-factor code';
+const INVALID_RECOVERY = 'Invalid or already used recovery token';
 const challengeUsed = () => new AppError('UNAUTHORIZED', 'This sign-in was already completed. Please sign in again.');
 
 /**
@@ -82,7 +84,9 @@ export async function signInWithPassword(
 /**
  * The second factor: a code from the authenticator or a recovery token, against the challenge the
  * first answered. The challenge is spent before the code is checked, so two calls with one challenge
- * cannot both open a session (nor both spend a recovery token); a wrong code gives it back.
+ * cannot both open a session (nor both spend a recovery token); a wrong code gives it back. A call
+ * that finds the challenge held or completed by another (a double click) checks no code and counts
+ * no attempt, and the same wrong answer sent again is refused again without counting.
  */
 export async function finishTwoFactorSignIn(
   env: Pick<Env, 'KV' | 'JWT_SECRET' | 'TOTP_ENCRYPTION_KEY'>,
@@ -95,22 +99,32 @@ export async function finishTwoFactorSignIn(
   const user = await findUserById(db, claim.userId);
   if (!user || !user.twoFactorEnabled) throw challengeExpired();
   if (!user.isActive) throw accountDisabled();
-  const attempts = await secondFactorAttempt(db, user.id);
-  if (!(await spendChallenge(db, claim))) throw challengeUsed();
+  // The answer as sent: a code with its spaces, or a recovery token, each marked wrong as it was sent.
+  const answer = input.code !== undefined ? `code:${input.code}` : `recovery:${input.recoveryToken!}`;
+  const claimed = await spendChallenge(db, claim, answer);
+  // A copy of a call that holds or completed the challenge (a double click, a retry) tries nothing
+  // and counts nothing; a copy of a wrong answer is told again that it is wrong.
+  if (claimed === 'spent') throw challengeUsed();
+  if (claimed === 'repeated') throw new AppError('INVALID_CREDENTIALS', input.code !== undefined ? INVALID_CODE : INVALID_RECOVERY);
+  let attempts: Awaited<ReturnType<typeof secondFactorAttempt>>;
+  try {
+    attempts = await secondFactorAttempt(db, user.id);
+  } catch (err) {
+    await releaseChallenge(db, claim, null);
+    throw err;
+  }
   const failed = async (message: string) => {
-    await releaseChallenge(db, claim);
+    await releaseChallenge(db, claim, answer);
     await recordSecurityEvent(db, user.id, '2fa_failed', origin);
     return new AppError('INVALID_CREDENTIALS', message);
   };
   if (input.code !== undefined) {
     const check = await spendTwoFactorCode(env, db, user, input.code);
     if (check !== 'ok') {
-      throw await failed(
-        check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : 'Invalid two-factor code',
-      );
+      throw await failed(check === 'reused' ? 'This code was already used. Wait for the next code and try again.' : INVALID_CODE);
     }
   } else if (!(await spendRecoveryToken(db, user.id, input.recoveryToken!))) {
-    throw await failed('Invalid or already used recovery token');
+    throw await failed(INVALID_RECOVERY);
   } else {
     await recordSecurityEvent(db, user.id, 'recovery_token_used', origin);
   }

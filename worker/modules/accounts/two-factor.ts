@@ -2,7 +2,7 @@
 // steps, one step of drift either way, and never the same step twice for an account.
 import { createTOTPKeyURI, generateHOTP } from '@oslojs/otp';
 import { encodeBase32NoPadding } from '@oslojs/encoding';
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { renderSVG } from 'uqr';
 import type { DB } from '../../platform/db/client';
@@ -184,20 +184,48 @@ export async function readChallenge(secret: string, challenge: string, now = Dat
   }
 }
 
-/**
- * Spends the challenge: true for the one call that gets it (one conditional insert, so of two
- * concurrent uses exactly one wins), false when it was already spent.
- */
-export async function spendChallenge(db: DB, challenge: Challenge): Promise<boolean> {
-  const spent = await db
-    .insert(spentChallenges)
-    .values({ id: challenge.id, expiresAt: challenge.expiresAt })
-    .onConflictDoNothing()
-    .returning({ id: spentChallenges.id });
-  return spent.length === 1;
+/** The mark a wrong answer leaves on its challenge: the challenge's id and a hash of what was sent. */
+async function wrongAnswerId(challenge: Challenge, answer: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${challenge.id}:${answer}`));
+  return `${challenge.id}:wrong:${encodeBase32NoPadding(new Uint8Array(digest)).slice(0, 26)}`;
 }
 
-/** Gives a challenge back after a wrong code, so the person can try again (the attempts are still counted). */
-export async function releaseChallenge(db: DB, challenge: Challenge) {
-  await db.delete(spentChallenges).where(eq(spentChallenges.id, challenge.id));
+/**
+ * Spends the challenge for one answer (a code or a recovery token): 'claimed' for the one call that
+ * gets it (one conditional insert, so of two concurrent uses exactly one wins); 'spent' when another
+ * call has it or completed it; 'repeated' when this very answer was already found wrong with it (a
+ * double click, a retry), which is answered as the first was and counts as no new attempt.
+ */
+export async function spendChallenge(db: DB, challenge: Challenge, answer: string): Promise<'claimed' | 'spent' | 'repeated'> {
+  const wrong = await wrongAnswerId(challenge, answer);
+  const [marked, spent] = await db.batch([
+    db.select({ id: spentChallenges.id }).from(spentChallenges).where(eq(spentChallenges.id, wrong)),
+    db
+      .insert(spentChallenges)
+      .select(
+        sql`SELECT ${challenge.id}, ${challenge.expiresAt} WHERE NOT EXISTS (SELECT 1 FROM ${spentChallenges} WHERE ${spentChallenges.id} = ${wrong})`,
+      )
+      .onConflictDoNothing()
+      .returning({ id: spentChallenges.id }),
+  ]);
+  if (spent.length === 1) return 'claimed';
+  return marked.length === 1 ? 'repeated' : 'spent';
+}
+
+/**
+ * Gives a challenge back after a wrong answer, so the person can try again (the attempt is still
+ * counted), and marks the answer wrong for it, so the same answer sent again is not counted again.
+ * `answer` null: no answer was tried (the attempt limit refused it first).
+ */
+export async function releaseChallenge(db: DB, challenge: Challenge, answer: string | null) {
+  const release = db.delete(spentChallenges).where(eq(spentChallenges.id, challenge.id));
+  if (answer === null) {
+    await release;
+    return;
+  }
+  const mark = db
+    .insert(spentChallenges)
+    .values({ id: await wrongAnswerId(challenge, answer), expiresAt: challenge.expiresAt })
+    .onConflictDoNothing();
+  await db.batch([mark, release]);
 }

@@ -5,6 +5,13 @@
 // what neither covers (owed); its ledger row (moving both balances by a trigger, migration 0017);
 // the payment's figures; and the audit entry. Every statement after the first reads the reversal row
 // by its id, so a delivery whose guard failed (a repeat, a concurrent twin) changes nothing at all.
+//
+// A reversal that leaves its customer owing also takes back the commission their purchases since
+// the payment earned a reseller (issue 42): the money those purchases were made with is gone, so the
+// commission it paid goes too. One row per commission (commission_clawbacks), in the same batch: the
+// reseller's credits cover what they can (a card_reversal ledger row), the rest the reseller owes,
+// which blocks their spending as owing blocks a customer's (the ledger's spending guard, 0027). A won
+// dispute gives it back; the owner's write-off of the payment writes the reseller's part off too.
 import { and, eq, gte, ne, sql } from 'drizzle-orm';
 import { runBatch, SqlStatement, type DB, type Statement } from '../../platform/db/client';
 import { licenseKeys, payments } from '../../platform/db/schema';
@@ -54,6 +61,61 @@ function reversalLedger(reversalId: string, now: number, note: string, kind: 'ca
 
 const reversalExists = (id: string) => sql`EXISTS (SELECT 1 FROM payment_reversals WHERE id = ${id})`;
 
+/** A ledger row's id written in SQL, as the commission trigger writes them (0021). */
+const LEDGER_ID_SQL = (ms: string) => `printf('%08x', ${ms} / 1000) || lower(hex(randomblob(8)))`;
+
+/**
+ * The commission reversal ?1 takes back, when it left its customer owing: every commission ledger
+ * row of the customer's purchases since the payment was paid (from the resellers they have had),
+ * not taken back before. Of each reseller's, in order, what their credits cover is taken and the
+ * rest owed (taken adds up to min(credits, commissions)). ?2 is now.
+ */
+const CLAWBACK_SQL = `WITH due AS (
+    SELECT c.id AS cid, c.user_id AS rid, c.credits_delta AS amt, r.id AS rev, r.payment_id AS pid, r.user_id AS cust, u.credits AS bal,
+           coalesce(sum(c.credits_delta) OVER (PARTITION BY c.user_id ORDER BY c.created_at, c.id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+      FROM payment_reversals r
+      JOIN payments p ON p.id = r.payment_id
+      JOIN ledger c ON c.user_id IN (SELECT s.reseller_id FROM customer_resellers s WHERE s.customer_id = r.user_id)
+                   AND c.actor_id = r.user_id AND +c.kind = 'commission' AND c.created_at >= p.paid_at
+      JOIN users u ON u.id = c.user_id
+     WHERE r.id = ?1 AND r.owed_cents > 0
+       AND NOT EXISTS (SELECT 1 FROM commission_clawbacks x WHERE x.commission_id = c.id)
+  ),
+  took AS (SELECT *, max(0, min(amt, bal - before)) AS taken FROM due)
+  INSERT INTO commission_clawbacks (commission_id, reversal_id, payment_id, reseller_id, customer_id, credits, taken, owed, created_at)
+  SELECT cid, rev, pid, rid, cust, amt, taken, amt - taken, ?2 FROM took`;
+
+/** Each reseller's card_reversal ledger row for what reversal ?1 took of their credits (its trigger moves them). */
+const CLAWBACK_LEDGER_SQL = `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, usd_cents_delta, reference, note, created_at)
+  SELECT ${LEDGER_ID_SQL('?2')}, reseller_id, NULL, 'card_reversal', -sum(taken), 0, payment_id,
+         'Commission taken back: a customer' || char(39) || 's card payment was reversed', ?2
+    FROM commission_clawbacks WHERE reversal_id = ?1 GROUP BY reseller_id, payment_id HAVING sum(taken) > 0`;
+
+const clawback = (reversalId: string, now: number) => [
+  new SqlStatement(CLAWBACK_SQL, [reversalId, now]),
+  new SqlStatement(CLAWBACK_LEDGER_SQL, [reversalId, now]),
+];
+
+/**
+ * A won dispute (reversal ?1, of payment ?2) gives back what its dispute took of resellers'
+ * commission, and forgives what they owe of it. ?3 is now.
+ */
+const clawbackReturn = (wonId: string, paymentId: string, now: number) => {
+  const ofDispute = `SELECT id FROM payment_reversals WHERE payment_id = ?2 AND kind = 'dispute'`;
+  const won = `EXISTS (SELECT 1 FROM payment_reversals WHERE id = ?1)`;
+  return [
+    new SqlStatement(
+      `INSERT INTO ledger (id, user_id, actor_id, kind, credits_delta, usd_cents_delta, reference, note, created_at)
+       SELECT ${LEDGER_ID_SQL('?3')}, reseller_id, NULL, 'dispute_return', sum(taken), 0, payment_id,
+              'Commission given back: a customer' || char(39) || 's card dispute was won', ?3
+         FROM commission_clawbacks WHERE reversal_id IN (${ofDispute}) AND ${won}
+        GROUP BY reseller_id, payment_id HAVING sum(taken) > 0`,
+      [wonId, paymentId, now],
+    ),
+    new SqlStatement(`DELETE FROM commission_clawbacks WHERE reversal_id IN (${ofDispute}) AND ${won}`, [wonId, paymentId]),
+  ];
+};
+
 export type ReversalResult = { applied: boolean; usdCents: number; credits: number; owedCents: number };
 
 async function runReversal(db: DB, statements: Statement[]): Promise<ReversalResult> {
@@ -96,6 +158,7 @@ export function refundReversal(db: DB, refund: { paymentId: string; userId: stri
       refundedTotal: refund.totalCents / 100,
       charge: refund.charge,
     }),
+    ...clawback(id, refund.now),
   ]);
 }
 
@@ -138,6 +201,7 @@ export async function disputeReversal(
       null,
       marked,
     ),
+    ...clawback(id, now),
   ]);
   return (mark as unknown[]).length === 1;
 }
@@ -194,6 +258,7 @@ export async function closeDispute(
       [close.paymentId, close.disputeId],
     ),
     auditRow,
+    ...clawbackReturn(id, close.paymentId, now),
   ]);
   return (marked as unknown[]).length === 1;
 }
@@ -215,7 +280,10 @@ export type PaymentAdmin = { db: DB; actor: { id: string }; ip: string | null };
 
 const findPaymentRow = (db: DB, id: string) => db.select().from(payments).where(eq(payments.id, id)).get();
 
-/** Writes off what a payment's reversals left owed (the account may spend again once nothing is owed). */
+/**
+ * Writes off what a payment's reversals left owed (the account may spend again once nothing is
+ * owed), and what its resellers owe of the commission the reversals took back.
+ */
 export async function writeOffOwed(admin: PaymentAdmin, paymentId: string): Promise<number> {
   const { db, actor, ip } = admin;
   const payment = await findPaymentRow(db, paymentId);
@@ -234,6 +302,12 @@ export async function writeOffOwed(admin: PaymentAdmin, paymentId: string): Prom
       sql`EXISTS (SELECT 1 FROM payments WHERE id = ${paymentId} AND refund_owed_cents = ${owed})`,
     ),
     new SqlStatement(`UPDATE payments SET refund_owed_cents = 0 WHERE id = ?1 AND refund_owed_cents = ?2 RETURNING id`, [paymentId, owed]),
+    // The commission its resellers owe after the reversal is written off with it: the shop takes the loss whole.
+    new SqlStatement(
+      `UPDATE commission_clawbacks SET owed = 0
+        WHERE payment_id = ?1 AND owed > 0 AND EXISTS (SELECT 1 FROM payments WHERE id = ?1 AND refund_owed_cents = 0)`,
+      [paymentId],
+    ),
   ]);
   if ((changed as unknown[]).length === 0) throw new AppError('CONFLICT', 'The amount owed changed meanwhile. Please look again.');
   return owed;

@@ -106,6 +106,8 @@ export const productInputSchema = z
     usageAllowance: wholeNumber('Usage allowance', 0, MAX_USES).nullable().default(null),
     usageRefillAmount: wholeNumber('Refill amount', 1, MAX_USES).nullable().default(null),
     usageRefillDays: wholeNumber('Refill period (days)', 1, MAX_REFILL_DAYS).nullable().default(null),
+    // A trial key's uses (issue 42): none unless the owner gives some, and never more than a key's.
+    trialUsageAllowance: wholeNumber('Trial usage allowance', 0, MAX_USES).default(0),
   })
   .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] })
   .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {
@@ -164,6 +166,9 @@ export const productSchema = z
       .nullable()
       .meta({ description: "Every usageRefillDays, a key's remaining uses are raised to this many (null: no refill)." }),
     usageRefillDays: z.number().nullable(),
+    trialUsageAllowance: z.number().meta({
+      description: "The uses a trial key of a metered product carries (at most usageAllowance; 0: none). A trial key's uses never refill.",
+    }),
     isActive: z.boolean(),
     features: z.array(z.string()),
     stats: z

@@ -47,9 +47,24 @@ const LINES = `
 
 const username = (column: string) => `(SELECT u.username FROM users u WHERE u.id = h.${column})`;
 
+// Who held the key when line h happened: the receiver of the last transfer before it, else the
+// giver of the first transfer (the first holder), else the holder now. A line at the very moment of a
+// transfer is the giver's (what a transfer does to the giver's devices and value), but for the
+// transfer's own line, which both of them see.
+const TRANSFERS = `FROM key_events t WHERE t.key_id = ?1 AND t.kind = 'transferred'`;
+const HOLDER_AT = `coalesce(
+    (SELECT t.to_user_id ${TRANSFERS} AND t.at < h.at ORDER BY t.at DESC, t.id DESC LIMIT 1),
+    (SELECT t.from_user_id ${TRANSFERS} ORDER BY t.at, t.id LIMIT 1),
+    (SELECT k.purchased_by FROM license_keys k WHERE k.id = ?1))`;
+/**
+ * ?4: the holder asking (My Keys), who sees only what happened while they held the key (earlier
+ * holders' devices, names, prices and usernames are theirs), or null for the owner and a reseller.
+ */
+const SEEN_BY = `(?4 IS NULL OR (CASE WHEN h.kind = 'transferred' THEN ?4 IN (h.from_id, h.to_id) ELSE ${HOLDER_AT} = ?4 END))`;
+
 const PAGE_SQL = `SELECT h.*, ${username('from_id')} AS from_name, ${username('to_id')} AS to_name
-  FROM (${LINES}) h ORDER BY h.at DESC, h.id DESC LIMIT ?2 OFFSET ?3`;
-const COUNT_SQL = `SELECT count(*) AS n FROM (${LINES})`;
+  FROM (${LINES}) h WHERE ${SEEN_BY} ORDER BY h.at DESC, h.id DESC LIMIT ?2 OFFSET ?3`;
+const COUNT_SQL = `SELECT count(*) AS n FROM (${LINES}) h WHERE ${SEEN_BY}`;
 
 type LineRow = {
   id: string;
@@ -86,7 +101,9 @@ const line = (r: LineRow): KeyHistoryEvent => ({
 /**
  * The key's history, newest first, for an actor who may reach it (as key care: a customer their own
  * key, the owner any key, a reseller the keys they bought for customers); one round trip, the key
- * read with the page. A key out of reach is not found.
+ * read with the page. A key out of reach is not found. A holder sees only what happened while they
+ * held it (issue 42): a key given to them shows neither the earlier holder's devices and their
+ * names, nor the price it was bought at, nor earlier transfers' usernames.
  */
 export async function keyHistory(
   carer: Pick<KeyCarer, 'db' | 'actor'>,
@@ -95,10 +112,12 @@ export async function keyHistory(
   { page, limit }: KeyHistoryQuery,
 ): Promise<KeyHistoryResponse> {
   const { db, actor } = carer;
+  // A holder sees their own time with the key; the owner (and a reseller reaching it) all of it.
+  const holder = reach === 'holder' ? actor.id : null;
   const [keys, rows, counted] = await runBatch(db, [
     db.select().from(licenseKeys).where(eq(licenseKeys.id, id)),
-    rawSql(PAGE_SQL, id, limit, (page - 1) * limit),
-    rawSql(COUNT_SQL, id),
+    rawSql(PAGE_SQL, id, limit, (page - 1) * limit, holder),
+    rawSql(COUNT_SQL, id, null, null, holder),
   ]);
   const key = (keys as LicenseKeyRow[])[0];
   if (!key || !(await mayReach(db, actor, key, reach))) throw notFound('License key');

@@ -102,11 +102,15 @@ async function signedJson(c: Context<AppEnv>, body: LicenseAnswer) {
   return res;
 }
 
-/** A trial: limited per device and per network (the per-key limiter, under their own names), so trials cannot be minted in bulk. */
+/**
+ * A trial: limited per device and per network a minute (the per-key limiter, under their own names),
+ * and per network a day in D1 by the trial itself (trials.ts), so trials cannot be minted in bulk.
+ */
 export async function prepareTrialCall(c: Context<AppEnv>, deviceFingerprint: string) {
+  const network = clientNetwork(c);
   await throttleKey(c, `trial-device:${deviceFingerprint}`);
-  await throttleKey(c, `trial-network:${clientNetwork(c) ?? 'unknown'}`);
-  return Date.now();
+  await throttleKey(c, `trial-network:${network ?? 'unknown'}`);
+  return { now: Date.now(), network };
 }
 
 /** Per-key limit first, then the address's limit on unknown keys, read with the lookup. */

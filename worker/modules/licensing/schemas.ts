@@ -4,6 +4,7 @@ import { idSchema } from '../../platform/schemas/ids';
 import { KEY_STATUSES, LICENSE_CODES, LICENSE_MODELS, type LicenseCode } from '../../platform/vocabulary';
 import { KEY_TAG_PATTERN, MAX_BORROW_HOURS } from '../catalog/schemas';
 import { isoDate } from '../../platform/schemas/common';
+import { cleanUnsafeText, refuseUnsafeText } from '../../platform/schemas/text';
 
 const printable = /^[\x20-\x7E]+$/;
 
@@ -12,6 +13,8 @@ export const licenseKeyField = z
   .trim()
   .min(1, 'key is required')
   .max(100, 'key must be at most 100 characters')
+  // No key holds one; a value that does is refused like any text people type (platform/schemas/text.ts).
+  .superRefine(refuseUnsafeText('key'))
   .transform((v) => v.toUpperCase());
 
 export const deviceFingerprintField = z
@@ -20,11 +23,18 @@ export const deviceFingerprintField = z
   .max(256, 'deviceFingerprint must be at most 256 characters')
   .regex(printable, 'deviceFingerprint must contain printable characters only');
 
-const infoText = (name: string) =>
+/**
+ * A text the device reports about itself: cleaned of control and bidirectional characters (C0, DEL,
+ * C1, U+202E and kin; platform/schemas/text.ts) before it is stored, shown or signed, since the app
+ * sends what its platform reports and cannot retype it.
+ */
+const deviceText = (name: string, max: number) =>
   z
-    .string({ error: `deviceInfo.${name} must be a string` })
-    .max(200, `deviceInfo.${name} must be at most 200 characters`)
-    .optional();
+    .string({ error: `${name} must be a string` })
+    .max(max, `${name} must be at most ${max} characters`)
+    .transform(cleanUnsafeText);
+
+const infoText = (name: string) => deviceText(`deviceInfo.${name}`, 200).optional();
 
 export const deviceInfoSchema = z
   .object({
@@ -237,7 +247,9 @@ export const offlineRequestSchema = z
     nonce: offlineNonceField,
     deviceKey: deviceKeyField,
     deviceInfo: deviceInfoSchema.optional(),
-    createdAt: z.string().max(40).optional().meta({ description: "When the device wrote it, by the device's clock (not trusted)." }),
+    createdAt: deviceText('createdAt', 40)
+      .optional()
+      .meta({ description: "When the device wrote it, by the device's clock (not trusted)." }),
   })
   .meta({ id: 'OfflineActivationRequest', description: 'Written by the SDK on the offline device (createOfflineRequest).' });
 export type OfflineRequest = z.infer<typeof offlineRequestSchema>;

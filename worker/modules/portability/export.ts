@@ -6,6 +6,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { DB } from '../../platform/db/client';
 import { activations, auditLog, ledger, licenseKeys, payments, products, securityLog, users } from '../../platform/db/schema';
 import { csvRow, type CsvValue } from '../../platform/schemas/csv';
+import { AppError } from '../../platform/errors';
 import {
   EXPORT_HEADER_TABLE,
   EXPORT_VERSION,
@@ -196,12 +197,22 @@ export function exportShop(db: DB, query: ShopExportQuery, now = new Date()) {
   );
 }
 
-/** A customer's own data (or one part of it): their account, keys, devices, payments and security log. */
-export function exportMyData(db: DB, userId: string, query: MyDataQuery, now = new Date()) {
-  const names = query.table ? [query.table] : [...MY_DATA_TABLES];
+export const SECURITY_LOG_NEEDS_SESSION =
+  'API tokens cannot read the security log, here or through its own page. Sign in to KeyPanel to download it.';
+
+/**
+ * A customer's own data (or one part of it): their account, keys, devices, payments and security log.
+ * The security log is a session's to read, as on its own page (GET /api/users/security-log takes no
+ * API token): an API token asking for it is refused, and a token's whole export leaves it out (the
+ * export's first line lists the tables it holds).
+ */
+export function exportMyData(db: DB, caller: { id: string; via: 'session' | 'apiToken' }, query: MyDataQuery, now = new Date()) {
+  const token = caller.via !== 'session';
+  if (token && query.table === 'security') throw new AppError('FORBIDDEN', SECURITY_LOG_NEEDS_SESSION);
+  const names = query.table ? [query.table] : MY_DATA_TABLES.filter((name) => !(token && name === 'security'));
   return exportStream(
     db,
-    names.map((name) => myDataSection(name, userId)),
+    names.map((name) => myDataSection(name, caller.id)),
     query.format,
     now,
   );

@@ -97,7 +97,7 @@ const accountRoutes = new Hono<SignedInEnv>().get(
   async (c) => {
     const query = c.req.valid('query');
     const now = new Date();
-    return download(await exportMyData(c.var.db, c.var.caller.id, query, now), query.format, 'keypanel-my-data', now);
+    return download(await exportMyData(c.var.db, c.var.caller, query, now), query.format, 'keypanel-my-data', now);
   },
 );
 

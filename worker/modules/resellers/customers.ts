@@ -64,26 +64,41 @@ type CustomerRow = {
   last_purchase_at: number | null;
   keys_from_reseller: number;
   commission_earned: number;
+  current: number;
+  until: number | null;
 };
 
 /**
- * One page of a reseller's customers, newest first (users_reseller_idx), each with their own
- * purchases (license_keys_buyer_idx), the keys the reseller bought them, and the commission they
- * earned the reseller (ledger_user_idx). `search`: a username or email prefix.
+ * A key the customer bought while ?1 was their reseller: its purchase falls in one of their
+ * stretches with ?1 (customer_resellers, kept by triggers, migration 0027).
+ */
+const WHILE_THEIRS = `EXISTS (SELECT 1 FROM customer_resellers s WHERE s.customer_id = u.id AND s.reseller_id = ?1
+                          AND s.since <= k.created_at AND (s.until IS NULL OR k.created_at < s.until))`;
+const OWN_PURCHASE = `k.purchased_by = u.id AND k.paid_by = u.id AND ${WHILE_THEIRS}`;
+
+/**
+ * One page of a reseller's customers, newest first: those who are theirs now and those who were
+ * (moved to another reseller or to none since; `customerUntil` says when), each with the purchases
+ * they made while the customer was this reseller's (issue 42: a customer moved between resellers
+ * shows each reseller its own stretch, never the other's), the keys the reseller bought them, and the
+ * commission they earned the reseller. `search`: a username or email prefix.
  */
 export async function listResellerCustomers(db: DB, resellerId: string, query: ResellerCustomersQuery): Promise<ResellerCustomersResponse> {
   // A prefix as a range (platform/sql-prefix.ts), bound as a value read at run time: no LIKE to replan.
   const prefix = query.search ? query.search.toLowerCase() : null;
   const end = prefix === null ? null : prefixEnd(prefix);
-  const where = `u.reseller_id = ?1 AND (?2 IS NULL OR (lower(u.username) >= ?2 AND lower(u.username) < ?3) OR (u.email >= ?2 AND u.email < ?3))`;
+  const where = `u.id IN (SELECT customer_id FROM customer_resellers WHERE reseller_id = ?1)
+    AND (?2 IS NULL OR (lower(u.username) >= ?2 AND lower(u.username) < ?3) OR (u.email >= ?2 AND u.email < ?3))`;
   const [rows, [total]] = (await runBatch(db, [
     rawSql(
       `SELECT u.id, u.username, u.email, u.created_at,
-              (SELECT count(*) FROM license_keys k WHERE k.purchased_by = u.id AND k.paid_by = u.id) AS purchases,
-              (SELECT coalesce(sum(k.purchase_price), 0) FROM license_keys k WHERE k.purchased_by = u.id AND k.paid_by = u.id) AS credits_spent,
-              (SELECT max(k.created_at) FROM license_keys k WHERE k.purchased_by = u.id AND k.paid_by = u.id) AS last_purchase_at,
+              (SELECT count(*) FROM license_keys k WHERE ${OWN_PURCHASE}) AS purchases,
+              (SELECT coalesce(sum(k.purchase_price), 0) FROM license_keys k WHERE ${OWN_PURCHASE}) AS credits_spent,
+              (SELECT max(k.created_at) FROM license_keys k WHERE ${OWN_PURCHASE}) AS last_purchase_at,
               (SELECT count(*) FROM license_keys k WHERE k.purchased_by = u.id AND k.created_by = ?1 AND k.generation_method = 'reseller') AS keys_from_reseller,
-              (SELECT coalesce(sum(l.credits_delta), 0) FROM ledger l WHERE l.user_id = ?1 AND +l.kind = 'commission' AND l.actor_id = u.id) AS commission_earned
+              (SELECT coalesce(sum(l.credits_delta), 0) FROM ledger l WHERE l.user_id = ?1 AND +l.kind = 'commission' AND l.actor_id = u.id) AS commission_earned,
+              coalesce(u.reseller_id = ?1, 0) AS current,
+              (SELECT max(s.until) FROM customer_resellers s WHERE s.customer_id = u.id AND s.reseller_id = ?1) AS until
          FROM users u WHERE ${where}
         ORDER BY u.created_at DESC, u.id DESC LIMIT (?4 + 0) OFFSET (?5 + 0)`,
       resellerId,
@@ -104,6 +119,7 @@ export async function listResellerCustomers(db: DB, resellerId: string, query: R
     commissionEarned: r.commission_earned,
     keysFromReseller: r.keys_from_reseller,
     lastPurchaseAt: r.last_purchase_at === null ? null : new Date(r.last_purchase_at).toISOString(),
+    customerUntil: r.current === 1 || r.until === null ? null : new Date(r.until).toISOString(),
   }));
   return { customers, total: total.n, totalPages: Math.ceil(total.n / query.limit) };
 }

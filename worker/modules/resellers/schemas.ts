@@ -258,11 +258,15 @@ export const resellerCustomerSchema = z
     username: z.string(),
     email: z.string(),
     createdAt: isoDate,
-    purchases: z.number().meta({ description: 'Keys they bought with their own credits.' }),
+    purchases: z.number().meta({ description: "Keys they bought with their own credits while they were this reseller's customer." }),
     creditsSpent: z.number(),
     commissionEarned: z.number().meta({ description: 'What their purchases earned the reseller.' }),
     keysFromReseller: z.number().meta({ description: 'Keys the reseller bought for them.' }),
     lastPurchaseAt: isoDate.nullable(),
+    customerUntil: isoDate.nullable().meta({
+      description:
+        "When they stopped being this reseller's customer (moved to another reseller, or to none); null while they are. The figures count what they bought while they were this reseller's.",
+    }),
   })
   .meta({ id: 'ResellerCustomer' });
 export type ResellerCustomer = z.infer<typeof resellerCustomerSchema>;

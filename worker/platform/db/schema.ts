@@ -46,6 +46,10 @@
 //   history (key_events, kind 'activated', the activation's id) in the same statement.
 // - users_give_referral_code (0021), users_give_referral_code_on_role (0021): an account that is or
 //   becomes a reseller gets its referral code.
+// - ledger_spending_guard (rewritten by 0027): also aborts while the account owes commission taken
+//   back after a customer's card reversal (commission_clawbacks.owed; SPENDING_BLOCKED_OWED).
+// - users_reseller_stretch_on_insert, users_reseller_stretch_on_change (0027): an account created
+//   with a reseller, or whose reseller changes, opens (and closes) its stretch in customer_resellers.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
@@ -207,6 +211,8 @@ export const products = sqliteTable(
     /** Every usageRefillDays, a key's remaining uses are raised to this many (null: no refill). */
     usageRefillAmount: integer('usage_refill_amount'),
     usageRefillDays: integer('usage_refill_days'),
+    /** The uses a trial key of a metered product carries, at most the allowance (0: none); it never refills. */
+    trialUsageAllowance: integer('trial_usage_allowance').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
   },
@@ -763,6 +769,57 @@ export const paymentReversals = sqliteTable(
   (t) => [
     index('payment_reversals_payment_idx').on(t.paymentId, t.createdAt),
     check('payment_reversals_kind_check', sql`${t.kind} IN ('refund', 'dispute', 'dispute_won')`),
+  ],
+);
+
+/**
+ * Commissions taken back (issue 42): a card reversal that leaves its customer owing takes back the
+ * commission each of their purchases since the payment earned a reseller, one row per commission
+ * ledger row (so none is taken twice): what the reseller's credits covered (`taken`, with its
+ * card_reversal ledger row) and what they still owe (`owed`, credits; spending is blocked while any
+ * is owed, as a customer's owed payment blocks theirs). A won dispute gives its rows back; the
+ * owner's write-off of the payment writes their owed amount off too (modules/billing/reversals.ts).
+ */
+export const commissionClawbacks = sqliteTable(
+  'commission_clawbacks',
+  {
+    /** The commission's ledger row. */
+    commissionId: text('commission_id').primaryKey(),
+    reversalId: text('reversal_id').notNull(),
+    paymentId: text('payment_id').notNull(),
+    resellerId: text('reseller_id').notNull(),
+    customerId: text('customer_id').notNull(),
+    credits: integer('credits').notNull(),
+    taken: integer('taken').notNull(),
+    owed: integer('owed').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('commission_clawbacks_reversal_idx').on(t.reversalId),
+    index('commission_clawbacks_payment_idx').on(t.paymentId),
+    index('commission_clawbacks_owed_idx')
+      .on(t.resellerId)
+      .where(sql`${t.owed} > 0`),
+  ],
+);
+
+/**
+ * Who a customer's reseller was, and when (issue 42): one row per stretch, kept by triggers on
+ * users.reseller_id (0027), so each reseller's figures count the purchases made while the customer
+ * was theirs. `until` is null while the stretch lasts.
+ */
+export const customerResellers = sqliteTable(
+  'customer_resellers',
+  {
+    id: text('id').primaryKey(),
+    customerId: text('customer_id').notNull(),
+    resellerId: text('reseller_id').notNull(),
+    since: integer('since').notNull(),
+    until: integer('until'),
+  },
+  (t) => [
+    index('customer_resellers_reseller_idx').on(t.resellerId, t.customerId),
+    index('customer_resellers_customer_idx').on(t.customerId, t.since),
   ],
 );
 

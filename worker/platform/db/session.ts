@@ -11,6 +11,11 @@
 // is the caller guard (migration 0016): its trigger aborts the whole batch, so nothing commits. A
 // read's is the same check as a SELECT, read before any of the batch's results are used. So no KV
 // read and no extra round trip stand before a signed-in request's own work.
+//
+// A write that committed answers as one (issue 42): once a batch of the request has written under
+// the check, the reads that follow (reading back what it wrote, for its answer) are checked no more,
+// so a caller demoted or signed out between the commit and that read is not answered 401 or 403 for
+// a change that is in. Every batch that writes still carries the guard.
 import { AppError } from '../errors';
 import { passThrough } from '../proxy';
 import { type Role } from '../vocabulary';
@@ -41,9 +46,16 @@ export function parseBookmark(header: string | undefined): string | null {
  */
 export type AfterCommit = { later: Later; webhookQueue?: WebhookQueue; mailQueue?: MailQueue };
 
-/** A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary. */
-export function openRequestD1(d1: D1Database, access: { write: boolean; bookmark: string | null; afterCommit?: AfterCommit }): RequestD1 {
-  const session = access.write ? d1.withSession('first-primary') : d1.withSession(access.bookmark ?? 'first-unconstrained');
+/**
+ * A read may start anywhere at least as new as the caller's bookmark; a write starts on the primary,
+ * and so does a read declared `primary` (one whose answer must see every committed write).
+ */
+export function openRequestD1(
+  d1: D1Database,
+  access: { write: boolean; primary?: boolean; bookmark: string | null; afterCommit?: AfterCommit },
+): RequestD1 {
+  const session =
+    access.write || access.primary ? d1.withSession('first-primary') : d1.withSession(access.bookmark ?? 'first-unconstrained');
   return new RequestD1(d1, session, access.write, access.afterCommit);
 }
 
@@ -73,8 +85,12 @@ export class RequestD1 {
   private caller: CallerCheck | null = null;
   /** Whether a round trip has confirmed the caller since the caller was set. */
   private confirmed = false;
+  /** Whether a batch of this request wrote under the caller's check: its read-backs are not refused. */
+  private committed = false;
   /** D1 is handed its own statements, never the wrappers around them. */
   private readonly unwrapped = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
+  /** The statements that only read (a SELECT), bound or not. */
+  private readonly reads = new WeakSet<D1PreparedStatement>();
 
   constructor(
     /** The binding the session was opened on. */
@@ -89,6 +105,7 @@ export class RequestD1 {
   checkCaller(caller: CallerCheck) {
     this.caller = caller;
     this.confirmed = false;
+    this.committed = false;
   }
 
   /**
@@ -105,13 +122,15 @@ export class RequestD1 {
 
   prepare(sql: string): D1PreparedStatement {
     const statement = this.session.prepare(sql);
+    if (READ_ONLY.test(sql)) this.reads.add(statement);
     return this.caller ? this.wrap(statement) : statement;
   }
 
   async batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
     const own = statements.map((s) => this.unwrapped.get(s) ?? s);
     const caller = this.caller;
-    if (!caller) return this.session.batch<T>(own);
+    // A read-back after the request's write committed is not refused (see the top of this file).
+    if (!caller || (this.committed && own.every((s) => this.reads.has(s)))) return this.session.batch<T>(own);
     const check = this.session
       .prepare(this.write ? GUARD_SQL : CALLER_CHECK_SQL)
       .bind(caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs);
@@ -127,6 +146,7 @@ export class RequestD1 {
       if (state !== 'ok') throw callerRefusal(String(state), caller.kind) ?? new Error(`Unexpected caller check: ${String(state)}`);
     }
     this.confirmed = true;
+    if (this.write && results.some(wrote)) this.committed = true;
     return results;
   }
 
@@ -137,7 +157,11 @@ export class RequestD1 {
       get: (target, prop) => {
         switch (prop) {
           case 'bind':
-            return (...values: unknown[]) => this.wrap(target.bind(...values));
+            return (...values: unknown[]) => {
+              const bound = target.bind(...values);
+              if (this.reads.has(target)) this.reads.add(bound);
+              return this.wrap(bound);
+            };
           case 'run':
           case 'all':
             return alone;
@@ -158,6 +182,15 @@ export class RequestD1 {
     return wrapper;
   }
 }
+
+/** A statement that only reads: a plain SELECT (anything else, a WITH among them, counts as a write). */
+const READ_ONLY = /^\s*select\b/i;
+
+/**
+ * Whether a statement of a committed batch wrote (D1 counts the rows its triggers wrote too). Not
+ * `changes`: SQLite's count of the last write, which a SELECT after a write would carry over.
+ */
+const wrote = (result: D1Result<unknown>) => result.meta?.changed_db === true || (result.meta?.rows_written ?? 0) > 0;
 
 /** The binding behind a request's D1 (or the binding itself), for work that outlives the request. */
 export const bindingOf = (d1: D1Database): D1Database => (d1 as unknown as Partial<RequestD1>).database ?? d1;

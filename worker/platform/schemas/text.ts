@@ -4,7 +4,8 @@
 // (bidirectional embeddings, overrides, isolates and marks: U+202E shows `exe.txt` for `txt.exe`),
 // with the Unicode line and paragraph separators. Text people type (names, descriptions, reasons)
 // refuses them with a 400 (`refuseUnsafeText`); text that licensed software sends (deviceInfo) is
-// stored as sent and shown through `visibleText`, as the web app and the CLI do with what they print.
+// cleaned of them at the edge (`cleanUnsafeText`: an app cannot retype what its platform reports),
+// and what is shown is shown through `visibleText`, as the web app and the CLI do with what they print.
 import type { z } from 'zod';
 
 const BIDI_AND_SEPARATORS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
@@ -46,3 +47,6 @@ export const refuseUnsafeText =
 export function visibleText(text: string, options: TextOptions = {}): string {
   return text.replace(EVERY_UNSAFE, (ch) => (options.lineBreaks && ch === '\n' ? ch : escapedCharacter(ch)));
 }
+
+/** Text with every unsafe character taken out: for text a program sends (deviceInfo), which it cannot retype. */
+export const cleanUnsafeText = (text: string): string => text.replace(EVERY_UNSAFE, '');

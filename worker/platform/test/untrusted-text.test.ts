@@ -1,8 +1,11 @@
 // Issue 35, point 1: text people type refuses control characters and bidirectional controls (one
-// rule, worker/platform/schemas/text.ts); text licensed software sends (deviceInfo) is stored as sent.
+// rule, worker/platform/schemas/text.ts); text licensed software sends (deviceInfo) is cleaned of them
+// before it is stored (issue 42, point 5).
 import { describe, expect, it } from 'vitest';
 import { refuseUnsafeText, unsafeCharacter, visibleText } from '../schemas/text';
-import { api, signedInUser, TEST_PASSWORD, uniqueName } from '../../test/helpers';
+import { api, db, signedInUser, TEST_PASSWORD, uniqueName } from '../../test/helpers';
+import { eq } from 'drizzle-orm';
+import { activations } from '../db/schema';
 import { activationsOf, asActor, generated } from '../../test/key-admin-helpers';
 import { makeProduct, uniqueTag } from '../../test/shop-helpers';
 import { z } from 'zod';
@@ -130,18 +133,55 @@ describe('text people type', () => {
   });
 });
 
-describe('text licensed software sends', () => {
-  it('stores deviceInfo exactly as sent, control and bidi characters included', async () => {
+describe('text licensed software sends (issue 42, point 5)', () => {
+  it('cleans deviceInfo of control and bidi characters (C0, DEL, C1, U+202E) before it is stored', async () => {
     const owner = await signedInUser('owner');
     const p = await makeProduct();
     const [key] = await generated(asActor(owner.user), p.id, 1);
-    const deviceInfo = { manufacturer: 'Acme\u0000\u001b[41m', model: 'X1\u202Eevil', device: 'bell\u0007' };
+    const deviceInfo = {
+      manufacturer: 'Acme\u0000\u001b[41m',
+      model: 'X1\u202Eevil\u009b31m',
+      device: 'bell\u0007 del\u007f',
+      cpuAbi: 'arm64\r\n',
+      fingerprint: 'ls\u2028x',
+    };
     const res = await api('POST', '/api/v1/licenses/activate', {
       body: { key: key.key, deviceFingerprint: `fp-${uniqueName()}`, deviceInfo },
     });
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(true);
     const [activation] = await activationsOf(key._id);
-    expect(activation.deviceInfo).toEqual(deviceInfo);
+    expect(activation.deviceInfo).toEqual({
+      manufacturer: 'Acme[41m',
+      model: 'X1evil31m',
+      device: 'bell del',
+      cpuAbi: 'arm64',
+      fingerprint: 'lsx',
+    });
+    for (const value of Object.values(activation.deviceInfo ?? {})) expect(unsafeCharacter(String(value))).toBeNull();
+  });
+
+  it('cleans the deviceInfo of a trial too', async () => {
+    const p = await makeProduct({ trialDays: 7 });
+    const fingerprint = `fp-${uniqueName()}`;
+    const trial = await api('POST', '/api/v1/licenses/trial', {
+      body: { keyTag: p.keyTag, deviceFingerprint: fingerprint, deviceInfo: { model: `M\u001b[2J${'\u0007'.repeat(30)}` } },
+    });
+    expect(trial.status).toBe(200);
+    expect(trial.body.code).toBe('TRIAL_STARTED');
+    const stored = await db()
+      .select({ deviceInfo: activations.deviceInfo })
+      .from(activations)
+      .where(eq(activations.deviceFingerprint, fingerprint))
+      .all();
+    expect(stored.map((s) => s.deviceInfo)).toEqual([{ model: 'M[2J' }]);
+  });
+
+  it('refuses a key holding a control or bidi character as a bad request, before any lookup', async () => {
+    for (const [name, text] of UNSAFE) {
+      const res = await api('POST', '/api/v1/licenses/validate', { body: { key: `KEY-${text}`, deviceFingerprint: `fp-${uniqueName()}` } });
+      expect(res.status, name).toBe(400);
+      expect(res.body.message).toMatch(/^key must not contain control characters or bidirectional text controls/);
+    }
   });
 });

@@ -10,6 +10,7 @@ import { jsonBody, pathParams, queryParams } from '../../../platform/validate';
 import { addFundsSchema, createUserSchema, listUsersQuery, updateUserSchema, userIdParam } from '../schemas/admin-users';
 import { successMessageSchema } from '../../../platform/openapi';
 import { routeOperations } from '../operation';
+import { getSettings } from '../../settings';
 import { adminUserResponseSchema, adminUsersResponseSchema } from '../schemas/answers';
 
 const op = routeOperations({ tag: 'Admin', access: 'owner' });
@@ -34,7 +35,11 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
     ),
     queryParams(listUsersQuery),
     async (c) => {
-      const view = c.var.caller.role === 'owner' ? 'full' : 'summary';
+      const { caller } = c.var;
+      const view =
+        caller.role === 'owner'
+          ? ('full' as const)
+          : { summaryFor: caller.id, ownCustomersOnly: (await getSettings(c.env.KV)).resellersSellToOwnCustomersOnly };
       return c.json(await listUsers(c.var.db, c.req.valid('query'), view), 200);
     },
   )

@@ -5,6 +5,7 @@ import { auditLog, ledger, licenseKeys, securityLog, users } from '../../../plat
 import { newId } from '../../../platform/ids';
 import { api, db, signedInUser, TEST_PASSWORD, uniqueName, unreconciledUsers } from '../../../test/helpers';
 import { OWNER_ONLY, RESELLER_AND_OWNER, roleMatrix, tokenFor, type MatrixRequest } from '../../../test/role-matrix';
+import { sandbox } from '../../../test/sandbox';
 
 const ownerToken = () => tokenFor('owner');
 
@@ -44,6 +45,8 @@ describe('role matrix over /api/admin/users', () => {
             : ['_id', 'username', 'email', 'role'];
         for (const key of keys) expect(res.body.users[0]).toHaveProperty(key);
         if (caller !== 'owner') expect(Object.keys(res.body.users[0]).sort()).toEqual(['_id', 'email', 'role', 'username']);
+        // A reseller sees only the customers they may buy for (issue 42).
+        if (caller !== 'owner') expect(new Set(res.body.users.map((u) => u.role))).toEqual(new Set(['user']));
       },
     },
     RESELLER_AND_OWNER,
@@ -189,6 +192,35 @@ describe('GET /api/admin/users', () => {
     expect(details).toContain('users_username_unique');
     expect(details).toContain('users_email_unique');
     expect(details).not.toMatch(/SCAN users(?! USING)/);
+  });
+
+  it("answers a reseller's lookups with the customers they may buy for only: never an owner's or a reseller's address (issue 42)", async () => {
+    for (const ownCustomersOnly of [false, true]) {
+      const box = await sandbox({ settings: { resellersSellToOwnCustomersOnly: ownCustomersOnly } });
+      const reseller = await box.signedInUser('reseller');
+      const theirs = await box.signedInUser('user');
+      await box.db.update(users).set({ resellerId: reseller.user.id }).where(eq(users.id, theirs.user.id));
+      const someoneElses = await box.signedInUser('user');
+      const owner = await box.signedInUser('owner');
+      const otherReseller = await box.signedInUser('reseller');
+      const found = async (search: string, role?: string) => {
+        const res = await box.api('GET', `/api/admin/users?search=${encodeURIComponent(search)}${role ? `&role=${role}` : ''}`, {
+          token: reseller.token,
+        });
+        expect(res.status).toBe(200);
+        return (res.body.users as Array<{ _id: string; role: string }>).map((u) => u._id);
+      };
+      expect(await found(theirs.username)).toEqual([theirs.user.id]);
+      expect(await found(someoneElses.username)).toEqual(ownCustomersOnly ? [] : [someoneElses.user.id]);
+      for (const hidden of [owner, otherReseller, reseller]) {
+        expect(await found(hidden.username), hidden.username).toEqual([]);
+        expect(await found(hidden.email), hidden.email).toEqual([]);
+        expect(await found(hidden.username, hidden.user.role), hidden.username).toEqual([]);
+      }
+      // What the list offers is what the purchase accepts: the owner still finds everyone.
+      const asOwner = await box.api('GET', `/api/admin/users?search=${encodeURIComponent(otherReseller.username)}`, { token: owner.token });
+      expect(asOwner.body.users).toHaveLength(1);
+    }
   });
 
   it('shows resellers active accounts only, with names, emails and roles', async () => {

@@ -212,6 +212,62 @@ describe('sign-in with two-factor', () => {
   });
 });
 
+describe('a double-submitted second step (issue 42)', () => {
+  const countedFor = async (userId: string) =>
+    (
+      await db()
+        .select()
+        .from(rateLimits)
+        .where(eq(rateLimits.bucket, `2fa:${userId}`))
+        .all()
+    ).reduce((n, r) => n + r.count, 0);
+
+  it('signs in once, and the copies count no attempt toward the lockout', async () => {
+    const { token, email, user } = await signedInUser();
+    const secret = await enableTwoFactor(token);
+    const challenge = (await login(email)).body.challenge;
+    const code = codeFor(secret, 1);
+    // Eight copies of one click at once, then two more after the first has finished.
+    const burst = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/api/auth/login/2fa', { body: { challenge, code } })));
+    const later = await Promise.all([1, 2].map(() => api('POST', '/api/auth/login/2fa', { body: { challenge, code } })));
+    const statuses = [...burst, ...later].map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(9);
+    for (const r of [...burst, ...later].filter((x) => x.status === 401))
+      expect(r.body.message).toBe('This sign-in was already completed. Please sign in again.');
+    expect(await countedFor(user.id)).toBe(0);
+    expect(await eventsOf(user.id)).not.toContain('2fa_failed');
+    // Five wrong codes still lock, as before: the copies used none of them.
+    const good = codeFor(secret, 1);
+    for (let i = 0; i < 5; i++) {
+      const fresh = (await login(email)).body.challenge;
+      const wrong = String((Number(good) + 13 + i) % 1_000_000).padStart(6, '0');
+      expect((await api('POST', '/api/auth/login/2fa', { body: { challenge: fresh, code: wrong } })).status).toBe(401);
+    }
+    const sixth = (await login(email)).body.challenge;
+    expect((await api('POST', '/api/auth/login/2fa', { body: { challenge: sixth, code: '000000' } })).status).toBe(429);
+  });
+
+  it('answers copies of a wrong code as wrong, counting it once', async () => {
+    const { token, email, user } = await signedInUser();
+    const secret = await enableTwoFactor(token);
+    const challenge = (await login(email)).body.challenge;
+    const wrong = String((Number(codeFor(secret, 1)) + 17) % 1_000_000).padStart(6, '0');
+    const first = await api('POST', '/api/auth/login/2fa', { body: { challenge, code: wrong } });
+    expect(first.body).toEqual({ code: 'INVALID_CREDENTIALS', message: 'Invalid two-factor code' });
+    for (let i = 0; i < 6; i++) {
+      const copy = await api('POST', '/api/auth/login/2fa', { body: { challenge, code: wrong } });
+      expect(copy.status).toBe(401);
+      expect(copy.body).toEqual(first.body);
+    }
+    expect(await countedFor(user.id)).toBe(1);
+    expect((await eventsOf(user.id)).filter((e) => e === '2fa_failed')).toHaveLength(1);
+    // The challenge still takes the right code.
+    const right = await api('POST', '/api/auth/login/2fa', { body: { challenge, code: codeFor(secret, 1) } });
+    expect(right.status).toBe(200);
+  });
+});
+
 describe('recovery tokens', () => {
   it('are ten, shown once, stored hashed, counted, and replaced by a new set', async () => {
     const { token, user } = await signedInUser();

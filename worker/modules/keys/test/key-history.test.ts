@@ -87,7 +87,7 @@ describe("a key's history", () => {
     const revoked = await api('PUT', `/api/keys/${keyId}/revoke`, { token: owner.token, body: { reason: 'Chargeback' } });
     expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
 
-    const { events, total } = await history(mine(keyId, '?limit=100'), next.token);
+    const { events, total } = await history(owners(keyId, '?limit=100'), owner.token);
     expect(total).toBe(events.length);
     const of = (kind: KeyHistoryEvent['kind']) => events.filter((e) => e.kind === kind);
     expect(of('purchased')).toHaveLength(1);
@@ -129,8 +129,58 @@ describe("a key's history", () => {
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(events[0].kind).toBe('revoked');
 
-    // The owner reads the same history.
-    expect((await history(owners(keyId, '?limit=100'), owner.token)).events).toEqual(events);
+    // The holder it was given to sees only their own time with it (issue 42): the transfer that gave
+    // it to them, their regeneration and the revocation; no earlier device, name, price or username.
+    const held = await history(mine(keyId, '?limit=100'), next.token);
+    expect(held.events.map((e) => e.kind)).toEqual(['revoked', 'regenerated', 'transferred']);
+    expect(held.total).toBe(3);
+    expect(held.events).toEqual(events.filter((e) => ['revoked', 'regenerated', 'transferred'].includes(e.kind)));
+    const seen = JSON.stringify(held);
+    for (const hidden of ['hist-laptop', 'hist-phone', 'Work laptop', 'hist-desktop']) expect(seen).not.toContain(hidden);
+  });
+
+  it('shows each holder only their own time with the key, as it passes from hand to hand (issue 42)', async () => {
+    const { customer: first, keyId, key } = await customerWithKey();
+    const second = await signedInUser();
+    const third = await signedInUser();
+    const give = async (from: { token: string }, to: { email: string }) => {
+      const res = await api('POST', `/api/users/my-keys/${keyId}/transfer`, {
+        token: from.token,
+        body: { to: to.email, currentPassword: TEST_PASSWORD },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    const valueNow = async () =>
+      (await env.DB.prepare('SELECT key FROM license_keys WHERE id = ?1').bind(keyId).first<{ key: string }>())!.key;
+    await activate(key, 'hand-first', 'First machine');
+    const before = await history(mine(keyId, '?limit=100'), first.token);
+    expect(before.events.map((e) => e.kind).sort()).toEqual(['activated', 'purchased']);
+    await give(first, second);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await activate(await valueNow(), 'hand-second', 'Second machine');
+    await give(second, third);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await activate(await valueNow(), 'hand-third');
+
+    const third_ = await history(mine(keyId, '?limit=100'), third.token);
+    expect(third_.events.map((e) => [e.kind, e.device ?? e.from])).toEqual([
+      ['activated', 'hand-third'],
+      ['transferred', second.user.username],
+    ]);
+    const text = JSON.stringify(third_);
+    for (const hidden of [first.user.username, 'hand-first', 'First machine', 'hand-second', 'Second machine'])
+      expect(text).not.toContain(hidden);
+    expect(third_.events.some((e) => e.price !== null)).toBe(false);
+    // The owner sees every line.
+    const owner = await signedInUser('owner');
+    const all = await history(owners(keyId, '?limit=100'), owner.token);
+    expect(all.events.filter((e) => e.kind === 'transferred')).toHaveLength(2);
+    expect(
+      all.events
+        .filter((e) => e.kind === 'activated')
+        .map((e) => e.device)
+        .sort(),
+    ).toEqual(['hand-first', 'hand-second', 'hand-third']);
   });
 
   it('pages newest first, with the total', async () => {

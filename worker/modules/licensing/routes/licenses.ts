@@ -69,7 +69,8 @@ export const licensesRoutes = new Hono<AppEnv>()
       'validateLicense',
       'Check a license key on a device',
       { 200: { description: 'The answer, valid or not (see code)', schema: licenseAnswerSchema } },
-      { errors: [400, 429], signed: true, reads: true },
+      // It writes nothing, but its offline token must reflect the key as it is: read on the primary.
+      { errors: [400, 429], signed: true, reads: true, primary: true },
     ),
     jsonBody(validateLicenseSchema),
     async (c) => {
@@ -167,7 +168,7 @@ export const licensesRoutes = new Hono<AppEnv>()
     jsonBody(startTrialSchema),
     async (c) => {
       const input = c.req.valid('json');
-      const now = await prepareTrialCall(c, input.deviceFingerprint);
-      return licenseAnswer(c, await startTrial(c.var.db.$client, await getSettings(c.env.KV), input, now), input, now);
+      const { now, network } = await prepareTrialCall(c, input.deviceFingerprint);
+      return licenseAnswer(c, await startTrial(c.var.db.$client, await getSettings(c.env.KV), input, now, network), input, now);
     },
   );

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { stepUpFields } from '../../accounts/schemas/security';
 import { GENERATION_METHODS, KEY_STATUSES, LICENSE_MODELS, PRODUCT_TYPES, ROLES } from '../../../platform/vocabulary';
 import { emailSchema } from '../../accounts/schemas/auth';
+import { decimalInput } from '../../../platform/schemas/amounts';
 import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
 
 export const IMPORT_FORMATS = ['keypanel', 'keygen', 'lemonsqueezy', 'gumroad'] as const;
@@ -233,13 +234,16 @@ const instant = (name: string, error?: string) =>
     return ms;
   });
 const when = (name: string) => optional(instant(name));
+/** A whole number: a JSON number, or a CSV cell of plain digits (the API's rule for amounts: no `0x10`, `1e3` or ` 5`). */
 const whole = (name: string, min: number, max: number) =>
   optional(
-    z.coerce
-      .number({ error: `${name} must be a whole number` })
-      .int(`${name} must be a whole number`)
-      .min(min, `${name} must be at least ${min}`)
-      .max(max, `${name} must be at most ${max}`),
+    decimalInput(
+      z
+        .number({ error: `${name} must be a whole number` })
+        .int(`${name} must be a whole number`)
+        .min(min, `${name} must be at least ${min}`)
+        .max(max, `${name} must be at most ${max}`),
+    ),
   );
 const flag = (name: string) =>
   optional(

@@ -13,10 +13,10 @@ import { activateLicense } from '../../licensing/licensing';
 import { createProduct } from '../../catalog/products';
 import { productInputSchema } from '../../catalog/schemas';
 import { DEFAULT_SETTINGS } from '../../settings/schemas';
-import { interceptedD1 } from '../../../test/helpers';
+import { interceptedD1, TEST_PASSWORD } from '../../../test/helpers';
 import { uniqueTag } from '../../../test/shop-helpers';
 import { sandbox, type Sandbox } from '../../../test/sandbox';
-import { EXPORT_PAGE_ROWS, exportShop } from '../export';
+import { EXPORT_PAGE_ROWS, exportShop, SECURITY_LOG_NEEDS_SESSION } from '../export';
 import { SHOP_TABLES } from '../schemas';
 
 type Line = { table: string; row: Record<string, unknown> };
@@ -288,6 +288,39 @@ describe("a customer's own data", () => {
     const keysCsv = await download('/api/users/my-data?format=csv&table=keys', alice.token);
     expect(keysCsv.text.trimEnd().split('\r\n')).toHaveLength(2);
     expect(keysCsv.text).toContain(alice.key);
+  });
+
+  it('gives an API token no more of the security log than the security-log page does (none)', async () => {
+    const owner = await box.signedInUser('owner');
+    await box.db.insert(securityLog).values({ id: newId(), userId: owner.user.id, event: 'login', createdAt: new Date() });
+    const tokens = [];
+    for (const readOnly of [false, true]) {
+      const made = await box.api('POST', '/api/users/api-tokens', {
+        token: owner.token,
+        body: { name: `my-data ${String(readOnly)}`, role: 'owner', readOnly, currentPassword: TEST_PASSWORD },
+      });
+      expect(made.status).toBe(201);
+      tokens.push(made.body.token);
+    }
+    for (const token of tokens) {
+      // The page itself takes a session only.
+      expect((await box.api('GET', '/api/users/security-log', { token })).status).toBe(403);
+      for (const format of ['jsonl', 'csv']) {
+        const refused = await box.api('GET', `/api/users/my-data?format=${format}&table=security`, { token });
+        expect(refused.status).toBe(403);
+        expect(refused.body).toEqual({ code: 'FORBIDDEN', message: SECURITY_LOG_NEEDS_SESSION });
+      }
+      const whole = await download('/api/users/my-data', token);
+      expect(whole.status).toBe(200);
+      const all = lines(whole.text);
+      expect(all[0].row.tables).toEqual(['account', 'keys', 'devices', 'payments']);
+      expect(all.filter((line) => line.table === 'security')).toEqual([]);
+    }
+    // The session reads it, both ways.
+    const mine = await download('/api/users/my-data?table=security', owner.token);
+    const logged = await box.db.select().from(securityLog).where(eq(securityLog.userId, owner.user.id)).all();
+    expect(lines(mine.text).filter((line) => line.table === 'security')).toHaveLength(logged.length);
+    expect((await box.api('GET', '/api/users/security-log', { token: owner.token })).status).toBe(200);
   });
 
   it('is refused the shop export, as a reseller is; a guest gets neither', async () => {

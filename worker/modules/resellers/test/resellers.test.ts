@@ -479,6 +479,61 @@ describe('a reseller’s statistics and customers', () => {
     expect((await api('GET', '/api/reseller/stats?days=5', { token: reseller.token })).status).toBe(400);
   });
 
+  it('show each reseller the purchases a moved customer made while they were theirs, and only those (issue 42)', async () => {
+    const product = await makeProduct({ baseCreditCost: 30, creditsPerDay: 0 });
+    const [{ reseller: first }, { reseller: second }] = await Promise.all([
+      resellerInTier({ commissionPercent: 10 }),
+      resellerInTier({ commissionPercent: 20 }),
+    ]);
+    const customer = await referredCustomer(first, 300);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
+    const move = async (to: string | null) => {
+      await pause();
+      const res = await api('PUT', `/api/admin/users/${customer.user.id}/reseller`, { token: await owner(), body: { resellerId: to } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await pause();
+    };
+    const customerOf = async (reseller: Signed) => {
+      const res = await api('GET', `/api/reseller/customers?search=${customer.username}`, { token: reseller.token });
+      expect(res.status).toBe(200);
+      return (
+        res.body.customers as Array<{
+          _id: string;
+          purchases: number;
+          creditsSpent: number;
+          commissionEarned: number;
+          customerUntil: string | null;
+        }>
+      ).find((c) => c._id === customer.user.id);
+    };
+    // Two purchases while the first reseller's, one while the second's, one while nobody's.
+    expect((await buy(customer.token, product.id, 1)).status).toBe(201);
+    expect((await buy(customer.token, product.id, 1)).status).toBe(201);
+    await move(second.user.id);
+    expect((await buy(customer.token, product.id, 1)).status).toBe(201);
+    await move(null);
+    expect((await buy(customer.token, product.id, 1)).status).toBe(201);
+
+    const atFirst = await customerOf(first);
+    expect(atFirst).toMatchObject({ purchases: 2, creditsSpent: 60, commissionEarned: 6 });
+    expect(atFirst!.customerUntil).not.toBeNull();
+    const atSecond = await customerOf(second);
+    expect(atSecond).toMatchObject({ purchases: 1, creditsSpent: 30, commissionEarned: 6 });
+    expect(atSecond!.customerUntil).not.toBeNull();
+    expect(Date.parse(atSecond!.customerUntil!)).toBeGreaterThan(Date.parse(atFirst!.customerUntil!));
+
+    // Back with the first: their stretches add up, and they are theirs again.
+    await move(first.user.id);
+    expect((await buy(customer.token, product.id, 1)).status).toBe(201);
+    expect(await customerOf(first)).toMatchObject({ purchases: 3, creditsSpent: 90, commissionEarned: 9, customerUntil: null });
+    expect(await customerOf(second)).toMatchObject({ purchases: 1, creditsSpent: 30 });
+    // The owner's view of each reseller says the same.
+    const asOwner = await api('GET', `/api/admin/resellers/${second.user.id}/customers?search=${customer.username}`, {
+      token: await owner(),
+    });
+    expect(asOwner.body.customers).toEqual([expect.objectContaining({ _id: customer.user.id, purchases: 1 })]);
+  });
+
   it('are read by the reseller’s API token', async () => {
     const { reseller } = await resellerInTier();
     const made = await api('POST', '/api/users/api-tokens', {

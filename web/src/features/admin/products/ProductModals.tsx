@@ -54,6 +54,8 @@ type ProductForm = {
   usageAllowance: string;
   usageRefillAmount: string;
   usageRefillDays: string;
+  /** A trial key's uses (0: none). */
+  trialUsageAllowance: string;
   isActive: boolean;
 };
 
@@ -82,6 +84,7 @@ const NEW_PRODUCT: ProductForm = {
   usageAllowance: '',
   usageRefillAmount: '',
   usageRefillDays: '',
+  trialUsageAllowance: '0',
   isActive: true,
 };
 
@@ -109,6 +112,7 @@ const formOf = (p: Product): ProductForm => ({
   usageAllowance: optionalText(p.usageAllowance),
   usageRefillAmount: optionalText(p.usageRefillAmount),
   usageRefillDays: optionalText(p.usageRefillDays),
+  trialUsageAllowance: String(p.trialUsageAllowance),
   isActive: p.isActive,
 });
 
@@ -155,6 +159,7 @@ const productInput = (form: ProductForm) => ({
   usageAllowance: optional(form.usageAllowance),
   usageRefillAmount: optional(form.usageRefillAmount),
   usageRefillDays: optional(form.usageRefillDays),
+  trialUsageAllowance: whole(form.trialUsageAllowance, 0),
   isActive: form.isActive,
 });
 
@@ -318,6 +323,14 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
               max={MAX_REFILL_DAYS}
               {...form.field('usageRefillDays')}
               hint={`1 to ${MAX_REFILL_DAYS}; with a refill amount only.`}
+            />
+            <Field
+              label="Trial uses"
+              {...number}
+              min={0}
+              max={MAX_USES}
+              {...form.field('trialUsageAllowance')}
+              hint="Uses a trial key carries (at most the allowance); 0: none. They never refill."
             />
           </div>
         </fieldset>

@@ -126,7 +126,10 @@ export function DirectPurchaseTab() {
 
   // A reseller buys for customers only (their own key is bought in the shop; the server refuses the rest).
   const choices: Customer[] = ownOnly
-    ? (own.data?.customers ?? []).map((c) => ({ _id: c._id, username: c.username, email: c.email, role: 'user' as const }))
+    ? (own.data?.customers ?? [])
+        // Former customers are listed with what they bought then, but are no longer theirs to buy for.
+        .filter((c) => c.customerUntil === null)
+        .map((c) => ({ _id: c._id, username: c.username, email: c.email, role: 'user' as const }))
     : (customers.data?.users ?? []).filter((u) => isOwner || u.role === 'user');
   const customer = choices.find((u) => u._id === customerId) ?? null;
   const product = products.data?.find((p) => p._id === productId) ?? null;

@@ -113,6 +113,12 @@ function Customers({ resellerId }: { resellerId: string | null }) {
                 { header: 'Customer', label: 'Customer', cell: (c) => <span>{c.username}</span> },
                 { header: 'Email', label: 'Email', cell: (c) => c.email },
                 { header: 'Joined', label: 'Joined', cell: (c) => formatDate(c.createdAt) },
+                // A customer moved to another reseller stays listed with what they bought while they were this one's.
+                {
+                  header: 'Customer until',
+                  label: 'Customer until',
+                  cell: (c) => (c.customerUntil === null ? 'Now' : formatDate(c.customerUntil)),
+                },
                 { header: 'Purchases', label: 'Purchases', cell: (c) => `${c.purchases} (${creditsOf(c.creditsSpent)})` },
                 { header: 'Commission', label: 'Commission', cell: (c) => creditsOf(c.commissionEarned) },
                 { header: 'Keys bought for them', label: 'Keys bought for them', cell: (c) => formatCredits(c.keysFromReseller) },
