@@ -4,7 +4,7 @@ import { heldSlots, idempotencyKeys, rateLimits, sessions, signInFailures, spent
 import type { Env } from './platform/env';
 import { ACCOUNT_LOCKOUT } from './platform/throttle';
 import { DAY_MS } from './platform/vocabulary';
-import { cleanupExpiredKeys, expireKeys } from './modules/keys/jobs';
+import { autoRenewKeys, cleanupExpiredKeys, expireKeys } from './modules/keys/jobs';
 import { getSettings } from './modules/settings';
 import { redispatchWebhooks } from './modules/webhooks/jobs';
 
@@ -12,6 +12,8 @@ import { redispatchWebhooks } from './modules/webhooks/jobs';
 export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE'>, now = Date.now()) {
   const db = createDb(env.DB);
   const settings = await getSettings(env.KV, now);
+  // Before the expiry job: a key renewed in time never expires.
+  const autoRenewed = await autoRenewKeys(db, settings, now, env);
   const expired = await expireKeys(db, settings, now, env);
   const deleted = await cleanupExpiredKeys(db, settings, now);
   // Throttling windows are at most an hour long; a day keeps a margin for investigation.
@@ -30,5 +32,5 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUE
   await db.delete(heldSlots).where(lte(heldSlots.freesAt, new Date(now)));
   // Webhook events and deliveries that never reached the queue (a crash after the commit) go again.
   const webhooks = await redispatchWebhooks(env, now);
-  return { expired, deleted, webhooks };
+  return { autoRenewed, expired, deleted, webhooks };
 }

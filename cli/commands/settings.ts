@@ -3,7 +3,12 @@
 // result with the server's schema before sending it.
 import type { Command } from 'commander';
 import type { Schemas } from '../../worker/platform/api-client';
-import { DEFAULT_KEY_TRANSFER_SETTINGS, DEFAULT_PAYMENT_SETTINGS, settingsSchema } from '../../worker/modules/settings/schemas';
+import {
+  DEFAULT_KEY_TRANSFER_SETTINGS,
+  DEFAULT_PAYMENT_SETTINGS,
+  DEFAULT_RENEWAL_SETTINGS,
+  settingsSchema,
+} from '../../worker/modules/settings/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';
@@ -11,7 +16,7 @@ import { parseWith } from '../lib/validate';
 
 type Settings = Schemas['Settings'];
 /** The settings that are objects in the document; here each of their fields has a dotted name (`payments.minTopUpUsd`). */
-const GROUPS = { payments: DEFAULT_PAYMENT_SETTINGS, keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS } as const;
+const GROUPS = { payments: DEFAULT_PAYMENT_SETTINGS, keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS, renewals: DEFAULT_RENEWAL_SETTINGS } as const;
 type Group = keyof typeof GROUPS;
 type TopName = Exclude<keyof Settings, Group>;
 type GroupName = { [G in Group]: `${G}.${keyof Settings[G] & string}` }[Group];

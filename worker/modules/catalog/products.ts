@@ -37,6 +37,7 @@ export function toProductJson(p: ProductRow, viewer: { role: Role } = { role: 'o
     usageAllowance: p.usageAllowance,
     usageRefillAmount: p.usageRefillAmount,
     usageRefillDays: p.usageRefillDays,
+    expiryModel: p.expiryModel,
     isActive: p.isActive,
     features: p.features,
     stats: { totalGenerated: p.totalGenerated, ...sales, totalActivations: p.totalActivations },
