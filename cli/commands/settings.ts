@@ -123,7 +123,7 @@ Examples:
       }
       // Bounds checked before any request (the current values are already valid).
       const top: Record<string, Value> = {};
-      const grouped: Record<Group, Record<string, Value>> = { payments: {}, keyTransfers: {} };
+      const grouped: Record<Group, Record<string, Value>> = { payments: {}, keyTransfers: {}, renewals: {} };
       for (const [name, value] of Object.entries(changes) as Array<[Name, Value]>) {
         const inGroup = groupOf(name);
         if (inGroup) grouped[inGroup[0]][inGroup[1]] = value;
@@ -136,6 +136,7 @@ Examples:
         ...top,
         payments: { ...current.payments, ...grouped.payments },
         keyTransfers: { ...current.keyTransfers, ...grouped.keyTransfers },
+        renewals: { ...current.renewals, ...grouped.renewals },
       });
       const saved = await api.put('/api/settings', next);
       await printRecord(ctx.format, rowsOf(saved), saved);

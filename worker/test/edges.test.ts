@@ -148,6 +148,8 @@ describe('the settings document', () => {
       resellersSellToOwnCustomersOnly: false,
       // Not the spec's: customers may give keys to other accounts, as often as they like (issue 34).
       keyTransfers: { enabled: true, maxPerKey: 0 },
+      // Not the spec's: customers may switch auto-renewal on, renewed 3 days before expiry (issue 43).
+      renewals: { autoRenewEnabled: true, autoRenewDaysBefore: 3 },
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });
@@ -222,6 +224,7 @@ describe('the settings document', () => {
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
       keyTransfers: { enabled: true, maxPerKey: 0 },
+      renewals: { autoRenewEnabled: true, autoRenewDaysBefore: 3 },
     });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
     await saveSettings(env.KV, TEST_SETTINGS);

@@ -67,6 +67,7 @@ describe('GET /api/products', () => {
       usageAllowance: null,
       usageRefillAmount: null,
       usageRefillDays: null,
+      expiryModel: 'time-limited',
       isActive: true,
       features: ['One', 'Two'],
       // Keys sold and revenue are the owner's: a customer's answer leaves them out.

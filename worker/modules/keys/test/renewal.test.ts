@@ -68,7 +68,7 @@ describe('POST /api/users/my-keys/:id/renew', () => {
     // The same device validates the same value with the later expiry, and its offline token says the model.
     const valid = await api('POST', '/api/v1/licenses/validate', { body: { key, deviceFingerprint: fp } });
     expect(valid.body).toMatchObject({ valid: true, code: 'VALID', license: { expiresAt: new Date(newExpiry).toISOString(), expiryModel: 'time-limited' } });
-    const claims = JSON.parse(atob(valid.body.license.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+    const claims = JSON.parse(atob(valid.body.license!.token!.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
     expect(claims).toMatchObject({ model: 'time-limited', lexp: Math.floor(newExpiry / 1000) });
     const history = await api('GET', `/api/users/my-keys/${keyId}/history`, { token });
     expect(history.body.events[0]).toMatchObject({ kind: 'renewed', by: 'customer', days: 90, price, expiresAt: new Date(newExpiry).toISOString() });

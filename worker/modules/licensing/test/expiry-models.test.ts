@@ -33,8 +33,8 @@ describe('perpetual keys', () => {
     const fp = `device-${uniqueTag()}`;
     const activated = await api('POST', '/api/v1/licenses/activate', { body: { key: receipt.key, deviceFingerprint: fp } });
     expect(activated.body).toMatchObject({ valid: true, code: 'VALID', license: { expiresAt: null, expiryModel: 'perpetual' } });
-    expect(claimsOf(activated.body.license.token)).toMatchObject({ model: 'perpetual' });
-    expect(claimsOf(activated.body.license.token).lexp).toBeUndefined();
+    expect(claimsOf(activated.body.license!.token!)).toMatchObject({ model: 'perpetual' });
+    expect(claimsOf(activated.body.license!.token!).lexp).toBeUndefined();
     // Ten years on, the cron has nothing to expire and nothing to delete.
     const later = Date.now() + 3650 * DAY_MS;
     await expireKeys(db(), DEFAULT_SETTINGS, later);
@@ -79,7 +79,7 @@ describe('perpetual-fallback keys', () => {
       license: { status: 'expired', expiresAt: new Date(expiry).toISOString(), expiryModel: 'perpetual-fallback' },
     });
     // Its offline token lives its product's lifetime (not cut at the past expiry) and says the model and the expiry.
-    const claims = claimsOf(older.body.license.token);
+    const claims = claimsOf(older.body.license!.token!);
     expect(claims).toMatchObject({ model: 'perpetual-fallback', lexp: Math.floor(expiry / 1000) });
     expect(claims.exp as number).toBeGreaterThan(Date.now() / 1000 + 23 * 3600);
 
