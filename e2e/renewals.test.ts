@@ -24,7 +24,15 @@ describe('renewing a key in My Keys', () => {
     const product = await apiCall(
       'POST',
       '/api/products',
-      { name: `Renew App ${keyTag}`, description: 'Sold by the day', keyTag, baseCreditCost: 10, creditsPerDay: 2, minDays: 1, maxDays: 90 },
+      {
+        name: `Renew App ${keyTag}`,
+        description: 'Sold by the day',
+        keyTag,
+        baseCreditCost: 10,
+        creditsPerDay: 2,
+        minDays: 1,
+        maxDays: 90,
+      },
       ownerToken,
     );
     expect(product.status).toBe(201);

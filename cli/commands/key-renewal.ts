@@ -29,7 +29,7 @@ async function findMyKey(api: Client, ref: string): Promise<{ _id: string; key: 
 export function registerKeyRenewalCommands(keys: Command) {
   keys
     .command('renew')
-    .description("Renew a key: the same value runs for more days (from its expiry while live, from now once expired)")
+    .description('Renew a key: the same value runs for more days (from its expiry while live, from now once expired)')
     .argument('<key|id>', 'the license key or its id')
     .requiredOption('--days <n>', "days to add, within the product's range", wholeNumber('--days', 1, MAX_DURATION_DAYS))
     .option('--mine', 'one of your own keys, paid with your credits at the list price')
@@ -49,7 +49,8 @@ Examples:
     )
     .action(async (ref: string, options: { days: number; mine?: boolean; charge?: string }, command: Command) => {
       const ctx = contextOf(command);
-      if (options.mine && options.charge) throw new UsageError('--charge is for the owner renewing a key from the admin side, not with --mine');
+      if (options.mine && options.charge)
+        throw new UsageError('--charge is for the owner renewing a key from the admin side, not with --mine');
       const api = ctx.api();
       const idempotency = { 'idempotency-key': randomUUID() };
       let answer: Schemas['RenewalResponse'];

@@ -16,7 +16,11 @@ import { parseWith } from '../lib/validate';
 
 type Settings = Schemas['Settings'];
 /** The settings that are objects in the document; here each of their fields has a dotted name (`payments.minTopUpUsd`). */
-const GROUPS = { payments: DEFAULT_PAYMENT_SETTINGS, keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS, renewals: DEFAULT_RENEWAL_SETTINGS } as const;
+const GROUPS = {
+  payments: DEFAULT_PAYMENT_SETTINGS,
+  keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS,
+  renewals: DEFAULT_RENEWAL_SETTINGS,
+} as const;
 type Group = keyof typeof GROUPS;
 type TopName = Exclude<keyof Settings, Group>;
 type GroupName = { [G in Group]: `${G}.${keyof Settings[G] & string}` }[Group];

@@ -29,9 +29,14 @@ describe('keypanel keys renew', () => {
     const free = await keypanel(['keys', 'renew', key._id, '--days', '5', '--format', 'json'], { home: owner });
     expect(free.code, free.stderr).toBe(0);
     expect(json<Schemas['RenewalResponse']>(free.stdout).renewal).toMatchObject({ source: 'owner', credits: 0, days: 5 });
-    const charged = await keypanel(['keys', 'renew', key._id, '--days', '5', '--charge', customer.email, '--format', 'json'], { home: owner });
+    const charged = await keypanel(['keys', 'renew', key._id, '--days', '5', '--charge', customer.email, '--format', 'json'], {
+      home: owner,
+    });
     expect(charged.code, charged.stderr).toBe(0);
-    expect(json<Schemas['RenewalResponse']>(charged.stdout)).toMatchObject({ renewal: { credits: 10 }, remainingCredits: 1_000 - 15 - 35 - 10 });
+    expect(json<Schemas['RenewalResponse']>(charged.stdout)).toMatchObject({
+      renewal: { credits: 10 },
+      remainingCredits: 1_000 - 15 - 35 - 10,
+    });
   });
 
   it('refuses what the API refuses, and bad arguments before any request', async () => {
@@ -57,5 +62,21 @@ describe('keypanel keys auto-renew', () => {
     const neither = await keypanel(['keys', 'auto-renew', key.key], { home });
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain('Give either --days <n> or --off');
+  });
+});
+
+describe('keypanel products --expiry-model', () => {
+  it('sets the licence model, and an update of another field keeps it', async () => {
+    const home = signedInHome(await ownerSession());
+    const product = await createProduct();
+    const set = await keypanel(['products', 'update', product.keyTag, '--expiry-model', 'perpetual-fallback', '--format', 'json'], {
+      home,
+    });
+    expect(set.code, set.stderr).toBe(0);
+    expect(json<Schemas['Product']>(set.stdout).expiryModel).toBe('perpetual-fallback');
+    const other = await keypanel(['products', 'update', product.keyTag, '--max-days', '100', '--format', 'json'], { home });
+    expect(json<Schemas['Product']>(other.stdout)).toMatchObject({ expiryModel: 'perpetual-fallback', maxDays: 100 });
+    const bad = await keypanel(['products', 'update', product.keyTag, '--expiry-model', 'forever'], { home });
+    expect(bad.code).toBe(2);
   });
 });

@@ -121,7 +121,11 @@ export async function verifyOfflineToken(
  * release while the key has not expired (or never does), and, past the expiry of a
  * perpetual-fallback key, a release dated before that expiry (updates ended, the release works on).
  */
-export function releaseCovered(token: Pick<OfflineToken, 'expiryModel' | 'licenseExpiresAt'>, releaseDate: Date | string, now = Date.now()): boolean {
+export function releaseCovered(
+  token: Pick<OfflineToken, 'expiryModel' | 'licenseExpiresAt'>,
+  releaseDate: Date | string,
+  now = Date.now(),
+): boolean {
   const end = token.licenseExpiresAt?.getTime() ?? null;
   if (end === null || end > now) return true;
   return token.expiryModel === 'perpetual-fallback' && new Date(releaseDate).getTime() < end;

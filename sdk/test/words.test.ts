@@ -1,7 +1,11 @@
 // The SDK is published on its own, so it keeps its own copy of the licensing API's words; they must
 // be the Worker's (worker/platform/vocabulary.ts), or an app would misread an answer.
 import { describe, expect, it } from 'vitest';
-import { EXPIRY_MODELS as WORKER_EXPIRY_MODELS, KEY_STATUSES as WORKER_KEY_STATUSES, LICENSE_CODES } from '../../worker/platform/vocabulary';
+import {
+  EXPIRY_MODELS as WORKER_EXPIRY_MODELS,
+  KEY_STATUSES as WORKER_KEY_STATUSES,
+  LICENSE_CODES,
+} from '../../worker/platform/vocabulary';
 import {
   OFFLINE_PROOF_TYPE as WORKER_PROOF_TYPE,
   OFFLINE_REQUEST_TYPE as WORKER_REQUEST_TYPE,

@@ -106,9 +106,7 @@ export const productInputSchema = z
     usageAllowance: wholeNumber('Usage allowance', 0, MAX_USES).nullable().default(null),
     usageRefillAmount: wholeNumber('Refill amount', 1, MAX_USES).nullable().default(null),
     usageRefillDays: wholeNumber('Refill period (days)', 1, MAX_REFILL_DAYS).nullable().default(null),
-    expiryModel: z
-      .enum(EXPIRY_MODELS, { error: `Licence model must be one of ${EXPIRY_MODELS.join(', ')}` })
-      .default('time-limited'),
+    expiryModel: z.enum(EXPIRY_MODELS, { error: `Licence model must be one of ${EXPIRY_MODELS.join(', ')}` }).default('time-limited'),
   })
   .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] })
   .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {

@@ -97,13 +97,7 @@ export async function autoRenewKeys(
  * per key and period (the unique index; a second run's insert does nothing), the key's notice for
  * My Keys, and license.auto_renew_failed. True when this run recorded it.
  */
-async function reportFailure(
-  db: DB,
-  key: Candidate,
-  price: number,
-  now: number,
-  webhooks?: Pick<Env, 'WEBHOOK_QUEUE'>,
-): Promise<boolean> {
+async function reportFailure(db: DB, key: Candidate, price: number, now: number, webhooks?: Pick<Env, 'WEBHOOK_QUEUE'>): Promise<boolean> {
   const id = newId(now);
   const results = await runBatch(db, [
     rawSql(

@@ -38,7 +38,13 @@ export async function cleanupExpiredKeys(db: DB, settings: Settings, now: number
     .select({ id: licenseKeys.id, key: licenseKeys.key })
     .from(licenseKeys)
     // A perpetual-fallback key stays: the releases it covered keep validating with it.
-    .where(and(eq(licenseKeys.status, 'expired'), lt(licenseKeys.expiresAt, new Date(cutoff)), ne(licenseKeys.expiryModel, 'perpetual-fallback')))
+    .where(
+      and(
+        eq(licenseKeys.status, 'expired'),
+        lt(licenseKeys.expiresAt, new Date(cutoff)),
+        ne(licenseKeys.expiryModel, 'perpetual-fallback'),
+      ),
+    )
     .all();
   for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
     const chunk = keys.slice(i, i + DELETE_CHUNK);

@@ -76,7 +76,10 @@ export async function setAutoRenew(
   if (!row) throw notFound('License key');
   return {
     success: true,
-    message: days === null ? 'Auto-renewal is off' : `Auto-renewal is on: each renewal adds ${days} day${days === 1 ? '' : 's'}, paid from your credits`,
+    message:
+      days === null
+        ? 'Auto-renewal is off'
+        : `Auto-renewal is on: each renewal adds ${days} day${days === 1 ? '' : 's'}, paid from your credits`,
     autoRenewDays: row.auto_renew_days,
     autoRenewFailedAt: row.auto_renew_failed_at === null ? null : new Date(row.auto_renew_failed_at).toISOString(),
   };

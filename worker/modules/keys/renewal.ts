@@ -67,7 +67,10 @@ export function notRenewable(key: Pick<RenewalKey, 'status' | 'expiry_model' | '
   if (key.expiry_model === 'perpetual') return new AppError('KEY_NOT_RENEWABLE', 'This license key is perpetual: it never expires');
   if (key.is_trial === 1) return new AppError('KEY_NOT_RENEWABLE', 'A trial cannot be renewed: buy a key instead');
   if (key.status === 'available' || key.expires_at === null) {
-    return new AppError('KEY_NOT_RENEWABLE', 'This license key was never activated: its time has not started, so there is nothing to renew yet');
+    return new AppError(
+      'KEY_NOT_RENEWABLE',
+      'This license key was never activated: its time has not started, so there is nothing to renew yet',
+    );
   }
   return null;
 }

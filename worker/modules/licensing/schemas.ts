@@ -130,7 +130,7 @@ export const LICENSE_CODE_MEANINGS: Record<LicenseCode, string> = {
     "An air-gapped device's request was turned into a signed activation response (valid): `license.token` is its offline token.",
   NONCE_ALREADY_USED: 'This air-gapped request was turned into a response before: its nonce is accepted once. Write a new request.',
   UPDATES_ENDED:
-    "A perpetual-fallback key past its expiry, validated by a release dated before it (`releaseDate`): the release keeps working (valid), but updates have ended; releases dated from `license.expiresAt` on need the key renewed.",
+    'A perpetual-fallback key past its expiry, validated by a release dated before it (`releaseDate`): the release keeps working (valid), but updates have ended; releases dated from `license.expiresAt` on need the key renewed.',
 };
 
 const isoOrNull = (description: string) => z.string().nullable().optional().meta({ description });

@@ -36,7 +36,9 @@ function expiryText(k: LicenseKey): string {
   if (k.expiryModel === 'perpetual') return 'Never (perpetual)';
   if (!k.expiresAt) return 'At first activation + duration';
   // A perpetual-fallback key's expiry ends its updates: releases from before it keep working.
-  return k.expiryModel === 'perpetual-fallback' ? `${formatDate(k.expiresAt)} (updates end; earlier releases keep working)` : formatDate(k.expiresAt);
+  return k.expiryModel === 'perpetual-fallback'
+    ? `${formatDate(k.expiresAt)} (updates end; earlier releases keep working)`
+    : formatDate(k.expiresAt);
 }
 
 export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
@@ -71,7 +73,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       )}
       {expired && k.expiryModel === 'perpetual-fallback' && (
         <div className="notice notice-warning" role="status">
-          Updates for this license have ended: releases from before {formatDate(k.expiresAt!)} keep working. Renew for newer releases.
+          Updates for this license have ended: releases from before {formatDate(k.expiresAt)} keep working. Renew for newer releases.
         </div>
       )}
       {expired && k.expiryModel !== 'perpetual-fallback' && (

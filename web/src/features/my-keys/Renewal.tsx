@@ -24,7 +24,7 @@ type LicenseKey = Schemas['LicenseKey'];
 export const renewable = (k: LicenseKey) => (k.status === 'used' || k.status === 'expired') && k.expiresAt !== null && !k.trial;
 
 /** The expiry a renewal of `days` gives: from the old one while the key is live, from now once it has passed. */
-const renewedExpiry = (expiresAt: string, days: number, now = Date.now()) => Math.max(Date.parse(expiresAt), now) + days * DAY_MS;
+const renewedExpiry = (expiresAt: string, days: number, now: number) => Math.max(Date.parse(expiresAt), now) + days * DAY_MS;
 
 export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
   const product = useProducts().data?.find((p) => p._id === k.product._id);
@@ -32,6 +32,8 @@ export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey;
   const renew = useRenewKey();
   const attempt = useIdempotencyKey();
   const [days, setDays] = useState<number | null>(null);
+  // The moment the dialog opened: an expired key's new expiry counts from about then.
+  const [openedAt] = useState(() => Date.now());
   const chosen = days ?? product?.minDays ?? 1;
   const credits = user?.credits ?? 0;
   const total = product ? quote(product, chosen).total : null;
@@ -75,10 +77,10 @@ export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey;
         <>
           <DurationPicker product={product} days={chosen} onChange={setDays} disabled={renew.isPending} />
           <PriceBreakdown product={product} days={chosen} credits={credits} />
-          <p data-testid="renewed-expiry">New expiry: {formatDate(renewedExpiry(k.expiresAt!, chosen))}</p>
+          <p data-testid="renewed-expiry">New expiry: {formatDate(renewedExpiry(k.expiresAt!, chosen, openedAt))}</p>
           {short && (
             <div className="notice notice-warning" role="status">
-              You need {formatCredits(total! - credits)} more credits for this renewal. Choose fewer days or exchange USD for credits.
+              You need {formatCredits(total - credits)} more credits for this renewal. Choose fewer days or exchange USD for credits.
             </div>
           )}
         </>
@@ -97,15 +99,28 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
   const product = useProducts().data?.find((p) => p._id === k.product._id);
   const setAutoRenew = useSetAutoRenew();
   const [days, setDays] = useState(k.autoRenewDays ?? product?.minDays ?? k.duration);
-  const on = k.autoRenewDays !== null;
+  // The switch shows the server's last answer at once (the key list refetches after); a change from
+  // elsewhere (another tab, the CLI) replaces it when the list brings it, during render.
+  const [current, setCurrent] = useState(k.autoRenewDays);
+  const [seen, setSeen] = useState(k.autoRenewDays);
+  if (k.autoRenewDays !== seen) {
+    setSeen(k.autoRenewDays);
+    setCurrent(k.autoRenewDays);
+  }
+  const on = current !== null;
   if (!renewable(k) || (!enabled && !on)) return null;
   const idFor = `auto-renew-${k._id}`;
 
   async function change(next: number | null) {
+    const before = current;
+    // Shown at once; put back if the server refuses.
+    setCurrent(next);
     try {
       const answer = await setAutoRenew.mutateAsync({ keyId: k._id, days: next });
+      setCurrent(answer.autoRenewDays);
       toast.success(answer.message);
     } catch (err) {
+      setCurrent(before);
       toast.error(errorMessage(err, 'Failed to change auto-renewal'));
     }
   }
@@ -116,7 +131,7 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
       {k.autoRenewFailedAt && (
         <div className="notice notice-error" role="status">
           Auto-renewal failed on {formatDateTime(k.autoRenewFailedAt)}: your credits did not cover it. This key expires on{' '}
-          {formatDate(k.expiresAt!)} unless you renew it.
+          {formatDate(k.expiresAt)} unless you renew it.
         </div>
       )}
       <div className="auto-renew-row">
@@ -144,7 +159,7 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
       {price !== null && (
         <p className="muted">
           {on
-            ? `Renews for ${k.autoRenewDays} days (${formatCredits(quote(product!, k.autoRenewDays!).total)} credits) a few days before it expires.`
+            ? `Renews for ${current} days (${formatCredits(quote(product!, current).total)} credits) a few days before it expires.`
             : `Each renewal would cost ${formatCredits(price)} credits.`}
         </p>
       )}

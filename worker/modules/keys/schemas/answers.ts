@@ -65,7 +65,7 @@ export const licenseKeySchema = z
     usage: usageSchema.nullable().meta({ description: "A metered key's uses now (null: its product is not metered)." }),
     expiryModel: z.enum(EXPIRY_MODELS).meta({
       description:
-        'How the key ends, its product\'s licence model when it was made: time-limited, perpetual (expiresAt stays null) or perpetual-fallback (releases dated before expiresAt keep validating).',
+        "How the key ends, its product's licence model when it was made: time-limited, perpetual (expiresAt stays null) or perpetual-fallback (releases dated before expiresAt keep validating).",
     }),
     autoRenewDays: z
       .number()

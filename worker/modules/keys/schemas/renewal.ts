@@ -46,7 +46,9 @@ export const renewalReceiptSchema = z
     days: z.number(),
     credits: z.number().meta({ description: 'What it cost its payer (0: the owner extended it free).' }),
     previousExpiresAt: isoDate,
-    expiresAt: isoDate.meta({ description: 'The new expiry: from the old one while the key was live, from the renewal once it had passed.' }),
+    expiresAt: isoDate.meta({
+      description: 'The new expiry: from the old one while the key was live, from the renewal once it had passed.',
+    }),
     renewedAt: isoDate,
   })
   .meta({ id: 'RenewalReceipt' });

@@ -30,7 +30,7 @@ async function customerWithKey(credits = 10_000, productOverrides: Record<string
   const customer = await signedInUser('user', { credits });
   const bought = await api('POST', '/api/keys/purchase', { token: customer.token, body: { productId: product.id, duration: days } });
   expect(bought.status).toBe(201);
-  return { product, ...customer, keyId: bought.body.licenseKey._id as string, key: bought.body.licenseKey.key as string };
+  return { product, ...customer, keyId: bought.body.licenseKey._id, key: bought.body.licenseKey.key };
 }
 
 describe('POST /api/users/my-keys/:id/renew', () => {
@@ -67,18 +67,34 @@ describe('POST /api/users/my-keys/:id/renew', () => {
     expect(await productRow(product.id)).toMatchObject({ totalSold: 1, revenue: 400 + price });
     // The same device validates the same value with the later expiry, and its offline token says the model.
     const valid = await api('POST', '/api/v1/licenses/validate', { body: { key, deviceFingerprint: fp } });
-    expect(valid.body).toMatchObject({ valid: true, code: 'VALID', license: { expiresAt: new Date(newExpiry).toISOString(), expiryModel: 'time-limited' } });
-    const claims = JSON.parse(atob(valid.body.license!.token!.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+    expect(valid.body).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      license: { expiresAt: new Date(newExpiry).toISOString(), expiryModel: 'time-limited' },
+    });
+    const claims = JSON.parse(atob(valid.body.license!.token!.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as Record<
+      string,
+      unknown
+    >;
     expect(claims).toMatchObject({ model: 'time-limited', lexp: Math.floor(newExpiry / 1000) });
     const history = await api('GET', `/api/users/my-keys/${keyId}/history`, { token });
-    expect(history.body.events[0]).toMatchObject({ kind: 'renewed', by: 'customer', days: 90, price, expiresAt: new Date(newExpiry).toISOString() });
+    expect(history.body.events[0]).toMatchObject({
+      kind: 'renewed',
+      by: 'customer',
+      days: 90,
+      price,
+      expiresAt: new Date(newExpiry).toISOString(),
+    });
     expect(await unreconciledUsers()).toEqual([]);
   });
 
   it('counts from now for a key that has expired (within its grace period and after it, marked by the cron or not)', async () => {
     const { token, keyId } = await customerWithKey();
     const past = Date.now() - 5 * DAY_MS;
-    await db().update(licenseKeys).set({ expiresAt: new Date(past), status: 'expired' }).where(eq(licenseKeys.id, keyId));
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(past), status: 'expired' })
+      .where(eq(licenseKeys.id, keyId));
     const before = Date.now();
     const res = await renew(token, keyId, { days: 10 });
     expect(res.status).toBe(200);
@@ -181,9 +197,18 @@ describe('POST /api/admin/keys/:id/renew', () => {
     expect(res.body).toMatchObject({ renewal: { source: 'reseller', credits: spent }, remainingCredits: 5_000 - 2 * spent });
     const other = await signedInUser('reseller', { credits: 5_000 });
     expect((await api('POST', `/api/admin/keys/${keyId}/renew`, { token: other.token, body: { days: 10 } })).status).toBe(404);
-    const charge = await api('POST', `/api/admin/keys/${keyId}/renew`, { token: reseller.token, body: { days: 10, chargeTo: customer.user.id } });
+    const charge = await api('POST', `/api/admin/keys/${keyId}/renew`, {
+      token: reseller.token,
+      body: { days: 10, chargeTo: customer.user.id },
+    });
     expect(charge.status).toBe(403);
-    expect(await db().select().from(auditLog).where(and(eq(auditLog.targetId, keyId), eq(auditLog.action, 'key.renew'))).all()).toHaveLength(1);
+    expect(
+      await db()
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.targetId, keyId), eq(auditLog.action, 'key.renew')))
+        .all(),
+    ).toHaveLength(1);
     expect(await unreconciledUsers()).toEqual([]);
   });
 
@@ -197,12 +222,21 @@ describe('POST /api/admin/keys/:id/renew', () => {
     const charged = await api('POST', `/api/admin/keys/${keyId}/renew`, { token: owner.token, body: { days: 10, chargeTo: user.id } });
     expect(charged.body).toMatchObject({ renewal: { source: 'owner', credits: 200 }, remainingCredits: 1_000 - 400 - 200 });
     expect((await keyRow(keyId))!.expiresAt!.getTime()).toBe(before + 510 * DAY_MS);
-    const audits = await db().select().from(auditLog).where(and(eq(auditLog.targetId, keyId), eq(auditLog.action, 'key.renew'))).all();
+    const audits = await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, keyId), eq(auditLog.action, 'key.renew')))
+      .all();
     expect(audits.map((a) => a.details)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ paidBy: 'nobody', cost: 0 }), expect.objectContaining({ paidBy: 'account', cost: 200 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ paidBy: 'nobody', cost: 0 }),
+        expect.objectContaining({ paidBy: 'account', cost: 200 }),
+      ]),
     );
     // A customer may not use the admin route.
-    expect((await api('POST', `/api/admin/keys/${keyId}/renew`, { token: (await signedInUser('user')).token, body: { days: 1 } })).status).toBe(403);
+    expect(
+      (await api('POST', `/api/admin/keys/${keyId}/renew`, { token: (await signedInUser('user')).token, body: { days: 1 } })).status,
+    ).toBe(403);
     expect(await unreconciledUsers()).toEqual([]);
   });
 });
@@ -267,7 +301,8 @@ describe('auto-renewal', () => {
     };
     const outcomes = await Promise.allSettled([renewKey(db(), order), renewKey(db(), order), renewKey(db(), order)]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(['CONFLICT', 'CONFLICT']);
+    const refusals = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(refusals.map((o) => (o.reason as { code: string }).code)).toEqual(['CONFLICT', 'CONFLICT']);
     expect((await keyRow(keyId))!.expiresAt!.getTime()).toBe(expiry + 5 * DAY_MS);
     expect(await renewalLedger(keyId)).toHaveLength(1);
     expect(await unreconciledUsers()).toEqual([]);
@@ -280,7 +315,9 @@ describe('auto-renewal', () => {
     const now = expiry - DAY_MS;
     await Promise.all([autoRenewKeys(db(), settings, now), autoRenewKeys(db(), settings, now)]);
     await autoRenewKeys(db(), settings, now + 60_000);
-    expect(await renewalsOf(keyId)).toEqual([expect.objectContaining({ source: 'auto', outcome: 'failed', credits: 400, toExpiresAt: null })]);
+    expect(await renewalsOf(keyId)).toEqual([
+      expect.objectContaining({ source: 'auto', outcome: 'failed', credits: 400, toExpiresAt: null }),
+    ]);
     const key = (await keyRow(keyId))!;
     expect(key.expiresAt!.getTime()).toBe(expiry);
     expect(key.autoRenewFailedAt!.getTime()).toBe(now);

@@ -66,11 +66,18 @@ describe('perpetual-fallback keys', () => {
     expect(live.body).toMatchObject({ valid: true, code: 'VALID', license: { expiryModel: 'perpetual-fallback' } });
     // The key expired ten days ago, and the cron marked it.
     const expiry = Date.now() - 10 * DAY_MS;
-    await db().update(licenseKeys).set({ expiresAt: new Date(expiry) }).where(eq(licenseKeys.id, receipt._id));
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(expiry) })
+      .where(eq(licenseKeys.id, receipt._id));
     await expireKeys(db(), DEFAULT_SETTINGS, Date.now());
     expect((await keyRow(receipt._id))!.status).toBe('expired');
 
-    const older = await validate({ key: receipt.key, deviceFingerprint: fp, releaseDate: new Date(expiry - DAY_MS).toISOString().slice(0, 10) });
+    const older = await validate({
+      key: receipt.key,
+      deviceFingerprint: fp,
+      releaseDate: new Date(expiry - DAY_MS).toISOString().slice(0, 10),
+    });
     expect(older.status).toBe(200);
     expect(older.headers.get('x-signature')).toBeTruthy();
     expect(older.body).toMatchObject({

@@ -99,7 +99,10 @@ describe('the licensing SDK and licence models', () => {
     expect(activated.license).toMatchObject({ expiryModel: 'perpetual-fallback' });
     expect(activated.offlineToken).toMatchObject({ expiryModel: 'perpetual-fallback' });
     const expiry = Date.now() - 2 * 86_400_000;
-    await db().update(licenseKeys).set({ expiresAt: new Date(expiry) }).where(eq(licenseKeys.key, key));
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(expiry) })
+      .where(eq(licenseKeys.key, key));
 
     const older = await sdk.validate({ key, fingerprint, releaseDate: new Date(expiry - 86_400_000) });
     expect(older).toMatchObject({ valid: true, code: 'UPDATES_ENDED', source: 'online', license: { expiryModel: 'perpetual-fallback' } });

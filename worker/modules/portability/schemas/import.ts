@@ -4,7 +4,15 @@
 // line numbers (import-file.ts) and sends them a chunk at a time; the server maps and checks every
 // record of a chunk before it writes any of it.
 import { z } from 'zod';
-import { EXPIRY_MODELS, GENERATION_METHODS, KEY_STATUSES, LICENSE_MODELS, PRODUCT_TYPES, ROLES, type ExpiryModel } from '../../../platform/vocabulary';
+import {
+  EXPIRY_MODELS,
+  GENERATION_METHODS,
+  KEY_STATUSES,
+  LICENSE_MODELS,
+  PRODUCT_TYPES,
+  ROLES,
+  type ExpiryModel,
+} from '../../../platform/vocabulary';
 import { emailSchema } from '../../accounts/schemas/auth';
 import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
 

@@ -73,7 +73,11 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
         </Detail>
         <Detail label="Duration">{plural(key.duration, 'day')}</Detail>
         <Detail label="Expires">
-          {key.expiryModel === 'perpetual' ? 'Never (perpetual)' : key.expiresAt ? formatDateTime(key.expiresAt) : 'At first activation + duration'}
+          {key.expiryModel === 'perpetual'
+            ? 'Never (perpetual)'
+            : key.expiresAt
+              ? formatDateTime(key.expiresAt)
+              : 'At first activation + duration'}
         </Detail>
         <Detail label="Auto-renewal">
           {key.autoRenewDays === null ? 'Off' : `${plural(key.autoRenewDays, 'day')} at a time`}

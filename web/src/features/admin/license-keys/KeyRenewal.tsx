@@ -33,6 +33,8 @@ export function KeyRenewal({ licenseKey: k, onChanged }: { licenseKey: LicenseKe
   const attempt = useIdempotencyKey();
   const [days, setDays] = useState(String(product?.minDays ?? k.duration));
   const [charge, setCharge] = useState(false);
+  // The moment the details opened: the new expiry of an expired key counts from about then.
+  const [openedAt] = useState(() => Date.now());
   const renew = useMutation({
     mutationFn: (body: { days: number; chargeTo: string | null }) =>
       api.post(`/api/admin/keys/${encodeURIComponent(k._id)}/renew`, body, {
@@ -95,10 +97,7 @@ export function KeyRenewal({ licenseKey: k, onChanged }: { licenseKey: LicenseKe
       <p data-testid="renewal-price">
         {price === null ? 'Working out the price…' : price === 0 ? 'Free' : `Price: ${formatCredits(price)} credits`}
         {valid && k.expiresAt && (
-          <span className="muted">
-            {' '}
-            · new expiry {formatDateTime(Math.max(Date.parse(k.expiresAt), Date.now()) + n * 86_400_000)}
-          </span>
+          <span className="muted"> · new expiry {formatDateTime(Math.max(Date.parse(k.expiresAt), openedAt) + n * 86_400_000)}</span>
         )}
       </p>
       <button type="button" className="btn btn-primary btn-sm" disabled={!valid || renew.isPending} onClick={asyncHandler(onRenew)}>

@@ -156,7 +156,9 @@ function draftErrors(draft: Draft): FieldErrors<Draft> {
   if (parsed.success) return {};
   const found: Record<string, string> = {};
   for (const issue of parsed.error.issues) {
-    const key = ['payments', 'keyTransfers', 'renewals'].includes(String(issue.path[0])) ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
+    const key = ['payments', 'keyTransfers', 'renewals'].includes(String(issue.path[0]))
+      ? issue.path.slice(0, 2).join('.')
+      : String(issue.path[0]);
     found[key] ??= inFormWords(String(issue.path[0]), issue.message);
   }
   return found;
