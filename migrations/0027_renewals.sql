@@ -30,7 +30,6 @@ ALTER TABLE `products` ADD `expiry_model` text DEFAULT 'time-limited' NOT NULL C
 ALTER TABLE `license_keys` ADD `expiry_model` text DEFAULT 'time-limited' NOT NULL CHECK (`expiry_model` IN ('time-limited', 'perpetual', 'perpetual-fallback'));--> statement-breakpoint
 ALTER TABLE `license_keys` ADD `auto_renew_days` integer CHECK (`auto_renew_days` IS NULL OR `auto_renew_days` >= 1);--> statement-breakpoint
 ALTER TABLE `license_keys` ADD `auto_renew_failed_at` integer;--> statement-breakpoint
-CREATE INDEX `license_keys_auto_renew_idx` ON `license_keys` (`expires_at`) WHERE "license_keys"."auto_renew_days" IS NOT NULL;--> statement-breakpoint
 -- A renewal ledger row takes its credits from the payer as it goes in, as a purchase row does (0005),
 -- so the CHECK on users.credits fails the whole renewal when they are not there.
 CREATE TRIGGER `ledger_renewal_debits_payer` BEFORE INSERT ON `ledger` WHEN NEW.`kind` = 'renewal' BEGIN UPDATE `users` SET `credits` = `credits` + NEW.`credits_delta` WHERE `id` = NEW.`user_id`; END;--> statement-breakpoint

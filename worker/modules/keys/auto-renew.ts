@@ -33,7 +33,7 @@ type Candidate = {
   credits: number | null;
 };
 
-// ?1 now, ?2 the end of the window, ?3 the batch size. A key is tried on every run until it expires,
+// ?1 now, ?2 the end of the window. A key is tried on every run until it expires,
 // so a top-up after a failure still renews it; its failure is recorded (and told) once a period.
 const CANDIDATES = `
   SELECT k.id, k.expires_at, k.auto_renew_days, k.purchased_by, p.is_active AS product_active, p.base_credit_cost, p.credits_per_day,
@@ -41,7 +41,7 @@ const CANDIDATES = `
     FROM license_keys k LEFT JOIN products p ON p.id = k.product_id
    WHERE k.auto_renew_days IS NOT NULL AND k.expires_at > ?1 AND k.expires_at <= ?2
      AND k.status = 'used' AND k.expiry_model != 'perpetual' AND k.is_trial = 0 AND k.purchased_by IS NOT NULL
-   ORDER BY k.expires_at LIMIT ?3`;
+   ORDER BY k.expires_at LIMIT ${AUTO_RENEW_BATCH}`;
 
 export type AutoRenewOutcome = { renewed: number; failed: number };
 
@@ -54,7 +54,7 @@ export async function autoRenewKeys(
   const outcome: AutoRenewOutcome = { renewed: 0, failed: 0 };
   if (!settings.renewals.autoRenewEnabled) return outcome;
   const until = now + settings.renewals.autoRenewDaysBefore * DAY_MS;
-  const keys = await sqlRows<Candidate>(db, rawSql(CANDIDATES, now, until, AUTO_RENEW_BATCH));
+  const keys = await sqlRows<Candidate>(db, rawSql(CANDIDATES, now, until));
   for (const key of keys) {
     const customer = key.purchased_by!;
     const days = key.auto_renew_days;

@@ -315,10 +315,6 @@ export const licenseKeys = sqliteTable(
     check('license_keys_usage_check', sql`${t.usageRemaining} IS NULL OR ${t.usageRemaining} >= 0`),
     check('license_keys_expiry_model_check', sql`${t.expiryModel} IN (${sql.raw(sqlList(EXPIRY_MODELS))})`),
     check('license_keys_auto_renew_check', sql`${t.autoRenewDays} IS NULL OR ${t.autoRenewDays} >= 1`),
-    // The cron's auto-renewal candidates: keys with auto-renewal on, by expiry.
-    index('license_keys_auto_renew_idx')
-      .on(t.expiresAt)
-      .where(sql`${t.autoRenewDays} IS NOT NULL`),
   ],
 );
 
