@@ -1,10 +1,11 @@
 // Renewing the same key (issue 43): by its customer, a reseller and the owner; exact under
 // concurrency, with and without an Idempotency-Key; and the cron's auto-renewal, once per period.
 import { and, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
-import { auditLog, keyRenewals, ledger, licenseKeys, resellerTiers, users } from '../../../platform/db/schema';
+import { env } from 'cloudflare:test';
+import { describe, expect, inject, it } from 'vitest';
+import { auditLog, keyRenewals, ledger, licenseKeys, resellerTiers, users, webhookEndpoints } from '../../../platform/db/schema';
 import { DAY_MS } from '../../../platform/vocabulary';
-import { api, db, signedInUser, unreconciledUsers } from '../../../test/helpers';
+import { api, db, signedInUser, TEST_PASSWORD, uniqueName, unreconciledUsers } from '../../../test/helpers';
 import { makeProduct, productRow, uniqueTag, userRow } from '../../../test/shop-helpers';
 import { sandbox } from '../../../test/sandbox';
 import { DEFAULT_RENEWAL_SETTINGS } from '../../settings/schemas';
@@ -341,3 +342,52 @@ describe('auto-renewal', () => {
     expect(await renewalsOf(keyId)).toEqual([]);
   });
 });
+
+describe('the webhooks of renewals', () => {
+  it('sends license.renewed with the renewal, and license.auto_renew_failed when the credits fall short', async () => {
+    const owner = await signedInUser('owner');
+    const name = uniqueName('renewals');
+    const made = await api('POST', '/api/webhooks', {
+      token: owner.token,
+      body: {
+        url: `${inject('webhookReceiver')}/hook/${name}?mode=ok`,
+        events: ['license.renewed', 'license.auto_renew_failed'],
+        currentPassword: TEST_PASSWORD,
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    try {
+      const { token, keyId, key } = await customerWithKey(600);
+      expect((await renew(token, keyId, { days: 5 })).status).toBe(200);
+      await db().update(licenseKeys).set({ autoRenewDays: 30 }).where(eq(licenseKeys.id, keyId));
+      const expiry = (await keyRow(keyId))!.expiresAt!.getTime();
+      // 600 - 400 - 150 = 50 credits left: short of the 400 a 30-day renewal costs.
+      await autoRenewKeys(db(), { renewals: DEFAULT_RENEWAL_SETTINGS }, expiry - DAY_MS, env);
+      const events = await receivedEvents(name, 2);
+      const renewed = events.find((e) => e.type === 'license.renewed')!;
+      expect(renewed.data).toMatchObject({
+        licenseKey: { _id: keyId, key },
+        renewal: { source: 'customer', outcome: 'renewed', days: 5, credits: 150 },
+      });
+      const failed = events.find((e) => e.type === 'license.auto_renew_failed')!;
+      expect(failed.data).toMatchObject({
+        licenseKey: { _id: keyId },
+        renewal: { source: 'auto', outcome: 'failed', days: 30, expiresAt: null },
+      });
+    } finally {
+      await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, made.body.id));
+    }
+  });
+});
+
+type HookEvent = { type: string; data: Record<string, unknown> };
+
+/** What the test receiver got at hook `name`, waiting (up to 8 s) for `count` events. */
+async function receivedEvents(name: string, count: number): Promise<HookEvent[]> {
+  const until = Date.now() + 8_000;
+  for (;;) {
+    const got = (await (await fetch(`${inject('webhookReceiver')}/received/${name}`)).json()) as Array<{ body: string }>;
+    if (got.length >= count || Date.now() > until) return got.map((r) => JSON.parse(r.body) as HookEvent);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
