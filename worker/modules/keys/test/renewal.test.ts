@@ -386,7 +386,7 @@ type HookEvent = { type: string; data: Record<string, unknown> };
 async function receivedEvents(name: string, count: number): Promise<HookEvent[]> {
   const until = Date.now() + 8_000;
   for (;;) {
-    const got = (await (await fetch(`${inject('webhookReceiver')}/received/${name}`)).json()) as Array<{ body: string }>;
+    const got = await (await fetch(`${inject('webhookReceiver')}/received/${name}`)).json<Array<{ body: string }>>();
     if (got.length >= count || Date.now() > until) return got.map((r) => JSON.parse(r.body) as HookEvent);
     await new Promise((r) => setTimeout(r, 100));
   }
