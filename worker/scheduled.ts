@@ -4,7 +4,7 @@ import { heldSlots, idempotencyKeys, rateLimits, sessions, signInFailures, spent
 import type { Env } from './platform/env';
 import { ACCOUNT_LOCKOUT } from './platform/throttle';
 import { DAY_MS } from './platform/vocabulary';
-import { cleanupExpiredKeys, expireKeys } from './modules/keys/jobs';
+import { autoRenewKeys, cleanupExpiredKeys, expireKeys } from './modules/keys/jobs';
 import { getSettings } from './modules/settings';
 import { redispatchWebhooks } from './modules/webhooks/jobs';
 import { clearRecoveredBalances, redispatchMails, remindExpiringKeys } from './modules/mail/jobs';
@@ -13,6 +13,8 @@ import { clearRecoveredBalances, redispatchMails, remindExpiringKeys } from './m
 export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUEUE' | 'MAIL_QUEUE'>, now = Date.now()) {
   const db = createDb(env.DB);
   const settings = await getSettings(env.KV, now);
+  // Before the expiry job: a key renewed in time never expires.
+  const autoRenewed = await autoRenewKeys(db, settings, now, env);
   const expired = await expireKeys(db, settings, now, env);
   const deleted = await cleanupExpiredKeys(db, settings, now);
   // Throttling windows are at most an hour long; a day keeps a margin for investigation.
@@ -35,5 +37,5 @@ export async function runScheduledJobs(env: Pick<Env, 'DB' | 'KV' | 'WEBHOOK_QUE
   const reminders = await remindExpiringKeys(env, settings, now);
   await clearRecoveredBalances(env.DB, settings);
   const mails = await redispatchMails(env, now);
-  return { expired, deleted, webhooks, reminders, mails };
+  return { autoRenewed, expired, deleted, webhooks, reminders, mails };
 }

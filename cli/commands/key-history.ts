@@ -37,6 +37,10 @@ export function eventDetail(e: KeyHistoryEvent): string {
       return e.reason ?? '';
     case 'validated':
       return `${device}: ${e.validations} on ${e.day}`;
+    case 'renewed':
+      return `${e.days} days by ${e.by === 'auto' ? 'auto-renewal' : `its ${e.by}`}, ${e.price ?? 0} credits, to ${e.expiresAt}`;
+    case 'auto_renew_failed':
+      return `auto-renewal of ${e.days} days (${e.price ?? 0} credits) not covered by the balance: the key runs out`;
   }
 }
 

@@ -16,6 +16,7 @@ import { parseWith, wholeNumber } from '../lib/validate';
 import { KEY_STATUSES } from '../../worker/platform/vocabulary';
 import { MAX_PAGE_SIZE } from '../../worker/platform/schemas/paging';
 import { registerKeyHistoryCommand } from './key-history';
+import { registerKeyRenewalCommands } from './key-renewal';
 
 /** Beyond this a single command is more likely a typo than a plan (a million keys is 1,000 requests at the largest limit). */
 const MAX_QUANTITY = 1_000_000;
@@ -43,7 +44,7 @@ type ListOptions = { status?: string; search?: string; product?: string; mine?: 
 export function registerKeysCommands(program: Command) {
   const keys = program
     .command('keys')
-    .description("Generate, list, export, revoke, regenerate and delete license keys, and read a key's history")
+    .description("Generate, list, export, revoke, regenerate, renew and delete license keys, and read a key's history")
     .addHelpText(
       'after',
       `
@@ -54,6 +55,7 @@ Examples:
   $ keypanel keys show APP-XXXX-XXXX-XXXX
   $ keypanel keys revoke APP-XXXX-XXXX-XXXX --reason "Refunded"
   $ keypanel keys regenerate APP-XXXX-XXXX-XXXX --reason "Leaked"
+  $ keypanel keys renew APP-XXXX-XXXX-XXXX --days 365 --mine
   $ keypanel keys history APP-XXXX-XXXX-XXXX --all
   $ keypanel keys delete 6650f1c2a1b2c3d4e5f60718 APP-YYYY-YYYY-YYYY --reason "Test keys"
 `,
@@ -288,6 +290,7 @@ Examples:
     });
 
   registerKeyHistoryCommand(keys);
+  registerKeyRenewalCommands(keys);
 
   keys
     .command('delete')

@@ -51,7 +51,8 @@ const ACTIONS = {
 const SUCCESS_CODES: Record<keyof typeof ACTIONS | 'borrow' | 'replace-device' | 'trial' | 'consume', string[]> = {
   consume: ['CONSUMED'],
   activate: ['VALID'],
-  validate: ['VALID'],
+  // A perpetual-fallback key past its expiry, for a release dated before it: valid.
+  validate: ['VALID', 'UPDATES_ENDED'],
   deactivate: ['DEACTIVATED', 'SEAT_RELEASED'],
   heartbeat: ['VALID'],
   borrow: ['VALID'],
@@ -91,20 +92,32 @@ Examples:
   for (const [action, { schema, describe }] of Object.entries(ACTIONS) as Array<
     [keyof typeof ACTIONS, (typeof ACTIONS)[keyof typeof ACTIONS]]
   >) {
-    license
+    const call = license
       .command(action)
       .description(describe)
       .requiredOption('--key <key>', 'the license key')
       .requiredOption('--fingerprint <fingerprint>', 'the device fingerprint (8-256 printable characters)')
       .option('--nonce <nonce>', 'echoed back in the signed answer (a fresh random one by default)')
       .option('--public-key <file>', PUBLIC_KEY_HELP)
-      .addHelpText('after', `\nExample:\n  $ keypanel license ${action} --key APP-XXXX-XXXX-XXXX --fingerprint device-0001\n`)
-      .action(async (options: CallOptions, command: Command) => {
-        const body = parseWith(schema, { key: options.key, deviceFingerprint: options.fingerprint, nonce: options.nonce });
-        await runCall(command, options.publicKey, action, (sdk) =>
-          sdk[action]({ key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce }),
-        );
+      .addHelpText('after', `\nExample:\n  $ keypanel license ${action} --key APP-XXXX-XXXX-XXXX --fingerprint device-0001\n`);
+    if (action === 'validate') {
+      call.option(
+        '--release-date <date>',
+        "the app release's date (2026-03-01): a perpetual-fallback key past its expiry answers UPDATES_ENDED for an earlier one",
+      );
+    }
+    call.action(async (options: CallOptions & { releaseDate?: string }, command: Command) => {
+      const body = parseWith(action === 'validate' ? validateLicenseSchema : schema, {
+        key: options.key,
+        deviceFingerprint: options.fingerprint,
+        nonce: options.nonce,
+        ...(options.releaseDate === undefined ? {} : { releaseDate: options.releaseDate }),
       });
+      const req = { key: body.key, fingerprint: body.deviceFingerprint, nonce: body.nonce };
+      await runCall(command, options.publicKey, action, (sdk) =>
+        action === 'validate' ? sdk.validate({ ...req, releaseDate: options.releaseDate }) : sdk[action](req),
+      );
+    });
   }
 
   license
@@ -241,6 +254,8 @@ Examples:
         ['issuedAt', claims.issuedAt.toISOString()],
         ['expiresAt', claims.expiresAt.toISOString()],
         ['entitlements', claims.entitlements.join(', ') || null],
+        ['expiryModel', claims.expiryModel],
+        ['licenseExpiresAt', claims.licenseExpiresAt?.toISOString() ?? null],
       ]);
     });
 

@@ -8,7 +8,7 @@ import { UsageError } from '../lib/errors';
 import { findProduct } from '../lib/lookup';
 import { printRecord, rowWriter, success, type Column } from '../lib/output';
 import { parseWith, wholeNumber } from '../lib/validate';
-import { LICENSE_MODELS, PRODUCT_TYPES } from '../../worker/platform/vocabulary';
+import { EXPIRY_MODELS, LICENSE_MODELS, PRODUCT_TYPES } from '../../worker/platform/vocabulary';
 
 type Product = Schemas['Product'];
 
@@ -24,6 +24,7 @@ const productColumns: Column<Product>[] = [
   { header: 'maxActivations', value: (p) => p.maxActivations, width: 14, align: 'right' },
   { header: 'offlineTokenHours', value: (p) => p.offlineTokenHours, width: 17, align: 'right' },
   { header: 'model', value: (p) => p.licenseModel, width: 11 },
+  { header: 'expiryModel', value: (p) => p.expiryModel, width: 18 },
   { header: 'leaseMinutes', value: (p) => p.leaseMinutes, width: 12, align: 'right' },
   { header: 'borrowMaxHours', value: (p) => p.borrowMaxHours, width: 14, align: 'right' },
   { header: 'swaps', value: (p) => (p.swapLimit === null ? '' : `${p.swapLimit}/${p.swapWindowDays}d`), width: 8, align: 'right' },
@@ -54,6 +55,7 @@ type ProductOptions = {
   maxActivations?: number;
   offlineTokenHours?: number;
   model?: string;
+  expiryModel?: string;
   leaseMinutes?: number;
   borrowMaxHours?: number;
   swapLimit?: number | 'none';
@@ -86,6 +88,12 @@ function productOptions(command: Command, required: boolean) {
       wholeNumber('--offline-token-hours', 1, 720),
     )
     .addOption(new Option('--model <model>', 'license model: fixed devices, or seats leased by heartbeats').choices(LICENSE_MODELS))
+    .addOption(
+      new Option(
+        '--expiry-model <model>',
+        'how keys end: time-limited, perpetual (never), or perpetual-fallback (older releases keep working)',
+      ).choices(EXPIRY_MODELS),
+    )
     .option('--lease-minutes <minutes>', "a floating seat's lease, 1 to 1440 (default 60)", wholeNumber('--lease-minutes', 1, 1440))
     .option(
       '--borrow-max-hours <hours>',
@@ -128,6 +136,7 @@ function productFields(options: ProductOptions & { inactive?: boolean }) {
     maxActivations: options.maxActivations,
     offlineTokenHours: options.offlineTokenHours,
     licenseModel: options.model,
+    expiryModel: options.expiryModel,
     leaseMinutes: options.leaseMinutes,
     borrowMaxHours: options.borrowMaxHours,
     swapLimit: options.swapLimit === 'none' ? null : options.swapLimit,
@@ -231,6 +240,7 @@ Examples:
         maxActivations: current.maxActivations,
         offlineTokenHours: current.offlineTokenHours,
         licenseModel: current.licenseModel,
+        expiryModel: current.expiryModel,
         leaseMinutes: current.leaseMinutes,
         borrowMaxHours: current.borrowMaxHours,
         swapLimit: current.swapLimit,

@@ -3,7 +3,12 @@
 // result with the server's schema before sending it.
 import type { Command } from 'commander';
 import type { Schemas } from '../../worker/platform/api-client';
-import { DEFAULT_KEY_TRANSFER_SETTINGS, DEFAULT_PAYMENT_SETTINGS, settingsSchema } from '../../worker/modules/settings/schemas';
+import {
+  DEFAULT_KEY_TRANSFER_SETTINGS,
+  DEFAULT_PAYMENT_SETTINGS,
+  DEFAULT_RENEWAL_SETTINGS,
+  settingsSchema,
+} from '../../worker/modules/settings/schemas';
 import { contextOf } from '../lib/context';
 import { UsageError } from '../lib/errors';
 import { printRecord, success, writeOut } from '../lib/output';
@@ -11,7 +16,11 @@ import { parseWith, plainNumber } from '../lib/validate';
 
 type Settings = Schemas['Settings'];
 /** The settings that are objects in the document; here each of their fields has a dotted name (`payments.minTopUpUsd`). */
-const GROUPS = { payments: DEFAULT_PAYMENT_SETTINGS, keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS } as const;
+const GROUPS = {
+  payments: DEFAULT_PAYMENT_SETTINGS,
+  keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS,
+  renewals: DEFAULT_RENEWAL_SETTINGS,
+} as const;
 type Group = keyof typeof GROUPS;
 type TopName = Exclude<keyof Settings, Group>;
 type GroupName = { [G in Group]: `${G}.${keyof Settings[G] & string}` }[Group];
@@ -127,7 +136,7 @@ Examples:
       }
       // Bounds checked before any request (the current values are already valid).
       const top: Record<string, Value> = {};
-      const grouped: Record<Group, Record<string, Value>> = { payments: {}, keyTransfers: {} };
+      const grouped: Record<Group, Record<string, Value>> = { payments: {}, keyTransfers: {}, renewals: {} };
       for (const [name, value] of Object.entries(changes) as Array<[Name, Value]>) {
         const inGroup = groupOf(name);
         if (inGroup) grouped[inGroup[0]][inGroup[1]] = value;
@@ -140,6 +149,7 @@ Examples:
         ...top,
         payments: { ...current.payments, ...grouped.payments },
         keyTransfers: { ...current.keyTransfers, ...grouped.keyTransfers },
+        renewals: { ...current.renewals, ...grouped.renewals },
       });
       const saved = await api.put('/api/settings', next);
       await printRecord(ctx.format, rowsOf(saved), saved);

@@ -82,7 +82,13 @@ describe('keypanel license', () => {
     expect((await keypanel(['login', '--email', email], { home: home2, input: `${password}\n` })).code).toBe(0);
     const verified = await keypanel(['license', 'verify-token', token, '--fingerprint', fingerprint, '--format', 'json'], { home: home2 });
     expect(verified.code, verified.stderr).toBe(0);
-    expect(json(verified.stdout)).toMatchObject({ valid: true, key: key.key, fingerprint, product: product.keyTag });
+    expect(json(verified.stdout)).toMatchObject({
+      valid: true,
+      key: key.key,
+      fingerprint,
+      product: product.keyTag,
+      expiryModel: 'time-limited',
+    });
     const configFile = path.join(home2, 'keypanel', 'config.json');
     const config = readConfig(configFile);
     const pem = config.publicKeys?.[baseURL()] ?? '';

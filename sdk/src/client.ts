@@ -294,8 +294,13 @@ export function createLicensing(options: LicensingOptions) {
     /** Takes a device slot (activating the same device again takes none). */
     activate: (req: LicenseRequest & { deviceInfo?: DeviceInfo }) =>
       call('activate', req, req.deviceInfo ? { deviceInfo: req.deviceInfo } : {}),
-    /** Asks the server; when it cannot answer, the last good offline token does until it expires. */
-    validate: (req: LicenseRequest) => call('validate', req),
+    /**
+     * Asks the server; when it cannot answer, the last good offline token does until it expires.
+     * `releaseDate`: this build's release date, so a perpetual-fallback key past its expiry still
+     * answers valid (UPDATES_ENDED) for a release dated before the expiry.
+     */
+    validate: (req: LicenseRequest & { releaseDate?: Date | string }) =>
+      call('validate', req, req.releaseDate === undefined ? {} : { releaseDate: releaseDateText(req.releaseDate) }),
     /** Releases the device (a floating one checks its seat in); its kept token is dropped once the server confirms. */
     deactivate: (req: LicenseRequest) => call('deactivate', req),
     /** Renews a floating seat's lease once (`startHeartbeat` keeps it renewed). */
@@ -372,6 +377,9 @@ function moment<K extends string>(name: K, value: string | null | undefined): Pa
   if (value === undefined) return {};
   return { [name]: value === null ? null : new Date(value) } as Partial<Record<K, Date | null>>;
 }
+
+/** A release date as the API takes it: an ISO date (a Date is sent as its full ISO time). */
+const releaseDateText = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString());
 
 function randomNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

@@ -25,6 +25,8 @@ export const NEXT_STEPS: { readonly [C in ResultCode]: NextStep } = {
   DEVICE_REPLACED: 'use',
   TRIAL_STARTED: 'use',
   OFFLINE_ACTIVATED: 'use',
+  // Valid: this release works on; only later releases need the key renewed.
+  UPDATES_ENDED: 'use',
   NOT_FOUND: 'fix-request',
   KEY_REGENERATED: 'fix-request',
   REVOKED: 'buy',

@@ -21,10 +21,11 @@ export {
 export { CLOCK_SKEW_MS } from './trusted-time.js';
 export { parseRetryAfter, type FetchLike, type RetryOptions } from './http.js';
 export { memoryStore, webStorageStore, type TokenStore, type WebStorage } from './store.js';
-export { KEY_STATUSES, SERVER_CODES, VALID_CODES } from './types.js';
+export { EXPIRY_MODELS, KEY_STATUSES, SERVER_CODES, VALID_CODES } from './types.js';
 export type {
   BoundDevice,
   ClientCode,
+  ExpiryModel,
   LicenseModel,
   KeyStatus,
   LicenseInfo,
@@ -41,6 +42,7 @@ export type {
 export {
   importPublicKey,
   normalizeKey,
+  releaseCovered,
   TOKEN_ISSUER,
   TokenError,
   verifyOfflineToken,

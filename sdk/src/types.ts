@@ -28,6 +28,7 @@ export const SERVER_CODES = [
   'USAGE_NOT_METERED',
   'OFFLINE_ACTIVATED',
   'NONCE_ALREADY_USED',
+  'UPDATES_ENDED',
 ] as const;
 export type ServerCode = (typeof SERVER_CODES)[number];
 
@@ -41,11 +42,20 @@ export const VALID_CODES = [
   'TRIAL_STARTED',
   'CONSUMED',
   'OFFLINE_ACTIVATED',
+  'UPDATES_ENDED',
 ] as const satisfies readonly ServerCode[];
 export type ValidCode = (typeof VALID_CODES)[number];
 
 /** How a product licenses its keys: fixed devices, or seats leased at a time. */
 export type LicenseModel = 'node-locked' | 'floating';
+
+/**
+ * How a key ends: `time-limited` at its expiry; `perpetual` never; `perpetual-fallback` at its
+ * expiry, but releases of the app dated before it keep working (validate answers UPDATES_ENDED,
+ * valid, when the app sends its `releaseDate`).
+ */
+export const EXPIRY_MODELS = ['time-limited', 'perpetual', 'perpetual-fallback'] as const;
+export type ExpiryModel = (typeof EXPIRY_MODELS)[number];
 
 /** A license key's status, as the licensing API shows it. */
 export const KEY_STATUSES = ['available', 'used', 'revoked', 'expired'] as const;
@@ -78,6 +88,8 @@ export type LicenseInfo = {
   /** Devices holding a slot now (floating: live leases). */
   activationCount: number;
   licenseModel: LicenseModel;
+  /** How the key ends (see ExpiryModel); `expiresAt` is when (null: perpetual). */
+  expiryModel: ExpiryModel;
   trial: boolean;
   /** The key's entitlements: its product's and those granted to it. */
   entitlements: string[];
@@ -111,6 +123,13 @@ export type OfflineToken = {
   expiresAt: Date;
   /** The key's entitlements when the token was issued (its `ent` claim; none in a token without it). */
   entitlements: string[];
+  /** How the key ends (its `model` claim; null in a token issued before the claim existed). */
+  expiryModel: ExpiryModel | null;
+  /**
+   * The key's own expiry (its `lexp` claim; null: none, a perpetual key). For a perpetual-fallback
+   * key, a release dated before it keeps working after it: `releaseCovered` says so offline.
+   */
+  licenseExpiresAt: Date | null;
 };
 
 export type LicenseResult = {

@@ -1,7 +1,7 @@
 // The one verification path: Ed25519 signatures over an answer's exact bytes (X-Signature) and
 // offline tokens (compact JWS, EdDSA), checked with WebCrypto against the key pinned in the app.
 import { fromBase64, fromBase64Url } from './base64.js';
-import type { OfflineToken, PublicJwk, PublicKeyInput, VerifyKey } from './types.js';
+import { EXPIRY_MODELS, type ExpiryModel, type OfflineToken, type PublicJwk, type PublicKeyInput, type VerifyKey } from './types.js';
 
 /** The issuer the server signs offline tokens with. */
 export const TOKEN_ISSUER = 'keypanel';
@@ -73,7 +73,17 @@ export async function verifyOfflineToken(
   if (parts.length !== 3) fail('malformed');
   const [head, body, signature] = parts;
   let header: { alg?: unknown };
-  let claims: { sub?: unknown; iss?: unknown; fp?: unknown; product?: unknown; iat?: unknown; exp?: unknown; ent?: unknown };
+  let claims: {
+    sub?: unknown;
+    iss?: unknown;
+    fp?: unknown;
+    product?: unknown;
+    iat?: unknown;
+    exp?: unknown;
+    ent?: unknown;
+    model?: unknown;
+    lexp?: unknown;
+  };
   let sig: Uint8Array<ArrayBuffer>;
   try {
     const text = new TextDecoder();
@@ -101,7 +111,24 @@ export async function verifyOfflineToken(
     issuedAt: new Date((claims.iat as number) * 1000),
     expiresAt: new Date((claims.exp as number) * 1000),
     entitlements: Array.isArray(claims.ent) ? claims.ent.filter((e): e is string => typeof e === 'string') : [],
+    expiryModel: (EXPIRY_MODELS as readonly unknown[]).includes(claims.model) ? (claims.model as ExpiryModel) : null,
+    licenseExpiresAt: typeof claims.lexp === 'number' ? new Date(claims.lexp * 1000) : null,
   };
+}
+
+/**
+ * Whether the key behind a verified token covers a release of the app dated `releaseDate`: any
+ * release while the key has not expired (or never does), and, past the expiry of a
+ * perpetual-fallback key, a release dated before that expiry (updates ended, the release works on).
+ */
+export function releaseCovered(
+  token: Pick<OfflineToken, 'expiryModel' | 'licenseExpiresAt'>,
+  releaseDate: Date | string,
+  now = Date.now(),
+): boolean {
+  const end = token.licenseExpiresAt?.getTime() ?? null;
+  if (end === null || end > now) return true;
+  return token.expiryModel === 'perpetual-fallback' && new Date(releaseDate).getTime() < end;
 }
 
 /** License keys are compared as the server stores them: trimmed, upper case. */

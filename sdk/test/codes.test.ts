@@ -18,6 +18,8 @@ function message(code: ResultCode): string {
     case 'TRIAL_STARTED':
     case 'OFFLINE_ACTIVATED':
       return 'Licensed';
+    case 'UPDATES_ENDED':
+      return 'Licensed (updates have ended)';
     case 'NOT_FOUND':
     case 'KEY_REGENERATED':
     case 'REJECTED':

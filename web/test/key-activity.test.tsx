@@ -26,6 +26,8 @@ const line = (fields: Partial<KeyHistoryEvent>): KeyHistoryEvent => ({
   price: null,
   day: null,
   validations: null,
+  days: null,
+  expiresAt: null,
   ...fields,
 });
 

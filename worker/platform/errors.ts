@@ -20,10 +20,14 @@ export const codeToStatus = {
   PAYMENTS_DISABLED: 403,
   REAUTH_REQUIRED: 403,
   EMAIL_UNVERIFIED: 403,
+  // The owner turned auto-renewal off for the shop (settings.renewals.autoRenewEnabled).
+  AUTO_RENEW_DISABLED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   RATE_CHANGED: 409,
+  // A key that cannot be renewed: revoked, perpetual (it never expires), or a device's trial.
+  KEY_NOT_RENEWABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -54,6 +54,10 @@ export type OfflineTokenClaims = {
   tokenExpiresAt: number;
   /** The key's entitlements (`ent`), so an app can check a feature offline. */
   entitlements?: readonly string[];
+  /** How the key ends (`model`: time-limited, perpetual, perpetual-fallback), so an app knows offline too. */
+  expiryModel?: string;
+  /** The key's own expiry in ms (`lexp`, whole seconds; absent: none): a perpetual-fallback app compares its release date with it offline. */
+  licenseExpiresAt?: number | null;
 };
 
 /**
@@ -72,6 +76,8 @@ export async function signOfflineToken(env: { LICENSE_SIGNING_KEY: string }, cla
     iat: Math.floor(now / 1000),
     exp: Math.floor(claims.tokenExpiresAt / 1000),
     ...(claims.entitlements ? { ent: claims.entitlements } : {}),
+    ...(claims.expiryModel ? { model: claims.expiryModel } : {}),
+    ...(claims.licenseExpiresAt != null ? { lexp: Math.floor(claims.licenseExpiresAt / 1000) } : {}),
   };
   const input = `${tokenHeader}.${toBase64Url(encoder.encode(JSON.stringify(payload)))}`;
   return `${input}.${toBase64Url(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, encoder.encode(input)))}`;

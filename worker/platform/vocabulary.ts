@@ -36,7 +36,8 @@ export type KeyEventKind = (typeof KEY_EVENT_KINDS)[number];
  * `device_removed` (device_removals: by its customer or its app; the audit log: by the owner),
  * `device_swapped` (device_removals: a device replaced by another), `transferred` and `regenerated`
  * (key_events), `revoked` (the key row), `validated` (device_days: one line per device and UTC day,
- * with that day's count of validations).
+ * with that day's count of validations), `renewed` and `auto_renew_failed` (key_renewals: a renewal,
+ * and an auto-renewal the balance did not cover).
  */
 export const KEY_HISTORY_KINDS = [
   'purchased',
@@ -48,6 +49,8 @@ export const KEY_HISTORY_KINDS = [
   'regenerated',
   'revoked',
   'validated',
+  'renewed',
+  'auto_renew_failed',
 ] as const;
 export type KeyHistoryKind = (typeof KEY_HISTORY_KINDS)[number];
 
@@ -82,6 +85,7 @@ export const LICENSE_CODES = [
   'USAGE_NOT_METERED',
   'OFFLINE_ACTIVATED',
   'NONCE_ALREADY_USED',
+  'UPDATES_ENDED',
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 
@@ -92,6 +96,28 @@ export type UsageEventKind = (typeof USAGE_EVENT_KINDS)[number];
 /** How a product licenses its keys: fixed devices up to the key's limit, or that many seats leased at a time. */
 export const LICENSE_MODELS = ['node-locked', 'floating'] as const;
 export type LicenseModel = (typeof LICENSE_MODELS)[number];
+
+/**
+ * How a product's keys end (its licence model; `LICENSE_MODELS` above is how they hold devices):
+ * `time-limited` keys expire; `perpetual` keys never do (no expiry at all); `perpetual-fallback`
+ * keys expire, but a release of the licensed software dated before the expiry keeps validating
+ * (VALID with code UPDATES_ENDED) while later releases answer EXPIRED. Each key keeps its product's
+ * model from when it was made (as it keeps its name and device limit).
+ */
+export const EXPIRY_MODELS = ['time-limited', 'perpetual', 'perpetual-fallback'] as const;
+export type ExpiryModel = (typeof EXPIRY_MODELS)[number];
+
+/**
+ * Who renewed a key (key_renewals.source): its customer with their credits, a reseller for their
+ * customer at their tier's price, the owner (free or charged to an account), or the cron's
+ * auto-renewal from the customer's credits.
+ */
+export const RENEWAL_SOURCES = ['customer', 'reseller', 'owner', 'auto'] as const;
+export type RenewalSource = (typeof RENEWAL_SOURCES)[number];
+
+/** What a key_renewals row records: a renewal made, or an auto-renewal the balance did not cover (the key runs out). */
+export const RENEWAL_OUTCOMES = ['renewed', 'failed'] as const;
+export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
 
 export const SECOND_MS = 1000;
 export const MINUTE_MS = 60 * SECOND_MS;

@@ -248,6 +248,8 @@ describe("a customer's key is theirs alone", () => {
   const BODIES: Record<string, object> = {
     regenerateMyKey: { reason: 'Not mine' },
     transferMyKey: { to: 'someone@example.com', currentPassword: TEST_PASSWORD },
+    renewMyKey: { days: 1 },
+    setMyKeyAutoRenew: { days: 1 },
   };
 
   it('covers reading, transferring and regenerating', () => {

@@ -45,10 +45,12 @@ describe('the error envelope', () => {
       PAYMENTS_DISABLED: 403,
       REAUTH_REQUIRED: 403,
       EMAIL_UNVERIFIED: 403,
+      AUTO_RENEW_DISABLED: 403,
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       CONFLICT: 409,
       RATE_CHANGED: 409,
+      KEY_NOT_RENEWABLE: 409,
       PAYLOAD_TOO_LARGE: 413,
       UNSUPPORTED_MEDIA_TYPE: 415,
       RATE_LIMITED: 429,
@@ -146,6 +148,10 @@ describe('the settings document', () => {
       resellersSellToOwnCustomersOnly: false,
       // Not the spec's: customers may give keys to other accounts, as often as they like (issue 34).
       keyTransfers: { enabled: true, maxPerKey: 0 },
+      // Not the spec's: customers may switch auto-renewal on, renewed 3 days before expiry (issue 43).
+      renewals: { autoRenewEnabled: true, autoRenewDaysBefore: 3 },
+      // Not the spec's: with email notifications on, expiry reminders 14, 3 and 1 days before (issue 44).
+      expiryReminderDays: [14, 3, 1],
     });
     expect(settingsSchema.safeParse(DEFAULT_SETTINGS).success).toBe(true);
   });
@@ -220,6 +226,9 @@ describe('the settings document', () => {
       lowBalanceThreshold: 10,
       keyExpiryGracePeriod: 0,
       keyTransfers: { enabled: true, maxPerKey: 0 },
+      renewals: { autoRenewEnabled: true, autoRenewDaysBefore: 3 },
+      // Not the spec's: with email notifications on, expiry reminders 14, 3 and 1 days before (issue 44).
+      expiryReminderDays: [14, 3, 1],
     });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
     await saveSettings(env.KV, TEST_SETTINGS);

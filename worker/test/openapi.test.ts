@@ -19,8 +19,9 @@ const served = async () => {
 /** Every method + path the app answers, in the document's spelling ('/api/keys/{id}/revoke'). */
 function mountedRoutes(): string[] {
   const routes = app.routes
-    // Middleware (`use`) and the catch-alls are ALL; every route proper names its method.
-    .filter((r) => r.method !== 'ALL')
+    // Middleware (`use`) and the catch-alls are ALL; every route proper names its method. A page
+    // outside /api (the local mailbox of local development) is no operation of the API.
+    .filter((r) => r.method !== 'ALL' && r.path.startsWith('/api'))
     .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
   return [...new Set(routes)].sort();
 }

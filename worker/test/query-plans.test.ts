@@ -14,6 +14,7 @@ import { adminStats } from '../modules/reporting/admin-stats';
 import { systemAnalytics } from '../modules/reporting/analytics';
 import { activateLicense, validateLicense } from '../modules/licensing/licensing';
 import { listOwnKeys } from '../modules/keys/my-keys';
+import { autoRenewKeys } from '../modules/keys/auto-renew';
 import { dashboardStats } from '../modules/reporting/stats';
 import { resellerStatistics, listResellerFigures } from '../modules/resellers/statistics';
 import { listResellerCustomers } from '../modules/resellers/customers';
@@ -319,6 +320,8 @@ describe('query plans', () => {
         }
       }
     }
+    // The cron's auto-renewal finds its candidates by the expiry index (the keys in use expiring within days).
+    note(await expectNoFullScans(await statementsOf((d1) => autoRenewKeys(createDb(d1), DEFAULT_SETTINGS, Date.now()))));
     await expectEveryIndexUsed('license_keys', used, 6);
   });
 

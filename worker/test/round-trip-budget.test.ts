@@ -87,6 +87,23 @@ const calls = (): Call[] => [
     budget: write(3),
   },
   { method: 'POST', path: '/api/credits/exchange', as: 'user', body: { usdAmount: 1 }, budget: write(3) },
+  // A renewal reads the key, its price and the payer's credits first (a clear refusal before any
+  // write), then writes in one batch: its key_renewals row, the key's expiry, the ledger row (the
+  // debit), and the outbox of its license.renewed and of the commission it may earn.
+  {
+    method: 'POST',
+    path: '/api/users/my-keys/{keyId}/renew',
+    as: 'user',
+    body: { days: 1 },
+    budget: { roundTrips: 2, writes: 5, kvReads: 0, session: 'first-primary' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/users/my-keys/{keyId}/auto-renew',
+    as: 'user',
+    body: { days: 1 },
+    budget: { roundTrips: 2, writes: 1, kvReads: 0, session: 'first-primary' },
+  },
   { method: 'POST', path: '/api/keys/generate', as: 'owner', body: () => ({ productId: shop.productId, quantity: 5 }), budget: write(3) },
   // The licensing API: no session, and the settings from the isolate's copy.
   {
@@ -122,7 +139,7 @@ describe('the round-trip budget', () => {
       const worker = instrumentedWorker();
       const send = () => {
         const body = typeof call.body === 'function' ? (call.body as () => unknown)() : call.body;
-        return api(call.method, call.path, {
+        return api(call.method, call.path.replace('{keyId}', shop.keyId), {
           token: call.as === 'none' ? undefined : shop.tokens[call.as],
           body,
           fetch: (url, init) => worker.fetch(url, init),

@@ -51,6 +51,23 @@ export function describeKeyEvent(e: KeyHistoryEvent): { title: string; detail: s
         title: 'Validated',
         detail: `${device(e)}: ${times(e.validations ?? 0)} on ${e.day ? formatDate(`${e.day}T12:00:00Z`) : 'that day'}`,
       };
+    case 'renewed':
+      return {
+        title: 'Renewed',
+        detail: [
+          `${e.days ?? 0} ${e.days === 1 ? 'day' : 'days'}`,
+          e.by === 'auto' ? 'automatically' : e.by === 'customer' ? null : `by the ${e.by === 'owner' ? 'shop' : e.by}`,
+          e.price ? `${formatCredits(e.price)} credits` : 'free',
+          e.expiresAt ? `expires ${formatDate(e.expiresAt)}` : null,
+        ]
+          .filter(Boolean)
+          .join(' · '),
+      };
+    case 'auto_renew_failed':
+      return {
+        title: 'Auto-renewal failed',
+        detail: `${e.days ?? 0} days for ${formatCredits(e.price ?? 0)} credits: the credits did not cover it`,
+      };
   }
 }
 

@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'key.release_slot',
   'key.release_seat',
   'key.purchase_for_user',
+  'key.renew',
   // A key's care (modules/keys/key-care.ts): the owner's regeneration, an owner's or a reseller's transfer.
   'key.regenerate',
   'key.transfer',

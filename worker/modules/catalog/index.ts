@@ -9,5 +9,5 @@ export {
   rememberProduct,
   type ProductRow,
 } from './products';
-export { DEFAULT_OFFLINE_TOKEN_HOURS, MAX_OFFLINE_TOKEN_HOURS, quote, type Quote } from './schemas';
+export { DEFAULT_OFFLINE_TOKEN_HOURS, isOfferedDuration, MAX_OFFLINE_TOKEN_HOURS, quote, type Quote } from './schemas';
 export { entitlementsSql, keyEntitlements, usageJson, usageJsonSql, usageNow, usageSql, type Usage, type UsageFields } from './usage';

@@ -38,6 +38,7 @@ export function toProductJson(p: ProductRow, viewer: { role: Role } = { role: 'o
     usageRefillAmount: p.usageRefillAmount,
     usageRefillDays: p.usageRefillDays,
     trialUsageAllowance: p.trialUsageAllowance,
+    expiryModel: p.expiryModel,
     isActive: p.isActive,
     features: p.features,
     stats: { totalGenerated: p.totalGenerated, ...sales, totalActivations: p.totalActivations },

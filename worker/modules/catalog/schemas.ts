@@ -2,7 +2,7 @@
 // server charges and every screen shows.
 import { z } from 'zod';
 import { refuseUnsafeText, type TextOptions } from '../../platform/schemas/text';
-import { LICENSE_MODELS, PRODUCT_TYPES } from '../../platform/vocabulary';
+import { EXPIRY_MODELS, LICENSE_MODELS, PRODUCT_TYPES } from '../../platform/vocabulary';
 import { isoDate, nullableDate, productTypeSchema } from '../../platform/schemas/common';
 
 export const KEY_TAG_PATTERN = /^[A-Z0-9]{2,10}$/;
@@ -108,6 +108,7 @@ export const productInputSchema = z
     usageRefillDays: wholeNumber('Refill period (days)', 1, MAX_REFILL_DAYS).nullable().default(null),
     // A trial key's uses (issue 42): none unless the owner gives some, and never more than a key's.
     trialUsageAllowance: wholeNumber('Trial usage allowance', 0, MAX_USES).default(0),
+    expiryModel: z.enum(EXPIRY_MODELS, { error: `Licence model must be one of ${EXPIRY_MODELS.join(', ')}` }).default('time-limited'),
   })
   .refine((p) => p.minDays <= p.maxDays, { message: 'Minimum days cannot be more than maximum days', path: ['maxDays'] })
   .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {
@@ -168,6 +169,10 @@ export const productSchema = z
     usageRefillDays: z.number().nullable(),
     trialUsageAllowance: z.number().meta({
       description: "The uses a trial key of a metered product carries (at most usageAllowance; 0: none). A trial key's uses never refill.",
+    }),
+    expiryModel: z.enum(EXPIRY_MODELS).meta({
+      description:
+        "How the product's keys end (its licence model): time-limited keys expire after their days; perpetual keys never expire (the days only price them); perpetual-fallback keys expire, but releases dated before the expiry keep validating (code UPDATES_ENDED). Each key keeps the model it was made with.",
     }),
     isActive: z.boolean(),
     features: z.array(z.string()),

@@ -2,5 +2,6 @@
 // worker/app.ts from routes.ts; everything else in the folder is the module's own.
 export { keyCountsTotal, keysByStatus, ownerKeyCounts, type KeyCounts } from './key-counts';
 export { generateLicenseKey, keysJsonStatement, NEWEST_FIRST } from './license-keys';
-export { PURCHASE_STATUS, purchaseKey } from './purchase';
+export { insufficientCredits, PURCHASE_STATUS, purchaseKey } from './purchase';
 export { purchaseReceipt } from './receipts';
+export { listPrice, notRenewable, readRenewalKey, renewalProduct, RENEWAL_STATUS, renewKey, type RenewalKey } from './renewal';

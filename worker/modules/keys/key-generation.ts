@@ -19,8 +19,8 @@ import { type LicenseKey } from './schemas/answers';
 export type Generator = { db: DB; actor: Actor; ip: string | null };
 
 const MAX_PARAMS = 100;
-/** ?1..?10 are the same for every key of a generation; each key adds its id and its string. */
-const SHARED_PARAMS = 10;
+/** ?1..?11 are the same for every key of a generation; each key adds its id and its string. */
+const SHARED_PARAMS = 11;
 export const KEYS_PER_INSERT = Math.floor((MAX_PARAMS - SHARED_PARAMS) / 2);
 /** A clash among 97-bit keys is all but impossible; if one happens, the batch fails whole and is redone. */
 const ATTEMPTS = 3;
@@ -42,13 +42,13 @@ function insertStatement(
 ) {
   const values = keys.map((_, i) => `(?${SHARED_PARAMS + 2 * i + 1}, ?${SHARED_PARAMS + 2 * i + 2})`).join(', ');
   const unchanged = remembered
-    ? ' AND name = ?2 AND key_tag = ?3 AND product_type = ?4 AND max_activations = ?6 AND min_days = ?9 AND max_days = ?10'
+    ? ' AND name = ?2 AND key_tag = ?3 AND product_type = ?4 AND max_activations = ?6 AND min_days = ?9 AND max_days = ?10 AND expiry_model = ?11'
     : '';
   return rawSql(
     `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
-                               created_by, purchase_price, generation_method, created_at)
+                               created_by, purchase_price, generation_method, expiry_model, created_at)
      SELECT v.column1, v.column2, 'available', (SELECT id FROM products WHERE id = ?1 AND is_active = 1${unchanged}),
-            ?2, ?3, ?4, ?5, ?6, ?7, 0, 'automatic', ?8
+            ?2, ?3, ?4, ?5, ?6, ?7, 0, 'automatic', ?11, ?8
        FROM (VALUES ${values}) AS v`,
     product.id,
     product.name,
@@ -60,6 +60,7 @@ function insertStatement(
     now,
     product.minDays,
     product.maxDays,
+    product.expiryModel,
     ...keys.flatMap((k) => [k.id, k.key]),
   );
 }
@@ -182,5 +183,8 @@ function generatedRow(product: ProductRow, days: number, actorId: string, now: n
     usagePeriodStart: null,
     createdAt: new Date(now),
     importedAt: null,
+    expiryModel: product.expiryModel,
+    autoRenewDays: null,
+    autoRenewFailedAt: null,
   };
 }

@@ -4,45 +4,54 @@
 // trigger, migration 0023). device_removals: devices its customer or their app removed or swapped (the
 // exempt ones are the owner's, in the audit log, and a transfer's, in its own line).
 // The audit log: devices the owner removed. device_days: the UTC days each device validated, with
-// the day's count (licensing's batch of touches adds to it).
+// the day's count (licensing's batch of touches adds to it). key_renewals: its renewals, and the
+// auto-renewals its customer's balance did not cover.
 import { licenseKeys } from '../../platform/db/schema';
 import { rawSql, runBatch } from '../../platform/db/client';
 import { eq } from 'drizzle-orm';
-import { DAY_MS, type KeyHistoryKind } from '../../platform/vocabulary';
+import { DAY_MS, type KeyHistoryKind, type RenewalSource } from '../../platform/vocabulary';
 import { notFound } from '../../platform/errors';
 import { mayReach, type KeyCarer, type Reach } from './key-care';
 import type { LicenseKeyRow } from './license-keys';
 import type { KeyHistoryEvent, KeyHistoryQuery, KeyHistoryResponse } from './schemas/key-history';
 
 // Every branch has the same columns: id, at, kind, device, device_name, by_owner, from_id, to_id,
-// reason, devices_freed, price, day, validations. ?1 is the key. Each reads by an index on its key.
-// The key row gives two lines (its purchase, and its revocation once revoked) from one branch: D1
-// allows five terms in a compound SELECT.
+// reason, devices_freed, price, day, validations, source, days, expires_to. ?1 is the key. Each reads
+// by an index on its key. The key row gives two lines (its purchase, and its revocation once revoked)
+// from one branch, and key_events and key_renewals share one (a compound of their own): D1 allows
+// five terms in a compound SELECT.
 const LINES = `
   SELECT k.id || CASE WHEN n.value = 0 THEN ':created' ELSE ':revoked' END AS id,
          CASE WHEN n.value = 0 THEN coalesce(k.purchased_at, k.created_at) ELSE k.revoked_at END AS at,
          CASE WHEN n.value = 1 THEN 'revoked' WHEN k.purchased_at IS NULL THEN 'created' ELSE 'purchased' END AS kind,
          NULL AS device, NULL AS device_name, NULL AS by_owner, NULL AS from_id, NULL AS to_id,
          CASE WHEN n.value = 1 THEN k.revoke_reason END AS reason, NULL AS devices_freed,
-         CASE WHEN n.value = 0 AND k.purchased_at IS NOT NULL THEN k.purchase_price END AS price, NULL AS day, NULL AS validations
+         CASE WHEN n.value = 0 AND k.purchased_at IS NOT NULL THEN k.purchase_price END AS price, NULL AS day, NULL AS validations,
+         NULL AS source, NULL AS days, NULL AS expires_to
     FROM license_keys k, json_each('[0, 1]') AS n
    WHERE k.id = ?1 AND (n.value = 0 OR (k.status = 'revoked' AND k.revoked_at IS NOT NULL))
   UNION ALL
-  SELECT e.id, e.at, e.kind, json_extract(e.detail, '$.device'), coalesce(json_extract(e.detail, '$.name'), json_extract(e.detail, '$.model')),
-         NULL, e.from_user_id, e.to_user_id, json_extract(e.detail, '$.reason'), json_extract(e.detail, '$.devicesFreed'), NULL, NULL, NULL
-    FROM key_events e WHERE e.key_id = ?1
+  SELECT * FROM (
+    SELECT e.id, e.at, e.kind, json_extract(e.detail, '$.device'), coalesce(json_extract(e.detail, '$.name'), json_extract(e.detail, '$.model')),
+           NULL, e.from_user_id, e.to_user_id, json_extract(e.detail, '$.reason'), json_extract(e.detail, '$.devicesFreed'), NULL, NULL, NULL,
+           NULL, NULL, NULL
+      FROM key_events e WHERE e.key_id = ?1
+    UNION ALL
+    SELECT n.id, n.at, CASE WHEN n.outcome = 'failed' THEN 'auto_renew_failed' ELSE 'renewed' END, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+           n.credits, NULL, NULL, n.source, n.days, n.to_expires_at
+      FROM key_renewals n WHERE n.key_id = ?1)
   UNION ALL
   SELECT r.id, r.removed_at, CASE WHEN r.replaced THEN 'device_swapped' ELSE 'device_removed' END, r.device_fingerprint, NULL,
-         CASE WHEN r.replaced THEN NULL ELSE 0 END, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+         CASE WHEN r.replaced THEN NULL ELSE 0 END, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
     FROM device_removals r WHERE r.key_id = ?1 AND r.counted
   UNION ALL
   SELECT l.id, l.created_at, 'device_removed', json_extract(l.details, '$.deviceFingerprint'),
          coalesce(json_extract(l.details, '$.deviceInfo.device'), json_extract(l.details, '$.deviceInfo.model')), 1,
-         NULL, NULL, NULL, NULL, NULL, NULL, NULL
+         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
     FROM audit_log l WHERE l.target_id = ?1 AND l.action = 'key.remove_activation'
   UNION ALL
   SELECT d.key_id || ':' || d.day || ':' || d.device_fingerprint, d.last_at, 'validated', d.device_fingerprint, NULL, NULL, NULL, NULL,
-         NULL, NULL, NULL, d.day, d.validations
+         NULL, NULL, NULL, d.day, d.validations, NULL, NULL, NULL
     FROM device_days d WHERE d.key_id = ?1`;
 
 const username = (column: string) => `(SELECT u.username FROM users u WHERE u.id = h.${column})`;
@@ -80,6 +89,9 @@ type LineRow = {
   price: number | null;
   day: number | null;
   validations: number | null;
+  source: RenewalSource | null;
+  days: number | null;
+  expires_to: number | null;
 };
 
 const line = (r: LineRow): KeyHistoryEvent => ({
@@ -88,7 +100,7 @@ const line = (r: LineRow): KeyHistoryEvent => ({
   kind: r.kind,
   device: r.device,
   deviceName: r.device_name,
-  by: r.by_owner === null ? null : r.by_owner === 1 ? 'owner' : 'customer',
+  by: r.source ?? (r.by_owner === null ? null : r.by_owner === 1 ? 'owner' : 'customer'),
   from: r.from_name,
   to: r.to_name,
   reason: r.reason,
@@ -96,6 +108,8 @@ const line = (r: LineRow): KeyHistoryEvent => ({
   price: r.price,
   day: r.day === null ? null : new Date(r.day * DAY_MS).toISOString().slice(0, 10),
   validations: r.validations,
+  days: r.days,
+  expiresAt: r.expires_to === null ? null : new Date(r.expires_to).toISOString(),
 });
 
 /**

@@ -1,6 +1,7 @@
-// Keys over time: used keys past expiry (plus the grace period) become `expired`; with
-// autoCleanupExpiredKeys, keys expired for more than 30 days are deleted and the deletion audited.
-import { and, eq, inArray, lt } from 'drizzle-orm';
+// Keys over time: used keys past expiry (plus the grace period) become `expired` (a perpetual key has
+// no expiry and never does); with autoCleanupExpiredKeys, keys expired for more than 30 days are
+// deleted and the deletion audited, except perpetual-fallback keys, whose older releases live on.
+import { and, eq, inArray, lt, ne } from 'drizzle-orm';
 import { runBatch, type DB } from '../../platform/db/client';
 import { licenseKeys } from '../../platform/db/schema';
 import type { Env } from '../../platform/env';
@@ -36,7 +37,14 @@ export async function cleanupExpiredKeys(db: DB, settings: Settings, now: number
   const keys = await db
     .select({ id: licenseKeys.id, key: licenseKeys.key })
     .from(licenseKeys)
-    .where(and(eq(licenseKeys.status, 'expired'), lt(licenseKeys.expiresAt, new Date(cutoff))))
+    // A perpetual-fallback key stays: the releases it covered keep validating with it.
+    .where(
+      and(
+        eq(licenseKeys.status, 'expired'),
+        lt(licenseKeys.expiresAt, new Date(cutoff)),
+        ne(licenseKeys.expiryModel, 'perpetual-fallback'),
+      ),
+    )
     .all();
   for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
     const chunk = keys.slice(i, i + DELETE_CHUNK);

@@ -156,6 +156,9 @@ export function toLicenseKeyJson(row: LicenseKeyRow, relations: KeyRelations, no
     maxActivations: row.maxActivations,
     trial: row.isTrial,
     ...keyUsageJson(row, relations.productsById?.get(row.productId), now),
+    expiryModel: row.expiryModel,
+    autoRenewDays: row.autoRenewDays,
+    autoRenewFailedAt: iso(row.autoRenewFailedAt),
     activations: (relations.activationsByKey.get(row.id) ?? []).map((a) => ({
       _id: a.id,
       activatedAt: a.activatedAt.toISOString(),
@@ -283,6 +286,9 @@ export const licenseKeyJsonSql = (now: At) => sql`json_object(
   'trial', json(CASE WHEN ${licenseKeys.isTrial} THEN 'true' ELSE 'false' END),
   'entitlements', json(${sql.raw(entitlementsSql(`(SELECT kp.entitlements FROM products kp WHERE kp.id = "license_keys"."product_id")`, '"license_keys"."entitlements"'))}),
   'usage', json((SELECT ${sql.raw(usageJsonSql('"license_keys"', 'kp', 'kn.t'))} FROM products kp, (SELECT ${now} AS t) kn WHERE kp.id = ${licenseKeys.productId})),
+  'expiryModel', ${licenseKeys.expiryModel},
+  'autoRenewDays', ${licenseKeys.autoRenewDays},
+  'autoRenewFailedAt', ${isoSql(licenseKeys.autoRenewFailedAt)},
   'activations', json((SELECT json_group_array(json_object(
     '_id', ${activations.id},
     'activatedAt', ${isoSql(activations.activatedAt)},

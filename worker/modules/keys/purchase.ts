@@ -150,14 +150,15 @@ async function commitPurchase(
   }
 
   const keyId = newId(at);
-  const expiresAt = at + days * DAY_MS;
+  // A perpetual key never expires: the days only price it.
+  const expiresAt = product.expiryModel === 'perpetual' ? null : at + days * DAY_MS;
   const receipt: PurchaseReceipt = {
     _id: keyId,
     key: generateLicenseKey(product.keyTag),
     product: product.name,
     productId: product.id,
     duration: days,
-    expiryDate: new Date(expiresAt).toISOString(),
+    expiryDate: expiresAt === null ? null : new Date(expiresAt).toISOString(),
     cost: price,
   };
 
@@ -210,27 +211,27 @@ async function commitPurchase(
 
 /**
  * The purchase's statement, written once (see SqlStatement): the key, its product snapshot, its
- * clock and its payer (?15; NULL when nobody pays). Its product_id is NULL, and so the batch fails
+ * clock and its payer (?15; NULL when nobody pays), and how it ends (?16, the product's model). Its product_id is NULL, and so the batch fails
  * (NOT NULL), when the product was deactivated or deleted since it was read; for a remembered
  * product (…IF_UNCHANGED), also when anything this purchase used has changed: the snapshot's name,
- * keyTag, type and device limit (?4 to ?7) and the price and day range (?16 to ?19). The payer's
+ * keyTag, type, device limit and licence model (?4 to ?7, ?16) and the price and day range (?17 to ?20). The payer's
  * ledger row goes in with it (trigger), and fails it when the credits are not there (CHECK
  * users_credits_check) or the payer's account is gone (NOT NULL ledger.user_id). RETURNING: the
  * payer's credits after the debit, for the answer (nothing later in the batch changes them).
  */
 const KEY_COLUMNS = `id, key, status, product_id, product_name, product_key_tag, product_type, max_activations, duration,
-  purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, paid_by, created_at`;
+  purchased_at, purchased_by, created_by, purchase_price, expires_at, generation_method, paid_by, expiry_model, created_at`;
 const KEY_VALUES = (productGuard: string) =>
-  `VALUES (?1, ?2, 'used', (SELECT id FROM products WHERE id = ?3 AND is_active = 1${productGuard}), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?9)
+  `VALUES (?1, ?2, 'used', (SELECT id FROM products WHERE id = ?3 AND is_active = 1${productGuard}), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?9)
   RETURNING (SELECT credits FROM users WHERE id = paid_by) AS credits`;
 const INSERT_KEY = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY_VALUES('')}`;
 const INSERT_KEY_IF_UNCHANGED = `INSERT INTO license_keys (${KEY_COLUMNS}) ${KEY_VALUES(
-  ` AND name = ?4 AND key_tag = ?5 AND product_type = ?6 AND max_activations = ?7
-    AND base_credit_cost = ?16 AND credits_per_day = ?17 AND min_days = ?18 AND max_days = ?19`,
+  ` AND name = ?4 AND key_tag = ?5 AND product_type = ?6 AND max_activations = ?7 AND expiry_model = ?16
+    AND base_credit_cost = ?17 AND credits_per_day = ?18 AND min_days = ?19 AND max_days = ?20`,
 )}`;
 
-/** ?1 to ?15 of INSERT_KEY, in its columns' order. */
-function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number, expiresAt: number): unknown[] {
+/** ?1 to ?16 of INSERT_KEY, in its columns' order. */
+function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseReceipt, at: number, expiresAt: number | null): unknown[] {
   return [
     receipt._id,
     receipt.key,
@@ -247,5 +248,6 @@ function keyValues(order: PurchaseOrder, product: ProductRow, receipt: PurchaseR
     expiresAt,
     order.generationMethod,
     order.payerId,
+    product.expiryModel,
   ];
 }

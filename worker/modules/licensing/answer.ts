@@ -43,6 +43,8 @@ export async function licenseAnswer(
             keyTag: license.product.keyTag,
             tokenExpiresAt: result.tokenExpiresAt,
             entitlements: license.entitlements,
+            expiryModel: license.expiryModel,
+            licenseExpiresAt: license.expiresAt,
           },
           now,
         )

@@ -22,7 +22,16 @@ import {
   underLimitSql,
   type AddressGuard,
 } from './throttle';
-import { DAY_MS, hasPassed, HOUR_MS, MINUTE_MS, type KeyStatus, type LicenseCode, type LicenseModel } from '../../platform/vocabulary';
+import {
+  DAY_MS,
+  hasPassed,
+  HOUR_MS,
+  MINUTE_MS,
+  type ExpiryModel,
+  type KeyStatus,
+  type LicenseCode,
+  type LicenseModel,
+} from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { activationEvent, dispatchCommitted } from '../webhooks';
 import { dispatchMails, newDeviceMail } from '../mail';
@@ -83,6 +92,7 @@ type KeyRow = {
   max_activations: number;
   purchased_at: number | null;
   expires_at: number | null;
+  expiry_model: ExpiryModel;
   is_trial: number;
   product_active: number | null;
   license_model: LicenseModel | null;
@@ -136,7 +146,7 @@ export const LIVE = (alias: string, at: string) => `(${alias}.lease_expires_at I
 // ?1 is the device, ?2 the key, ?3 now.
 const KEY_QUERY = `
   SELECT k.id, k.key, k.status, k.product_id, k.product_name, k.product_key_tag, k.product_type, k.duration,
-         k.max_activations, k.purchased_at, k.expires_at, k.is_trial, p.is_active AS product_active,
+         k.max_activations, k.purchased_at, k.expires_at, k.expiry_model, k.is_trial, p.is_active AS product_active,
          p.license_model, p.lease_minutes, p.borrow_max_hours,
          a.id AS activation_id, a.last_used, a.lease_expires_at, a.borrowed_until,
          (SELECT count(*) FROM activations c WHERE c.key_id = k.id AND ${LIVE('c', '?3')}) AS activation_count,
@@ -265,6 +275,7 @@ export type LicenseResult = {
     maxActivations: number;
     activationCount: number;
     licenseModel: LicenseModel;
+    expiryModel: ExpiryModel;
     trial: boolean;
     /** The product's entitlements and those granted to the key. */
     entitlements: string[];
@@ -282,9 +293,10 @@ export type BoundDevice = {
   leaseExpiresAt: number | null;
 };
 
-/** When a key stops working: its stored expiry, or purchase + duration for a purchased key. */
-export function keyExpiry(row: Pick<KeyRow, 'status' | 'expires_at' | 'purchased_at' | 'duration'>): number | null {
+/** When a key stops working: its stored expiry, or purchase + duration for a purchased key; never for a perpetual one. */
+export function keyExpiry(row: Pick<KeyRow, 'status' | 'expires_at' | 'purchased_at' | 'duration' | 'expiry_model'>): number | null {
   if (row.expires_at !== null) return row.expires_at;
+  if (row.expiry_model === 'perpetual') return null;
   if (row.status !== 'available' && row.purchased_at !== null) return row.purchased_at + row.duration * DAY_MS;
   return null;
 }
@@ -318,6 +330,7 @@ export function describe(
     maxActivations: row.max_activations,
     activationCount,
     licenseModel: row.license_model ?? 'node-locked',
+    expiryModel: row.expiry_model,
     trial: row.is_trial === 1,
     entitlements: rowEntitlements(row),
     usage: rowUsage(row, now),
@@ -366,9 +379,10 @@ export const notActivated = (row: KeyRow, now: number): LicenseResult => ({
  * in the grace period, the grace period's end. One that would be born expired (under a second
  * left once rounded to whole seconds) is not issued.
  */
-function tokenExpiry(row: KeyRow, s: Extract<Standing, { code: 'OK' }>, now: number): number | null {
-  // The row's own expiry: a first activation has just started a generated key's clock.
-  const end = s.graceEndsAt ?? keyExpiry(row) ?? Number.POSITIVE_INFINITY;
+function tokenExpiry(row: KeyRow, s: Extract<Standing, { code: 'OK' }> | 'updates-ended', now: number): number | null {
+  // The row's own expiry: a first activation has just started a generated key's clock. A release
+  // that outlived its perpetual-fallback key's updates works on, so its token is not cut at the expiry.
+  const end = s === 'updates-ended' ? Number.POSITIVE_INFINITY : (s.graceEndsAt ?? keyExpiry(row) ?? Number.POSITIVE_INFINITY);
   // A floating seat's token lives no longer than the lease (or the borrow) that holds the seat.
   const lifetime = isFloating(row) ? (row.lease_expires_at ?? now) - now : (row.token_hours ?? DEFAULT_OFFLINE_TOKEN_HOURS) * HOUR_MS;
   const exp = Math.min(now + lifetime, end);
@@ -406,7 +420,7 @@ function validDetail(s: Extract<Standing, { code: 'OK' }>, base: string): string
  * it, so the one batch that reads the key also takes the slot; `activateLicense` answers from the
  * key as it was, with `standing`, and a test holds the two to the same verdicts.
  */
-const KEY_EXPIRY = `COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL THEN k.purchased_at + k.duration * ${DAY_MS} END)`;
+const KEY_EXPIRY = `COALESCE(k.expires_at, CASE WHEN k.status != 'available' AND k.purchased_at IS NOT NULL AND k.expiry_model != 'perpetual' THEN k.purchased_at + k.duration * ${DAY_MS} END)`;
 export const mayTakeDevice = (now: string, grace: string) => `
   k.status NOT IN ('revoked', 'expired')
   AND (k.status != 'available' OR p.is_active = 1)
@@ -562,14 +576,20 @@ export async function liveDevice(
 export async function validateLicense(
   d1: D1Database,
   settings: Settings,
-  input: { key: string; deviceFingerprint: string },
+  input: { key: string; deviceFingerprint: string; releaseDate?: string },
   now = Date.now(),
   later: (work: Promise<unknown>) => Promise<void> = async (work) => void (await work),
   guard?: AddressGuard,
 ): Promise<LicenseResult> {
-  const device = await liveDevice(d1, settings, input, now, guard);
-  if ('refusal' in device) return device.refusal;
-  const { row, standing: s } = device;
+  const row = await readFirst<KeyRow>(d1, keyStatement(input.key, input.deviceFingerprint, now, guard), guard);
+  if (!row) return unknownKey(d1, input.key, guard);
+  const s = standing(row, settings, now);
+  const fallback = s.code === 'EXPIRED' ? updatesEnded(row, input.releaseDate) : null;
+  if (s.code !== 'OK' && !fallback) {
+    return { valid: false, code: s.code, detail: expiredDetail(row, s.detail), license: describe(row, now) };
+  }
+  if (!row.activation_id) return notActivated(row, now);
+  if (hasPassed(row.lease_expires_at, now)) return leaseExpired(row, now);
   // Through the binding, not this request's session: the batch outlives the request that opens it.
   // Every validation is counted on its day; lastUsed is rewritten only when due. At most one of the
   // two opens the batch, which carries both.
@@ -578,7 +598,36 @@ export async function validateLicense(
     row.last_used === null || now - row.last_used >= LAST_USED_WRITE_MS ? noteDeviceSeen(bindingOf(d1), row.activation_id, now) : null;
   const written = counted ?? seen;
   if (written) await later(written);
-  return valid(row, s, now, 'License is valid');
+  if (s.code !== 'OK' && fallback) {
+    return {
+      valid: true,
+      code: 'UPDATES_ENDED',
+      detail: `Updates for this license ended on ${iso(fallback.expiry)}; this release (${iso(fallback.release)}) keeps working. Renew the key for later releases.`,
+      tokenExpiresAt: tokenExpiry(row, 'updates-ended', now),
+      license: describe(row, now),
+    };
+  }
+  return valid(row, s as Extract<Standing, { code: 'OK' }>, now, 'License is valid');
+}
+
+/**
+ * A perpetual-fallback key past its expiry, asked about by a release dated before that expiry (by
+ * the expiry rule: a release at the expiry itself is not before it): that release keeps working.
+ * Null when the key is not such a key (revoked, another model), or the release is not given or later.
+ */
+export function updatesEnded(row: KeyRow, releaseDate: string | undefined): { expiry: number; release: number } | null {
+  if (row.expiry_model !== 'perpetual-fallback' || row.status === 'revoked' || releaseDate === undefined) return null;
+  const expiry = keyExpiry(row);
+  const release = Date.parse(releaseDate);
+  if (expiry === null || Number.isNaN(release) || hasPassed(expiry, release)) return null;
+  return { expiry, release };
+}
+
+/** An EXPIRED answer's detail; a perpetual-fallback key's says which releases still work. */
+function expiredDetail(row: KeyRow, detail: string): string {
+  const expiry = keyExpiry(row);
+  if (row.expiry_model !== 'perpetual-fallback' || row.status === 'revoked' || expiry === null) return detail;
+  return `${detail}; releases dated before then keep working (send releaseDate), later ones need the key renewed`;
 }
 
 /** A floating device whose lease ran out: its seat may be anyone's now. */

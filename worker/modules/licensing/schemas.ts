@@ -1,7 +1,7 @@
 // The licensing API's requests (what licensed software sends), shared by the Worker and the CLI.
 import { z } from 'zod';
 import { idSchema } from '../../platform/schemas/ids';
-import { KEY_STATUSES, LICENSE_CODES, LICENSE_MODELS, type LicenseCode } from '../../platform/vocabulary';
+import { EXPIRY_MODELS, KEY_STATUSES, LICENSE_CODES, LICENSE_MODELS, type LicenseCode } from '../../platform/vocabulary';
 import { KEY_TAG_PATTERN, MAX_BORROW_HOURS } from '../catalog/schemas';
 import { isoDate } from '../../platform/schemas/common';
 import { cleanUnsafeText, refuseUnsafeText } from '../../platform/schemas/text';
@@ -53,13 +53,27 @@ const nonceField = z
   .regex(printable, 'nonce must contain printable characters only')
   .optional();
 
-export const validateLicenseSchema = z.object({ key: licenseKeyField, deviceFingerprint: deviceFingerprintField, nonce: nonceField });
-export const deactivateLicenseSchema = validateLicenseSchema;
-export const activateLicenseSchema = validateLicenseSchema.extend({ deviceInfo: deviceInfoSchema.optional() });
+/** What every call about a key on a device sends. */
+const licenseCallSchema = z.object({ key: licenseKeyField, deviceFingerprint: deviceFingerprintField, nonce: nonceField });
 
-export const heartbeatLicenseSchema = validateLicenseSchema;
+/** A release date: an ISO 8601 date (2026-03-01) or date and time (2026-03-01T12:00:00Z). */
+const RELEASE_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+export const releaseDateField = z
+  .string({ error: 'releaseDate must be a date' })
+  .refine((v) => RELEASE_DATE.test(v) && !Number.isNaN(Date.parse(v)), 'releaseDate must be an ISO 8601 date, like 2026-03-01')
+  .optional()
+  .meta({
+    description:
+      "The release date of the calling app's version. A perpetual-fallback key past its expiry answers VALID (code UPDATES_ENDED) for a release dated before the expiry, and EXPIRED for a later one or none.",
+  });
+
+export const validateLicenseSchema = licenseCallSchema.extend({ releaseDate: releaseDateField });
+export const deactivateLicenseSchema = licenseCallSchema;
+export const activateLicenseSchema = licenseCallSchema.extend({ deviceInfo: deviceInfoSchema.optional() });
+
+export const heartbeatLicenseSchema = licenseCallSchema;
 // The longest borrow any product may allow; the key's own product maximum is checked with the key.
-export const borrowSeatSchema = validateLicenseSchema.extend({
+export const borrowSeatSchema = licenseCallSchema.extend({
   hours: z
     .number({ error: 'hours must be a number' })
     .int('hours must be a whole number')
@@ -73,7 +87,7 @@ export const replaceDeviceSchema = activateLicenseSchema.extend({
 });
 /** The most uses one debit (or top-up) may move. */
 export const MAX_USES_PER_CALL = 1_000_000_000;
-export const consumeLicenseSchema = validateLicenseSchema.extend({
+export const consumeLicenseSchema = licenseCallSchema.extend({
   amount: z
     .number({ error: 'amount must be a number' })
     .int('amount must be a whole number')
@@ -125,6 +139,8 @@ export const LICENSE_CODE_MEANINGS: Record<LicenseCode, string> = {
   OFFLINE_ACTIVATED:
     "An air-gapped device's request was turned into a signed activation response (valid): `license.token` is its offline token.",
   NONCE_ALREADY_USED: 'This air-gapped request was turned into a response before: its nonce is accepted once. Write a new request.',
+  UPDATES_ENDED:
+    'A perpetual-fallback key past its expiry, validated by a release dated before it (`releaseDate`): the release keeps working (valid), but updates have ended; releases dated from `license.expiresAt` on need the key renewed.',
 };
 
 const isoOrNull = (description: string) => z.string().nullable().optional().meta({ description });
@@ -176,6 +192,10 @@ export const licenseAnswerSchema = z
         maxActivations: z.number().meta({ description: 'Devices (node-locked) or seats (floating).' }),
         activationCount: z.number().meta({ description: 'Devices holding a slot now (floating: live leases).' }),
         licenseModel: z.enum(LICENSE_MODELS),
+        expiryModel: z.enum(EXPIRY_MODELS).meta({
+          description:
+            'How the key ends: time-limited (at expiresAt), perpetual (never; expiresAt is null) or perpetual-fallback (at expiresAt, but releases dated before it keep validating with UPDATES_ENDED).',
+        }),
         trial: z.boolean(),
         entitlements: z
           .array(z.string())

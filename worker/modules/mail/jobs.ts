@@ -15,8 +15,8 @@ type MailJobsEnv = { DB: D1Database; MAIL_QUEUE: MailQueue };
 /**
  * Reminders before a key runs out, at the days the owner chose: each key gets the reminder of the
  * fewest days its time left is within (so a key bought with 2 days left gets the 1- or 3-day one,
- * not all three), once per key, expiry and day. Keys with no expiry, revoked ones and unheld ones
- * get none.
+ * not all three), once per key, expiry and day. Keys with no expiry (perpetual), revoked ones,
+ * unheld ones and ones that will auto-renew (while the shop has auto-renewal on) get none.
  */
 export async function remindExpiringKeys(env: MailJobsEnv, settings: Settings, now: number): Promise<number> {
   const days = [...new Set(settings.expiryReminderDays)].sort((a, b) => a - b);
@@ -31,8 +31,10 @@ export async function remindExpiringKeys(env: MailJobsEnv, settings: Settings, n
               SELECT k2.id AS key_id, d.value AS day FROM license_keys k2, json_each(?3) d
                WHERE k2.expires_at > ?4 AND k2.expires_at <= ?4 + ?5 AND k2.expires_at - ?4 <= d.value * ${DAY_MS})
             GROUP BY key_id) r ON r.key_id = k.id
-     WHERE k.status = 'used' AND k.purchased_by IS NOT NULL`;
-  const statement = mailsFromRows('expiry_reminder', select, [JSON.stringify(days), now, days[days.length - 1] * DAY_MS], now);
+     WHERE k.status = 'used' AND k.purchased_by IS NOT NULL AND (k.auto_renew_days IS NULL OR ?6 = 0)`;
+  // A key that will renew itself needs no reminder (a failed renewal is told on its own).
+  const autoRenews = settings.renewals.autoRenewEnabled ? 1 : 0;
+  const statement = mailsFromRows('expiry_reminder', select, [JSON.stringify(days), now, days[days.length - 1] * DAY_MS, autoRenews], now);
   const results = await runBatch(env.DB, [statement]);
   await dispatchMails(results, env);
   return (results[0] as unknown[]).length;

@@ -126,3 +126,35 @@ export function newDeviceMail(activationId: string, now: number): MailStatement 
     now,
   );
 }
+
+const ISO = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
+
+/** A renewal's receipt, to the key's holder, from its key_renewals row (only if this batch wrote it). */
+export function renewalReceiptMail(renewalId: string, now: number): MailStatement {
+  return mailsFromRows(
+    'receipt',
+    `SELECT k.purchased_by AS user_id,
+            json_object('action', 'renewal', 'keyId', k.id, 'key', k.key, 'product', k.product_name, 'days', r.days, 'cost', r.credits,
+                        'expiresAt', ${ISO('r.to_expires_at')}) AS data,
+            'receipt:renewal:' || r.id AS dedupe_key
+       FROM key_renewals r JOIN license_keys k ON k.id = r.key_id
+      WHERE r.id = ?3 AND r.outcome = 'renewed' AND k.purchased_by IS NOT NULL`,
+    [renewalId],
+    now,
+  );
+}
+
+/** An auto-renewal the customer's credits did not cover, told once per period (its failed key_renewals row). */
+export function autoRenewFailedMail(renewalId: string, now: number): MailStatement {
+  return mailsFromRows(
+    'auto_renew_failed',
+    `SELECT k.purchased_by AS user_id,
+            json_object('keyId', k.id, 'key', k.key, 'product', k.product_name, 'cost', r.credits, 'expiresAt', ${ISO('k.expires_at')},
+                        'credits', (SELECT credits FROM users WHERE id = k.purchased_by)) AS data,
+            'auto_renew_failed:' || r.id AS dedupe_key
+       FROM key_renewals r JOIN license_keys k ON k.id = r.key_id
+      WHERE r.id = ?3 AND r.outcome = 'failed' AND k.purchased_by IS NOT NULL`,
+    [renewalId],
+    now,
+  );
+}

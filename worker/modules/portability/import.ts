@@ -285,7 +285,8 @@ function planChunk(
     }
     const x = row.exported;
     const status = row.status === 'expired' || row.status === 'revoked' || row.status === 'used' ? row.status : 'available';
-    const expiresAt = row.expiresAt ?? (status === 'expired' || status === 'used' ? now : null);
+    // A perpetual key has no expiry to make up; another in use without one ends now.
+    const expiresAt = row.expiresAt ?? ((status === 'expired' || status === 'used') && row.expiryModel !== 'perpetual' ? now : null);
     newKeys.set(row.key, { line, keyTag: product.keyTag });
     plan.keys.push({
       id: x?.id ?? newId(now),
@@ -304,6 +305,7 @@ function planChunk(
       revokedAt: x?.revokedAt ?? (status === 'revoked' ? now : null),
       firstUsedAt: x?.firstUsedAt ?? (status === 'used' ? now : null),
       expiresAt,
+      expiryModel: row.expiryModel ?? null,
       transferCount: x?.transferCount ?? 0,
       isTrial: x?.isTrial ? 1 : 0,
       entitlements: JSON.stringify(x?.entitlements ?? []),
@@ -398,11 +400,11 @@ function writes(
       rawSql(
         `INSERT INTO products (id, name, description, product_type, key_tag, base_credit_cost, credits_per_day, min_days, max_days, max_activations,
            is_active, features, offline_token_hours, license_model, lease_minutes, borrow_max_hours, swap_limit, swap_window_days, trial_days,
-           entitlements, usage_allowance, usage_refill_amount, usage_refill_days, created_at)
+           entitlements, usage_allowance, usage_refill_amount, usage_refill_days, expiry_model, created_at)
          SELECT ${v('id')}, ${v('name')}, ${v('description')}, ${v('productType')}, ${v('keyTag')}, ${v('baseCreditCost')}, ${v('creditsPerDay')},
            ${v('minDays')}, ${v('maxDays')}, ${v('maxActivations')}, ${v('isActive')}, ${v('features')}, ${v('offlineTokenHours')}, ${v('licenseModel')},
            ${v('leaseMinutes')}, ${v('borrowMaxHours')}, ${v('swapLimit')}, ${v('swapWindowDays')}, ${v('trialDays')},
-           ${v('entitlements')}, ${v('usageAllowance')}, ${v('usageRefillAmount')}, ${v('usageRefillDays')}, ${v('createdAt')}
+           ${v('entitlements')}, ${v('usageAllowance')}, ${v('usageRefillAmount')}, ${v('usageRefillDays')}, ${v('expiryModel')}, ${v('createdAt')}
          FROM json_each(?1) j WHERE true ON CONFLICT DO NOTHING RETURNING id`,
         json(plan.products),
       ),
@@ -413,11 +415,13 @@ function writes(
       rawSql(
         `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations, purchased_at,
            purchased_by, created_by, purchase_price, revoke_reason, revoked_at, first_used_at, expires_at, generation_method, transfer_count, is_trial,
-           entitlements, usage_remaining, usage_period_start, created_at, imported_at)
+           entitlements, usage_remaining, usage_period_start, expiry_model, created_at, imported_at)
          SELECT ${v('id')}, ${v('key')}, ${v('status')}, p.id, coalesce(${v('productName')}, p.name), p.key_tag, coalesce(${v('productType')}, p.product_type),
            ${v('duration')}, ${v('maxActivations')}, ${v('purchasedAt')}, ${userBy('email')}, ${userBy('createdByEmail')}, ${v('purchasePrice')},
            ${v('revokeReason')}, ${v('revokedAt')}, ${v('firstUsedAt')}, ${v('expiresAt')}, 'automatic', ${v('transferCount')}, ${v('isTrial')},
-           ${v('entitlements')}, ${v('usageRemaining')}, ${v('usagePeriodStart')}, ${v('createdAt')}, ?2
+           ${v('entitlements')}, ${v('usageRemaining')}, ${v('usagePeriodStart')},
+           coalesce(${v('expiryModel')}, CASE WHEN p.expiry_model = 'perpetual' AND ${v('expiresAt')} IS NOT NULL THEN 'time-limited' ELSE p.expiry_model END),
+           ${v('createdAt')}, ?2
          FROM json_each(?1) j JOIN products p ON p.key_tag = ${v('productKeyTag')} WHERE true ON CONFLICT DO NOTHING RETURNING id`,
         json(plan.keys),
         now,

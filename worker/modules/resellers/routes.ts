@@ -1,5 +1,5 @@
 // /api/admin: a reseller's purchase for a customer, or the owner's direct purchase, with what its
-// screen needs to show the price; the owner's reseller tiers, every reseller's figures and who
+// screen needs to show the price; a key's renewal by a reseller or the owner; the owner's reseller tiers, every reseller's figures and who
 // belongs to whom. /api/reseller: a reseller's own statistics and customers (a reseller's API token
 // reads them too). The reseller routes take the reseller from the caller, never from the request, so
 // no reseller reads another's; the owner names any reseller in the path.
@@ -10,8 +10,11 @@ import { successMessageSchema } from '../../platform/openapi';
 import { clientIp } from '../../platform/request';
 import { jsonBody, pathParams, queryParams } from '../../platform/validate';
 import { purchaseForUser } from './purchase-for-user';
+import { renewForCustomer } from './renew-for-customer';
 import { routeOperations } from '../accounts';
-import { PURCHASE_STATUS } from '../keys';
+import { PURCHASE_STATUS, RENEWAL_STATUS } from '../keys';
+import { adminRenewKeySchema, renewalResponseSchema } from '../keys/schemas/renewal';
+import { keyIdParam } from '../keys/schemas/admin-keys';
 import { getSettings } from '../settings';
 import { listResellerCustomers, setCustomerReseller } from './customers';
 import { listResellerFigures, resellerStatistics } from './statistics';
@@ -81,6 +84,31 @@ const resellerRoutes = new Hono<SignedInEnv>()
       if (replayed) c.header('Idempotent-Replayed', 'true');
       const answer: PurchaseForUserResponse = { ...body, message: `License key purchased for ${body.licenseKey.purchasedBy.username}` };
       return c.json(answer, PURCHASE_STATUS);
+    },
+  )
+  .post(
+    '/keys/:id/renew',
+    op(
+      'renewKeyForCustomer',
+      "Renew a key: a reseller's for a customer at their tier's price; the owner's any key, free or charged to an account (audited)",
+      { 200: { description: 'Renewed (or replayed, with Idempotent-Replayed: true)', schema: renewalResponseSchema } },
+      { errors: [400, 402, 403, 404, 409], idempotent: true },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(adminRenewKeySchema),
+    async (c) => {
+      const id = c.req.valid('param').id;
+      const { days, chargeTo } = c.req.valid('json');
+      const actor = c.var.caller;
+      const claim = idempotencyClaim('renew-for-customer', actor.id, c.req.header('idempotency-key'), `${id}:${days}:${chargeTo ?? ''}`);
+      const { replayed, ...body } = await renewForCustomer(
+        { db: c.var.db, actor, ip: clientIp(c) },
+        await getSettings(c.env.KV),
+        { keyId: id, days, chargeTo },
+        claim,
+      );
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(body, RENEWAL_STATUS);
     },
   )
   .put(

@@ -56,6 +56,17 @@ export const keyTransferSettingsSchema = z
 export type KeyTransferSettings = z.infer<typeof keyTransferSettingsSchema>;
 export const DEFAULT_KEY_TRANSFER_SETTINGS: KeyTransferSettings = { enabled: true, maxPerKey: 0 };
 
+/** Renewals (issue 43): whether customers may switch auto-renewal on, and how many days before expiry the cron renews. */
+export const renewalSettingsSchema = z
+  .object({
+    autoRenewEnabled: z.boolean({ error: 'autoRenewEnabled must be true or false' }),
+    /** The cron renews an auto-renewing key this many days before it expires. */
+    autoRenewDaysBefore: int('autoRenewDaysBefore', 1, 30),
+  })
+  .strict();
+export type RenewalSettings = z.infer<typeof renewalSettingsSchema>;
+export const DEFAULT_RENEWAL_SETTINGS: RenewalSettings = { autoRenewEnabled: true, autoRenewDaysBefore: 3 };
+
 export const settingsSchema = z
   .object({
     usdToCreditRate: int('usdToCreditRate', 1, 1000),
@@ -94,6 +105,8 @@ export const settingsSchema = z
       .array(int('expiryReminderDays', 1, 365), { error: 'expiryReminderDays must be a list of days' })
       .max(5, 'expiryReminderDays holds at most 5 days')
       .default([14, 3, 1]),
+    /** Auto-renewal from customers' credits: on for the shop or not, and how early (optional in a PUT). */
+    renewals: renewalSettingsSchema.default(DEFAULT_RENEWAL_SETTINGS),
   })
   .strict()
   .meta({ id: 'Settings' });
@@ -102,6 +115,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 
 export const DEFAULT_SETTINGS: Settings = {
   keyTransfers: DEFAULT_KEY_TRANSFER_SETTINGS,
+  renewals: DEFAULT_RENEWAL_SETTINGS,
   usdToCreditRate: 10,
   maxKeysPerGeneration: 100,
   maxActivationsPerKey: 1,
@@ -132,6 +146,7 @@ export const publicSettingsSchema = settingsSchema
     lowBalanceThreshold: true,
     keyExpiryGracePeriod: true,
     keyTransfers: true,
+    renewals: true,
   })
   .meta({ id: 'PublicSettings' });
 export type PublicSettings = Pick<
@@ -143,6 +158,7 @@ export type PublicSettings = Pick<
   | 'lowBalanceThreshold'
   | 'keyExpiryGracePeriod'
   | 'keyTransfers'
+  | 'renewals'
 >;
 
 export function publicSettings(s: Settings): PublicSettings {
@@ -156,6 +172,8 @@ export function publicSettings(s: Settings): PublicSettings {
     keyExpiryGracePeriod: s.keyExpiryGracePeriod,
     // My Keys offers Transfer only where the owner allows it.
     keyTransfers: s.keyTransfers,
+    // My Keys offers auto-renewal only where the owner allows it.
+    renewals: s.renewals,
   };
 }
 

@@ -11,6 +11,7 @@ export {
   expiringKeyEvents,
   generatedKeysEvent,
   keyEvents,
+  renewalEvent,
   usageExhaustedEvent,
   webhookEvents,
 } from './outbox';

@@ -185,6 +185,21 @@ export function offlineActivationEvent(offlineId: string, now = Date.now()): Out
   );
 }
 
+/**
+ * license.renewed / license.auto_renew_failed: the key_renewals row ?3 (alias r) with its key, as the
+ * batch left it. None when the row is not there (the renewal was refused in its batch).
+ */
+export function renewalEvent(
+  renewalId: string,
+  now = Date.now(),
+  type: 'license.renewed' | 'license.auto_renew_failed' = 'license.renewed',
+): OutboxStatement {
+  const data = `json_object('licenseKey', json(${KEY_JSON}), 'renewal', json_object('_id', r.id, 'source', r.source, 'outcome', r.outcome,
+    'days', r.days, 'credits', r.credits, 'previousExpiresAt', ${iso('r.from_expires_at')}, 'expiresAt', ${iso('r.to_expires_at')},
+    'at', ${iso('r.at')}, 'payer', ${userRef('r.payer_id')}))`;
+  return outbox(type, data, `FROM key_renewals r JOIN license_keys k ON k.id = r.key_id WHERE r.id = ?3`, [renewalId], now);
+}
+
 /** balance.exchanged: the account's balances as the batch left them, and what was exchanged. */
 export function exchangeEvent(
   userId: string,

@@ -19,6 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'license.trial_started',
   'license.usage_exhausted',
   'license.offline_activated',
+  'license.renewed',
+  'license.auto_renew_failed',
   'user.registered',
   'balance.exchanged',
   'balance.topped_up',

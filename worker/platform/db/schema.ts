@@ -13,8 +13,9 @@
 //   for a bought key totalSold and revenue).
 // - license_keys_charge_payer (0007): a key bought with credits (paid_by set) writes its payer's
 //   ledger row, and so the debit, in the same statement.
-// - activations_start_key_and_count_on_product (0008): a device's first activation starts a
-//   generated key's clock (used, firstUsedAt, expiresAt) and counts on the product (totalActivations).
+// - activations_start_key_and_count_on_product (0008, rewritten by 0027): a device's first activation
+//   starts a generated key's clock (used, firstUsedAt, expiresAt; a perpetual key gets no expiry) and
+//   counts on the product (totalActivations).
 // - caller_guard_check (0009, rewritten by 0016): not a figure but a guard; inserting into the
 //   caller_guard view aborts the batch unless the caller's account is active, its session or API
 //   token live under the account's credential epoch, and its role the one named (platform/db/session.ts).
@@ -44,6 +45,12 @@
 //   bought their tier's daily cap of keys this UTC day already (RESELLER_DAILY_CAP).
 // - activations_record_in_key_events (0023): a device's activation writes its line of the key's
 //   history (key_events, kind 'activated', the activation's id) in the same statement.
+// - ledger_renewal_debits_payer (0027): a renewal's ledger row takes its credits from the payer as it
+//   goes in (as a purchase's does), and ledger_spending_guard (rewritten by 0027) refuses it as it
+//   refuses a purchase.
+// - ledger_renewal_counts_on_product (0027): a renewal's credits count on its key's product (revenue).
+// - ledger_renewal_pays_commission (0027): a customer's own renewal of their key pays their reseller's
+//   commission, as their purchase does (license_keys_pay_commission).
 // - users_give_referral_code (0021), users_give_referral_code_on_role (0021): an account that is or
 //   becomes a reseller gets its referral code.
 // - ledger_spending_guard (rewritten by 0027): also aborts while the account owes commission taken
@@ -54,12 +61,15 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
   DISPUTE_STATUSES,
+  EXPIRY_MODELS,
   GENERATION_METHODS,
   KEY_EVENT_KINDS,
   KEY_STATUSES,
   LICENSE_MODELS,
   PAYMENT_STATUSES,
   PRODUCT_TYPES,
+  RENEWAL_OUTCOMES,
+  RENEWAL_SOURCES,
   ROLES,
   sqlList,
   MAIL_KINDS,
@@ -213,6 +223,8 @@ export const products = sqliteTable(
     usageRefillDays: integer('usage_refill_days'),
     /** The uses a trial key of a metered product carries, at most the allowance (0: none); it never refills. */
     trialUsageAllowance: integer('trial_usage_allowance').notNull().default(0),
+    /** How its keys end (vocabulary's EXPIRY_MODELS): each key made takes it as its own. */
+    expiryModel: text('expiry_model', { enum: EXPIRY_MODELS }).notNull().default('time-limited'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }),
   },
@@ -225,6 +237,7 @@ export const products = sqliteTable(
     check('products_activations_check', sql`${t.maxActivations} >= 1`),
     check('products_offline_token_check', sql`${t.offlineTokenHours} BETWEEN 1 AND 720`),
     check('products_license_model_check', sql`${t.licenseModel} IN (${sql.raw(sqlList(LICENSE_MODELS))})`),
+    check('products_expiry_model_check', sql`${t.expiryModel} IN (${sql.raw(sqlList(EXPIRY_MODELS))})`),
     check(
       'products_usage_check',
       sql`(${t.usageAllowance} IS NULL OR ${t.usageAllowance} >= 0) AND (${t.usageRefillAmount} IS NULL) = (${t.usageRefillDays} IS NULL) AND (${t.usageRefillAmount} IS NULL OR ${t.usageRefillAmount} >= 1) AND (${t.usageRefillDays} IS NULL OR ${t.usageRefillDays} BETWEEN 1 AND 365)`,
@@ -285,6 +298,15 @@ export const licenseKeys = sqliteTable(
     createdAt: createdAt(),
     /** When the owner imported the key from another system or an export (null: made here). */
     importedAt: integer('imported_at', { mode: 'timestamp_ms' }),
+    /**
+     * How the key ends, its product's model when it was made (a perpetual key has no expiry: its
+     * first activation starts no clock, trigger activations_start_key_and_count_on_product, 0027).
+     */
+    expiryModel: text('expiry_model', { enum: EXPIRY_MODELS }).notNull().default('time-limited'),
+    /** Auto-renewal from its customer's credits: the days each renewal adds (null: off). */
+    autoRenewDays: integer('auto_renew_days'),
+    /** The cron could not auto-renew the key for its current expiry (the balance did not cover it); cleared by any renewal. */
+    autoRenewFailedAt: integer('auto_renew_failed_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     uniqueIndex('license_keys_key_unique').on(t.key),
@@ -306,6 +328,46 @@ export const licenseKeys = sqliteTable(
     check('license_keys_method_check', sql`${t.generationMethod} IN (${sql.raw(sqlList(GENERATION_METHODS))})`),
     check('license_keys_duration_check', sql`${t.duration} >= 1 AND ${t.maxActivations} >= 1`),
     check('license_keys_usage_check', sql`${t.usageRemaining} IS NULL OR ${t.usageRemaining} >= 0`),
+    check('license_keys_expiry_model_check', sql`${t.expiryModel} IN (${sql.raw(sqlList(EXPIRY_MODELS))})`),
+    check('license_keys_auto_renew_check', sql`${t.autoRenewDays} IS NULL OR ${t.autoRenewDays} >= 1`),
+  ],
+);
+
+/**
+ * A key's renewals (issue 43): each extension of its expiry, by whom (`source`), paid by whom and how
+ * much (its ledger row, kind 'renewal', names the key), from which expiry to which; and each
+ * auto-renewal the customer's balance did not cover (`outcome` failed: the key runs out and its
+ * customer is told; a later mail job reads these rows). Written in the batch of the renewal. The
+ * cron's rows are unique per key, expiry renewed from and outcome, so two overlapping runs renew a
+ * period (and report its failure) once.
+ */
+export const keyRenewals = sqliteTable(
+  'key_renewals',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => licenseKeys.id, { onDelete: 'cascade' }),
+    source: text('source', { enum: RENEWAL_SOURCES }).notNull(),
+    outcome: text('outcome', { enum: RENEWAL_OUTCOMES }).notNull().default('renewed'),
+    actorId: text('actor_id'),
+    /** Whose credits paid (null: nobody, the owner's free extension). */
+    payerId: text('payer_id'),
+    days: integer('days').notNull(),
+    credits: integer('credits').notNull().default(0),
+    /** The expiry it renewed from (null: a key that had none) and the new one (null for a failure). */
+    fromExpiresAt: integer('from_expires_at', { mode: 'timestamp_ms' }),
+    toExpiresAt: integer('to_expires_at', { mode: 'timestamp_ms' }),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('key_renewals_key_idx').on(t.keyId, t.at, t.id),
+    uniqueIndex('key_renewals_auto_period_unique')
+      .on(t.keyId, t.fromExpiresAt, t.outcome)
+      .where(sql`${t.source} = 'auto'`),
+    check('key_renewals_source_check', sql`${t.source} IN (${sql.raw(sqlList(RENEWAL_SOURCES))})`),
+    check('key_renewals_outcome_check', sql`${t.outcome} IN (${sql.raw(sqlList(RENEWAL_OUTCOMES))})`),
+    check('key_renewals_days_check', sql`${t.days} >= 1 AND ${t.credits} >= 0`),
   ],
 );
 

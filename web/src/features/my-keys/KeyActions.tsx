@@ -1,5 +1,5 @@
-// What a customer can do with one of their keys beyond reading it: give it to another account
-// (Transfer, with proof that it is them) and replace a leaked value (Regenerate).
+// What a customer can do with one of their keys beyond reading it: renew it (Renew), give it to
+// another account (Transfer, with proof that it is them) and replace a leaked value (Regenerate).
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../../../../worker/platform/api-client';
 import { regenerateKeySchema, transferKeySchema } from '../../../../worker/modules/keys/schemas/key-care';
@@ -11,16 +11,22 @@ import { errorMessage } from '../../lib/api';
 import { asyncHandler } from '../../lib/async-handler';
 import { usePublicSettings } from '../../lib/public-settings';
 import { useRegenerateKey, useTransferKey } from './api';
+import { renewable, RenewModal } from './Renewal';
 
 type LicenseKey = Schemas['LicenseKey'];
 
 export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
-  const [open, setOpen] = useState<'transfer' | 'regenerate' | null>(null);
+  const [open, setOpen] = useState<'transfer' | 'regenerate' | 'renew' | null>(null);
   const transfers = usePublicSettings().data?.keyTransfers;
   if (k.status === 'revoked') return null;
   const mayTransfer = transfers?.enabled !== false && k.status !== 'expired';
   return (
     <div className="key-actions">
+      {renewable(k) && (
+        <button type="button" className="btn btn-primary btn-sm" onClick={() => setOpen('renew')} aria-label={`Renew license key ${k.key}`}>
+          Renew
+        </button>
+      )}
       {mayTransfer && (
         <button
           type="button"
@@ -41,6 +47,7 @@ export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
       </button>
       {open === 'transfer' && <TransferModal licenseKey={k} onClose={() => setOpen(null)} />}
       {open === 'regenerate' && <RegenerateModal licenseKey={k} onClose={() => setOpen(null)} />}
+      {open === 'renew' && <RenewModal licenseKey={k} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTim
 import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
 import { KeyActions } from './KeyActions';
+import { AutoRenew } from './Renewal';
 import { DAY_MS, hasPassed } from '../../../../worker/platform/vocabulary';
 import { useState } from 'react';
 import { KeyHistory } from '../../components/KeyHistory';
@@ -28,6 +29,16 @@ function lastUsed(key: LicenseKey): string | null {
 function graceEndsAt(expiresAt: string, graceDays: number, now = Date.now()): number | null {
   const end = new Date(expiresAt).getTime() + graceDays * DAY_MS;
   return graceDays > 0 && !hasPassed(end, now) ? end : null;
+}
+
+/** When the key ends, as its licence model says. */
+function expiryText(k: LicenseKey): string {
+  if (k.expiryModel === 'perpetual') return 'Never (perpetual)';
+  if (!k.expiresAt) return 'At first activation + duration';
+  // A perpetual-fallback key's expiry ends its updates: releases from before it keep working.
+  return k.expiryModel === 'perpetual-fallback'
+    ? `${formatDate(k.expiresAt)} (updates end; earlier releases keep working)`
+    : formatDate(k.expiresAt);
 }
 
 export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
@@ -60,7 +71,12 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
           Expires in {daysLeft} {daysLeft === 1 ? 'day' : 'days'}
         </div>
       )}
-      {expired && (
+      {expired && k.expiryModel === 'perpetual-fallback' && (
+        <div className="notice notice-warning" role="status">
+          Updates for this license have ended: releases from before {formatDate(k.expiresAt)} keep working. Renew for newer releases.
+        </div>
+      )}
+      {expired && k.expiryModel !== 'perpetual-fallback' && (
         <div className="notice notice-error" role="status">
           This license has expired
           {graceEnd !== null && <> · it keeps working until {formatDateTime(graceEnd)} (grace period)</>}
@@ -84,7 +100,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
         </div>
         <div>
           <dt>Expires</dt>
-          <dd>{k.expiresAt ? formatDate(k.expiresAt) : 'At first activation + duration'}</dd>
+          <dd>{expiryText(k)}</dd>
         </div>
         <div>
           <dt>Cost</dt>
@@ -132,6 +148,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
           </dd>
         </div>
       </dl>
+      <AutoRenew licenseKey={k} />
       <DeviceList licenseKey={k} />
       <KeyActions licenseKey={k} />
       <button

@@ -7,6 +7,8 @@ import { MY_KEYS_PAGE_SIZE, MY_KEYS_REFRESH_MS } from '../../lib/constants';
 import { myKeysKeys } from './query-keys';
 import { KEY_HISTORY_WEB_PAGE_SIZE } from '../../components/KeyHistory';
 import type { RegenerateKeyInput, TransferKeyInput } from '../../../../worker/modules/keys/schemas/key-care';
+import { invalidateAfterPurchase } from '../../lib/purchase';
+import { sessionKeys } from '../../lib/session';
 
 export type MyKeysFilters = { page: number; search: string; status: Schemas['KeyStatus'] | '' };
 
@@ -55,6 +57,31 @@ export function useRegenerateKey() {
   return useMutation({
     mutationFn: ({ keyId, body }: { keyId: string; body: RegenerateKeyInput }) =>
       api.post(`/api/users/my-keys/${encodeURIComponent(keyId)}/regenerate`, body),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
+  });
+}
+
+/** Renews the key with the customer's credits (one Idempotency-Key per attempt); credits and keys refresh. */
+export function useRenewKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ keyId, days, idempotencyKey }: { keyId: string; days: number; idempotencyKey: string }) =>
+      api.post(`/api/users/my-keys/${encodeURIComponent(keyId)}/renew`, { days }, { 'Idempotency-Key': idempotencyKey }),
+    onSuccess: (answer) => {
+      queryClient.setQueryData<Schemas['User']>(sessionKeys.profile, (user) =>
+        user && answer.remainingCredits !== null ? { ...user, credits: answer.remainingCredits } : user,
+      );
+    },
+    onSettled: () => invalidateAfterPurchase(queryClient),
+  });
+}
+
+/** Switches the key's auto-renewal on (the days each renewal adds) or off (null). */
+export function useSetAutoRenew() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ keyId, days }: { keyId: string; days: number | null }) =>
+      api.put(`/api/users/my-keys/${encodeURIComponent(keyId)}/auto-renew`, { days }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: myKeysKeys.all }),
   });
 }

@@ -68,6 +68,7 @@ describe('GET /api/products', () => {
       usageRefillAmount: null,
       usageRefillDays: null,
       trialUsageAllowance: 0,
+      expiryModel: 'time-limited',
       isActive: true,
       features: ['One', 'Two'],
       // Keys sold and revenue are the owner's: a customer's answer leaves them out.

@@ -1,5 +1,5 @@
 // /api/users/my-keys: the customer's own license keys, paged and searched; a key's history; giving
-// one to another account and replacing a leaked value; /api/users/key-transfers: the keys they gave and received.
+// one to another account and replacing a leaked value; renewing one and its auto-renewal; /api/users/key-transfers: the keys they gave and received.
 import { Hono } from 'hono';
 import type { SignedInEnv } from '../../../platform/context';
 import { inBackground, jsonText } from '../../../platform/request';
@@ -14,6 +14,10 @@ import { keyIdParam } from '../schemas/admin-keys';
 import { keyHistory } from '../key-history';
 import { keyHistoryQuery, keyHistoryResponseSchema } from '../schemas/key-history';
 import { keyTransfersQuery, regenerateKeySchema, transferKeySchema } from '../schemas/key-care';
+import { idempotencyClaim } from '../../../platform/idempotency';
+import { renewOwnKey, setAutoRenew } from '../own-renewal';
+import { RENEWAL_STATUS } from '../renewal';
+import { autoRenewResponseSchema, autoRenewSchema, renewalResponseSchema, renewKeySchema } from '../schemas/renewal';
 import {
   type KeyChangeResponse,
   keyChangeResponseSchema,
@@ -84,6 +88,43 @@ export const myKeysRoutes = new Hono<SignedInEnv>()
         200,
       );
     },
+  )
+  .post(
+    '/my-keys/:id/renew',
+    op(
+      'renewMyKey',
+      'Renew my key with my credits: the same key runs for more days (from its expiry while live, from now once expired)',
+      { 200: { description: 'Renewed (or replayed, with Idempotent-Replayed: true)', schema: renewalResponseSchema } },
+      { errors: [400, 402, 404, 409], idempotent: true },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(renewKeySchema),
+    async (c) => {
+      const id = c.req.valid('param').id;
+      const { days } = c.req.valid('json');
+      const me = c.var.caller.id;
+      const claim = idempotencyClaim('renew', me, c.req.header('idempotency-key'), `${id}:${days}`);
+      const mail = (await getSettings(c.env.KV)).emailNotificationsEnabled;
+      const { replayed, ...body } = await renewOwnKey(c.var.db, me, id, days, claim, mail);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(body, RENEWAL_STATUS);
+    },
+  )
+  .put(
+    '/my-keys/:id/auto-renew',
+    op(
+      'setMyKeyAutoRenew',
+      "Switch my key's auto-renewal from my credits on (the days each renewal adds) or off",
+      { 200: autoRenewResponseSchema },
+      { errors: [400, 403, 404, 409] },
+    ),
+    pathParams(keyIdParam),
+    jsonBody(autoRenewSchema),
+    async (c) =>
+      c.json(
+        await setAutoRenew(c.var.db, await getSettings(c.env.KV), c.var.caller.id, c.req.valid('param').id, c.req.valid('json').days),
+        200,
+      ),
   )
   .get(
     '/key-transfers',

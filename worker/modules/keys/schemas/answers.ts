@@ -2,6 +2,7 @@
 // purchase's receipt, the key lists and the owner's key changes.
 import { z } from 'zod';
 import { usageSchema } from '../../licensing/schemas';
+import { EXPIRY_MODELS } from '../../../platform/vocabulary';
 import { isoDate, keyStatusSchema, keyUserRefSchema, nullableDate, paged, productTypeSchema } from '../../../platform/schemas/common';
 
 export const activationSchema = z
@@ -62,6 +63,17 @@ export const licenseKeySchema = z
     trial: z.boolean().meta({ description: 'A trial a device started (POST /api/v1/licenses/trial), not sold.' }),
     entitlements: z.array(z.string()).meta({ description: "The key's entitlements: its product's and those the owner granted it." }),
     usage: usageSchema.nullable().meta({ description: "A metered key's uses now (null: its product is not metered)." }),
+    expiryModel: z.enum(EXPIRY_MODELS).meta({
+      description:
+        "How the key ends, its product's licence model when it was made: time-limited, perpetual (expiresAt stays null) or perpetual-fallback (releases dated before expiresAt keep validating).",
+    }),
+    autoRenewDays: z
+      .number()
+      .nullable()
+      .meta({ description: "Auto-renewal from its customer's credits: the days each renewal adds (null: off)." }),
+    autoRenewFailedAt: nullableDate.meta({
+      description: 'When auto-renewal last failed for the current expiry (the balance did not cover it): the key runs out unless renewed.',
+    }),
     activations: z.array(activationSchema),
     heldSlots: z.array(heldSlotSchema).meta({
       description:
@@ -80,7 +92,7 @@ export const purchaseReceiptSchema = z
     product: z.string(),
     productId: z.string(),
     duration: z.number(),
-    expiryDate: isoDate,
+    expiryDate: nullableDate.meta({ description: 'Null for a perpetual key: it never expires.' }),
     cost: z.number(),
   })
   .meta({ id: 'PurchaseReceipt' });

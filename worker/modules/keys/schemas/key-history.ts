@@ -1,7 +1,7 @@
 // A key's history (its activity): the page query and the shape of a line. Shared by the API, the
 // web app (My Keys, the owner's key details) and the CLI (`keypanel keys history`).
 import { z } from 'zod';
-import { KEY_HISTORY_KINDS } from '../../../platform/vocabulary';
+import { KEY_HISTORY_KINDS, RENEWAL_SOURCES } from '../../../platform/vocabulary';
 import { isoDate, paged } from '../../../platform/schemas/common';
 import { pageQuery } from '../../../platform/schemas/paging';
 
@@ -22,18 +22,23 @@ export const keyHistoryEventSchema = z
       description:
         'purchased (bought by its customer or a reseller), created (made by the owner), activated (a device took a slot), ' +
         'device_removed (by its customer, its app or the owner: `by`), device_swapped (its slot went to another device), ' +
-        'transferred (from, to), regenerated (reason, devicesFreed), revoked (reason), validated (one device on one UTC day: day, validations)',
+        'transferred (from, to), regenerated (reason, devicesFreed), revoked (reason), validated (one device on one UTC day: day, validations), ' +
+        'renewed (by, days, price, expiresAt), auto_renew_failed (the balance did not cover an auto-renewal of days for price: the key runs out)',
     }),
     device: z.string().nullable().meta({ description: "The device's fingerprint (activated, device_removed, device_swapped, validated)." }),
     deviceName: z.string().nullable().meta({ description: 'The name or model the device gave when it activated.' }),
-    by: z.enum(['owner', 'customer']).nullable().meta({ description: 'device_removed: the owner, or its customer or their app.' }),
+    by: z.enum(RENEWAL_SOURCES).nullable().meta({
+      description: 'device_removed: the owner, or its customer or their app; renewed: its customer, a reseller, the owner or auto-renewal.',
+    }),
     from: z.string().nullable().meta({ description: "transferred: the giver's username (null once deleted)." }),
     to: z.string().nullable().meta({ description: "transferred: the recipient's username (null once deleted)." }),
     reason: z.string().nullable().meta({ description: 'regenerated, revoked: the reason given.' }),
     devicesFreed: z.number().nullable().meta({ description: 'regenerated: the devices the new value started without.' }),
-    price: z.number().nullable().meta({ description: 'purchased: the credits it cost.' }),
+    price: z.number().nullable().meta({ description: 'purchased, renewed: the credits it cost (auto_renew_failed: what it would have).' }),
     day: z.string().nullable().meta({ description: 'validated: the UTC day (YYYY-MM-DD).' }),
     validations: z.number().nullable().meta({ description: "validated: that day's count of validations by the device." }),
+    days: z.number().nullable().meta({ description: 'renewed, auto_renew_failed: the days of the renewal.' }),
+    expiresAt: z.string().nullable().meta({ description: 'renewed: the expiry it gave the key.' }),
   })
   .meta({ id: 'KeyHistoryEvent' });
 export type KeyHistoryEvent = z.infer<typeof keyHistoryEventSchema>;

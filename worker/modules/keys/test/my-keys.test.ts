@@ -153,6 +153,9 @@ describe('GET /api/users/my-keys', () => {
       trial: false,
       entitlements: [],
       usage: null,
+      expiryModel: 'time-limited',
+      autoRenewDays: null,
+      autoRenewFailedAt: null,
       activations: [
         {
           _id: expect.any(String) as unknown,

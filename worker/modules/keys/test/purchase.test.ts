@@ -25,7 +25,7 @@ describe('POST /api/keys/purchase', () => {
     expect(remainingCredits).toBe(600);
     expect(licenseKey).toMatchObject({ product: product.name, productId: product.id, duration: 30, cost: 400 });
     expect(licenseKey.key).toMatch(new RegExp(`^${product.keyTag}(-[${KEY_ALPHABET}]{5}){4}$`));
-    const expiry = new Date(licenseKey.expiryDate).getTime();
+    const expiry = new Date(licenseKey.expiryDate!).getTime();
     expect(expiry).toBeGreaterThanOrEqual(before + 30 * DAY_MS);
     expect(expiry).toBeLessThanOrEqual(Date.now() + 30 * DAY_MS);
 

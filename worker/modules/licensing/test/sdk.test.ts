@@ -3,8 +3,9 @@
 // replayed and foreign-signed answers, and expired or forged offline tokens, are refused.
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
-import { createLicensing, memoryStore, TokenError, type LicensingOptions } from '../../../../sdk/src/index';
+import { createLicensing, memoryStore, nextStep, releaseCovered, TokenError, type LicensingOptions } from '../../../../sdk/src/index';
 import { products, licenseKeys } from '../../../platform/db/schema';
 import { newId } from '../../../platform/ids';
 import { signBytes, signOfflineToken } from '../../../platform/signing';
@@ -40,7 +41,11 @@ async function client(options: Partial<LicensingOptions> = {}) {
 }
 
 let counter = 0;
-async function licenseKey(maxActivations = 1, model: Partial<typeof products.$inferInsert> = {}) {
+async function licenseKey(
+  maxActivations = 1,
+  model: Partial<typeof products.$inferInsert> = {},
+  keyFields: Partial<typeof licenseKeys.$inferInsert> = {},
+) {
   const productId = newId();
   const keyTag = `SDK${(counter++).toString(36).toUpperCase()}${Date.now().toString(36).slice(-5).toUpperCase()}`.slice(0, 10);
   await db()
@@ -71,6 +76,7 @@ async function licenseKey(maxActivations = 1, model: Partial<typeof products.$in
       maxActivations,
       generationMethod: 'automatic',
       createdAt: new Date(),
+      ...keyFields,
     });
   return { key, keyTag };
 }
@@ -83,6 +89,34 @@ const tampering =
     const res = await worker(url, init);
     return new Response(change(await res.text()), { status: res.status, headers: res.headers });
   };
+
+describe('the licensing SDK and licence models', () => {
+  it('sends the release date, and exposes UPDATES_ENDED and the model for a perpetual-fallback key past its expiry', async () => {
+    const { key } = await licenseKey(1, { expiryModel: 'perpetual-fallback' }, { expiryModel: 'perpetual-fallback' });
+    const fingerprint = device();
+    const { sdk } = await client();
+    const activated = await sdk.activate({ key, fingerprint });
+    expect(activated.license).toMatchObject({ expiryModel: 'perpetual-fallback' });
+    expect(activated.offlineToken).toMatchObject({ expiryModel: 'perpetual-fallback' });
+    const expiry = Date.now() - 2 * 86_400_000;
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(expiry) })
+      .where(eq(licenseKeys.key, key));
+
+    const older = await sdk.validate({ key, fingerprint, releaseDate: new Date(expiry - 86_400_000) });
+    expect(older).toMatchObject({ valid: true, code: 'UPDATES_ENDED', source: 'online', license: { expiryModel: 'perpetual-fallback' } });
+    expect(nextStep(older)).toBe('use');
+    expect(older.offlineToken!.licenseExpiresAt!.getTime()).toBe(Math.floor(expiry / 1000) * 1000);
+    // Offline, the kept token answers the same question about a release.
+    expect(releaseCovered(older.offlineToken!, new Date(expiry - 86_400_000))).toBe(true);
+    expect(releaseCovered(older.offlineToken!, new Date(expiry + 86_400_000))).toBe(false);
+
+    const newer = await sdk.validate({ key, fingerprint, releaseDate: '2099-01-01' });
+    expect(newer).toMatchObject({ valid: false, code: 'EXPIRED', source: 'online' });
+    expect(nextStep(newer)).toBe('buy');
+  });
+});
 
 describe('the licensing SDK against the Worker', () => {
   it('activates, validates and deactivates, keeping the verified offline token until the server says no', async () => {

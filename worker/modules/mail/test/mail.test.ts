@@ -180,6 +180,15 @@ describe('the cron’s mail', () => {
     // A day later, the 1-day reminder; never again the 3-day one.
     await remindExpiringKeys({ DB: env.DB, MAIL_QUEUE: queue }, settings, now + DAY_MS + 1000);
     expect((await mailRows(customer.user.id)).filter((m) => m.kind === 'expiry_reminder')).toHaveLength(2);
+    // A key that will renew itself is not reminded (its renewal, or its failure, is told instead).
+    const other = await api('POST', '/api/keys/purchase', { token: customer.token, body: { productId: product.id, duration: 30 } });
+    const renewing = (other.body as { licenseKey: { _id: string } }).licenseKey._id;
+    await db()
+      .update(licenseKeys)
+      .set({ expiresAt: new Date(now + 2 * DAY_MS), autoRenewDays: 30 })
+      .where(eq(licenseKeys.id, renewing));
+    await remindExpiringKeys({ DB: env.DB, MAIL_QUEUE: queue }, settings, now + 5000);
+    expect((await mailRows(customer.user.id)).filter((m) => m.kind === 'expiry_reminder' && m.data.keyId === renewing)).toEqual([]);
     // Notifications off: no reminder at all.
     const off = await remindExpiringKeys({ DB: env.DB, MAIL_QUEUE: queue }, DEFAULT_SETTINGS, now + DAY_MS + 2000);
     expect(off).toBe(0);

@@ -5,7 +5,15 @@
 // record of a chunk before it writes any of it.
 import { z } from 'zod';
 import { stepUpFields } from '../../accounts/schemas/security';
-import { GENERATION_METHODS, KEY_STATUSES, LICENSE_MODELS, PRODUCT_TYPES, ROLES } from '../../../platform/vocabulary';
+import {
+  EXPIRY_MODELS,
+  GENERATION_METHODS,
+  KEY_STATUSES,
+  LICENSE_MODELS,
+  PRODUCT_TYPES,
+  ROLES,
+  type ExpiryModel,
+} from '../../../platform/vocabulary';
 import { emailSchema } from '../../accounts/schemas/auth';
 import { decimalInput } from '../../../platform/schemas/amounts';
 import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
@@ -112,6 +120,8 @@ export type KeyRow = {
   email: string | null;
   status: (typeof KEY_STATUSES)[number];
   expiresAt: number | null;
+  /** How the key ends; absent: its product's model (a perpetual product's key with an expiry: time-limited). */
+  expiryModel?: ExpiryModel;
   days?: number;
   devices?: number;
   fingerprints: string[];
@@ -178,6 +188,7 @@ export type ProductRow = {
   usageAllowance: number | null;
   usageRefillAmount: number | null;
   usageRefillDays: number | null;
+  expiryModel: ExpiryModel;
   createdAt: number;
 };
 export type DeviceRow = {
@@ -334,6 +345,7 @@ const exportedProduct = z
     usageAllowance: z.int().min(0).nullable().default(null),
     usageRefillAmount: z.int().min(1).nullable().default(null),
     usageRefillDays: z.int().min(1).max(365).nullable().default(null),
+    expiryModel: z.enum(EXPIRY_MODELS).default('time-limited'),
     createdAt: required('createdAt'),
   })
   .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {
@@ -366,6 +378,7 @@ const exportedKey = z.object({
   entitlements: entitlementsSchema.default([]),
   usageRemaining: z.int().min(0).nullable().default(null),
   usagePeriodStart: z.int().min(0).nullable().default(null),
+  expiryModel: z.enum(EXPIRY_MODELS).default('time-limited'),
   createdAt: required('createdAt'),
 });
 const exportedDevice = z.object({
@@ -422,6 +435,7 @@ function exportLine(table: unknown, row: unknown): Mapped {
           email: k.purchasedByEmail ?? null,
           status: k.status,
           expiresAt: k.expiresAt,
+          expiryModel: k.expiryModel,
           days: k.duration,
           devices: k.maxActivations,
           fingerprints: [],
@@ -486,6 +500,13 @@ function exportLine(table: unknown, row: unknown): Mapped {
   }
 }
 
+/**
+ * A vendor's key with no expiry never expires there: it becomes a perpetual key here, rather than
+ * one whose clock starts at its first activation for its product's days. A revoked or ended one keeps its product's model.
+ */
+const neverExpires = (expiry: number | undefined, ended: boolean): Pick<KeyRow, 'expiryModel'> =>
+  expiry === undefined && !ended ? { expiryModel: 'perpetual' } : {};
+
 // Keygen's license object (data[].attributes, with id; the reader adds the user's email from
 // `included`). Its status is read only: ACTIVE, INACTIVE, EXPIRING, EXPIRED, SUSPENDED, BANNED.
 const keygenRecord = z
@@ -506,6 +527,7 @@ const keygenRecord = z
       email: r.userEmail ?? null,
       status: banned ? 'revoked' : expired ? 'expired' : r.expiry !== undefined ? 'used' : 'available',
       expiresAt: r.expiry ?? null,
+      ...neverExpires(r.expiry, banned || expired),
       devices: r.maxMachines,
       fingerprints: [],
     };
@@ -537,6 +559,7 @@ const lemonRecord = z
       email: r.user_email ?? null,
       status,
       expiresAt: r.expires_at ?? null,
+      ...neverExpires(r.expires_at, status === 'revoked' || status === 'expired'),
       devices: r.activation_limit,
       fingerprints: [],
     };
@@ -562,6 +585,7 @@ const gumroadRecord = z
       email: r.email ?? null,
       status: r.disabled ? 'revoked' : ended !== undefined ? 'expired' : 'available',
       expiresAt: ended ?? null,
+      ...neverExpires(ended, r.disabled),
       fingerprints: [],
       skip: r.refunded ? 'refunded in Gumroad' : r.chargebacked ? 'charged back in Gumroad' : undefined,
     };

@@ -131,14 +131,21 @@ describe("each system's file", () => {
     expect(active.expiresAt!.toISOString()).toBe('2031-01-15T00:00:00.000Z');
     expect(active.importedAt).not.toBeNull();
     expect(await emailOf(active.purchasedBy)).toBe('ada.keygen@example.com');
-    // No expiry and no machine limit in Keygen: the product's shortest duration and device limit.
+    expect(active.expiryModel).toBe('time-limited');
+    // No expiry in Keygen: a perpetual key, whose first activation starts no clock; no machine limit:
+    // the product's device limit.
     expect(await keyRow('KG-C1D2-E3F4-0002')).toMatchObject({
       status: 'available',
       expiresAt: null,
-      duration: 90,
+      expiryModel: 'perpetual',
       maxActivations: 2,
       purchasedBy: null,
     });
+    const perpetual = await box.api('POST', '/api/v1/licenses/activate', {
+      body: { key: 'KG-C1D2-E3F4-0002', deviceFingerprint: 'keygen-perpetual-desk' },
+    });
+    expect(perpetual.body).toMatchObject({ valid: true, license: { expiresAt: null, expiryModel: 'perpetual' } });
+    expect(await keyRow('KG-C1D2-E3F4-0002')).toMatchObject({ status: 'used', expiresAt: null });
     expect(await keyRow('KG-C1D2-E3F4-0003')).toMatchObject({ status: 'revoked', revokeReason: 'Imported as revoked' });
     // The accounts have no password and were told how to sign in.
     const ada = (await box.db.select().from(users).where(eq(users.email, 'ada.keygen@example.com')).get())!;

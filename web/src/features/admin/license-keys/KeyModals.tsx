@@ -16,6 +16,7 @@ import { schemaErrors, useForm } from '../../../lib/form';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { DeviceList, HeldSlotList } from './KeyDevices';
 import { KeyUsage } from './KeyUsage';
+import { KeyRenewal } from './KeyRenewal';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { licenseKeys, loadKeyHistory, useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
 import { KeyHistory } from '../../../components/KeyHistory';
@@ -71,7 +72,17 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
           <span className="capitalize">{key.product.productType}</span>
         </Detail>
         <Detail label="Duration">{plural(key.duration, 'day')}</Detail>
-        <Detail label="Expires">{key.expiresAt ? formatDateTime(key.expiresAt) : 'At first activation + duration'}</Detail>
+        <Detail label="Expires">
+          {key.expiryModel === 'perpetual'
+            ? 'Never (perpetual)'
+            : key.expiresAt
+              ? formatDateTime(key.expiresAt)
+              : 'At first activation + duration'}
+        </Detail>
+        <Detail label="Auto-renewal">
+          {key.autoRenewDays === null ? 'Off' : `${plural(key.autoRenewDays, 'day')} at a time`}
+          {key.autoRenewFailedAt && <span className="muted"> · failed {formatDateTime(key.autoRenewFailedAt)}</span>}
+        </Detail>
         <Detail label="Purchased by">{key.purchasedBy?.username ?? <span className="muted">Not purchased</span>}</Detail>
         <Detail label="Purchased">{formatDateTime(key.purchasedAt)}</Detail>
         <Detail label="Created by">{key.createdBy?.username ?? '—'}</Detail>
@@ -93,6 +104,7 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
       <DeviceList licenseKey={key} canManage={canManage} onChanged={setKey} />
       <HeldSlotList licenseKey={key} canManage={canManage} onChanged={setKey} />
       <KeyUsage licenseKey={key} canManage={canManage} onChanged={setKey} />
+      <KeyRenewal licenseKey={key} onChanged={setKey} />
       <KeyHistory queryKey={licenseKeys.history(key._id)} load={loadKeyHistory(key._id)} />
     </Modal>
   );

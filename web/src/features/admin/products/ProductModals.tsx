@@ -13,7 +13,7 @@ import {
   MIN_OFFLINE_TOKEN_HOURS,
   productInputSchema,
 } from '../../../../../worker/modules/catalog/schemas';
-import type { LicenseModel } from '../../../../../worker/platform/vocabulary';
+import type { ExpiryModel, LicenseModel } from '../../../../../worker/platform/vocabulary';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
 import { ConfirmModal } from '../../../components/ui/confirm-modal';
@@ -41,6 +41,8 @@ type ProductForm = {
   maxActivations: string;
   offlineTokenHours: string;
   licenseModel: LicenseModel;
+  /** How its keys end: time-limited, perpetual or perpetual-fallback. */
+  expiryModel: ExpiryModel;
   leaseMinutes: string;
   borrowMaxHours: string;
   /** Empty: no swap budget. */
@@ -60,6 +62,13 @@ type ProductForm = {
 };
 
 const DEFAULT_LEASE_MINUTES = 60;
+/** What each licence model means for the customer, under the form's choice. */
+const EXPIRY_MODEL_HINTS: Record<ExpiryModel, string> = {
+  'time-limited': 'A key stops working when its days run out; its customer can renew the same key.',
+  perpetual: 'A key never expires: the days only price it. Keys can then not be renewed.',
+  'perpetual-fallback':
+    'A key expires after its days, but app releases dated before the expiry keep working (updates end); renewing extends updates.',
+};
 const DEFAULT_SWAP_WINDOW_DAYS = 30;
 
 const NEW_PRODUCT: ProductForm = {
@@ -74,6 +83,7 @@ const NEW_PRODUCT: ProductForm = {
   maxActivations: String(DEFAULT_MAX_ACTIVATIONS),
   offlineTokenHours: String(DEFAULT_OFFLINE_TOKEN_HOURS),
   licenseModel: 'node-locked',
+  expiryModel: 'time-limited',
   leaseMinutes: String(DEFAULT_LEASE_MINUTES),
   borrowMaxHours: '0',
   swapLimit: '',
@@ -102,6 +112,7 @@ const formOf = (p: Product): ProductForm => ({
   maxActivations: String(p.maxActivations),
   offlineTokenHours: String(p.offlineTokenHours),
   licenseModel: p.licenseModel,
+  expiryModel: p.expiryModel,
   leaseMinutes: String(p.leaseMinutes),
   borrowMaxHours: String(p.borrowMaxHours),
   swapLimit: p.swapLimit === null ? '' : String(p.swapLimit),
@@ -149,6 +160,7 @@ const productInput = (form: ProductForm) => ({
   maxActivations: whole(form.maxActivations, DEFAULT_MAX_ACTIVATIONS),
   offlineTokenHours: whole(form.offlineTokenHours, DEFAULT_OFFLINE_TOKEN_HOURS),
   licenseModel: form.licenseModel,
+  expiryModel: form.expiryModel,
   leaseMinutes: whole(form.leaseMinutes, DEFAULT_LEASE_MINUTES),
   borrowMaxHours: whole(form.borrowMaxHours, 0),
   swapLimit: form.swapLimit.trim() === '' ? null : whole(form.swapLimit, undefined),
@@ -239,6 +251,16 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
         <fieldset className="form-fieldset">
           <legend>Licensing</legend>
           <div className="form-grid">
+            <SelectField
+              label="How keys end"
+              id={`${formId}-expiry-model`}
+              {...form.field('expiryModel')}
+              hint={EXPIRY_MODEL_HINTS[form.values.expiryModel]}
+            >
+              <option value="time-limited">Time-limited (expire after their days)</option>
+              <option value="perpetual">Perpetual (never expire)</option>
+              <option value="perpetual-fallback">Perpetual fallback (older releases keep working)</option>
+            </SelectField>
             <SelectField
               label="License model"
               id={`${formId}-model`}

@@ -19,6 +19,7 @@ import { resetSettings, saveSettings, settingsKeys, useServerStatus, useSettings
 import { fromDraft, toDraft, type Draft, type FlagField, type NumberField } from './draft';
 import { PaymentSettingsSection } from './PaymentSettingsSection';
 import { KeyTransferSettingsSection } from './KeyTransferSettingsSection';
+import { RenewalSettingsSection } from './RenewalSettingsSection';
 import { DataExportSection } from './DataExportSection';
 
 type NumberSpec = { field: NumberField; label: string; min: number; max?: number; step?: number; hint: string };
@@ -155,7 +156,9 @@ function draftErrors(draft: Draft): FieldErrors<Draft> {
   if (parsed.success) return {};
   const found: Record<string, string> = {};
   for (const issue of parsed.error.issues) {
-    const key = issue.path[0] === 'payments' || issue.path[0] === 'keyTransfers' ? issue.path.slice(0, 2).join('.') : String(issue.path[0]);
+    const key = ['payments', 'keyTransfers', 'renewals'].includes(String(issue.path[0]))
+      ? issue.path.slice(0, 2).join('.')
+      : String(issue.path[0]);
     found[key] ??= inFormWords(String(issue.path[0]), issue.message);
   }
   return found;
@@ -270,6 +273,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
             <MailStatus />
             <PaymentSettingsSection form={form} />
             <KeyTransferSettingsSection form={form} />
+            <RenewalSettingsSection form={form} />
           </div>
 
           <Card title="Configuration Summary" className="settings-summary">

@@ -1,6 +1,6 @@
 // The Settings form's copy of the settings: numbers as typed, so a half-typed value is not rewritten
 // under the cursor; the card top-up and key transfer sections' fields named within them
-// (payments.minTopUpUsd, keyTransfers.maxPerKey), as their errors are; and back to the document the API's schema reads.
+// (payments.minTopUpUsd, keyTransfers.maxPerKey, renewals.autoRenewDaysBefore), as their errors are; and back to the document the API's schema reads.
 import type { PaymentSettings, Settings } from '../../../../../worker/modules/settings/schemas';
 
 export type NumberField = { [K in keyof Settings]: Settings[K] extends number ? K : never }[keyof Settings];
@@ -12,6 +12,8 @@ export type Draft = Record<NumberField, string> &
   Record<`payments.${PaymentField}`, string> & { 'payments.cardTopUpsEnabled': boolean } & {
     'keyTransfers.enabled': boolean;
     'keyTransfers.maxPerKey': string;
+    'renewals.autoRenewEnabled': boolean;
+    'renewals.autoRenewDaysBefore': string;
   };
 
 // Every number and every flag of the settings, the compiler checks (a new setting must be added here).
@@ -51,6 +53,8 @@ export function toDraft(s: Settings): Draft {
     'payments.firstTopUpHoldHours': String(p.firstTopUpHoldHours),
     'keyTransfers.enabled': s.keyTransfers.enabled,
     'keyTransfers.maxPerKey': String(s.keyTransfers.maxPerKey),
+    'renewals.autoRenewEnabled': s.renewals.autoRenewEnabled,
+    'renewals.autoRenewDaysBefore': String(s.renewals.autoRenewDaysBefore),
   };
 }
 
@@ -73,5 +77,6 @@ export function fromDraft(d: Draft): unknown {
       firstTopUpHoldHours: amount(d['payments.firstTopUpHoldHours']),
     },
     keyTransfers: { enabled: d['keyTransfers.enabled'], maxPerKey: amount(d['keyTransfers.maxPerKey']) },
+    renewals: { autoRenewEnabled: d['renewals.autoRenewEnabled'], autoRenewDaysBefore: amount(d['renewals.autoRenewDaysBefore']) },
   };
 }
