@@ -53,6 +53,7 @@ import {
   GENERATION_METHODS,
   KEY_EVENT_KINDS,
   KEY_STATUSES,
+  LANGUAGES,
   LICENSE_MODELS,
   PAYMENT_STATUSES,
   PRODUCT_TYPES,
@@ -104,6 +105,8 @@ export const users = sqliteTable(
     referralCode: text('referral_code'),
     /** The reseller a customer belongs to (by their referral link, or the owner's choice); null: none. */
     resellerId: text('reseller_id'),
+    /** The language the user chose for the web app (vocabulary's LANGUAGES); null: their browser's. */
+    language: text('language', { enum: LANGUAGES }),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
