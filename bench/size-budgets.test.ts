@@ -11,7 +11,10 @@ import { offlineEnv, ROOT } from '../scripts/local';
 import { buildWorker } from './runtime';
 
 const KB = 1024;
-export const BUDGETS = { workerGzip: 1024 * KB, signInPageGzip: 120 * KB };
+// The sign-in page's budget grew from 120 KB with the web app's languages (issue 47): react-intl and
+// its ICU message parser, about 19 KB, load with the first page, whose words are in the reader's
+// language. Each language's catalog is a chunk of its own, loaded when chosen.
+export const BUDGETS = { workerGzip: 1024 * KB, signInPageGzip: 140 * KB };
 
 /** Screens that must stay out of the sign-in page and load when opened. */
 const ON_DEMAND = [

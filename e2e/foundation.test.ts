@@ -134,11 +134,14 @@ describe('the app shell', () => {
     await context.close();
   });
 
-  it('shows the generic error page for an unknown route', async () => {
+  it('shows a not-found page inside the app layout for an unknown route', async () => {
     const { context, page } = await newPage(browser);
     await register(page);
     await page.goto('/no-such-page');
-    expect(await visible(page.getByRole('heading', { name: 'Unexpected Application Error!' }))).toBe(true);
+    expect(await visible(page.getByRole('heading', { name: 'Page not found' }))).toBe(true);
+    // Inside the layout: the navigation is there, and no error screen.
+    expect(await visible(page.getByRole('navigation', { name: 'Main navigation' }))).toBe(true);
+    expect(await page.getByText('Something went wrong').count()).toBe(0);
     await context.close();
   });
 });

@@ -85,7 +85,7 @@ Examples:
       const { reseller: who, totals, allTime } = stats;
       notice(
         `${who.username}: earned ${totals.earned}, spent ${totals.spent} credits in ${stats.from} to ${stats.to}; ` +
-          `all time earned ${allTime.earned}, spent ${allTime.spent}, ${allTime.customers} customers` +
+          `all time earned ${allTime.earned}, spent ${allTime.spent}, ${allTime.customers} ${allTime.customers === 1 ? 'customer' : 'customers'}` +
           (who.referralPath ? `; referral link ${api.url.replace(/\/$/, '')}${who.referralPath}` : ''),
       );
       if (options.by === 'product') {

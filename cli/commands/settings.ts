@@ -152,7 +152,9 @@ Examples:
         renewals: { ...current.renewals, ...grouped.renewals },
       });
       const saved = await api.put('/api/settings', next);
-      await printRecord(ctx.format, rowsOf(saved), saved);
+      // What changed, as saved: not the whole document (`settings get` shows that).
+      const changed = (Object.keys(changes) as Name[]).map((name): [string, string | number | boolean] => [name, valueOf(saved, name)]);
+      await printRecord(ctx.format, changed);
       success(`Saved ${Object.keys(changes).join(', ')}.`);
     });
 }

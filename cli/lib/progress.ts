@@ -19,6 +19,7 @@ export function progressBar(label: string, total: number | null, unit: string): 
   const silent = stream.isTTY === true && dataOnTerminal;
   let current = 0;
   let lastLine = 0;
+  let lastText = '';
   let finished = false;
   let drawn = false;
 
@@ -37,10 +38,13 @@ export function progressBar(label: string, total: number | null, unit: string): 
       stream.write(`\r\u001b[2K${text()}${final ? '\n' : ''}`);
       return;
     }
+    // A log gets each state once: the last line is not printed again when nothing moved since.
     const now = Date.now();
-    if (final || now - lastLine >= LINE_INTERVAL_MS) {
+    const line = text();
+    if (line !== lastText && (final || now - lastLine >= LINE_INTERVAL_MS)) {
       lastLine = now;
-      stream.write(`${text()}\n`);
+      lastText = line;
+      stream.write(`${line}\n`);
     }
   }
 

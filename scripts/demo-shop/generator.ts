@@ -22,6 +22,13 @@ export type UserRow = {
   is_active: number;
   created_at: number;
   last_login: number | null;
+  /** Every seeded address counts as proven: a demo shop's mail cannot be read, so no account nags to verify it. */
+  email_verified_at: number;
+  /**
+   * A reseller's referral code: the trigger that gives one (0021) is off while the shop is written
+   * (writeShop), so the generator gives it, in the trigger's shape (10 upper-case hex digits).
+   */
+  referral_code: string | null;
 };
 
 export type ProductRow = {
@@ -311,6 +318,8 @@ export function generateShop(plan: ShopPlan): Shop {
       is_active: 1,
       created_at: createdAt,
       last_login: rng() < 0.7 ? now - between(0, plan.historyDays * DAY_MS) : null,
+      email_verified_at: createdAt,
+      referral_code: role === 'reseller' ? hex(5).toUpperCase() : null,
     };
     users.push(user);
     finalCredits.set(user.id, credits);

@@ -41,4 +41,14 @@ describe('the demo shop generator', () => {
     });
     expect(off.map((u) => u.username)).toEqual([]);
   });
+
+  it('verifies every address and gives each reseller a referral code of its own (issue 47)', () => {
+    expect(shop.users.filter((u) => !(u.email_verified_at > 0)).map((u) => u.username)).toEqual([]);
+    const resellers = shop.users.filter((u) => u.role === 'reseller');
+    expect(resellers).toHaveLength(2);
+    const codes = resellers.map((u) => u.referral_code);
+    for (const code of codes) expect(code).toMatch(/^[0-9A-F]{10}$/);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(shop.users.filter((u) => u.role !== 'reseller' && u.referral_code !== null)).toEqual([]);
+  });
 });

@@ -6,6 +6,7 @@ import { RouterProvider } from 'react-router-dom';
 import { createRouter } from './app/router';
 import { Toaster } from './components/ui/toast';
 import { ApiError } from './lib/api';
+import { I18nProvider, initialLanguage, switchLanguage } from './lib/i18n';
 import { appStore, onSessionCleared } from './lib/session';
 import './styles.css';
 
@@ -22,13 +23,19 @@ onSessionCleared(() => queryClient.clear());
 
 const router = createRouter();
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <JotaiProvider store={appStore}>
-      <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
-        <Toaster />
-      </QueryClientProvider>
-    </JotaiProvider>
-  </StrictMode>,
+// The first screen is drawn in its language: this browser's choice, else its preferred languages (a
+// signed-in account's own choice follows when the profile arrives: app/Layout.tsx).
+void switchLanguage(initialLanguage()).finally(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <JotaiProvider store={appStore}>
+        <QueryClientProvider client={queryClient}>
+          <I18nProvider>
+            <RouterProvider router={router} />
+            <Toaster />
+          </I18nProvider>
+        </QueryClientProvider>
+      </JotaiProvider>
+    </StrictMode>,
+  ),
 );

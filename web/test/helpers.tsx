@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Provider as JotaiProvider } from 'jotai';
 import type { ReactNode } from 'react';
 import { vi } from 'vitest';
+import { I18nProvider } from '../src/lib/i18n';
 import { appStore } from '../src/lib/session';
 
 export function newQueryClient() {
@@ -13,7 +14,9 @@ export function newQueryClient() {
 export function wrapperFor(queryClient: QueryClient) {
   return ({ children }: { children: ReactNode }) => (
     <JotaiProvider store={appStore}>
-      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+      <QueryClientProvider client={queryClient}>
+        <I18nProvider>{children}</I18nProvider>
+      </QueryClientProvider>
     </JotaiProvider>
   );
 }

@@ -41,6 +41,7 @@ const user: User = {
   twoFactorEnabled: false,
   googleConnected: false,
   emailVerified: true,
+  language: null,
 };
 
 /** Answers the proof with the right password ("right-password"), refuses any other. */

@@ -28,12 +28,13 @@ type PermissionsPolicy = NonNullable<SecureHeadersOptions['permissionsPolicy']>;
 /**
  * What the browser may let this origin (and any frame in it) use: nothing the app does not use. The
  * app copies license keys to the clipboard, so writing to it stays allowed for its own pages; the
- * card payment is Stripe Checkout's own page, so `payment` is off here too.
+ * card payment is Stripe Checkout's own page, so `payment` is off here too. Only features browsers
+ * know: Chromium logs "Unrecognized feature" on every page for one it does not (it did for
+ * `bluetooth`, which it never shipped as a policy; Web Bluetooth needs a user's pick anyway).
  */
 export const APP_PERMISSIONS_POLICY = {
   accelerometer: [],
   autoplay: [],
-  bluetooth: [],
   browsingTopics: [],
   camera: [],
   clipboardRead: [],

@@ -119,6 +119,13 @@ export type RenewalSource = (typeof RENEWAL_SOURCES)[number];
 export const RENEWAL_OUTCOMES = ['renewed', 'failed'] as const;
 export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
 
+/**
+ * The languages the web app speaks (BCP 47 tags), English first: it is the fallback for a missing
+ * message. A user's chosen one is kept on their account (`users.language`; null: the browser's).
+ */
+export const LANGUAGES = ['en', 'es', 'pt-BR', 'zh-CN', 'ar'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
 export const SECOND_MS = 1000;
 export const MINUTE_MS = 60 * SECOND_MS;
 export const HOUR_MS = 60 * MINUTE_MS;

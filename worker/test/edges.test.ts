@@ -76,7 +76,7 @@ describe('the error envelope', () => {
 
   it('puts a Permissions-Policy denying what the app does not use on every answer', async () => {
     const expected =
-      'accelerometer=(), autoplay=(), bluetooth=(), browsing-topics=(), camera=(), clipboard-read=(), clipboard-write=(self), ' +
+      'accelerometer=(), autoplay=(), browsing-topics=(), camera=(), clipboard-read=(), clipboard-write=(self), ' +
       'display-capture=(), encrypted-media=(), fullscreen=(), geolocation=(), gyroscope=(), hid=(), idle-detection=(), ' +
       'magnetometer=(), microphone=(), midi=(), payment=(), picture-in-picture=(), publickey-credentials-get=(), ' +
       'screen-wake-lock=(), serial=(), sync-xhr=(), usb=(), xr-spatial-tracking=()';

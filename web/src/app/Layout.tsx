@@ -11,6 +11,8 @@ import { TOAST_SMALL_MS } from '../lib/constants';
 import { formatCredits, formatUsd } from '../lib/format';
 import { adminNavItem, MAIN_NAV } from './nav';
 import { asyncHandler } from '../lib/async-handler';
+import { LanguagePicker } from '../components/LanguagePicker';
+import { switchLanguage, useLanguage, useT } from '../lib/i18n';
 
 export const sidebarOpenAtom = atom(false);
 
@@ -21,6 +23,14 @@ export function Layout() {
   const navigate = useNavigate();
   const location = useLocation();
   const [sidebarOpen, setSidebarOpen] = useAtom(sidebarOpenAtom);
+  const t = useT();
+  const { language } = useLanguage();
+  const accountLanguage = user?.language;
+
+  // The account's own language, once the profile says it: it wins over this browser's.
+  useEffect(() => {
+    if (accountLanguage && accountLanguage !== language) void switchLanguage(accountLanguage, { remember: true });
+  }, [accountLanguage, language]);
 
   useEffect(() => setSidebarOpen(false), [location.pathname, setSidebarOpen]);
 
@@ -30,8 +40,8 @@ export function Layout() {
   async function refreshBalance() {
     const result = await profile.refetch();
     // The original showed the failure in success styling; it is an error and looks like one.
-    if (result.isError) toast.error('Failed to refresh balance');
-    else toast.success('Balance refreshed successfully!', TOAST_SMALL_MS);
+    if (result.isError) toast.error(t('shell.refreshFailed'));
+    else toast.success(t('shell.refreshed'), TOAST_SMALL_MS);
   }
 
   async function onLogout() {
@@ -42,20 +52,20 @@ export function Layout() {
   return (
     <div className={`shell ${sidebarOpen ? 'sidebar-open' : ''}`}>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('shell.skipToContent')}
       </a>
       <aside className="sidebar" id="sidebar">
         <div className="sidebar-brand">
           <img src="/favicon.svg" alt="" width={28} height={28} />
           <span>KeyPanel</span>
         </div>
-        <nav aria-label="Main navigation">
+        <nav aria-label={t('shell.mainNavigation')}>
           <ul>
             {items.map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} className={({ isActive }) => `nav-link ${isActive ? 'active' : ''}`}>
                   <Icon name={item.icon} className="nav-icon" />
-                  {item.label}
+                  {t(item.label)}
                 </NavLink>
               </li>
             ))}
@@ -64,7 +74,7 @@ export function Layout() {
             <li>
               <NavLink to="/settings/security" className={({ isActive }) => `nav-link ${isActive ? 'active' : ''}`}>
                 <Icon name="shield" className="nav-icon" />
-                Security
+                {t('nav.security')}
               </NavLink>
             </li>
           </ul>
@@ -76,7 +86,7 @@ export function Layout() {
           <button
             type="button"
             className="icon-button menu-button"
-            aria-label={sidebarOpen ? 'Close menu' : 'Open menu'}
+            aria-label={sidebarOpen ? t('shell.closeMenu') : t('shell.openMenu')}
             aria-expanded={sidebarOpen}
             aria-controls="sidebar"
             onClick={() => setSidebarOpen(!sidebarOpen)}
@@ -84,19 +94,21 @@ export function Layout() {
             <Icon name={sidebarOpen ? 'close' : 'menu'} size={20} />
           </button>
           <div className="topbar-spacer" />
+          <LanguagePicker />
           {user && (
             <div className="topbar-account">
-              <div className="balances" aria-label="Your balances">
-                <span className="balance" title="USD balance">
+              <div className="balances" aria-label={t('shell.yourBalances')}>
+                <span className="balance" title={t('shell.usdBalance')}>
                   <span className="balance-label">USD</span> <strong data-testid="header-balance">{formatUsd(user.balance)}</strong>
                 </span>
-                <span className="balance" title="Credits">
-                  <span className="balance-label">Credits</span> <strong data-testid="header-credits">{formatCredits(user.credits)}</strong>
+                <span className="balance" title={t('shell.credits')}>
+                  <span className="balance-label">{t('shell.credits')}</span>{' '}
+                  <strong data-testid="header-credits">{formatCredits(user.credits)}</strong>
                 </span>
                 <button
                   type="button"
                   className="icon-button"
-                  aria-label="Refresh balance"
+                  aria-label={t('shell.refreshBalance')}
                   onClick={asyncHandler(refreshBalance)}
                   disabled={profile.isFetching}
                 >
@@ -110,7 +122,7 @@ export function Layout() {
                 <RoleBadge role={user.role} />
               </div>
               <button type="button" className="btn btn-secondary btn-sm" onClick={asyncHandler(onLogout)}>
-                Logout
+                {t('shell.logout')}
               </button>
             </div>
           )}

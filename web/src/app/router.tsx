@@ -4,7 +4,7 @@ import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-r
 import type { Schemas } from '../../../worker/platform/api-client';
 import { PageSpinner } from '../components/ui/spinner';
 import { LoginPage } from '../features/auth/LoginPage';
-import { ErrorPage } from './ErrorPage';
+import { ErrorPage, NotFoundPage } from './ErrorPage';
 import { RequireAuth } from './guard';
 
 type Role = Schemas['Role'];
@@ -27,27 +27,31 @@ const restricted = (roles: Role[], children: RouteObject[]): RouteObject => ({
 
 export function createRouter() {
   return createBrowserRouter([
-    { path: '/login', element: <LoginPage />, errorElement: <ErrorPage /> },
+    { path: '/login', element: <LoginPage />, errorElement: <ErrorPage />, hydrateFallbackElement: <PageSpinner /> },
     // On demand: registration's checks bring zod, which the sign-in page does without.
     {
       path: '/register',
       lazy: async () => ({ Component: (await import('../features/auth/RegisterPage')).RegisterPage }),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
     },
     {
       path: '/verify-email',
       lazy: async () => ({ Component: (await import('../features/auth/VerifyEmailPage')).VerifyEmailPage }),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
     },
     {
       path: '/forgot-password',
       lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
     },
     {
       path: '/reset-password',
       lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
     },
     {
       path: '/unsubscribe',
@@ -58,11 +62,13 @@ export function createRouter() {
       path: '/login/2fa',
       lazy: async () => ({ Component: (await import('../features/auth/TwoFactorLoginPage')).TwoFactorLoginPage }),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
     },
     {
       path: '/login/google',
       lazy: async () => ({ Component: (await import('../features/auth/GoogleReturnPage')).GoogleReturnPage }),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
     },
     {
       path: '/',
@@ -74,6 +80,7 @@ export function createRouter() {
         </RequireAuth>
       ),
       errorElement: <ErrorPage />,
+      hydrateFallbackElement: <PageSpinner />,
       children: [
         { index: true, element: <Navigate to="/dashboard" replace /> },
         {
@@ -97,6 +104,8 @@ export function createRouter() {
             lazy: async () => ({ Component: (await import('../features/analytics/AnalyticsPage')).AnalyticsPage }),
           },
         ]),
+        // Any other address: a not-found page in the app's own layout, not the error screen.
+        { path: '*', element: <NotFoundPage /> },
       ],
     },
   ]);

@@ -5,6 +5,7 @@
 import type { ApiMethod, PathPattern, QueryParams, RequestBody, ResponseBody } from '../../../worker/platform/api-client';
 import { BOOKMARK_HEADER, currentBookmark, rememberBookmark } from './bookmark';
 import { HTTP_TIMEOUT_MS, UNAUTHORIZED_REDIRECT_DELAY_MS } from './constants';
+import { currentLanguage, hasMessage, translate } from './i18n/runtime';
 import { noteMaintenance } from './maintenance';
 import { appStore, clearSession, tokenAtom } from './session/store';
 
@@ -21,10 +22,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The server's message when it sent one, else the screen's fallback text. */
+/**
+ * What to tell the reader of a refusal: the catalog's words for the server's `code` in the language
+ * in force (`error.<CODE>`); in English, or for a code without an entry, the server's own message
+ * (English, and the most specific); else the screen's fallback text.
+ */
 export function errorMessage(err: unknown, fallback: string): string {
-  if (err instanceof ApiError && err.status > 0 && err.message) return err.message;
-  return fallback;
+  if (!(err instanceof ApiError) || err.status <= 0) return fallback;
+  const id = `error.${err.code ?? ''}`;
+  if (currentLanguage() !== 'en' && hasMessage(id)) return translate(id);
+  return err.message || fallback;
 }
 
 // Their 401 means wrong credentials or an expired sign-in step, not an ended session.

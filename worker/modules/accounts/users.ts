@@ -5,6 +5,7 @@ import { ledger, users } from '../../platform/db/schema';
 import { AppError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { hashPassword } from '../../platform/password';
+import type { Language } from '../../platform/vocabulary';
 import { dispatchCommitted, webhookEvents } from '../webhooks';
 import { type User } from './schemas/answers';
 
@@ -25,9 +26,16 @@ export function toUserJson(u: UserRow): User {
     twoFactorEnabled: u.twoFactorEnabled,
     googleConnected: u.googleId !== null,
     emailVerified: u.emailVerifiedAt !== null,
+    language: u.language,
   };
 }
 export type UserJson = User;
+
+/** The web app's language for this account (null: follow the browser); answers the user as they are now. */
+export async function setLanguage(db: DB, user: UserRow, language: Language | null): Promise<User> {
+  await db.update(users).set({ language }).where(eq(users.id, user.id)).run();
+  return toUserJson({ ...user, language });
+}
 
 export const findUserById = (db: DB, id: string) => db.select().from(users).where(eq(users.id, id)).get();
 export const findUserByEmail = (db: DB, email: string) => db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
@@ -106,6 +114,7 @@ export async function createUser(
       referralCode: null,
       mailOptOuts: [],
       lowBalanceMailedAt: null,
+      language: null,
     };
     const registered = webhookEvents('user.registered', [{ user: toUserJson(fresh) }], now.getTime());
     await dispatchCommitted(await runBatch(db, [db.insert(users).values(row), ...openingBalance, ...alsoRun(id), registered]), db);

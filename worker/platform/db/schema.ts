@@ -65,6 +65,7 @@ import {
   GENERATION_METHODS,
   KEY_EVENT_KINDS,
   KEY_STATUSES,
+  LANGUAGES,
   LICENSE_MODELS,
   PAYMENT_STATUSES,
   PRODUCT_TYPES,
@@ -127,6 +128,8 @@ export const users = sqliteTable(
       .default(sql`'[]'`),
     /** When the low-balance mail went, until the balance recovers (then cleared): at most one per dip. */
     lowBalanceMailedAt: integer('low_balance_mailed_at', { mode: 'timestamp_ms' }),
+    /** The language the user chose for the web app (vocabulary's LANGUAGES); null: their browser's. */
+    language: text('language', { enum: LANGUAGES }),
   },
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),

@@ -1,13 +1,14 @@
 // Pieces every module's answers share: dates, a paged list, the vocabulary as zod enums, a reference
 // to a user. `.meta({ id })` names a shape in the OpenAPI document's components.
 import { z } from 'zod';
-import { KEY_STATUSES, PRODUCT_TYPES, ROLES } from '../vocabulary';
+import { KEY_STATUSES, LANGUAGES, PRODUCT_TYPES, ROLES } from '../vocabulary';
 
 export const isoDate = z.string().meta({ format: 'date-time' });
 
 export const nullableDate = isoDate.nullable();
 
 export const roleSchema = z.enum(ROLES).meta({ id: 'Role' });
+export const languageSchema = z.enum(LANGUAGES).meta({ id: 'Language', description: 'A BCP 47 language tag the web app speaks.' });
 
 // The shop (issue 3): products, license keys, purchases and the exchange.
 export const productTypeSchema = z.enum(PRODUCT_TYPES).meta({ id: 'ProductType' });

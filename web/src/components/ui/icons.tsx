@@ -26,7 +26,11 @@ const paths = {
 
 export type IconName = keyof typeof paths;
 
-export function Icon({ name, size = 18, ...rest }: { name: IconName; size?: number } & SVGProps<SVGSVGElement>) {
+/** Icons whose direction means something (an arrow out, an exchange): drawn mirrored right to left. */
+const MIRRORED: ReadonlySet<IconName> = new Set(['logout', 'swap']);
+
+export function Icon({ name, size = 18, className, ...rest }: { name: IconName; size?: number } & SVGProps<SVGSVGElement>) {
+  const classes = [className, MIRRORED.has(name) ? 'icon-mirror' : null].filter(Boolean).join(' ') || undefined;
   return (
     <svg
       width={size}
@@ -39,6 +43,7 @@ export function Icon({ name, size = 18, ...rest }: { name: IconName; size?: numb
       strokeLinejoin="round"
       aria-hidden="true"
       focusable="false"
+      className={classes}
       {...rest}
     >
       <path d={paths[name]} />

@@ -11,6 +11,7 @@ import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { googleSignInUrl, loginRequest, TWO_FACTOR_LOGIN_PATH, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 type FromState = { from?: { pathname: string; search?: string } } | null;
 
@@ -20,6 +21,7 @@ export function LoginPage() {
   const location = useLocation();
   const [params] = useSearchParams();
   const completeSignIn = useCompleteSignIn();
+  const t = useT();
   const [leavingForGoogle, setLeavingForGoogle] = useState(false);
   const from = (location.state as FromState)?.from;
   const destination = from ? `${from.pathname}${from.search ?? ''}` : '/dashboard';
@@ -38,11 +40,11 @@ export function LoginPage() {
         return;
       }
       completeSignIn(answer);
-      toast.success('Successfully logged in!');
+      toast.success(t('auth.signedIn'));
       void navigate(destination, { replace: true });
     },
     onError: (err) => {
-      toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Login failed. Please check your credentials.'));
+      toast.error(err instanceof SignInError ? err.message : errorMessage(err, t('auth.signIn.failed')));
       return null;
     },
   });
@@ -57,42 +59,42 @@ export function LoginPage() {
       const { url } = await googleSignInUrl(form.values.rememberMe);
       window.location.assign(url);
     } catch (err) {
-      toast.error(errorMessage(err, 'Google sign-in failed. Please try again.'));
+      toast.error(errorMessage(err, t('auth.google.failed')));
       setLeavingForGoogle(false);
     }
   }
 
   return (
-    <AuthLayout title="Sign in" subtitle="Welcome back. Sign in to manage your license keys.">
+    <AuthLayout title={t('auth.signIn.title')} subtitle={t('auth.signIn.subtitle')}>
       {params.get('expired') === 'true' && (
         <div className="notice notice-warning" role="status">
-          Your session has expired. Please sign in again.
+          {t('auth.signIn.expired')}
         </div>
       )}
       <form onSubmit={form.onSubmit} noValidate>
-        <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required />
-        <Field label="Password" type="password" autoComplete="current-password" {...form.field('password')} required />
+        <Field label={t('auth.email')} type="email" autoComplete="email" {...form.field('email')} required />
+        <Field label={t('auth.password')} type="password" autoComplete="current-password" {...form.field('password')} required />
         <div className="form-row-between">
           <label className="checkbox">
-            <input type="checkbox" {...form.checkbox('rememberMe')} /> Remember me
+            <input type="checkbox" {...form.checkbox('rememberMe')} /> {t('auth.signIn.rememberMe')}
           </label>
-          <Link to="/forgot-password">Forgot password?</Link>
+          <Link to="/forgot-password">{t('auth.signIn.forgot')}</Link>
         </div>
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
-          {form.submitting ? 'Signing in…' : 'Sign in'}
+          {form.submitting ? t('auth.signIn.submitting') : t('auth.signIn.submit')}
         </button>
       </form>
       <div className="divider">
-        <span>or</span>
+        <span>{t('auth.or')}</span>
       </div>
       <button type="button" className="btn btn-secondary btn-block" onClick={asyncHandler(signInWithGoogle)} disabled={leavingForGoogle}>
         <span aria-hidden="true" className="google-mark">
           G
         </span>{' '}
-        {leavingForGoogle ? 'Opening Google…' : 'Sign in with Google'}
+        {leavingForGoogle ? t('auth.google.opening') : t('auth.google.signIn')}
       </button>
       <p className="auth-switch">
-        Don't have an account? <Link to="/register">Create one</Link>
+        {t('auth.signIn.noAccount')} <Link to="/register">{t('auth.signIn.createOne')}</Link>
       </p>
     </AuthLayout>
   );

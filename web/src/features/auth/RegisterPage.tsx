@@ -10,6 +10,7 @@ import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { registerRequest } from './api';
 import { AuthLayout } from './AuthLayout';
+import { useT } from '../../lib/i18n';
 
 /** `ref`: a reseller's referral code, from their link (`/register?ref=CODE`). */
 type Form = { username: string; email: string; password: string; confirmPassword: string; ref: string };
@@ -25,6 +26,7 @@ export function RegisterPage() {
   const token = useAtomValue(tokenAtom);
   const navigate = useNavigate();
   const completeSignIn = useCompleteSignIn();
+  const t = useT();
   const [params] = useSearchParams();
   const form = useForm<Form>({
     initial: { username: '', email: '', password: '', confirmPassword: '', ref: params.get('ref')?.trim() ?? '' },
@@ -37,16 +39,16 @@ export function RegisterPage() {
         ...(ref.trim() ? { ref: ref.trim() } : {}),
       });
       completeSignIn(answer);
-      toast.success(answer.message || 'Registration successful');
+      toast.success(t('auth.register.done'));
       void navigate('/dashboard', { replace: true });
     },
-    onError: (err) => (err instanceof SignInError ? err.message : errorMessage(err, 'Registration failed')),
+    onError: (err) => (err instanceof SignInError ? err.message : errorMessage(err, t('auth.register.failed'))),
   });
 
   if (token && form.status === 'idle') return <Navigate to="/dashboard" replace />;
 
   return (
-    <AuthLayout title="Create your account" subtitle="Buy and manage your license keys in one place.">
+    <AuthLayout title={t('auth.register.title')} subtitle={t('auth.register.subtitle')}>
       {form.formError && (
         <div className="notice notice-error" role="alert">
           {form.formError}
@@ -54,16 +56,16 @@ export function RegisterPage() {
       )}
       <form onSubmit={form.onSubmit} noValidate>
         <Field
-          label="Username"
+          label={t('auth.username')}
           autoComplete="username"
           {...form.field('username')}
           required
           minLength={USERNAME_MIN}
           maxLength={USERNAME_MAX}
         />
-        <Field label="Email" type="email" autoComplete="email" {...form.field('email')} required />
+        <Field label={t('auth.email')} type="email" autoComplete="email" {...form.field('email')} required />
         <Field
-          label="Password"
+          label={t('auth.password')}
           type="password"
           autoComplete="new-password"
           {...form.field('password')}
@@ -72,20 +74,26 @@ export function RegisterPage() {
           minLength={PASSWORD_MIN}
         />
         <PasswordStrength password={form.values.password} username={form.values.username.trim()} email={form.values.email.trim()} />
-        <Field label="Confirm password" type="password" autoComplete="new-password" {...form.field('confirmPassword')} required />
         <Field
-          label="Referral code (optional)"
+          label={t('auth.register.confirmPassword')}
+          type="password"
+          autoComplete="new-password"
+          {...form.field('confirmPassword')}
+          required
+        />
+        <Field
+          label={t('auth.register.referralCode')}
           autoComplete="off"
           {...form.field('ref')}
           maxLength={32}
-          hint="From your reseller’s link: you become their customer. Leave empty if you have none."
+          hint={t('auth.register.referralHint')}
         />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
-          {form.submitting ? 'Creating account…' : 'Create account'}
+          {form.submitting ? t('auth.register.submitting') : t('auth.register.submit')}
         </button>
       </form>
       <p className="auth-switch">
-        Already have an account? <Link to="/login">Sign in</Link>
+        {t('auth.register.haveAccount')} <Link to="/login">{t('auth.signIn.submit')}</Link>
       </p>
     </AuthLayout>
   );

@@ -27,7 +27,8 @@ import { idleLimitMs } from '../sessions';
 import { currentUser } from '../signed-in';
 import { endSessionLogged } from '../sign-in';
 import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor } from '../two-factor';
-import { toUserJson } from '../users';
+import { setLanguage, toUserJson } from '../users';
+import { updateProfileSchema } from '../schemas/profile';
 import {
   apiTokensResponseSchema,
   type CreatedApiToken,
@@ -49,6 +50,17 @@ const createApiTokenRequest = createApiTokenSchema.extend(stepUpFields);
 export const usersRoutes = new Hono<SignedInEnv>()
   .get('/profile', op('getProfile', 'My account', { 200: userSchema }, { tag: 'Account', tokens: true, errors: [404] }), async (c) =>
     c.json(toUserJson(await currentUser(c)), 200),
+  )
+  .patch(
+    '/profile',
+    op(
+      'updateProfile',
+      'Change my profile: the language the web app speaks',
+      { 200: userSchema },
+      { tag: 'Account', tokens: true, errors: [400, 404] },
+    ),
+    jsonBody(updateProfileSchema),
+    async (c) => c.json(await setLanguage(c.var.db, await currentUser(c), c.req.valid('json').language), 200),
   )
   .get('/security', op('getSecurityInfo', 'My account security at a glance', { 200: securityInfoSchema }, { errors: [404] }), async (c) =>
     c.json(await securityInfo(c.env, c.var.db, await currentUser(c)), 200),

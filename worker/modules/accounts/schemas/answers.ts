@@ -1,7 +1,7 @@
 // The shapes the accounts module answers with: an account, a session, sign-in's answers, account
 // security and API tokens. The OpenAPI document describes exactly these; the types are inferred from them.
 import { z } from 'zod';
-import { isoDate, nullableDate, paged, roleSchema } from '../../../platform/schemas/common';
+import { isoDate, languageSchema, nullableDate, paged, roleSchema } from '../../../platform/schemas/common';
 
 export const userSchema = z
   .object({
@@ -17,6 +17,7 @@ export const userSchema = z
     twoFactorEnabled: z.boolean(),
     googleConnected: z.boolean(),
     emailVerified: z.boolean().meta({ description: 'The address is proven; card top-ups and connecting Google need it.' }),
+    language: languageSchema.nullable().meta({ description: "The web app's language the user chose; null: their browser's." }),
   })
   .meta({ id: 'User' });
 
