@@ -24,7 +24,7 @@ describe('bad usage exits 2', () => {
   it.each([
     [
       ['keys', 'generate', '--product', 'APP', '--quantity', 'many'],
-      "option '--quantity <n>' argument 'many' is invalid. --quantity must be a whole number.",
+      "option '--quantity <n>' argument 'many' is invalid. --quantity must be a whole number (digits only).",
     ],
     [['keys', 'generate', '--product', 'APP', '--quantity', '0'], '--quantity must be at least 1.'],
     [['keys', 'generate', '--quantity', '5'], "required option '--product <id|keyTag>' not specified"],
@@ -34,7 +34,7 @@ describe('bad usage exits 2', () => {
     [['keys', 'list', '--colour'], "unknown option '--colour'"],
     [['keys', 'list', 'extra'], "too many arguments for 'list'"],
     [['users', 'credit', 'alice', '--credits', '5', '--balance', '5'], 'Give exactly one of --credits N or --balance USD'],
-    [['users', 'credit', 'alice', '--balance', '1.234'], 'amount: Amount must have at most two decimals'],
+    [['users', 'credit', 'alice', '--balance', '1.234'], "argument '1.234' is invalid. --balance must be a positive number like 12.50."],
     [['settings', 'set', 'maxKeysPerGeneration'], 'Expected name=value, got "maxKeysPerGeneration"'],
     [['settings', 'set', 'colour=blue'], 'Unknown setting "colour"'],
     [['settings', 'set', 'maxKeysPerGeneration=5000'], 'maxKeysPerGeneration: maxKeysPerGeneration must be at most 1000'],
@@ -48,7 +48,10 @@ describe('bad usage exits 2', () => {
     [['license', 'verify-token', 'not-a-token'], 'That is not an offline token'],
     [['token', 'create', '--name', 'x', '--role', 'admin'], '--role must be one of user, reseller, owner.'],
     [['token', 'revoke', 'abc'], '"abc" is not an API token id'],
-    [['purchase', '--user', 'alice', '--product', 'APP', '--days', '-3'], '--days must be at least 1.'],
+    [
+      ['purchase', '--user', 'alice', '--product', 'APP', '--days', '-3'],
+      "argument '-3' is invalid. --days must be a whole number (digits only).",
+    ],
     [['keys', 'export', '--output', '/nonexistent-dir/keys.csv'], 'Cannot write --output /nonexistent-dir/keys.csv: ENOENT'],
     [['keys', 'list', '--mine', '--product', 'APP'], '--product cannot be combined with --mine'],
   ])('keypanel %j', async (args, message) => {

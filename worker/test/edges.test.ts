@@ -227,8 +227,6 @@ describe('the settings document', () => {
       keyExpiryGracePeriod: 0,
       keyTransfers: { enabled: true, maxPerKey: 0 },
       renewals: { autoRenewEnabled: true, autoRenewDaysBefore: 3 },
-      // Not the spec's: with email notifications on, expiry reminders 14, 3 and 1 days before (issue 44).
-      expiryReminderDays: [14, 3, 1],
     });
     expect((await api('GET', '/api/settings/public')).status).toBe(401);
     await saveSettings(env.KV, TEST_SETTINGS);

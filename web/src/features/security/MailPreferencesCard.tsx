@@ -26,8 +26,17 @@ export function MailPreferencesCard() {
     queryKey: PREFERENCES,
     queryFn: ({ signal }) => api.get('/api/users/mail-preferences', undefined, signal),
   });
+  // The box follows the click at once; a refusal puts it back.
   const change = useMutation({
     mutationFn: (notices: Partial<Record<Notice, boolean>>) => api.put('/api/users/mail-preferences', { notices }),
+    onMutate: (notices) => {
+      const before = queryClient.getQueryData<typeof preferences.data>(PREFERENCES);
+      if (before) queryClient.setQueryData(PREFERENCES, { ...before, notices: { ...before.notices, ...notices } });
+      return { before };
+    },
+    onError: (_err, _notices, context) => {
+      if (context?.before) queryClient.setQueryData(PREFERENCES, context.before);
+    },
     onSuccess: (data) => queryClient.setQueryData(PREFERENCES, data),
   });
 
@@ -54,7 +63,7 @@ export function MailPreferencesCard() {
                 This shop sends no notices by mail at the moment; your choices apply when it does.
               </p>
             )}
-            <fieldset className="field" disabled={change.isPending}>
+            <fieldset className="field">
               <legend className="visually-hidden">Notices by mail</legend>
               {NOTICES.map(({ kind, label, hint }) => (
                 <CheckboxField

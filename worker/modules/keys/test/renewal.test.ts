@@ -278,7 +278,8 @@ describe('auto-renewal', () => {
     expect((await keyRow(keyId))!.expiresAt!.getTime()).toBe(expiry + 30 * DAY_MS);
     // One receipt for the one renewal (mail issue 44).
     const receipts = (await mailsOf(user.id)).filter((m) => m.kind === 'receipt');
-    expect(receipts).toEqual([expect.objectContaining({ data: expect.objectContaining({ action: 'renewal', days: 30, cost: 400 }) })]);
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0].data).toMatchObject({ action: 'renewal', keyId, days: 30, cost: 400 });
     expect((await userRow(user.id))!.credits).toBe(10_000 - 400 - 400);
     // The next period is another renewal.
     await autoRenewKeys(db(), settings, expiry + 28 * DAY_MS);
@@ -333,7 +334,8 @@ describe('auto-renewal', () => {
     expect(history.body.events[0]).toMatchObject({ kind: 'auto_renew_failed', by: 'auto', days: 30, price: 400 });
     // The customer is mailed once, however many runs saw it.
     const told = (await mailsOf(user.id)).filter((m) => m.kind === 'auto_renew_failed');
-    expect(told).toEqual([expect.objectContaining({ data: expect.objectContaining({ cost: 400, credits: 400 }) })]);
+    expect(told).toHaveLength(1);
+    expect(told[0].data).toMatchObject({ keyId, cost: 400, credits: 0 });
     // It runs out as it would have.
     await expireKeys(db(), DEFAULT_SETTINGS, expiry);
     expect((await keyRow(keyId))!.status).toBe('expired');
