@@ -87,12 +87,15 @@ func New(o Options) (*Client, error) {
 }
 
 // Request names the key and this device. Nonce is echoed inside the signed answer and checked: a
-// fresh random one when empty (never reuse one).
+// fresh random one when empty (never reuse one). ReleaseDate, sent by Validate only when set, is this
+// build's release date (ISO 8601, like 2026-03-01): a perpetual-fallback key past its expiry still
+// answers valid (UpdatesEnded) for a release dated before the expiry.
 type Request struct {
 	Key         string
 	Fingerprint string
 	Nonce       string
 	DeviceInfo  *DeviceInfo
+	ReleaseDate string
 }
 
 // DeviceInfo is what the owner sees for the device in the admin area.
@@ -465,10 +468,15 @@ func (c *Client) Activate(ctx context.Context, req Request) (*Result, error) {
 	return c.call(ctx, "activate", req, nil, nil)
 }
 
-// Validate asks the server; when it cannot answer, the last good offline token does until it expires.
+// Validate asks the server; when it cannot answer, the last good offline token does until it
+// expires. It sends req.ReleaseDate when set.
 func (c *Client) Validate(ctx context.Context, req Request) (*Result, error) {
 	req.DeviceInfo = nil
-	return c.call(ctx, "validate", req, nil, nil)
+	var extra map[string]interface{}
+	if req.ReleaseDate != "" {
+		extra = map[string]interface{}{"releaseDate": req.ReleaseDate}
+	}
+	return c.call(ctx, "validate", req, extra, nil)
 }
 
 // Deactivate releases the device (a floating one checks its seat in); its kept token goes once the server confirms.

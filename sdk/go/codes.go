@@ -30,6 +30,9 @@ const (
 	UsageNotMetered     Code = "USAGE_NOT_METERED"
 	OfflineActivated    Code = "OFFLINE_ACTIVATED"
 	NonceAlreadyUsed    Code = "NONCE_ALREADY_USED"
+	// UpdatesEnded: a perpetual-fallback key past its expiry, validated by a release dated before
+	// it (Request.ReleaseDate): the release keeps working (valid), but updates have ended.
+	UpdatesEnded Code = "UPDATES_ENDED"
 )
 
 // What the SDK decides itself.
@@ -54,14 +57,14 @@ var ServerCodes = []Code{
 	Valid, NotFound, Revoked, Expired, NotActivated, DeviceLimitReached, ProductInactive, Deactivated,
 	KeyRegenerated, NoSeatAvailable, LeaseExpired, SeatReleased, BorrowNotAllowed, DeviceReplaced,
 	SwapBudgetExhausted, TrialStarted, TrialAlreadyUsed, TrialNotOffered, Consumed, UsageExhausted,
-	UsageNotMetered, OfflineActivated, NonceAlreadyUsed,
+	UsageNotMetered, OfflineActivated, NonceAlreadyUsed, UpdatesEnded,
 }
 
 // ClientCodes lists what the SDK decides itself.
 var ClientCodes = []Code{InvalidSignature, Unreachable, RateLimited, Rejected, ClockBehind, NotThisRequest}
 
 // ValidCodes are the codes of a valid answer: the device may use the software.
-var ValidCodes = []Code{Valid, DeviceReplaced, TrialStarted, Consumed, OfflineActivated}
+var ValidCodes = []Code{Valid, DeviceReplaced, TrialStarted, Consumed, OfflineActivated, UpdatesEnded}
 
 // IsServerCode reports whether c is one of the licensing API's codes.
 func (c Code) IsServerCode() bool { return contains(ServerCodes, c) }

@@ -51,6 +51,7 @@ type vectorStep struct {
 		Amount          *int   `json:"amount"`
 		IdempotencyKey  string `json:"idempotencyKey"`
 		ReplaceDeviceID string `json:"replaceDeviceId"`
+		ReleaseDate     string `json:"releaseDate"`
 	} `json:"request"`
 	Now  int64 `json:"now"`
 	Sent struct {
@@ -183,7 +184,7 @@ func runCase(c vectorCase, pem string) string {
 		case "call":
 			step, problem = s, ""
 			q := s.Request
-			req := Request{Key: q.Key, Fingerprint: q.Fingerprint, Nonce: q.Nonce}
+			req := Request{Key: q.Key, Fingerprint: q.Fingerprint, Nonce: q.Nonce, ReleaseDate: q.ReleaseDate}
 			var r *Result
 			switch s.Action {
 			case "activate":

@@ -101,7 +101,7 @@ def run_case(case: Dict[str, Any], public_key: str) -> Optional[str]:
             if action == "activate":
                 result = licensing.activate(k, fp, nonce=nonce)
             elif action == "validate":
-                result = licensing.validate(k, fp, nonce=nonce)
+                result = licensing.validate(k, fp, nonce=nonce, release_date=r.get("releaseDate"))
             elif action == "deactivate":
                 result = licensing.deactivate(k, fp, nonce=nonce)
             elif action == "heartbeat":

@@ -4,7 +4,10 @@
 /** The licensing calls a vector can make. */
 export type Action = 'activate' | 'validate' | 'deactivate' | 'heartbeat' | 'borrow' | 'replace-device' | 'trial' | 'consume';
 
-/** What the app passes to the call (`keyTag` for a trial, whose `key` is empty). */
+/**
+ * What the app passes to the call (`keyTag` for a trial, whose `key` is empty; `releaseDate`, an ISO
+ * date, for a validate by a release that names its date).
+ */
 export type VectorRequest = {
   key: string;
   fingerprint: string;
@@ -14,6 +17,7 @@ export type VectorRequest = {
   amount?: number;
   idempotencyKey?: string;
   replaceDeviceId?: string;
+  releaseDate?: string;
 };
 
 /** The HTTP answer the SDK receives: status, exact body bytes (base64) and the X-Signature header. */

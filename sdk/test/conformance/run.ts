@@ -87,7 +87,7 @@ export async function runCase(testCase: Case, publicKey: string): Promise<string
       const base = { key: r.key, fingerprint: r.fingerprint, nonce: r.nonce };
       const calls: Record<CallStep['action'], () => Promise<LicenseResult>> = {
         activate: () => licensing.activate(base),
-        validate: () => licensing.validate(base),
+        validate: () => licensing.validate(r.releaseDate === undefined ? base : { ...base, releaseDate: r.releaseDate }),
         deactivate: () => licensing.deactivate(base),
         heartbeat: () => licensing.heartbeat(base),
         borrow: () => licensing.borrow({ ...base, hours: r.hours! }),

@@ -343,9 +343,12 @@ class Licensing:
         """Takes a device slot (activating the same device again takes none)."""
         return self._call("activate", key, fingerprint, nonce, {"deviceInfo": device_info} if device_info else {})
 
-    def validate(self, key: str, fingerprint: str, nonce: Optional[str] = None) -> LicenseResult:
-        """Asks the server; when it cannot answer, the last good offline token does until it expires."""
-        return self._call("validate", key, fingerprint, nonce, {})
+    def validate(self, key: str, fingerprint: str, nonce: Optional[str] = None, release_date: Optional[str] = None) -> LicenseResult:
+        """Asks the server; when it cannot answer, the last good offline token does until it expires.
+        ``release_date``: this build's release date (ISO 8601, like ``2026-03-01``), so a
+        perpetual-fallback key past its expiry still answers valid (UPDATES_ENDED) for a release
+        dated before the expiry."""
+        return self._call("validate", key, fingerprint, nonce, {} if release_date is None else {"releaseDate": release_date})
 
     def deactivate(self, key: str, fingerprint: str, nonce: Optional[str] = None) -> LicenseResult:
         """Releases the device (a floating one checks its seat in); its kept token goes once the server confirms."""

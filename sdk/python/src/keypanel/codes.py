@@ -45,6 +45,7 @@ class Code(str, Enum):
     USAGE_NOT_METERED = "USAGE_NOT_METERED"
     OFFLINE_ACTIVATED = "OFFLINE_ACTIVATED"
     NONCE_ALREADY_USED = "NONCE_ALREADY_USED"
+    UPDATES_ENDED = "UPDATES_ENDED"
 
     INVALID_SIGNATURE = "INVALID_SIGNATURE"
     UNREACHABLE = "UNREACHABLE"
@@ -68,7 +69,8 @@ CLIENT_CODES = frozenset(
 #: What the licensing API answers, in a signed body.
 SERVER_CODES = frozenset(code for code in Code if code not in CLIENT_CODES)
 
-#: The codes of a valid answer: the device may use the software (CONSUMED carries no token).
+#: The codes of a valid answer: the device may use the software (CONSUMED carries no token;
+#: UPDATES_ENDED: a perpetual-fallback key past its expiry, validated by a release dated before it).
 VALID_CODES = frozenset(
-    {Code.VALID, Code.DEVICE_REPLACED, Code.TRIAL_STARTED, Code.CONSUMED, Code.OFFLINE_ACTIVATED}
+    {Code.VALID, Code.DEVICE_REPLACED, Code.TRIAL_STARTED, Code.CONSUMED, Code.OFFLINE_ACTIVATED, Code.UPDATES_ENDED}
 )

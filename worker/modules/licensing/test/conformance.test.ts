@@ -177,6 +177,7 @@ function sent(action: CallStep['action'], request: VectorRequest): CallStep['sen
   if (action === 'borrow') body.hours = request.hours;
   if (action === 'replace-device') body.replaceDeviceId = request.replaceDeviceId;
   if (action === 'consume') body.amount = request.amount ?? 1;
+  if (request.releaseDate !== undefined) body.releaseDate = request.releaseDate;
   return { path: PATHS[action], body, ...(action === 'consume' ? { idempotencyKey: request.idempotencyKey } : {}) };
 }
 
@@ -570,6 +571,36 @@ describe('the SDK conformance vectors', () => {
       ).cases,
     );
     expect(meteredToken).not.toBeNull();
+
+    // Perpetual fallback: a key that expires at T0 + 1 h, activated while live. Past its expiry, a
+    // release dated before the expiry keeps working (UPDATES_ENDED, valid, a token kept); a later one
+    // needs the key renewed (EXPIRED).
+    const fallbackApp = await product({ expiryModel: 'perpetual-fallback', offlineTokenHours: 24 });
+    const pf = await licenseKey(fallbackApp, {
+      name: 'PERPETUAL-FALLBACK',
+      status: 'used',
+      expiryModel: 'perpetual-fallback',
+      purchasedAt: new Date(T0 - 30 * DAY),
+      expiresAt: new Date(T0 + HOUR),
+      duration: 30,
+    });
+    await real('activate', req(pf, 'fallback-device-0001'), T0 + 58 * MINUTE);
+    const updatesEnded = await callCases(
+      'validate: a perpetual-fallback key past its expiry, by a release dated before it',
+      'validate',
+      req(pf, 'fallback-device-0001', { releaseDate: '2029-12-15' }),
+      T0 + 61 * MINUTE,
+    );
+    answers.push(...updatesEnded.cases);
+    const releasedLater = await callCases(
+      'validate: a perpetual-fallback key past its expiry, by a release dated after it',
+      'validate',
+      req(pf, 'fallback-device-0001', { releaseDate: '2030-01-02' }),
+      T0 + 62 * MINUTE,
+    );
+    answers.push(...releasedLater.cases);
+    expect(updatesEnded.expect).toMatchObject({ valid: true, code: 'UPDATES_ENDED', offlineToken: { key: pf } });
+    expect(releasedLater.expect).toMatchObject({ valid: false, code: 'EXPIRED', offlineToken: null });
 
     // Offline tokens: the one the first activation kept, checked against each expectation and clock.
     const first = (activated.cases[0].steps[0] as CallStep).answer!;
