@@ -73,7 +73,10 @@ describe('keypanel settings for card top-ups', () => {
         home,
       });
       expect(set.code, set.stderr).toBe(0);
-      expect(json<Schemas['Settings']>(set.stdout).payments).toEqual({
+      // `set` prints what changed, as saved; `get` the whole group.
+      expect(json<Record<string, unknown>>(set.stdout)).toEqual({ 'payments.minTopUpUsd': 6, 'payments.quickTopUpAmounts': '6,20' });
+      const after = await keypanel(['settings', 'get', '--format', 'json'], { home });
+      expect(json<Schemas['Settings']>(after.stdout).payments).toEqual({
         cardTopUpsEnabled: true,
         minTopUpUsd: 6,
         maxTopUpUsd: 500,

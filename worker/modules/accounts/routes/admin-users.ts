@@ -59,7 +59,7 @@ export const adminUsersRoutes = new Hono<SignedInEnv>()
         verificationSent === null
           ? 'User created successfully'
           : verificationSent
-            ? 'User created successfully; a verification link was sent to their address'
+            ? 'User created successfully; a verification link is on its way to their address'
             : 'User created successfully; no verification link could be sent (no mail service or APP_URL on this server)';
       return c.json({ user: toUserJson(user), message }, 201);
     },

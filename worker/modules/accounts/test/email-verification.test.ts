@@ -108,7 +108,7 @@ describe('a registration with someone else’s address', () => {
     expect(await readOutbox(env.KV, vouched.body.user.email)).toEqual([]);
     const plain = await create();
     expect(plain.body.user.emailVerified).toBe(false);
-    expect(plain.body.message).toContain('verification link was sent');
+    expect(plain.body.message).toContain('verification link is on its way');
     expect(verifyTokenFrom((await waitForMail(plain.body.user.email))[0])).toBeTruthy();
   });
 });
