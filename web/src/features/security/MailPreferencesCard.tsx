@@ -1,6 +1,7 @@
 // The notices a customer gets by mail (reminders before a key expires, receipts, a failed
 // auto-renewal, a low balance, a new device on a key), each on or off. Mail that keeps the account
 // safe (a reset link, an address to confirm, a key given to them) always goes.
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { NOTICE_MAIL_KINDS } from '../../../../worker/platform/vocabulary';
 import { CheckboxField } from '../../components/ui/field';
@@ -26,26 +27,22 @@ export function MailPreferencesCard() {
     queryKey: PREFERENCES,
     queryFn: ({ signal }) => api.get('/api/users/mail-preferences', undefined, signal),
   });
-  // The box follows the click at once; a refusal puts it back.
+  // The box follows the click at once (kept here until the server's answer); a refusal puts it back.
+  const [pending, setPending] = useState<Partial<Record<Notice, boolean>>>({});
   const change = useMutation({
     mutationFn: (notices: Partial<Record<Notice, boolean>>) => api.put('/api/users/mail-preferences', { notices }),
-    onMutate: (notices) => {
-      const before = queryClient.getQueryData<typeof preferences.data>(PREFERENCES);
-      if (before) queryClient.setQueryData(PREFERENCES, { ...before, notices: { ...before.notices, ...notices } });
-      return { before };
-    },
-    onError: (_err, _notices, context) => {
-      if (context?.before) queryClient.setQueryData(PREFERENCES, context.before);
-    },
     onSuccess: (data) => queryClient.setQueryData(PREFERENCES, data),
   });
 
   async function toggle(kind: Notice, on: boolean, label: string) {
+    setPending((now) => ({ ...now, [kind]: on }));
     try {
       await change.mutateAsync({ [kind]: on });
       toast.success(on ? `${label}: on` : `${label}: off`);
     } catch (err) {
       toast.error(errorMessage(err, 'Could not save your choice'));
+    } finally {
+      setPending(({ [kind]: _done, ...rest }) => rest);
     }
   }
 
@@ -70,7 +67,7 @@ export function MailPreferencesCard() {
                   key={kind}
                   label={label}
                   hint={hint}
-                  checked={data.notices[kind]}
+                  checked={pending[kind] ?? data.notices[kind]}
                   onChange={(e) => void toggle(kind, e.target.checked, label)}
                 />
               ))}
