@@ -75,6 +75,35 @@ describe('the admin panel', () => {
     await context.close();
   });
 
+  it('keeps every admin section in sight at 1366 px and on a 390 px phone, the page never wider than the screen', async () => {
+    for (const viewport of [
+      { width: 1366, height: 768 },
+      { width: 390, height: 844 },
+    ]) {
+      const { context, page } = await newPage(browser, { mobile: viewport.width < 500 });
+      await page.setViewportSize(viewport);
+      await signIn(page, ownerCredentials());
+      await page.goto('/admin');
+      const tabs = page.getByRole('tablist', { name: 'Admin sections' }).getByRole('tab');
+      await visible(tabs.first());
+      const count = await tabs.count();
+      expect(count).toBe(11);
+      for (let i = 0; i < count; i++) {
+        const box = await tabs.nth(i).boundingBox();
+        const name = await tabs.nth(i).textContent();
+        expect(box, `${name} at ${viewport.width} px`).not.toBeNull();
+        // Wholly inside the screen: not cut off, not behind a scroll.
+        expect(box!.x, `${name} at ${viewport.width} px`).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width, `${name} at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+      }
+      const strip = page.getByRole('tablist', { name: 'Admin sections' });
+      expect(await strip.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await screenshot(page, `admin-tabs-${viewport.width}`);
+      await context.close();
+    }
+  });
+
   it('lets the owner create a user, edit them and add credits, all audited', async () => {
     const { context, page } = await newPage(browser);
     await signIn(page, ownerCredentials());
