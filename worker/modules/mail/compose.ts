@@ -7,7 +7,8 @@ export type Written = { subject: string; text: string; html: string };
 export type Recipient = { username: string };
 export type MailContext = { app: string; appUrl: string | null; unsubscribeUrl: string | null };
 
-const escape = (value: string) =>
+/** Text as HTML shows it (every mail part and the local mailbox page). */
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 const str = (data: Record<string, unknown>, name: string) => {
@@ -128,12 +129,12 @@ export function writeMail(kind: MailKind, data: Record<string, unknown>, to: Rec
   const text = [...paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), '', '--', footer].join('\n\n');
   const html = [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">',
-    `<p style="font-weight:600">${escape(ctx.app)}</p>`,
-    ...paragraphs.map((p) => `<p>${escape(p)}</p>`),
-    action ? `<p><a href="${escape(action.url)}">${escape(action.label)}</a></p>` : '',
+    `<p style="font-weight:600">${escapeHtml(ctx.app)}</p>`,
+    ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
+    action ? `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>` : '',
     '<hr>',
-    `<p style="font-size:12px;color:#555">${escape(ctx.app)}${
-      ctx.unsubscribeUrl ? ` · <a href="${escape(ctx.unsubscribeUrl)}">Stop these mails</a>` : ''
+    `<p style="font-size:12px;color:#555">${escapeHtml(ctx.app)}${
+      ctx.unsubscribeUrl ? ` · <a href="${escapeHtml(ctx.unsubscribeUrl)}">Stop these mails</a>` : ''
     }</p>`,
     '</body></html>',
   ].join('');

@@ -5,7 +5,7 @@
 // when it refuses the mail itself (another 4xx), the mail is failed, with the API's last status, for
 // the owner to see. The dead-letter queue's consumer fails what the consumer
 // itself could not handle. Nothing is lost: the row stays, and the owner can see each state.
-import { rawSql, runBatch, sqlFirst } from '../../platform/db/client';
+import { rawSql, runBatch } from '../../platform/db/client';
 import type { Env } from '../../platform/env';
 import { MailApiError, sendMail, type MailMessage } from '../../platform/mail';
 import { isNoticeKind, MINUTE_MS, type MailKind } from '../../platform/vocabulary';
@@ -43,8 +43,8 @@ export type Outcome = { state: 'sent' | 'skipped' | 'failed' | 'gone' } | { stat
 
 /** One attempt at one mail. */
 export async function deliverMail(env: MailDeliveryEnv, mailId: string, now = Date.now()): Promise<Outcome> {
-  // Claimed first: only the attempt that claims it sends it.
-  const [claimed] = await runBatch(env.DB, [
+  // Claimed first, and read in the same round trip: only the attempt that claims it sends it.
+  const [claimed, rows] = await runBatch(env.DB, [
     rawSql(
       `UPDATE mails SET sending_until = ?2 + ${SENDING_MS}, attempts = attempts + 1, dispatched_at = coalesce(dispatched_at, ?2)
         WHERE id = ?1 AND state = 'queued' AND (sending_until IS NULL OR sending_until <= ?2)
@@ -52,20 +52,19 @@ export async function deliverMail(env: MailDeliveryEnv, mailId: string, now = Da
       mailId,
       now,
     ),
-  ]);
-  if ((claimed as unknown[]).length === 0) return { state: 'gone' };
-  const row = await sqlFirst<Row>(
-    env.DB,
     rawSql(
       `SELECT m.id, m.kind, m.user_id, m.to_email, m.data, m.attempts, u.email, u.username, u.balance_cents,
               EXISTS (SELECT 1 FROM json_each(u.mail_opt_outs) o WHERE o.value = m.kind) AS opted_out
          FROM mails m LEFT JOIN users u ON u.id = m.user_id WHERE m.id = ?1`,
       mailId,
     ),
-  );
+  ]);
+  if ((claimed as unknown[]).length === 0) return { state: 'gone' };
+  const row = (rows as Row[])[0];
   if (!row) return { state: 'gone' };
   const settings = await getSettings(env.KV, now);
-  const notice = isNoticeKind(row.kind);
+  const kind = row.kind;
+  const notice = isNoticeKind(kind);
   const to = row.to_email ?? row.email;
   if (!to || (notice && (!settings.emailNotificationsEnabled || row.opted_out))) {
     await finish(env.DB, mailId, 'skipped', now);
@@ -73,8 +72,7 @@ export async function deliverMail(env: MailDeliveryEnv, mailId: string, now = Da
   }
   const app = env.APP_NAME || 'KeyPanel';
   const appUrl = env.APP_URL?.trim().replace(/\/+$/, '') || null;
-  const links =
-    notice && appUrl && row.user_id && isNoticeKind(row.kind) ? await unsubscribeUrls(appUrl, env.JWT_SECRET, row.user_id, row.kind) : null;
+  const links = isNoticeKind(kind) && appUrl && row.user_id ? await unsubscribeUrls(appUrl, env.JWT_SECRET, row.user_id, kind) : null;
   // A balance is told as it is when the mail goes.
   const data = {
     ...(JSON.parse(row.data) as Record<string, unknown>),

@@ -2,20 +2,18 @@
 // newest first, with both parts and the headers, so a developer opens a verification link with no
 // setup. Plain HTML, every value escaped; no script, so the app's Content-Security-Policy holds.
 import type { OutboxMail } from '../../platform/mail';
-
-const escape = (value: string) =>
-  value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+import { escapeHtml } from './compose';
 
 /** Links in a mail's text, made clickable (the text is escaped first). */
-const linked = (text: string) => escape(text).replace(/https?:\/\/[^\s<]+/g, (url) => `<a href="${url}">${url}</a>`);
+const linked = (text: string) => escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (url) => `<a href="${url}">${url}</a>`);
 
 export function mailboxPage(mails: OutboxMail[]): string {
   const items = mails.map(
     (m) => `<article>
-  <h2>${escape(m.subject)}</h2>
-  <p>To <strong>${escape(m.to)}</strong> · ${new Date(m.sentAt).toISOString()}</p>
+  <h2>${escapeHtml(m.subject)}</h2>
+  <p>To <strong>${escapeHtml(m.to)}</strong> · ${new Date(m.sentAt).toISOString()}</p>
   <pre>${linked(m.text)}</pre>
-  <details><summary>HTML part and headers</summary><pre>${escape(m.html)}</pre><pre>${escape(
+  <details><summary>HTML part and headers</summary><pre>${escapeHtml(m.html)}</pre><pre>${escapeHtml(
     Object.entries(m.headers ?? {})
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n'),
