@@ -3,6 +3,7 @@
 // applied when the key is next read or debited, in JavaScript (usageNow) and in SQL (usageSql) by the
 // same rule, so no job has to run on time and a debit computes it inside its own conditional statement.
 import { DAY_MS } from '../../platform/vocabulary';
+import { isoTextSql } from '../../platform/db/client';
 
 /** What usageNow reads: the product's rules and the key's stored state. */
 export type UsageFields = {
@@ -90,7 +91,7 @@ export function usageJson(usage: Usage | null) {
  */
 export function usageJsonSql(k: string, p: string, at: string) {
   const use = usageSql(k, p, at);
-  const next = `CASE WHEN ${p}.usage_refill_days IS NULL OR ${k}.usage_period_start IS NULL THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%fZ', (${use.periodStart} + ${p}.usage_refill_days * ${DAY_MS}) / 1000.0, 'unixepoch') END`;
+  const next = `CASE WHEN ${p}.usage_refill_days IS NULL OR ${k}.usage_period_start IS NULL THEN NULL ELSE ${isoTextSql(`(${use.periodStart} + ${p}.usage_refill_days * ${DAY_MS})`)} END`;
   return `CASE WHEN ${p}.usage_allowance IS NULL THEN NULL ELSE json_object('allowance', ${p}.usage_allowance, 'remaining', ${use.remaining}, 'refillAmount', ${p}.usage_refill_amount, 'refillDays', ${p}.usage_refill_days, 'nextRefillAt', ${next}) END`;
 }
 

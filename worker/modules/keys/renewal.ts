@@ -7,7 +7,7 @@
 // license.renewed event and the Idempotency-Key's claim. Racing renewals are serialized by D1: each
 // counts from the expiry the one before it left, and none can spend a credit twice.
 import { failedConstraint } from '../../platform/db/errors';
-import { rawSql, runBatch, sqlRows, type DB, type Statement } from '../../platform/db/client';
+import { isoTextSql, rawSql, runBatch, sqlRows, type DB, type Statement } from '../../platform/db/client';
 import type { Env } from '../../platform/env';
 import { AppError, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
@@ -124,12 +124,10 @@ export type RenewalOrder = {
 
 export const RENEWAL_STATUS = 200;
 
-const iso = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
-
 /** The renewal's answer, written by SQLite from its row (?1) and the payer's credits (?2): what the batch answers and the claim stores. */
 const ANSWER_JSON = `json_object(
   'renewal', json_object('_id', r.id, 'licenseKeyId', r.key_id, 'key', k.key, 'product', k.product_name, 'source', r.source, 'days', r.days,
-    'credits', r.credits, 'previousExpiresAt', ${iso('r.from_expires_at')}, 'expiresAt', ${iso('r.to_expires_at')}, 'renewedAt', ${iso('r.at')}),
+    'credits', r.credits, 'previousExpiresAt', ${isoTextSql('r.from_expires_at')}, 'expiresAt', ${isoTextSql('r.to_expires_at')}, 'renewedAt', ${isoTextSql('r.at')}),
   'remainingCredits', (SELECT credits FROM users WHERE id = ?2))`;
 const ANSWER_FROM = `FROM key_renewals r JOIN license_keys k ON k.id = r.key_id WHERE r.id = ?1`;
 

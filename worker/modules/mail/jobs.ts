@@ -2,7 +2,7 @@
 // reminders, the low-balance mark cleared once a balance recovers, and mails that never reached the
 // queue put on it again. Every job is safe to run twice at once: a reminder's dedupe key, the
 // low-balance mark and the consumer's claim each let one writer through.
-import { rawSql, runBatch, sqlRows } from '../../platform/db/client';
+import { isoTextSql, rawSql, runBatch, sqlRows } from '../../platform/db/client';
 import type { MailQueue } from '../../platform/mail';
 import { DAY_MS, MINUTE_MS } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
@@ -23,7 +23,7 @@ export async function remindExpiringKeys(env: MailJobsEnv, settings: Settings, n
   if (!settings.emailNotificationsEnabled || days.length === 0) return 0;
   const select = `
     SELECT k.purchased_by AS user_id,
-           json_object('keyId', k.id, 'key', k.key, 'product', k.product_name, 'expiresAt', strftime('%Y-%m-%dT%H:%M:%fZ', k.expires_at / 1000.0, 'unixepoch'),
+           json_object('keyId', k.id, 'key', k.key, 'product', k.product_name, 'expiresAt', ${isoTextSql('k.expires_at')},
                        'daysLeft', CAST(((k.expires_at - ?4) + ${DAY_MS} - 1) / ${DAY_MS} AS INTEGER)) AS data,
            'reminder:' || k.id || ':' || k.expires_at || ':' || r.day AS dedupe_key
       FROM license_keys k

@@ -3,7 +3,7 @@
 // After the commit the rows the batch wrote (RETURNING) go on the mail queue; the cron re-enqueues
 // any that never got there. A notice the recipient opted out of is not written at all, and one with a
 // `dedupeKey` is written once per event, whoever writes it and however often.
-import { columnValuesIn, SqlStatement } from '../../platform/db/client';
+import { columnValuesIn, isoTextSql, SqlStatement } from '../../platform/db/client';
 import { afterCommitOf } from '../../platform/db/session';
 import type { MailQueue } from '../../platform/mail';
 import { isNoticeKind, type MailKind } from '../../platform/vocabulary';
@@ -127,15 +127,13 @@ export function newDeviceMail(activationId: string, now: number): MailStatement 
   );
 }
 
-const ISO = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
-
 /** A renewal's receipt, to the key's holder, from its key_renewals row (only if this batch wrote it). */
 export function renewalReceiptMail(renewalId: string, now: number): MailStatement {
   return mailsFromRows(
     'receipt',
     `SELECT k.purchased_by AS user_id,
             json_object('action', 'renewal', 'keyId', k.id, 'key', k.key, 'product', k.product_name, 'days', r.days, 'cost', r.credits,
-                        'expiresAt', ${ISO('r.to_expires_at')}) AS data,
+                        'expiresAt', ${isoTextSql('r.to_expires_at')}) AS data,
             'receipt:renewal:' || r.id AS dedupe_key
        FROM key_renewals r JOIN license_keys k ON k.id = r.key_id
       WHERE r.id = ?3 AND r.outcome = 'renewed' AND k.purchased_by IS NOT NULL`,
@@ -149,7 +147,7 @@ export function autoRenewFailedMail(renewalId: string, now: number): MailStateme
   return mailsFromRows(
     'auto_renew_failed',
     `SELECT k.purchased_by AS user_id,
-            json_object('keyId', k.id, 'key', k.key, 'product', k.product_name, 'cost', r.credits, 'expiresAt', ${ISO('k.expires_at')},
+            json_object('keyId', k.id, 'key', k.key, 'product', k.product_name, 'cost', r.credits, 'expiresAt', ${isoTextSql('k.expires_at')},
                         'credits', (SELECT credits FROM users WHERE id = k.purchased_by)) AS data,
             'auto_renew_failed:' || r.id AS dedupe_key
        FROM key_renewals r JOIN license_keys k ON k.id = r.key_id

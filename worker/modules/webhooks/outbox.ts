@@ -3,7 +3,7 @@
 // to its type (an INSERT ... SELECT ... WHERE EXISTS), so a shop without webhooks pays one small
 // lookup inside a batch it runs anyway and no extra round trip. After the commit, the rows the
 // batch wrote (RETURNING) go on the queue; the cron re-enqueues any that never got there.
-import { columnValuesIn, SqlStatement } from '../../platform/db/client';
+import { columnValuesIn, isoTextSql, SqlStatement } from '../../platform/db/client';
 import { afterCommitOf } from '../../platform/db/session';
 import type { WebhookQueue } from '../../platform/webhook-message';
 import type { WebhookEventType } from './schemas';
@@ -38,8 +38,6 @@ export function webhookEvents(type: WebhookEventType, data: unknown[], now = Dat
   return outbox(type, 'j.value', 'FROM json_each(?3) j WHERE 1', [JSON.stringify(data)], now);
 }
 
-/** ISO 8601 text of a time in milliseconds, as the API writes times (NULL stays NULL). */
-const iso = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
 const userRef = (column: string) => `json((SELECT json_object('_id', u.id, 'username', u.username) FROM users u WHERE u.id = ${column}))`;
 
 /** A license key (alias k) shaped like the API's key object, without its activations. */
@@ -47,9 +45,9 @@ export const KEY_JSON = `json_object(
   '_id', k.id, 'key', k.key, 'status', k.status,
   'product', json_object('_id', k.product_id, 'name', k.product_name, 'keyTag', k.product_key_tag, 'productType', k.product_type,
                          'duration', k.duration, 'maxActivations', k.max_activations),
-  'purchasedAt', ${iso('k.purchased_at')}, 'purchasedBy', ${userRef('k.purchased_by')}, 'createdBy', ${userRef('k.created_by')},
-  'duration', k.duration, 'purchasePrice', k.purchase_price, 'revokeReason', k.revoke_reason, 'firstUsedAt', ${iso('k.first_used_at')},
-  'createdAt', ${iso('k.created_at')}, 'expiresAt', ${iso('k.expires_at')},
+  'purchasedAt', ${isoTextSql('k.purchased_at')}, 'purchasedBy', ${userRef('k.purchased_by')}, 'createdBy', ${userRef('k.created_by')},
+  'duration', k.duration, 'purchasePrice', k.purchase_price, 'revokeReason', k.revoke_reason, 'firstUsedAt', ${isoTextSql('k.first_used_at')},
+  'createdAt', ${isoTextSql('k.created_at')}, 'expiresAt', ${isoTextSql('k.expires_at')},
   'metadata', json_object('generationMethod', k.generation_method), 'maxActivations', k.max_activations)`;
 
 /** key.* events for the keys with these ids, as they are at that point of the batch. */
@@ -119,7 +117,7 @@ export function deviceReplacedEvent(
   guard: { sql: string; params: unknown[] },
 ): OutboxStatement {
   const data = `json_object('licenseKey', json(${KEY_JSON}), 'replaced', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
-    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}), 'replacedBy', json_object('deviceFingerprint', ?4))`;
+    'deviceInfo', json(a.device_info), 'activatedAt', ${isoTextSql('a.activated_at')}, 'lastUsed', ${isoTextSql('a.last_used')}), 'replacedBy', json_object('deviceFingerprint', ?4))`;
   return outbox(
     'license.device_replaced',
     data,
@@ -140,8 +138,8 @@ export function activationEvent(
   guard: { sql: string; params: unknown[] } = { sql: '', params: [] },
 ): OutboxStatement {
   const data = `json_object('licenseKey', json(${KEY_JSON}), 'activation', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
-    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')},
-    'leaseExpiresAt', ${iso('a.lease_expires_at')}, 'borrowedUntil', ${iso('a.borrowed_until')}))`;
+    'deviceInfo', json(a.device_info), 'activatedAt', ${isoTextSql('a.activated_at')}, 'lastUsed', ${isoTextSql('a.last_used')},
+    'leaseExpiresAt', ${isoTextSql('a.lease_expires_at')}, 'borrowedUntil', ${isoTextSql('a.borrowed_until')}))`;
   return outbox(
     type,
     data,
@@ -156,7 +154,7 @@ export function activationEvent(
  * key's last use. None when the row is not there (a repeated Idempotency-Key, a refusal) or uses are left.
  */
 export function usageExhaustedEvent(usageEventId: string, now = Date.now()): OutboxStatement {
-  const data = `json_object('licenseKey', json(${KEY_JSON}), 'usage', json_object('consumed', ue.amount, 'remaining', ue.remaining, 'at', ${iso('ue.at')}))`;
+  const data = `json_object('licenseKey', json(${KEY_JSON}), 'usage', json_object('consumed', ue.amount, 'remaining', ue.remaining, 'at', ${isoTextSql('ue.at')}))`;
   return outbox(
     'license.usage_exhausted',
     data,
@@ -173,8 +171,8 @@ export function usageExhaustedEvent(usageEventId: string, now = Date.now()): Out
  */
 export function offlineActivationEvent(offlineId: string, now = Date.now()): OutboxStatement {
   const data = `json_object('licenseKey', json(${KEY_JSON}), 'activation', json_object('_id', a.id, 'deviceFingerprint', a.device_fingerprint,
-    'deviceInfo', json(a.device_info), 'activatedAt', ${iso('a.activated_at')}, 'lastUsed', ${iso('a.last_used')}),
-    'offline', json_object('nonce', o.nonce, 'issuedAt', ${iso('o.issued_at')}))`;
+    'deviceInfo', json(a.device_info), 'activatedAt', ${isoTextSql('a.activated_at')}, 'lastUsed', ${isoTextSql('a.last_used')}),
+    'offline', json_object('nonce', o.nonce, 'issuedAt', ${isoTextSql('o.issued_at')}))`;
   return outbox(
     'license.offline_activated',
     data,
@@ -195,8 +193,8 @@ export function renewalEvent(
   type: 'license.renewed' | 'license.auto_renew_failed' = 'license.renewed',
 ): OutboxStatement {
   const data = `json_object('licenseKey', json(${KEY_JSON}), 'renewal', json_object('_id', r.id, 'source', r.source, 'outcome', r.outcome,
-    'days', r.days, 'credits', r.credits, 'previousExpiresAt', ${iso('r.from_expires_at')}, 'expiresAt', ${iso('r.to_expires_at')},
-    'at', ${iso('r.at')}, 'payer', ${userRef('r.payer_id')}))`;
+    'days', r.days, 'credits', r.credits, 'previousExpiresAt', ${isoTextSql('r.from_expires_at')}, 'expiresAt', ${isoTextSql('r.to_expires_at')},
+    'at', ${isoTextSql('r.at')}, 'payer', ${userRef('r.payer_id')}))`;
   return outbox(type, data, `FROM key_renewals r JOIN license_keys k ON k.id = r.key_id WHERE r.id = ?3`, [renewalId], now);
 }
 

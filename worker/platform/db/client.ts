@@ -30,6 +30,9 @@ export class SqlStatement {
 /** Raw SQL with its parameters (`?1`, `?2`, ... in the text), as a SqlStatement. */
 export const rawSql = (text: string, ...params: unknown[]) => new SqlStatement(text, params);
 
+/** SQL for the ISO 8601 text of a time in milliseconds (`column`, an SQL expression), as the API writes times; NULL stays NULL. */
+export const isoTextSql = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
+
 /** One statement of a request's batch: a drizzle query, or raw SQL. */
 export type Statement = BatchItem<'sqlite'> | SqlStatement;
 
