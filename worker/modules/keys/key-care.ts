@@ -154,7 +154,7 @@ export async function regenerateKey(
         .from(licenseKeys)
         .where(and(eq(licenseKeys.id, key.id), eq(licenseKeys.key, value))),
     ),
-    ...exits.statements,
+    ...exits,
     ...(reach === 'admin'
       ? [
           auditStatement(
@@ -170,7 +170,7 @@ export async function regenerateKey(
       : []),
   ]);
   if ((results[0] as unknown[]).length === 0) throw await regenerationRefused(db, key, { daily, counted, devices: devices.length }, now);
-  await dispatchCommitted(exits.events(results, 3), db);
+  await dispatchCommitted(results, db);
   const [json] = await licenseKeysJson(db, [(await findKey(db, key.id))!], now);
   return json;
 }
@@ -331,7 +331,7 @@ export async function transferKey(carer: KeyCarer, id: string, input: TransferIn
         .from(licenseKeys)
         .where(moved),
     ),
-    ...exits.statements,
+    ...exits,
     ...transferMails(key, value, giver, recipient, input.keepValue, now, moved),
     ...(reach === 'admin'
       ? [
@@ -348,11 +348,15 @@ export async function transferKey(carer: KeyCarer, id: string, input: TransferIn
       : []),
   ]);
   if ((results[0] as unknown[]).length === 0) throw changedMeanwhile();
-  await dispatchCommitted(exits.events(results, input.keepValue ? 2 : 3), db);
+  await dispatchCommitted(results, db);
   // Mail is news, not the record: it goes by the queue, after the answer.
   await dispatchMails(results, db);
   return { key: key.key, product: key.productName, to: recipient.username, valueKept: input.keepValue };
 }
+
+/** What a transfer answers its giver: whether the key went under a new value. */
+export const transferredMessage = (moved: { to: string; valueKept: boolean }) =>
+  moved.valueKept ? `License key given to ${moved.to}` : `License key given to ${moved.to} under a new value`;
 
 /**
  * A transfer's mails, written only if it happened (`moved`): the receiver is told what they got (a

@@ -87,12 +87,10 @@ export function deviceExitStatements(exit: DeviceExit, now: number): ExitStateme
   };
 }
 
-/** The index of the exit's webhook event among its statements (to dispatch it once the batch committed). */
-export const EXIT_EVENT = 1;
-
 /**
  * Every device of key `keyId` that the caller read, leaving in one batch: a regeneration that frees
- * the devices, a transfer. Each is its own exit, so each is held and claimed as a single removal is.
+ * the devices, a transfer. Each is its own exit, so each is held and claimed as a single removal is;
+ * their webhook events are among the batch's results (dispatchCommitted finds them).
  */
 export function devicesExitStatements(
   devices: Array<{ activationId: string; fingerprint: string; tokensUntil?: number | null }>,
@@ -100,24 +98,8 @@ export function devicesExitStatements(
   budget: DeviceExit['budget'],
   now: number,
   when?: ExitCondition,
-): Omit<ExitStatements, 'claimId'> & { claimIds: string[]; events: (results: unknown[], offset: number) => unknown[] } {
-  const exits = devices.map((device) => deviceExitStatements({ ...device, keyId, budget, slot: 'held', when }, now));
-  const starts: number[] = [];
-  let next = 0;
-  for (const exit of exits) {
-    starts.push(next);
-    next += exit.statements.length;
-  }
-  return {
-    statements: exits.flatMap((exit) => exit.statements),
-    claimIds: exits.map((exit) => exit.claimId),
-    outcome: (results, offset) => {
-      const each = exits.map((exit, i) => exit.outcome(results, offset + starts[i]));
-      const held = each.map((e) => e.slotFreesAt).filter((at): at is number => at !== null);
-      return { left: each.every((e) => e.left), slotFreesAt: held.length ? Math.max(...held) : null };
-    },
-    events: (results, offset) => exits.map((_, i) => results[offset + starts[i] + EXIT_EVENT]),
-  };
+): SqlStatement[] {
+  return devices.flatMap((device) => deviceExitStatements({ ...device, keyId, budget, slot: 'held', when }, now).statements);
 }
 
 /** The rows the key's live devices are read by, for `devicesExitStatements`. */

@@ -8,7 +8,7 @@ import { rawSql, runBatch, type DB } from '../../platform/db/client';
 import { newId } from '../../platform/ids';
 import { activations, licenseKeys } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
-import { deviceExitStatements, EXIT_EVENT, withinSwapBudget, type ExitCondition } from './device-exit';
+import { deviceExitStatements, withinSwapBudget, type ExitCondition } from './device-exit';
 import { iso, swapBudget, type FullKeyRow } from './licensing';
 import { DAY_MS } from '../../platform/vocabulary';
 import { dispatchCommitted } from '../webhooks';
@@ -64,7 +64,7 @@ export async function removeOwnDevice(
       exit.claimId,
     ),
   ]);
-  await dispatchCommitted([results[EXIT_EVENT]], db);
+  await dispatchCommitted(results, db);
   const { left, slotFreesAt } = exit.outcome(results, 0);
   if (left && slotFreesAt !== null) return { slotFreesAt };
   const swaps = await ownKeySwaps(db, userId, keyId, now);

@@ -10,7 +10,7 @@ import { bindingOf } from '../../platform/db/session';
 import type { DeviceInfo } from '../../platform/db/schema';
 import { newId } from '../../platform/ids';
 import { DEFAULT_OFFLINE_TOKEN_HOURS } from './held-slots';
-import { deviceExitStatements, EXIT_EVENT } from './device-exit';
+import { deviceExitStatements } from './device-exit';
 import { noteTouch, type TouchKind } from '../../platform/touches';
 import {
   assertUnderLimit,
@@ -653,7 +653,7 @@ export async function removeActivation(
 ): Promise<{ slotFreesAt: number } | null> {
   const exit = deviceExitStatements({ ...device, budget: counted ? 'counted' : 'exempt', slot: 'held' }, now);
   const results = await runBatch(d1, exit.statements);
-  await dispatchCommitted([results[EXIT_EVENT]], d1);
+  await dispatchCommitted(results, d1);
   const { left, slotFreesAt } = exit.outcome(results, 0);
   return left && slotFreesAt !== null ? { slotFreesAt } : null;
 }

@@ -12,7 +12,7 @@ import { newId } from '../../platform/ids';
 import { DAY_MS } from '../../platform/vocabulary';
 import type { Settings } from '../settings';
 import { dispatchCommitted, offlineActivationEvent } from '../webhooks';
-import { deviceExitStatements, EXIT_EVENT } from './device-exit';
+import { deviceExitStatements } from './device-exit';
 import {
   activationKeyStatement,
   boundDevices,
@@ -250,7 +250,7 @@ export async function deactivateOffline(
       now,
     ),
   ]);
-  await dispatchCommitted([results[EXIT_EVENT]], db);
+  await dispatchCommitted(results, db);
   const gone = exit.outcome(results, 0);
   if (gone.left) {
     const freesAt = gone.slotFreesAt ?? now;

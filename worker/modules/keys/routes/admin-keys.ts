@@ -5,7 +5,7 @@ import type { SignedInEnv } from '../../../platform/context';
 import { bulkDeleteKeys, deleteKey, keyAdmin, listAdminKeys, releaseHeldSlot, releaseKeySeat, removeKeyActivation } from '../admin-keys';
 import { inBackground, jsonText } from '../../../platform/request';
 import { getSettings } from '../../settings';
-import { regenerateKey, transferKey } from '../key-care';
+import { regenerateKey, transferKey, transferredMessage } from '../key-care';
 import { regenerateKeySchema, transferKeySchema } from '../schemas/key-care';
 import { keyHistory } from '../key-history';
 import { keyHistoryQuery, keyHistoryResponseSchema } from '../schemas/key-history';
@@ -126,7 +126,7 @@ export const adminKeysRoutes = new Hono<SignedInEnv>()
       return c.json(
         {
           success: true as const,
-          message: moved.valueKept ? `License key given to ${moved.to}` : `License key given to ${moved.to} under a new value`,
+          message: transferredMessage(moved),
           ...moved,
         },
         200,

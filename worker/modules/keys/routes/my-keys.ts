@@ -9,7 +9,7 @@ import { myKeysQuerySchema } from '../schemas/keys';
 import { routeOperations } from '../../accounts';
 import { getSettings } from '../../settings';
 import { keyAdmin } from '../admin-keys';
-import { listKeyTransfers, regenerateKey, transferKey } from '../key-care';
+import { listKeyTransfers, regenerateKey, transferKey, transferredMessage } from '../key-care';
 import { keyIdParam } from '../schemas/admin-keys';
 import { keyHistory } from '../key-history';
 import { keyHistoryQuery, keyHistoryResponseSchema } from '../schemas/key-history';
@@ -82,7 +82,7 @@ export const myKeysRoutes = new Hono<SignedInEnv>()
       return c.json(
         {
           success: true as const,
-          message: moved.valueKept ? `License key given to ${moved.to}` : `License key given to ${moved.to} under a new value`,
+          message: transferredMessage(moved),
           ...moved,
         },
         200,
