@@ -1,6 +1,7 @@
 // The message catalogs (web/src/lib/i18n/messages) against the code: every message the code names
-// is in every language's catalog, no catalog has a message the code never names, and each
-// translation parses as ICU and takes the same arguments as the English.
+// is in every language's catalog, no catalog has a message the code never names, each translation
+// parses as ICU and takes the same arguments as the English, and a message is in the area of the
+// screens that name it (the sign-in page never waits for the signed-in screens' catalogs).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
@@ -11,8 +12,15 @@ import { ROOT } from '../local';
 const SRC = path.join(ROOT, 'web', 'src');
 const MESSAGES = path.join(SRC, 'lib', 'i18n', 'messages');
 
-const catalog = (language: string) => JSON.parse(readFileSync(path.join(MESSAGES, `${language}.json`), 'utf8')) as Record<string, string>;
+/** The catalogs' areas (lib/i18n/catalogs.ts): `core` is messages/<language>.json, the rest messages/<area>/<language>.json. */
+const AREAS = ['core', 'account', 'admin'] as const;
+type Area = (typeof AREAS)[number];
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+const areaCatalog = (area: Area, language: string) =>
+  read(area === 'core' ? path.join(MESSAGES, `${language}.json`) : path.join(MESSAGES, area, `${language}.json`));
+const catalog = (language: string) => Object.assign({}, ...AREAS.map((area) => areaCatalog(area, language))) as Record<string, string>;
 const english = catalog('en');
+const areaOf = new Map(AREAS.flatMap((area) => Object.keys(areaCatalog(area, 'en')).map((id) => [id, area] as const)));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -21,7 +29,27 @@ function sourceFiles(dir: string): string[] {
     return /\.tsx?$/.test(name) ? [full] : [];
   });
 }
-const code = sourceFiles(SRC).map((file) => readFileSync(file, 'utf8'));
+const files = sourceFiles(SRC).map((file) => ({ file: path.relative(SRC, file), text: readFileSync(file, 'utf8') }));
+const code = files.map(({ text }) => text);
+
+/**
+ * The areas a file's messages may come from: the Admin Panel's screens load `admin` as well; the
+ * screens and pieces that show before sign-in (or on any page) have only `core`.
+ */
+function areasFor(file: string): Area[] {
+  if (file.startsWith('features/admin/')) return ['core', 'account', 'admin'];
+  const beforeSignIn = [
+    'features/auth/',
+    'features/site-status/',
+    'components/ui/',
+    'lib/',
+    'app/ErrorPage',
+    'app/router',
+    'app/guard',
+    'main.tsx',
+  ];
+  return beforeSignIn.some((prefix) => file.startsWith(prefix)) ? ['core'] : ['core', 'account'];
+}
 
 /** Every quoted string in the code that looks like a message id ('myKeys.title'). */
 const literals = new Set(code.flatMap((text) => [...text.matchAll(/['"`]([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9_]+)+)['"`]/g)].map((m) => m[1])));
@@ -74,6 +102,21 @@ describe('message catalogs', () => {
     expect([...named].filter((id) => !(id in english)).sort()).toEqual([]);
   });
 
+  it('no message is in two areas', () => {
+    const seen = AREAS.flatMap((area) => Object.keys(areaCatalog(area, 'en')));
+    expect(seen.filter((id, i) => seen.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it("every message a file names is in an area loaded with the file's screen", () => {
+    const misplaced = files.flatMap(({ file, text }) =>
+      [...text.matchAll(/['"`]([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9_]+)+)['"`]/g)]
+        .map((m) => m[1])
+        .filter((id) => areaOf.has(id) && !areasFor(file).includes(areaOf.get(id)!))
+        .map((id) => `${file}: ${id} (${areaOf.get(id)})`),
+    );
+    expect(misplaced).toEqual([]);
+  });
+
   it('every message of the English catalog is used by the code', () => {
     expect(Object.keys(english).filter((id) => !literals.has(id) && !isBuilt(id))).toEqual([]);
   });
@@ -82,14 +125,16 @@ describe('message catalogs', () => {
     expect(ERROR_CODES.filter((c) => !(`error.${c}` in english))).toEqual([]);
   });
 
-  it.each(LANGUAGES.filter((l) => l !== 'en'))('%s has exactly the English messages, each with the same arguments', (language) => {
-    const own = catalog(language);
+  const others = LANGUAGES.filter((l) => l !== 'en').flatMap((language) => AREAS.map((area) => [language, area] as const));
+  it.each(others)('%s has exactly the English messages of area %s, each with the same arguments', (language, area) => {
+    const own = areaCatalog(area, language);
+    const englishArea = areaCatalog(area, 'en');
     expect(
-      Object.keys(english).filter((id) => !(id in own)),
+      Object.keys(englishArea).filter((id) => !(id in own)),
       'missing',
     ).toEqual([]);
     expect(
-      Object.keys(own).filter((id) => !(id in english)),
+      Object.keys(own).filter((id) => !(id in englishArea)),
       'not in English',
     ).toEqual([]);
     for (const [id, text] of Object.entries(own)) {

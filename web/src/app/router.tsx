@@ -4,13 +4,18 @@ import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-r
 import type { Schemas } from '../../../worker/platform/api-client';
 import { PageSpinner } from '../components/ui/spinner';
 import { LoginPage } from '../features/auth/LoginPage';
+import { loadArea } from '../lib/i18n';
 import { ErrorPage, NotFoundPage } from './ErrorPage';
 import { RequireAuth } from './guard';
 
 type Role = Schemas['Role'];
 
-// The signed-in shell (sidebar, header, notices) is not part of the sign-in page's bundle either.
-const Layout = lazy(async () => ({ default: (await import('./Layout')).Layout }));
+// The signed-in shell (sidebar, header, notices) is not part of the sign-in page's bundle either, nor
+// are the signed-in screens' messages: the shell waits for them (lib/i18n's areas).
+const Layout = lazy(async () => {
+  const [{ Layout }] = await Promise.all([import('./Layout'), loadArea('account')]);
+  return { default: Layout };
+});
 
 export const ADMIN_ROLES: Role[] = ['reseller', 'owner'];
 export const OWNER_ONLY: Role[] = ['owner'];
@@ -94,7 +99,13 @@ export function createRouter() {
         { path: 'add-balance', lazy: async () => ({ Component: (await import('../features/payments/AddBalancePage')).AddBalancePage }) },
         { path: 'settings/security', lazy: async () => ({ Component: (await import('../features/security/SecurityPage')).SecurityPage }) },
         restricted(ADMIN_ROLES, [
-          { path: 'admin', lazy: async () => ({ Component: (await import('../features/admin/AdminPage')).AdminPage }) },
+          {
+            path: 'admin',
+            lazy: async () => {
+              const [{ AdminPage }] = await Promise.all([import('../features/admin/AdminPage'), loadArea('admin')]);
+              return { Component: AdminPage };
+            },
+          },
         ]),
         restricted(OWNER_ONLY, [
           { path: 'manage-products', element: <Navigate to="/admin?tab=products" replace /> },

@@ -1,6 +1,6 @@
 export { useLanguage, useT, type MessageValues, type Translate } from './hooks';
 export { I18nProvider } from './I18nProvider';
-export type { MessageId } from './catalogs';
+export type { Area, MessageId } from './catalogs';
 export {
   DEFAULT_LANGUAGE,
   directionOf,
@@ -11,4 +11,4 @@ export {
   matchLanguage,
   type Language,
 } from './languages';
-export { activeIntl, currentLanguage, hasMessage, switchLanguage, translate } from './runtime';
+export { activeIntl, currentLanguage, hasMessage, loadArea, switchLanguage, translate } from './runtime';
