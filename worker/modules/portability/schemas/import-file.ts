@@ -292,6 +292,17 @@ function resolve(records: ImportRecord[], licences: Map<string, string>): Import
       row.actorEmail ??= emailOf(row.actorId);
     }
   }
+  // A licence with devices in the file is in use: it says how many (its mapping makes it `used`).
+  const devicesOf = new Map<string, number>();
+  for (const { record } of records)
+    if (DEVICE_TYPES.has(String(record.type)) && typeof record.licenseKey === 'string') {
+      const key = record.licenseKey.trim().toUpperCase();
+      devicesOf.set(key, (devicesOf.get(key) ?? 0) + 1);
+    }
+  if (devicesOf.size)
+    for (const { record } of records)
+      if (!DEVICE_TYPES.has(String(record.type)) && typeof record.key === 'string' && devicesOf.has(record.key.trim().toUpperCase()))
+        record.devicesInFile = devicesOf.get(record.key.trim().toUpperCase());
   const isDevice = ({ record }: ImportRecord) => DEVICE_TYPES.has(String(record.type)) || record.table === 'devices';
   return [...records.filter((r) => !isDevice(r)), ...records.filter(isDevice)];
 }

@@ -16,7 +16,8 @@ const isBlank = (v: unknown) => v === '' || v === null || v === undefined;
 
 /**
  * The record's fields under the mapping's names: for each, the first of its names the record has a
- * value under (in the order the names are listed, so "Fully Refunded?" wins over "Refunded?").
+ * value under (in the order the names are listed, then its own: Gumroad's "Fully Refunded?" wins
+ * over "Refunded?", which a partial refund sets too).
  */
 export function renameFields(record: Record<string, unknown>, names: FieldNames): Record<string, unknown> {
   const byKey = new Map<string, unknown>();
@@ -26,7 +27,7 @@ export function renameFields(record: Record<string, unknown>, names: FieldNames)
   }
   const fields: Record<string, unknown> = {};
   for (const [target, aliases] of Object.entries(names))
-    for (const alias of [target, ...aliases]) {
+    for (const alias of [...aliases, target]) {
       const value = byKey.get(fieldKey(alias));
       if (!isBlank(value)) {
         fields[target] = value;

@@ -14,6 +14,7 @@ const licenceNames = {
   suspended: [],
   userEmail: ['Email', 'user_email', 'User Email'],
   created: ['createdAt', 'created_at'],
+  devicesInFile: [],
 };
 
 // Its status is read only: ACTIVE, INACTIVE, EXPIRING, EXPIRED, SUSPENDED, BANNED.
@@ -26,6 +27,7 @@ const licence = z
     suspended: yesNo('suspended'),
     userEmail: email,
     created: when('created'),
+  devicesInFile: z.number().int().min(0).optional(),
   })
   .transform((r): KeyRow => {
     const banned = r.suspended || r.status === 'SUSPENDED' || r.status === 'BANNED';
@@ -34,7 +36,8 @@ const licence = z
       type: 'key',
       key: r.key,
       email: r.userEmail ?? null,
-      status: banned ? 'revoked' : expired ? 'expired' : r.expiry !== undefined ? 'used' : 'available',
+      // In use when it has an expiry, or machines in the file.
+      status: banned ? 'revoked' : expired ? 'expired' : r.expiry !== undefined || r.devicesInFile ? 'used' : 'available',
       expiresAt: r.expiry ?? null,
       ...neverExpires(r.expiry, banned || expired),
       days: daysBetween(r.created, r.expiry, IMPORT_MAX_DAYS),

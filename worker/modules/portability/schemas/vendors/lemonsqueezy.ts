@@ -16,6 +16,7 @@ const keyNames = {
   expires_at: ['Expires', 'expiry'],
   disabled: [],
   created_at: ['Created', 'Date'],
+  devicesInFile: [],
 };
 
 const licenceKey = z
@@ -30,6 +31,7 @@ const licenceKey = z
     expires_at: when('expires_at'),
     disabled: yesNo('disabled'),
     created_at: when('created_at'),
+  devicesInFile: z.number().int().min(0).optional(),
   })
   .transform((r): KeyRow => {
     const status =
@@ -37,7 +39,7 @@ const licenceKey = z
         ? 'revoked'
         : r.status === 'expired'
           ? 'expired'
-          : r.expires_at !== undefined
+          : r.expires_at !== undefined || r.devicesInFile
             ? 'used'
             : 'available';
     return {

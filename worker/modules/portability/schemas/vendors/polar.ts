@@ -19,6 +19,7 @@ const keyNames = {
   limit_activations: ['Activation Limit'],
   expires_at: ['Expires'],
   created_at: [],
+  devicesInFile: [],
 };
 
 const licenceKey = z
@@ -32,6 +33,7 @@ const licenceKey = z
     limit_activations: whole('limit_activations', 1, IMPORT_MAX_DEVICES),
     expires_at: when('expires_at'),
     created_at: when('created_at'),
+  devicesInFile: z.number().int().min(0).optional(),
   })
   .transform((r): KeyRow => {
     const revoked = r.status === 'revoked' || r.status === 'disabled';
@@ -41,7 +43,7 @@ const licenceKey = z
       type: 'key',
       key: r.key,
       email: r.customer_email ?? null,
-      status: revoked ? 'revoked' : expired ? 'expired' : r.expires_at !== undefined ? 'used' : 'available',
+      status: revoked ? 'revoked' : expired ? 'expired' : r.expires_at !== undefined || r.devicesInFile ? 'used' : 'available',
       expiresAt: r.expires_at ?? null,
       ...neverExpires(r.expires_at, revoked),
       days: daysBetween(r.created_at, r.expires_at, IMPORT_MAX_DAYS),
