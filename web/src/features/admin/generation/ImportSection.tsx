@@ -28,6 +28,7 @@ const FORMAT_LABELS: Record<ImportFormat, string> = {
   keygen: "Keygen (its licenses' JSON)",
   lemonsqueezy: 'Lemon Squeezy (license keys, CSV or JSON)',
   gumroad: 'Gumroad (licenses, CSV or JSON)',
+  polar: "Polar (its license keys' JSON)",
 };
 const PREVIEW_ROWS = 5;
 const PREVIEW_COLUMNS = 6;
