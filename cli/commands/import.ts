@@ -59,7 +59,8 @@ function printProblems(problems: ImportProblem[], total: number, where: Where) {
 
 /** The file, or every file of the directory (by name: a vendor's API pages, an export's CSV tables). */
 async function readFiles(target: string): Promise<{ name: string; text: string }[]> {
-  const cannot = (err: unknown) => new UsageError(`Cannot read ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  const cannot = (err: unknown) =>
+    new UsageError(`Cannot read ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   try {
     if (!(await stat(target)).isDirectory()) return [{ name: target, text: await readFile(target, 'utf8') }];
     const entries = (await readdir(target, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.'));
@@ -121,7 +122,10 @@ Examples:
       }
       if (!read.records.length) throw new CliError(`${file} holds no records; nothing was imported.`);
       // Fields the format does not read are not imported, and refuse nothing: say which.
-      const unread = unknownFields(options.from, read.records.map((r) => r.record));
+      const unread = unknownFields(
+        options.from,
+        read.records.map((r) => r.record),
+      );
       if (unread.length) notice(`Not imported (not read from ${options.from}'s records): ${unread.join(', ')}`);
       const ctx = contextOf(command);
       const api = ctx.api();

@@ -22,7 +22,9 @@ describe('keypanel import, the files people have', () => {
     const made = await apiCall('POST', '/api/keys/generate', { token, body: { productId: product._id, quantity: 3 } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const [first, second] = made.body.keys;
-    expect((await apiCall('POST', '/api/v1/licenses/activate', { body: { key: first.key, deviceFingerprint: 'cli-export-device' } })).status).toBe(200);
+    expect(
+      (await apiCall('POST', '/api/v1/licenses/activate', { body: { key: first.key, deviceFingerprint: 'cli-export-device' } })).status,
+    ).toBe(200);
     expect((await apiCall('PUT', `/api/keys/${second._id}/revoke`, { token, body: { reason: 'refunded' } })).status).toBe(200);
 
     const csv = path.join(tempDir(), 'keys.csv');
@@ -44,11 +46,16 @@ describe('keypanel import, the files people have', () => {
     const dir = tempDir();
     cpSync(path.join(import.meta.dirname, '../../worker/modules/portability/test/fixtures/keygen-pages'), dir, { recursive: true });
 
-    const dry = await keypanel(['import', dir, '--from', 'keygen', '--product', product.keyTag, '--dry-run', '--no-mail', '--format', 'json'], { home });
+    const dry = await keypanel(
+      ['import', dir, '--from', 'keygen', '--product', product.keyTag, '--dry-run', '--no-mail', '--format', 'json'],
+      { home },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect(json(dry.stdout)).toMatchObject({ records: 10, created: 8, matched: 0, skipped: 2 });
     expect(dry.stderr).toMatch(/Not imported \(not read from keygen's records\): .*scheme/);
-    expect(dry.stderr).toContain('machines-1.json line 42: skip other: a Keygen machine whose identifier is not 8 to 256 printable characters');
+    expect(dry.stderr).toContain(
+      'machines-1.json line 42: skip other: a Keygen machine whose identifier is not 8 to 256 printable characters',
+    );
 
     const run = await keypanel(['import', dir, '--from', 'keygen', '--product', product.keyTag, '--no-mail', '--format', 'json'], { home });
     expect(run.code, run.stderr).toBe(0);

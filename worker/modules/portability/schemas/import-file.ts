@@ -220,7 +220,10 @@ function readDocument(document: unknown, source: string, firstLine: number, read
       read.records.push({ line, record: key });
       for (const activation of activations)
         if (isObject(activation))
-          read.records.push({ line, record: { ...activation, type: POLAR_ACTIVATION, licenseId: String(activation.license_key_id ?? record.id) } });
+          read.records.push({
+            line,
+            record: { ...activation, type: POLAR_ACTIVATION, licenseId: String(activation.license_key_id ?? record.id) },
+          });
     } else read.records.push({ line, record });
   });
   for (const item of included.values()) {

@@ -27,7 +27,7 @@ const licence = z
     suspended: yesNo('suspended'),
     userEmail: email,
     created: when('created'),
-  devicesInFile: z.number().int().min(0).optional(),
+    devicesInFile: z.number().int().min(0).optional(),
   })
   .transform((r): KeyRow => {
     const banned = r.suspended || r.status === 'SUSPENDED' || r.status === 'BANNED';

@@ -45,7 +45,12 @@ const TABLES: Record<Table, { columns: string[]; numbers: string[]; flags: strin
     json: ['entitlements'],
   },
   devices: { columns: ['id', 'keyId', 'deviceFingerprint', 'activatedAt'], numbers: [], flags: [], json: ['deviceInfo'] },
-  ledger: { columns: ['id', 'userId', 'kind', 'creditsDelta', 'usdCentsDelta'], numbers: ['creditsDelta', 'usdCentsDelta'], flags: [], json: [] },
+  ledger: {
+    columns: ['id', 'userId', 'kind', 'creditsDelta', 'usdCentsDelta'],
+    numbers: ['creditsDelta', 'usdCentsDelta'],
+    flags: [],
+    json: [],
+  },
 };
 
 /** The export's table a CSV header is, if it has all of that table's telling columns. */

@@ -56,7 +56,11 @@ const keyRow = z
     if (product === undefined && r.product !== undefined) {
       const tag = keyTagParam.safeParse(r.product);
       if (!tag.success) {
-        ctx.addIssue({ code: 'custom', path: ['product'], message: 'product must be a key tag (2 to 10 letters or digits), or give a keyTag column' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['product'],
+          message: 'product must be a key tag (2 to 10 letters or digits), or give a keyTag column',
+        });
         return z.NEVER;
       }
       product = tag.data;

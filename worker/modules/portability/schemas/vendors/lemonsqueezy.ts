@@ -31,7 +31,7 @@ const licenceKey = z
     expires_at: when('expires_at'),
     disabled: yesNo('disabled'),
     created_at: when('created_at'),
-  devicesInFile: z.number().int().min(0).optional(),
+    devicesInFile: z.number().int().min(0).optional(),
   })
   .transform((r): KeyRow => {
     const status =

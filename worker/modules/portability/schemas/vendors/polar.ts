@@ -33,7 +33,7 @@ const licenceKey = z
     limit_activations: whole('limit_activations', 1, IMPORT_MAX_DEVICES),
     expires_at: when('expires_at'),
     created_at: when('created_at'),
-  devicesInFile: z.number().int().min(0).optional(),
+    devicesInFile: z.number().int().min(0).optional(),
   })
   .transform((r): KeyRow => {
     const revoked = r.status === 'revoked' || r.status === 'disabled';
@@ -80,7 +80,13 @@ export const polar: VendorFormat = {
       if (!parsed.success) return failed(parsed.error);
       const a = parsed.data;
       return deviceRow(
-        { key: a.licenseKey ?? null, licenceId: a.license_key_id ?? 'unknown', fingerprint: a.id, name: a.label, activatedAt: a.created_at },
+        {
+          key: a.licenseKey ?? null,
+          licenceId: a.license_key_id ?? 'unknown',
+          fingerprint: a.id,
+          name: a.label,
+          activatedAt: a.created_at,
+        },
         'Polar activation',
       );
     }
