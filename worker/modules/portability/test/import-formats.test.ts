@@ -362,6 +362,24 @@ describe("KeyPanel's own CSVs import back", () => {
     await sameKeys(target);
   });
 
+  it("`keypanel keys export --format json` (the API's keys) into another shop: its devices come along and validate", async () => {
+    const { made, first } = await shopWithKeys();
+    const listed = await box.api('GET', '/api/admin/keys?limit=100', { token: owner.token });
+    const file = readImportFile(JSON.stringify(listed.body.keys, null, 2));
+    expect(file.problems).toEqual([]);
+    const target = await sandbox({ isolatedDb: env.IMPORT_TARGET_DB });
+    const targetOwner = await target.signedInUser('owner');
+    await product(target, 3, made.keyTag);
+    const { totals } = await importRecords('keypanel', file.records, {}, target, targetOwner.token);
+    expect(totals).toEqual({ create: 3, match: 0, skip: 0 });
+    await sameKeys(target);
+    expect(await devicesOf(first.key, target.db)).toEqual(['export-device-1']);
+    const answer = await target.api('POST', '/api/v1/licenses/validate', {
+      body: { key: first.key, deviceFingerprint: 'export-device-1' },
+    });
+    expect(answer.body).toMatchObject({ valid: true, code: 'VALID' });
+  });
+
   it("the admin export's CSV tables (products, keys, devices), as a directory, into an empty shop: the device validates with no new activation", async () => {
     const { first } = await shopWithKeys();
     const table = async (name: string) => {

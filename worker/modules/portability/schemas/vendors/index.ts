@@ -19,7 +19,7 @@ export function mapRecord(format: ImportFormat, record: Record<string, unknown>)
 }
 
 /** What every record carries for the file reader's sake (its id and type, the references it found). */
-const STRUCTURE = ['id', 'type', 'userEmail', 'licenseKey', 'licenseId', 'devicesInFile'];
+const STRUCTURE = ['id', '_id', 'type', 'userEmail', 'licenseKey', 'licenseId', 'devicesInFile'];
 /** How many unread field names a notice lists. */
 const UNKNOWN_LISTED = 40;
 

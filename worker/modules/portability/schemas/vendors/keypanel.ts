@@ -1,7 +1,8 @@
 // KeyPanel's own key rows: a CSV or JSON of keys (`key`, `product`, `email`, `status`, `expiresAt`,
 // `maxActivations`, `devices`), and the CSVs KeyPanel writes itself: `keypanel keys export` (its
 // `keyTag` column is the product, `product` is the product's name, `duration` the days and
-// `activations` "used/limit") and the web app's generated keys (`keyTag`, `durationDays`).
+// `activations` "used/limit"), its JSON (`--format json`: the API's keys, with their devices) and
+// the web app's generated keys (`keyTag`, `durationDays`).
 import { z } from 'zod';
 import { EXPIRY_MODELS, KEY_STATUSES } from '../../../../platform/vocabulary';
 import {
@@ -86,11 +87,29 @@ const keyRow = z
     };
   });
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A key as the API answers it (`keypanel keys export --format json`): its product's key tag, and its
+ * devices' fingerprints from its `activations`, beside its own fields.
+ */
+function view(record: Record<string, unknown>): Record<string, unknown> {
+  const { product, activations, ...rest } = record;
+  const out: Record<string, unknown> = { ...rest };
+  if (isObject(product)) out.keyTag ??= product.keyTag;
+  else if (product !== undefined) out.product = product;
+  if (Array.isArray(activations) && activations.every((a) => isObject(a) && typeof a.deviceFingerprint === 'string'))
+    out.devices ??= activations.map((a) => (a as { deviceFingerprint: string }).deviceFingerprint);
+  else if (activations !== undefined) out.activations = activations;
+  return out;
+}
+
 export const keypanel: VendorFormat = {
   deviceTypes: [],
   names: () => names,
+  view,
   map(record): Mapped {
-    const parsed = keyRow.safeParse(renameFields(record, names));
+    const parsed = keyRow.safeParse(renameFields(view(record), names));
     return parsed.success ? { ok: true, row: parsed.data } : failed(parsed.error);
   },
 };
