@@ -119,7 +119,7 @@ const LIST_KEYS = ['data', 'items', 'sales'];
  * The line each element of a JSON document's record list starts on: the top-level array's, or the
  * list's of a top-level object (`data`, `items`, `sales`). (JSON.parse tells no positions, so the text is scanned.)
  */
-function elementLines(text: string): number[] {
+function elementLines(text: string, listKeys: string[] = LIST_KEYS): number[] {
   const lines: number[] = [];
   const stack: { array: boolean; key: string | null }[] = [];
   let line = 1;
@@ -142,7 +142,7 @@ function elementLines(text: string): number[] {
     else if (ch === '{' || ch === '[') {
       const parent = stack[stack.length - 1];
       const isRecordList = (list: { array: boolean; key: string | null } | undefined, depth: number) =>
-        list?.array && (depth === 1 || (depth === 2 && list.key !== null && LIST_KEYS.includes(list.key)));
+        list?.array && ((depth === 1 && listKeys === LIST_KEYS) || (depth === 2 && list.key !== null && listKeys.includes(list.key)));
       if (isRecordList(parent, stack.length)) lines.push(line);
       stack.push({ array: ch === '[', key: pendingKey });
       pendingKey = null;
@@ -226,10 +226,13 @@ function readDocument(document: unknown, source: string, firstLine: number, read
           });
     } else read.records.push({ line, record });
   });
-  for (const item of included.values()) {
-    if (DEVICE_TYPES.has(String(item.type))) read.records.push({ line: firstLine, record: flatten(item, included) });
-    else noteLicence(item);
-  }
+  const includedLines = elementLines(source, ['included']).map((line) => line + firstLine - 1);
+  if (isObject(document) && Array.isArray(document.included))
+    document.included.forEach((item, i) => {
+      if (!isObject(item)) return;
+      if (DEVICE_TYPES.has(String(item.type))) read.records.push({ line: includedLines[i] ?? firstLine, record: flatten(item, included) });
+      else noteLicence(item);
+    });
 }
 
 function readJson(text: string, read: Read): ImportFile['kind'] {

@@ -130,6 +130,9 @@ describe("Keygen's paginated API dump, with its machines", () => {
     const sue = dir.records.find((r) => r.record.fingerprint === 'sue-offline-laptop-7d41')!;
     expect(sourceOf(dir.sources, sue.line)).toEqual({ name: 'machines-1.json', line: 27 });
     expect(sue.record.licenseKey).toBe(signedKey);
+    // A machine a page includes is on the line it starts on there.
+    const lars = dir.records.find((r) => r.record.fingerprint === '4f:2a:9c:11:d0:7e:lars-workstation')!;
+    expect(sourceOf(dir.sources, lars.line)).toEqual({ name: 'licenses-1.json', line: 81 });
   });
 
   it('imports perpetual, dated, expired and suspended licences and their machines; each customer validates on their machine with no new activation', async () => {
