@@ -1,8 +1,9 @@
-// What an import takes and answers (issue 34), and how each system's licence record becomes a row of
-// KeyPanel's: its own format (a key row, or a line of its JSON lines export), Keygen's license object,
-// Lemon Squeezy's license key and Gumroad's license. A client reads the file into records with their
-// line numbers (import-file.ts) and sends them a chunk at a time; the server maps and checks every
-// record of a chunk before it writes any of it.
+// What an import takes and answers (issue 34), the rows every record becomes, the field rules the
+// mappings share, and how a line of KeyPanel's JSON lines export is checked. Each system's own
+// records (KeyPanel's key rows, Keygen's, Lemon Squeezy's, Gumroad's, Polar's) are mapped in
+// vendors/ (issue 45). A client reads the file into records with their line numbers (import-file.ts)
+// and sends them a chunk at a time; the server maps and checks every record of a chunk before it
+// writes any of it.
 import { z } from 'zod';
 import { stepUpFields } from '../../accounts/schemas/security';
 import {
