@@ -1,8 +1,10 @@
-// `keypanel import FILE --from keypanel|keygen|lemonsqueezy|gumroad`: licences from another system (or
-// a KeyPanel export) sent a chunk of records per request. A file of several chunks is checked whole
+// `keypanel import FILE|DIR --from keypanel|keygen|lemonsqueezy|gumroad|polar`: licences from another
+// system (or a KeyPanel export; a directory of API pages or export tables reads as one file) sent a
+// chunk of records per request. A file of several chunks is checked whole
 // first (every chunk as a dry run), so a bad record anywhere refuses the file before any chunk is
 // written; then the chunks go in order, with progress on stderr and a summary at the end.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { Option, type Command } from 'commander';
 import {
   IMPORT_FORMATS,
@@ -13,7 +15,9 @@ import {
   chunkRecords,
   emptyImportTally,
   earlierInFile,
-  readImportFile,
+  readImportFiles,
+  sourceOf,
+  unknownFields,
   type ImportFormat,
   type ImportProblem,
   type ImportRecord,
@@ -44,17 +48,34 @@ const wholeNumber = (name: string, value: string | undefined, max: number) => {
   return n;
 };
 
-function printProblems(problems: ImportProblem[], total: number) {
+/** Where a line is: `line N`, or in a directory `FILE line N`. */
+type Where = (line: number) => string;
+
+function printProblems(problems: ImportProblem[], total: number, where: Where) {
   const sorted = [...problems].sort((a, b) => a.line - b.line);
-  for (const p of sorted.slice(0, IMPORT_LISTED)) warn(`line ${p.line}: ${p.message}`);
+  for (const p of sorted.slice(0, IMPORT_LISTED)) warn(`${where(p.line)}: ${p.message}`);
   if (total > IMPORT_LISTED) warn(`... and ${total - IMPORT_LISTED} more`);
+}
+
+/** The file, or every file of the directory (by name: a vendor's API pages, an export's CSV tables). */
+async function readFiles(target: string): Promise<{ name: string; text: string }[]> {
+  const cannot = (err: unknown) =>
+    new UsageError(`Cannot read ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  try {
+    if (!(await stat(target)).isDirectory()) return [{ name: target, text: await readFile(target, 'utf8') }];
+    const entries = (await readdir(target, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.'));
+    const names = entries.map((e) => e.name).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    return Promise.all(names.map(async (name) => ({ name, text: await readFile(path.join(target, name), 'utf8') })));
+  } catch (err) {
+    throw cannot(err);
+  }
 }
 
 export function registerImportCommand(program: Command) {
   program
     .command('import')
-    .description("Import licences from a file: KeyPanel's own (key rows, or an export), Keygen's, Lemon Squeezy's or Gumroad's")
-    .argument('<file>', 'a CSV, JSON or JSON lines file')
+    .description("Import licences from a file: KeyPanel's own (key rows, or an export), Keygen's, Lemon Squeezy's, Gumroad's or Polar's")
+    .argument('<file>', 'a CSV, JSON or JSON lines file, or a directory of them (API pages, export tables), read in name order')
     .addOption(new Option('--from <system>', 'whose format the file is in').choices(IMPORT_FORMATS).makeOptionMandatory())
     .option('--dry-run', 'check the file and say what would be created, matched and skipped; write nothing')
     .option('--product <keyTag>', "the product of rows that name none (Keygen's, Lemon Squeezy's and Gumroad's never do)")
@@ -76,25 +97,36 @@ Examples:
   $ keypanel import license-keys.csv --from lemonsqueezy --product APP
   $ keypanel import sales.csv --from gumroad --product APP --days 365 --devices 2
   $ keypanel import shop.jsonl --from keypanel
+  $ keypanel import keygen-pages/ --from keygen --product APP     (licences and machines, page by page)
+  $ keypanel import sales.csv --from gumroad --product APP         (Gumroad's dashboard sales export)
 `,
     )
     .action(async (file: string, options: ImportOptions, command: Command) => {
       const days = wholeNumber('--days', options.days, IMPORT_MAX_DAYS);
       const devices = wholeNumber('--devices', options.devices, IMPORT_MAX_DEVICES);
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
-      const read = readImportFile(text);
+      const files = await readFiles(file);
+      if (!files.length) throw new CliError(`${file} holds no files; nothing was imported.`);
+      const read = readImportFiles(files);
+      const where: Where =
+        files.length > 1
+          ? (line) => {
+              const at = sourceOf(read.sources, line);
+              return `${at.name} line ${at.line}`;
+            }
+          : (line) => `line ${line}`;
       if (read.problems.length) {
-        printProblems(read.problems, read.problems.length);
+        printProblems(read.problems, read.problems.length, where);
         throw new CliError(
           `${file} cannot be read (${read.problems.length} ${read.problems.length === 1 ? 'problem' : 'problems'}); nothing was imported.`,
         );
       }
       if (!read.records.length) throw new CliError(`${file} holds no records; nothing was imported.`);
+      // Fields the format does not read are not imported, and refuse nothing: say which.
+      const unread = unknownFields(
+        options.from,
+        read.records.map((r) => r.record),
+      );
+      if (unread.length) notice(`Not imported (not read from ${options.from}'s records): ${unread.join(', ')}`);
       const ctx = contextOf(command);
       const api = ctx.api();
       const chunks = chunkRecords(read.records);
@@ -109,22 +141,22 @@ Examples:
       if (options.dryRun || chunks.length > 1) {
         const checked = await run(chunks, (rows) => send(rows, true), 'Checking');
         if (checked.problems.length) {
-          printProblems(checked.problems, checked.problemCount);
+          printProblems(checked.problems, checked.problemCount, where);
           throw new CliError(
             `${checked.problemCount} ${checked.problemCount === 1 ? 'record is' : 'records are'} not valid; nothing was imported.`,
           );
         }
-        if (options.dryRun) return summarize(ctx.format, checked, read.records.length, true);
+        if (options.dryRun) return summarize(ctx.format, checked, read.records.length, true, where);
       }
       const imported = await run(chunks, (rows) => send(rows, false), 'Importing');
       if (imported.problems.length) {
         // Only a single-chunk file gets here: refused whole by the server.
-        printProblems(imported.problems, imported.problemCount);
+        printProblems(imported.problems, imported.problemCount, where);
         throw new CliError(
           `${imported.problemCount} ${imported.problemCount === 1 ? 'record is' : 'records are'} not valid; nothing was imported.`,
         );
       }
-      return summarize(ctx.format, imported, read.records.length, false);
+      return summarize(ctx.format, imported, read.records.length, false, where);
     });
 }
 
@@ -157,10 +189,10 @@ async function run(chunks: ImportRecord[][], send: (rows: ImportRecord[]) => Pro
   return result;
 }
 
-async function summarize(format: Parameters<typeof printRecord>[0], result: Run, records: number, dryRun: boolean) {
+async function summarize(format: Parameters<typeof printRecord>[0], result: Run, records: number, dryRun: boolean, where: Where) {
   const { counts } = result;
   // A dry run says why for every record it would not create; a run, for the skipped ones.
-  for (const o of result.outcomes) if (dryRun || o.action === 'skip') notice(`line ${o.line}: ${o.action} ${o.type}: ${o.reason}`);
+  for (const o of result.outcomes) if (dryRun || o.action === 'skip') notice(`${where(o.line)}: ${o.action} ${o.type}: ${o.reason}`);
   const mail =
     result.mail === 'sent'
       ? ', each mailed how to sign in'

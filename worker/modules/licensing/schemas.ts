@@ -8,11 +8,19 @@ import { cleanUnsafeText, refuseUnsafeText } from '../../platform/schemas/text';
 
 const printable = /^[\x20-\x7E]+$/;
 
+/**
+ * The longest key the licensing API (and an import) takes: a vendor's signed key as it issued it.
+ * Keygen's signed keys are `key/` + base64url(data) + `.` + base64url(signature): its Ed25519
+ * signature alone is 86 characters and its RSA-2048 one 344, so a key carrying a few hundred bytes of
+ * data runs to 500 to 900 characters. 1024 holds them, and stays far under any request limit.
+ */
+export const LICENSE_KEY_MAX_LENGTH = 1024;
+
 export const licenseKeyField = z
   .string({ error: 'key is required' })
   .trim()
   .min(1, 'key is required')
-  .max(100, 'key must be at most 100 characters')
+  .max(LICENSE_KEY_MAX_LENGTH, `key must be at most ${LICENSE_KEY_MAX_LENGTH} characters`)
   // No key holds one; a value that does is refused like any text people type (platform/schemas/text.ts).
   .superRefine(refuseUnsafeText('key'))
   .transform((v) => v.toUpperCase());

@@ -1,8 +1,9 @@
-// What an import takes and answers (issue 34), and how each system's licence record becomes a row of
-// KeyPanel's: its own format (a key row, or a line of its JSON lines export), Keygen's license object,
-// Lemon Squeezy's license key and Gumroad's license. A client reads the file into records with their
-// line numbers (import-file.ts) and sends them a chunk at a time; the server maps and checks every
-// record of a chunk before it writes any of it.
+// What an import takes and answers (issue 34), the rows every record becomes, the field rules the
+// mappings share, and how a line of KeyPanel's JSON lines export is checked. Each system's own
+// records (KeyPanel's key rows, Keygen's, Lemon Squeezy's, Gumroad's, Polar's) are mapped in
+// vendors/ (issue 45). A client reads the file into records with their line numbers (import-file.ts)
+// and sends them a chunk at a time; the server maps and checks every record of a chunk before it
+// writes any of it.
 import { z } from 'zod';
 import { stepUpFields } from '../../accounts/schemas/security';
 import {
@@ -17,8 +18,9 @@ import {
 import { emailSchema } from '../../accounts/schemas/auth';
 import { decimalInput } from '../../../platform/schemas/amounts';
 import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
+import { LICENSE_KEY_MAX_LENGTH } from '../../licensing/schemas';
 
-export const IMPORT_FORMATS = ['keypanel', 'keygen', 'lemonsqueezy', 'gumroad'] as const;
+export const IMPORT_FORMATS = ['keypanel', 'keygen', 'lemonsqueezy', 'gumroad', 'polar'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** The most records one request carries (a client also keeps each request under the body limit). */
@@ -29,7 +31,7 @@ export const IMPORT_CHUNK_BYTES = 40 * 1024;
 export const IMPORT_MAX_DAYS = 36500;
 export const IMPORT_MAX_DEVICES = 1000;
 
-const keyTagParam = z.string().trim().toUpperCase().regex(KEY_TAG_PATTERN, 'product must be a key tag (2 to 10 letters or digits)');
+export const keyTagParam = z.string().trim().toUpperCase().regex(KEY_TAG_PATTERN, 'product must be a key tag (2 to 10 letters or digits)');
 
 export const importRequestSchema = z
   .object({
@@ -54,7 +56,7 @@ export const importRequestSchema = z
           .array(
             z
               .string()
-              .max(100)
+              .max(LICENSE_KEY_MAX_LENGTH)
               .transform((v) => v.toUpperCase()),
           )
           .max(IMPORT_CHUNK_ROWS)
@@ -221,21 +223,22 @@ export type LedgerRow = {
 export type OtherRow = { type: 'other'; skip: string };
 export type ImportRow = KeyRow | UserRow | ProductRow | DeviceRow | LedgerRow | OtherRow;
 
-const text = (max: number) => z.string().trim().max(max);
-const keyValue = z
+export const text = (max: number) => z.string().trim().max(max);
+export const keyValue = z
   .string({ error: 'key is required' })
   .trim()
   .min(4, 'key must be at least 4 characters')
-  .max(100, 'key must be at most 100 characters')
+  // As long as the licensing API takes (a vendor's signed key as it issued it).
+  .max(LICENSE_KEY_MAX_LENGTH, `key must be at most ${LICENSE_KEY_MAX_LENGTH} characters`)
   .regex(/^[\x21-\x7e]+$/, 'key must be printable characters without spaces')
   // In capitals, as the licensing API reads every key it is sent (a vendor's lower-case key still validates).
   .transform((v) => v.toUpperCase());
 /** Empty cells (CSV), null and undefined are all "not given". */
-const blank = (v: unknown) => (v === '' || v === null || v === undefined ? undefined : v);
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
-const email = optional(emailSchema);
+export const blank = (v: unknown) => (v === '' || v === null || v === undefined ? undefined : v);
+export const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
+export const email = optional(emailSchema);
 /** A time as milliseconds: an ISO 8601 text, or a number of milliseconds. */
-const instant = (name: string, error?: string) =>
+export const instant = (name: string, error?: string) =>
   z.union([z.string(), z.number()], error ? { error } : undefined).transform((v, ctx) => {
     const ms = typeof v === 'number' ? v : /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
     if (Number.isNaN(ms)) {
@@ -244,9 +247,9 @@ const instant = (name: string, error?: string) =>
     }
     return ms;
   });
-const when = (name: string) => optional(instant(name));
+export const when = (name: string) => optional(instant(name));
 /** A whole number: a JSON number, or a CSV cell of plain digits (the API's rule for amounts: no `0x10`, `1e3` or ` 5`). */
-const whole = (name: string, min: number, max: number) =>
+export const whole = (name: string, min: number, max: number) =>
   optional(
     decimalInput(
       z
@@ -256,14 +259,14 @@ const whole = (name: string, min: number, max: number) =>
         .max(max, `${name} must be at most ${max}`),
     ),
   );
-const flag = (name: string) =>
+export const flag = (name: string) =>
   optional(
     z
       .union([z.boolean(), z.enum(['true', 'false', 'TRUE', 'FALSE', '1', '0'], { error: `${name} must be true or false` })])
       .transform((v) => (typeof v === 'boolean' ? v : v === 'true' || v === 'TRUE' || v === '1')),
   ).transform((v) => v ?? false);
 /** Device fingerprints: a JSON list, or a CSV cell of them separated by ";". */
-const fingerprints = optional(
+export const fingerprints = optional(
   z.union([
     z.array(text(255).min(1, 'a device fingerprint is empty')),
     z.string().transform((v) =>
@@ -274,34 +277,6 @@ const fingerprints = optional(
     ),
   ]),
 ).transform((v) => v ?? []);
-
-// KeyPanel's own key row (CSV columns or JSON fields).
-const keypanelKey = z
-  .object({
-    key: keyValue,
-    product: optional(keyTagParam),
-    email,
-    status: optional(z.enum(KEY_STATUSES, { error: `status must be one of ${KEY_STATUSES.join(', ')}` })),
-    expiresAt: when('expiresAt'),
-    days: whole('days', 1, IMPORT_MAX_DAYS),
-    maxActivations: whole('maxActivations', 1, IMPORT_MAX_DEVICES),
-    devices: fingerprints,
-  })
-  .transform((r, ctx): KeyRow => {
-    if (r.status === 'used' && r.expiresAt === undefined) ctx.addIssue({ code: 'custom', message: 'a used key needs its expiresAt' });
-    const status = r.status ?? (r.expiresAt !== undefined ? 'used' : 'available');
-    return {
-      type: 'key',
-      key: r.key,
-      product: r.product,
-      email: r.email ?? null,
-      status: status === 'available' && r.expiresAt !== undefined ? 'used' : status,
-      expiresAt: r.expiresAt ?? null,
-      days: r.days,
-      devices: r.maxActivations,
-      fingerprints: r.devices,
-    };
-  });
 
 // A line of KeyPanel's JSON lines export ({"table", "row"}), with the references the file reader
 // resolved (an account's email, a key's value) beside the row's ids.
@@ -406,11 +381,11 @@ const exportedLedger = z.object({
   createdAt: required('createdAt'),
 });
 
-type Mapped = { ok: true; row: ImportRow } | { ok: false; message: string };
-const failed = (error: z.ZodError): Mapped => ({ ok: false, message: recordProblem(error) });
+export type Mapped = { ok: true; row: ImportRow } | { ok: false; message: string };
+export const failed = (error: z.ZodError): Mapped => ({ ok: false, message: recordProblem(error) });
 
 /** A line of the export: its table's row, checked by that table's schema. */
-function exportLine(table: unknown, row: unknown): Mapped {
+export function exportLine(table: unknown, row: unknown): Mapped {
   if (typeof row !== 'object' || row === null || Array.isArray(row)) return { ok: false, message: 'row must be an object' };
   const parse = <T>(schema: z.ZodType<T>) => schema.safeParse(row);
   switch (table) {
@@ -498,106 +473,6 @@ function exportLine(table: unknown, row: unknown): Mapped {
     default:
       return { ok: false, message: `table: unknown table "${String(table)}"` };
   }
-}
-
-/**
- * A vendor's key with no expiry never expires there: it becomes a perpetual key here, rather than
- * one whose clock starts at its first activation for its product's days. A revoked or ended one keeps its product's model.
- */
-const neverExpires = (expiry: number | undefined, ended: boolean): Pick<KeyRow, 'expiryModel'> =>
-  expiry === undefined && !ended ? { expiryModel: 'perpetual' } : {};
-
-// Keygen's license object (data[].attributes, with id; the reader adds the user's email from
-// `included`). Its status is read only: ACTIVE, INACTIVE, EXPIRING, EXPIRED, SUSPENDED, BANNED.
-const keygenRecord = z
-  .object({
-    key: keyValue,
-    expiry: when('expiry'),
-    status: optional(z.string().toUpperCase()),
-    maxMachines: whole('maxMachines', 1, IMPORT_MAX_DEVICES),
-    suspended: flag('suspended'),
-    userEmail: email,
-  })
-  .transform((r): KeyRow => {
-    const banned = r.suspended || r.status === 'SUSPENDED' || r.status === 'BANNED';
-    const expired = r.status === 'EXPIRED';
-    return {
-      type: 'key',
-      key: r.key,
-      email: r.userEmail ?? null,
-      status: banned ? 'revoked' : expired ? 'expired' : r.expiry !== undefined ? 'used' : 'available',
-      expiresAt: r.expiry ?? null,
-      ...neverExpires(r.expiry, banned || expired),
-      devices: r.maxMachines,
-      fingerprints: [],
-    };
-  });
-
-// Lemon Squeezy's license key (its API's attributes, or its CSV export's columns).
-const LEMON_STATUSES = ['inactive', 'active', 'expired', 'disabled'] as const;
-const lemonRecord = z
-  .object({
-    key: keyValue,
-    user_email: email,
-    status: optional(z.enum(LEMON_STATUSES, { error: `status must be one of ${LEMON_STATUSES.join(', ')}` })),
-    activation_limit: whole('activation_limit', 1, IMPORT_MAX_DEVICES),
-    expires_at: when('expires_at'),
-    disabled: flag('disabled'),
-  })
-  .transform((r): KeyRow => {
-    const status =
-      r.disabled || r.status === 'disabled'
-        ? 'revoked'
-        : r.status === 'expired'
-          ? 'expired'
-          : r.expires_at !== undefined
-            ? 'used'
-            : 'available';
-    return {
-      type: 'key',
-      key: r.key,
-      email: r.user_email ?? null,
-      status,
-      expiresAt: r.expires_at ?? null,
-      ...neverExpires(r.expires_at, status === 'revoked' || status === 'expired'),
-      devices: r.activation_limit,
-      fingerprints: [],
-    };
-  });
-
-// Gumroad's license (its purchase: license_key, email, refunded, chargebacked, subscription dates).
-// It has no expiry and no device limit: the request's (or the product's) apply.
-const gumroadRecord = z
-  .object({
-    license_key: keyValue,
-    email,
-    refunded: flag('refunded'),
-    chargebacked: flag('chargebacked'),
-    disabled: flag('disabled'),
-    subscription_ended_at: when('subscription_ended_at'),
-    subscription_failed_at: when('subscription_failed_at'),
-  })
-  .transform((r): KeyRow => {
-    const ended = r.subscription_ended_at ?? r.subscription_failed_at;
-    return {
-      type: 'key',
-      key: r.license_key,
-      email: r.email ?? null,
-      status: r.disabled ? 'revoked' : ended !== undefined ? 'expired' : 'available',
-      expiresAt: ended ?? null,
-      ...neverExpires(ended, r.disabled),
-      fingerprints: [],
-      skip: r.refunded ? 'refunded in Gumroad' : r.chargebacked ? 'charged back in Gumroad' : undefined,
-    };
-  });
-
-const VENDOR_SCHEMAS = { keygen: keygenRecord, lemonsqueezy: lemonRecord, gumroad: gumroadRecord } as const;
-
-/** A record of a file in this format as KeyPanel's row, or its first problem. */
-export function mapRecord(format: ImportFormat, record: Record<string, unknown>): Mapped {
-  if (format === 'keypanel' && 'table' in record) return exportLine(record.table, record.row);
-  const result = (format === 'keypanel' ? keypanelKey : VENDOR_SCHEMAS[format]).safeParse(record);
-  return result.success ? { ok: true, row: result.data } : failed(result.error);
 }
 
 /** A record's first problem, as one line: `field: message`. */

@@ -2,7 +2,7 @@
 // own, read in the browser; a preview of its first records; a dry run of every chunk that counts
 // what would be created, matched and skipped (and refuses a file with a bad record, by line); then
 // the import, chunk by chunk, with its progress.
-import { useId, useState, type ChangeEvent } from 'react';
+import { useId, useMemo, useState, type ChangeEvent } from 'react';
 import {
   IMPORT_FORMATS,
   IMPORT_LISTED,
@@ -11,6 +11,7 @@ import {
   emptyImportTally,
   earlierInFile,
   readImportFile,
+  unknownFields,
   type ImportFormat,
   type ImportProblem,
   type ImportRecord,
@@ -28,6 +29,7 @@ const FORMAT_LABELS: Record<ImportFormat, string> = {
   keygen: "Keygen (its licenses' JSON)",
   lemonsqueezy: 'Lemon Squeezy (license keys, CSV or JSON)',
   gumroad: 'Gumroad (licenses, CSV or JSON)',
+  polar: "Polar (its license keys' JSON)",
 };
 const PREVIEW_ROWS = 5;
 const PREVIEW_COLUMNS = 6;
@@ -102,6 +104,24 @@ function Problems({ problems, count }: { problems: ImportProblem[]; count: numbe
       </ul>
       {count > IMPORT_LISTED && <p>… and {count - IMPORT_LISTED} more.</p>}
     </div>
+  );
+}
+
+/** The file's fields the chosen format does not read: not imported, and no reason to refuse a record. */
+function UnreadFields({ format, records }: { format: ImportFormat; records: ImportRecord[] }) {
+  const unread = useMemo(
+    () =>
+      unknownFields(
+        format,
+        records.map((r) => r.record),
+      ),
+    [format, records],
+  );
+  if (!unread.length) return null;
+  return (
+    <p className="muted" aria-label="Fields not imported">
+      Not imported (not read from {FORMAT_LABELS[format].split(' (')[0]}&apos;s records): {unread.join(', ')}
+    </p>
   );
 }
 
@@ -222,7 +242,7 @@ export function ImportSection() {
             value={product}
             onChange={(e) => setProduct(e.target.value)}
             disabled={running}
-            hint="For rows that name none (Keygen's, Lemon Squeezy's and Gumroad's never do)."
+            hint="For rows that name none (Keygen's, Lemon Squeezy's, Gumroad's and Polar's never do)."
           >
             <option value="">From the file</option>
             {active.map((p) => (
@@ -270,6 +290,7 @@ export function ImportSection() {
         </div>
         {readProblems.length > 0 && <Problems problems={readProblems} count={readProblems.length} />}
         {file && <Preview records={file.records} />}
+        {file && <UnreadFields format={format} records={file.records} />}
         <div className="button-row">
           <button type="button" className="btn btn-secondary" disabled={!file || running} onClick={asyncHandler(() => run(true))}>
             Check (dry run)
