@@ -6,18 +6,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-/** The workerd process Miniflare started for this benchmark (a child of this process). */
-export function findRuntimePid(): number | null {
+/** The workerd processes Miniflare started for this benchmark (children of this process), oldest first; none without /proc. */
+export function findRuntimePids(): number[] {
+  const found: number[] = [];
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       const stat = readStat(Number(entry));
-      if (stat && stat.comm === 'workerd' && stat.ppid === process.pid) return Number(entry);
+      if (stat && stat.comm === 'workerd' && stat.ppid === process.pid) found.push(Number(entry));
     }
   } catch {
     // No /proc here.
   }
-  return null;
+  return found.sort((a, b) => a - b);
 }
 
 function readStat(pid: number): { comm: string; ppid: number; cpuMs: number } | null {

@@ -1,14 +1,20 @@
-// The benchmark's database: the scale of the issue (10,000 users, 200 products, 200,000 keys,
-// 100,000 activations), plus what each scenario draws from: keys with their devices, fresh keys,
-// customers with credits to spend, a customer with 500 keys, and signed-in sessions (their rows in
-// D1, made as sign-in makes them, which every signed-in round trip checks).
+// The benchmark's database at one of two sizes (`--scale`): 200k (10,000 users, 200 products,
+// 200,000 keys, 100,000 activations) or 2m, ten times the shop (100,000 users, 2,000,000 keys,
+// 1,000,000 activations); plus what each scenario draws from: keys with their devices, fresh keys,
+// customers with credits to spend, a customer with 500 keys, a reseller, and signed-in sessions
+// (their rows in D1, made as sign-in makes them, which every signed-in round trip checks).
 import { createDb } from '../worker/platform/db/client';
 import { createSession } from '../worker/modules/accounts/sessions';
 import type { Runtime } from './runtime';
 import { DAY_MS } from '../worker/platform/vocabulary';
 import { generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
 
-export const SCALE = { users: 10_000, products: 200, keys: 200_000, activations: 100_000 } as const;
+export const SCALES = {
+  '200k': { users: 10_000, products: 200, keys: 200_000, activations: 100_000 },
+  '2m': { users: 100_000, products: 200, keys: 2_000_000, activations: 1_000_000 },
+} as const;
+export type ScaleName = keyof typeof SCALES;
+export type Scale = (typeof SCALES)[ScaleName];
 export const COLLECTOR_KEYS = 500;
 const RESELLERS = 50;
 /** Customers who buy during the run: each has credits for far more than the run can spend. */
@@ -38,9 +44,11 @@ export type BenchData = {
   collectorTokens: string[];
   ownerTokens: string[];
   customers: UserRow[];
+  /** Sessions of the reseller who sold the most, for a reseller's own statistics. */
+  resellerTokens: string[];
 };
 
-export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
+export async function seedBenchDatabase(runtime: Runtime, SCALE: Scale): Promise<BenchData> {
   const seededAt = Date.now();
   const accounts = [
     { username: 'bench-owner', email: 'owner@bench.test', role: 'owner' as const, passwordHash: null, credits: 0, balanceCents: 0 },
@@ -135,5 +143,15 @@ export async function seedBenchDatabase(runtime: Runtime): Promise<BenchData> {
     collectorTokens: await sessionsFor(Array<UserRow>(SESSIONS_PER_ACCOUNT).fill(collector)),
     ownerTokens: await sessionsFor(Array<UserRow>(SESSIONS_PER_ACCOUNT).fill(owner)),
     customers,
+    resellerTokens: await sessionsFor(Array<UserRow>(SESSIONS_PER_ACCOUNT).fill(busiestReseller(shop))),
   };
+}
+
+/** The reseller who paid for the most customers' keys: their statistics have the most to add up. */
+function busiestReseller(shop: Shop): UserRow {
+  const sold = new Map<string, number>();
+  for (const k of shop.keys) if (k.generation_method === 'reseller' && k.paid_by) sold.set(k.paid_by, (sold.get(k.paid_by) ?? 0) + 1);
+  const resellers = shop.users.filter((u) => u.role === 'reseller');
+  if (!resellers.length) throw new Error('bench: the shop has no reseller');
+  return resellers.reduce((best, r) => ((sold.get(r.id) ?? 0) > (sold.get(best.id) ?? 0) ? r : best));
 }

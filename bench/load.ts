@@ -2,6 +2,16 @@
 // built on the fly by the scenario (a random key, a fresh key, another customer), each answer checked.
 import autocannon from 'autocannon';
 import { countInstructions, cpuMsOf } from './cpu';
+import type { CallerCost } from './d1-host';
+
+/**
+ * What a run reads besides the answers: the Workers' process (CPU time, instructions) and, with D1 in
+ * a process of its own, that process's CPU time and what D1 counted for the caller (runtime.ts).
+ */
+export type Meter = { pid: number | null; d1Pid: number | null; d1Costs: () => Promise<CallerCost | null> };
+const NO_METER: Meter = { pid: null, d1Pid: null, d1Costs: () => Promise.resolve(null) };
+/** A Worker writes some rows after its answer (waitUntil, in batches closing within 200 ms): they are the request's cost too. */
+const SETTLE_MS = 300;
 
 /** `token`: a signed-in call, which also sends back the latest D1 bookmark its session was given, as the web app and the CLI do. */
 export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
@@ -51,6 +61,15 @@ export type Measurement = {
   cpuUsPerRequest: number | null;
   /** The runtime's instructions per answered request, in thousands (null where perf cannot count them). */
   kInstructionsPerRequest: number | null;
+  /** Bytes of the answers' bodies, per answer. */
+  answerBytes: number;
+  /**
+   * What D1 did per answered request, from its own result metadata (null with D1 on the Workers'
+   * thread): round trips (calls of the binding), statements, rows read and rows written, as billed.
+   */
+  d1: { roundTrips: number; statements: number; rowsRead: number; rowsWritten: number } | null;
+  /** The D1 process's CPU time per answered request, in microseconds (null with D1 on the Workers' thread or without /proc). */
+  d1CpuUsPerRequest: number | null;
 };
 
 /** One run's raw figures, which runs of the same load can be added up from (see `combine`). */
@@ -66,6 +85,9 @@ type Run = {
   unanswered: number;
   cpuMs: number | null;
   instructions: number | null;
+  answerBytes: number;
+  d1: CallerCost | null;
+  d1CpuMs: number | null;
 };
 
 export async function measure(
@@ -74,9 +96,9 @@ export async function measure(
   expect: Expectation,
   connections: number,
   seconds: number,
-  runtimePid: number | null = null,
+  meter: Meter = NO_METER,
 ): Promise<Measurement> {
-  return combine([await run(url, next, expect, connections, seconds, runtimePid)]);
+  return combine([await run(url, next, expect, connections, seconds, meter)]);
 }
 
 /**
@@ -85,19 +107,18 @@ export async function measure(
  * stretches of it, so their ratio is steadier than from two measurements one after the other.
  */
 export async function measurePaired(
-  a: { url: URL; next: () => BenchRequest; expect: Expectation },
-  b: { url: URL; next: () => BenchRequest; expect: Expectation },
+  a: { url: URL; next: () => BenchRequest; expect: Expectation; meter: Meter },
+  b: { url: URL; next: () => BenchRequest; expect: Expectation; meter: Meter },
   connections: number,
   seconds: number,
   rounds: number,
-  runtimePid: number | null,
 ): Promise<[Measurement, Measurement]> {
   const runsA: Run[] = [];
   const runsB: Run[] = [];
   const each = seconds / rounds;
   for (let i = 0; i < rounds; i++) {
-    runsA.push(await run(a.url, a.next, a.expect, connections, each, runtimePid));
-    runsB.push(await run(b.url, b.next, b.expect, connections, each, runtimePid));
+    runsA.push(await run(a.url, a.next, a.expect, connections, each, a.meter));
+    runsB.push(await run(b.url, b.next, b.expect, connections, each, b.meter));
   }
   return [combine(runsA), combine(runsB)];
 }
@@ -113,6 +134,11 @@ function combine(runs: Run[]): Measurement {
   for (const r of runs) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
   const cpuMs = known((r) => r.cpuMs);
   const instructions = known((r) => r.instructions);
+  const d1CpuMs = known((r) => r.d1CpuMs);
+  const d1 = runs.every((r) => r.d1)
+    ? (['roundTrips', 'statements', 'rowsRead', 'rowsWritten'] as const).map((k) => [k, sum((r) => r.d1![k])] as const)
+    : null;
+  const perRequest = (n: number) => (requests > 0 ? Math.round((n / requests) * 100) / 100 : 0);
   return {
     connections: runs[0].connections,
     seconds,
@@ -128,8 +154,21 @@ function combine(runs: Run[]): Measurement {
     unanswered: sum((r) => r.unanswered),
     cpuUsPerRequest: cpuMs !== null && requests > 0 ? (cpuMs * 1000) / requests : null,
     kInstructionsPerRequest: instructions !== null && requests > 0 ? instructions / requests / 1000 : null,
+    answerBytes: requests > 0 ? Math.round(sum((r) => r.answerBytes) / requests) : 0,
+    d1: d1 && (Object.fromEntries(d1.map(([k, n]) => [k, perRequest(n)])) as Measurement['d1']),
+    d1CpuUsPerRequest: d1CpuMs !== null && requests > 0 ? (d1CpuMs * 1000) / requests : null,
   };
 }
+
+const costDelta = (before: CallerCost | null, after: CallerCost | null): CallerCost | null =>
+  before && after
+    ? {
+        roundTrips: after.roundTrips - before.roundTrips,
+        statements: after.statements - before.statements,
+        rowsRead: after.rowsRead - before.rowsRead,
+        rowsWritten: after.rowsWritten - before.rowsWritten,
+      }
+    : null;
 
 async function run(
   url: URL,
@@ -137,9 +176,10 @@ async function run(
   expect: Expectation,
   connections: number,
   seconds: number,
-  runtimePid: number | null,
+  meter: Meter,
 ): Promise<Run> {
   let wrong = 0;
+  let answerBytes = 0;
   let sent = 0;
   let answered = 0;
   let firstError: string | null = null;
@@ -167,6 +207,7 @@ async function run(
         },
         onResponse: (status, body, context: RequestContext, headers) => {
           answered++;
+          answerBytes += body.length;
           const bookmark = context.token && headerOf(headers, BOOKMARK_HEADER);
           if (bookmark) bookmarks.set(context.token!, bookmark);
           if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) {
@@ -181,14 +222,19 @@ async function run(
   };
   // autocannon's own percentiles are whole milliseconds; each response's time is kept here exactly.
   const times: number[] = [];
-  const cpuBefore = cpuMsOf(runtimePid);
-  const instructions = countInstructions(runtimePid);
+  const costsBefore = await meter.d1Costs();
+  const cpuBefore = cpuMsOf(meter.pid);
+  const d1CpuBefore = cpuMsOf(meter.d1Pid);
+  const instructions = countInstructions(meter.pid);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (err: Error | null, r) => (err ? reject(err) : resolve(r)));
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
-  const cpuAfter = cpuMsOf(runtimePid);
+  if (costsBefore) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const cpuAfter = cpuMsOf(meter.pid);
+  const d1CpuAfter = cpuMsOf(meter.d1Pid);
   const instructionCount = await instructions.stop();
+  const costsAfter = await meter.d1Costs();
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
   return {
     connections,
@@ -206,5 +252,8 @@ async function run(
     unanswered: sent - answered,
     cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
     instructions: instructionCount,
+    answerBytes,
+    d1: costDelta(costsBefore, costsAfter),
+    d1CpuMs: costsBefore && d1CpuBefore !== null && d1CpuAfter !== null ? d1CpuAfter - d1CpuBefore : null,
   };
 }

@@ -11,11 +11,16 @@ export type Check = { name: string; pass: boolean; detail: string };
 
 /** The connection count the targets are read at (the table shows every count measured). */
 export const TARGET_CONNECTIONS = 10;
-/** Every endpoint's p99 at most this multiple of the floor's p99, measured in turns with it. */
+/** With D1 in a process of its own: every endpoint's p99 at most this multiple of the floor's p99, measured in turns with it. */
 export const MAX_P99_VS_FLOOR = 3;
 
 export type Targets = {
-  /** Throughput at least this share of the floor's, measured in turns with it, at TARGET_CONNECTIONS. */
+  /**
+   * With D1 on the Workers' thread (`--d1 thread`): throughput at least this share of the floor's,
+   * measured in turns with it, at TARGET_CONNECTIONS, as the median of the run's repeats. Floors
+   * under the figures a quiet machine gives, so a regression shows and noise does not. None: the
+   * endpoint is measured (its cost, rows and p99) but has no throughput floor.
+   */
   minRatio?: number;
 };
 
@@ -66,18 +71,23 @@ export const SCENARIOS: Scenario[] = [
     name: 'validate',
     endpoint: 'POST /api/v1/licenses/validate',
     drives: 'random valid key and one of its devices: half checked in within 5 minutes (a read), half an hour ago (lastUsed written too)',
-    targets: { minRatio: 0.75 },
+    targets: { minRatio: 0.55 },
     prepare: (data) => {
       const devices = [...data.recentDevices, ...data.staleDevices];
       const stale = new Set(data.staleDevices.map((d) => d.activationId));
       const staleSent = new Set<string>();
-      const written = (db: D1Database, ids: string[]) =>
-        count(
-          db,
-          'SELECT count(*) AS n FROM activations WHERE last_used > ?1 AND id IN (SELECT value FROM json_each(?2))',
-          data.seededAt,
-          JSON.stringify(ids),
-        );
+      // In parts: at ten times the shop, every recently seen device's id is more text than one statement takes.
+      const written = async (db: D1Database, ids: string[]) => {
+        let n = 0;
+        for (let i = 0; i < ids.length; i += 10_000)
+          n += await count(
+            db,
+            'SELECT count(*) AS n FROM activations WHERE last_used > ?1 AND id IN (SELECT value FROM json_each(?2))',
+            data.seededAt,
+            JSON.stringify(ids.slice(i, i + 10_000)),
+          );
+        return n;
+      };
       return {
         next: () => {
           const pair = random(devices);
@@ -122,7 +132,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'activate',
     endpoint: 'POST /api/v1/licenses/activate',
     drives: 'fresh generated keys, each tried by two new devices at once (limits 1 to 5)',
-    targets: { minRatio: 0.5 },
+    targets: { minRatio: 0.33 },
     prepare: (data) => {
       let sent = 0;
       let activated = 0;
@@ -188,7 +198,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'purchase',
     endpoint: 'POST /api/keys/purchase',
     drives: '2,000 customers with credits, a random active product and duration each',
-    targets: { minRatio: 0.35 },
+    targets: { minRatio: 0.33 },
     prepare: (data) => {
       const startedAt = Date.now();
       const token = rotate(data.shopperTokens);
@@ -260,7 +270,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'my-keys',
     endpoint: 'GET /api/users/my-keys',
     drives: `a customer with ${COLLECTOR_KEYS} keys, a random page`,
-    targets: { minRatio: 0.4 },
+    targets: { minRatio: 0.33 },
     prepare: (data) => {
       const token = rotate(data.collectorTokens);
       return {
@@ -273,7 +283,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'my-keys ?search',
     endpoint: 'GET /api/users/my-keys?search=',
     drives: 'the same customer: a product name, a keyTag or part of one of their keys',
-    targets: { minRatio: 0.4 },
+    targets: { minRatio: 0.36 },
     prepare: (data) => {
       const token = rotate(data.collectorTokens);
       const own = data.shop.keys.filter((k) => k.purchased_by === data.collector.id);
@@ -291,7 +301,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'admin keys ?search',
     endpoint: 'GET /api/admin/keys?search=&status=',
     drives: 'the owner: a key prefix, a product name, a keyTag or a username prefix, with or without a status',
-    targets: { minRatio: 0.18 },
+    targets: { minRatio: 0.17 },
     prepare: (data) => {
       const token = rotate(data.ownerTokens);
       const forms = [
@@ -318,7 +328,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'admin keys ?status',
     endpoint: 'GET /api/admin/keys?status=',
     drives: 'the owner: one status over all keys, one of the first ten pages',
-    targets: { minRatio: 0.4 },
+    targets: { minRatio: 0.32 },
     prepare: (data) => {
       const token = rotate(data.ownerTokens);
       return {
@@ -341,6 +351,32 @@ export const SCENARIOS: Scenario[] = [
       return {
         next: () => ({ method: 'GET', path: '/api/admin/stats', token: token() }),
         expect: { statuses: [200], check: (b) => b.includes(`"totalUsers":${data.shop.users.length}`) },
+      };
+    },
+  },
+  {
+    name: 'analytics 90d',
+    endpoint: 'GET /api/admin/analytics?days=90',
+    drives: "the owner's System Analytics over 90 days",
+    targets: {},
+    prepare: (data) => {
+      const token = rotate(data.ownerTokens);
+      return {
+        next: () => ({ method: 'GET', path: '/api/admin/analytics?days=90', token: token() }),
+        expect: { statuses: [200], check: (b) => b.includes('"days":90') },
+      };
+    },
+  },
+  {
+    name: 'reseller stats 90d',
+    endpoint: 'GET /api/reseller/stats?days=90',
+    drives: 'the reseller who sold the most: My Statistics over 90 days',
+    targets: {},
+    prepare: (data) => {
+      const token = rotate(data.resellerTokens);
+      return {
+        next: () => ({ method: 'GET', path: '/api/reseller/stats?days=90', token: token() }),
+        expect: { statuses: [200], check: (b) => b.includes('"days":90') },
       };
     },
   },

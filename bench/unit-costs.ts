@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { offlineEnv } from '../scripts/local';
 import { generateLicenseSigningKey } from '../scripts/secrets';
-import { cpuMsOf, findRuntimePid } from './cpu';
+import { cpuMsOf, findRuntimePids } from './cpu';
 import { OPERATION_NAMES } from './unit-cost-worker';
 
 /** CPU to spend on each operation, in ms: 50 ticks, so a tick's rounding is 2%. */
@@ -38,7 +38,7 @@ const mf = new Miniflare({
 try {
   await mf.ready;
   await (await mf.getKVNamespace('KV')).put('account:1', JSON.stringify({ role: 'user', active: true }));
-  const pid = findRuntimePid();
+  const pid = findRuntimePids()[0] ?? null;
   if (pid === null) throw new Error('No workerd process to measure (this needs Linux /proc)');
   const run = async (op: string, times: number) => {
     const res = await mf.dispatchFetch(`http://unit/?op=${encodeURIComponent(op)}&n=${times}`);

@@ -25,12 +25,26 @@ export function sqlLiteral(value: SqlValue): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-/** Inserts `rows` (values in `columns` order) into `table`; returns the number of rows written. */
-export async function insertRows(d1: BatchDb, table: string, columns: readonly string[], rows: readonly SqlValue[][]): Promise<number> {
+/**
+ * Inserts `rows` (values in `columns` order) into `table`; returns the number of rows written. The
+ * statements go out as they fill, so a table of millions of rows is never all SQL text at once.
+ */
+export async function insertRows(
+  d1: BatchDb,
+  table: string,
+  columns: readonly string[],
+  rows: Iterable<readonly SqlValue[]>,
+): Promise<number> {
   const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
-  const statements: string[] = [];
+  let statements: string[] = [];
   let values: string[] = [];
   let length = head.length;
+  let written = 0;
+  // exec() sends every line as one statement, all in one round trip and one transaction.
+  const flush = async () => {
+    if (statements.length) await d1.exec(statements.join('\n'));
+    statements = [];
+  };
   for (const row of rows) {
     if (row.length !== columns.length) throw new Error(`${table}: a row has ${row.length} values for ${columns.length} columns`);
     const tuple = `(${row.map(sqlLiteral).join(',')})`;
@@ -38,27 +52,33 @@ export async function insertRows(d1: BatchDb, table: string, columns: readonly s
       statements.push(head + values.join(','));
       values = [];
       length = head.length;
+      if (statements.length === STATEMENTS_PER_BATCH) await flush();
     }
     values.push(tuple);
     length += tuple.length + 1;
+    written++;
   }
   if (values.length > 0) statements.push(head + values.join(','));
-  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) {
-    // exec() sends every line as one statement, all in one round trip and one transaction.
-    await d1.exec(statements.slice(i, i + STATEMENTS_PER_BATCH).join('\n'));
-  }
-  return rows.length;
+  await flush();
+  return written;
 }
 
 /**
  * Runs `write` with the schema's objects of one type dropped (all of them, or `table`'s), then
  * creates them again from their own definitions (sqlite_master keeps each one's SQL).
  */
-async function withDropped<T>(d1: BatchDb, type: 'index' | 'trigger', table: string | null, write: () => Promise<T>): Promise<T> {
-  const { results } = await d1
+async function withDropped<T>(
+  d1: BatchDb,
+  type: 'index' | 'trigger',
+  table: string | null,
+  write: () => Promise<T>,
+  keep: (name: string) => boolean = () => false,
+): Promise<T> {
+  const { results: all } = await d1
     .prepare('SELECT name, sql FROM sqlite_master WHERE type = ?1 AND (?2 IS NULL OR tbl_name = ?2) AND sql IS NOT NULL')
     .bind(type, table)
     .all<{ name: string; sql: string }>();
+  const results = all.filter((o) => !keep(o.name));
   if (results.length) await d1.batch(results.map((o) => d1.prepare(`DROP ${type.toUpperCase()} "${o.name}"`)));
   try {
     return await write();
@@ -78,4 +98,5 @@ export const withIndexesDeferred = <T>(d1: BatchDb, table: string, write: () => 
  * figures are already worked out (a generated shop's balances and product counters), which the
  * triggers would otherwise count a second time.
  */
-export const withTriggersDeferred = <T>(d1: BatchDb, write: () => Promise<T>) => withDropped(d1, 'trigger', null, write);
+export const withTriggersDeferred = <T>(d1: BatchDb, write: () => Promise<T>, keep?: (trigger: string) => boolean) =>
+  withDropped(d1, 'trigger', null, write, keep);

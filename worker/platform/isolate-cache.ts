@@ -98,18 +98,6 @@ export const ISOLATE_CACHES = {
     max: 8,
     invalidation: 'deleted when its write starts, about 200 ms after it opened',
   },
-  'owner-key-counts': {
-    holds: "the whole shop's keys by status, by database, once they count 10,000 or more (modules/reporting/admin-stats.ts)",
-    ttlMs: 5 * SECOND,
-    max: 8,
-    invalidation: "the TTL only: the owner's figures may lag by up to 5 s in a large shop; a smaller one is never cached",
-  },
-  'owner-role-counts': {
-    holds: "the whole shop's accounts by role, by database, once they count 10,000 or more (modules/reporting/admin-stats.ts)",
-    ttlMs: 5 * SECOND,
-    max: 8,
-    invalidation: 'the TTL only, as owner-key-counts',
-  },
 } as const satisfies Record<string, CacheSpec>;
 
 export type IsolateCacheName = keyof typeof ISOLATE_CACHES;

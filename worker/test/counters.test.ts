@@ -1,7 +1,8 @@
 // Every counter has one owner (migration 0015): a product's totalActivations is moved only by the
 // activations' triggers, up as a device goes in and down as one goes, whichever path removes it: the
 // app's deactivation, its customer, the owner, a revoked key's device, a key deleted by the owner or
-// by the cron. Each test compares the figure with the rows themselves.
+// by the cron. The shop's counts (migration 0032) are moved by their triggers alone too: keys by
+// stored status, accounts by role. Each test compares the figure with the rows themselves.
 import { env } from 'cloudflare:test';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -142,5 +143,61 @@ describe("a product's totalActivations", () => {
     ]);
     expect(settled.length).toBeGreaterThan(20);
     expect(await s.counted()).toBe(0);
+  });
+});
+
+/** shop_counts (migration 0032) against the rows themselves: keys by stored status, accounts by role. */
+async function expectShopCountsExact() {
+  const { results: kept } = await env.DB.prepare('SELECT kind, value, n FROM shop_counts').all<{ kind: string; value: string; n: number }>();
+  const { results: rows } = await env.DB.prepare(
+    `SELECT 'key_status' AS kind, status AS value, count(*) AS n FROM license_keys GROUP BY status
+     UNION ALL SELECT 'user_role', role, count(*) FROM users GROUP BY role`,
+  ).all<{ kind: string; value: string; n: number }>();
+  const actual = new Map(rows.map((r) => [`${r.kind}:${r.value}`, r.n]));
+  const counted = Object.fromEntries(kept.map((r) => [`${r.kind}:${r.value}`, r.n]));
+  expect(counted).toEqual(Object.fromEntries(kept.map((r) => [`${r.kind}:${r.value}`, actual.get(`${r.kind}:${r.value}`) ?? 0])));
+  // Every status and role has its row, so no row the tables have is missing from the counts.
+  for (const key of actual.keys()) expect(counted).toHaveProperty([key]);
+  return counted;
+}
+
+describe("the shop's counts (keys by status, accounts by role)", () => {
+  it('follow every key made, bought, revoked, expired and deleted, and every account made, promoted and deleted', async () => {
+    const s = await shop();
+    const before = await expectShopCountsExact();
+    const keys = await generated(s.owner, s.product.id, 5, 30);
+    const bought = await sold(s.product.id, s.customer.id, s.customer.id);
+    await s.activated(keys[0].key, 1);
+    await revokeKey(s.admin, keys[1]._id, 'Charged back');
+    await db()
+      .update(licenseKeys)
+      .set({ status: 'expired', expiresAt: new Date(Date.now() - 400 * DAY_MS) })
+      .where(eq(licenseKeys.id, keys[2]._id));
+    await deleteKey(s.admin, keys[3]._id);
+    await bulkDeleteKeys(s.admin, [bought._id], 'Test');
+    const promoted = await account('user');
+    await env.DB.prepare("UPDATE users SET role = 'reseller' WHERE id = ?1").bind(promoted.id).run();
+    const gone = await account('user');
+    await env.DB.prepare('DELETE FROM users WHERE id = ?1').bind(gone.id).run();
+    const after = await expectShopCountsExact();
+    expect(after['key_status:available'] - before['key_status:available']).toBe(1);
+    expect(after['key_status:used'] - before['key_status:used']).toBe(1);
+    expect(after['key_status:revoked'] - before['key_status:revoked']).toBe(1);
+    expect(after['key_status:expired'] - before['key_status:expired']).toBe(1);
+    expect(after['user_role:reseller'] - before['user_role:reseller']).toBe(1);
+  });
+
+  it('stay exact under many purchases, generations, revocations and deletions at once', async () => {
+    const s = await shop();
+    const customers = await Promise.all(Array.from({ length: 4 }, () => account('user', 10_000)));
+    const standing = await generated(s.owner, s.product.id, 20, 30);
+    await Promise.allSettled([
+      ...customers.flatMap((c) => Array.from({ length: 5 }, () => sold(s.product.id, c.id, c.id))),
+      ...Array.from({ length: 5 }, () => generated(s.owner, s.product.id, 10, 30)),
+      ...standing.slice(0, 10).map((k) => revokeKey(s.admin, k._id, 'Burst')),
+      ...standing.slice(5, 15).map((k) => deleteKey(s.admin, k._id)),
+      ...standing.slice(15).map((k) => activate(k.key)),
+    ]);
+    await expectShopCountsExact();
   });
 });

@@ -1,6 +1,7 @@
 // The Worker run with counting bindings: every D1 round trip (a batch, or one statement run on its
-// own), the statements that write, the D1 sessions opened, the KV reads and writes and the call
-// limiter's calls of one request, including what it leaves to run after its answer (waitUntil).
+// own), the statements that write, the rows D1 read and wrote, the D1 sessions opened, the KV reads
+// and writes and the call limiter's calls of one request, including what it leaves to run after its
+// answer (waitUntil).
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { app } from '../app';
 import type { Env } from '../platform/env';
@@ -16,7 +17,37 @@ export type RequestCost = {
   kvReads: number;
   kvWrites: number;
   limiterCalls: number;
+  /** Rows D1 read and wrote, as it counts (and bills) them: each statement's result metadata. */
+  rowsRead: number;
+  rowsWritten: number;
 };
+
+type RowsMeta = { rows_read?: number; rows_written?: number } | undefined;
+/** What the binding keeps of D1: the fetcher its calls go through (workerd's D1 binding, local or deployed). */
+type FetcherBacked = { fetcher: Fetcher; alwaysPrimarySession?: { fetcher: Fetcher } };
+
+/**
+ * `real`, with each call's answer shown to `onResult` per statement: workerd's D1 binding sends every
+ * call through its fetcher, and D1 answers each statement with its rows read and written, which
+ * `first()` and `raw()` do not hand to the caller. A copy of the binding over a counting fetcher, so
+ * its own methods (sessions, bookmarks, batches) run unchanged.
+ */
+export function meteredD1(real: D1Database, onResult: (meta: RowsMeta) => void): D1Database {
+  const backed = real as unknown as FetcherBacked;
+  if (!backed.fetcher) throw new Error('meteredD1: this D1 binding has no fetcher to count through');
+  const fetcher = {
+    async fetch(input: RequestInfo | URL, init?: RequestInit) {
+      const res = await backed.fetcher.fetch(input, init);
+      if (res.ok) for (const result of [await res.clone().json()].flat() as { meta?: RowsMeta }[]) onResult(result?.meta);
+      return res;
+    },
+  };
+  const over = <T extends object>(object: T): T =>
+    Object.assign(Object.create(Object.getPrototypeOf(object) as object) as T, object, { fetcher });
+  const copy = over(real);
+  if (backed.alwaysPrimarySession) (copy as unknown as FetcherBacked).alwaysPrimarySession = over(backed.alwaysPrimarySession);
+  return copy;
+}
 
 const WRITE = /^\s*(?:WITH\b[\s\S]*?\)\s*)?(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 const GUARD = /^\s*INSERT INTO caller_guard\b/i;
@@ -84,7 +115,11 @@ export function instrumentedWorker() {
       return env.CALL_LIMITER.limit(options);
     },
   };
-  const bindings = { ...env, DB: database(env.DB), KV, CALL_LIMITER } as unknown as Env;
+  const metered = meteredD1(env.DB, (meta) => {
+    cost.rowsRead += meta?.rows_read ?? 0;
+    cost.rowsWritten += meta?.rows_written ?? 0;
+  });
+  const bindings = { ...env, DB: database(metered), KV, CALL_LIMITER } as unknown as Env;
 
   return {
     /** Sends one request and answers it with what it cost. */
@@ -103,4 +138,13 @@ export function instrumentedWorker() {
   };
 }
 
-const emptyCost = (): RequestCost => ({ sessions: [], roundTrips: [], writes: [], kvReads: 0, kvWrites: 0, limiterCalls: 0 });
+const emptyCost = (): RequestCost => ({
+  sessions: [],
+  roundTrips: [],
+  writes: [],
+  kvReads: 0,
+  kvWrites: 0,
+  limiterCalls: 0,
+  rowsRead: 0,
+  rowsWritten: 0,
+});

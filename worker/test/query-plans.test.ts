@@ -12,6 +12,7 @@ import { listUsers } from '../modules/accounts/admin-users';
 import { listAuditLog } from '../modules/audit/audit';
 import { adminStats } from '../modules/reporting/admin-stats';
 import { systemAnalytics } from '../modules/reporting/analytics';
+import { commissionEvent } from '../modules/webhooks/outbox';
 import { activateLicense, validateLicense } from '../modules/licensing/licensing';
 import { listOwnKeys } from '../modules/keys/my-keys';
 import { autoRenewKeys } from '../modules/keys/auto-renew';
@@ -343,7 +344,14 @@ describe('query plans', () => {
     const s = await shop();
     const used = new Set<string>();
     const note = (plans: Plan[]) => noteIndexes(plans, used);
-    note(await expectNoFullScans(await statementsOf((d1) => systemAnalytics(createDb(d1), 30))));
+    // System Analytics reads its rollups, not the ledger (migration 0032).
+    const analytics = await expectNoFullScans(await statementsOf((d1) => systemAnalytics(createDb(d1), 30)));
+    expect(analytics.flatMap((p) => p.steps).join('\n')).not.toMatch(/\bledger\b/);
+    // reseller.commission_earned finds the commission its purchase's trigger wrote by kind and time.
+    const commission = commissionEvent(newId(), Date.now());
+    const event = await expectNoFullScans([{ sql: commission.text, params: commission.params }]);
+    expect(event.flatMap((p) => p.steps).join('\n')).toMatch(/SEARCH l USING INDEX ledger_kind_created_idx/);
+    note(event);
     const dashboard = await expectNoFullScans(await statementsOf((d1) => dashboardStats(createDb(d1), s.customer)));
     note(dashboard);
     // A card top-up's credit looks for the session's topup row through its unique index.

@@ -3,7 +3,7 @@
 import { and, count, desc, eq, ne, or, sql } from 'drizzle-orm';
 import type { BatchItems, DB } from '../../platform/db/client';
 import { runtimeLimit } from '../../platform/db/compiled';
-import { ledger, users, type Actor } from '../../platform/db/schema';
+import { ledger, shopCounts, users, type Actor } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { startsWith } from '../../platform/sql-prefix';
 import { newId } from '../../platform/ids';
@@ -61,7 +61,9 @@ export async function listUsers(
     summary ? and(eq(users.isActive, true), eq(users.role, 'user'), ne(users.id, summary.summaryFor)) : undefined,
     summary?.ownCustomersOnly ? eq(users.resellerId, summary.summaryFor) : undefined,
   );
-  // The page and its total in one round trip.
+  // The page and its total in one round trip. Every account, or every one of a role: the total is
+  // the shop's count (shop_counts, kept by migration 0032's triggers), not a walk of the accounts.
+  const whole = summary === null && !prefix;
   const [rows, [totalRow]] = await db.batch([
     db
       .select()
@@ -70,7 +72,12 @@ export async function listUsers(
       .orderBy(desc(users.createdAt), desc(users.id))
       .limit(runtimeLimit(query.limit))
       .offset(runtimeLimit((query.page - 1) * query.limit)),
-    db.select({ n: count() }).from(users).where(where),
+    whole
+      ? db
+          .select({ n: sql<number>`coalesce(sum(${shopCounts.n}), 0)` })
+          .from(shopCounts)
+          .where(and(eq(shopCounts.kind, 'user_role'), query.role ? eq(shopCounts.value, query.role) : undefined))
+      : db.select({ n: count() }).from(users).where(where),
   ]);
   const total = totalRow?.n ?? 0;
   const list =

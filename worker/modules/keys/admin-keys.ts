@@ -14,7 +14,7 @@ import { exactEnd, inPrefixRange, prefixEnd } from '../../platform/sql-prefix';
 import type { Actor } from '../../platform/db/schema';
 import type { AdminKeysQuery } from './schemas/admin-keys';
 import type { JsonText } from '../../platform/request';
-import { keyCountsTotal, ownerKeyCounts, type KeyCounts } from './key-counts';
+import { keyCountsTotal, shopKeysByStatus, type KeyCounts } from './key-counts';
 import { withCounts } from '../../platform/db/counts';
 import {
   chunks,
@@ -196,13 +196,12 @@ export function adminKeysStatement(db: DB, viewer: Actor, query: AdminKeysQuery,
 export async function listAdminKeys(db: DB, viewer: Actor, query: AdminKeysQuery, now = Date.now()): Promise<JsonText<AdminKeysResponse>> {
   const statement = adminKeysStatement(db, viewer, query, now);
   if (countedByOverview(viewer, query)) {
-    // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), which
-    // a large shop reuses for a few seconds instead of walking a status's keys on every page; counted,
-    // they ride in the page's own batch.
+    // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), read
+    // from shop_counts in the page's own batch instead of walking a status's keys.
     const {
       page: [[rows]],
       counts: [counts],
-    } = (await withCounts<[KeyCounts]>(db, now, [statement], [{ reused: ownerKeyCounts }])) as {
+    } = (await withCounts<[KeyCounts]>(db, [statement], [shopKeysByStatus(db, now)])) as {
       page: [{ json: string }[]];
       counts: [KeyCounts];
     };

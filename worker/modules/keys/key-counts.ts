@@ -1,9 +1,9 @@
 // License keys by status, as a count that rides in a page's batch (platform/db/counts.ts): the admin
 // key list's totals and the Overview's figures.
-import { and, count, inArray, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { DB } from '../../platform/db/client';
-import { ReusedCount, type Count } from '../../platform/db/counts';
-import { licenseKeys } from '../../platform/db/schema';
+import type { Count } from '../../platform/db/counts';
+import { licenseKeys, shopCounts } from '../../platform/db/schema';
 import type { KeyStatus } from '../../platform/vocabulary';
 import { passedAt } from '../../platform/db/expiry';
 
@@ -39,11 +39,21 @@ export function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count
   };
 }
 
-/** Every key by status, for the owner (see `ReusedCount`). */
-export const ownerKeyCounts = new ReusedCount<KeyCounts>(
-  'owner-key-counts',
-  (db, now) => keysByStatus(db, undefined, now),
-  (c) => keyCountsTotal(c),
-);
+/**
+ * Every key of the shop by status at `now`, for the owner: the stored statuses from shop_counts (four
+ * rows, kept by migration 0032's triggers), then the same short range of license_keys_expiry_idx as
+ * `keysByStatus` moves the keys whose expiry passed unmarked to expired. Exact on every request, at
+ * any size: the rows read are four and the lapsed keys, never the shop's keys.
+ */
+export function shopKeysByStatus(db: DB, now: number): Count<KeyCounts> {
+  const lapsed = keysByStatus(db, undefined, now);
+  return {
+    statements: [
+      db.select({ status: shopCounts.value, n: shopCounts.n }).from(shopCounts).where(eq(shopCounts.kind, 'key_status')),
+      lapsed.statements[1],
+    ],
+    read: lapsed.read,
+  };
+}
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;

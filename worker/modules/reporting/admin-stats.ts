@@ -4,34 +4,36 @@
 import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DB } from '../../platform/db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
-import { licenseKeys, products, users } from '../../platform/db/schema';
+import { licenseKeys, products, shopCounts, users } from '../../platform/db/schema';
 import type { Actor } from '../../platform/db/schema';
-import { ReusedCount, withCounts, type Count } from '../../platform/db/counts';
+import { withCounts, type Count } from '../../platform/db/counts';
 import type { Role } from '../../platform/vocabulary';
-import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, ownerKeyCounts, type KeyCounts } from '../keys';
+import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, shopKeysByStatus, type KeyCounts } from '../keys';
 import { type AdminStats, type RecentUser } from './schemas';
 import { type LicenseKey } from '../keys/schemas/answers';
 
 export const RECENT_ITEMS = 5;
 
+const readRoleCounts = ([rows]: unknown[]) => {
+  const counts: RoleCounts = { user: 0, reseller: 0, owner: 0 };
+  for (const row of rows as { role: Role; n: number }[]) counts[row.role] = row.n;
+  return counts;
+};
+
 /** Users by role: users_role_created_idx walked in order, never a temporary B-tree. */
 function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
-  return {
-    statements: [db.select({ role: users.role, n: count() }).from(users).where(scope).groupBy(users.role)],
-    read: ([rows]) => {
-      const counts: RoleCounts = { user: 0, reseller: 0, owner: 0 };
-      for (const row of rows as { role: Role; n: number }[]) counts[row.role] = row.n;
-      return counts;
-    },
-  };
+  return { statements: [db.select({ role: users.role, n: count() }).from(users).where(scope).groupBy(users.role)], read: readRoleCounts };
 }
+
+/** Every account by role, for the owner: three rows of shop_counts (migration 0032's triggers keep them). */
+const shopUsersByRole = (db: DB): Count<RoleCounts> => ({
+  statements: [db.select({ role: shopCounts.value, n: shopCounts.n }).from(shopCounts).where(eq(shopCounts.kind, 'user_role'))],
+  read: readRoleCounts,
+});
 
 export type RoleCounts = Record<Role, number>;
 
 const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + counts.owner;
-
-/** Every account by role, for the owner (see `ReusedCount`). */
-const ownerRoleCounts = new ReusedCount<RoleCounts>('owner-role-counts', (db) => usersByRole(db, undefined), roleCountsTotal);
 
 /**
  * The Overview's figures but the counts, as one statement compiled once per role (platform/db/compiled.ts),
@@ -92,12 +94,8 @@ export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promi
     counts: [keyCounts, roleCounts],
   } = (await withCounts<[KeyCounts, RoleCounts]>(
     db,
-    now,
     [overviewStatement(db, shape, values)],
-    [
-      isOwner ? { reused: ownerKeyCounts } : keysByStatus(db, keyScope, now),
-      isOwner ? { reused: ownerRoleCounts } : usersByRole(db, userScope),
-    ],
+    [isOwner ? shopKeysByStatus(db, now) : keysByStatus(db, keyScope, now), isOwner ? shopUsersByRole(db) : usersByRole(db, userScope)],
   )) as { page: [OverviewRow[]]; counts: [KeyCounts, RoleCounts] };
   // A reseller's latest customers are named by a second read, from the ids the first one found.
   const recentUsers = isOwner

@@ -1,60 +1,49 @@
-// System analytics (owner): the shop day by day over the last 7, 30 or 90 days. Each figure is one
-// aggregate over an indexed time range, so the cost follows the period's rows, not the tables':
-// revenue from the ledger (ledger_kind_created_idx), keys sold and sales by product from the keys
-// (license_keys_created_idx; a bought key's purchasedAt is its createdAt), new users
-// (users_created_idx) and activations (activations_activated_idx). Days are UTC days.
-import { and, count, eq, gte, isNotNull, lt, sql, type SQLWrapper } from 'drizzle-orm';
+// System analytics (owner): the shop day by day over the last 7, 30 or 90 days. The figures come
+// from the rollups migration 0032's triggers keep per UTC day as rows go in and out (daily_figures:
+// revenue, new accounts, activations; daily_sales: keys sold and their credits by product), so a
+// period costs a row a day (and a day's products), whatever the shop's size: counted from the rows,
+// 90 days of a 200,000-key shop read six million rows. Card top-ups are few: read from payments
+// (payments_created_idx). Days are UTC days.
+import { and, between, count, gte, lt, sql } from 'drizzle-orm';
 import type { DB } from '../../platform/db/client';
-import { activations, ledger, licenseKeys, payments, users } from '../../platform/db/schema';
+import { dailyFigures, dailySales, payments } from '../../platform/db/schema';
 import type { Analytics, AnalyticsDay, ProductSales } from './schemas';
 import { DAY_MS } from '../../platform/vocabulary';
 
-type DayCount = { day: number; n: number };
-
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-/** The UTC day of a time in milliseconds, as the day number each series groups by. */
-const dayOf = (column: SQLWrapper) => sql<number>`${column} / ${sql.raw(String(DAY_MS))}`.as('day');
-const byDayGroup = sql`day`;
-
-/** Each figure over [from, to), in milliseconds. Exported so a test can check how SQLite answers each. */
-export function analyticsQueries(db: DB, from: number, to: number) {
-  const [start, end] = [new Date(from), new Date(to)];
-  const sold = and(gte(licenseKeys.createdAt, start), lt(licenseKeys.createdAt, end), isNotNull(licenseKeys.purchasedAt));
+/** Each figure over the UTC days [firstDay, lastDay]. Exported so a test can check how SQLite answers each. */
+export function analyticsQueries(db: DB, firstDay: number, lastDay: number) {
+  const [start, end] = [new Date(firstDay * DAY_MS), new Date((lastDay + 1) * DAY_MS)];
   return {
-    // Purchase rows carry the price as a debit; the free direct purchases have none.
-    revenue: db
-      .select({ day: dayOf(ledger.createdAt), n: sql<number>`-SUM(${ledger.creditsDelta})` })
-      .from(ledger)
-      .where(and(eq(ledger.kind, 'purchase'), gte(ledger.createdAt, start), lt(ledger.createdAt, end)))
-      .groupBy(byDayGroup),
+    figures: db
+      .select({
+        day: dailyFigures.day,
+        revenue: dailyFigures.revenue,
+        newUsers: dailyFigures.newUsers,
+        activations: dailyFigures.activations,
+      })
+      .from(dailyFigures)
+      .where(between(dailyFigures.day, firstDay, lastDay)),
     keysSold: db
-      .select({ day: dayOf(licenseKeys.createdAt), n: count() })
-      .from(licenseKeys)
-      .where(sold)
-      .groupBy(byDayGroup),
+      .select({ day: dailySales.day, n: sql<number>`sum(${dailySales.keysSold})` })
+      .from(dailySales)
+      .where(between(dailySales.day, firstDay, lastDay))
+      .groupBy(dailySales.day),
+    // A product whose keys of the period were all deleted since has its rows at zero: not listed.
     salesByProduct: db
       .select({
-        productId: licenseKeys.productId,
-        name: sql<string>`max(${licenseKeys.productName})`.as('name'),
-        keyTag: sql<string>`max(${licenseKeys.productKeyTag})`,
-        keysSold: count().as('keysSold'),
-        revenue: sql<number | null>`SUM(${licenseKeys.purchasePrice})`.as('revenue'),
+        productId: dailySales.productId,
+        name: sql<string>`max(${dailySales.productName})`.as('name'),
+        keyTag: sql<string>`max(${dailySales.productKeyTag})`,
+        keysSold: sql<number>`sum(${dailySales.keysSold})`.as('keysSold'),
+        revenue: sql<number>`sum(${dailySales.revenue})`.as('revenue'),
       })
-      .from(licenseKeys)
-      .where(sold)
-      .groupBy(licenseKeys.productId)
+      .from(dailySales)
+      .where(between(dailySales.day, firstDay, lastDay))
+      .groupBy(dailySales.productId)
+      .having(sql`sum(${dailySales.keysSold}) > 0`)
       .orderBy(sql`keysSold DESC`, sql`revenue DESC`, sql`name`),
-    newUsers: db
-      .select({ day: dayOf(users.createdAt), n: count() })
-      .from(users)
-      .where(and(gte(users.createdAt, start), lt(users.createdAt, end)))
-      .groupBy(byDayGroup),
-    activations: db
-      .select({ day: dayOf(activations.activatedAt), n: count() })
-      .from(activations)
-      .where(and(gte(activations.activatedAt, start), lt(activations.activatedAt, end)))
-      .groupBy(byDayGroup),
     // Card top-ups started in the period (payments_created_idx): those paid, what came back, disputes.
     payments: db
       .select({
@@ -72,34 +61,20 @@ export function analyticsQueries(db: DB, from: number, to: number) {
 export async function systemAnalytics(db: DB, days: number, now = Date.now()): Promise<Analytics> {
   const lastDay = Math.floor(now / DAY_MS);
   const firstDay = lastDay - days + 1;
-  const from = firstDay * DAY_MS;
-  const to = (lastDay + 1) * DAY_MS;
+  const q = analyticsQueries(db, firstDay, lastDay);
+  const [figures, sold, byProduct, [cards]] = await db.batch([q.figures, q.keysSold, q.salesByProduct, q.payments]);
 
-  const q = analyticsQueries(db, from, to);
-  const [revenue, sold, byProduct, newUsers, activated, [cards]] = await db.batch([
-    q.revenue,
-    q.keysSold,
-    q.salesByProduct,
-    q.newUsers,
-    q.activations,
-    q.payments,
-  ]);
-
-  const byDay = (rows: DayCount[]) => new Map(rows.map((r) => [r.day, r.n]));
-  const series = {
-    revenue: byDay(revenue),
-    keysSold: byDay(sold),
-    newUsers: byDay(newUsers),
-    activations: byDay(activated),
-  };
+  const byDay = new Map(figures.map((f) => [f.day, f]));
+  const soldByDay = new Map(sold.map((r) => [r.day, r.n]));
   const daily: AnalyticsDay[] = Array.from({ length: days }, (_, i) => {
     const day = firstDay + i;
+    const f = byDay.get(day);
     return {
       date: isoDay(day),
-      revenue: series.revenue.get(day) ?? 0,
-      keysSold: series.keysSold.get(day) ?? 0,
-      newUsers: series.newUsers.get(day) ?? 0,
-      activations: series.activations.get(day) ?? 0,
+      revenue: f?.revenue ?? 0,
+      keysSold: soldByDay.get(day) ?? 0,
+      newUsers: f?.newUsers ?? 0,
+      activations: f?.activations ?? 0,
     };
   });
   const sum = (field: keyof Omit<AnalyticsDay, 'date'>) => daily.reduce((total, d) => total + d[field], 0);
@@ -108,7 +83,7 @@ export async function systemAnalytics(db: DB, days: number, now = Date.now()): P
     from: isoDay(firstDay),
     to: isoDay(lastDay),
     daily,
-    salesByProduct: byProduct.map((p): ProductSales => ({ ...p, revenue: p.revenue ?? 0 })),
+    salesByProduct: byProduct satisfies ProductSales[],
     totals: { revenue: sum('revenue'), keysSold: sum('keysSold'), newUsers: sum('newUsers'), activations: sum('activations') },
     payments: {
       topUps: cards.topUps,

@@ -57,6 +57,12 @@
 //   back after a customer's card reversal (commission_clawbacks.owed; SPENDING_BLOCKED_OWED).
 // - users_reseller_stretch_on_insert, users_reseller_stretch_on_change (0027): an account created
 //   with a reseller, or whose reseller changes, opens (and closes) its stretch in customer_resellers.
+// - license_keys_count_status_on_insert, _on_delete, _on_change and users_count_role_on_insert,
+//   _on_delete, _on_change (0032): every key by its stored status and every account by role, in
+//   shop_counts, as rows go in, change and go out.
+// - license_keys_sold_by_day_on_insert, _on_delete, ledger_revenue_by_day, users_new_by_day_on_insert,
+//   _on_delete, activations_by_day_on_insert, _on_delete (0032): System Analytics' figures per UTC
+//   day (daily_figures, daily_sales), as the rows they count go in and out.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
@@ -455,6 +461,50 @@ export const keyEvents = sqliteTable(
 );
 
 /** A key's earlier values, replaced by a regeneration: the licensing API answers them KEY_REGENERATED. */
+/**
+ * The shop's counts the owner's screens show, kept by the triggers of 0032 in the statement that
+ * changes a row: keys by stored status (`key_status`) and accounts by role (`user_role`), one row
+ * each, so the Overview and the lists read a few rows instead of walking the tables. A key whose
+ * expiry passed before the cron marked it is still counted under its stored status: the readers
+ * move it to expired with a short range of license_keys_expiry_idx (modules/keys/key-counts.ts).
+ */
+export const shopCounts = sqliteTable(
+  'shop_counts',
+  {
+    kind: text('kind', { enum: ['key_status', 'user_role'] }).notNull(),
+    value: text('value').notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.value] })],
+);
+
+/**
+ * System Analytics per UTC day (`day`: days since 1970-01-01), kept by the triggers of 0032 as the
+ * rows it counts go in and out, so a period's figures read a row a day instead of the period's
+ * keys, ledger, accounts and devices: the purchases' revenue (their ledger debits), the accounts
+ * opened and the devices activated that still exist.
+ */
+export const dailyFigures = sqliteTable('daily_figures', {
+  day: integer('day').primaryKey(),
+  revenue: integer('revenue').notNull().default(0),
+  newUsers: integer('new_users').notNull().default(0),
+  activations: integer('activations').notNull().default(0),
+});
+
+/** Keys sold per UTC day and product, and the credits paid for them (0032's triggers), with the product's name and tag as its latest key had them. */
+export const dailySales = sqliteTable(
+  'daily_sales',
+  {
+    day: integer('day').notNull(),
+    productId: text('product_id').notNull(),
+    productName: text('product_name').notNull(),
+    productKeyTag: text('product_key_tag').notNull(),
+    keysSold: integer('keys_sold').notNull().default(0),
+    revenue: integer('revenue').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.productId] })],
+);
+
 export const retiredKeys = sqliteTable(
   'retired_keys',
   {

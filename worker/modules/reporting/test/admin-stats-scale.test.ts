@@ -1,17 +1,18 @@
-// The owner's whole-shop counts at scale (keys by status, users by role): a small shop is counted on
-// every request (exact right after any change); past 10,000 rows each isolate reuses a count for a
-// few seconds, and concurrent requests share one count. Runs on a database of its own (STATS_DB),
-// filled past the threshold.
+// The owner's whole-shop counts at scale (keys by status, users by role): read from shop_counts
+// (migration 0032's triggers keep them), exact right after any change at any size, and never by
+// walking the keys or the accounts. Runs on a database of its own (STATS_DB), with tens of
+// thousands of rows made by SQLite itself.
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../../platform/db/client';
 import { adminStats } from '../admin-stats';
-import { COUNTS_REUSE_FROM, COUNTS_REUSE_MS } from '../../../platform/db/counts';
 import type { Actor } from '../../../platform/db/schema';
 import { interceptedD1 } from '../../../test/helpers';
 
 const d1 = env.STATS_DB;
 const owner: Actor = { id: 'stats-owner', role: 'owner' };
+/** Past the size where the counts used to be reused for seconds rather than counted on each request. */
+const MANY = 20_000;
 let batch = 0;
 
 /** `count` keys with `status`, made by SQLite itself in one statement. */
@@ -67,63 +68,37 @@ describe("the owner's key counts", () => {
     expect((await adminStats(db, owner, now + 1)).keysByStatus).toEqual({ available: 3, used: 0, revoked: 2, expired: 0 });
   });
 
-  it(`past ${COUNTS_REUSE_FROM.toLocaleString('en-US')} keys, are reused for ${COUNTS_REUSE_MS / 1000} s`, async () => {
-    await addKeys(COUNTS_REUSE_FROM, 'used');
+  it(`are exact right after any change with ${MANY.toLocaleString('en-US')} keys, and never walk them`, async () => {
+    await addKeys(MANY, 'used');
     const { binding, counted } = countingD1();
     const db = createDb(binding);
     const now = Date.now() + 60_000;
-    // What one count costs (drizzle may prepare a batched statement more than once), on a binding of its own.
-    const solo = countingD1();
-    expect((await adminStats(createDb(solo.binding), owner, now)).totalKeys).toBe(COUNTS_REUSE_FROM + 5);
-    const oneCount = solo.counted();
-    expect(oneCount).toBeGreaterThan(0);
-
-    // Counted once, in the first request's own batch; the next ones reuse it.
-    const first = [await adminStats(db, owner, now), await adminStats(db, owner, now), await adminStats(db, owner, now)];
-    expect(counted()).toBe(oneCount);
-    for (const stats of first) expect(stats.totalKeys).toBe(COUNTS_REUSE_FROM + 5);
-
+    expect((await adminStats(db, owner, now)).totalKeys).toBe(MANY + 5);
     await addKeys(1, 'used');
-    expect((await adminStats(db, owner, now + COUNTS_REUSE_MS - 1)).totalKeys).toBe(COUNTS_REUSE_FROM + 5);
-    expect(counted()).toBe(oneCount);
-    expect((await adminStats(db, owner, now + COUNTS_REUSE_MS)).keysByStatus).toEqual({
-      available: 3,
-      used: COUNTS_REUSE_FROM + 1,
-      revoked: 2,
-      expired: 0,
-    });
-    expect(counted()).toBe(2 * oneCount);
+    expect((await adminStats(db, owner, now)).keysByStatus).toEqual({ available: 3, used: MANY + 1, revoked: 2, expired: 0 });
+    // A key whose expiry passed before the cron marked it counts as expired at once.
+    await d1
+      .prepare(`UPDATE license_keys SET expires_at = ?1 WHERE id = (SELECT id FROM license_keys WHERE status = 'used' LIMIT 1)`)
+      .bind(now - 1)
+      .run();
+    expect((await adminStats(db, owner, now)).keysByStatus).toEqual({ available: 3, used: MANY, revoked: 2, expired: 1 });
+    expect(counted()).toBe(0);
   });
 });
 
 describe("the owner's user counts", () => {
   const byRole = /group by "users"\."role"/;
 
-  it(`are exact on every request below ${COUNTS_REUSE_FROM.toLocaleString('en-US')} accounts, then reused for ${COUNTS_REUSE_MS / 1000} s`, async () => {
+  it(`are exact right after any change with ${MANY.toLocaleString('en-US')} accounts, and never walk them`, async () => {
     const now = Date.now() + 3_600_000;
-    await addUsers(3);
-    const small = countingD1(byRole);
-    const db = createDb(small.binding);
+    const { binding, counted } = countingD1(byRole);
+    const db = createDb(binding);
     const before = await adminStats(db, owner, now);
-    // What one count costs (drizzle may prepare a batched statement more than once).
-    const oneCount = small.counted();
-    expect(oneCount).toBeGreaterThan(0);
-    await addUsers(2);
+    await addUsers(MANY);
     const after = await adminStats(db, owner, now);
-    expect(after.usersByRole.user).toBe(before.usersByRole.user + 2);
-    expect(small.counted()).toBe(2 * oneCount);
-
-    await addUsers(COUNTS_REUSE_FROM);
-    const large = countingD1(byRole);
-    const db2 = createDb(large.binding);
-    const later = now + 60_000;
-    const first = [await adminStats(db2, owner, later), await adminStats(db2, owner, later)];
-    expect(large.counted()).toBe(oneCount);
-    for (const stats of first) expect(stats.totalUsers).toBe(after.totalUsers + COUNTS_REUSE_FROM);
+    expect(after.usersByRole.user).toBe(before.usersByRole.user + MANY);
     await addUsers(1);
-    expect((await adminStats(db2, owner, later + COUNTS_REUSE_MS - 1)).totalUsers).toBe(after.totalUsers + COUNTS_REUSE_FROM);
-    expect(large.counted()).toBe(oneCount);
-    expect((await adminStats(db2, owner, later + COUNTS_REUSE_MS)).usersByRole.user).toBe(after.usersByRole.user + COUNTS_REUSE_FROM + 1);
-    expect(large.counted()).toBe(2 * oneCount);
+    expect((await adminStats(db, owner, now)).totalUsers).toBe(after.totalUsers + 1);
+    expect(counted()).toBe(0);
   });
 });

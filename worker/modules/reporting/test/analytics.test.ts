@@ -1,3 +1,4 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activations, ledger, licenseKeys, products, users } from '../../../platform/db/schema';
 import { analyticsQueries, systemAnalytics } from '../analytics';
@@ -138,20 +139,71 @@ describe('systemAnalytics', () => {
     expect(month.salesByProduct[0]).toMatchObject({ productId: beta.id, keysSold: 3, revenue: 149 });
   });
 
-  it('reads each figure through its time index', async () => {
+  it('follows the rows it counts out: a key deleted, a device removed, an account deleted', async () => {
+    // A day of its own in 2001.
+    const at = new Date(Date.UTC(2001, 5, 20, 12));
+    const later = Date.UTC(2001, 5, 21, 12);
+    const product = { id: newId(), name: 'Analytics Gamma', keyTag: uniqueTag() };
+    await db()
+      .insert(products)
+      .values({ ...product, baseCreditCost: 1, createdAt: at })
+      .run();
+    const buyer = newId();
+    await db()
+      .insert(users)
+      .values({ id: buyer, username: `an${uniqueTag()}`, email: `${uniqueTag()}@a.example`, createdAt: at })
+      .run();
+    const keyIds = [newId(), newId()];
+    await db()
+      .insert(licenseKeys)
+      .values(
+        keyIds.map((id) => ({
+          id,
+          key: `${product.keyTag}-${newId().toUpperCase()}`,
+          status: 'used' as const,
+          productId: product.id,
+          productName: product.name,
+          productKeyTag: product.keyTag,
+          productType: 'software' as const,
+          duration: 30,
+          maxActivations: 1,
+          purchasedAt: at,
+          purchasedBy: buyer,
+          purchasePrice: 7,
+          createdAt: at,
+        })),
+      )
+      .run();
+    const device = newId();
+    await db().insert(activations).values({ id: device, keyId: keyIds[0], deviceFingerprint: 'g1', activatedAt: at }).run();
+    const before = await systemAnalytics(db(), 7, later);
+    expect(before.totals).toEqual({ revenue: 0, keysSold: 2, newUsers: 1, activations: 1 });
+    expect(before.salesByProduct).toEqual([
+      { productId: product.id, name: product.name, keyTag: product.keyTag, keysSold: 2, revenue: 14 },
+    ]);
+
+    await db().delete(activations).where(eq(activations.id, device)).run();
+    await db().delete(licenseKeys).where(eq(licenseKeys.id, keyIds[1])).run();
+    await db().delete(users).where(eq(users.id, buyer)).run();
+    const after = await systemAnalytics(db(), 7, later);
+    expect(after.totals).toEqual({ revenue: 0, keysSold: 1, newUsers: 0, activations: 0 });
+    expect(after.salesByProduct).toEqual([{ productId: product.id, name: product.name, keyTag: product.keyTag, keysSold: 1, revenue: 7 }]);
+    await db().delete(licenseKeys).where(eq(licenseKeys.id, keyIds[0])).run();
+    expect((await systemAnalytics(db(), 7, later)).salesByProduct).toEqual([]);
+  });
+
+  it('reads a row a day from the rollups, and the payments through their time index', async () => {
     const queries = analyticsQueries(db(), 0, 1);
-    const expected: Record<keyof typeof queries, string> = {
-      revenue: 'ledger_kind_created_idx',
-      keysSold: 'license_keys_created_idx',
-      salesByProduct: 'license_keys_created_idx',
-      newUsers: 'users_created_idx',
-      activations: 'activations_activated_idx',
-      payments: 'payments_created_idx',
+    const expected: Record<keyof typeof queries, RegExp> = {
+      figures: /SEARCH daily_figures USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/,
+      keysSold: /SEARCH daily_sales USING (COVERING )?INDEX sqlite_autoindex_daily_sales_1 \(day>\? AND day<\?\)/,
+      salesByProduct: /SEARCH daily_sales USING (COVERING )?INDEX sqlite_autoindex_daily_sales_1 \(day>\? AND day<\?\)/,
+      payments: /USING (COVERING )?INDEX payments_created_idx\b/,
     };
     for (const [name, query] of Object.entries(queries) as Array<[keyof typeof queries, (typeof queries)[keyof typeof queries]]>) {
       const plan = (await queryPlan(query.toSQL())).join('\n');
-      expect(plan, name).toMatch(new RegExp(`USING (COVERING )?INDEX ${expected[name]}\\b`));
-      expect(plan, name).not.toMatch(/SCAN (ledger|license_keys|users|activations|payments)\b(?! USING)/);
+      expect(plan, name).toMatch(expected[name]);
+      expect(plan, name).not.toMatch(/SCAN (ledger|license_keys|users|activations|payments|daily_figures|daily_sales)\b(?! USING)/);
     }
   });
 });

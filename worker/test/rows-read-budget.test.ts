@@ -1,0 +1,194 @@
+// The rows each hot request reads, as D1 counts and bills them (each statement's result metadata),
+// held to a bound on a shop large enough that a query which scans a table cannot hide: 4,000 keys,
+// 2,000 activations, 1,500 accounts and their ledger. A licensing call reads the key and its
+// devices; a customer's page reads their own keys, whatever the shop's size; the owner's lists and
+// Overview read their page and the shop's counts (shop_counts), never the tables they count.
+// docs/performance.md has the same bounds beside the figures the benchmark measures at 200,000
+// and 2,000,000 keys.
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateShop, writeShop, type KeyRow, type Shop, type UserRow } from '../../scripts/demo-shop/generator';
+import { api, openSessionAt } from './helpers';
+import { instrumentedWorker } from './instrumented';
+
+const SHOP = { products: 20, customers: 1_500, keys: 4_000, activations: 2_000 };
+/** The customer whose My Keys is read: far more keys than a page. */
+const COLLECTOR_KEYS = 120;
+
+type Call = {
+  name: string;
+  method: 'GET' | 'POST';
+  path: () => string;
+  body?: () => unknown;
+  as: 'collector' | 'owner' | 'reseller' | 'shopper' | 'none';
+  /** At most this many rows read per request. */
+  maxRowsRead: number;
+};
+
+let shop: Shop;
+let tokens: Record<Exclude<Call['as'], 'none'>, string>;
+let device: { key: string; fingerprint: string };
+let freshKeys: KeyRow[];
+let collectorKeys: KeyRow[];
+
+beforeAll(async () => {
+  const now = Date.now();
+  shop = generateShop({
+    now,
+    historyDays: 90,
+    seed: 48,
+    products: SHOP.products,
+    resellers: 10,
+    customers: SHOP.customers,
+    keys: SHOP.keys,
+    activations: SHOP.activations,
+    accounts: [
+      { username: 'rows-owner', email: 'owner@rows.test', role: 'owner', passwordHash: null, credits: 0, balanceCents: 0 },
+      {
+        username: 'rows-collector',
+        email: 'collector@rows.test',
+        role: 'user',
+        passwordHash: null,
+        credits: 0,
+        balanceCents: 0,
+        keys: COLLECTOR_KEYS,
+      },
+      { username: 'rows-shopper', email: 'shopper@rows.test', role: 'user', passwordHash: null, credits: 1_000_000, balanceCents: 0 },
+    ],
+    passwordHash: null,
+    availableShare: 0.3,
+    activatedGeneratedShare: 0.05,
+    revokedShare: 0.03,
+    customerCredits: (_, random) => Math.floor(random * 5_000),
+    usernames: (i) => `rowscustomer${String(i).padStart(5, '0')}`,
+  });
+  await writeShop(env.DB, shop);
+  const named = (username: string) => shop.byUsername.get(username)!;
+  const session = (u: UserRow) => openSessionAt({ id: u.id, role: u.role }, Date.now());
+  const reseller = shop.users.find((u) => u.role === 'reseller')!;
+  tokens = {
+    owner: await session(named('rows-owner')),
+    collector: await session(named('rows-collector')),
+    shopper: await session(named('rows-shopper')),
+    reseller: await session(reseller),
+  };
+  const keyById = new Map(shop.keys.map((k) => [k.id, k]));
+  const live = shop.activations.find((a) => {
+    const k = keyById.get(a.key_id)!;
+    return k.status === 'used' && k.expires_at !== null && k.expires_at > now + 86_400_000;
+  })!;
+  device = { key: keyById.get(live.key_id)!.key, fingerprint: live.device_fingerprint };
+  const active = new Set(shop.products.filter((p) => p.is_active === 1).map((p) => p.id));
+  freshKeys = shop.keys.filter((k) => k.status === 'available' && active.has(k.product_id));
+  collectorKeys = shop.keys.filter((k) => k.purchased_by === named('rows-collector').id);
+}, 120_000);
+
+let fresh = 0;
+const calls: Call[] = [
+  {
+    name: 'validate',
+    method: 'POST',
+    path: () => '/api/v1/licenses/validate',
+    body: () => ({ key: device.key, deviceFingerprint: device.fingerprint }),
+    as: 'none',
+    maxRowsRead: 10,
+  },
+  {
+    name: 'activate',
+    method: 'POST',
+    path: () => '/api/v1/licenses/activate',
+    body: () => ({ key: freshKeys[fresh++].key, deviceFingerprint: `rows-device-${fresh}` }),
+    as: 'none',
+    maxRowsRead: 35,
+  },
+  {
+    name: 'purchase',
+    method: 'POST',
+    path: () => '/api/keys/purchase',
+    body: () => {
+      const p = shop.products.find((x) => x.is_active === 1)!;
+      return { productId: p.id, duration: p.min_days };
+    },
+    as: 'shopper',
+    maxRowsRead: 30,
+  },
+  // A customer's own keys: counted for the page's total, then the page (license_keys_purchaser_idx).
+  { name: 'my keys', method: 'GET', path: () => '/api/users/my-keys?page=3&limit=10', as: 'collector', maxRowsRead: 2.5 * COLLECTOR_KEYS },
+  {
+    name: 'my keys ?search',
+    method: 'GET',
+    path: () => `/api/users/my-keys?search=${encodeURIComponent(collectorKeys[0].product_key_tag)}`,
+    as: 'collector',
+    maxRowsRead: 2.5 * COLLECTOR_KEYS,
+  },
+  // The page, and the counts by status beside it: the shop's keys, once.
+  {
+    name: 'admin keys ?status',
+    method: 'GET',
+    path: () => '/api/admin/keys?limit=15&page=4&status=used',
+    as: 'owner',
+    maxRowsRead: SHOP.keys + 300,
+  },
+  {
+    name: 'admin keys ?search',
+    method: 'GET',
+    path: () => `/api/admin/keys?limit=15&search=${encodeURIComponent(shop.keys[17].key.slice(0, 11))}`,
+    as: 'owner',
+    maxRowsRead: 60,
+  },
+  // The counts by status and by role from shop_counts, the products, the newest accounts and keys.
+  { name: 'admin stats', method: 'GET', path: () => '/api/admin/stats', as: 'owner', maxRowsRead: 150 },
+  { name: 'admin users', method: 'GET', path: () => '/api/admin/users?limit=15&page=3', as: 'owner', maxRowsRead: 120 },
+  { name: 'reseller stats 90d', method: 'GET', path: () => '/api/reseller/stats?days=90', as: 'reseller', maxRowsRead: 500 },
+  // The rollups (migration 0032): a row a day of figures, and a day's products twice (sold by day, by
+  // product), whatever the keys, ledger, accounts and devices of the period.
+  {
+    name: 'analytics 90d',
+    method: 'GET',
+    path: () => '/api/admin/analytics?days=90',
+    as: 'owner',
+    maxRowsRead: 90 + 2 * 90 * SHOP.products + 100,
+  },
+];
+
+describe('rows read per request', () => {
+  it.each(calls.map((call) => [call.name, call] as const))('%s', async (_, call) => {
+    const worker = instrumentedWorker();
+    const send = () =>
+      api(call.method, call.path(), {
+        token: call.as === 'none' ? undefined : tokens[call.as],
+        body: call.body?.(),
+        fetch: (url, init) => worker.fetch(url, init),
+      });
+    // Once to warm what an isolate keeps (a product's price, the shop's counts), then measured.
+    const warm = await send();
+    expect(warm.status, JSON.stringify(warm.body)).toBeLessThan(300);
+    worker.take();
+    const res = await send();
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    const cost = worker.take();
+    expect(cost.rowsRead, `rows read by ${call.name}`).toBeGreaterThan(0);
+    expect(cost.rowsRead, `rows read by ${call.name}`).toBeLessThanOrEqual(call.maxRowsRead);
+  });
+});
+
+describe('the shop as written', () => {
+  it('has the counts and daily figures of its rows (their triggers run as it is written)', async () => {
+    const n = async (sql: string, ...params: unknown[]) =>
+      (await env.DB.prepare(sql)
+        .bind(...params)
+        .first<{ n: number }>())!.n;
+    const stats = await api('GET', '/api/admin/stats', { token: tokens.owner });
+    expect(stats.body.totalKeys).toBe(await n('SELECT count(*) AS n FROM license_keys'));
+    expect(stats.body.totalUsers).toBe(await n('SELECT count(*) AS n FROM users'));
+    const analytics = await api('GET', '/api/admin/analytics?days=90', { token: tokens.owner });
+    const from = Date.parse(`${analytics.body.from}T00:00:00Z`);
+    expect(analytics.body.totals).toEqual({
+      keysSold: await n('SELECT count(*) AS n FROM license_keys WHERE purchased_at IS NOT NULL AND created_at >= ?1', from),
+      revenue: await n("SELECT coalesce(-sum(credits_delta), 0) AS n FROM ledger WHERE kind = 'purchase' AND created_at >= ?1", from),
+      newUsers: await n('SELECT count(*) AS n FROM users WHERE created_at >= ?1', from),
+      activations: await n('SELECT count(*) AS n FROM activations WHERE activated_at >= ?1', from),
+    });
+    expect(analytics.body.totals.keysSold).toBeGreaterThan(1_000);
+  });
+});
