@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createWorkspaceStore } from '@scalar/workspace-store/client';
 import { describe, expect, it, vi } from 'vitest';
-import { typeEverySchema } from '../../worker/platform/openapi';
+import { typeEverySchema } from '../../worker/platform/openapi-types';
 
 const DOCUMENT = path.join(import.meta.dirname, '../../docs/openapi.json');
 

@@ -6,6 +6,7 @@ import { describeRoute, resolver, type GenerateSpecOptions, type ResponsesWithRe
 import { z, type ZodType } from 'zod';
 import { codeToStatus, type ErrorCode } from './errors';
 import { type Role } from './vocabulary';
+import { typeEverySchema } from './openapi-types';
 
 export const errorBodySchema = z
   .object({
@@ -234,50 +235,6 @@ export function finishDocument<D extends { paths?: Record<string, Record<string,
   }
   typeEverySchema(document);
   return document;
-}
-
-type JsonSchema = { type?: string | string[]; $ref?: string; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; [key: string]: unknown };
-
-/**
- * Gives every schema a `type`, as the /api/docs reference page's own validator (Scalar's) demands:
- * it refuses a schema with none, logging "Expected union value" for each. zod writes a nullable
- * field as `anyOf: [X, {type: 'null'}]` with no type beside it, and an open record's values as `{}`.
- * The types an `anyOf`/`oneOf` admits are written beside it (the same schema: its alternatives
- * already limit it to them), and `additionalProperties: {}` becomes its equal, `true`.
- * scripts/test/openapi-document.test.ts validates docs/openapi.json as that page does.
- */
-export function typeEverySchema(document: object) {
-  const named = (document as { components?: { schemas?: Record<string, JsonSchema> } }).components?.schemas ?? {};
-  const typesOf = (schema: JsonSchema, seen: Set<string>): string[] | null => {
-    if (schema.type) return [schema.type].flat();
-    if (schema.$ref) {
-      const name = schema.$ref.replace('#/components/schemas/', '');
-      const target = named[name];
-      return target && !seen.has(name) ? typesOf(target, new Set(seen).add(name)) : null;
-    }
-    const alternatives = schema.anyOf ?? schema.oneOf;
-    if (!alternatives) return null;
-    const found = new Set<string>();
-    for (const alternative of alternatives) {
-      const types = typesOf(alternative, seen);
-      if (!types) return null;
-      for (const type of types) found.add(type);
-    }
-    return [...found];
-  };
-  const visit = (node: unknown) => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    const schema = node as JsonSchema;
-    if (!schema.type && (schema.anyOf || schema.oneOf)) {
-      const types = typesOf(schema, new Set());
-      if (types) schema.type = types.length === 1 ? types[0] : types;
-    }
-    const extra = schema.additionalProperties;
-    if (extra && typeof extra === 'object' && Object.keys(extra).length === 0) schema.additionalProperties = true;
-    Object.values(schema).forEach(visit);
-  };
-  visit(document);
 }
 
 /** The describeRoute middleware for one route; see RouteDoc. */
