@@ -143,7 +143,7 @@ describe('the admin panel', () => {
     await edit.waitFor({ state: 'detached' });
     expect(await visible(card.getByText('reseller'))).toBe(true);
 
-    await page.getByRole('button', { name: `Add balance or credits to ${person.username}` }).click();
+    await page.getByRole('button', { name: `Add Funds to ${person.username}` }).click();
     const funds = dialog(page, 'Add Balance or Credits');
     await funds.getByLabel('Add to').selectOption('credits');
     await funds.getByLabel('Amount (credits)').fill('25');

@@ -5,6 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, uniqueUser, visible } from './browser';
+import { ADMIN_PAGES, CUSTOMER_PAGES, GUEST_PAGES } from './pages';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -14,20 +15,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const GUEST_PAGES = ['/login', '/register', '/forgot-password', '/reset-password?token=nothing'];
-const CUSTOMER_PAGES = [
-  '/dashboard',
-  '/my-keys',
-  '/purchase',
-  '/products',
-  '/exchange',
-  '/add-balance',
-  '/settings/security',
-  '/no-such-page',
-];
-/** The Admin Panel's tabs (web/src/features/admin/tabs.ts's TAB_IDS). */
-const TAB_IDS = ['overview', 'users', 'resellers', 'products', 'keys', 'generate', 'purchase', 'payments', 'webhooks', 'settings'];
-const OWNER_PAGES = [...CUSTOMER_PAGES, '/system-analytics', ...TAB_IDS.map((tab) => `/admin?tab=${tab}`)];
+const OWNER_PAGES = [...CUSTOMER_PAGES, ...ADMIN_PAGES];
 
 /** Every console warning and error, and every uncaught error, with the address that logged it. */
 function watchConsole(page: Page) {

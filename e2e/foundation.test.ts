@@ -121,7 +121,8 @@ describe('the app shell', () => {
     const { context, page } = await newPage(browser, { mobile: true });
     await register(page);
     const sidebar = page.locator('#sidebar');
-    const inView = async () => (await sidebar.boundingBox())!.x >= 0;
+    // Closed, it has slid off the screen and is hidden (no box: out of sight and out of the Tab order).
+    const inView = async () => ((await sidebar.boundingBox())?.x ?? -1) >= 0;
     expect(await inView()).toBe(false);
     await page.getByRole('button', { name: 'Open menu' }).click();
     await page.waitForTimeout(300);

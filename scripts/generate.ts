@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { withoutAlternativesTypes } from '../worker/platform/openapi-types';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const GENERATED_DIR = path.join(ROOT, 'generated');
@@ -54,7 +55,9 @@ async function writeCommonPasswords(header: string) {
 export async function writeApiPaths(documentText = readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')) {
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const header = apiPathsHeader(documentText);
-  writeAtomically(API_PATHS_PATH, `${header}\n${astToString(await openapiTS(documentText))}`);
+  // Read without the types written beside an anyOf for the reference page (see openapi-types.ts).
+  const document = withoutAlternativesTypes(JSON.parse(documentText) as object);
+  writeAtomically(API_PATHS_PATH, `${header}\n${astToString(await openapiTS(document as Parameters<typeof openapiTS>[0]))}`);
 }
 
 function apiPathsHeader(documentText: string) {

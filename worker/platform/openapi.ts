@@ -6,6 +6,7 @@ import { describeRoute, resolver, type GenerateSpecOptions, type ResponsesWithRe
 import { z, type ZodType } from 'zod';
 import { codeToStatus, type ErrorCode } from './errors';
 import { type Role } from './vocabulary';
+import { typeEverySchema } from './openapi-types';
 
 export const errorBodySchema = z
   .object({
@@ -232,6 +233,7 @@ export function finishDocument<D extends { paths?: Record<string, Record<string,
       op.security = securityOf(resolved);
     }
   }
+  typeEverySchema(document);
   return document;
 }
 

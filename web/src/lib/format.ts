@@ -64,6 +64,15 @@ export function formatUtcDay(day: string): string {
   return date ? `${activeIntl().formatDate(date, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })} UTC` : day;
 }
 
+/**
+ * A UTC day as a chart's axis and its table name it ('Mar 5', '5 مارس'): the reader's language, the
+ * UTC calendar (the heading above says the days are UTC's).
+ */
+export function formatUtcDayShort(day: string): string {
+  const date = toDate(`${day}T00:00:00Z`);
+  return date ? activeIntl().formatDate(date, { month: 'short', day: 'numeric', timeZone: 'UTC' }) : day;
+}
+
 /** A number of days as a duration ('30 days', '1 día', '30 天'). */
 export const formatDays = (days: number) => activeIntl().formatNumber(days, { style: 'unit', unit: 'day', unitDisplay: 'long' });
 

@@ -2,6 +2,7 @@
 // image named by the chart's title and described by a one-line summary, with the numbers behind
 // it in a data table for anyone who cannot (or would rather not) read the picture.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { currentLanguage, directionOf } from '../../lib/i18n';
 import { ChartCard, type ChartCaptionIds } from './chart-card';
 
 export type Point = { label: string; value: number; /** Said after the value (a product's revenue). */ note?: string };
@@ -65,7 +66,12 @@ function DataTable({ caption, columns, rows }: { caption: string; columns: [stri
   );
 }
 
-type Frame = ChartCaptionIds & { width: number };
+/**
+ * The chart's width, and its x axis as the reader reads: right to left in Arabic, the first day and
+ * an item's label at the right. `x(at, w)` places a thing of width `w` whose left-to-right place is
+ * `at`; `anchor` turns a text's anchor about.
+ */
+type Frame = ChartCaptionIds & { width: number; x: (at: number, w?: number) => number; anchor: (a: 'start' | 'end') => 'start' | 'end' };
 
 function ChartFrame({
   title,
@@ -79,11 +85,15 @@ function ChartFrame({
   table: ReactNode;
 }) {
   const { ref, width } = useWidth();
+  // The tree is drawn anew when the language changes (the provider keys it by the language).
+  const rtl = directionOf(currentLanguage()) === 'rtl';
+  const x = (at: number, w = 0) => (rtl ? width - at - w : at);
+  const anchor = (a: 'start' | 'end') => (rtl ? (a === 'start' ? 'end' : 'start') : a);
   return (
     <ChartCard title={title} summary={summary} footer={table}>
       {(ids) => (
         <div ref={ref} className="chart-area">
-          {children({ ...ids, width })}
+          {children({ ...ids, width, x, anchor })}
         </div>
       )}
     </ChartCard>
@@ -118,7 +128,7 @@ export function DailyBarChart({
       summary={summary}
       table={<DataTable caption={title} columns={['Day', valueLabel]} rows={points.map((p) => [p.label, format(p.value)])} />}
     >
-      {({ title: titleId, desc, width }) => {
+      {({ title: titleId, desc, width, x: along, anchor }) => {
         const plotW = width - PAD.left - PAD.right;
         const plotH = HEIGHT - PAD.top - PAD.bottom;
         const slot = plotW / Math.max(points.length, 1);
@@ -140,8 +150,8 @@ export function DailyBarChart({
               const y = PAD.top + plotH * (1 - f);
               return (
                 <g key={f} className="chart-gridline">
-                  <line x1={PAD.left} x2={width - PAD.right} y1={y} y2={y} />
-                  <text x={PAD.left - 6} y={y + 4} textAnchor="end">
+                  <line x1={along(PAD.left)} x2={along(width - PAD.right)} y1={y} y2={y} />
+                  <text x={along(PAD.left - 6)} y={y + 4} textAnchor={anchor('end')}>
                     {short(max * f)}
                   </text>
                 </g>
@@ -154,7 +164,7 @@ export function DailyBarChart({
                 <rect
                   key={p.label}
                   className="chart-bar"
-                  x={x}
+                  x={along(x, barW)}
                   y={PAD.top + plotH - h}
                   width={barW}
                   height={Math.max(h, p.value > 0 ? 1 : 0)}
@@ -166,7 +176,13 @@ export function DailyBarChart({
             })}
             {points.map((p, i) =>
               i % labelEvery === 0 ? (
-                <text key={`label-${p.label}`} className="chart-axis" x={PAD.left + i * slot + slot / 2} y={HEIGHT - 8} textAnchor="middle">
+                <text
+                  key={`label-${p.label}`}
+                  className="chart-axis"
+                  x={along(PAD.left + i * slot + slot / 2)}
+                  y={HEIGHT - 8}
+                  textAnchor="middle"
+                >
                   {p.label}
                 </text>
               ) : null,
@@ -207,7 +223,7 @@ export function RankedBarChart({
       summary={summary}
       table={<DataTable caption={title} columns={[itemLabel, valueLabel]} rows={points.map((p) => [p.label, withNote(p)])} />}
     >
-      {({ title: titleId, desc, width }) => {
+      {({ title: titleId, desc, width, x: along, anchor }) => {
         if (points.length === 0) return <p className="chart-empty muted">Nothing sold yet in this period.</p>;
         const labelW = Math.min(170, Math.round(width * 0.35));
         const barSpace = width - labelW - 150;
@@ -229,13 +245,20 @@ export function RankedBarChart({
               const w = (p.value / max) * barSpace;
               return (
                 <g key={`${i}-${p.label}`}>
-                  <text className="chart-axis" x={labelW - 8} y={y + rowH / 2 + 4} textAnchor="end">
+                  <text className="chart-axis" x={along(labelW - 8)} y={y + rowH / 2 + 4} textAnchor={anchor('end')}>
                     {clip(p.label)}
                   </text>
-                  <rect className="chart-bar" x={labelW} y={y + 5} width={Math.max(w, p.value > 0 ? 2 : 0)} height={rowH - 10} rx={3}>
+                  <rect
+                    className="chart-bar"
+                    x={along(labelW, Math.max(w, p.value > 0 ? 2 : 0))}
+                    y={y + 5}
+                    width={Math.max(w, p.value > 0 ? 2 : 0)}
+                    height={rowH - 10}
+                    rx={3}
+                  >
                     <title>{`${p.label}: ${withNote(p)}`}</title>
                   </rect>
-                  <text className="chart-value" x={labelW + w + 6} y={y + rowH / 2 + 4}>
+                  <text className="chart-value" x={along(labelW + w + 6)} y={y + rowH / 2 + 4} textAnchor={anchor('start')}>
                     {withNote(p)}
                   </text>
                 </g>

@@ -6,14 +6,13 @@ import { ANALYTICS_PERIODS, DEFAULT_ANALYTICS_PERIOD } from '../../../../worker/
 import { EmptyState, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
-import { formatCredits, formatUsd } from '../../lib/format';
+import { formatCredits, formatUsd, formatUtcDayShort } from '../../lib/format';
 import { useAnalytics, useUsageAnalytics } from './api';
 import { QueryState } from '../../components/ui/query-state';
 import { DailyBarChart, RankedBarChart } from '../../components/ui/charts';
 
-/** 'YYYY-MM-DD' (a UTC day) as 'Mar 4'. */
-const dayLabel = (date: string) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+/** 'YYYY-MM-DD' (a UTC day) as 'Mar 4', in the reader's language. */
+const dayLabel = formatUtcDayShort;
 const count = (word: string) => (n: number) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
 const creditsOf = count('credit');
 

@@ -11,6 +11,7 @@ import { AutoRenew } from './Renewal';
 import { DAY_MS, hasPassed } from '../../../../worker/platform/vocabulary';
 import { useState } from 'react';
 import { KeyHistory } from '../../components/KeyHistory';
+import { EntitlementList, RefillNote } from '../../components/KeyUsage';
 import { loadMyKeyHistory } from './api';
 import { myKeysKeys } from './query-keys';
 
@@ -115,12 +116,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
             <dt>Uses left</dt>
             <dd data-testid="uses-left">
               {formatCredits(k.usage.remaining)}
-              {k.usage.nextRefillAt && (
-                <span className="muted">
-                  {' '}
-                  · refills to {formatCredits(k.usage.refillAmount ?? 0)} on {formatDateTime(k.usage.nextRefillAt)}
-                </span>
-              )}
+              <RefillNote usage={k.usage} />
             </dd>
           </div>
         )}
@@ -128,15 +124,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
           <div>
             <dt>Entitlements</dt>
             <dd>
-              <ul className="entitlement-list" aria-label="Entitlements">
-                {k.entitlements.map((name) => (
-                  <li key={name}>
-                    <Badge tone="blue" asWritten>
-                      {name}
-                    </Badge>
-                  </li>
-                ))}
-              </ul>
+              <EntitlementList names={k.entitlements} />
             </dd>
           </div>
         )}

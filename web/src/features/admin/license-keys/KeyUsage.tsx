@@ -3,7 +3,7 @@
 // remove the key's own entitlements and top its uses up; each form is checked with the API's schema.
 import { keyEntitlementsSchema, topUpSchema } from '../../../../../worker/modules/keys/schemas/admin-keys';
 import type { Schemas } from '../../../../../worker/platform/api-client';
-import { Badge } from '../../../components/ui/badge';
+import { EntitlementList, RefillNote } from '../../../components/KeyUsage';
 import { Field } from '../../../components/ui/field';
 import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
@@ -41,31 +41,14 @@ export function KeyUsage({ licenseKey: key, canManage, onChanged }: Props) {
       <h3 className="section-title" id={`usage-${key._id}`}>
         Entitlements and usage
       </h3>
-      {key.entitlements.length === 0 ? (
-        <p className="muted">No entitlements.</p>
-      ) : (
-        <ul className="entitlement-list" aria-label="Entitlements">
-          {key.entitlements.map((name) => (
-            <li key={name}>
-              <Badge tone="blue" asWritten>
-                {name}
-              </Badge>
-            </li>
-          ))}
-        </ul>
-      )}
+      {key.entitlements.length === 0 ? <p className="muted">No entitlements.</p> : <EntitlementList names={key.entitlements} />}
       {canManage && granted && <GrantForm key={granted.join(',')} keyId={key._id} granted={granted} onChanged={onChanged} />}
       {key.usage === null ? (
         <p className="muted">Its product is not metered.</p>
       ) : (
         <p data-testid="key-uses-left">
           Uses left: <strong>{formatCredits(key.usage.remaining)}</strong> (allowance {formatCredits(key.usage.allowance)})
-          {key.usage.nextRefillAt && (
-            <span className="muted">
-              {' '}
-              · refills to {formatCredits(key.usage.refillAmount ?? 0)} on {formatDateTime(key.usage.nextRefillAt)}
-            </span>
-          )}
+          <RefillNote usage={key.usage} />
         </p>
       )}
       {canManage && key.usage !== null && (

@@ -14,15 +14,14 @@ import { Icon } from '../../../components/ui/icons';
 import { Pagination } from '../../../components/ui/pagination';
 import { QueryState } from '../../../components/ui/query-state';
 import { useDebounced } from '../../../lib/debounce';
-import { formatCredits, formatDate } from '../../../lib/format';
+import { formatCredits, formatDate, formatUtcDayShort } from '../../../lib/format';
 import { useResellerCustomers, useResellerStats } from './api';
 
 type ResellerStats = Schemas['ResellerStats'];
 type ResellerCustomer = Schemas['ResellerCustomer'];
 
-/** 'YYYY-MM-DD' (a UTC day) as 'Mar 4'. */
-const dayLabel = (date: string) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+/** 'YYYY-MM-DD' (a UTC day) as 'Mar 4', in the reader's language. */
+const dayLabel = formatUtcDayShort;
 const count = (word: string) => (n: number) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
 const creditsOf = count('credit');
 

@@ -55,7 +55,7 @@ function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (
         <button
           type="button"
           className="btn btn-secondary btn-sm"
-          aria-label={`Add balance or credits to ${user.username}`}
+          aria-label={`Add Funds to ${user.username}`}
           onClick={() => open({ kind: 'funds', user })}
         >
           <Icon name="dollar" size={14} />
