@@ -10,7 +10,7 @@ import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { registerRequest } from './api';
 import { AuthLayout } from './AuthLayout';
-import { useT } from '../../lib/i18n';
+import { translate, useT } from '../../lib/i18n';
 
 /** `ref`: a reseller's referral code, from their link (`/register?ref=CODE`). */
 type Form = { username: string; email: string; password: string; confirmPassword: string; ref: string };
@@ -18,7 +18,7 @@ type Form = { username: string; email: string; password: string; confirmPassword
 /** The API's registration rules (registerSchema), plus the confirmation the API does not require. */
 export function validateRegistration(form: Form): FieldErrors<Form> {
   const errors = schemaErrors<Form>(registerSchema, form);
-  if (!form.confirmPassword) errors.confirmPassword = 'Please confirm your password';
+  if (!form.confirmPassword) errors.confirmPassword = translate('auth.register.confirmRequired');
   return errors;
 }
 
