@@ -3,6 +3,7 @@
 import { passwordProblem } from '../../../worker/modules/accounts/schemas/password-policy';
 import { useEffect, useState } from 'react';
 import { useT } from '../lib/i18n';
+import { validationMessage } from '../lib/form/messages';
 
 const LABELS = ['password.veryWeak', 'password.weak', 'password.fair', 'password.good', 'password.strong'] as const;
 type Scorer = (password: string, userInputs: string[]) => number;
@@ -25,7 +26,7 @@ export function PasswordStrength({ password, username, email }: { password: stri
   }, [password, scorer]);
   if (!password) return null;
 
-  const problem = passwordProblem(password, { username, email });
+  const problem = validationMessage(passwordProblem(password, { username, email }));
   const score = problem ? 0 : scorer ? scorer(password, [username ?? '', email ?? '']) : null;
   const label = problem ?? (score === null ? t('password.checking') : t(LABELS[score]));
   return (

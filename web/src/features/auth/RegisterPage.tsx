@@ -1,7 +1,6 @@
 import { useAtomValue } from 'jotai';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { PASSWORD_MIN, registerSchema, USERNAME_MAX, USERNAME_MIN } from '../../../../worker/modules/accounts/schemas/auth';
-import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
@@ -69,7 +68,7 @@ export function RegisterPage() {
           type="password"
           autoComplete="new-password"
           {...form.field('password')}
-          hint={PASSWORD_HINT}
+          hint={t('validation.passwordHint', { min: PASSWORD_MIN })}
           required
           minLength={PASSWORD_MIN}
         />

@@ -2,7 +2,6 @@
 // once and removed from the address bar.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { resetPasswordSchema } from '../../../../worker/modules/accounts/schemas/security';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
@@ -13,6 +12,7 @@ import { clearSession } from '../../lib/session';
 import { resetPasswordRequest } from './api';
 import { AuthLayout } from './AuthLayout';
 import { translate, useT } from '../../lib/i18n';
+import { PASSWORD_MIN } from '../../../../worker/modules/accounts/schemas/auth-rules';
 
 type Form = { password: string; confirm: string };
 // The token is checked by the server; the form checks what the person typed, by the API's rule.
@@ -72,7 +72,7 @@ export function ResetPasswordPage() {
           type="password"
           autoComplete="new-password"
           {...form.field('password')}
-          hint={PASSWORD_HINT}
+          hint={t('validation.passwordHint', { min: PASSWORD_MIN })}
           required
           autoFocus
         />

@@ -13,6 +13,7 @@ import { usePublicSettings } from '../../lib/public-settings';
 import { useRegenerateKey, useTransferKey } from './api';
 import { renewable, RenewModal } from './Renewal';
 import { useT } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type LicenseKey = Schemas['LicenseKey'];
 
@@ -71,7 +72,7 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = transferKeySchema.pick({ to: true }).safeParse({ to });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(validationMessage(parsed.error.issues[0].message));
     setError(null);
     const proof = stepUp.proof();
     if (!proof) return;
@@ -132,7 +133,7 @@ function RegenerateModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; o
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = regenerateKeySchema.safeParse({ reason, freeDevices });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(validationMessage(parsed.error.issues[0].message));
     setError(null);
     try {
       const answer = await regenerate.mutateAsync({ keyId: k._id, body: parsed.data });

@@ -21,6 +21,7 @@ import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens
 import { initialStepUp, StepUpFields, stepUpMissing, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
 import { FormattedMessage } from 'react-intl';
 import { useT, type Translate } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type ApiToken = Schemas['ApiToken'];
 
@@ -137,7 +138,7 @@ function CreateTokenForm({
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = createApiTokenSchema.safeParse({ name, role: tokenRole, readOnly });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(validationMessage(parsed.error.issues[0].message));
     setError(null);
     if (!stepUpReady(stepUp)) return setRefused(stepUpMissing(stepUp));
     setRefused(null);

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { PASSWORD_MIN } from '../../../../worker/modules/accounts/schemas/auth-rules';
-import { PASSWORD_HINT, passwordProblem, type PasswordOwner } from '../../../../worker/modules/accounts/schemas/password-policy';
+import { passwordProblem, type PasswordOwner } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
@@ -12,6 +12,7 @@ import { useChangePassword } from './api';
 import { asyncHandler } from '../../lib/async-handler';
 import { FormattedMessage } from 'react-intl';
 import { translate, useT } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };
 type Errors = Partial<Record<keyof Form, string>>;
@@ -22,7 +23,7 @@ export function validatePasswordChange(form: Form, owner: PasswordOwner = {}): E
   const errors: Errors = {};
   if (!form.currentPassword) errors.currentPassword = translate('passwordCard.currentRequired');
   const problem = passwordProblem(form.newPassword, owner);
-  if (problem) errors.newPassword = problem;
+  if (problem) errors.newPassword = validationMessage(problem);
   if (!form.confirmPassword) errors.confirmPassword = translate('passwordCard.confirmRequired');
   else if (form.confirmPassword !== form.newPassword) errors.confirmPassword = translate('passwordCard.mismatch');
   return errors;
@@ -89,7 +90,7 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
           value={form.newPassword}
           onChange={set('newPassword')}
           error={errors.newPassword}
-          hint={PASSWORD_HINT}
+          hint={t('validation.passwordHint', { min: PASSWORD_MIN })}
           required
           minLength={PASSWORD_MIN}
         />

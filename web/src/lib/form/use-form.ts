@@ -4,6 +4,7 @@
 // one submission at a time, and the server's refusal placed on its field or the whole form.
 import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api';
+import { validationMessage } from './messages';
 
 export type FormValues = Record<string, string | boolean>;
 export type FieldErrors<V extends FormValues> = Partial<Record<keyof V & string, string>>;
@@ -30,7 +31,7 @@ export function serverFieldError<V extends FormValues>(err: unknown, values: V):
   if (!(err instanceof ApiError) || err.code !== 'VALIDATION_ERROR') return null;
   const field = err.details?.field;
   if (typeof field !== 'string' || !(field in values) || !err.message) return null;
-  return { [field]: err.message } as FieldErrors<V>;
+  return { [field]: validationMessage(err.message) } as FieldErrors<V>;
 }
 
 export function useForm<V extends FormValues>(options: FormOptions<V>) {
