@@ -5,6 +5,7 @@
 import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api';
 import { validationMessage } from './messages';
+import { translate } from '../i18n/runtime';
 
 export type FormValues = Record<string, string | boolean>;
 export type FieldErrors<V extends FormValues> = Partial<Record<keyof V & string, string>>;
@@ -23,8 +24,6 @@ export type FormOptions<V extends FormValues> = {
   /** Told the errors when validation keeps the form from being sent (a long form also says so in a toast). */
   onInvalid?: (errors: FieldErrors<V>) => void;
 };
-
-const FALLBACK = 'Something went wrong. Please try again.';
 
 /** The API's VALIDATION_ERROR names the field it refused (worker/platform/validate.ts). */
 export function serverFieldError<V extends FormValues>(err: unknown, values: V): FieldErrors<V> | null {
@@ -75,7 +74,7 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
       setStatus('idle');
       const onField = serverFieldError(err, values);
       if (onField) setErrors(onField);
-      else setFormError(options.onError ? options.onError(err) : errorMessage(err, FALLBACK));
+      else setFormError(options.onError ? options.onError(err) : errorMessage(err, translate('form.failed')));
       return false;
     } finally {
       inFlight.current = false;
