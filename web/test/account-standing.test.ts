@@ -2,6 +2,7 @@
 // owed after a reversal, and a first top-up held until a time.
 import { describe, expect, it } from 'vitest';
 import { standingNotices } from '../src/features/payments/AddBalancePage';
+import { formatDateTime } from '../src/lib/format';
 
 const options = { enabled: true, minUsd: 5, maxUsd: 500, quickAmounts: [10], emailVerified: true, owedUsd: 0, heldUsd: 0, heldUntil: null };
 
@@ -22,6 +23,7 @@ describe('standingNotices', () => {
     expect(notices.map((n) => n.tone)).toEqual(['error', 'info']);
     expect(notices[0].text).toContain('$500.00');
     expect(notices[1].text).toContain('$25.00');
-    expect(notices[1].text).toContain(new Date(until).toLocaleString());
+    // The time in the reader's language and time zone, as lib/format writes it.
+    expect(notices[1].text).toContain(formatDateTime(until));
   });
 });

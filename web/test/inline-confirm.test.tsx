@@ -32,7 +32,7 @@ function Row({ busy = false, onConfirm }: { busy?: boolean; onConfirm: () => voi
 describe('InlineConfirm', () => {
   it('asks in place: the button becomes a named Confirm and Keep pair, and Keep goes back', async () => {
     const onConfirm = vi.fn();
-    render(<Row onConfirm={onConfirm} />);
+    render(<Row onConfirm={onConfirm} />, { wrapper: wrapperFor(newQueryClient()) });
     const ask = screen.getByRole('button', { name: 'Remove device abc' });
     expect(ask.textContent).toBe('Remove');
     await userEvent.click(ask);
@@ -50,7 +50,7 @@ describe('InlineConfirm', () => {
 
   it('confirms from the keyboard, and says it is busy with both buttons disabled', async () => {
     const onConfirm = vi.fn();
-    const { rerender } = render(<Row onConfirm={onConfirm} />);
+    const { rerender } = render(<Row onConfirm={onConfirm} />, { wrapper: wrapperFor(newQueryClient()) });
     screen.getByRole('button', { name: 'Remove device abc' }).focus();
     await userEvent.keyboard('{Enter}');
     screen.getByRole('button', { name: 'Confirm removal' }).focus();

@@ -92,6 +92,7 @@ describe('ShownOnceSecret', () => {
       <ShownOnceSecret value="whsec_abc" label="Signing secret" copyLabel="Copy secret" copiedMessage="Copied" onDone={onDone}>
         Copy it now.
       </ShownOnceSecret>,
+      { wrapper: wrapperFor(newQueryClient()) },
     );
     expect(screen.getByRole('status').textContent).toContain('Copy it now.');
     expect(screen.getByLabelText('Signing secret').textContent).toContain('whsec_abc');

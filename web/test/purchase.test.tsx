@@ -19,14 +19,16 @@ const product = { _id: 'p1', name: 'Office', baseCreditCost: 100, creditsPerDay:
 
 describe('PriceBreakdown', () => {
   it('prices a key as base + days × per-day, against the buyer’s credits', () => {
-    render(<PriceBreakdown product={product} days={7} credits={1000} />);
+    render(<PriceBreakdown product={product} days={7} credits={1000} />, { wrapper: wrapperFor(newQueryClient()) });
     expect(screen.getByText('Duration (7 days × 10)')).toBeTruthy();
     expect(screen.getByTestId('purchase-total').textContent).toBe('170 credits');
     expect(screen.getByTestId('credits-after').textContent).toBe('830 credits');
   });
 
   it('says how many credits are missing', () => {
-    render(<PriceBreakdown product={{ ...product, baseCreditCost: 5000, creditsPerDay: 50 }} days={1} credits={4000} />);
+    render(<PriceBreakdown product={{ ...product, baseCreditCost: 5000, creditsPerDay: 50 }} days={1} credits={4000} />, {
+      wrapper: wrapperFor(newQueryClient()),
+    });
     expect(screen.getByTestId('purchase-total').textContent).toBe('5,050 credits');
     expect(screen.getByTestId('credits-after').textContent).toBe('1,050 credits short');
   });
@@ -46,7 +48,7 @@ describe('DurationPicker', () => {
   const chosen = () => screen.getByLabelText('Chosen').textContent;
 
   it('takes a typed number in the product’s range at once', async () => {
-    render(<Picker />);
+    render(<Picker />, { wrapper: wrapperFor(newQueryClient()) });
     const box = screen.getByLabelText('Number of days');
     await userEvent.clear(box);
     await userEvent.type(box, '45');
@@ -54,7 +56,7 @@ describe('DurationPicker', () => {
   });
 
   it('clamps to the range and rounds when the box is left', async () => {
-    render(<Picker />);
+    render(<Picker />, { wrapper: wrapperFor(newQueryClient()) });
     const box = screen.getByLabelText('Number of days');
     await userEvent.clear(box);
     await userEvent.type(box, '500');
@@ -74,7 +76,7 @@ describe('DurationPicker', () => {
   });
 
   it('keeps the last duration when the box is left empty', async () => {
-    render(<Picker />);
+    render(<Picker />, { wrapper: wrapperFor(newQueryClient()) });
     const box = screen.getByLabelText('Number of days');
     await userEvent.clear(box);
     await userEvent.type(box, '12');

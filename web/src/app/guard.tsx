@@ -7,8 +7,10 @@ import { PageSpinner } from '../components/ui/spinner';
 import { MaintenanceScreen } from '../features/site-status/MaintenanceScreen';
 import { maintenanceAtom } from '../lib/maintenance';
 import { clearSession, tokenAtom, useProfile } from '../lib/session';
+import { useT } from '../lib/i18n';
 
 export function RequireAuth({ roles, children }: { roles?: Schemas['Role'][]; children: ReactNode }) {
+  const t = useT();
   const token = useAtomValue(tokenAtom);
   const location = useLocation();
   const profile = useProfile();
@@ -24,7 +26,7 @@ export function RequireAuth({ roles, children }: { roles?: Schemas['Role'][]; ch
   if (token && maintenance) return <MaintenanceScreen message={maintenance} />;
   if (!token || failedAtStartup)
     return <Navigate to="/login" state={{ from: { pathname: location.pathname, search: location.search } }} replace />;
-  if (!profile.data) return <PageSpinner label="Checking your session…" />;
+  if (!profile.data) return <PageSpinner label={t('shell.checkingSession')} />;
   if (roles && !roles.includes(profile.data.role)) return <Navigate to="/dashboard" replace />;
   return <>{children}</>;
 }

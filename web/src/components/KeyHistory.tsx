@@ -4,10 +4,11 @@ import { useId, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { Schemas } from '../../../worker/platform/api-client';
 import { shortFingerprint } from '../lib/devices';
-import { formatCredits, formatDate, formatDateTime } from '../lib/format';
+import { formatCredits, formatDate, formatDateTime, formatDays, formatUtcDay } from '../lib/format';
 import { Pagination } from './ui/pagination';
 import { QueryState } from './ui/query-state';
 import { visibleText } from '../../../worker/platform/schemas/text';
+import { translate, useT } from '../lib/i18n';
 
 type KeyHistoryEvent = Schemas['KeyHistoryEvent'];
 type KeyHistoryResponse = Schemas['KeyHistoryResponse'];
@@ -16,57 +17,77 @@ export const KEY_HISTORY_WEB_PAGE_SIZE = 10;
 
 const device = (e: KeyHistoryEvent) => {
   const name = e.deviceName ? visibleText(e.deviceName) : '';
-  const fp = e.device ? shortFingerprint(visibleText(e.device)) : 'a device';
+  const fp = e.device ? shortFingerprint(visibleText(e.device)) : translate('keyHistory.aDevice');
   return name ? `${name} (${fp})` : fp;
 };
-const account = (name: string | null) => name ?? 'a deleted account';
-const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`;
+const account = (name: string | null) => name ?? translate('keyHistory.deletedAccount');
 
 /** What happened, in words: the line's title and its detail. */
 export function describeKeyEvent(e: KeyHistoryEvent): { title: string; detail: string } {
   switch (e.kind) {
     case 'purchased':
-      return { title: 'Purchased', detail: e.price === null ? '' : `${formatCredits(e.price)} credits` };
+      return {
+        title: translate('keyHistory.purchased'),
+        detail: e.price === null ? '' : translate('common.credits', { credits: formatCredits(e.price) }),
+      };
     case 'created':
-      return { title: 'Created', detail: 'Made by the shop' };
+      return { title: translate('keyHistory.created'), detail: translate('keyHistory.createdDetail') };
     case 'activated':
-      return { title: 'Device activated', detail: device(e) };
+      return { title: translate('keyHistory.activated'), detail: device(e) };
     case 'device_removed':
-      return { title: 'Device removed', detail: `${device(e)}${e.by === 'owner' ? ', by the shop' : ''}` };
+      return {
+        title: translate('keyHistory.deviceRemoved'),
+        detail: e.by === 'owner' ? translate('keyHistory.removedByShop', { device: device(e) }) : device(e),
+      };
     case 'device_swapped':
-      return { title: 'Device swapped', detail: `${device(e)} gave its slot to another device` };
+      return { title: translate('keyHistory.swapped'), detail: translate('keyHistory.swappedDetail', { device: device(e) }) };
     case 'transferred':
-      return { title: 'Transferred', detail: `From ${account(e.from)} to ${account(e.to)}` };
+      return {
+        title: translate('keyHistory.transferred'),
+        detail: translate('keyHistory.transferredDetail', { from: account(e.from), to: account(e.to) }),
+      };
     case 'regenerated':
       return {
-        title: 'New key value',
-        detail: [e.reason, e.devicesFreed ? `${e.devicesFreed} device${e.devicesFreed === 1 ? '' : 's'} freed` : null]
+        title: translate('keyHistory.regenerated'),
+        detail: [e.reason, e.devicesFreed ? translate('keyHistory.devicesFreed', { count: e.devicesFreed }) : null]
           .filter(Boolean)
           .join(' · '),
       };
     case 'revoked':
-      return { title: 'Revoked', detail: e.reason ?? '' };
+      return { title: translate('keyHistory.revoked'), detail: e.reason ?? '' };
     case 'validated':
       return {
-        title: 'Validated',
-        detail: `${device(e)}: ${times(e.validations ?? 0)} on ${e.day ? formatDate(`${e.day}T12:00:00Z`) : 'that day'}`,
+        title: translate('keyHistory.validated'),
+        detail: translate('keyHistory.validatedDetail', {
+          device: device(e),
+          count: e.validations ?? 0,
+          day: e.day ? formatUtcDay(e.day) : translate('keyHistory.thatDay'),
+        }),
       };
     case 'renewed':
       return {
-        title: 'Renewed',
+        title: translate('keyHistory.renewed'),
         detail: [
-          `${e.days ?? 0} ${e.days === 1 ? 'day' : 'days'}`,
-          e.by === 'auto' ? 'automatically' : e.by === 'customer' ? null : `by the ${e.by === 'owner' ? 'shop' : e.by}`,
-          e.price ? `${formatCredits(e.price)} credits` : 'free',
-          e.expiresAt ? `expires ${formatDate(e.expiresAt)}` : null,
+          formatDays(e.days ?? 0),
+          e.by === 'auto'
+            ? translate('keyHistory.byAuto')
+            : e.by === 'customer'
+              ? null
+              : e.by === 'owner'
+                ? translate('keyHistory.byShop')
+                : e.by === 'reseller'
+                  ? translate('keyHistory.byReseller')
+                  : null,
+          e.price ? translate('common.credits', { credits: formatCredits(e.price) }) : translate('keyHistory.free'),
+          e.expiresAt ? translate('keyHistory.expires', { date: formatDate(e.expiresAt) }) : null,
         ]
           .filter(Boolean)
           .join(' · '),
       };
     case 'auto_renew_failed':
       return {
-        title: 'Auto-renewal failed',
-        detail: `${e.days ?? 0} days for ${formatCredits(e.price ?? 0)} credits: the credits did not cover it`,
+        title: translate('keyHistory.autoRenewFailed'),
+        detail: translate('keyHistory.autoRenewFailedDetail', { days: e.days ?? 0, credits: formatCredits(e.price ?? 0) }),
       };
   }
 }
@@ -80,6 +101,7 @@ type Props = {
 };
 
 export function KeyHistory({ queryKey, load, headingLevel = 3 }: Props) {
+  const t = useT();
   const [page, setPage] = useState(1);
   const headingId = useId();
   const Heading = `h${headingLevel}` as const;
@@ -91,14 +113,14 @@ export function KeyHistory({ queryKey, load, headingLevel = 3 }: Props) {
   return (
     <section className="key-history" aria-labelledby={headingId}>
       <Heading id={headingId} className="section-title">
-        Activity
+        {t('keyHistory.title')}
       </Heading>
       <QueryState
         query={history}
-        loading="Loading the key's activity…"
-        failed="Could not load the key's activity."
+        loading={t('keyHistory.loading')}
+        failed={t('keyHistory.loadFailed')}
         isEmpty={(data) => data.total === 0}
-        empty={<p className="muted">Nothing has happened to this key yet.</p>}
+        empty={<p className="muted">{t('keyHistory.empty')}</p>}
       >
         {(data) => (
           <>

@@ -10,6 +10,7 @@ import { Spinner } from './ui/spinner';
 import { ApiError, errorMessage } from '../lib/api';
 import { asyncHandler } from '../lib/async-handler';
 import { useStepUpAccount } from '../lib/step-up';
+import { translate, useT } from '../lib/i18n';
 
 export type StepUpAccount = { hasPassword: boolean; twoFactorEnabled: boolean };
 export type StepUpProof = { currentPassword?: string; code?: string };
@@ -32,7 +33,7 @@ export const stepUpReady = (state: StepUpState) =>
 
 /** What to say when the proof is not filled in yet. */
 export const stepUpMissing = (state: StepUpState) =>
-  state.method === 'code' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter your current password.';
+  state.method === 'code' ? translate('stepUp.enterCode') : translate('stepUp.enterPassword');
 
 /** The server refused the proof (403 REAUTH_REQUIRED): its message says why, and nothing changed. */
 export const isProofRefused = (err: unknown): err is ApiError => err instanceof ApiError && err.code === 'REAUTH_REQUIRED';
@@ -68,13 +69,11 @@ export function StepUpFields({
   /** The password or code field's id, for a form that moves focus to it after a refusal. */
   inputId?: string;
 }) {
+  const t = useT();
   if (value.method === 'none') {
     return (
       <>
-        <p className="field-hint">
-          You signed in with Google, so a sign-in within the last 5 minutes confirms it is you. If this is refused, sign out, sign in again
-          and retry.
-        </p>
+        <p className="field-hint">{t('stepUp.google')}</p>
         {error && (
           <div className="notice notice-error" role="alert">
             {error}
@@ -87,7 +86,7 @@ export function StepUpFields({
     <div className="step-up">
       {account.hasPassword && account.twoFactorEnabled && (
         <fieldset className="segmented">
-          <legend className="visually-hidden">Confirm with</legend>
+          <legend className="visually-hidden">{t('stepUp.confirmWith')}</legend>
           <label className={value.method === 'currentPassword' ? 'active' : ''}>
             <input
               type="radio"
@@ -95,17 +94,17 @@ export function StepUpFields({
               checked={value.method === 'currentPassword'}
               onChange={() => onChange({ ...value, method: 'currentPassword' })}
             />{' '}
-            Password
+            {t('stepUp.password')}
           </label>
           <label className={value.method === 'code' ? 'active' : ''}>
             <input type="radio" name="step-up" checked={value.method === 'code'} onChange={() => onChange({ ...value, method: 'code' })} />{' '}
-            Authenticator code
+            {t('stepUp.authenticatorCode')}
           </label>
         </fieldset>
       )}
       {value.method === 'code' ? (
         <CodeInput
-          label="Current code from your authenticator app"
+          label={t('stepUp.codeLabel')}
           value={value.code}
           onChange={(code) => onChange({ ...value, code })}
           data-autofocus={autoFocus || undefined}
@@ -114,7 +113,7 @@ export function StepUpFields({
         />
       ) : (
         <Field
-          label="Confirm with your password"
+          label={t('stepUp.passwordLabel')}
           type="password"
           name="stepUpPassword"
           autoComplete="current-password"
@@ -152,19 +151,20 @@ export function StepUpSection({
   /** Why proof is asked. */
   children: ReactNode;
 }) {
+  const t = useT();
   return (
     <fieldset className="step-up-section">
-      <legend>Confirm it is you</legend>
+      <legend>{t('stepUp.legend')}</legend>
       <p className="field-hint">{children}</p>
       {account && value ? (
         <StepUpFields account={account} value={value} onChange={onChange} error={error} inputId={inputId} />
       ) : failed ? (
         <div className="notice notice-error" role="alert">
-          Could not check how you can confirm it is you. Close this dialog and try again.
+          {t('stepUp.checkFailed')}
         </div>
       ) : (
         <>
-          <Spinner size="sm" label="Checking how you can confirm it is you…" />
+          <Spinner size="sm" label={t('stepUp.checking')} />
           {error && (
             <div className="notice notice-error" role="alert">
               {error}
@@ -207,7 +207,7 @@ export function useStepUpPrompt() {
     proof() {
       if (!stepUp.value) {
         // Still loading; when loading failed, the section already says so.
-        setRefused(account.isError ? null : 'Wait a moment: checking how you can confirm it is you.');
+        setRefused(account.isError ? null : translate('stepUp.wait'));
         return null;
       }
       if (!stepUpReady(stepUp.value)) {
@@ -221,7 +221,7 @@ export function useStepUpPrompt() {
     /** True when the server refused the proof: the dialog stays open with its message. */
     refusedBy(err: unknown) {
       if (!isProofRefused(err)) return false;
-      setRefused(err.message);
+      setRefused(errorMessage(err, err.message));
       if (stepUp.value) stepUp.set(clearedStepUp(stepUp.value));
       // After React has rendered the emptied field.
       setTimeout(() => document.getElementById(inputId)?.focus(), 0);
@@ -256,6 +256,7 @@ export function StepUpModal({
   act: (proof: StepUpProof) => Promise<unknown>;
   children?: ReactNode;
 }) {
+  const t = useT();
   const [state, setState] = useState(() => initialStepUp(account));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -275,7 +276,7 @@ export function StepUpModal({
       setState(initialStepUp(account));
       setError(null);
     } catch (err) {
-      setError(errorMessage(err, 'That did not work. Please try again.'));
+      setError(errorMessage(err, t('stepUp.failed')));
     } finally {
       setBusy(false);
     }

@@ -80,13 +80,7 @@ export async function apiRequest<M extends Method, P extends PathPattern<Lowerca
   } catch (err) {
     const timedOut = (err as Error)?.name === 'TimeoutError' || timeout.aborted;
     if ((err as Error)?.name === 'AbortError' && !timedOut) throw err;
-    throw new ApiError(
-      timedOut
-        ? 'The server took too long to answer. Please try again.'
-        : 'Could not reach the server. Check your connection and try again.',
-      0,
-      timedOut ? 'TIMEOUT' : 'NETWORK',
-    );
+    throw new ApiError(timedOut ? translate('api.timeout') : translate('api.network'), 0, timedOut ? 'TIMEOUT' : 'NETWORK');
   }
   rememberBookmark(response.headers.get(BOOKMARK_HEADER));
   const text = await response.text();

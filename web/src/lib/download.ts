@@ -3,6 +3,7 @@
 import { ApiError } from './api';
 import { HTTP_TIMEOUT_MS } from './constants';
 import { appStore, tokenAtom } from './session/store';
+import { translate } from './i18n/runtime';
 
 export type DownloadPath = '/api/users/my-data' | '/api/admin/export';
 
@@ -23,11 +24,11 @@ export async function downloadFile(path: DownloadPath, query: Record<string, str
     headers: token ? { Authorization: `Bearer ${token}` } : {},
     signal: AbortSignal.timeout(HTTP_TIMEOUT_MS * 10),
   }).catch(() => {
-    throw new ApiError('Could not reach the server. Check your connection and try again.', 0, 'NETWORK');
+    throw new ApiError(translate('api.network'), 0, 'NETWORK');
   });
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as { message?: string; code?: string };
-    throw new ApiError(body.message ?? 'The download failed', response.status, body.code);
+    throw new ApiError(body.message ?? translate('api.downloadFailed'), response.status, body.code);
   }
   const blob = await response.blob();
   const name = fileNameOf(response.headers.get('content-disposition'), fallbackName);

@@ -3,7 +3,8 @@
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Schemas } from '../../../worker/platform/api-client';
 import { api, ApiError, errorMessage } from './api';
-import { formatCredits } from './format';
+import { formatCredits, formatDays } from './format';
+import { translate } from './i18n/runtime';
 import { useIdempotencyKey } from './idempotency';
 import { sharedKeys } from './query-keys';
 import { sessionKeys } from './session';
@@ -64,9 +65,9 @@ export function purchaseErrorMessage(err: unknown, fallback: string): string {
   const d = err.details;
   return [
     message,
-    `Required credits: ${formatCredits(d.requiredCredits)}`,
-    `Available credits: ${formatCredits(d.availableCredits)}`,
-    `Base cost: ${formatCredits(d.baseCost)}`,
-    `Duration cost: ${formatCredits(d.durationCost)} (${d.days} ${d.days === 1 ? 'day' : 'days'})`,
+    translate('shortfall.required', { credits: formatCredits(d.requiredCredits) }),
+    translate('shortfall.available', { credits: formatCredits(d.availableCredits) }),
+    translate('shortfall.baseCost', { credits: formatCredits(d.baseCost) }),
+    translate('shortfall.durationCost', { credits: formatCredits(d.durationCost), duration: formatDays(d.days) }),
   ].join('\n');
 }

@@ -1,10 +1,15 @@
 // Each mail kind in words: a subject, a plain-text part and an HTML part with the shop's name,
 // written when the mail is sent from the facts its row keeps (`data`) and the recipient as they are
-// then. A notice (a kind the customer may turn off) ends with a link that turns it off in one click.
-import type { MailKind } from '../../platform/vocabulary';
+// then, in their language (words.ts). A notice (a kind the customer may turn off) ends with a link
+// that turns it off in one click.
+import type { Language, MailKind } from '../../platform/vocabulary';
+import { MAIL_WORDS, RIGHT_TO_LEFT, type MailWords } from './words';
+
+const DEFAULT_LANGUAGE: Language = 'en';
 
 export type Written = { subject: string; text: string; html: string };
-export type Recipient = { username: string };
+/** `language`: the account's choice when the mail is sent; none (never chose, or no account) reads English. */
+export type Recipient = { username: string; language?: Language | null };
 export type MailContext = { app: string; appUrl: string | null; unsubscribeUrl: string | null };
 
 /** Text as HTML shows it (every mail part and the local mailbox page). */
@@ -17,124 +22,116 @@ const str = (data: Record<string, unknown>, name: string) => {
 };
 
 /** A day as people read it in a mail: 2026-12-01 (UTC). */
-const day = (iso: string) => (iso ? `${iso.slice(0, 10)} (UTC)` : 'no expiry');
+const day = (iso: string, w: MailWords) => (iso ? `${iso.slice(0, 10)} (${w.utc})` : w.noExpiry);
+
+/** USD as the recipient's language writes it ($12.50, 12,50 US$…). */
+const usd = (cents: unknown, language: Language) =>
+  new Intl.NumberFormat(language, { style: 'currency', currency: 'USD' }).format(Number(cents ?? 0) / 100);
 
 /** What a mail says: its subject, its paragraphs, and at most one link to act on. */
 type Body = { subject: string; paragraphs: string[]; action?: { label: string; url: string } };
 
-function body(kind: MailKind, data: Record<string, unknown>, to: Recipient, ctx: MailContext): Body {
+function body(kind: MailKind, data: Record<string, unknown>, to: Recipient, ctx: MailContext, w: MailWords, language: Language): Body {
   const key = str(data, 'key');
   const product = str(data, 'product');
   const app = ctx.app;
-  const myKeys = ctx.appUrl ? { label: 'Open My Keys', url: `${ctx.appUrl}/my-keys` } : undefined;
+  const hello = w.hello(to.username);
+  const myKeys = ctx.appUrl ? { label: w.openMyKeys, url: `${ctx.appUrl}/my-keys` } : undefined;
   switch (kind) {
     case 'verification':
       return {
-        subject: `Verify your email address for ${app}`,
-        paragraphs: [`Hello ${to.username},`, `Confirm that this address is yours. The link works once, for 24 hours.`],
-        action: { label: 'Confirm my address', url: str(data, 'url') },
+        subject: w.verification.subject(app),
+        paragraphs: [hello, w.verification.body],
+        action: { label: w.verification.action, url: str(data, 'url') },
       };
     case 'password_reset':
       return {
-        subject: `Reset your ${app} password`,
-        paragraphs: [
-          `Hello ${to.username},`,
-          'Someone asked to reset the password of your account. The link works once, for one hour.',
-          'If it was not you, ignore this mail: your password stays as it is.',
-        ],
-        action: { label: 'Choose a new password', url: str(data, 'url') },
+        subject: w.passwordReset.subject(app),
+        paragraphs: [hello, w.passwordReset.asked, w.passwordReset.notYou],
+        action: { label: w.passwordReset.action, url: str(data, 'url') },
       };
     case 'import_invitation':
       return {
-        subject: `Your ${app} account`,
-        paragraphs: [
-          `Hello ${to.username},`,
-          `Your licence keys have moved to ${app}, and an account was made for you with this address.`,
-          'It has no password yet. To sign in, choose one: open the link, enter this address, and follow the link we send you.',
-        ],
-        action: { label: 'Choose a password', url: str(data, 'url') },
+        subject: w.importInvitation.subject(app),
+        paragraphs: [hello, w.importInvitation.moved(app), w.importInvitation.noPassword],
+        action: { label: w.importInvitation.action, url: str(data, 'url') },
       };
     case 'security_notice':
+      // Written by the change that caused it (its subject and lines are in the row's data).
       return { subject: str(data, 'subject'), paragraphs: ((data.lines as string[] | undefined) ?? []).map(String) };
     case 'receipt': {
       const renewal = data.action === 'renewal';
+      const until = day(str(data, 'expiresAt'), w);
+      const facts = { product, key, days: str(data, 'days'), cost: str(data, 'cost') };
       return {
-        subject: renewal ? `Receipt: ${product} renewed` : `Receipt: your ${product} license key`,
+        subject: renewal ? w.receipt.renewedSubject(product) : w.receipt.purchaseSubject(product),
         paragraphs: [
-          `Hello ${to.username},`,
-          renewal
-            ? `Your ${product} license key ${key} was renewed for ${str(data, 'days')} days, for ${str(data, 'cost')} credits. It now runs until ${day(str(data, 'expiresAt'))}.`
-            : `Thank you for your purchase. Your ${product} license key, for ${str(data, 'days')} days, for ${str(data, 'cost')} credits:`,
-          ...(renewal ? [] : [key, `It runs until ${day(str(data, 'expiresAt'))}.`]),
+          hello,
+          renewal ? w.receipt.renewed({ ...facts, until }) : w.receipt.purchased(facts),
+          ...(renewal ? [] : [key, w.receipt.runsUntil(until)]),
         ],
         action: myKeys,
       };
     }
     case 'expiry_reminder':
       return {
-        subject: `Your ${product} license key expires in ${str(data, 'daysLeft')} day${data.daysLeft === 1 ? '' : 's'}`,
-        paragraphs: [
-          `Hello ${to.username},`,
-          `Your ${product} license key ${key} expires on ${day(str(data, 'expiresAt'))}. Renew it in My Keys to keep it working on your devices, with the same value.`,
-        ],
+        subject: w.expiryReminder.subject(product, Number(data.daysLeft ?? 0)),
+        paragraphs: [hello, w.expiryReminder.body({ product, key, on: day(str(data, 'expiresAt'), w) })],
         action: myKeys,
       };
     case 'auto_renew_failed':
       return {
-        subject: `Your ${product} license key could not be renewed`,
+        subject: w.autoRenewFailed.subject(product),
         paragraphs: [
-          `Hello ${to.username},`,
-          `Auto-renew could not renew your ${product} license key ${key}: it costs ${str(data, 'cost')} credits and your account has ${str(data, 'credits')}. It expires on ${day(str(data, 'expiresAt'))} unless you renew it.`,
+          hello,
+          w.autoRenewFailed.body({
+            product,
+            key,
+            cost: str(data, 'cost'),
+            credits: str(data, 'credits'),
+            on: day(str(data, 'expiresAt'), w),
+          }),
         ],
         action: myKeys,
       };
     case 'low_balance':
       return {
-        subject: `Your ${app} balance is low`,
-        paragraphs: [
-          `Hello ${to.username},`,
-          `Your balance is $${(Number(data.balanceCents ?? 0) / 100).toFixed(2)}, below $${(Number(data.thresholdCents ?? 0) / 100).toFixed(2)}. Add to it before your next purchase.`,
-        ],
-        action: ctx.appUrl ? { label: 'Add balance', url: `${ctx.appUrl}/add-balance` } : undefined,
+        subject: w.lowBalance.subject(app),
+        paragraphs: [hello, w.lowBalance.body(usd(data.balanceCents, language), usd(data.thresholdCents, language))],
+        action: ctx.appUrl ? { label: w.lowBalance.action, url: `${ctx.appUrl}/add-balance` } : undefined,
       };
     case 'new_device':
       return {
-        subject: `A new device is using your ${product} license key`,
-        paragraphs: [
-          `Hello ${to.username},`,
-          `Your ${product} license key ${key} was activated on a new device: ${str(data, 'device') || 'a device with no name'}.`,
-          'If this was not you, remove the device in My Keys and regenerate the key.',
-        ],
+        subject: w.newDevice.subject(product),
+        paragraphs: [hello, w.newDevice.body({ product, key, device: str(data, 'device') || w.newDevice.noName }), w.newDevice.ifNotYou],
         action: myKeys,
       };
-    case 'key_received':
+    case 'key_received': {
+      const from = str(data, 'from') || w.keyReceived.someone;
       return {
-        subject: `${str(data, 'from') || 'Someone'} gave you a license key`,
-        paragraphs: [
-          `Hello ${to.username},`,
-          `${str(data, 'from') || 'Someone'} gave you their ${product} license key ${key}. It is in My Keys.`,
-          ...(data.valueKept
-            ? ['They chose to keep its value, so they still know it: regenerate it in My Keys for a value only you know.']
-            : []),
-        ],
+        subject: w.keyReceived.subject(from),
+        paragraphs: [hello, w.keyReceived.body({ from, product, key }), ...(data.valueKept ? [w.keyReceived.valueKept] : [])],
         action: myKeys,
       };
+    }
   }
 }
 
 /** The mail's three parts. */
 export function writeMail(kind: MailKind, data: Record<string, unknown>, to: Recipient, ctx: MailContext): Written {
-  const { subject, paragraphs, action } = body(kind, data, to, ctx);
-  const footer = `${ctx.app}${ctx.unsubscribeUrl ? `\nTo stop these mails: ${ctx.unsubscribeUrl}` : ''}`;
+  const language = to.language ?? DEFAULT_LANGUAGE;
+  const w = MAIL_WORDS[language] ?? MAIL_WORDS[DEFAULT_LANGUAGE];
+  const { subject, paragraphs, action } = body(kind, data, to, ctx, w, language);
+  const footer = `${ctx.app}${ctx.unsubscribeUrl ? `\n${w.toStop}: ${ctx.unsubscribeUrl}` : ''}`;
   const text = [...paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), '', '--', footer].join('\n\n');
   const html = [
-    '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">',
+    `<!doctype html><html lang="${language}"${RIGHT_TO_LEFT.has(language) ? ' dir="rtl"' : ''}><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">`,
     `<p style="font-weight:600">${escapeHtml(ctx.app)}</p>`,
     ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
     action ? `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>` : '',
     '<hr>',
     `<p style="font-size:12px;color:#555">${escapeHtml(ctx.app)}${
-      ctx.unsubscribeUrl ? ` · <a href="${escapeHtml(ctx.unsubscribeUrl)}">Stop these mails</a>` : ''
+      ctx.unsubscribeUrl ? ` · <a href="${escapeHtml(ctx.unsubscribeUrl)}">${escapeHtml(w.stopLink)}</a>` : ''
     }</p>`,
     '</body></html>',
   ].join('');

@@ -8,7 +8,7 @@
 import { rawSql, runBatch } from '../../platform/db/client';
 import type { Env } from '../../platform/env';
 import { MailApiError, sendMail, type MailMessage } from '../../platform/mail';
-import { isNoticeKind, MINUTE_MS, type MailKind } from '../../platform/vocabulary';
+import { isNoticeKind, MINUTE_MS, type Language, type MailKind } from '../../platform/vocabulary';
 import { getSettings } from '../settings';
 import { writeMail } from './compose';
 import { unsubscribeUrls } from './unsubscribe';
@@ -35,6 +35,7 @@ type Row = {
   attempts: number;
   email: string | null;
   username: string | null;
+  language: Language | null;
   balance_cents: number | null;
   opted_out: number;
 };
@@ -53,7 +54,7 @@ export async function deliverMail(env: MailDeliveryEnv, mailId: string, now = Da
       now,
     ),
     rawSql(
-      `SELECT m.id, m.kind, m.user_id, m.to_email, m.data, m.attempts, u.email, u.username, u.balance_cents,
+      `SELECT m.id, m.kind, m.user_id, m.to_email, m.data, m.attempts, u.email, u.username, u.language, u.balance_cents,
               EXISTS (SELECT 1 FROM json_each(u.mail_opt_outs) o WHERE o.value = m.kind) AS opted_out
          FROM mails m LEFT JOIN users u ON u.id = m.user_id WHERE m.id = ?1`,
       mailId,
@@ -81,7 +82,8 @@ export async function deliverMail(env: MailDeliveryEnv, mailId: string, now = Da
   const written = writeMail(
     row.kind,
     data,
-    { username: row.username ?? to },
+    // In the language the account reads when the mail goes (a choice made since it was written counts).
+    { username: row.username ?? to, language: row.language },
     {
       app,
       appUrl,

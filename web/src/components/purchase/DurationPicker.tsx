@@ -1,8 +1,8 @@
 // The duration of a key: a slider over the product's day range and a box for an exact number.
 import { useId, useState } from 'react';
 import type { Schemas } from '../../../../worker/platform/api-client';
-
-const plural = (n: number) => `${n} ${n === 1 ? 'day' : 'days'}`;
+import { useT } from '../../lib/i18n';
+import { formatDays } from '../../lib/format';
 
 export function DurationPicker({
   product,
@@ -15,6 +15,8 @@ export function DurationPicker({
   onChange: (days: number) => void;
   disabled?: boolean;
 }) {
+  const t = useT();
+  const plural = (n: number) => formatDays(n);
   const rangeId = useId();
   const numberId = useId();
   // The box may hold a half-typed number; the chosen duration changes only with a valid one.
@@ -32,7 +34,7 @@ export function DurationPicker({
   return (
     <div className="duration-picker">
       <div className="field">
-        <label htmlFor={rangeId}>Duration (days)</label>
+        <label htmlFor={rangeId}>{t('purchase.durationDays')}</label>
         <input
           id={rangeId}
           type="range"
@@ -51,7 +53,7 @@ export function DurationPicker({
         </div>
       </div>
       <div className="field duration-number">
-        <label htmlFor={numberId}>Number of days</label>
+        <label htmlFor={numberId}>{t('purchase.numberOfDays')}</label>
         <input
           id={numberId}
           type="number"
@@ -75,8 +77,8 @@ export function DurationPicker({
         />
         <div className="field-hint">
           {product.minDays === product.maxDays
-            ? `Sold for ${plural(product.minDays)} only`
-            : `From ${product.minDays} to ${product.maxDays} days`}
+            ? t('purchase.soldOnlyFor', { duration: plural(product.minDays) })
+            : t('purchase.daysRange', { min: product.minDays, max: product.maxDays })}
         </div>
       </div>
     </div>

@@ -2,33 +2,37 @@
 import type { Schemas } from '../../../../worker/platform/api-client';
 import { quote } from '../../../../worker/modules/catalog/schemas';
 import { formatCredits } from '../../lib/format';
+import { useT } from '../../lib/i18n';
 
 export function PriceBreakdown({ product, days, credits }: { product: Schemas['Product']; days: number; credits: number }) {
+  const t = useT();
   const q = quote(product, days);
   const after = credits - q.total;
   return (
-    <dl className="breakdown" aria-label="Cost breakdown">
+    <dl className="breakdown" aria-label={t('purchase.breakdown')}>
       <div>
-        <dt>Base cost</dt>
-        <dd>{formatCredits(q.baseCost)} credits</dd>
+        <dt>{t('purchase.baseCost')}</dt>
+        <dd>{t('common.credits', { credits: formatCredits(q.baseCost) })}</dd>
       </div>
       <div>
-        <dt>
-          Duration ({days} {days === 1 ? 'day' : 'days'} × {formatCredits(product.creditsPerDay)})
-        </dt>
-        <dd>{formatCredits(q.durationCost)} credits</dd>
+        <dt>{t('purchase.durationCost', { days, perDay: formatCredits(product.creditsPerDay) })}</dt>
+        <dd>{t('common.credits', { credits: formatCredits(q.durationCost) })}</dd>
       </div>
       <div className="breakdown-total">
-        <dt>Total</dt>
-        <dd data-testid="purchase-total">{formatCredits(q.total)} credits</dd>
+        <dt>{t('purchase.total')}</dt>
+        <dd data-testid="purchase-total">{t('common.credits', { credits: formatCredits(q.total) })}</dd>
       </div>
       <div>
-        <dt>Your credits</dt>
+        <dt>{t('purchase.yourCredits')}</dt>
         <dd>{formatCredits(credits)}</dd>
       </div>
       <div className={after < 0 ? 'breakdown-short' : ''}>
-        <dt>After purchase</dt>
-        <dd data-testid="credits-after">{after < 0 ? `${formatCredits(-after)} credits short` : `${formatCredits(after)} credits`}</dd>
+        <dt>{t('purchase.afterPurchase')}</dt>
+        <dd data-testid="credits-after">
+          {after < 0
+            ? t('purchase.creditsShort', { credits: formatCredits(-after) })
+            : t('common.credits', { credits: formatCredits(after) })}
+        </dd>
       </div>
     </dl>
   );

@@ -10,9 +10,12 @@ import { purchaseErrorMessage, useBuyKey } from '../../lib/purchase';
 import { DurationPicker } from './DurationPicker';
 import { PriceBreakdown } from './PriceBreakdown';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
+import { formatCredits } from '../../lib/format';
 
 /** Rendered while a product is chosen (keyed by it, so each product opens at its own minimum). */
 export function PurchaseModal({ product, onClose }: { product: Schemas['Product']; onClose: () => void }) {
+  const t = useT();
   const user = useCurrentUser();
   const purchase = useBuyKey();
   const [days, setDays] = useState(product.minDays);
@@ -25,26 +28,26 @@ export function PurchaseModal({ product, onClose }: { product: Schemas['Product'
     if (!user || short) return;
     try {
       const answer = await purchase.buy(product._id, days);
-      toast.success(`License key purchased: ${answer.licenseKey.key}. You will find it in My Keys.`, TOAST_PURCHASE_MS);
+      toast.success(t('purchase.purchased', { key: answer.licenseKey.key }), TOAST_PURCHASE_MS);
       setDays(product.minDays);
       onClose();
     } catch (err) {
-      toast.error(purchaseErrorMessage(err, 'Purchase failed'), TOAST_PURCHASE_MS);
+      toast.error(purchaseErrorMessage(err, t('purchase.failed')), TOAST_PURCHASE_MS);
     }
   }
 
   return (
     <Modal
       open
-      title="Purchase License"
+      title={t('purchase.modalTitle')}
       onClose={onClose}
       busy={purchase.isPending}
       footer={
         <ModalActions
           onCancel={onClose}
           busy={purchase.isPending}
-          label="Purchase"
-          busyLabel="Purchasing…"
+          label={t('purchase.submit')}
+          busyLabel={t('purchase.submitting')}
           tone="primary"
           disabled={!user || short}
           onAct={asyncHandler(onPurchase)}
@@ -58,7 +61,7 @@ export function PurchaseModal({ product, onClose }: { product: Schemas['Product'
       <PriceBreakdown product={product} days={days} credits={credits} />
       {short && (
         <div className="notice notice-warning" role="status">
-          You need {total - credits} more credits for this duration. Choose fewer days or exchange USD for credits.
+          {t('purchase.needMore', { credits: formatCredits(total - credits) })}
         </div>
       )}
     </Modal>

@@ -2,7 +2,8 @@
 // image named by the chart's title and described by a one-line summary, with the numbers behind
 // it in a data table for anyone who cannot (or would rather not) read the picture.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { currentLanguage, directionOf } from '../../lib/i18n';
+import { currentLanguage, directionOf, useLanguage, useT } from '../../lib/i18n';
+import { formatNumber } from '../../lib/format';
 import { ChartCard, type ChartCaptionIds } from './chart-card';
 
 export type Point = { label: string; value: number; /** Said after the value (a product's revenue). */ note?: string };
@@ -36,13 +37,14 @@ export function niceMax(value: number): number {
   return 10 * power;
 }
 
-const short = (n: number) =>
-  n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${+(n / 1000).toFixed(1)}k` : n.toLocaleString('en-US');
+/** An axis figure, short past ten thousand ('12K', '1.5M', '1,2 M', '1.2万'). */
+const short = (n: number) => formatNumber(n, n >= 10_000 ? { notation: 'compact', maximumFractionDigits: 1 } : undefined);
 
 function DataTable({ caption, columns, rows }: { caption: string; columns: [string, string]; rows: Array<[string, string]> }) {
+  const t = useT();
   return (
     <details className="chart-data">
-      <summary>Data table</summary>
+      <summary>{t('chart.dataTable')}</summary>
       <div className="table-wrap">
         <table className="table">
           <caption className="visually-hidden">{caption}</caption>
@@ -114,19 +116,21 @@ export function DailyBarChart({
   tone?: 'primary' | 'green' | 'blue' | 'orange' | 'purple';
   valueLabel: string;
 }) {
+  const t = useT();
+  const { language } = useLanguage();
   const total = points.reduce((sum, p) => sum + p.value, 0);
   const peak = points.reduce<Point | null>((best, p) => (best === null || p.value > best.value ? p : best), null);
   const max = niceMax(peak?.value ?? 0);
   const summary =
     total === 0
-      ? `No ${valueLabel.toLowerCase()} in these ${points.length} days.`
-      : `${format(total)} over ${points.length} days; the most on ${peak!.label} (${format(peak!.value)}).`;
+      ? t('chart.daily.none', { what: valueLabel.toLocaleLowerCase(language), days: points.length })
+      : t('chart.daily.summary', { total: format(total), days: points.length, day: peak!.label, peak: format(peak!.value) });
 
   return (
     <ChartFrame
       title={title}
       summary={summary}
-      table={<DataTable caption={title} columns={['Day', valueLabel]} rows={points.map((p) => [p.label, format(p.value)])} />}
+      table={<DataTable caption={title} columns={[t('chart.day'), valueLabel]} rows={points.map((p) => [p.label, format(p.value)])} />}
     >
       {({ title: titleId, desc, width, x: along, anchor }) => {
         const plotW = width - PAD.left - PAD.right;
@@ -208,14 +212,15 @@ export function RankedBarChart({
   valueLabel: string;
   itemLabel: string;
 }) {
+  const t = useT();
   const rowH = 30;
   const height = Math.max(points.length, 1) * rowH + 8;
   const max = niceMax(points.reduce((m, p) => Math.max(m, p.value), 0));
   const withNote = (p: Point) => (p.note ? `${format(p.value)} · ${p.note}` : format(p.value));
   const summary =
     points.length === 0
-      ? 'No sales in this period.'
-      : `${points.length} ${points.length === 1 ? 'product' : 'products'} sold; the most: ${points[0].label} (${format(points[0].value)}).`;
+      ? t('chart.ranked.none')
+      : t('chart.ranked.summary', { count: points.length, top: points[0].label, value: format(points[0].value) });
 
   return (
     <ChartFrame
@@ -224,7 +229,7 @@ export function RankedBarChart({
       table={<DataTable caption={title} columns={[itemLabel, valueLabel]} rows={points.map((p) => [p.label, withNote(p)])} />}
     >
       {({ title: titleId, desc, width, x: along, anchor }) => {
-        if (points.length === 0) return <p className="chart-empty muted">Nothing sold yet in this period.</p>;
+        if (points.length === 0) return <p className="chart-empty muted">{t('chart.ranked.empty')}</p>;
         const labelW = Math.min(170, Math.round(width * 0.35));
         const barSpace = width - labelW - 150;
         const clip = (text: string) =>

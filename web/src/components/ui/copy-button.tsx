@@ -4,6 +4,7 @@ import { TOAST_SMALL_MS } from '../../lib/constants';
 import { Icon } from './icons';
 import { toast } from './toast';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 async function copyText(text: string): Promise<boolean> {
   try {
@@ -25,8 +26,8 @@ async function copyText(text: string): Promise<boolean> {
 
 export function CopyButton({
   text,
-  label = 'Copy',
-  copiedMessage = 'Copied to clipboard',
+  label,
+  copiedMessage,
   className = 'btn btn-secondary btn-sm',
 }: {
   text: string;
@@ -34,20 +35,21 @@ export function CopyButton({
   copiedMessage?: string;
   className?: string;
 }) {
+  const t = useT();
   const [copied, setCopied] = useState(false);
   async function onClick() {
     if (await copyText(text)) {
       setCopied(true);
-      toast.success(copiedMessage, TOAST_SMALL_MS);
+      toast.success(copiedMessage ?? t('common.copiedToClipboard'), TOAST_SMALL_MS);
       setTimeout(() => setCopied(false), TOAST_SMALL_MS);
     } else {
-      toast.error('Could not copy. Select the text and copy it by hand.');
+      toast.error(t('common.copyFailed'));
     }
   }
   return (
-    <button type="button" className={className} onClick={asyncHandler(onClick)} aria-label={label}>
+    <button type="button" className={className} onClick={asyncHandler(onClick)} aria-label={label ?? t('common.copy')}>
       <Icon name={copied ? 'check' : 'copy'} size={16} />
-      <span aria-hidden="true">{copied ? 'Copied' : 'Copy'}</span>
+      <span aria-hidden="true">{copied ? t('common.copied') : t('common.copy')}</span>
     </button>
   );
 }

@@ -1,5 +1,6 @@
 // A change to one row of a list, confirmed in place: the row's button becomes Confirm and Keep, so
 // the list around it stays in view (a device of a key, a held slot). The list says which row asks.
+import { useT } from '../../lib/i18n';
 type InlineConfirmProps = {
   /** This row is the one asking (a list asks about one row at a time). */
   confirming: boolean;
@@ -29,6 +30,7 @@ export function InlineConfirm({
   onKeep,
   onConfirm,
 }: InlineConfirmProps) {
+  const t = useT();
   if (!confirming) {
     return (
       <button type="button" className="btn btn-secondary btn-sm" aria-label={ariaLabel} onClick={onAsk}>
@@ -42,7 +44,7 @@ export function InlineConfirm({
         {busy ? busyLabel : confirmLabel}
       </button>
       <button type="button" className="btn btn-secondary btn-sm" onClick={onKeep} disabled={busy}>
-        Keep
+        {t('common.keep')}
       </button>
     </div>
   );

@@ -1,5 +1,6 @@
 // A dialog that traps focus, closes on Escape and on the backdrop, and gives focus back.
 import { useEffect, useEffectEvent, useId, useRef, type ReactNode } from 'react';
+import { useT } from '../../lib/i18n';
 
 type ModalProps = {
   open: boolean;
@@ -18,6 +19,7 @@ const FOCUSABLE =
 export function Modal({ open, title, onClose, children, footer, size = 'md', busy = false }: ModalProps) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
+  const t = useT();
   // Escape reads the latest onClose and busy without reopening the dialog's focus handling.
   const onEscape = useEffectEvent((e: KeyboardEvent) => {
     if (busy) return;
@@ -64,7 +66,7 @@ export function Modal({ open, title, onClose, children, footer, size = 'md', bus
       <div ref={panel} className={`modal modal-${size}`} role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1}>
         <div className="modal-header">
           <h2 id={titleId}>{title}</h2>
-          <button type="button" className="icon-button" aria-label="Close dialog" onClick={onClose} disabled={busy}>
+          <button type="button" className="icon-button" aria-label={t('common.closeDialog')} onClick={onClose} disabled={busy}>
             ×
           </button>
         </div>
@@ -88,10 +90,11 @@ type ModalActionsProps = {
 
 /** A dialog's footer: Cancel, and the one action (a form's submit button, or a plain button). */
 export function ModalActions({ onCancel, busy, label, busyLabel, tone, disabled = false, formId, onAct }: ModalActionsProps) {
+  const t = useT();
   return (
     <>
       <button type="button" className="btn btn-secondary" onClick={onCancel} disabled={busy}>
-        Cancel
+        {t('common.cancel')}
       </button>
       <button type={formId ? 'submit' : 'button'} form={formId} onClick={onAct} className={`btn btn-${tone}`} disabled={busy || disabled}>
         {busy ? busyLabel : label}

@@ -1,3 +1,5 @@
+import { useT } from '../../lib/i18n';
+import { formatNumber } from '../../lib/format';
 export function Pagination({
   page,
   totalPages,
@@ -9,17 +11,18 @@ export function Pagination({
   onChange: (page: number) => void;
   disabled?: boolean;
 }) {
+  const t = useT();
   if (totalPages <= 1) return null;
   return (
-    <nav className="pagination" aria-label="Pagination">
+    <nav className="pagination" aria-label={t('common.pagination')}>
       <button type="button" className="btn btn-secondary" onClick={() => onChange(page - 1)} disabled={disabled || page <= 1}>
-        Previous
+        {t('common.previous')}
       </button>
       <span className="pagination-label" aria-live="polite">
-        Page {page} of {totalPages}
+        {t('common.pageOf', { page: formatNumber(page), total: formatNumber(totalPages) })}
       </span>
       <button type="button" className="btn btn-secondary" onClick={() => onChange(page + 1)} disabled={disabled || page >= totalPages}>
-        Next
+        {t('common.next')}
       </button>
     </nav>
   );

@@ -2,6 +2,7 @@
 import type { ReactNode } from 'react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { Spinner } from './spinner';
+import { useT } from '../../lib/i18n';
 
 type QueryStateProps<T> = {
   query: UseQueryResult<T>;
@@ -21,6 +22,7 @@ type QueryStateProps<T> = {
 };
 
 export function QueryState<T>({ query, loading, failed, isEmpty, empty, keepDataOnError = false, children }: QueryStateProps<T>) {
+  const t = useT();
   if (query.isPending)
     return (
       <div className="panel-loading">
@@ -32,7 +34,7 @@ export function QueryState<T>({ query, loading, failed, isEmpty, empty, keepData
       <div className="notice notice-error" role="alert">
         {failed} {/* refetch resolves with the query's state and never rejects. */}
         <button type="button" className="link-button" onClick={() => void query.refetch()}>
-          Try again
+          {t('common.tryAgain')}
         </button>
       </div>
     );

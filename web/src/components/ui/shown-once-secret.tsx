@@ -2,6 +2,7 @@
 // a copy button, and the button that says it was saved (after which it is gone for good).
 import type { ReactNode } from 'react';
 import { CopyButton } from './copy-button';
+import { useT } from '../../lib/i18n';
 
 type ShownOnceSecretProps = {
   value: string;
@@ -15,6 +16,7 @@ type ShownOnceSecretProps = {
 };
 
 export function ShownOnceSecret({ value, label, copyLabel, copiedMessage, children, onDone }: ShownOnceSecretProps) {
+  const t = useT();
   return (
     <div className="shown-once-secret">
       <div className="notice notice-warning" role="status">
@@ -26,7 +28,7 @@ export function ShownOnceSecret({ value, label, copyLabel, copiedMessage, childr
       <div className="button-row">
         <CopyButton text={value} label={copyLabel} copiedMessage={copiedMessage} />
         <button type="button" className="btn btn-primary btn-sm" onClick={onDone}>
-          I have saved it
+          {t('common.savedIt')}
         </button>
       </div>
     </div>

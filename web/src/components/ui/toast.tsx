@@ -3,6 +3,7 @@ import { atom, useAtomValue } from 'jotai';
 import { useEffect } from 'react';
 import { TOAST_DEFAULT_MS } from '../../lib/constants';
 import { appStore } from '../../lib/session/store';
+import { useT } from '../../lib/i18n';
 
 export type ToastType = 'success' | 'error' | 'warning' | 'info';
 export type Notification = { id: number; message: string; type: ToastType; duration: number };
@@ -30,6 +31,7 @@ export const toast = {
 const ICONS: Record<ToastType, string> = { success: '✓', error: '✕', warning: '!', info: 'i' };
 
 function ToastItem({ item }: { item: Notification }) {
+  const t = useT();
   useEffect(() => {
     if (item.duration <= 0) return;
     const timer = setTimeout(() => dismissToast(item.id), item.duration);
@@ -41,7 +43,7 @@ function ToastItem({ item }: { item: Notification }) {
         {ICONS[item.type]}
       </span>
       <div className="toast-message">{item.message}</div>
-      <button type="button" className="toast-close" aria-label="Close notification" onClick={() => dismissToast(item.id)}>
+      <button type="button" className="toast-close" aria-label={t('common.closeNotification')} onClick={() => dismissToast(item.id)}>
         ×
       </button>
     </div>

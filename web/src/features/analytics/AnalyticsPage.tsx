@@ -10,13 +10,16 @@ import { formatCredits, formatUsd, formatUtcDayShort } from '../../lib/format';
 import { useAnalytics, useUsageAnalytics } from './api';
 import { QueryState } from '../../components/ui/query-state';
 import { DailyBarChart, RankedBarChart } from '../../components/ui/charts';
+import { translate, useT, type MessageId } from '../../lib/i18n';
 
-/** 'YYYY-MM-DD' (a UTC day) as 'Mar 4', in the reader's language. */
+/** 'YYYY-MM-DD' (a UTC day) as 'Mar 4', '4 mar', '3月4日'… in the reader's language (the page says the days are UTC's). */
 const dayLabel = formatUtcDayShort;
-const count = (word: string) => (n: number) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
-const creditsOf = count('credit');
+/** A count in words ('1 credit', '5 keys'), from a plural message taking `count`. */
+const count = (id: MessageId) => (n: number) => translate(id, { count: n });
+const creditsOf = count('analytics.nCredits');
 
 export function AnalyticsPage() {
+  const t = useT();
   const [params, setParams] = useSearchParams();
   const requested = Number(params.get('days'));
   const days = (ANALYTICS_PERIODS as readonly number[]).includes(requested) ? requested : DEFAULT_ANALYTICS_PERIOD;
@@ -34,12 +37,12 @@ export function AnalyticsPage() {
     <div className="page">
       <header className="page-header-row">
         <div className="page-header">
-          <h1>System Analytics</h1>
+          <h1>{t('dashboard.systemAnalytics')}</h1>
           <p className="muted">
-            {data ? `${dayLabel(data.from)} to ${dayLabel(data.to)} (UTC days)` : 'Sales, customers and activations over time'}
+            {data ? t('analytics.range', { from: dayLabel(data.from), to: dayLabel(data.to) }) : t('analytics.subtitle')}
           </p>
         </div>
-        <div className="period-picker" role="group" aria-label="Period">
+        <div className="period-picker" role="group" aria-label={t('analytics.period')}>
           {ANALYTICS_PERIODS.map((p) => (
             <button
               key={p}
@@ -48,97 +51,108 @@ export function AnalyticsPage() {
               aria-pressed={p === days}
               onClick={() => setParams({ days: String(p) })}
             >
-              Last {p} days
+              {t('analytics.lastDays', { days: p })}
             </button>
           ))}
         </div>
       </header>
 
       {analytics.isPending ? (
-        <PageSpinner label="Loading analytics…" />
+        <PageSpinner label={t('analytics.loading')} />
       ) : !data ? (
-        <EmptyState title="Failed to load data" icon="⚠">
+        <EmptyState title={t('analytics.loadFailed')} icon="⚠">
           <button type="button" className="btn btn-secondary" onClick={() => void analytics.refetch()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </EmptyState>
       ) : (
         <div className="analytics" aria-busy={analytics.isFetching}>
           <div className="stat-grid">
             <StatCard
-              label="Revenue"
+              label={t('analytics.revenue')}
               value={formatCredits(data.totals.revenue)}
-              hint="credits spent on keys"
+              hint={t('analytics.revenueHint')}
               tone="green"
               icon={<Icon name="dollar" />}
             />
             <StatCard
-              label="Keys Sold"
+              label={t('analytics.keysSold')}
               value={formatCredits(data.totals.keysSold)}
-              hint="free direct purchases included"
+              hint={t('analytics.keysSoldHint')}
               tone="blue"
               icon={<Icon name="key" />}
             />
-            <StatCard label="New Users" value={formatCredits(data.totals.newUsers)} tone="purple" icon={<Icon name="users" />} />
             <StatCard
-              label="Activations"
+              label={t('analytics.newUsers')}
+              value={formatCredits(data.totals.newUsers)}
+              tone="purple"
+              icon={<Icon name="users" />}
+            />
+            <StatCard
+              label={t('analytics.activations')}
               value={formatCredits(data.totals.activations)}
-              hint="new devices"
+              hint={t('analytics.activationsHint')}
               tone="orange"
               icon={<Icon name="check" />}
             />
           </div>
-          <section className="stat-grid" aria-label="Card top-ups">
+          <section className="stat-grid" aria-label={t('analytics.cardTopUps')}>
             <StatCard
-              label="Card Top-ups"
+              label={t('analytics.cardTopUpsLabel')}
               value={formatUsd(data.payments.toppedUp)}
-              hint={`${formatCredits(data.payments.topUps)} paid payments started in the period`}
+              hint={t('analytics.topUpsHint', { count: data.payments.topUps })}
               tone="green"
               icon={<Icon name="dollar" />}
             />
             <StatCard
-              label="Refunded"
+              label={t('payments.status.refunded')}
               value={formatUsd(data.payments.refunded)}
-              hint={`${formatUsd(data.payments.refundOwed)} of it still owed`}
+              hint={t('analytics.stillOwed', { usd: formatUsd(data.payments.refundOwed) })}
               tone="orange"
               icon={<Icon name="swap" />}
             />
             <StatCard
-              label="Disputes"
+              label={t('analytics.disputes')}
               value={formatCredits(data.payments.disputes)}
-              hint="accounts flagged for the owner"
+              hint={t('analytics.disputesHint')}
               tone="purple"
               icon={<Icon name="users" />}
             />
           </section>
           <div className="chart-grid">
-            <DailyBarChart title="Revenue per day" valueLabel="Revenue" points={series((d) => d.revenue)} format={creditsOf} tone="green" />
             <DailyBarChart
-              title="Keys sold per day"
-              valueLabel="Keys sold"
+              title={t('analytics.revenuePerDay')}
+              valueLabel={t('analytics.revenue')}
+              points={series((d) => d.revenue)}
+              format={creditsOf}
+              tone="green"
+            />
+            <DailyBarChart
+              title={t('analytics.keysSoldPerDay')}
+              valueLabel={t('analytics.keysSoldLabel')}
               points={series((d) => d.keysSold)}
-              format={count('key')}
+              format={count('analytics.nKeys')}
               tone="blue"
             />
             <RankedBarChart
-              title="Sales by product"
-              itemLabel="Product"
-              valueLabel="Keys sold"
+              title={t('analytics.salesByProduct')}
+              itemLabel={t('receipt.product')}
+              valueLabel={t('analytics.keysSoldLabel')}
               points={data.salesByProduct.map((p) => ({ label: `${p.name} (${p.keyTag})`, value: p.keysSold, note: creditsOf(p.revenue) }))}
-              format={count('key')}
+              format={count('analytics.nKeys')}
             />
             <DailyBarChart
-              title="New users per day"
-              valueLabel="New users"
+              title={t('analytics.newUsersPerDay')}
+              valueLabel={t('analytics.newUsersLabel')}
               points={series((d) => d.newUsers)}
-              format={count('user')}
+              format={count('analytics.nUsers')}
               tone="purple"
             />
             <DailyBarChart
-              title="Activations per day"
-              valueLabel="Activations"
+              title={t('analytics.activationsPerDay')}
+              valueLabel={t('analytics.activations')}
               points={series((d) => d.activations)}
-              format={count('activation')}
+              format={count('analytics.nActivations')}
               tone="orange"
             />
           </div>
@@ -151,29 +165,30 @@ export function AnalyticsPage() {
 
 /** Metered products: the uses their keys' apps debited in the period, top-ups, and keys that used any. */
 function UsageByProduct({ days }: { days: number }) {
+  const t = useT();
   const usage = useUsageAnalytics(days);
   return (
     <section className="card" aria-labelledby="usage-by-product">
       <h2 id="usage-by-product" className="section-title">
-        Usage by product
+        {t('analytics.usage')}
       </h2>
       <QueryState
         query={usage}
-        loading="Loading usage…"
-        failed="Could not load the usage."
+        loading={t('analytics.usageLoading')}
+        failed={t('analytics.usageFailed')}
         isEmpty={(u) => u.products.length === 0}
-        empty={<p className="muted">No metered uses in this period.</p>}
+        empty={<p className="muted">{t('analytics.usageEmpty')}</p>}
       >
         {(u) => (
           <div className="table-wrap">
             <table className="table">
-              <caption className="visually-hidden">Uses per metered product in the last {days} days</caption>
+              <caption className="visually-hidden">{t('analytics.usageCaption', { days })}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">Uses</th>
-                  <th scope="col">Added by top-ups</th>
-                  <th scope="col">Keys using</th>
+                  <th scope="col">{t('receipt.product')}</th>
+                  <th scope="col">{t('analytics.uses')}</th>
+                  <th scope="col">{t('analytics.addedByTopUps')}</th>
+                  <th scope="col">{t('analytics.keysUsing')}</th>
                 </tr>
               </thead>
               <tbody>

@@ -7,8 +7,10 @@ import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
 import { SignInError, useCompleteSignIn } from '../../lib/session';
 import { completeGoogleRequest, TWO_FACTOR_LOGIN_PATH } from './api';
+import { useT } from '../../lib/i18n';
 
 export function GoogleReturnPage() {
+  const t = useT();
   const navigate = useNavigate();
   const completeSignIn = useCompleteSignIn();
   // The outcome can be collected once; StrictMode's second effect must not ask again.
@@ -26,7 +28,7 @@ export function GoogleReturnPage() {
           void navigate(TWO_FACTOR_LOGIN_PATH, { replace: true, state: { challenge: answer.challenge } });
         } else {
           completeSignIn(answer);
-          toast.success('Successfully logged in!');
+          toast.success(t('auth.signedIn'));
           void navigate('/dashboard', { replace: true });
         }
       })
@@ -35,11 +37,11 @@ export function GoogleReturnPage() {
         toast.error(
           err instanceof SignInError
             ? err.message
-            : errorMessage(err, connecting ? 'Failed to connect Google account' : 'Google sign-in failed'),
+            : errorMessage(err, connecting ? t('auth.google.connectFailed') : t('auth.google.failed')),
         );
         void navigate(connecting ? '/settings/security' : '/login', { replace: true });
       });
-  }, [navigate, completeSignIn]);
+  }, [navigate, completeSignIn, t]);
 
-  return <PageSpinner label="Finishing Google sign-in…" />;
+  return <PageSpinner label={t('auth.google.finishing')} />;
 }

@@ -12,6 +12,7 @@ import { googleSignInUrl, loginRequest, TWO_FACTOR_LOGIN_PATH, type TwoFactorLog
 import { AuthLayout } from './AuthLayout';
 import { asyncHandler } from '../../lib/async-handler';
 import { useT } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type FromState = { from?: { pathname: string; search?: string } } | null;
 
@@ -30,8 +31,8 @@ export function LoginPage() {
     initial: { email: '', password: '', rememberMe: false },
     validate: (values) => {
       const found = signInFormErrors(values);
-      if (found.email === TOKEN_AS_EMAIL_MESSAGE) toast.error(TOKEN_AS_EMAIL_MESSAGE);
-      return found;
+      if (found.email === TOKEN_AS_EMAIL_MESSAGE) toast.error(validationMessage(TOKEN_AS_EMAIL_MESSAGE));
+      return Object.fromEntries(Object.entries(found).map(([field, message]) => [field, validationMessage(message)]));
     },
     submit: async ({ email, password, rememberMe }) => {
       const answer = await loginRequest({ email: email.trim(), password, rememberMe });

@@ -1,7 +1,6 @@
 import { useAtomValue } from 'jotai';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { PASSWORD_MIN, registerSchema, USERNAME_MAX, USERNAME_MIN } from '../../../../worker/modules/accounts/schemas/auth';
-import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
 import { toast } from '../../components/ui/toast';
@@ -10,7 +9,7 @@ import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { registerRequest } from './api';
 import { AuthLayout } from './AuthLayout';
-import { useT } from '../../lib/i18n';
+import { translate, useT } from '../../lib/i18n';
 
 /** `ref`: a reseller's referral code, from their link (`/register?ref=CODE`). */
 type Form = { username: string; email: string; password: string; confirmPassword: string; ref: string };
@@ -18,7 +17,7 @@ type Form = { username: string; email: string; password: string; confirmPassword
 /** The API's registration rules (registerSchema), plus the confirmation the API does not require. */
 export function validateRegistration(form: Form): FieldErrors<Form> {
   const errors = schemaErrors<Form>(registerSchema, form);
-  if (!form.confirmPassword) errors.confirmPassword = 'Please confirm your password';
+  if (!form.confirmPassword) errors.confirmPassword = translate('auth.register.confirmRequired');
   return errors;
 }
 
@@ -69,7 +68,7 @@ export function RegisterPage() {
           type="password"
           autoComplete="new-password"
           {...form.field('password')}
-          hint={PASSWORD_HINT}
+          hint={t('validation.passwordHint', { min: PASSWORD_MIN })}
           required
           minLength={PASSWORD_MIN}
         />

@@ -2,7 +2,6 @@
 // once and removed from the address bar.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { PASSWORD_HINT } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { resetPasswordSchema } from '../../../../worker/modules/accounts/schemas/security';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Field } from '../../components/ui/field';
@@ -12,6 +11,8 @@ import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { clearSession } from '../../lib/session';
 import { resetPasswordRequest } from './api';
 import { AuthLayout } from './AuthLayout';
+import { translate, useT } from '../../lib/i18n';
+import { PASSWORD_MIN } from '../../../../worker/modules/accounts/schemas/auth-rules';
 
 type Form = { password: string; confirm: string };
 // The token is checked by the server; the form checks what the person typed, by the API's rule.
@@ -19,8 +20,8 @@ const passwordRule = resetPasswordSchema.pick({ password: true });
 
 export function validateNewPassword(values: Form): FieldErrors<Form> {
   const errors = schemaErrors<Form>(passwordRule, values);
-  if (!values.confirm) errors.confirm = 'Please confirm your new password';
-  else if (values.confirm !== values.password) errors.confirm = 'Passwords do not match';
+  if (!values.confirm) errors.confirm = translate('auth.reset.confirmRequired');
+  else if (values.confirm !== values.password) errors.confirm = translate('auth.reset.mismatch');
   return errors;
 }
 
@@ -31,6 +32,7 @@ function takeTokenFromAddress(): string | null {
 }
 
 export function ResetPasswordPage() {
+  const t = useT();
   const navigate = useNavigate();
   const [token] = useState(takeTokenFromAddress);
   const form = useForm<Form>({
@@ -44,44 +46,44 @@ export function ResetPasswordPage() {
       void navigate('/login', { replace: true });
     },
     onError: (err) => {
-      toast.error(errorMessage(err, 'Failed to reset the password'));
+      toast.error(errorMessage(err, t('auth.reset.failed')));
       return null;
     },
   });
 
   if (!token) {
     return (
-      <AuthLayout title="Reset your password">
+      <AuthLayout title={t('auth.reset.title')}>
         <div className="notice notice-error" role="alert">
-          This reset link is incomplete. Open the link from the email again, or ask for a new one.
+          {t('auth.reset.incomplete')}
         </div>
         <Link to="/forgot-password" className="btn btn-primary btn-block">
-          Request a new link
+          {t('auth.reset.requestNew')}
         </Link>
       </AuthLayout>
     );
   }
 
   return (
-    <AuthLayout title="Choose a new password" subtitle="You will be signed out everywhere and can sign in with the new password.">
+    <AuthLayout title={t('auth.reset.chooseTitle')} subtitle={t('auth.reset.subtitle')}>
       <form onSubmit={form.onSubmit} noValidate>
         <Field
-          label="New password"
+          label={t('auth.reset.newPassword')}
           type="password"
           autoComplete="new-password"
           {...form.field('password')}
-          hint={PASSWORD_HINT}
+          hint={t('validation.passwordHint', { min: PASSWORD_MIN })}
           required
           autoFocus
         />
         <PasswordStrength password={form.values.password} />
-        <Field label="Confirm new password" type="password" autoComplete="new-password" {...form.field('confirm')} required />
+        <Field label={t('auth.reset.confirmPassword')} type="password" autoComplete="new-password" {...form.field('confirm')} required />
         <button type="submit" className="btn btn-primary btn-block" disabled={form.submitting}>
-          {form.submitting ? 'Saving…' : 'Set new password'}
+          {form.submitting ? t('auth.reset.saving') : t('auth.reset.submit')}
         </button>
       </form>
       <p className="auth-switch">
-        <Link to="/login">Back to sign in</Link>
+        <Link to="/login">{t('auth.backToSignIn')}</Link>
       </p>
     </AuthLayout>
   );

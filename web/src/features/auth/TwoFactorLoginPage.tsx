@@ -10,8 +10,10 @@ import { SignInError, tokenAtom, useCompleteSignIn } from '../../lib/session';
 import { loginTwoFactorRequest, type TwoFactorLoginState } from './api';
 import { AuthLayout } from './AuthLayout';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 export function TwoFactorLoginPage() {
+  const t = useT();
   const token = useAtomValue(tokenAtom);
   const location = useLocation();
   const navigate = useNavigate();
@@ -39,30 +41,27 @@ export function TwoFactorLoginPage() {
         useRecovery ? { challenge: state.challenge, recoveryToken: recoveryToken.trim() } : { challenge: state.challenge, code },
       );
       completeSignIn(answer);
-      toast.success('Successfully logged in!');
+      toast.success(t('auth.signedIn'));
       void navigate(destination, { replace: true });
     } catch (err) {
       setSubmitting(false);
       if (err instanceof ApiError && err.code === 'UNAUTHORIZED') {
         // The five-minute challenge ran out: back to the password step.
-        toast.error(err.message || 'This sign-in has expired. Please sign in again.');
+        toast.error(errorMessage(err, t('auth.twoFactor.expired')));
         void navigate('/login', { replace: true, state: from ? { from } : null });
         return;
       }
-      toast.error(err instanceof SignInError ? err.message : errorMessage(err, 'Failed to verify two-factor code'));
+      toast.error(err instanceof SignInError ? err.message : errorMessage(err, t('auth.twoFactor.failed')));
       setCode('');
     }
   }
 
   return (
-    <AuthLayout
-      title="Two-factor authentication"
-      subtitle={useRecovery ? 'Enter one of your recovery tokens. Each works once.' : 'Enter the 6-digit code from your authenticator app.'}
-    >
+    <AuthLayout title={t('auth.twoFactor.title')} subtitle={useRecovery ? t('auth.twoFactor.recoveryHint') : t('auth.twoFactor.codeHint')}>
       <form onSubmit={asyncHandler(onSubmit)} noValidate>
         {useRecovery ? (
           <Field
-            label="Recovery token"
+            label={t('auth.twoFactor.recoveryToken')}
             name="recoveryToken"
             autoComplete="off"
             spellCheck={false}
@@ -73,19 +72,19 @@ export function TwoFactorLoginPage() {
             autoFocus
           />
         ) : (
-          <CodeInput label="Authentication code" value={code} onChange={setCode} autoFocus />
+          <CodeInput label={t('auth.twoFactor.code')} value={code} onChange={setCode} autoFocus />
         )}
         <button type="submit" className="btn btn-primary btn-block" disabled={!ready || submitting}>
-          {submitting ? 'Verifying…' : 'Verify'}
+          {submitting ? t('auth.twoFactor.verifying') : t('auth.twoFactor.verify')}
         </button>
       </form>
       <p className="auth-switch">
         <button type="button" className="link-button" onClick={() => setUseRecovery(!useRecovery)}>
-          {useRecovery ? 'Use a code from your authenticator app' : 'Use a recovery token instead'}
+          {useRecovery ? t('auth.twoFactor.useCode') : t('auth.twoFactor.useRecovery')}
         </button>
       </p>
       <p className="auth-switch">
-        <Link to="/login">Back to sign in</Link>
+        <Link to="/login">{t('auth.backToSignIn')}</Link>
       </p>
     </AuthLayout>
   );

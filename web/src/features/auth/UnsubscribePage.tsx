@@ -6,21 +6,24 @@ import { Link } from 'react-router-dom';
 import { errorMessage } from '../../lib/api';
 import { unsubscribeRequest } from './api';
 import { AuthLayout } from './AuthLayout';
+import { useT, type MessageId } from '../../lib/i18n';
 
-const KIND_NAMES: Record<string, string> = {
-  expiry_reminder: 'expiry reminders',
-  receipt: 'receipts',
-  auto_renew_failed: 'failed auto-renewal notices',
-  low_balance: 'low balance notices',
-  new_device: 'new device notices',
+const KIND_NAMES: Record<string, MessageId> = {
+  expiry_reminder: 'auth.unsubscribe.kind.expiryReminder',
+  receipt: 'auth.unsubscribe.kind.receipt',
+  auto_renew_failed: 'auth.unsubscribe.kind.autoRenewFailed',
+  low_balance: 'auth.unsubscribe.kind.lowBalance',
+  new_device: 'auth.unsubscribe.kind.newDevice',
 };
 
 export function UnsubscribePage() {
+  const t = useT();
   const [query] = useState(() => new URLSearchParams(window.location.search));
-  const kind = KIND_NAMES[query.get('k') ?? ''];
+  const kindId = KIND_NAMES[query.get('k') ?? ''] as MessageId | undefined;
+  const kind = kindId ? t(kindId) : undefined;
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(
-    kind ? null : { ok: false, message: 'This unsubscribe link is incomplete. Open the link from the mail again.' },
+    kind ? null : { ok: false, message: t('auth.unsubscribe.incomplete') },
   );
 
   async function onConfirm() {
@@ -28,28 +31,28 @@ export function UnsubscribePage() {
     try {
       setOutcome({ ok: true, message: (await unsubscribeRequest(query)).message });
     } catch (err) {
-      setOutcome({ ok: false, message: errorMessage(err, 'This unsubscribe link did not work') });
+      setOutcome({ ok: false, message: errorMessage(err, t('auth.unsubscribe.failed')) });
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <AuthLayout title="Stop these mails">
+    <AuthLayout title={t('auth.unsubscribe.title')}>
       {outcome ? (
         <div className={`notice ${outcome.ok ? 'notice-success' : 'notice-error'}`} role={outcome.ok ? 'status' : 'alert'}>
           {outcome.message}
         </div>
       ) : (
         <>
-          <p>Stop getting {kind} by mail? You can turn them back on from your security page.</p>
+          <p>{t('auth.unsubscribe.ask', { kind })}</p>
           <button type="button" className="btn btn-primary btn-block" onClick={() => void onConfirm()} disabled={busy} aria-busy={busy}>
-            {busy ? 'Stopping…' : `Stop ${kind}`}
+            {busy ? t('auth.unsubscribe.stopping') : t('auth.unsubscribe.stop', { kind })}
           </button>
         </>
       )}
       <Link to="/settings/security" className="btn btn-secondary btn-block">
-        Choose your mail on the security page
+        {t('auth.unsubscribe.choose')}
       </Link>
     </AuthLayout>
   );

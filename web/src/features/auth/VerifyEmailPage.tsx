@@ -5,6 +5,7 @@ import { Link } from 'react-router-dom';
 import { errorMessage } from '../../lib/api';
 import { verifyEmailRequest } from './api';
 import { AuthLayout } from './AuthLayout';
+import { useT } from '../../lib/i18n';
 
 function takeTokenFromAddress(): string | null {
   const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
@@ -13,28 +14,29 @@ function takeTokenFromAddress(): string | null {
 }
 
 export function VerifyEmailPage() {
+  const t = useT();
   const [token] = useState(takeTokenFromAddress);
   const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(
-    token ? null : { ok: false, message: 'This verification link is incomplete. Open the link from the email again.' },
+    token ? null : { ok: false, message: t('auth.verify.incomplete') },
   );
   useEffect(() => {
     if (!token) return;
     verifyEmailRequest(token).then(
       (answer) => setOutcome({ ok: true, message: answer.message }),
-      (err: unknown) => setOutcome({ ok: false, message: errorMessage(err, 'This verification link did not work') }),
+      (err: unknown) => setOutcome({ ok: false, message: errorMessage(err, t('auth.verify.failed')) }),
     );
-  }, [token]);
+  }, [token, t]);
   return (
-    <AuthLayout title="Verify your email address">
+    <AuthLayout title={t('auth.verify.title')}>
       {outcome === null ? (
-        <p role="status">Checking your link…</p>
+        <p role="status">{t('auth.checkingLink')}</p>
       ) : (
         <div className={`notice ${outcome.ok ? 'notice-success' : 'notice-error'}`} role={outcome.ok ? 'status' : 'alert'}>
           {outcome.message}
         </div>
       )}
       <Link to="/dashboard" className="btn btn-primary btn-block">
-        Go to your dashboard
+        {t('auth.verify.toDashboard')}
       </Link>
     </AuthLayout>
   );

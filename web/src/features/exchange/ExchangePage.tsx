@@ -13,13 +13,23 @@ import { Icon } from '../../components/ui/icons';
 import { toast } from '../../components/ui/toast';
 import { ApiError, errorMessage } from '../../lib/api';
 import { QUICK_EXCHANGE_AMOUNTS } from '../../lib/constants';
-import { formatCredits, formatUsd } from '../../lib/format';
+import { formatCredits, formatNumber, formatUsd } from '../../lib/format';
 import { schemaErrors, useForm, type FieldErrors } from '../../lib/form';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useCurrentUser } from '../../lib/session';
 import { useExchange, useExchangeRate } from './api';
+import { FormattedMessage } from 'react-intl';
+import { translate, useT } from '../../lib/i18n';
 
 const POPULAR_AMOUNTS = [1, 5, 10, 25, 50, 100];
+
+/** The amount rules' messages (the API's English) in the language in force; any other as it is. */
+function amountMessage(message: string | null | undefined): string | null {
+  if (!message) return null;
+  if (message === INVALID_AMOUNT_MESSAGE) return translate('exchange.invalidAmount');
+  if (message === INSUFFICIENT_USD_MESSAGE) return translate('exchange.insufficientUsd');
+  return message;
+}
 
 type Form = { usdAmount: string };
 
@@ -33,6 +43,7 @@ export function validateExchange(values: Form, balanceCents: number): FieldError
 }
 
 export function ExchangePage() {
+  const t = useT();
   const user = useCurrentUser()!;
   const { rate, refetch: refetchRate } = useExchangeRate();
   const exchange = useExchange();
@@ -52,12 +63,12 @@ export function ExchangePage() {
       });
       attempt.done();
       const received = answer.balances.credits - user.credits;
-      toast.success(`Exchanged ${formatUsd(usdAmount)} for ${formatCredits(received > 0 ? received : promised)} credits`);
+      toast.success(t('exchange.done', { usd: formatUsd(usdAmount), credits: formatCredits(received > 0 ? received : promised) }));
     },
     onError: (err) => {
       // The rate fell since the page loaded: show the new one before anything else is tried.
       if (err instanceof ApiError && err.code === 'RATE_CHANGED') void refetchRate();
-      toast.error(errorMessage(err, 'Exchange failed'));
+      toast.error(errorMessage(err, t('exchange.failed')));
       return null;
     },
     resetOnSuccess: true,
@@ -75,38 +86,38 @@ export function ExchangePage() {
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Exchange USD for Credits</h1>
-        <p className="muted">Credits buy license keys. No fees: you receive every credit shown.</p>
+        <h1>{t('exchange.title')}</h1>
+        <p className="muted">{t('exchange.subtitle')}</p>
       </header>
-      <section className="stat-grid" aria-label="Rate and balances">
+      <section className="stat-grid" aria-label={t('exchange.rateAndBalances')}>
         <StatCard
-          label="Current rate"
+          label={t('exchange.currentRate')}
           value={
             <span className="rate-value" data-testid="exchange-rate">
-              1 USD = {formatCredits(rate)} credits
+              {t('exchange.rate', { credits: formatCredits(rate) })}
             </span>
           }
           tone="purple"
           icon={<Icon name="swap" />}
         />
         <StatCard
-          label="USD balance"
+          label={t('shell.usdBalance')}
           value={<span data-testid="exchange-usd">{formatUsd(user.balance)}</span>}
           tone="green"
           icon={<Icon name="dollar" />}
         />
         <StatCard
-          label="Credits"
+          label={t('shell.credits')}
           value={<span data-testid="exchange-credits">{formatCredits(user.credits)}</span>}
           tone="blue"
           icon={<Icon name="key" />}
         />
       </section>
       <div className="exchange-layout">
-        <Card title="Exchange">
+        <Card title={t('exchange.card')}>
           <form onSubmit={form.onSubmit} noValidate>
             <Field
-              label="USD amount"
+              label={t('exchange.usdAmount')}
               type="number"
               inputMode="decimal"
               min={0.01}
@@ -114,10 +125,10 @@ export function ExchangePage() {
               max={user.balance}
               placeholder="0.00"
               {...form.field('usdAmount')}
-              error={form.errors.usdAmount ?? live}
-              hint={`Up to ${formatUsd(user.balance)}`}
+              error={amountMessage(form.errors.usdAmount ?? live)}
+              hint={t('exchange.upTo', { usd: formatUsd(user.balance) })}
             />
-            <div className="quick-amounts" role="group" aria-label="Quick amounts">
+            <div className="quick-amounts" role="group" aria-label={t('exchange.quickAmounts')}>
               {QUICK_EXCHANGE_AMOUNTS.map((usd) => (
                 <button
                   key={usd}
@@ -126,42 +137,48 @@ export function ExchangePage() {
                   disabled={usd * 100 > balanceCents || exchange.isPending}
                   onClick={() => form.set('usdAmount', usd.toFixed(2))}
                 >
-                  ${usd}
+                  {formatNumber(usd, { style: 'currency', currency: 'USD', minimumFractionDigits: 0, maximumFractionDigits: 2 })}
                 </button>
               ))}
             </div>
-            <Field label="Credits to receive" type="text" readOnly value={formatCredits(credits)} hint="Rounded down to whole credits" />
-            <dl className="breakdown" aria-label="Exchange summary">
+            <Field
+              label={t('exchange.creditsToReceive')}
+              type="text"
+              readOnly
+              value={formatCredits(credits)}
+              hint={t('exchange.roundedDown')}
+            />
+            <dl className="breakdown" aria-label={t('exchange.summary')}>
               <div>
-                <dt>USD to exchange</dt>
+                <dt>{t('exchange.usdToExchange')}</dt>
                 <dd>{formatUsd(valid ? cents / 100 : 0)}</dd>
               </div>
               <div>
-                <dt>Credits to receive</dt>
+                <dt>{t('exchange.creditsToReceive')}</dt>
                 <dd>{formatCredits(credits)}</dd>
               </div>
               <div>
-                <dt>New USD balance</dt>
+                <dt>{t('exchange.newUsd')}</dt>
                 <dd data-testid="new-usd">{formatUsd((balanceCents - (valid && !overBalance ? cents : 0)) / 100)}</dd>
               </div>
               <div>
-                <dt>New credits balance</dt>
+                <dt>{t('exchange.newCredits')}</dt>
                 <dd data-testid="new-credits">{formatCredits(user.credits + (overBalance ? 0 : credits))}</dd>
               </div>
             </dl>
             <button type="submit" className="btn btn-primary btn-block" disabled={!canSubmit}>
-              {exchange.isPending ? 'Exchanging…' : 'Exchange'}
+              {exchange.isPending ? t('exchange.exchanging') : t('exchange.submit')}
             </button>
           </form>
         </Card>
         <div className="exchange-side">
-          <Card title="Popular exchanges">
+          <Card title={t('exchange.popular')}>
             <div className="table-wrap">
               <table className="table">
                 <thead>
                   <tr>
-                    <th scope="col">USD</th>
-                    <th scope="col">Credits</th>
+                    <th scope="col">{t('exchange.usd')}</th>
+                    <th scope="col">{t('shell.credits')}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -175,17 +192,15 @@ export function ExchangePage() {
               </table>
             </div>
           </Card>
-          <Card title="Good to know">
+          <Card title={t('exchange.goodToKnow')}>
             <ul className="notes">
-              <li>Credits cannot be converted back to USD.</li>
-              <li>Exchanges are final and irreversible.</li>
-              <li>
-                The exchange rate may change. If it changes before you confirm, nothing is exchanged and you are shown the new figure.
-              </li>
-              <li>No fees are charged.</li>
+              <li>{t('exchange.note1')}</li>
+              <li>{t('exchange.note2')}</li>
+              <li>{t('exchange.note3')}</li>
+              <li>{t('exchange.note4')}</li>
             </ul>
             <p className="muted">
-              Need more USD? See <Link to="/add-balance">how to add balance</Link>.
+              <FormattedMessage id="exchange.needMore" values={{ link: (chunks) => <Link to="/add-balance">{chunks}</Link> }} />
             </p>
           </Card>
         </div>

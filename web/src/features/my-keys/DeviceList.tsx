@@ -11,6 +11,7 @@ import { deviceName, shortFingerprint } from '../../lib/devices';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useKeySwaps, useRemoveDevice, useReplaceDevice } from './api';
 import { asyncHandler } from '../../lib/async-handler';
+import { translate, useT } from '../../lib/i18n';
 
 type LicenseKey = Schemas['LicenseKey'];
 
@@ -18,30 +19,34 @@ type Device = LicenseKey['activations'][number];
 
 /** What the device holds now: a floating seat's lease or borrow, or a pending replacement. */
 function seatState(a: Device, now = Date.now()): string | null {
-  if (a.replacePendingAt) return 'waiting for its replacement';
-  if (a.borrowedUntil && Date.parse(a.borrowedUntil) > now) return `seat borrowed until ${formatDateTime(a.borrowedUntil)}`;
+  if (a.replacePendingAt) return translate('devices.waitingReplacement');
+  if (a.borrowedUntil && Date.parse(a.borrowedUntil) > now)
+    return translate('devices.seatBorrowed', { date: formatDateTime(a.borrowedUntil) });
   if (a.leaseExpiresAt === null) return null;
-  return Date.parse(a.leaseExpiresAt) > now ? `seat held until ${formatDateTime(a.leaseExpiresAt)}` : 'seat free (no heartbeat)';
+  return Date.parse(a.leaseExpiresAt) > now
+    ? translate('devices.seatHeld', { date: formatDateTime(a.leaseExpiresAt) })
+    : translate('devices.seatFree');
 }
 
 /** The key's swap budget in words: left of how many, and when the next comes when none are. */
 function SwapsLeft({ keyId }: { keyId: string }) {
+  const t = useT();
   const swaps = useKeySwaps(keyId);
   if (swaps.isPending)
     return (
       <p className="muted small" aria-live="polite">
-        Loading device swaps…
+        {t('devices.swapsLoading')}
       </p>
     );
-  if (swaps.isError) return <p className="muted small">Device swaps could not be loaded.</p>;
+  if (swaps.isError) return <p className="muted small">{t('devices.swapsFailed')}</p>;
   const s = swaps.data;
   if (s.swapLimit === null) return null;
   const text =
     s.swapsLeft && s.swapsLeft > 0
-      ? `${s.swapsLeft} of ${s.swapLimit} device swaps left in ${s.swapWindowDays} days`
+      ? t('devices.swapsLeft', { left: s.swapsLeft, limit: s.swapLimit, days: s.swapWindowDays })
       : s.nextSwapAt
-        ? `No device swaps left; the next is allowed ${formatDateTime(s.nextSwapAt)}`
-        : 'Devices of this key cannot be swapped';
+        ? t('devices.noSwapsLeft', { date: formatDateTime(s.nextSwapAt) })
+        : t('devices.noSwaps');
   return (
     <p className="muted small" data-testid="swaps-left">
       {text}
@@ -50,6 +55,7 @@ function SwapsLeft({ keyId }: { keyId: string }) {
 }
 
 export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const t = useT();
   const [removing, setRemoving] = useState<Device | null>(null);
   const [replacing, setReplacing] = useState<Device | null>(null);
   const remove = useRemoveDevice();
@@ -62,10 +68,9 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
     if (!replacing) return;
     try {
       const answer = await replace.mutateAsync({ keyId: k._id, activationId: replacing._id });
-      const left = answer.swapsLeft === null ? '' : ` ${answer.swapsLeft} swap${answer.swapsLeft === 1 ? '' : 's'} left.`;
-      toast.success(`The next new device that activates this key takes this one's place.${left}`);
+      toast.success(answer.swapsLeft === null ? t('devices.replaced') : t('devices.replacedWithLeft', { count: answer.swapsLeft }));
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to replace the device'));
+      toast.error(errorMessage(err, t('devices.replaceFailed')));
     } finally {
       setReplacing(null);
     }
@@ -75,13 +80,9 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
     if (!removing) return;
     try {
       const answer = await remove.mutateAsync({ keyId: k._id, activationId: removing._id });
-      toast.success(
-        answer.slotFreesAt
-          ? `Device removed. Its slot frees ${formatDateTime(answer.slotFreesAt)}, once any offline token it holds has expired.`
-          : answer.message,
-      );
+      toast.success(answer.slotFreesAt ? t('devices.removedSlotFrees', { date: formatDateTime(answer.slotFreesAt) }) : answer.message);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to remove the device'));
+      toast.error(errorMessage(err, t('devices.removeFailed')));
     } finally {
       setRemoving(null);
     }
@@ -90,13 +91,13 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
   return (
     <>
       {devices.length > 0 && (
-        <ul className="device-list" aria-label="Activated devices">
+        <ul className="device-list" aria-label={t('devices.activated')}>
           {devices.map((a) => (
             <li key={a._id}>
               <span>
-                <code title="Device fingerprint">{shortFingerprint(a.deviceFingerprint)}</code>
+                <code title={t('devices.fingerprint')}>{shortFingerprint(a.deviceFingerprint)}</code>
                 {deviceName(a) && <span className="muted"> {deviceName(a)}</span>}
-                <span className="muted"> · activated {formatRelativeTime(a.activatedAt)}</span>
+                <span className="muted"> · {t('devices.activatedWhen', { when: formatRelativeTime(a.activatedAt) })}</span>
                 {seatState(a) && <span className="muted"> · {seatState(a)}</span>}
               </span>
               <span className="device-actions">
@@ -105,33 +106,35 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
                   className="btn btn-secondary btn-sm"
                   onClick={() => setReplacing(a)}
                   disabled={a.replacePendingAt !== null}
-                  aria-label={`Replace device ${shortFingerprint(a.deviceFingerprint)}`}
+                  aria-label={t('devices.replaceLabel', { device: shortFingerprint(a.deviceFingerprint) })}
                 >
-                  Replace
+                  {t('devices.replace')}
                 </button>
                 <button
                   type="button"
                   className="btn btn-secondary btn-sm"
                   onClick={() => setRemoving(a)}
-                  aria-label={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}
+                  aria-label={t('devices.removeLabel', { device: shortFingerprint(a.deviceFingerprint) })}
                 >
-                  Remove
+                  {t('devices.remove')}
                 </button>
               </span>
             </li>
           ))}
-          {k.activations.length > DEVICES_SHOWN && <li className="muted">+{k.activations.length - DEVICES_SHOWN} more</li>}
+          {k.activations.length > DEVICES_SHOWN && (
+            <li className="muted">{t('devices.more', { count: k.activations.length - DEVICES_SHOWN })}</li>
+          )}
         </ul>
       )}
       <SwapsLeft keyId={k._id} />
       {held.length > 0 && (
         // A removed device may keep working offline until its token expires: its slot is taken until then.
-        <ul className="device-list" aria-label="Held slots">
+        <ul className="device-list" aria-label={t('devices.heldSlots')}>
           {held.map((h) => (
             <li key={h._id} className="muted">
               <span>
-                <code title="Device fingerprint">{shortFingerprint(h.deviceFingerprint)}</code> removed · its slot frees{' '}
-                {formatDateTime(h.freesAt)}
+                <code title={t('devices.fingerprint')}>{shortFingerprint(h.deviceFingerprint)}</code>{' '}
+                {t('devices.heldFrees', { date: formatDateTime(h.freesAt) })}
               </span>
             </li>
           ))}
@@ -139,32 +142,29 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
       )}
       {replacing && (
         <ConfirmModal
-          title="Replace this device?"
-          confirmLabel="Replace device"
-          busyLabel="Replacing…"
+          title={t('devices.replaceTitle')}
+          confirmLabel={t('devices.replaceConfirm')}
+          busyLabel={t('devices.replacing')}
           busy={replace.isPending}
           onConfirm={asyncHandler(confirmReplace)}
           onClose={() => setReplacing(null)}
         >
           <p>
-            <code>{shortFingerprint(replacing.deviceFingerprint)}</code> keeps working until you activate this key on your new device: the
-            new device then takes its place at once. This uses one device swap.
+            <code>{shortFingerprint(replacing.deviceFingerprint)}</code> {t('devices.replaceBody')}
           </p>
         </ConfirmModal>
       )}
       {removing && (
         <ConfirmModal
-          title="Remove this device?"
-          confirmLabel="Remove device"
-          busyLabel="Removing…"
+          title={t('devices.removeTitle')}
+          confirmLabel={t('devices.removeConfirm')}
+          busyLabel={t('devices.removing')}
           busy={remove.isPending}
           onConfirm={asyncHandler(confirmRemove)}
           onClose={() => setRemoving(null)}
         >
           <p>
-            <code>{shortFingerprint(removing.deviceFingerprint)}</code> will stop working with this key once it is back online. Its slot
-            stays taken until the offline token it may hold has expired, then another device can use it. You can remove one device from a
-            key each day.
+            <code>{shortFingerprint(removing.deviceFingerprint)}</code> {t('devices.removeBody')}
           </p>
         </ConfirmModal>
       )}

@@ -12,10 +12,13 @@ import { asyncHandler } from '../../lib/async-handler';
 import { usePublicSettings } from '../../lib/public-settings';
 import { useRegenerateKey, useTransferKey } from './api';
 import { renewable, RenewModal } from './Renewal';
+import { useT } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type LicenseKey = Schemas['LicenseKey'];
 
 export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const t = useT();
   const [open, setOpen] = useState<'transfer' | 'regenerate' | 'renew' | null>(null);
   const transfers = usePublicSettings().data?.keyTransfers;
   if (k.status === 'revoked') return null;
@@ -23,8 +26,13 @@ export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
   return (
     <div className="key-actions">
       {renewable(k) && (
-        <button type="button" className="btn btn-primary btn-sm" onClick={() => setOpen('renew')} aria-label={`Renew license key ${k.key}`}>
-          Renew
+        <button
+          type="button"
+          className="btn btn-primary btn-sm"
+          onClick={() => setOpen('renew')}
+          aria-label={t('keyActions.renewLabel', { key: k.key })}
+        >
+          {t('keyActions.renew')}
         </button>
       )}
       {mayTransfer && (
@@ -32,18 +40,18 @@ export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
           type="button"
           className="btn btn-secondary btn-sm"
           onClick={() => setOpen('transfer')}
-          aria-label={`Transfer license key ${k.key}`}
+          aria-label={t('keyActions.transferLabel', { key: k.key })}
         >
-          Transfer
+          {t('keyActions.transfer')}
         </button>
       )}
       <button
         type="button"
         className="btn btn-secondary btn-sm"
         onClick={() => setOpen('regenerate')}
-        aria-label={`Regenerate license key ${k.key}`}
+        aria-label={t('keyActions.regenerateLabel', { key: k.key })}
       >
-        Regenerate
+        {t('keyActions.regenerate')}
       </button>
       {open === 'transfer' && <TransferModal licenseKey={k} onClose={() => setOpen(null)} />}
       {open === 'regenerate' && <RegenerateModal licenseKey={k} onClose={() => setOpen(null)} />}
@@ -53,6 +61,7 @@ export function KeyActions({ licenseKey: k }: { licenseKey: LicenseKey }) {
 }
 
 function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
+  const t = useT();
   const [to, setTo] = useState('');
   const [keepValue, setKeepValue] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -63,7 +72,7 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = transferKeySchema.pick({ to: true }).safeParse({ to });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(validationMessage(parsed.error.issues[0].message));
     setError(null);
     const proof = stepUp.proof();
     if (!proof) return;
@@ -73,32 +82,27 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
       onClose();
     } catch (err) {
       if (stepUp.refusedBy(err)) return;
-      setError(errorMessage(err, 'Failed to transfer the license key'));
+      setError(errorMessage(err, t('keyActions.transferFailed')));
     }
   }
 
   return (
     <FormModal
-      title="Transfer this license key"
+      title={t('keyActions.transferTitle')}
       formId={formId}
-      submitLabel="Transfer key"
-      busyLabel="Transferring…"
+      submitLabel={t('keyActions.transferSubmit')}
+      busyLabel={t('keyActions.transferring')}
       busy={transfer.isPending}
       tone="danger"
       onClose={onClose}
     >
       <form id={formId} onSubmit={asyncHandler(onSubmit)} noValidate>
         <p>
-          <code>{k.key}</code> ({k.product.name}) will belong to the account you name, with its remaining time. It leaves your keys; you
-          keep a line in your transfers. You cannot undo this.
+          <code>{k.key}</code> ({k.product.name}) {t('keyActions.transferBody')}
         </p>
-        <p className="muted">
-          {keepValue
-            ? 'The key keeps its value and its devices: you will still know the value, and the new holder is told so.'
-            : 'The new holder gets it under a new value: this one stops working and your devices are signed out of it.'}
-        </p>
+        <p className="muted">{keepValue ? t('keyActions.keepValueOn') : t('keyActions.keepValueOff')}</p>
         <Field
-          label="Email or username of the new holder"
+          label={t('keyActions.transferTo')}
           value={to}
           onChange={(e) => setTo(e.target.value)}
           error={error}
@@ -107,18 +111,19 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
           required
         />
         <CheckboxField
-          label="Keep its value and devices"
-          hint="Only for someone who uses the same devices: you keep knowing the value."
+          label={t('keyActions.keepValue')}
+          hint={t('keyActions.keepValueHint')}
           checked={keepValue}
           onChange={(e) => setKeepValue(e.target.checked)}
         />
-        {stepUp.section('Giving a key away needs proof that it is you.')}
+        {stepUp.section(t('keyActions.transferProof'))}
       </form>
     </FormModal>
   );
 }
 
 function RegenerateModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
+  const t = useT();
   const [reason, setReason] = useState('');
   const [freeDevices, setFreeDevices] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -128,34 +133,33 @@ function RegenerateModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; o
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = regenerateKeySchema.safeParse({ reason, freeDevices });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(validationMessage(parsed.error.issues[0].message));
     setError(null);
     try {
       const answer = await regenerate.mutateAsync({ keyId: k._id, body: parsed.data });
       toast.success(`${answer.message}: ${answer.licenseKey.key}`);
       onClose();
     } catch (err) {
-      setError(errorMessage(err, 'Failed to regenerate the license key'));
+      setError(errorMessage(err, t('keyActions.regenerateFailed')));
     }
   }
 
   return (
     <FormModal
-      title="Regenerate this license key"
+      title={t('keyActions.regenerateTitle')}
       formId={formId}
-      submitLabel="Regenerate key"
-      busyLabel="Regenerating…"
+      submitLabel={t('keyActions.regenerateSubmit')}
+      busyLabel={t('keyActions.regenerating')}
       busy={regenerate.isPending}
       tone="danger"
       onClose={onClose}
     >
       <form id={formId} onSubmit={asyncHandler(onSubmit)} noValidate>
         <p>
-          <code>{k.key}</code> gets a new value with the same product and expiry. The old value stops working at once, so use the new key
-          wherever this one was entered.
+          <code>{k.key}</code> {t('keyActions.regenerateBody')}
         </p>
         <TextAreaField
-          label="Why is it being replaced?"
+          label={t('keyActions.reason')}
           value={reason}
           onChange={(e) => setReason(e.target.value)}
           error={error}
@@ -165,8 +169,8 @@ function RegenerateModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; o
           required
         />
         <CheckboxField
-          label="Free its devices"
-          hint="Each device must then activate the new key. Leave unticked to keep them activated."
+          label={t('keyActions.freeDevices')}
+          hint={t('keyActions.freeDevicesHint')}
           checked={freeDevices}
           onChange={(e) => setFreeDevices(e.target.checked)}
         />

@@ -3,7 +3,7 @@ import type { Schemas } from '../../../../worker/platform/api-client';
 import { Badge, type BadgeTone } from '../../components/ui/badge';
 import { CopyButton } from '../../components/ui/copy-button';
 import { EXPIRY_WARNING_DAYS } from '../../lib/constants';
-import { daysUntil, formatCredits, formatDate, formatDateTime, formatRelativeTime } from '../../lib/format';
+import { daysUntil, formatCredits, formatDate, formatDateTime, formatDays, formatNumber, formatRelativeTime } from '../../lib/format';
 import { usePublicSettings } from '../../lib/public-settings';
 import { DeviceList } from './DeviceList';
 import { KeyActions } from './KeyActions';
@@ -14,11 +14,27 @@ import { KeyHistory } from '../../components/KeyHistory';
 import { EntitlementList, RefillNote } from '../../components/KeyUsage';
 import { loadMyKeyHistory } from './api';
 import { myKeysKeys } from './query-keys';
+import { translate, useT } from '../../lib/i18n';
+import { PRODUCT_TYPE_MESSAGES } from '../../components/products/ProductTypeBadge';
 
 type KeyStatus = Schemas['KeyStatus'];
 type LicenseKey = Schemas['LicenseKey'];
 
-export const STATUS_LABELS: Record<KeyStatus, string> = { used: 'Active', available: 'Available', expired: 'Expired', revoked: 'Revoked' };
+/** Each status in the language in force (read when shown, so a change of language follows). */
+export const STATUS_LABELS: Record<KeyStatus, string> = {
+  get used() {
+    return translate('myKeys.statusUsed');
+  },
+  get available() {
+    return translate('myKeys.statusAvailable');
+  },
+  get expired() {
+    return translate('myKeys.statusExpired');
+  },
+  get revoked() {
+    return translate('myKeys.statusRevoked');
+  },
+};
 const STATUS_TONES: Record<KeyStatus, BadgeTone> = { used: 'green', available: 'blue', expired: 'gray', revoked: 'red' };
 
 function lastUsed(key: LicenseKey): string | null {
@@ -34,15 +50,16 @@ function graceEndsAt(expiresAt: string, graceDays: number, now = Date.now()): nu
 
 /** When the key ends, as its licence model says. */
 function expiryText(k: LicenseKey): string {
-  if (k.expiryModel === 'perpetual') return 'Never (perpetual)';
-  if (!k.expiresAt) return 'At first activation + duration';
+  if (k.expiryModel === 'perpetual') return translate('myKeys.neverPerpetual');
+  if (!k.expiresAt) return translate('myKeys.atFirstActivation');
   // A perpetual-fallback key's expiry ends its updates: releases from before it keep working.
   return k.expiryModel === 'perpetual-fallback'
-    ? `${formatDate(k.expiresAt)} (updates end; earlier releases keep working)`
+    ? translate('myKeys.updatesEnd', { date: formatDate(k.expiresAt) })
     : formatDate(k.expiresAt);
 }
 
 export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const t = useT();
   const daysLeft = k.expiresAt ? daysUntil(k.expiresAt) : null;
   const expired = k.status === 'expired';
   const graceDays = usePublicSettings().data?.keyExpiryGracePeriod ?? 0;
@@ -65,55 +82,55 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       </header>
       <div className="key-box">
         <code>{k.key}</code>
-        <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
+        <CopyButton text={k.key} label={t('myKeys.copyKey', { key: k.key })} copiedMessage={t('receipt.keyCopied')} />
       </div>
       {expiringSoon && (
         <div className="notice notice-warning" role="status">
-          Expires in {daysLeft} {daysLeft === 1 ? 'day' : 'days'}
+          {t('myKeys.expiresIn', { days: daysLeft })}
         </div>
       )}
       {expired && k.expiryModel === 'perpetual-fallback' && (
         <div className="notice notice-warning" role="status">
-          Updates for this license have ended: releases from before {formatDate(k.expiresAt)} keep working. Renew for newer releases.
+          {t('myKeys.updatesEnded', { date: formatDate(k.expiresAt) })}
         </div>
       )}
       {expired && k.expiryModel !== 'perpetual-fallback' && (
         <div className="notice notice-error" role="status">
-          This license has expired
-          {graceEnd !== null && <> · it keeps working until {formatDateTime(graceEnd)} (grace period)</>}
+          {t('myKeys.expired')}
+          {graceEnd !== null && <> · {t('myKeys.graceUntil', { date: formatDateTime(graceEnd) })}</>}
         </div>
       )}
       {k.status === 'revoked' && (
         <div className="notice notice-error" role="status">
-          This license was revoked{k.revokeReason ? `: ${k.revokeReason}` : ''}
+          {k.revokeReason ? t('myKeys.revokedBecause', { reason: k.revokeReason }) : t('myKeys.revoked')}
         </div>
       )}
       <dl className="key-details">
         <div>
-          <dt>Purchased</dt>
+          <dt>{t('myKeys.purchased')}</dt>
           <dd>{formatDate(k.purchasedAt ?? k.createdAt)}</dd>
         </div>
         <div>
-          <dt>Duration</dt>
-          <dd>
-            {k.duration} {k.duration === 1 ? 'day' : 'days'}
-          </dd>
+          <dt>{t('receipt.duration')}</dt>
+          <dd>{formatDays(k.duration)}</dd>
         </div>
         <div>
-          <dt>Expires</dt>
+          <dt>{t('myKeys.expires')}</dt>
           <dd>{expiryText(k)}</dd>
         </div>
         <div>
-          <dt>Cost</dt>
-          <dd>{formatCredits(k.purchasePrice)} credits</dd>
+          <dt>{t('receipt.cost')}</dt>
+          <dd>{t('common.credits', { credits: formatCredits(k.purchasePrice) })}</dd>
         </div>
         <div>
-          <dt>Type</dt>
-          <dd className="capitalize">{k.product.productType}</dd>
+          <dt>{t('myKeys.type')}</dt>
+          <dd className="capitalize">
+            {PRODUCT_TYPE_MESSAGES[k.product.productType] ? t(PRODUCT_TYPE_MESSAGES[k.product.productType]) : k.product.productType}
+          </dd>
         </div>
         {k.usage && (
           <div>
-            <dt>Uses left</dt>
+            <dt>{t('myKeys.usesLeft')}</dt>
             <dd data-testid="uses-left">
               {formatCredits(k.usage.remaining)}
               <RefillNote usage={k.usage} />
@@ -122,17 +139,19 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
         )}
         {k.entitlements.length > 0 && (
           <div>
-            <dt>Entitlements</dt>
+            <dt>{t('keyUsage.entitlements')}</dt>
             <dd>
               <EntitlementList names={k.entitlements} />
             </dd>
           </div>
         )}
         <div>
-          <dt>Devices</dt>
+          <dt>{t('myKeys.devices')}</dt>
           <dd>
-            {k.activations.length} / {k.maxActivations}
-            {k.activations.length > 0 && <span className="muted"> · last used {formatRelativeTime(lastUsed(k))}</span>}
+            {formatNumber(k.activations.length)} / {formatNumber(k.maxActivations)}
+            {k.activations.length > 0 && (
+              <span className="muted"> · {t('myKeys.lastUsed', { when: formatRelativeTime(lastUsed(k)) })}</span>
+            )}
           </dd>
         </div>
       </dl>
@@ -146,7 +165,7 @@ export function KeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
         aria-controls={historyId}
         onClick={() => setShowHistory((shown) => !shown)}
       >
-        {showHistory ? 'Hide activity' : 'Show activity'}
+        {showHistory ? t('myKeys.hideActivity') : t('myKeys.showActivity')}
       </button>
       {/* Always there, so the button's aria-controls names it; its history is read once opened. */}
       <div id={historyId} hidden={!showHistory}>

@@ -3,26 +3,31 @@ import { useState } from 'react';
 import { Pagination } from '../../components/ui/pagination';
 import { formatDateTime } from '../../lib/format';
 import { useKeyTransfers } from './api';
+import { useT } from '../../lib/i18n';
 
 export function KeyTransfers() {
+  const t = useT();
   const [page, setPage] = useState(1);
   const transfers = useKeyTransfers(page);
   if (!transfers.data || transfers.data.total === 0) return null;
   return (
     <section className="card key-transfers" aria-labelledby="key-transfers-heading">
-      <h2 id="key-transfers-heading">Transferred keys</h2>
+      <h2 id="key-transfers-heading">{t('transfers.title')}</h2>
       <ul className="device-list">
-        {transfers.data.transfers.map((t) => (
-          <li key={t._id}>
+        {transfers.data.transfers.map((tr) => (
+          <li key={tr._id}>
             <span>
-              <code>{t.key}</code> <span className="muted">({t.product})</span>{' '}
-              {t.direction === 'given' ? `given to ${t.to ?? 'a deleted account'}` : `received from ${t.from ?? 'a deleted account'}`}
-              {t.valueKept && (
+              <code>{tr.key}</code> <span className="muted">({tr.product})</span>{' '}
+              {tr.direction === 'given'
+                ? t('transfers.givenTo', { who: tr.to ?? t('keyHistory.deletedAccount') })
+                : t('transfers.receivedFrom', { who: tr.from ?? t('keyHistory.deletedAccount') })}
+              {tr.valueKept && (
                 <span className="muted">
-                  {t.direction === 'given' ? ' · you kept its value' : ' · the giver kept its value: regenerate it for one only you know'}
+                  {' · '}
+                  {tr.direction === 'given' ? t('transfers.youKept') : t('transfers.giverKept')}
                 </span>
               )}
-              <span className="muted"> · {formatDateTime(t.at)}</span>
+              <span className="muted"> · {formatDateTime(tr.at)}</span>
             </span>
           </li>
         ))}

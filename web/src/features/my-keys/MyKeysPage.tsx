@@ -13,12 +13,14 @@ import { KeyCard, STATUS_LABELS } from './KeyCard';
 import { KeyTransfers } from './KeyTransfers';
 import { OfflineDevices } from './OfflineDevices';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 type KeyStatus = Schemas['KeyStatus'];
 
 const STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];
 
 export function MyKeysPage() {
+  const t = useT();
   const searchId = useId();
   const statusId = useId();
   const [searchText, setSearchText] = useState('');
@@ -29,8 +31,8 @@ export function MyKeysPage() {
   const keys = useMyKeys({ page, search, status });
 
   useEffect(() => {
-    if (keys.isError) toast.error('Failed to load your license keys');
-  }, [keys.isError]);
+    if (keys.isError) toast.error(t('myKeys.loadFailedToast'));
+  }, [keys.isError, t]);
 
   // A page that emptied (keys filtered away elsewhere) falls back to the last one (set while
   // rendering, as React advises for state that follows other state).
@@ -47,35 +49,35 @@ export function MyKeysPage() {
 
   async function refresh() {
     const result = await keys.refetch();
-    if (!result.isError) toast.success('License keys refreshed', 2000);
+    if (!result.isError) toast.success(t('myKeys.refreshed'), 2000);
   }
 
   return (
     <div className="page">
       <header className="page-header-row">
         <div className="page-header">
-          <h1>My License Keys</h1>
-          <p className="muted">Every key you bought, with its devices and expiry.</p>
+          <h1>{t('myKeys.title')}</h1>
+          <p className="muted">{t('myKeys.subtitle')}</p>
         </div>
         <button type="button" className="btn btn-secondary" onClick={asyncHandler(refresh)} disabled={keys.isFetching}>
           <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
-          Refresh Keys
+          {t('myKeys.refresh')}
         </button>
       </header>
-      <section className="filters card" aria-label="Filters">
+      <section className="filters card" aria-label={t('myKeys.filters')}>
         <div className="field">
-          <label htmlFor={searchId}>Search keys</label>
+          <label htmlFor={searchId}>{t('myKeys.search')}</label>
           <input
             id={searchId}
             type="search"
-            placeholder="Key, product name or tag"
+            placeholder={t('myKeys.searchPlaceholder')}
             value={searchText}
             onChange={(e) => setSearchText(e.target.value)}
             maxLength={100}
           />
         </div>
         <div className="field">
-          <label htmlFor={statusId}>Status</label>
+          <label htmlFor={statusId}>{t('myKeys.status')}</label>
           <select
             id={statusId}
             value={status}
@@ -84,7 +86,7 @@ export function MyKeysPage() {
               setPage(1);
             }}
           >
-            <option value="">All statuses</option>
+            <option value="">{t('myKeys.allStatuses')}</option>
             {STATUS_OPTIONS.map((s) => (
               <option key={s} value={s}>
                 {STATUS_LABELS[s]}
@@ -93,34 +95,34 @@ export function MyKeysPage() {
           </select>
         </div>
         <button type="button" className="btn btn-secondary filters-clear" onClick={clearFilters} disabled={!filtered && searchText === ''}>
-          Clear Filters
+          {t('myKeys.clearFilters')}
         </button>
       </section>
       {keys.isPending ? (
-        <PageSpinner label="Loading your license keys…" />
+        <PageSpinner label={t('myKeys.loading')} />
       ) : keys.isError && !keys.data ? (
         <div className="notice notice-error" role="alert">
-          Failed to load your license keys.{' '}
+          {t('myKeys.loadFailed')}{' '}
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => void keys.refetch()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </div>
       ) : keys.data.keys.length === 0 ? (
         filtered ? (
-          <EmptyState title="No keys match your filters" icon="🔍">
+          <EmptyState title={t('myKeys.noMatch')} icon="🔍">
             <button type="button" className="btn btn-secondary" onClick={clearFilters}>
-              Clear Filters
+              {t('myKeys.clearFilters')}
             </button>
           </EmptyState>
         ) : (
-          <EmptyState title="No license keys yet" icon="🔑">
-            <p className="muted">Keys you buy appear here.</p>
+          <EmptyState title={t('myKeys.emptyTitle')} icon="🔑">
+            <p className="muted">{t('myKeys.emptyBody')}</p>
             <div className="empty-actions">
               <Link to="/products" className="btn btn-primary">
-                Browse Products
+                {t('myKeys.browseProducts')}
               </Link>
               <Link to="/purchase" className="btn btn-secondary">
-                Purchase Keys
+                {t('myKeys.purchaseKeys')}
               </Link>
             </div>
           </EmptyState>
@@ -128,7 +130,7 @@ export function MyKeysPage() {
       ) : (
         <div className="key-results">
           <p className="muted" aria-live="polite">
-            {keys.data.total} {keys.data.total === 1 ? 'key' : 'keys'}
+            {t('myKeys.count', { count: keys.data.total })}
           </p>
           <div className="key-grid">
             {keys.data.keys.map((k) => (

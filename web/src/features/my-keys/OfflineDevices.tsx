@@ -7,6 +7,7 @@ import type { Schemas } from '../../../../worker/platform/api-client';
 import { errorMessage } from '../../lib/api';
 import { asyncHandler } from '../../lib/async-handler';
 import { useOfflineActivation, useOfflineDeactivation } from './api';
+import { translate, useT } from '../../lib/i18n';
 
 type SignedFile = { type: string; answer: string; signature: string };
 type Outcome = { tone: 'success' | 'error'; text: string; download?: { name: string; file: SignedFile } };
@@ -22,12 +23,12 @@ const answerOf = (file: SignedFile) => JSON.parse(file.answer) as { code: string
 class FileProblem extends Error {}
 
 async function readJson(file: File | null): Promise<unknown> {
-  if (!file) throw new FileProblem('Choose a file first.');
-  if (file.size > MAX_FILE_BYTES) throw new FileProblem(`${file.name} is too large to be one (at most 16 KB).`);
+  if (!file) throw new FileProblem(translate('offline.chooseFile'));
+  if (file.size > MAX_FILE_BYTES) throw new FileProblem(translate('offline.tooLarge', { name: file.name }));
   try {
     return JSON.parse(await file.text()) as unknown;
   } catch {
-    throw new FileProblem(`${file.name} is not a JSON file written by the licensing SDK.`);
+    throw new FileProblem(translate('offline.notJson', { name: file.name }));
   }
 }
 
@@ -45,6 +46,7 @@ function download(name: string, file: SignedFile) {
 }
 
 export function OfflineDevices() {
+  const t = useT();
   const requestId = useId();
   const proofId = useId();
   const [request, setRequest] = useState<File | null>(null);
@@ -61,15 +63,15 @@ export function OfflineDevices() {
       const file = await activate.mutateAsync(body);
       const answer = answerOf(file);
       if (answer.code !== 'OFFLINE_ACTIVATED')
-        return setOutcome({ tone: 'error', text: `Not activated (${answer.code}): ${answer.detail}` });
+        return setOutcome({ tone: 'error', text: t('offline.notActivated', { code: answer.code, detail: answer.detail }) });
       download(RESPONSE_FILE_NAME, file);
       setOutcome({
         tone: 'success',
-        text: `Device activated offline on ${answer.license?.key ?? 'your key'}. Carry ${RESPONSE_FILE_NAME} back to the device and open it in the app.`,
+        text: t('offline.activated', { key: answer.license?.key ?? t('offline.yourKey'), file: RESPONSE_FILE_NAME }),
         download: { name: RESPONSE_FILE_NAME, file },
       });
     } catch (err) {
-      setOutcome({ tone: 'error', text: problemText(err, 'Failed to turn the request into a response') });
+      setOutcome({ tone: 'error', text: problemText(err, t('offline.activateFailed')) });
     }
   }
 
@@ -81,37 +83,34 @@ export function OfflineDevices() {
       const answer = answerOf(await deactivate.mutateAsync(body));
       setOutcome(
         answer.code === 'DEACTIVATED'
-          ? { tone: 'success', text: `Device deactivated on ${answer.license?.key ?? 'your key'}: its slot is free.` }
-          : { tone: 'error', text: `Nothing freed (${answer.code}): ${answer.detail}` },
+          ? { tone: 'success', text: t('offline.deactivated', { key: answer.license?.key ?? t('offline.yourKey') }) }
+          : { tone: 'error', text: t('offline.nothingFreed', { code: answer.code, detail: answer.detail }) },
       );
     } catch (err) {
-      setOutcome({ tone: 'error', text: problemText(err, 'Failed to bring back the deactivation proof') });
+      setOutcome({ tone: 'error', text: problemText(err, t('offline.deactivateFailed')) });
     }
   }
 
   return (
     <section className="card offline-devices" aria-labelledby="offline-devices-heading">
-      <h2 id="offline-devices-heading">Air-gapped devices</h2>
-      <p className="muted">
-        For a machine without internet: the app there writes an activation request file. Upload it here, then carry the response file back.
-        The device counts against the key’s device limit like any other.
-      </p>
+      <h2 id="offline-devices-heading">{t('offline.title')}</h2>
+      <p className="muted">{t('offline.intro')}</p>
       <form className="offline-form" onSubmit={asyncHandler(onActivate)}>
         <div className="field">
-          <label htmlFor={requestId}>Activation request file</label>
+          <label htmlFor={requestId}>{t('offline.requestFile')}</label>
           <input id={requestId} type="file" accept=".json,application/json" onChange={(e) => setRequest(e.target.files?.[0] ?? null)} />
         </div>
         <button type="submit" className="btn btn-primary" disabled={!request || activate.isPending}>
-          {activate.isPending ? 'Creating response…' : 'Create response file'}
+          {activate.isPending ? t('offline.creating') : t('offline.create')}
         </button>
       </form>
       <form className="offline-form" onSubmit={asyncHandler(onDeactivate)}>
         <div className="field">
-          <label htmlFor={proofId}>Deactivation proof file</label>
+          <label htmlFor={proofId}>{t('offline.proofFile')}</label>
           <input id={proofId} type="file" accept=".json,application/json" onChange={(e) => setProof(e.target.files?.[0] ?? null)} />
         </div>
         <button type="submit" className="btn btn-secondary" disabled={!proof || deactivate.isPending}>
-          {deactivate.isPending ? 'Freeing slot…' : 'Free the device’s slot'}
+          {deactivate.isPending ? t('offline.freeing') : t('offline.free')}
         </button>
       </form>
       {outcome && (
@@ -125,7 +124,7 @@ export function OfflineDevices() {
                 className="btn btn-secondary btn-sm"
                 onClick={() => download(outcome.download!.name, outcome.download!.file)}
               >
-                Download again
+                {t('offline.downloadAgain')}
               </button>
             </>
           )}

@@ -17,6 +17,7 @@ import { purchaseErrorMessage } from '../../lib/purchase';
 import { useCurrentUser } from '../../lib/session';
 import { errorMessage } from '../../lib/api';
 import { useRenewKey, useSetAutoRenew } from './api';
+import { useT } from '../../lib/i18n';
 
 type LicenseKey = Schemas['LicenseKey'];
 
@@ -27,6 +28,7 @@ export const renewable = (k: LicenseKey) => (k.status === 'used' || k.status ===
 const renewedExpiry = (expiresAt: string, days: number, now: number) => Math.max(Date.parse(expiresAt), now) + days * DAY_MS;
 
 export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
+  const t = useT();
   const product = useProducts().data?.find((p) => p._id === k.product._id);
   const user = useCurrentUser();
   const renew = useRenewKey();
@@ -44,25 +46,25 @@ export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey;
     try {
       const answer = await renew.mutateAsync({ keyId: k._id, days: chosen, idempotencyKey: attempt.keyFor(`${k._id}:${chosen}`) });
       attempt.done();
-      toast.success(`Renewed ${answer.renewal.key}: it now expires on ${formatDate(answer.renewal.expiresAt)}`);
+      toast.success(t('renewal.renewed', { key: answer.renewal.key, date: formatDate(answer.renewal.expiresAt) }));
       onClose();
     } catch (err) {
-      toast.error(purchaseErrorMessage(err, 'Failed to renew the license key'));
+      toast.error(purchaseErrorMessage(err, t('renewal.failed')));
     }
   }
 
   return (
     <Modal
       open
-      title="Renew this license key"
+      title={t('renewal.title')}
       onClose={onClose}
       busy={renew.isPending}
       footer={
         <ModalActions
           onCancel={onClose}
           busy={renew.isPending}
-          label="Renew"
-          busyLabel="Renewing…"
+          label={t('keyActions.renew')}
+          busyLabel={t('renewal.renewing')}
           tone="primary"
           disabled={!product || short}
           onAct={asyncHandler(onRenew)}
@@ -70,23 +72,22 @@ export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey;
       }
     >
       <p>
-        <code>{k.key}</code> keeps its value and its devices; it runs for the days you add
-        {k.status === 'expired' ? ', counted from now' : ', counted from its current expiry'}.
+        <code>{k.key}</code> {k.status === 'expired' ? t('renewal.bodyFromNow') : t('renewal.bodyFromExpiry')}
       </p>
       {product ? (
         <>
           <DurationPicker product={product} days={chosen} onChange={setDays} disabled={renew.isPending} />
           <PriceBreakdown product={product} days={chosen} credits={credits} />
-          <p data-testid="renewed-expiry">New expiry: {formatDate(renewedExpiry(k.expiresAt!, chosen, openedAt))}</p>
+          <p data-testid="renewed-expiry">{t('renewal.newExpiry', { date: formatDate(renewedExpiry(k.expiresAt!, chosen, openedAt)) })}</p>
           {short && (
             <div className="notice notice-warning" role="status">
-              You need {formatCredits(total - credits)} more credits for this renewal. Choose fewer days or exchange USD for credits.
+              {t('renewal.needMore', { credits: formatCredits(total - credits) })}
             </div>
           )}
         </>
       ) : (
         <div className="notice notice-warning" role="status">
-          {k.product.name} is no longer sold, so this key cannot be renewed.
+          {t('renewal.notSold', { product: k.product.name })}
         </div>
       )}
     </Modal>
@@ -95,6 +96,7 @@ export function RenewModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey;
 
 /** Auto-renewal: a switch with the days each renewal adds, and the notice when the last one failed. */
 export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const t = useT();
   const enabled = usePublicSettings().data?.renewals.autoRenewEnabled ?? false;
   const product = useProducts().data?.find((p) => p._id === k.product._id);
   const setAutoRenew = useSetAutoRenew();
@@ -121,7 +123,7 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
       toast.success(answer.message);
     } catch (err) {
       setCurrent(before);
-      toast.error(errorMessage(err, 'Failed to change auto-renewal'));
+      toast.error(errorMessage(err, t('renewal.autoFailed')));
     }
   }
 
@@ -130,8 +132,7 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
     <div className="auto-renew">
       {k.autoRenewFailedAt && (
         <div className="notice notice-error" role="status">
-          Auto-renewal failed on {formatDateTime(k.autoRenewFailedAt)}: your credits did not cover it. This key expires on{' '}
-          {formatDate(k.expiresAt)} unless you renew it.
+          {t('renewal.autoFailedNotice', { when: formatDateTime(k.autoRenewFailedAt), date: formatDate(k.expiresAt) })}
         </div>
       )}
       <div className="auto-renew-row">
@@ -142,7 +143,7 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
           disabled={setAutoRenew.isPending || (!enabled && !on)}
           onChange={asyncHandler(() => change(on ? null : days))}
         />
-        <label htmlFor={idFor}>Renew automatically from my credits</label>
+        <label htmlFor={idFor}>{t('renewal.auto')}</label>
         <span className="auto-renew-days">
           <input
             type="number"
@@ -151,16 +152,16 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
             value={days}
             disabled={on || setAutoRenew.isPending}
             onChange={(e) => setDays(Math.max(1, Math.round(Number(e.target.value) || 1)))}
-            aria-label="Days per automatic renewal"
+            aria-label={t('renewal.autoDays')}
           />{' '}
-          days
+          {t('renewal.daysUnit', { count: days })}
         </span>
       </div>
       {price !== null && (
         <p className="muted">
           {on
-            ? `Renews for ${current} days (${formatCredits(quote(product!, current).total)} credits) a few days before it expires.`
-            : `Each renewal would cost ${formatCredits(price)} credits.`}
+            ? t('renewal.autoOn', { days: current, credits: formatCredits(quote(product!, current).total) })
+            : t('renewal.autoCost', { credits: formatCredits(price) })}
         </p>
       )}
     </div>

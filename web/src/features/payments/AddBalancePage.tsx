@@ -5,14 +5,17 @@ import type { Schemas } from '../../../../worker/platform/api-client';
 import { Card, StatCard } from '../../components/ui/card';
 import { Icon } from '../../components/ui/icons';
 import { Spinner } from '../../components/ui/spinner';
-import { formatCredits, formatUsd } from '../../lib/format';
+import { formatCredits, formatDateTime, formatUsd } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { usePaymentOptions } from './api';
 import { CheckoutCancelled, CheckoutReturn } from './CheckoutReturn';
 import { MyPayments } from './MyPayments';
 import { TopUpForm } from './TopUpForm';
+import { FormattedMessage } from 'react-intl';
+import { translate, useT } from '../../lib/i18n';
 
 export function AddBalancePage() {
+  const t = useT();
   const user = useCurrentUser()!;
   const options = usePaymentOptions();
   const [params, setParams] = useSearchParams();
@@ -23,28 +26,28 @@ export function AddBalancePage() {
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Add Balance</h1>
-        <p className="muted">Your USD balance is what you exchange for credits, and credits buy license keys.</p>
+        <h1>{t('notices.lowBalance.add')}</h1>
+        <p className="muted">{t('addBalance.subtitle')}</p>
       </header>
       {returned && <CheckoutReturn sessionId={returned} onDismiss={dismiss} />}
       {cancelled && <CheckoutCancelled onDismiss={dismiss} />}
-      <section className="stat-grid" aria-label="Your balances">
+      <section className="stat-grid" aria-label={t('shell.yourBalances')}>
         <StatCard
-          label="USD balance"
+          label={t('shell.usdBalance')}
           value={<span data-testid="add-balance-usd">{formatUsd(user.balance)}</span>}
           tone="green"
           icon={<Icon name="dollar" />}
         />
-        <StatCard label="Credits" value={formatCredits(user.credits)} tone="blue" icon={<Icon name="key" />} />
+        <StatCard label={t('shell.credits')} value={formatCredits(user.credits)} tone="blue" icon={<Icon name="key" />} />
       </section>
       {options.data && <AccountStanding options={options.data} />}
       {options.isPending ? (
-        <Spinner label="Loading payment options…" />
+        <Spinner label={t('addBalance.loadingOptions')} />
       ) : options.isError ? (
         <div className="notice notice-error" role="alert">
-          Failed to load the payment options.{' '}
+          {t('addBalance.optionsFailed')}{' '}
           <button type="button" className="link-button" onClick={() => void options.refetch()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </div>
       ) : options.data.enabled ? (
@@ -57,10 +60,10 @@ export function AddBalancePage() {
       )}
       <div className="empty-actions">
         <Link to="/exchange" className="btn btn-primary">
-          Go to Exchange
+          {t('addBalance.goToExchange')}
         </Link>
         <Link to="/products" className="btn btn-secondary">
-          Browse Products
+          {t('myKeys.browseProducts')}
         </Link>
       </div>
     </div>
@@ -68,18 +71,16 @@ export function AddBalancePage() {
 }
 
 function ManualTopUp({ username }: { username: string }) {
+  const t = useT();
   return (
-    <Card title="How USD reaches your account">
+    <Card title={t('addBalance.manual.title')}>
       <ol className="steps">
+        <li>{t('addBalance.manual.step1')}</li>
         <li>
-          This shop takes no card payments online. Pay the shop owner the way you agreed with them (for example by bank transfer or
-          invoice).
+          <FormattedMessage id="addBalance.manual.step2" values={{ username, strong: (chunks) => <strong>{chunks}</strong> }} />
         </li>
-        <li>
-          Tell them your username, <strong>{username}</strong>, so the payment is credited to the right account.
-        </li>
-        <li>The owner adds the amount to your USD balance; it shows here and in the header as soon as it is added.</li>
-        <li>Exchange USD for credits, then buy keys with the credits.</li>
+        <li>{t('addBalance.manual.step3')}</li>
+        <li>{t('addBalance.manual.step4')}</li>
       </ol>
     </Card>
   );
@@ -89,18 +90,18 @@ function ManualTopUp({ username }: { username: string }) {
 export function standingNotices(options: Schemas['PaymentOptions']): Array<{ tone: 'error' | 'warning' | 'info'; text: string }> {
   const notices: Array<{ tone: 'error' | 'warning' | 'info'; text: string }> = [];
   if (!options.emailVerified) {
-    notices.push({ tone: 'warning', text: 'Verify your email address to pay by card: open the link we sent you, or send it again above.' });
+    notices.push({ tone: 'warning', text: translate('addBalance.verifyToPay') });
   }
   if (options.owedUsd > 0) {
     notices.push({
       tone: 'error',
-      text: `Your account owes ${formatUsd(options.owedUsd)} after a card payment was refunded or disputed. You cannot buy or exchange until this is settled; please contact the shop.`,
+      text: translate('addBalance.owes', { usd: formatUsd(options.owedUsd) }),
     });
   }
   if (options.heldUsd > 0 && options.heldUntil) {
     notices.push({
       tone: 'info',
-      text: `${formatUsd(options.heldUsd)} from your first card top-up is held until ${new Date(options.heldUntil).toLocaleString()}; you can exchange it for credits after that.`,
+      text: translate('addBalance.held', { usd: formatUsd(options.heldUsd), date: formatDateTime(options.heldUntil) }),
     });
   }
   return notices;

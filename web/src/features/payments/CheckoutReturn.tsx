@@ -5,19 +5,23 @@ import { Spinner } from '../../components/ui/spinner';
 import { errorMessage } from '../../lib/api';
 import { formatUsd } from '../../lib/format';
 import { PAYMENT_WAIT_MS, usePaymentStatus } from './api';
+import { FormattedMessage } from 'react-intl';
+import { useT } from '../../lib/i18n';
 
 export function CheckoutCancelled({ onDismiss }: { onDismiss: () => void }) {
+  const t = useT();
   return (
     <div className="notice notice-info" role="status">
-      Payment cancelled. Nothing was charged.{' '}
+      {t('checkout.cancelled')}{' '}
       <button type="button" className="link-button" onClick={onDismiss}>
-        Dismiss
+        {t('checkout.dismiss')}
       </button>
     </div>
   );
 }
 
 export function CheckoutReturn({ sessionId, onDismiss }: { sessionId: string; onDismiss: () => void }) {
+  const t = useT();
   const [waitedOut, setWaitedOut] = useState(false);
   useEffect(() => {
     const timer = setTimeout(() => setWaitedOut(true), PAYMENT_WAIT_MS);
@@ -26,14 +30,14 @@ export function CheckoutReturn({ sessionId, onDismiss }: { sessionId: string; on
   const status = usePaymentStatus(sessionId, !waitedOut);
   const dismiss = (
     <button type="button" className="link-button" onClick={onDismiss}>
-      Dismiss
+      {t('checkout.dismiss')}
     </button>
   );
 
   if (status.isError) {
     return (
       <div className="notice notice-error" role="alert">
-        {errorMessage(status.error, 'Could not check this payment.')} {dismiss}
+        {errorMessage(status.error, t('checkout.checkFailed'))} {dismiss}
       </div>
     );
   }
@@ -43,12 +47,11 @@ export function CheckoutReturn({ sessionId, onDismiss }: { sessionId: string; on
       <div className="notice notice-info" role="status" aria-live="polite">
         {waitedOut ? (
           <>
-            Still waiting for the card payment to be confirmed. It is credited as soon as Stripe confirms it; this list shows it then.{' '}
-            {dismiss}
+            {t('checkout.stillWaiting')} {dismiss}
           </>
         ) : (
           <>
-            <Spinner size="sm" label="Checking" /> Waiting for the card payment to be confirmed…
+            <Spinner size="sm" label={t('checkout.checking')} /> {t('checkout.waiting')}
           </>
         )}
       </div>
@@ -57,17 +60,21 @@ export function CheckoutReturn({ sessionId, onDismiss }: { sessionId: string; on
   if (payment.status === 'paid' || payment.status === 'refunded') {
     return (
       <div className="notice notice-success" role="status" aria-live="polite">
-        {formatUsd(payment.amount)} was added to your balance. Your USD balance is now{' '}
-        <strong data-testid="topup-new-balance">{formatUsd(status.data!.balance)}</strong>. {dismiss}
+        <FormattedMessage
+          id="checkout.added"
+          values={{
+            amount: formatUsd(payment.amount),
+            balance: formatUsd(status.data!.balance),
+            strong: (chunks) => <strong data-testid="topup-new-balance">{chunks}</strong>,
+          }}
+        />{' '}
+        {dismiss}
       </div>
     );
   }
   return (
     <div className="notice notice-warning" role="status" aria-live="polite">
-      {payment.status === 'expired'
-        ? 'This checkout expired before it was paid. Nothing was charged.'
-        : 'The payment did not go through. Nothing was added to your balance.'}{' '}
-      {dismiss}
+      {payment.status === 'expired' ? t('checkout.expired') : t('checkout.failed')} {dismiss}
     </div>
   );
 }

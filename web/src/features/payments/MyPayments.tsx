@@ -8,27 +8,29 @@ import { QueryState } from '../../components/ui/query-state';
 import { formatDateTime, formatUsd } from '../../lib/format';
 import { useMyPayments } from './api';
 import { PaymentStatusBadge } from '../../components/payments/PaymentStatusBadge';
+import { useT, type Translate } from '../../lib/i18n';
 
-const COLUMNS: Column<Schemas['Payment']>[] = [
-  { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
-  { header: 'Amount', cell: (p) => formatUsd(p.amount) },
-  { header: 'Status', cell: (p) => <PaymentStatusBadge payment={p} /> },
+const columns = (t: Translate): Column<Schemas['Payment']>[] => [
+  { header: t('payments.date'), className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
+  { header: t('payments.amount'), cell: (p) => formatUsd(p.amount) },
+  { header: t('myKeys.status'), cell: (p) => <PaymentStatusBadge payment={p} /> },
 ];
 
 export function MyPayments() {
+  const t = useT();
   const [page, setPage] = useState(1);
   const list = useMyPayments(page);
   return (
-    <Card title="Your card payments">
+    <Card title={t('payments.title')}>
       <QueryState
         query={list}
-        loading="Loading your payments…"
-        failed="Failed to load your payments."
+        loading={t('payments.loading')}
+        failed={t('payments.loadFailed')}
         isEmpty={(data) => data.payments.length === 0}
-        empty={<p className="muted">No card payments yet.</p>}
+        empty={<p className="muted">{t('payments.empty')}</p>}
       >
         {(data) => (
-          <DataTable label="Your card payments" rows={data.payments} rowKey={(p) => p._id} columns={COLUMNS} busy={list.isFetching} />
+          <DataTable label={t('payments.title')} rows={data.payments} rowKey={(p) => p._id} columns={columns(t)} busy={list.isFetching} />
         )}
       </QueryState>
       {list.data && <Pagination page={page} totalPages={list.data.totalPages} onChange={setPage} disabled={list.isFetching} />}

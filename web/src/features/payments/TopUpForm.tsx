@@ -9,19 +9,21 @@ import { errorMessage } from '../../lib/api';
 import { formatUsd } from '../../lib/format';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { useStartCheckout } from './api';
+import { translate, useT } from '../../lib/i18n';
 
 function amountError(text: string, options: Schemas['PaymentOptions']): string | null {
-  if (text.trim() === '') return 'Enter an amount';
+  if (text.trim() === '') return translate('topUp.enterAmount');
   const cents = toCents(text.trim());
-  if (cents === null) return 'Enter a USD amount with at most two decimals';
+  if (cents === null) return translate('topUp.twoDecimals');
   if (cents < Math.round(options.minUsd * 100) || cents > Math.round(options.maxUsd * 100)) {
-    return `A top-up must be between ${formatUsd(options.minUsd)} and ${formatUsd(options.maxUsd)}`;
+    return translate('topUp.between', { min: formatUsd(options.minUsd), max: formatUsd(options.maxUsd) });
   }
   return null;
 }
 
 export function TopUpForm({ options }: { options: Schemas['PaymentOptions'] }) {
   const [amount, setAmount] = useState(options.quickAmounts[0] !== undefined ? options.quickAmounts[0].toFixed(2) : '');
+  const t = useT();
   const [touched, setTouched] = useState(false);
   const checkout = useStartCheckout();
   const idempotency = useIdempotencyKey();
@@ -41,9 +43,9 @@ export function TopUpForm({ options }: { options: Schemas['PaymentOptions'] }) {
 
   const busy = checkout.isPending || checkout.isSuccess;
   return (
-    <Card title="Add USD by card">
+    <Card title={t('topUp.title')}>
       <form onSubmit={onSubmit} noValidate>
-        <div className="quick-amounts" role="group" aria-label="Quick amounts">
+        <div className="quick-amounts" role="group" aria-label={t('exchange.quickAmounts')}>
           {options.quickAmounts.map((usd) => (
             <button
               key={usd}
@@ -58,7 +60,7 @@ export function TopUpForm({ options }: { options: Schemas['PaymentOptions'] }) {
           ))}
         </div>
         <Field
-          label="Amount (USD)"
+          label={t('topUp.amount')}
           type="number"
           inputMode="decimal"
           min={options.minUsd}
@@ -71,15 +73,15 @@ export function TopUpForm({ options }: { options: Schemas['PaymentOptions'] }) {
             setTouched(true);
           }}
           error={touched ? error : null}
-          hint={`From ${formatUsd(options.minUsd)} to ${formatUsd(options.maxUsd)}. You pay on Stripe's secure checkout page.`}
+          hint={t('topUp.hint', { min: formatUsd(options.minUsd), max: formatUsd(options.maxUsd) })}
         />
         {checkout.isError && (
           <div className="notice notice-error" role="alert">
-            {errorMessage(checkout.error, 'Could not start the payment. Please try again.')}
+            {errorMessage(checkout.error, t('topUp.startFailed'))}
           </div>
         )}
         <button type="submit" className="btn btn-primary" disabled={busy || (touched && error !== null)}>
-          {busy ? 'Opening checkout…' : `Pay ${cents === null ? '' : formatUsd(cents / 100)}`.trim()}
+          {busy ? t('topUp.opening') : cents === null ? t('topUp.pay') : t('topUp.payAmount', { usd: formatUsd(cents / 100) })}
         </button>
       </form>
     </Card>

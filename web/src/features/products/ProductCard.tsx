@@ -4,9 +4,10 @@ import { Link } from 'react-router-dom';
 import type { Schemas } from '../../../../worker/platform/api-client';
 import { cheapestPrice, isOfferedDuration, quote } from '../../../../worker/modules/catalog/schemas';
 import { PRODUCT_CARD_SAMPLE_DAYS, USER_CARD_FEATURES } from '../../lib/constants';
-import { formatCredits } from '../../lib/format';
+import { formatCredits, formatDays } from '../../lib/format';
 import { FeatureList } from '../../components/products/FeatureList';
 import { ProductTypeBadge } from '../../components/products/ProductTypeBadge';
+import { useT } from '../../lib/i18n';
 
 type Product = Schemas['Product'];
 
@@ -14,6 +15,7 @@ type Props = { product: Product; credits: number | null; onPurchase: (product: P
 
 export function ProductCard({ product, credits, onPurchase }: Props) {
   // A buyer who cannot pay for the shortest key cannot buy any.
+  const t = useT();
   const affordable = credits !== null && credits >= cheapestPrice(product);
   const headingId = `product-${product._id}`;
 
@@ -26,33 +28,31 @@ export function ProductCard({ product, credits, onPurchase }: Props) {
         <ProductTypeBadge type={product.productType} />
       </header>
       <div className="product-meta">
-        <span className="key-tag" title="Key tag">
+        <span className="key-tag" title={t('products.keyTag')}>
           {product.keyTag}
         </span>
-        <span className="muted">
-          {product.minDays}-{product.maxDays} days
-        </span>
+        <span className="muted">{t('products.dayRange', { min: product.minDays, max: product.maxDays })}</span>
       </div>
       <p className="product-description">{product.description}</p>
       <FeatureList features={product.features} shown={USER_CARD_FEATURES} />
       <dl className="product-costs">
         <div>
-          <dt>Base cost</dt>
-          <dd>{formatCredits(product.baseCreditCost)} credits</dd>
+          <dt>{t('purchase.baseCost')}</dt>
+          <dd>{t('common.credits', { credits: formatCredits(product.baseCreditCost) })}</dd>
         </div>
         <div>
-          <dt>Per day</dt>
-          <dd>{formatCredits(product.creditsPerDay)} credits</dd>
+          <dt>{t('products.perDay')}</dt>
+          <dd>{t('common.credits', { credits: formatCredits(product.creditsPerDay) })}</dd>
         </div>
       </dl>
-      <ul className="sample-costs" aria-label="Sample costs">
+      <ul className="sample-costs" aria-label={t('products.sampleCosts')}>
         {PRODUCT_CARD_SAMPLE_DAYS.map((days) => {
-          const label = `${days} ${days === 1 ? 'day' : 'days'}`;
+          const label = formatDays(days);
           if (!isOfferedDuration(product, days)) {
             return (
-              <li key={days} className="sample-cost sample-na" title={`Not sold for ${label}`}>
+              <li key={days} className="sample-cost sample-na" title={t('products.notSoldFor', { duration: label })}>
                 <span>{label}</span>
-                <span>n/a</span>
+                <span>{t('purchase.notApplicable')}</span>
               </li>
             );
           }
@@ -62,11 +62,11 @@ export function ProductCard({ product, credits, onPurchase }: Props) {
             <li
               key={days}
               className={`sample-cost ${tooDear ? 'sample-unaffordable' : ''}`}
-              title={tooDear ? 'More than your credits' : undefined}
+              title={tooDear ? t('products.tooDear') : undefined}
             >
               <span>{label}</span>
               <span>
-                {tooDear && <span aria-label="unaffordable">✗ </span>}
+                {tooDear && <span aria-label={t('products.unaffordable')}>✗ </span>}
                 {formatCredits(cost)}
               </span>
             </li>
@@ -76,11 +76,11 @@ export function ProductCard({ product, credits, onPurchase }: Props) {
       <div className="product-actions">
         {credits === null ? (
           <Link to="/login" className="btn btn-primary btn-block">
-            Login to Purchase
+            {t('products.loginToPurchase')}
           </Link>
         ) : (
           <button type="button" className="btn btn-primary btn-block" disabled={!affordable} onClick={() => onPurchase(product)}>
-            {affordable ? 'Purchase License' : 'Insufficient Credits'}
+            {affordable ? t('products.purchaseLicense') : t('products.insufficient')}
           </button>
         )}
       </div>

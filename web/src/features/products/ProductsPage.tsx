@@ -10,36 +10,38 @@ import { PurchaseModal } from '../../components/purchase/PurchaseModal';
 import { useProducts } from '../../lib/products';
 import { BalancePanel } from './BalancePanel';
 import { ProductCard } from './ProductCard';
+import { useT } from '../../lib/i18n';
 
 export function ProductsPage() {
+  const t = useT();
   const user = useCurrentUser();
   const products = useProducts();
   const [chosen, setChosen] = useState<Schemas['Product'] | null>(null);
 
   useEffect(() => {
-    if (products.isError) toast.error('Failed to load products');
-  }, [products.isError]);
+    if (products.isError) toast.error(t('products.loadFailedToast'));
+  }, [products.isError, t]);
 
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Available Products</h1>
-        <p className="muted">Pick a product and a duration; keys are delivered at once.</p>
+        <h1>{t('products.title')}</h1>
+        <p className="muted">{t('products.subtitle')}</p>
       </header>
       <BalancePanel />
       {products.isPending ? (
-        <PageSpinner label="Loading products…" />
+        <PageSpinner label={t('purchase.loadingProducts')} />
       ) : products.isError ? (
         <div className="notice notice-error" role="alert">
-          Failed to load products.{' '}
+          {t('products.loadFailed')}{' '}
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => void products.refetch()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </div>
       ) : products.data.length === 0 ? (
-        <EmptyState title="No Products Available" icon="📦">
-          <p className="muted">There is nothing for sale right now. Please check back later.</p>
-          <Link to="/dashboard">Back to the dashboard</Link>
+        <EmptyState title={t('purchase.noProductsTitle')} icon="📦">
+          <p className="muted">{t('products.emptyBody')}</p>
+          <Link to="/dashboard">{t('products.backToDashboard')}</Link>
         </EmptyState>
       ) : (
         <div className="product-grid">

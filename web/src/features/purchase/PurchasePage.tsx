@@ -7,7 +7,7 @@ import { Card, EmptyState } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { toast } from '../../components/ui/toast';
 import { SAMPLE_DAYS, TOAST_PURCHASE_MS } from '../../lib/constants';
-import { formatCredits } from '../../lib/format';
+import { formatCredits, formatDays, formatNumber } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { DurationPicker } from '../../components/purchase/DurationPicker';
 import { PriceBreakdown } from '../../components/purchase/PriceBreakdown';
@@ -16,10 +16,13 @@ import { ReceiptCard } from '../../components/purchase/ReceiptCard';
 import { useProducts } from '../../lib/products';
 import { purchaseErrorMessage, useBuyKey } from '../../lib/purchase';
 import { asyncHandler } from '../../lib/async-handler';
+import { FormattedMessage } from 'react-intl';
+import { useT } from '../../lib/i18n';
 
 type PurchaseReceipt = Schemas['PurchaseReceipt'];
 
 export function PurchasePage() {
+  const t = useT();
   const user = useCurrentUser()!;
   const products = useProducts();
   const purchase = useBuyKey();
@@ -51,84 +54,85 @@ export function PurchasePage() {
       const answer = await purchase.buy(product._id, days);
       setReceipt(answer.licenseKey);
       setDays(product.minDays);
-      toast.success('License key purchased successfully!', TOAST_PURCHASE_MS);
+      toast.success(t('purchase.success'), TOAST_PURCHASE_MS);
     } catch (err) {
-      toast.error(purchaseErrorMessage(err, 'Failed to purchase license key'), TOAST_PURCHASE_MS);
+      toast.error(purchaseErrorMessage(err, t('purchase.pageFailed')), TOAST_PURCHASE_MS);
     }
   }
 
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Purchase License Keys</h1>
-        <p className="muted">Buy a key with your credits. You have {formatCredits(user.credits)} credits.</p>
+        <h1>{t('purchase.title')}</h1>
+        <p className="muted">{t('purchase.subtitle', { credits: formatCredits(user.credits) })}</p>
       </header>
       <div className="purchase-layout">
         <div className="purchase-main">
           {receipt && (
             <ReceiptCard
               receipt={receipt}
-              title="Purchase successful!"
-              note={
-                <>
-                  This key is also saved in <Link to="/my-keys">My Keys</Link>.
-                </>
-              }
-              dismissLabel="Buy another key"
+              title={t('purchase.successTitle')}
+              note={<FormattedMessage id="purchase.savedIn" values={{ link: (chunks) => <Link to="/my-keys">{chunks}</Link> }} />}
+              dismissLabel={t('purchase.buyAnother')}
               onDismiss={() => setReceipt(null)}
             />
           )}
-          <Card title="New purchase">
+          <Card title={t('purchase.newPurchase')}>
             {products.isPending ? (
-              <Spinner label="Loading products…" />
+              <Spinner label={t('purchase.loadingProducts')} />
             ) : (
               <form onSubmit={asyncHandler(onSubmit)} noValidate>
                 <div className="field">
-                  <label htmlFor={selectId}>Product</label>
+                  <label htmlFor={selectId}>{t('receipt.product')}</label>
                   <select
                     id={selectId}
                     value={productId}
                     onChange={(e) => choose(e.target.value)}
                     disabled={purchase.isPending || !products.data?.length}
                   >
-                    <option value="">{products.data?.length ? 'Select a product' : 'No products available'}</option>
+                    <option value="">{products.data?.length ? t('purchase.selectProduct') : t('purchase.noProducts')}</option>
                     <ProductOptions products={products.data ?? []} />
                   </select>
                 </div>
                 {product && (
                   <>
                     <DurationPicker product={product} days={days} onChange={setDays} disabled={purchase.isPending} />
-                    <h3 className="section-title">Purchase summary</h3>
+                    <h3 className="section-title">{t('purchase.summary')}</h3>
                     <p className="purchase-product">
-                      <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span> for {days}{' '}
-                      {days === 1 ? 'day' : 'days'}
+                      <strong>{product.name}</strong> <span className="key-tag">{product.keyTag}</span>{' '}
+                      {t('purchase.forDuration', { duration: formatDays(days) })}
                     </p>
                     <PriceBreakdown product={product} days={days} credits={user.credits} />
                     {short && (
                       <div className="notice notice-warning" role="status">
-                        You need {formatCredits(total - user.credits)} more credits. <Link to="/exchange">Exchange USD for credits</Link>
+                        {t('purchase.needMoreShort', { credits: formatCredits(total - user.credits) })}{' '}
+                        <Link to="/exchange">{t('purchase.exchangeLink')}</Link>
                       </div>
                     )}
                   </>
                 )}
                 <button type="submit" className="btn btn-primary btn-block" disabled={!product || short || purchase.isPending}>
-                  {purchase.isPending ? 'Purchasing…' : product ? `Purchase for ${formatCredits(total)} credits` : 'Purchase License Key'}
+                  {purchase.isPending
+                    ? t('purchase.submitting')
+                    : product
+                      ? t('purchase.purchaseFor', { credits: formatCredits(total) })
+                      : t('purchase.purchaseKey')}
                 </button>
               </form>
             )}
           </Card>
         </div>
         <aside className="purchase-side" aria-labelledby="side-products">
-          <Card title={<span id="side-products">Available products</span>}>
+          <Card title={<span id="side-products">{t('purchase.available')}</span>}>
             {products.isError ? (
               <div className="notice notice-error" role="alert">
-                Products could not be loaded.{' '}
+                {t('purchase.productsFailed')}{' '}
                 <button type="button" className="btn btn-secondary btn-sm" onClick={() => void products.refetch()}>
-                  Try again
+                  {t('common.tryAgain')}
                 </button>
               </div>
             ) : products.data?.length === 0 ? (
-              <EmptyState title="No Products Available" />
+              <EmptyState title={t('purchase.noProductsTitle')} />
             ) : (
               <ul className="side-products">
                 {products.data?.map((p) => (
@@ -146,7 +150,8 @@ export function PurchasePage() {
                       <span className="side-product-costs">
                         {SAMPLE_DAYS.map((d) => (
                           <span key={d}>
-                            {d}d: {isOfferedDuration(p, d) ? formatCredits(quote(p, d).total) : 'n/a'}
+                            {formatNumber(d, { style: 'unit', unit: 'day', unitDisplay: 'narrow' })}:{' '}
+                            {isOfferedDuration(p, d) ? formatCredits(quote(p, d).total) : t('purchase.notApplicable')}
                           </span>
                         ))}
                       </span>

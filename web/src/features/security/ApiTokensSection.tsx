@@ -18,7 +18,10 @@ import { asyncHandler } from '../../lib/async-handler';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useCurrentUser } from '../../lib/session';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from './api-tokens';
-import { initialStepUp, StepUpFields, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
+import { initialStepUp, StepUpFields, stepUpMissing, stepUpProof, stepUpReady, type StepUpAccount } from '../../components/StepUp';
+import { FormattedMessage } from 'react-intl';
+import { useT, type Translate } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type ApiToken = Schemas['ApiToken'];
 
@@ -37,40 +40,40 @@ export function ApiTokensSection({ account }: { account: StepUpAccount }) {
 }
 
 function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }) {
+  const t = useT();
   const tokens = useApiTokens();
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
 
   return (
-    <Card title="API tokens">
+    <Card title={t('apiTokens.title')}>
       <p className="muted">
-        Tokens let scripts and the <code>keypanel</code> command-line tool act for you: set one as <code>KEYPANEL_TOKEN</code>. A token acts
-        with its role (at most yours); a read-only token can only read. Tokens cannot change your password, two-factor or sessions.
+        <FormattedMessage id="apiTokens.intro" values={{ code: (chunks) => <code>{chunks}</code> }} />
       </p>
       {created ? (
         <NewToken created={created} onDone={() => setCreated(null)} />
       ) : (
         <CreateTokenForm role={role} account={account} onCreated={setCreated} />
       )}
-      <h3 className="api-tokens-heading">Your tokens</h3>
+      <h3 className="api-tokens-heading">{t('apiTokens.yours')}</h3>
       <QueryState
         query={tokens}
-        loading="Loading API tokens…"
-        failed="Could not load your API tokens."
+        loading={t('apiTokens.loading')}
+        failed={t('apiTokens.loadFailed')}
         isEmpty={(list) => list.length === 0}
         empty={
-          <EmptyState title="No API tokens yet">
-            <p className="muted">Create one above for a script or the CLI.</p>
+          <EmptyState title={t('apiTokens.empty')}>
+            <p className="muted">{t('apiTokens.emptyBody')}</p>
           </EmptyState>
         }
       >
         {(list) => (
           <DataTable
-            label="Your API tokens"
+            label={t('apiTokens.yourApiTokens')}
             className="api-tokens-table"
             rows={list}
-            rowKey={(t) => t._id}
-            columns={columns(setRevoking)}
+            rowKey={(token) => token._id}
+            columns={columns(t, setRevoking)}
           />
         )}
       </QueryState>
@@ -79,27 +82,34 @@ function ApiTokensCard({ role, account }: { role: Role; account: StepUpAccount }
   );
 }
 
-function columns(revoke: (token: ApiToken) => void): Column<ApiToken>[] {
+function columns(t: Translate, revoke: (token: ApiToken) => void): Column<ApiToken>[] {
   return [
-    { header: 'Name', label: 'Name', className: 'api-token-name', cell: (t) => t.name },
-    { header: 'Role', label: 'Role', cell: (t) => ROLE_LABELS[t.role] },
+    { header: t('apiTokens.name'), label: t('apiTokens.name'), className: 'api-token-name', cell: (token) => token.name },
+    { header: t('apiTokens.role'), label: t('apiTokens.role'), cell: (token) => ROLE_LABELS[token.role] },
     {
-      header: 'Access',
-      label: 'Access',
-      cell: (t) => (t.readOnly ? <Badge tone="blue">Read-only</Badge> : <Badge tone="orange">Read and write</Badge>),
+      header: t('apiTokens.access'),
+      label: t('apiTokens.access'),
+      cell: (token) =>
+        token.readOnly ? <Badge tone="blue">{t('apiTokens.readOnly')}</Badge> : <Badge tone="orange">{t('apiTokens.readWrite')}</Badge>,
     },
-    { header: 'Created', label: 'Created', cell: (t) => formatDateTime(t.createdAt) },
+    { header: t('apiTokens.created'), label: t('apiTokens.created'), cell: (token) => formatDateTime(token.createdAt) },
     {
-      header: 'Last used',
-      label: 'Last used',
-      cell: (t) => (t.lastUsedAt ? <span title={formatDateTime(t.lastUsedAt)}>{formatRelativeTime(t.lastUsedAt)}</span> : 'Never'),
+      header: t('apiTokens.lastUsed'),
+      label: t('apiTokens.lastUsed'),
+      cell: (token) =>
+        token.lastUsedAt ? <span title={formatDateTime(token.lastUsedAt)}>{formatRelativeTime(token.lastUsedAt)}</span> : t('common.never'),
     },
     {
-      header: <span className="visually-hidden">Actions</span>,
+      header: <span className="visually-hidden">{t('apiTokens.actions')}</span>,
       className: 'api-tokens-actions',
-      cell: (t) => (
-        <button type="button" className="btn btn-secondary btn-sm" onClick={() => revoke(t)} aria-label={`Revoke token ${t.name}`}>
-          Revoke
+      cell: (token) => (
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          onClick={() => revoke(token)}
+          aria-label={t('apiTokens.revokeLabel', { name: token.name })}
+        >
+          {t('apiTokens.revoke')}
         </button>
       ),
     },
@@ -115,6 +125,7 @@ function CreateTokenForm({
   account: StepUpAccount;
   onCreated: (created: { name: string; token: string }) => void;
 }) {
+  const t = useT();
   const roleId = useId();
   const [name, setName] = useState('');
   const [tokenRole, setTokenRole] = useState<Role>(role);
@@ -127,10 +138,9 @@ function CreateTokenForm({
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = createApiTokenSchema.safeParse({ name, role: tokenRole, readOnly });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(validationMessage(parsed.error.issues[0].message));
     setError(null);
-    if (!stepUpReady(stepUp))
-      return setRefused(stepUp.method === 'code' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter your current password.');
+    if (!stepUpReady(stepUp)) return setRefused(stepUpMissing(stepUp));
     setRefused(null);
     try {
       // A token outlives this session, so the server asks for proof beyond it.
@@ -139,20 +149,20 @@ function CreateTokenForm({
       setName('');
       setReadOnly(false);
       setStepUp(initialStepUp(account));
-      toast.success('API token created. Copy it now: it is shown only once.');
+      toast.success(t('apiTokens.createdToast'));
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'REAUTH_REQUIRED') setRefused(err.message);
-      else toast.error(errorMessage(err, 'Failed to create API token'));
+      if (err instanceof ApiError && err.code === 'REAUTH_REQUIRED') setRefused(errorMessage(err, err.message));
+      else toast.error(errorMessage(err, t('apiTokens.createFailed')));
     }
   }
 
   return (
-    <form onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Create an API token" className="api-token-form">
+    <form onSubmit={asyncHandler(onSubmit)} noValidate aria-label={t('apiTokens.createLabel')} className="api-token-form">
       <div className="form-grid">
         <Field
-          label="Token name"
+          label={t('apiTokens.tokenName')}
           name="tokenName"
-          placeholder="e.g. nightly export"
+          placeholder={t('apiTokens.tokenNamePlaceholder')}
           autoComplete="off"
           maxLength={60}
           value={name}
@@ -160,15 +170,14 @@ function CreateTokenForm({
           error={error}
         />
         <div className="field">
-          <label htmlFor={roleId}>Role</label>
+          <label htmlFor={roleId}>{t('apiTokens.role')}</label>
           <select id={roleId} value={tokenRole} onChange={(e) => setTokenRole(e.target.value as Role)}>
             <RoleOptions roles={rolesUpTo(role)} />
           </select>
         </div>
       </div>
       <label className="checkbox">
-        <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> Read-only (the token can only read,
-        never change anything)
+        <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> {t('apiTokens.readOnlyBox')}
       </label>
       <StepUpFields account={account} value={stepUp} onChange={setStepUp} />
       {refused && (
@@ -178,7 +187,7 @@ function CreateTokenForm({
       )}
       <div className="button-row api-token-submit">
         <button type="submit" className="btn btn-primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create token'}
+          {create.isPending ? t('apiTokens.creating') : t('apiTokens.create')}
         </button>
       </div>
     </form>
@@ -186,20 +195,22 @@ function CreateTokenForm({
 }
 
 function NewToken({ created, onDone }: { created: { name: string; token: string }; onDone: () => void }) {
+  const t = useT();
   return (
     <ShownOnceSecret
       value={created.token}
-      label="Your new API token"
-      copyLabel="Copy token"
-      copiedMessage="API token copied"
+      label={t('apiTokens.newLabel')}
+      copyLabel={t('apiTokens.copy')}
+      copiedMessage={t('apiTokens.copied')}
       onDone={onDone}
     >
-      Copy the token “{created.name}” now. It is shown only once; if you lose it, revoke it and create another.
+      {t('apiTokens.copyNow', { name: created.name })}
     </ShownOnceSecret>
   );
 }
 
 function RevokeModal({ token, onClose }: { token: ApiToken; onClose: () => void }) {
+  const t = useT();
   const revoke = useRevokeApiToken();
   async function onRevoke() {
     try {
@@ -207,19 +218,19 @@ function RevokeModal({ token, onClose }: { token: ApiToken; onClose: () => void 
       toast.success(answer.message);
       onClose();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to revoke API token'));
+      toast.error(errorMessage(err, t('apiTokens.revokeFailed')));
     }
   }
   return (
     <ConfirmModal
-      title="Revoke this API token?"
-      confirmLabel="Revoke token"
-      busyLabel="Revoking…"
+      title={t('apiTokens.revokeTitle')}
+      confirmLabel={t('apiTokens.revokeConfirm')}
+      busyLabel={t('apiTokens.revoking')}
       busy={revoke.isPending}
       onConfirm={asyncHandler(onRevoke)}
       onClose={onClose}
     >
-      <p>Scripts using “{token.name}” stop working at once. This cannot be undone.</p>
+      <p>{t('apiTokens.revokeBody', { name: token.name })}</p>
     </ConfirmModal>
   );
 }

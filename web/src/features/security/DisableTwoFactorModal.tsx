@@ -7,10 +7,12 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { useDisableTwoFactor } from './api';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 type Proof = 'code' | 'password';
 
 export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: boolean; onClose: () => void; hasPassword: boolean }) {
+  const t = useT();
   const [proof, setProof] = useState<Proof>('code');
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
@@ -29,46 +31,46 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
     if (!ready) return;
     try {
       const answer = await disable.mutateAsync(proof === 'code' ? { code } : { currentPassword: password });
-      toast.success(answer.message || 'Two-factor authentication disabled');
+      toast.success(answer.message || t('securityLog.event.twoFactorDisabled'));
       close();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to disable two-factor authentication'));
+      toast.error(errorMessage(err, t('twoFactor.disableFailed')));
     }
   }
 
   return (
     <FormModal
       open={open}
-      title="Disable two-factor authentication"
+      title={t('twoFactor.disableTitle')}
       onClose={close}
       busy={disable.isPending}
       size="sm"
       formId="two-factor-disable"
-      submitLabel="Disable"
-      busyLabel="Disabling…"
+      submitLabel={t('twoFactor.disableSubmit')}
+      busyLabel={t('twoFactor.disabling')}
       tone="danger"
       submitDisabled={!ready}
     >
       <form id="two-factor-disable" onSubmit={asyncHandler(onSubmit)} noValidate>
-        <p className="muted">
-          Your account will be protected by your password alone, your recovery tokens stop working, and you are signed out everywhere else.
-        </p>
+        <p className="muted">{t('twoFactor.disableBody')}</p>
         {hasPassword && (
           <fieldset className="segmented">
-            <legend className="visually-hidden">Confirm with</legend>
+            <legend className="visually-hidden">{t('stepUp.confirmWith')}</legend>
             <label className={proof === 'code' ? 'active' : ''}>
-              <input type="radio" name="proof" checked={proof === 'code'} onChange={() => setProof('code')} /> Authenticator code
+              <input type="radio" name="proof" checked={proof === 'code'} onChange={() => setProof('code')} />{' '}
+              {t('stepUp.authenticatorCode')}
             </label>
             <label className={proof === 'password' ? 'active' : ''}>
-              <input type="radio" name="proof" checked={proof === 'password'} onChange={() => setProof('password')} /> Password
+              <input type="radio" name="proof" checked={proof === 'password'} onChange={() => setProof('password')} />{' '}
+              {t('stepUp.password')}
             </label>
           </fieldset>
         )}
         {proof === 'code' ? (
-          <CodeInput label="Current code from your authenticator app" value={code} onChange={setCode} autoFocus />
+          <CodeInput label={t('stepUp.codeLabel')} value={code} onChange={setCode} autoFocus />
         ) : (
           <Field
-            label="Your password"
+            label={t('twoFactor.yourPassword')}
             type="password"
             autoComplete="current-password"
             value={password}

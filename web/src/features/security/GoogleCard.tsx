@@ -5,8 +5,11 @@ import { Card } from '../../components/ui/card';
 import { toast } from '../../components/ui/toast';
 import { useConnectGoogle, useDisconnectGoogle } from './api';
 import { StepUpModal, type StepUpProof } from '../../components/StepUp';
+import { FormattedMessage } from 'react-intl';
+import { useT } from '../../lib/i18n';
 
 export function GoogleCard({ info }: { info: Schemas['SecurityInfo'] }) {
+  const t = useT();
   const connect = useConnectGoogle();
   const disconnect = useDisconnectGoogle();
   const [confirming, setConfirming] = useState(false);
@@ -20,49 +23,54 @@ export function GoogleCard({ info }: { info: Schemas['SecurityInfo'] }) {
   async function onDisconnect(proof: StepUpProof) {
     await disconnect.mutateAsync(proof);
     setConfirming(false);
-    toast.success('Google account disconnected');
+    toast.success(t('securityLog.event.googleDisconnected'));
   }
 
   return (
     <Card
-      title="Google account"
-      actions={<Badge tone={info.googleConnected ? 'green' : 'gray'}>{info.googleConnected ? 'Connected' : 'Not connected'}</Badge>}
+      title={t('google.title')}
+      actions={
+        <Badge tone={info.googleConnected ? 'green' : 'gray'}>
+          {info.googleConnected ? t('google.connected') : t('google.notConnected')}
+        </Badge>
+      }
     >
       {info.googleConnected ? (
         <>
           <p>
-            Connected as <strong>{info.googleEmail ?? 'your Google account'}</strong>. You can sign in with Google.
+            <FormattedMessage
+              id="google.connectedAs"
+              values={{ email: info.googleEmail ?? t('google.yourAccount'), strong: (chunks) => <strong>{chunks}</strong> }}
+            />
           </p>
-          {!info.hasPassword && (
-            <p className="field-hint">Google is the only way into this account: set a password before disconnecting it.</p>
-          )}
+          {!info.hasPassword && <p className="field-hint">{t('google.onlyWay')}</p>}
           <button
             type="button"
             className="btn btn-secondary"
             onClick={() => setConfirming(true)}
             disabled={disconnect.isPending || !info.hasPassword}
           >
-            {disconnect.isPending ? 'Disconnecting…' : 'Disconnect Google'}
+            {disconnect.isPending ? t('google.disconnecting') : t('google.disconnect')}
           </button>
           <StepUpModal
             open={confirming}
-            title="Disconnect Google?"
+            title={t('google.disconnectTitle')}
             account={info}
-            submitLabel="Disconnect"
-            busyLabel="Disconnecting…"
+            submitLabel={t('google.disconnectSubmit')}
+            busyLabel={t('google.disconnecting')}
             tone="danger"
             onClose={() => setConfirming(false)}
             act={onDisconnect}
           >
-            <p className="muted">You will no longer be able to sign in with Google.</p>
+            <p className="muted">{t('google.disconnectBody')}</p>
           </StepUpModal>
         </>
       ) : (
         <>
-          <p className="muted">Connect your Google account to sign in with one click.</p>
+          <p className="muted">{t('google.connectBody')}</p>
           {!info.googleAvailable && (
             <p className="notice notice-info" role="note">
-              Sign in with Google is not available on this server.
+              {t('google.unavailable')}
             </p>
           )}
           {/* While connecting, the browser is leaving for Google: keep the button busy. */}
@@ -75,18 +83,18 @@ export function GoogleCard({ info }: { info: Schemas['SecurityInfo'] }) {
             <span aria-hidden="true" className="google-mark">
               G
             </span>{' '}
-            {connect.isPending || connect.isSuccess ? 'Opening Google…' : 'Connect Google'}
+            {connect.isPending || connect.isSuccess ? t('auth.google.opening') : t('google.connect')}
           </button>
           <StepUpModal
             open={connecting && !connect.isSuccess}
-            title="Connect Google?"
+            title={t('google.connectTitle')}
             account={info}
-            submitLabel="Continue to Google"
-            busyLabel="Opening Google…"
+            submitLabel={t('google.continue')}
+            busyLabel={t('auth.google.opening')}
             onClose={() => setConnecting(false)}
             act={onConnect}
           >
-            <p className="muted">Whoever holds the Google account will be able to sign in to this account.</p>
+            <p className="muted">{t('google.connectWarning')}</p>
           </StepUpModal>
         </>
       )}

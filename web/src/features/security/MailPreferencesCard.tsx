@@ -8,20 +8,22 @@ import { CheckboxField } from '../../components/ui/field';
 import { QueryState } from '../../components/ui/query-state';
 import { toast } from '../../components/ui/toast';
 import { api, errorMessage } from '../../lib/api';
+import { useT, type MessageId } from '../../lib/i18n';
 
 type Notice = (typeof NOTICE_MAIL_KINDS)[number];
 
-const NOTICES: { kind: Notice; label: string; hint: string }[] = [
-  { kind: 'expiry_reminder', label: 'Expiry reminders', hint: 'Before a key runs out (none for a key that renews itself).' },
-  { kind: 'receipt', label: 'Receipts', hint: 'Each purchase and renewal, with the key.' },
-  { kind: 'auto_renew_failed', label: 'Failed auto-renewals', hint: 'When a key could not renew itself from your credits.' },
-  { kind: 'low_balance', label: 'Low balance', hint: 'When your USD balance falls below the shop’s threshold, once until it recovers.' },
-  { kind: 'new_device', label: 'New devices', hint: 'When a device you may not know starts using one of your keys.' },
+const NOTICES: { kind: Notice; label: MessageId; hint: MessageId }[] = [
+  { kind: 'expiry_reminder', label: 'mailPrefs.expiry', hint: 'mailPrefs.expiryHint' },
+  { kind: 'receipt', label: 'mailPrefs.receipts', hint: 'mailPrefs.receiptsHint' },
+  { kind: 'auto_renew_failed', label: 'mailPrefs.autoRenew', hint: 'mailPrefs.autoRenewHint' },
+  { kind: 'low_balance', label: 'mailPrefs.lowBalance', hint: 'mailPrefs.lowBalanceHint' },
+  { kind: 'new_device', label: 'mailPrefs.newDevice', hint: 'mailPrefs.newDeviceHint' },
 ];
 
 const PREFERENCES = ['mail-preferences'] as const;
 
 export function MailPreferencesCard() {
+  const t = useT();
   const queryClient = useQueryClient();
   const preferences = useQuery({
     queryKey: PREFERENCES,
@@ -38,9 +40,9 @@ export function MailPreferencesCard() {
     setPending((now) => ({ ...now, [kind]: on }));
     try {
       await change.mutateAsync({ [kind]: on });
-      toast.success(on ? `${label}: on` : `${label}: off`);
+      toast.success(on ? t('mailPrefs.on', { label }) : t('mailPrefs.off', { label }));
     } catch (err) {
-      toast.error(errorMessage(err, 'Could not save your choice'));
+      toast.error(errorMessage(err, t('mailPrefs.saveFailed')));
     } finally {
       setPending(({ [kind]: _done, ...rest }) => rest);
     }
@@ -48,27 +50,25 @@ export function MailPreferencesCard() {
 
   return (
     <section className="card" aria-labelledby="mail-preferences-heading">
-      <h2 id="mail-preferences-heading">Mail</h2>
-      <p className="muted small">
-        Choose the notices you get by mail. Mail that keeps your account safe, such as a reset link, always goes.
-      </p>
-      <QueryState query={preferences} loading="Loading your mail choices…" failed="Could not load your mail choices.">
+      <h2 id="mail-preferences-heading">{t('mailPrefs.title')}</h2>
+      <p className="muted small">{t('mailPrefs.body')}</p>
+      <QueryState query={preferences} loading={t('mailPrefs.loading')} failed={t('mailPrefs.loadFailed')}>
         {(data) => (
           <>
             {!data.shopSendsNotices && (
               <p className="notice notice-info" role="status">
-                This shop sends no notices by mail at the moment; your choices apply when it does.
+                {t('mailPrefs.shopSendsNone')}
               </p>
             )}
             <fieldset className="field">
-              <legend className="visually-hidden">Notices by mail</legend>
+              <legend className="visually-hidden">{t('mailPrefs.legend')}</legend>
               {NOTICES.map(({ kind, label, hint }) => (
                 <CheckboxField
                   key={kind}
-                  label={label}
-                  hint={hint}
+                  label={t(label)}
+                  hint={t(hint)}
                   checked={pending[kind] ?? data.notices[kind]}
-                  onChange={(e) => void toggle(kind, e.target.checked, label)}
+                  onChange={(e) => void toggle(kind, e.target.checked, t(label))}
                 />
               ))}
             </fieldset>

@@ -4,17 +4,19 @@ import { useState } from 'react';
 import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { downloadFile } from '../../lib/download';
+import { useT } from '../../lib/i18n';
 
 export function MyDataCard() {
+  const t = useT();
   const [busy, setBusy] = useState(false);
 
   async function onDownload() {
     setBusy(true);
     try {
       const name = await downloadFile('/api/users/my-data', { format: 'jsonl' }, 'keypanel-my-data.jsonl');
-      toast.success(`Saved ${name}`);
+      toast.success(t('myData.saved', { name }));
     } catch (err) {
-      toast.error(errorMessage(err, 'Could not download your data'));
+      toast.error(errorMessage(err, t('myData.failed')));
     } finally {
       setBusy(false);
     }
@@ -22,12 +24,10 @@ export function MyDataCard() {
 
   return (
     <section className="card" aria-labelledby="my-data-heading">
-      <h2 id="my-data-heading">Your data</h2>
-      <p className="muted small">
-        A copy of what KeyPanel holds about you: your account, keys, devices, payments and security log, as JSON lines.
-      </p>
+      <h2 id="my-data-heading">{t('myData.title')}</h2>
+      <p className="muted small">{t('myData.body')}</p>
       <button type="button" className="btn btn-secondary" onClick={() => void onDownload()} disabled={busy} aria-busy={busy}>
-        {busy ? 'Preparing…' : 'Download my data'}
+        {busy ? t('twoFactor.preparing') : t('myData.download')}
       </button>
     </section>
   );

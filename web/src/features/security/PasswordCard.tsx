@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { PASSWORD_MIN } from '../../../../worker/modules/accounts/schemas/auth-rules';
-import { PASSWORD_HINT, passwordProblem, type PasswordOwner } from '../../../../worker/modules/accounts/schemas/password-policy';
+import { passwordProblem, type PasswordOwner } from '../../../../worker/modules/accounts/schemas/password-policy';
 import { PasswordStrength } from '../../components/PasswordStrength';
 import { Card } from '../../components/ui/card';
 import { Field } from '../../components/ui/field';
@@ -10,6 +10,9 @@ import { errorMessage } from '../../lib/api';
 import { useCurrentUser } from '../../lib/session';
 import { useChangePassword } from './api';
 import { asyncHandler } from '../../lib/async-handler';
+import { FormattedMessage } from 'react-intl';
+import { translate, useT } from '../../lib/i18n';
+import { validationMessage } from '../../lib/form/messages';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };
 type Errors = Partial<Record<keyof Form, string>>;
@@ -18,15 +21,16 @@ const EMPTY: Form = { currentPassword: '', newPassword: '', confirmPassword: '' 
 /** All three required, new and confirm match; and the password policy, as the server applies it. */
 export function validatePasswordChange(form: Form, owner: PasswordOwner = {}): Errors {
   const errors: Errors = {};
-  if (!form.currentPassword) errors.currentPassword = 'Current password is required';
+  if (!form.currentPassword) errors.currentPassword = translate('passwordCard.currentRequired');
   const problem = passwordProblem(form.newPassword, owner);
-  if (problem) errors.newPassword = problem;
-  if (!form.confirmPassword) errors.confirmPassword = 'Please confirm the new password';
-  else if (form.confirmPassword !== form.newPassword) errors.confirmPassword = 'New passwords do not match';
+  if (problem) errors.newPassword = validationMessage(problem);
+  if (!form.confirmPassword) errors.confirmPassword = translate('passwordCard.confirmRequired');
+  else if (form.confirmPassword !== form.newPassword) errors.confirmPassword = translate('passwordCard.mismatch');
   return errors;
 }
 
 export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
+  const t = useT();
   const [form, setForm] = useState<Form>(EMPTY);
   const [errors, setErrors] = useState<Errors>({});
   // On by default: tokens made while the old password was known end with it.
@@ -40,7 +44,7 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
     e.preventDefault();
     const found = validatePasswordChange(form, user ?? {});
     setErrors(found);
-    if (found.confirmPassword === 'New passwords do not match') toast.error('New passwords do not match');
+    if (found.confirmPassword === t('passwordCard.mismatch')) toast.error(t('passwordCard.mismatch'));
     if (Object.keys(found).length) return;
     try {
       const answer = await change.mutateAsync({
@@ -48,29 +52,28 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
         newPassword: form.newPassword,
         keepApiTokens: !endApiTokens,
       });
-      toast.success(answer.message || 'Password changed successfully');
+      toast.success(answer.message || t('passwordCard.changed'));
       setForm(EMPTY);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to change password'));
+      toast.error(errorMessage(err, t('passwordCard.failed')));
     }
   }
 
   if (!hasPassword) {
     return (
-      <Card title="Password">
+      <Card title={t('stepUp.password')}>
         <p className="muted">
-          This account signs in with Google and has no password yet. To set one, use <Link to="/forgot-password">Forgot password</Link>: we
-          email you a link.
+          <FormattedMessage id="passwordCard.googleOnly" values={{ link: (chunks) => <Link to="/forgot-password">{chunks}</Link> }} />
         </p>
       </Card>
     );
   }
 
   return (
-    <Card title="Change password">
-      <form onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Change password">
+    <Card title={t('passwordCard.title')}>
+      <form onSubmit={asyncHandler(onSubmit)} noValidate aria-label={t('passwordCard.title')}>
         <Field
-          label="Current password"
+          label={t('passwordCard.current')}
           type="password"
           name="currentPassword"
           autoComplete="current-password"
@@ -80,20 +83,20 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
           required
         />
         <Field
-          label="New password"
+          label={t('passwordCard.new')}
           type="password"
           name="newPassword"
           autoComplete="new-password"
           value={form.newPassword}
           onChange={set('newPassword')}
           error={errors.newPassword}
-          hint={PASSWORD_HINT}
+          hint={t('validation.passwordHint', { min: PASSWORD_MIN })}
           required
           minLength={PASSWORD_MIN}
         />
         <PasswordStrength password={form.newPassword} username={user?.username} email={user?.email} />
         <Field
-          label="Confirm new password"
+          label={t('passwordCard.confirm')}
           type="password"
           name="confirmPassword"
           autoComplete="new-password"
@@ -105,12 +108,13 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
         />
         {mayHoldApiTokens && (
           <label className="checkbox">
-            <input type="checkbox" checked={endApiTokens} onChange={(e) => setEndApiTokens(e.target.checked)} /> Also revoke my API tokens
+            <input type="checkbox" checked={endApiTokens} onChange={(e) => setEndApiTokens(e.target.checked)} />{' '}
+            {t('passwordCard.revokeTokens')}
           </label>
         )}
-        <p className="field-hint">Changing your password signs you out everywhere else.</p>
+        <p className="field-hint">{t('passwordCard.signsOut')}</p>
         <button type="submit" className="btn btn-primary" disabled={change.isPending}>
-          {change.isPending ? 'Changing…' : 'Change password'}
+          {change.isPending ? t('passwordCard.changing') : t('passwordCard.title')}
         </button>
       </form>
     </Card>

@@ -5,12 +5,15 @@ import { toast } from '../../components/ui/toast';
 import { TOAST_SMALL_MS } from '../../lib/constants';
 import { useGenerateRecoveryTokens } from './api';
 import { StepUpModal, type StepUpAccount, type StepUpProof } from '../../components/StepUp';
+import { FormattedMessage } from 'react-intl';
+import { translate, useT } from '../../lib/i18n';
+import { formatDateTime } from '../../lib/format';
 
 function download(tokens: string[]) {
   const text = [
-    'KeyPanel recovery tokens',
-    `Generated ${new Date().toLocaleString()}`,
-    'Each token works once, in place of a two-factor code.',
+    translate('recovery.fileTitle'),
+    translate('recovery.fileGenerated', { date: formatDateTime(Date.now()) }),
+    translate('recovery.fileNote'),
     '',
     ...tokens,
     '',
@@ -24,13 +27,14 @@ function download(tokens: string[]) {
 async function copy(tokens: string[]) {
   try {
     await navigator.clipboard.writeText(tokens.join('\n'));
-    toast.success('Recovery tokens copied', TOAST_SMALL_MS);
+    toast.success(translate('recovery.copied'), TOAST_SMALL_MS);
   } catch {
-    toast.error('Could not copy. Select the tokens and copy them by hand.');
+    toast.error(translate('recovery.copyFailed'));
   }
 }
 
 export function RecoveryTokensCard({ remaining, account }: { remaining: number; account: StepUpAccount }) {
+  const t = useT();
   const [tokens, setTokens] = useState<string[] | null>(null);
   const [confirming, setConfirming] = useState(false);
   const generate = useGenerateRecoveryTokens();
@@ -39,29 +43,29 @@ export function RecoveryTokensCard({ remaining, account }: { remaining: number; 
     const answer = await generate.mutateAsync(proof);
     setTokens(answer.tokens);
     setConfirming(false);
-    toast.success('Recovery tokens generated. Save them now: they are shown only once.');
+    toast.success(t('recovery.generated'));
   }
 
   if (tokens) {
     return (
-      <Card title="Recovery tokens">
+      <Card title={t('recovery.title')}>
         <div className="notice notice-warning" role="status">
-          Save these tokens somewhere safe now. They are shown only once; each works once in place of a code.
+          {t('recovery.saveNow')}
         </div>
-        <ul className="token-list mono" aria-label="Your recovery tokens">
-          {tokens.map((t) => (
-            <li key={t}>{t}</li>
+        <ul className="token-list mono" aria-label={t('recovery.yours')}>
+          {tokens.map((token) => (
+            <li key={token}>{token}</li>
           ))}
         </ul>
         <div className="button-row">
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => void copy(tokens)}>
-            Copy all
+            {t('recovery.copyAll')}
           </button>
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => download(tokens)}>
-            Download
+            {t('recovery.download')}
           </button>
           <button type="button" className="btn btn-primary btn-sm" onClick={() => setTokens(null)}>
-            I have saved them
+            {t('recovery.savedThem')}
           </button>
         </div>
       </Card>
@@ -69,34 +73,30 @@ export function RecoveryTokensCard({ remaining, account }: { remaining: number; 
   }
 
   return (
-    <Card title="Recovery tokens">
-      <p className="muted">If you lose your phone, a recovery token signs you in once in place of a code.</p>
+    <Card title={t('recovery.title')}>
+      <p className="muted">{t('recovery.body')}</p>
       <p data-testid="recovery-count">
-        <strong>{remaining}</strong> {remaining === 1 ? 'token' : 'tokens'} left
+        <FormattedMessage id="recovery.left" values={{ count: remaining, strong: (chunks) => <strong>{chunks}</strong> }} />
       </p>
       {remaining === 0 ? (
         <button type="button" className="btn btn-primary" onClick={() => setConfirming(true)}>
-          Generate recovery tokens
+          {t('recovery.generate')}
         </button>
       ) : (
         <button type="button" className="btn btn-secondary" onClick={() => setConfirming(true)}>
-          Regenerate tokens
+          {t('recovery.regenerate')}
         </button>
       )}
       <StepUpModal
         open={confirming}
-        title={remaining === 0 ? 'Generate recovery tokens' : 'Generate new recovery tokens?'}
+        title={remaining === 0 ? t('recovery.generate') : t('recovery.generateNewTitle')}
         account={account}
-        submitLabel={remaining === 0 ? 'Generate tokens' : 'Generate new tokens'}
-        busyLabel="Generating…"
+        submitLabel={remaining === 0 ? t('recovery.generateTokens') : t('recovery.generateNewTokens')}
+        busyLabel={t('recovery.generating')}
         onClose={() => setConfirming(false)}
         act={onGenerate}
       >
-        {remaining > 0 && (
-          <p>
-            Your {remaining} remaining {remaining === 1 ? 'token stops' : 'tokens stop'} working and ten new ones replace them.
-          </p>
-        )}
+        {remaining > 0 && <p>{t('recovery.replaceBody', { count: remaining })}</p>}
       </StepUpModal>
     </Card>
   );

@@ -12,27 +12,29 @@ import { SessionsCard } from './SessionsCard';
 import { MailPreferencesCard } from './MailPreferencesCard';
 import { MyDataCard } from './MyDataCard';
 import { TwoFactorCard } from './TwoFactorCard';
+import { useT } from '../../lib/i18n';
 
 export function SecurityPage() {
+  const t = useT();
   const info = useSecurityInfo();
 
   useEffect(() => {
-    if (info.isError) toast.error('Failed to load security information');
-  }, [info.isError]);
+    if (info.isError) toast.error(t('security.loadFailedToast'));
+  }, [info.isError, t]);
 
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Security settings</h1>
-        <p className="muted">Keep your account safe: your password, a second sign-in step, and where you are signed in.</p>
+        <h1>{t('security.title')}</h1>
+        <p className="muted">{t('security.subtitle')}</p>
       </header>
       {info.isPending ? (
-        <PageSpinner label="Loading security settings…" />
+        <PageSpinner label={t('security.loading')} />
       ) : info.isError ? (
         <div className="notice notice-error" role="alert">
-          Failed to load security information.{' '}
+          {t('security.loadFailed')}{' '}
           <button type="button" className="link-button" onClick={() => void info.refetch()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </div>
       ) : (

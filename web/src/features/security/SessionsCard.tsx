@@ -5,34 +5,41 @@ import { toast } from '../../components/ui/toast';
 import { errorMessage } from '../../lib/api';
 import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useSessions, useTerminateSession } from './api';
+import { FormattedMessage } from 'react-intl';
+import { useT } from '../../lib/i18n';
 
 export function SessionsCard() {
+  const t = useT();
   const sessions = useSessions();
   const terminate = useTerminateSession();
 
   async function onTerminate(id: string) {
     try {
       await terminate.mutateAsync(id);
-      toast.success('Session terminated');
+      toast.success(t('sessions.terminated'));
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to terminate session'));
+      toast.error(errorMessage(err, t('sessions.terminateFailed')));
     }
   }
 
   return (
-    <Card title="Active sessions">
-      <QueryState query={sessions} loading="Loading sessions…" failed="Could not load your sessions.">
+    <Card title={t('sessions.title')}>
+      <QueryState query={sessions} loading={t('sessions.loading')} failed={t('sessions.loadFailed')}>
         {(list) => (
-          <ul className="session-list" aria-label="Active sessions">
+          <ul className="session-list" aria-label={t('sessions.title')}>
             {list.map((s) => (
               <li key={s.id} className="session-item">
                 <div className="session-main">
                   <div className="session-title">
-                    <strong>{s.browser}</strong> on {s.device} {s.current && <Badge tone="green">This device</Badge>}
+                    <FormattedMessage
+                      id="sessions.browserOn"
+                      values={{ browser: s.browser, device: s.device, strong: (chunks) => <strong>{chunks}</strong> }}
+                    />{' '}
+                    {s.current && <Badge tone="green">{t('sessions.thisDevice')}</Badge>}
                   </div>
                   <div className="session-meta muted">
-                    {[s.location, s.ipAddress].filter(Boolean).join(' · ') || 'Unknown location'} ·{' '}
-                    <span title={formatDateTime(s.lastActive)}>Active {formatRelativeTime(s.lastActive)}</span>
+                    {[s.location, s.ipAddress].filter(Boolean).join(' · ') || t('sessions.unknownLocation')} ·{' '}
+                    <span title={formatDateTime(s.lastActive)}>{t('sessions.active', { when: formatRelativeTime(s.lastActive) })}</span>
                   </div>
                 </div>
                 {!s.current && (
@@ -41,9 +48,9 @@ export function SessionsCard() {
                     className="btn btn-secondary btn-sm"
                     onClick={() => void onTerminate(s.id)}
                     disabled={terminate.isPending && terminate.variables === s.id}
-                    aria-label={`Terminate session: ${s.browser} on ${s.device}`}
+                    aria-label={t('sessions.terminateLabel', { browser: s.browser, device: s.device })}
                   >
-                    Terminate
+                    {t('sessions.terminate')}
                   </button>
                 )}
               </li>

@@ -6,8 +6,10 @@ import { useSetupTwoFactor } from './api';
 import { DisableTwoFactorModal } from './DisableTwoFactorModal';
 import { StepUpModal, type StepUpProof } from '../../components/StepUp';
 import { TwoFactorSetupModal } from './TwoFactorSetupModal';
+import { useT } from '../../lib/i18n';
 
 export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {
+  const t = useT();
   const [setup, setSetup] = useState<Schemas['TwoFactorSetupResponse'] | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [disabling, setDisabling] = useState(false);
@@ -21,31 +23,30 @@ export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasP
   }
 
   return (
-    <Card title="Two-factor authentication" actions={<Badge tone={enabled ? 'green' : 'gray'}>{enabled ? 'Enabled' : 'Disabled'}</Badge>}>
-      <p className="muted">
-        {enabled
-          ? 'Signing in asks for a code from your authenticator app after your password.'
-          : 'Add a second step to signing in: a 6-digit code from an authenticator app on your phone.'}
-      </p>
+    <Card
+      title={t('twoFactor.title')}
+      actions={<Badge tone={enabled ? 'green' : 'gray'}>{enabled ? t('twoFactor.enabled') : t('twoFactor.disabled')}</Badge>}
+    >
+      <p className="muted">{enabled ? t('twoFactor.onBody') : t('twoFactor.offBody')}</p>
       {enabled ? (
         <button type="button" className="btn btn-danger" onClick={() => setDisabling(true)}>
-          Disable two-factor
+          {t('twoFactor.disable')}
         </button>
       ) : (
         <button type="button" className="btn btn-primary" onClick={() => setConfirming(true)} disabled={begin.isPending}>
-          {begin.isPending ? 'Preparing…' : 'Enable two-factor'}
+          {begin.isPending ? t('twoFactor.preparing') : t('twoFactor.enable')}
         </button>
       )}
       <StepUpModal
         open={confirming}
-        title="Confirm it is you"
+        title={t('stepUp.legend')}
         account={{ hasPassword, twoFactorEnabled: enabled }}
-        submitLabel="Continue"
-        busyLabel="Checking…"
+        submitLabel={t('twoFactor.continue')}
+        busyLabel={t('password.checking')}
         onClose={() => setConfirming(false)}
         act={onEnable}
       >
-        <p className="muted">Before showing a new two-factor secret, confirm it is you.</p>
+        <p className="muted">{t('twoFactor.confirmFirst')}</p>
       </StepUpModal>
       <TwoFactorSetupModal setup={setup} onClose={() => setSetup(null)} onEnabled={() => setSetup(null)} />
       <DisableTwoFactorModal open={disabling} onClose={() => setDisabling(false)} hasPassword={hasPassword} />

@@ -9,6 +9,7 @@ import { TWO_FACTOR_CODE_LENGTH } from '../../lib/constants';
 import { useVerifyTwoFactor } from './api';
 import { CodeInput, isCompleteCode } from '../../components/ui/code-input';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 /** The base32 secret in groups of four, easier to read and type. */
 export const groupSecret = (secret: string) => secret.replace(/(.{4})/g, '$1 ').trim();
@@ -22,6 +23,7 @@ export function TwoFactorSetupModal({
   onClose: () => void;
   onEnabled: () => void;
 }) {
+  const t = useT();
   const [code, setCode] = useState('');
   const verify = useVerifyTwoFactor();
 
@@ -35,41 +37,41 @@ export function TwoFactorSetupModal({
     if (!isCompleteCode(code)) return;
     try {
       await verify.mutateAsync(code);
-      toast.success('Two-factor authentication enabled');
+      toast.success(t('securityLog.event.twoFactorEnabled'));
       setCode('');
       onEnabled();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to verify two-factor code'));
+      toast.error(errorMessage(err, t('twoFactor.verifyFailed')));
     }
   }
 
   return (
     <FormModal
       open={setup !== null}
-      title="Set up two-factor authentication"
+      title={t('twoFactor.setupTitle')}
       onClose={close}
       busy={verify.isPending}
       formId="two-factor-setup"
-      submitLabel="Verify and enable"
-      busyLabel="Verifying…"
+      submitLabel={t('twoFactor.verifySubmit')}
+      busyLabel={t('twoFactor.verifying')}
       submitDisabled={!isCompleteCode(code)}
     >
       {setup && (
         <form id="two-factor-setup" onSubmit={asyncHandler(onSubmit)} noValidate className="two-factor-setup">
           <ol className="setup-steps">
-            <li>Scan this QR code with an authenticator app (Google Authenticator, 1Password, Authy…).</li>
+            <li>{t('twoFactor.scan')}</li>
           </ol>
           <div className="qr-frame">
-            <img src={setup.qrCodeUrl} alt="QR code to add KeyPanel to your authenticator app" width={200} height={200} />
+            <img src={setup.qrCodeUrl} alt={t('twoFactor.qrAlt')} width={200} height={200} />
           </div>
-          <p className="muted small">Can't scan it? Enter this key in the app instead (time-based, 6 digits):</p>
-          <p className="secret-key mono" data-testid="two-factor-secret" aria-label="Secret key for manual entry">
+          <p className="muted small">{t('twoFactor.cantScan')}</p>
+          <p className="secret-key mono" data-testid="two-factor-secret" aria-label={t('twoFactor.secretLabel')}>
             {groupSecret(setup.secret)}
           </p>
           <ol className="setup-steps" start={2}>
-            <li>Enter the {TWO_FACTOR_CODE_LENGTH}-digit code the app shows.</li>
+            <li>{t('twoFactor.enterCode', { digits: TWO_FACTOR_CODE_LENGTH })}</li>
           </ol>
-          <CodeInput label="Verification code" value={code} onChange={setCode} autoFocus />
+          <CodeInput label={t('twoFactor.verificationCode')} value={code} onChange={setCode} autoFocus />
         </form>
       )}
     </FormModal>

@@ -4,11 +4,13 @@ import { useCallback, useEffect, useState } from 'react';
 import { Icon } from '../../components/ui/icons';
 import { sessionKeys, useLogout } from '../../lib/session';
 import { asyncHandler } from '../../lib/async-handler';
+import { useT } from '../../lib/i18n';
 
 /** How often the screen asks whether maintenance is over. */
 const RETRY_MS = 30_000;
 
 export function MaintenanceScreen({ message }: { message: string }) {
+  const t = useT();
   const queryClient = useQueryClient();
   const logout = useLogout();
   const [checking, setChecking] = useState(false);
@@ -31,12 +33,12 @@ export function MaintenanceScreen({ message }: { message: string }) {
         <div className="maintenance-icon" aria-hidden="true">
           <Icon name="gear" size={32} />
         </div>
-        <h1>Down for maintenance</h1>
+        <h1>{t('maintenance.title')}</h1>
         <p>{message}</p>
-        <p className="muted">This page checks again every 30 seconds.</p>
+        <p className="muted">{t('maintenance.checksAgain')}</p>
         <div className="maintenance-actions">
           <button type="button" className="btn btn-primary" onClick={asyncHandler(check)} disabled={checking}>
-            {checking ? 'Checking…' : 'Try again'}
+            {checking ? t('password.checking') : t('common.tryAgain')}
           </button>
           <button
             type="button"
@@ -46,7 +48,7 @@ export function MaintenanceScreen({ message }: { message: string }) {
               window.location.assign('/login');
             })}
           >
-            Sign out
+            {t('maintenance.signOut')}
           </button>
         </div>
       </div>

@@ -1,6 +1,7 @@
 // Field errors from a zod schema, for a form's `validate`: the first message per field, as the API
 // (which parses the same schema) would answer. Takes the schema as a value, so this module does not
 // bring zod into a page that validates without it (the sign-in page).
+import { validationMessage } from './messages';
 import type { FieldErrors, FormValues } from './use-form';
 
 type Issue = { path: PropertyKey[]; message: string };
@@ -12,7 +13,7 @@ export function schemaErrors<V extends FormValues>(schema: Schema, values: unkno
   const errors: Record<string, string> = {};
   for (const issue of result.error.issues) {
     const field = String(issue.path[0] ?? '');
-    if (field) errors[field] ??= issue.message;
+    if (field) errors[field] ??= validationMessage(issue.message);
   }
   return errors as FieldErrors<V>;
 }

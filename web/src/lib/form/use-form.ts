@@ -4,6 +4,8 @@
 // one submission at a time, and the server's refusal placed on its field or the whole form.
 import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api';
+import { validationMessage } from './messages';
+import { translate } from '../i18n/runtime';
 
 export type FormValues = Record<string, string | boolean>;
 export type FieldErrors<V extends FormValues> = Partial<Record<keyof V & string, string>>;
@@ -23,14 +25,12 @@ export type FormOptions<V extends FormValues> = {
   onInvalid?: (errors: FieldErrors<V>) => void;
 };
 
-const FALLBACK = 'Something went wrong. Please try again.';
-
 /** The API's VALIDATION_ERROR names the field it refused (worker/platform/validate.ts). */
 export function serverFieldError<V extends FormValues>(err: unknown, values: V): FieldErrors<V> | null {
   if (!(err instanceof ApiError) || err.code !== 'VALIDATION_ERROR') return null;
   const field = err.details?.field;
   if (typeof field !== 'string' || !(field in values) || !err.message) return null;
-  return { [field]: err.message } as FieldErrors<V>;
+  return { [field]: validationMessage(err.message) } as FieldErrors<V>;
 }
 
 export function useForm<V extends FormValues>(options: FormOptions<V>) {
@@ -74,7 +74,7 @@ export function useForm<V extends FormValues>(options: FormOptions<V>) {
       setStatus('idle');
       const onField = serverFieldError(err, values);
       if (onField) setErrors(onField);
-      else setFormError(options.onError ? options.onError(err) : errorMessage(err, FALLBACK));
+      else setFormError(options.onError ? options.onError(err) : errorMessage(err, translate('form.failed')));
       return false;
     } finally {
       inFlight.current = false;

@@ -8,6 +8,7 @@ import { PROFILE_REFRESH_MS } from '../constants';
 import { sessionKeys } from './query-keys';
 import { clearSession, setSessionToken, tokenAtom } from './store';
 import { sanitizeToken } from './token';
+import { translate } from '../i18n/runtime';
 
 type User = Schemas['User'];
 
@@ -38,9 +39,9 @@ export function useCompleteSignIn() {
   const queryClient = useQueryClient();
   return useCallback(
     (answer: { token?: unknown; user?: User }) => {
-      if (!answer.token) throw new SignInError('No token received from server');
+      if (!answer.token) throw new SignInError(translate('auth.noToken'));
       const token = sanitizeToken(answer.token);
-      if (!token || !setSessionToken(token)) throw new SignInError('Failed to store valid token');
+      if (!token || !setSessionToken(token)) throw new SignInError(translate('auth.tokenNotStored'));
       if (answer.user) queryClient.setQueryData(sessionKeys.profile, answer.user);
     },
     [queryClient],
