@@ -12,7 +12,8 @@ import { FormModal } from '../../../components/ui/form-modal';
 import { Modal } from '../../../components/ui/modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { DeviceList, HeldSlotList } from './KeyDevices';
 import { KeyUsage } from './KeyUsage';
@@ -123,7 +124,7 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
   const t = useT();
   const form = useForm({
     initial: { reason: '' },
-    validate: (v) => schemaErrors(revokeKeySchema, v),
+    validate: (v) => adminSchemaErrors(revokeKeySchema, v),
     submit: async (v) => {
       await revoke.mutateAsync({ id: licenseKey._id, reason: revokeKeySchema.parse(v).reason });
       toast.success(t('admin.keys.revokeDone'));
@@ -199,7 +200,7 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
   const form = useForm({
     initial: { reason: '' },
     validate: ({ reason }) => {
-      const errors = schemaErrors<{ keyIds: string; reason: string }>(bulkDeleteSchema, { keyIds, reason });
+      const errors = adminSchemaErrors<{ keyIds: string; reason: string }>(bulkDeleteSchema, { keyIds, reason });
       // A refusal of the selection (too many keys) shows where the owner is typing, before the reason's.
       const first = errors.keyIds ?? errors.reason;
       return first ? { reason: first } : {};

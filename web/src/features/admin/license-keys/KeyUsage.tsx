@@ -8,7 +8,8 @@ import { Field } from '../../../components/ui/field';
 import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { FormattedMessage } from 'react-intl';
 import { useT } from '../../../lib/i18n';
@@ -25,7 +26,7 @@ export function KeyUsage({ licenseKey: key, canManage, onChanged }: Props) {
 
   const topUpForm = useForm({
     initial: { amount: '' },
-    validate: (v) => schemaErrors(topUpSchema, { amount: Number(v.amount) }),
+    validate: (v) => adminSchemaErrors(topUpSchema, { amount: Number(v.amount) }),
     submit: async (v) => {
       const amount = Number(v.amount);
       const answer = await topUp.mutateAsync({ keyId: key._id, amount });
@@ -146,7 +147,7 @@ function GrantForm({ keyId, granted, onChanged }: { keyId: string; granted: stri
   const t = useT();
   const form = useForm({
     initial: { entitlements: granted.join(', ') },
-    validate: (v) => schemaErrors(keyEntitlementsSchema, v),
+    validate: (v) => adminSchemaErrors(keyEntitlementsSchema, v),
     submit: async (v) => {
       const { entitlements } = keyEntitlementsSchema.parse(v);
       const answer = await setEntitlements.mutateAsync({ keyId, entitlements });

@@ -22,7 +22,8 @@ import { FormModal } from '../../../components/ui/form-modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../../lib/constants';
-import { schemaErrors, useForm, type FieldErrors } from '../../../lib/form';
+import { useForm, type FieldErrors } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { useDeleteProduct, useSaveProduct } from './api';
 import { FormattedMessage } from 'react-intl';
 import { asyncHandler } from '../../../lib/async-handler';
@@ -184,7 +185,7 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
   const form = useForm<ProductForm>({
     initial: product ? formOf(product) : NEW_PRODUCT,
     // The form's own rules over the schema's, where both speak of one field.
-    validate: (v) => ({ ...schemaErrors<ProductForm>(productInputSchema, productInput(v)), ...formErrors(v) }),
+    validate: (v) => ({ ...adminSchemaErrors<ProductForm>(productInputSchema, productInput(v)), ...formErrors(v) }),
     submit: async (v) => {
       const saved = await save.mutateAsync({ id: product?._id ?? null, product: productInputSchema.parse(productInput(v)) });
       toast.success(editing ? t('admin.products.updated', { name: saved.name }) : t('admin.products.created', { name: saved.name }));

@@ -19,7 +19,8 @@ import { useDebounced } from '../../../lib/debounce';
 import { formatCredits, formatPercent } from '../../../lib/format';
 import { FormattedMessage } from 'react-intl';
 import { useT } from '../../../lib/i18n';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { useProducts } from '../../../lib/products';
 import { useCustomerChoices } from '../users/api';
 import { useDeleteTier, useResellers, useResellerTiers, useSaveTier, useSetCustomerReseller, useSetResellerTier } from './api';
@@ -61,7 +62,12 @@ function TierFormModal({ tier, onClose }: { tier: ResellerTier | null; onClose: 
       isDefault: tier?.isDefault ?? false,
       allProducts: tier ? tier.productIds === null : true,
     },
-    validate: (v) => schemaErrors<TierForm>(resellerTierInputSchema, tierInput(v, chosen)),
+    validate: (v) =>
+      adminSchemaErrors<TierForm>(resellerTierInputSchema, tierInput(v, chosen), {
+        discountPercent: t('admin.tiers.discount'),
+        commissionPercent: t('admin.tiers.commission'),
+        dailyKeyCap: t('admin.tiers.dailyCap'),
+      }),
     submit: async (v) => {
       const saved = await save.mutateAsync({ id: tier?._id ?? null, body: resellerTierInputSchema.parse(tierInput(v, chosen)) });
       toast.success(editing ? t('admin.tiers.updated', { name: saved.name }) : t('admin.tiers.created', { name: saved.name }));

@@ -16,7 +16,8 @@ import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { FormModal } from '../../../components/ui/form-modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { formatCredits, formatUsd } from '../../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
@@ -49,7 +50,7 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
   const t = useT();
   const form = useForm<NewUser>({
     initial: EMPTY_NEW_USER,
-    validate: (v) => schemaErrors(createUserSchema, newUserInput(v)),
+    validate: (v) => adminSchemaErrors(createUserSchema, newUserInput(v)),
     submit: async (v) => {
       // Making a reseller or an owner grants power: the server asks for proof beyond the session.
       const proof = grantsPower(null, v) ? stepUp.proof() : {};
@@ -155,7 +156,7 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
       credits: String(user.credits),
       isActive: user.isActive,
     },
-    validate: (v) => schemaErrors(updateUserSchema, changesOf(user, v)),
+    validate: (v) => adminSchemaErrors(updateUserSchema, changesOf(user, v)),
     submit: async (v) => {
       const changes = changesOf(user, v);
       if (Object.values(changes).every((c) => c === undefined)) {
@@ -228,7 +229,7 @@ export function AddFundsModal({ user, onClose }: { user: User; onClose: () => vo
   const t = useT();
   const form = useForm<Funds>({
     initial: { type: 'balance', amount: '' },
-    validate: (v) => schemaErrors(addFundsSchema, fundsInput(v)),
+    validate: (v) => adminSchemaErrors(addFundsSchema, fundsInput(v)),
     submit: async (v) => {
       const body = addFundsSchema.parse(fundsInput(v));
       const answer = await addFunds.mutateAsync({ id: user._id, body });
