@@ -2,8 +2,6 @@
 // write English; the forms show each message in the language in force, and exactly as the API wrote
 // it in English. A sentence the table knows must still be one the schemas write, or its translation
 // would silently stop showing.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addFundsSchema } from '../../worker/modules/accounts/schemas/admin-users';
 import { bulkDeleteSchema, revokeKeySchema } from '../../worker/modules/keys/schemas/admin-keys';
@@ -11,14 +9,12 @@ import { settingsSchema } from '../../worker/modules/settings/schemas';
 import { adminSchemaErrors, SCHEMA_SENTENCES, schemaMessage } from '../src/features/admin/schema-messages';
 import { switchLanguage } from '../src/lib/i18n';
 
-const WORKER = path.join(import.meta.dirname, '..', '..', 'worker');
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return name === 'test' ? [] : sources(full);
-    return name.endsWith('.ts') ? [readFileSync(full, 'utf8')] : [];
-  });
-}
+/** The Worker's source, its tests left out. */
+const WORKER = import.meta.glob<string>(['../../worker/**/*.ts', '!../../worker/**/test/**'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 
 afterEach(async () => {
   await switchLanguage('en');
@@ -52,7 +48,7 @@ describe('admin validation messages', () => {
   });
 
   it('knows only sentences the Worker’s schemas still write', () => {
-    const worker = sources(WORKER).join('\n');
+    const worker = Object.values(WORKER).join('\n');
     expect(Object.keys(SCHEMA_SENTENCES).filter((sentence) => !worker.includes(sentence))).toEqual([]);
   });
 });
