@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../worker/platform/api-client';
 import { DeliveryAttempts } from '../src/features/admin/webhooks/DeliveryAttempts';
+import { formatDateTime } from '../src/lib/format';
 
 const longAnswer = `<html>${'x'.repeat(300)}</html>`;
 
@@ -59,10 +60,10 @@ describe('a delivery’s attempts', () => {
     const [timedOut, failed, delivered] = items;
     expect(timedOut.textContent).toContain('Attempt 1');
     expect(timedOut.textContent).toContain('No answer');
-    expect(timedOut.textContent).toContain('10000 ms');
+    expect(timedOut.textContent).toContain('10,000 ms');
     expect(timedOut.textContent).toContain('No response within 10 seconds');
     expect(timedOut.querySelector('time')!.getAttribute('dateTime')).toBe('2026-05-01T10:00:00.000Z');
-    expect(timedOut.querySelector('time')!.textContent).toBe(new Date('2026-05-01T10:00:00.000Z').toLocaleString());
+    expect(timedOut.querySelector('time')!.textContent).toBe(formatDateTime('2026-05-01T10:00:00.000Z'));
 
     expect(failed.textContent).toContain('Attempt 2');
     expect(failed.textContent).toContain('HTTP 500');
@@ -90,7 +91,7 @@ describe('a delivery’s attempts', () => {
     });
     render(<DeliveryAttempts delivery={pending} />);
     expect(screen.getByText('17 earlier attempts not kept')).toBeTruthy();
-    expect(screen.getByText(`Next attempt ${new Date('2026-05-01T10:35:05.000Z').toLocaleString()}`)).toBeTruthy();
+    expect(screen.getByText(`Next attempt ${formatDateTime('2026-05-01T10:35:05.000Z')}`)).toBeTruthy();
     expect(screen.getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent)).toEqual([
       'Attempt 18',
       'Attempt 19',

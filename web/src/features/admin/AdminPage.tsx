@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useRef, type ComponentType, type KeyboardEve
 import { useSearchParams } from 'react-router-dom';
 import { Icon } from '../../components/ui/icons';
 import { PageSpinner } from '../../components/ui/spinner';
+import { useT } from '../../lib/i18n';
 import { useCurrentUser } from '../../lib/session';
 import { isTabId, TAB_ICONS, TAB_LABELS, tabsFor, useSelectTab, type TabId } from './tabs';
 
@@ -52,6 +53,7 @@ export function AdminPage() {
   const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
 
   const selectTab = useSelectTab();
+  const t = useT();
 
   // Where the tab row scrolls sideways, the selected tab is kept in view.
   useEffect(() => {
@@ -83,19 +85,16 @@ export function AdminPage() {
     <div className="page">
       <header className="page-header-row">
         <div className="page-header">
-          <h1>{user.role === 'owner' ? 'Admin Panel' : 'Reseller Panel'}</h1>
-          <p className="muted">
-            {user.role === 'owner'
-              ? 'Run the shop: users, products, keys and settings.'
-              : 'Sell keys to your customers and follow your sales.'}
-          </p>
+          <h1>{user.role === 'owner' ? t('admin.title') : t('admin.resellerTitle')}</h1>
+          <p className="muted">{user.role === 'owner' ? t('admin.subtitle') : t('admin.resellerSubtitle')}</p>
         </div>
         {/* The Worker's page, not a route of this app: a plain link, in its own tab so the panel stays open. */}
         <a className="btn btn-secondary btn-sm" href={API_DOCS_URL} target="_blank" rel="noopener">
-          API reference<span className="visually-hidden"> (opens in a new tab)</span>
+          {t('admin.apiReference')}
+          <span className="visually-hidden"> {t('admin.opensInNewTab')}</span>
         </a>
       </header>
-      <div className="tabs" role="tablist" aria-label="Admin sections" onKeyDown={onKeyDown}>
+      <div className="tabs" role="tablist" aria-label={t('admin.sections')} onKeyDown={onKeyDown}>
         {tabs.map((tab) => (
           <button
             key={tab}
@@ -112,17 +111,17 @@ export function AdminPage() {
             onClick={() => selectTab(tab)}
           >
             <Icon name={TAB_ICONS[tab]} size={16} />
-            {TAB_LABELS[tab]}
+            {t(TAB_LABELS[tab])}
           </button>
         ))}
       </div>
       <div
         className="tab-panel"
         {...(refused
-          ? { role: 'region', 'aria-label': TAB_LABELS[refused] }
+          ? { role: 'region', 'aria-label': t(TAB_LABELS[refused]) }
           : { role: 'tabpanel', id: `admin-panel-${selected}`, 'aria-labelledby': `admin-tab-${selected}` })}
       >
-        <Suspense fallback={<PageSpinner label="Loading…" />}>
+        <Suspense fallback={<PageSpinner label={t('admin.loading')} />}>
           <Panel key={shown} />
         </Suspense>
       </div>

@@ -2,6 +2,7 @@
 import { useSearchParams } from 'react-router-dom';
 import type { Schemas } from '../../../../worker/platform/api-client';
 import type { IconName } from '../../components/ui/icons';
+import type { MessageId } from '../../lib/i18n';
 
 type Role = Schemas['Role'];
 
@@ -20,18 +21,19 @@ export const TAB_IDS = [
 ] as const;
 export type TabId = (typeof TAB_IDS)[number];
 
-export const TAB_LABELS: Record<TabId, string> = {
-  overview: 'Overview',
-  users: 'Users',
-  resellers: 'Resellers',
-  products: 'Products',
-  keys: 'License Keys',
-  generate: 'Generate Keys',
-  purchase: 'Direct Purchase',
-  payments: 'Payments',
-  webhooks: 'Webhooks',
-  mail: 'Mail',
-  settings: 'Settings',
+/** Each tab's name, a message. */
+export const TAB_LABELS: Record<TabId, MessageId> = {
+  overview: 'admin.tabs.overview',
+  users: 'admin.tabs.users',
+  resellers: 'admin.tabs.resellers',
+  products: 'admin.tabs.products',
+  keys: 'admin.tabs.keys',
+  generate: 'admin.tabs.generate',
+  purchase: 'admin.tabs.purchase',
+  payments: 'admin.tabs.payments',
+  webhooks: 'admin.tabs.webhooks',
+  mail: 'admin.tabs.mail',
+  settings: 'admin.tabs.settings',
 };
 
 export const TAB_ICONS: Record<TabId, IconName> = {

@@ -2,7 +2,6 @@
 // quantity between 1 and maxKeysPerGeneration with quick buttons, and the keys made, each with a
 // copy button, plus Copy All and a CSV download.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { generationLimitMessage } from '../../../../../worker/modules/keys/schemas/admin-keys';
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Card } from '../../../components/ui/card';
 import { CopyButton } from '../../../components/ui/copy-button';
@@ -16,13 +15,13 @@ import {
   TOAST_GENERATION_MS,
   TOAST_GENERATION_SHORT_MS,
 } from '../../../lib/constants';
-import { formatCredits } from '../../../lib/format';
 import { DurationPicker } from '../../../components/purchase/DurationPicker';
 import { useAllProducts } from '../products/api';
 import { useSettings } from '../settings/api';
 import { useGenerateKeys } from './api';
 import { downloadText, keysCsv } from './csv';
 import { asyncHandler } from '../../../lib/async-handler';
+import { useT } from '../../../lib/i18n';
 
 type LicenseKey = Schemas['LicenseKey'];
 type Product = Schemas['Product'];
@@ -30,35 +29,33 @@ type Product = Schemas['Product'];
 type Generated = { product: Product; days: number; keys: LicenseKey[] };
 
 function GeneratedKeys({ result }: { result: Generated }) {
+  const t = useT();
   const all = result.keys.map((k) => k.key).join('\n');
   const filename = `${result.product.keyTag}-keys-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`;
   return (
     <Card
-      title={`Generated ${formatCredits(result.keys.length)} ${result.keys.length === 1 ? 'key' : 'keys'} for ${result.product.name}`}
+      title={t('admin.generate.resultTitle', { count: result.keys.length, product: result.product.name })}
       className="generated-keys"
       actions={
         <div className="button-row">
           <CopyButton
             text={all}
-            label="Copy all keys"
-            copiedMessage={`${result.keys.length} keys copied to clipboard`}
+            label={t('admin.generate.copyAll')}
+            copiedMessage={t('admin.generate.allCopied', { count: result.keys.length })}
             className="btn btn-secondary"
           />
           <button type="button" className="btn btn-primary" onClick={() => downloadText(filename, keysCsv(result.keys))}>
-            Download CSV
+            {t('admin.generate.downloadCsv')}
           </button>
         </div>
       }
     >
-      <p className="muted">
-        Each key runs for {result.days} {result.days === 1 ? 'day' : 'days'} from its first activation. They are also listed under License
-        Keys.
-      </p>
-      <ol className="generated-list" aria-label="Generated keys">
+      <p className="muted">{t('admin.generate.resultHint', { count: result.days })}</p>
+      <ol className="generated-list" aria-label={t('admin.generate.generatedKeys')}>
         {result.keys.map((k) => (
           <li key={k._id} className="key-box">
             <code>{k.key}</code>
-            <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
+            <CopyButton text={k.key} label={t('admin.keys.copy', { key: k.key })} copiedMessage={t('admin.keys.copied')} />
           </li>
         ))}
       </ol>
@@ -71,6 +68,7 @@ export function GenerateKeysForm() {
   const products = useAllProducts();
   const settings = useSettings(true);
   const generate = useGenerateKeys();
+  const t = useT();
   const limit = settings.data?.maxKeysPerGeneration ?? DEFAULT_MAX_KEYS_PER_GENERATION;
   const active = (products.data ?? []).filter((p) => p.isActive);
 
@@ -82,8 +80,8 @@ export function GenerateKeysForm() {
   const product = active.find((p) => p._id === chosenId) ?? null;
 
   useEffect(() => {
-    if (products.isError) toast.error('Failed to load products');
-  }, [products.isError]);
+    if (products.isError) toast.error(t('admin.products.loadFailed'));
+  }, [products.isError, t]);
 
   function choose(id: string) {
     setChosenId(id);
@@ -97,7 +95,7 @@ export function GenerateKeysForm() {
     if (text !== '' && Number.isFinite(n) && n > limit) {
       setQuantity(String(limit));
       setClamped(true);
-      toast.warning(generationLimitMessage(limit), TOAST_GENERATION_SHORT_MS);
+      toast.warning(t('admin.generate.limit', { limit }), TOAST_GENERATION_SHORT_MS);
       return;
     }
     setClamped(false);
@@ -109,42 +107,42 @@ export function GenerateKeysForm() {
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    if (!product) return toast.error('Please select a product');
-    if (!validCount) return toast.error(count > limit ? generationLimitMessage(limit) : 'Quantity must be a whole number of at least 1');
+    if (!product) return toast.error(t('admin.generate.chooseProductFirst'));
+    if (!validCount) return toast.error(count > limit ? t('admin.generate.limit', { limit }) : t('admin.generate.quantityInvalid'));
     try {
       const answer = await generate.mutateAsync({ productId: product._id, quantity: count, duration: days });
       setResult({ product, days, keys: answer.keys });
-      toast.success(`Generated ${answer.generated} license ${answer.generated === 1 ? 'key' : 'keys'}`, TOAST_GENERATION_MS);
+      toast.success(t('admin.generate.done', { count: answer.generated }), TOAST_GENERATION_MS);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to generate keys'), TOAST_GENERATION_MS);
+      toast.error(errorMessage(err, t('admin.generate.failed')), TOAST_GENERATION_MS);
     }
   }
 
   if (products.isPending) {
     return (
       <div className="panel-loading">
-        <Spinner label="Loading products…" />
+        <Spinner label={t('admin.products.loading')} />
       </div>
     );
   }
   return (
     <>
-      <form className="card generate-form" onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Generate keys">
+      <form className="card generate-form" onSubmit={asyncHandler(onSubmit)} noValidate aria-label={t('admin.generate.form')}>
         {active.length === 0 ? (
-          <p className="notice notice-info">There is no active product. Create or activate one under Products first.</p>
+          <p className="notice notice-info">{t('admin.generate.noActiveProduct')}</p>
         ) : (
-          <SelectField label="Product" value={chosenId} onChange={(e) => choose(e.target.value)} required>
-            <option value="">Choose a product…</option>
+          <SelectField label={t('admin.generate.product')} value={chosenId} onChange={(e) => choose(e.target.value)} required>
+            <option value="">{t('admin.generate.chooseProduct')}</option>
             {active.map((p) => (
               <option key={p._id} value={p._id}>
-                {p.name} ({p.keyTag}, {p.minDays}-{p.maxDays} days)
+                {t('admin.generate.productOption', { name: p.name, keyTag: p.keyTag, min: p.minDays, max: p.maxDays })}
               </option>
             ))}
           </SelectField>
         )}
         {product && <DurationPicker key={product._id} product={product} days={days} onChange={setDays} disabled={generate.isPending} />}
         <div className="field">
-          <label htmlFor={quantityId}>Quantity</label>
+          <label htmlFor={quantityId}>{t('admin.generate.quantity')}</label>
           <input
             id={quantityId}
             type="number"
@@ -158,10 +156,10 @@ export function GenerateKeysForm() {
             disabled={generate.isPending}
           />
           <div id={`${quantityId}-hint`} className={clamped ? 'field-error' : 'field-hint'} role={clamped ? 'alert' : undefined}>
-            {clamped ? generationLimitMessage(limit) : `Between 1 and ${limit} keys per generation.`}
+            {clamped ? t('admin.generate.limit', { limit }) : t('admin.generate.quantityHint', { limit })}
           </div>
         </div>
-        <div className="quick-amounts" role="group" aria-label="Quick quantities">
+        <div className="quick-amounts" role="group" aria-label={t('admin.generate.quickQuantities')}>
           {GENERATION_QUICK_QUANTITIES.filter((q) => q <= limit).map((q) => (
             <button
               key={q}
@@ -176,7 +174,11 @@ export function GenerateKeysForm() {
           ))}
         </div>
         <button type="submit" className="btn btn-primary" disabled={!product || !validCount || generate.isPending}>
-          {generate.isPending ? 'Generating…' : validCount ? `Generate ${count} ${count === 1 ? 'Key' : 'Keys'}` : 'Generate Keys'}
+          {generate.isPending
+            ? t('admin.generate.generating')
+            : validCount
+              ? t('admin.generate.submitCount', { count })
+              : t('admin.generate.submit')}
         </button>
       </form>
       {result && <GeneratedKeys result={result} />}

@@ -1,27 +1,26 @@
 // Generate Keys: owners only. Everyone else reads its refusal.
+import { useT } from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/session';
 import { GenerateKeysForm } from './GenerateKeysForm';
 import { ImportSection } from './ImportSection';
 
-export const GENERATE_ACCESS_DENIED =
-  'Access Denied - Only owners can generate license keys. This feature is restricted to system administrators.';
-
 export function GenerateKeysTab() {
   const user = useCurrentUser()!;
+  const t = useT();
   if (user.role !== 'owner') {
     return (
       <div className="notice notice-error" role="alert">
-        {GENERATE_ACCESS_DENIED}
+        {t('admin.generate.accessDenied')}
       </div>
     );
   }
   return (
     <>
-      <section aria-label="Generate License Keys" className="admin-section">
+      <section aria-label={t('admin.generate.title')} className="admin-section">
         <div className="section-head">
           <div>
-            <h2>Generate License Keys</h2>
-            <p className="muted">Free keys for a product, available until their first activation.</p>
+            <h2>{t('admin.generate.title')}</h2>
+            <p className="muted">{t('admin.generate.subtitle')}</p>
           </div>
         </div>
         <GenerateKeysForm />

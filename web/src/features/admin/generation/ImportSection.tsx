@@ -20,16 +20,17 @@ import {
 import { Field, SelectField, CheckboxField } from '../../../components/ui/field';
 import { ApiError, errorMessage } from '../../../lib/api';
 import { asyncHandler } from '../../../lib/async-handler';
+import { useT, type MessageId } from '../../../lib/i18n';
 import { useAllProducts } from '../products/api';
 import { useAfterKeyChange } from '../license-keys/api';
 import { importChunk } from './api';
 
-const FORMAT_LABELS: Record<ImportFormat, string> = {
-  keypanel: 'KeyPanel (key rows, or an export)',
-  keygen: "Keygen (its licenses' JSON)",
-  lemonsqueezy: 'Lemon Squeezy (license keys, CSV or JSON)',
-  gumroad: 'Gumroad (licenses, CSV or JSON)',
-  polar: "Polar (its license keys' JSON)",
+const FORMAT_LABELS: Record<ImportFormat, MessageId> = {
+  keypanel: 'admin.import.format.keypanel',
+  keygen: 'admin.import.format.keygen',
+  lemonsqueezy: 'admin.import.format.lemonsqueezy',
+  gumroad: 'admin.import.format.gumroad',
+  polar: 'admin.import.format.polar',
 };
 const PREVIEW_ROWS = 5;
 const PREVIEW_COLUMNS = 6;
@@ -149,6 +150,7 @@ function Summary({ run, dryRun }: { run: ImportTally; dryRun: boolean }) {
 
 export function ImportSection() {
   const fileId = useId();
+  const t = useT();
   const products = useAllProducts();
   const afterKeyChange = useAfterKeyChange();
   const [format, setFormat] = useState<ImportFormat>('keypanel');
@@ -221,30 +223,32 @@ export function ImportSection() {
     <section aria-labelledby={`${fileId}-title`} className="admin-section import-section">
       <div className="section-head">
         <div>
-          <h2 id={`${fileId}-title`}>Import licences</h2>
-          <p className="muted">
-            Keys from another system or a KeyPanel export. Customers get accounts without a password, matched by email. Check with a dry run
-            first; importing the same file again changes nothing.
-          </p>
+          <h2 id={`${fileId}-title`}>{t('admin.import.title')}</h2>
+          <p className="muted">{t('admin.import.intro')}</p>
         </div>
       </div>
-      <form className="card import-form" onSubmit={(e) => e.preventDefault()} aria-label="Import licences">
+      <form className="card import-form" onSubmit={(e) => e.preventDefault()} aria-label={t('admin.import.title')}>
         <div className="form-grid">
-          <SelectField label="Format" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat)} disabled={running}>
+          <SelectField
+            label={t('admin.import.formatLabel')}
+            value={format}
+            onChange={(e) => setFormat(e.target.value as ImportFormat)}
+            disabled={running}
+          >
             {IMPORT_FORMATS.map((f) => (
               <option key={f} value={f}>
-                {FORMAT_LABELS[f]}
+                {t(FORMAT_LABELS[f])}
               </option>
             ))}
           </SelectField>
           <SelectField
-            label="Product"
+            label={t('admin.import.product')}
             value={product}
             onChange={(e) => setProduct(e.target.value)}
             disabled={running}
-            hint="For rows that name none (Keygen's, Lemon Squeezy's, Gumroad's and Polar's never do)."
+            hint={t('admin.import.productHint')}
           >
-            <option value="">From the file</option>
+            <option value="">{t('admin.import.fromFile')}</option>
             {active.map((p) => (
               <option key={p._id} value={p.keyTag}>
                 {p.name} ({p.keyTag})
@@ -252,34 +256,29 @@ export function ImportSection() {
             ))}
           </SelectField>
           <Field
-            label="Days (when a row has no expiry)"
+            label={t('admin.import.days')}
             type="number"
             inputMode="numeric"
             min={1}
             value={days}
             onChange={(e) => setDays(e.target.value)}
             disabled={running}
-            hint="Empty: the product's shortest duration."
+            hint={t('admin.import.daysHint')}
           />
           <Field
-            label="Device limit (when a row has none)"
+            label={t('admin.import.devices')}
             type="number"
             inputMode="numeric"
             min={1}
             value={devices}
             onChange={(e) => setDevices(e.target.value)}
             disabled={running}
-            hint="Empty: the product's."
+            hint={t('admin.import.devicesHint')}
           />
         </div>
-        <CheckboxField
-          label="Mail new accounts how to sign in"
-          checked={notify}
-          onChange={(e) => setNotify(e.target.checked)}
-          disabled={running}
-        />
+        <CheckboxField label={t('admin.import.notify')} checked={notify} onChange={(e) => setNotify(e.target.checked)} disabled={running} />
         <div className="field">
-          <label htmlFor={fileId}>File (CSV, JSON or JSON lines)</label>
+          <label htmlFor={fileId}>{t('admin.import.file')}</label>
           <input
             id={fileId}
             type="file"
@@ -293,7 +292,7 @@ export function ImportSection() {
         {file && <UnreadFields format={format} records={file.records} />}
         <div className="button-row">
           <button type="button" className="btn btn-secondary" disabled={!file || running} onClick={asyncHandler(() => run(true))}>
-            Check (dry run)
+            {t('admin.import.check')}
           </button>
           <button
             type="button"
@@ -301,7 +300,7 @@ export function ImportSection() {
             disabled={!file || running || stage.kind !== 'checked'}
             onClick={asyncHandler(() => run(false))}
           >
-            Import
+            {t('admin.import.submit')}
           </button>
         </div>
         <div aria-live="polite">

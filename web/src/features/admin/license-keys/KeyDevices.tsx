@@ -10,6 +10,7 @@ import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { deviceName, shortFingerprint } from '../../../lib/devices';
 import { formatDateTime, formatRelativeTime } from '../../../lib/format';
+import { useT } from '../../../lib/i18n';
 import { useReleaseHeldSlot, useReleaseSeat, useRemoveActivation } from './api';
 
 type LicenseKey = Schemas['LicenseKey'];
@@ -23,17 +24,18 @@ export function DeviceList({ licenseKey, canManage, onChanged }: Props) {
   const remove = useRemoveActivation();
   const releaseSeat = useReleaseSeat();
   const [confirming, setConfirming] = useState<string | null>(null);
+  const t = useT();
   const floating = licenseKey.activations.some((a) => a.leaseExpiresAt !== null);
   const live = licenseKey.activations.filter((a) => a.leaseExpiresAt === null || isAhead(a.leaseExpiresAt));
 
   async function onReleaseSeat(activationId: string) {
     try {
       const answer = await releaseSeat.mutateAsync({ keyId: licenseKey._id, activationId });
-      toast.success('Seat released; another device can take it now');
+      toast.success(t('admin.devices.seatReleased'));
       setConfirming(null);
       onChanged(answer.licenseKey);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to release the seat'));
+      toast.error(errorMessage(err, t('admin.devices.seatReleaseFailed')));
     }
   }
 
@@ -41,23 +43,23 @@ export function DeviceList({ licenseKey, canManage, onChanged }: Props) {
     try {
       const answer = await remove.mutateAsync({ keyId: licenseKey._id, activationId });
       // Its slot stays held while the device's offline token may live (see Held slots).
-      toast.success('Device removed');
+      toast.success(t('admin.devices.removed'));
       setConfirming(null);
       onChanged(answer.licenseKey);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to remove the device'));
+      toast.error(errorMessage(err, t('admin.devices.removeFailed')));
     }
   }
 
-  if (licenseKey.activations.length === 0) return <p className="muted">No device has activated this key yet.</p>;
+  if (licenseKey.activations.length === 0) return <p className="muted">{t('admin.devices.none')}</p>;
   return (
     <>
       {floating && (
         <p className="muted small" data-testid="seats-in-use">
-          Seats in use: {live.length} of {licenseKey.maxActivations}
+          {t('admin.devices.seatsInUse', { used: live.length, max: licenseKey.maxActivations })}
         </p>
       )}
-      <ul className="admin-device-list" aria-label={floating ? 'Seats' : 'Activated devices'}>
+      <ul className="admin-device-list" aria-label={floating ? t('admin.devices.seats') : t('admin.devices.activated')}>
         {licenseKey.activations.map((a) => {
           const model = deviceName(a);
           const leased = isAhead(a.leaseExpiresAt);
@@ -68,22 +70,28 @@ export function DeviceList({ licenseKey, canManage, onChanged }: Props) {
                 <code title={a.deviceFingerprint}>{shortFingerprint(a.deviceFingerprint)}</code>
                 {model && <span className="muted"> · {model}</span>}
                 <div className="muted small">
-                  Activated {formatDateTime(a.activatedAt)} · last {a.leaseExpiresAt === null ? 'used' : 'heartbeat'}{' '}
-                  {formatRelativeTime(a.lastUsed ?? a.activatedAt)}
-                  {a.leaseExpiresAt !== null &&
-                    (leased ? ` · seat held until ${formatDateTime(a.leaseExpiresAt)}` : ' · seat free (lease ended)')}
-                  {borrowed && ` · borrowed until ${formatDateTime(a.borrowedUntil)}`}
-                  {a.replacePendingAt && ' · waiting for its replacement'}
+                  {[
+                    t('admin.devices.activatedAt', { when: formatDateTime(a.activatedAt) }),
+                    t(a.leaseExpiresAt === null ? 'admin.devices.lastUsed' : 'admin.devices.lastHeartbeat', {
+                      when: formatRelativeTime(a.lastUsed ?? a.activatedAt),
+                    }),
+                    a.leaseExpiresAt !== null &&
+                      (leased ? t('admin.devices.seatHeldUntil', { when: formatDateTime(a.leaseExpiresAt) }) : t('admin.devices.seatFree')),
+                    borrowed && t('admin.devices.borrowedUntil', { when: formatDateTime(a.borrowedUntil) }),
+                    a.replacePendingAt && t('admin.devices.waitingReplacement'),
+                  ]
+                    .filter(Boolean)
+                    .join(' · ')}
                 </div>
               </div>
               {canManage && leased && (
                 <InlineConfirm
                   confirming={confirming === `seat:${a._id}`}
-                  label="Release seat"
-                  ariaLabel={`Release the seat of ${shortFingerprint(a.deviceFingerprint)}`}
-                  groupLabel="Confirm seat release"
-                  confirmLabel="Confirm release"
-                  busyLabel="Releasing…"
+                  label={t('admin.devices.releaseSeat')}
+                  ariaLabel={t('admin.devices.releaseSeatOf', { device: shortFingerprint(a.deviceFingerprint) })}
+                  groupLabel={t('admin.devices.confirmSeatRelease')}
+                  confirmLabel={t('admin.devices.confirmRelease')}
+                  busyLabel={t('admin.devices.releasing')}
                   busy={releaseSeat.isPending}
                   onAsk={() => setConfirming(`seat:${a._id}`)}
                   onKeep={() => setConfirming(null)}
@@ -93,11 +101,11 @@ export function DeviceList({ licenseKey, canManage, onChanged }: Props) {
               {canManage && (
                 <InlineConfirm
                   confirming={confirming === a._id}
-                  label="Remove"
-                  ariaLabel={`Remove device ${shortFingerprint(a.deviceFingerprint)}`}
-                  groupLabel="Confirm device removal"
-                  confirmLabel="Confirm removal"
-                  busyLabel="Removing…"
+                  label={t('admin.devices.remove')}
+                  ariaLabel={t('admin.devices.removeDevice', { device: shortFingerprint(a.deviceFingerprint) })}
+                  groupLabel={t('admin.devices.confirmRemoval')}
+                  confirmLabel={t('admin.devices.confirmRemove')}
+                  busyLabel={t('admin.devices.removing')}
                   busy={remove.isPending}
                   onAsk={() => setConfirming(a._id)}
                   onKeep={() => setConfirming(null)}
@@ -115,43 +123,42 @@ export function DeviceList({ licenseKey, canManage, onChanged }: Props) {
 export function HeldSlotList({ licenseKey, canManage, onChanged }: Props) {
   const release = useReleaseHeldSlot();
   const [confirming, setConfirming] = useState<string | null>(null);
+  const t = useT();
   const slots = licenseKey.heldSlots ?? [];
   if (slots.length === 0) return null;
 
   async function onRelease(slotId: string) {
     try {
       const answer = await release.mutateAsync({ keyId: licenseKey._id, slotId });
-      toast.success('Slot released; a new device can take it now');
+      toast.success(t('admin.devices.slotReleased'));
       setConfirming(null);
       onChanged(answer.licenseKey);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to release the slot'));
+      toast.error(errorMessage(err, t('admin.devices.slotReleaseFailed')));
     }
   }
 
   return (
     <>
-      <h3 className="section-title">Held slots</h3>
-      <p className="muted small">
-        Devices that left this key may keep working offline until their token expires, so their slots stay taken until then.
-      </p>
-      <ul className="admin-device-list" aria-label="Held slots">
+      <h3 className="section-title">{t('admin.devices.heldSlots')}</h3>
+      <p className="muted small">{t('admin.devices.heldSlotsHint')}</p>
+      <ul className="admin-device-list" aria-label={t('admin.devices.heldSlots')}>
         {slots.map((h) => (
           <li key={h._id}>
             <div className="admin-device-main">
               <code title={h.deviceFingerprint}>{shortFingerprint(h.deviceFingerprint)}</code>
               <div className="muted small">
-                Released {formatDateTime(h.releasedAt)} · frees {formatDateTime(h.freesAt)}
+                {t('admin.devices.releasedFrees', { released: formatDateTime(h.releasedAt), frees: formatDateTime(h.freesAt) })}
               </div>
             </div>
             {canManage && (
               <InlineConfirm
                 confirming={confirming === h._id}
-                label="Release now"
-                ariaLabel={`Release slot of ${shortFingerprint(h.deviceFingerprint)} now`}
-                groupLabel="Confirm slot release"
-                confirmLabel="Confirm release"
-                busyLabel="Releasing…"
+                label={t('admin.devices.releaseNow')}
+                ariaLabel={t('admin.devices.releaseSlotOf', { device: shortFingerprint(h.deviceFingerprint) })}
+                groupLabel={t('admin.devices.confirmSlotRelease')}
+                confirmLabel={t('admin.devices.confirmRelease')}
+                busyLabel={t('admin.devices.releasing')}
                 busy={release.isPending}
                 onAsk={() => setConfirming(h._id)}
                 onKeep={() => setConfirming(null)}

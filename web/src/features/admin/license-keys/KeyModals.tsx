@@ -12,7 +12,8 @@ import { FormModal } from '../../../components/ui/form-modal';
 import { Modal } from '../../../components/ui/modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { formatCredits, formatDateTime } from '../../../lib/format';
 import { DeviceList, HeldSlotList } from './KeyDevices';
 import { KeyUsage } from './KeyUsage';
@@ -20,87 +21,95 @@ import { KeyRenewal } from './KeyRenewal';
 import { daysLeft, daysTone, KEY_STATUS_LABELS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { licenseKeys, loadKeyHistory, useBulkDeleteKeys, useDeleteKey, useRevokeKey } from './api';
 import { KeyHistory } from '../../../components/KeyHistory';
+import { FormattedMessage } from 'react-intl';
 import { asyncHandler } from '../../../lib/async-handler';
+import { useT, type MessageId } from '../../../lib/i18n';
 
 type LicenseKey = Schemas['LicenseKey'];
 
-const plural = (n: number, word: string) => `${formatCredits(n)} ${word}${n === 1 ? '' : 's'}`;
-const METHOD_LABELS: Record<LicenseKey['metadata']['generationMethod'], string> = {
-  automatic: 'Generated',
-  purchase: 'Bought in the shop',
-  reseller: 'Sold by a reseller',
-  direct: 'Direct purchase',
+const METHOD_LABELS: Record<LicenseKey['metadata']['generationMethod'], MessageId> = {
+  automatic: 'admin.keys.origin.automatic',
+  purchase: 'admin.keys.origin.purchase',
+  reseller: 'admin.keys.origin.reseller',
+  direct: 'admin.keys.origin.direct',
 };
 
 export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey: LicenseKey; canManage: boolean; onClose: () => void }) {
   const [key, setKey] = useState(licenseKey);
+  const t = useT();
   const status = shownStatus(key);
   const left = daysLeft(key);
   return (
     <Modal
       open
-      title="License Key Details"
+      title={t('admin.keys.detailsTitle')}
       onClose={onClose}
       size="lg"
       footer={
         <button type="button" className="btn btn-secondary" onClick={onClose}>
-          Close
+          {t('admin.keys.close')}
         </button>
       }
     >
       <div className="key-box">
         <code>{key.key}</code>
-        <CopyButton text={key.key} label={`Copy license key ${key.key}`} copiedMessage="License key copied to clipboard" />
+        <CopyButton text={key.key} label={t('admin.keys.copy', { key: key.key })} copiedMessage={t('admin.keys.copied')} />
       </div>
       <dl className="key-details admin-key-details">
-        <Detail label="Status">
-          <Badge tone={KEY_STATUS_TONES[status]}>{KEY_STATUS_LABELS[status]}</Badge>
+        <Detail label={t('admin.keys.status')}>
+          <Badge tone={KEY_STATUS_TONES[status]}>{t(KEY_STATUS_LABELS[status])}</Badge>
         </Detail>
-        <Detail label="Days remaining">
+        <Detail label={t('admin.keys.daysRemaining')}>
           {left === null ? (
-            <span className="muted">{status === 'available' ? 'Starts at first activation' : '—'}</span>
+            <span className="muted">{status === 'available' ? t('admin.keys.startsAtActivation') : '—'}</span>
           ) : (
             <span className={`days-left days-${daysTone(left)}`} data-testid="days-remaining">
-              {plural(left, 'day')}
+              {t('admin.keys.days', { count: left })}
             </span>
           )}
         </Detail>
-        <Detail label="Product">
-          {key.product.name || 'Unknown Product'} <span className="key-tag">{key.product.keyTag}</span>
+        <Detail label={t('admin.keys.product')}>
+          {key.product.name || t('admin.keys.unknownProduct')} <span className="key-tag">{key.product.keyTag}</span>
         </Detail>
-        <Detail label="Type">
+        <Detail label={t('admin.keys.type')}>
           <span className="capitalize">{key.product.productType}</span>
         </Detail>
-        <Detail label="Duration">{plural(key.duration, 'day')}</Detail>
-        <Detail label="Expires">
+        <Detail label={t('admin.keys.duration')}>{t('admin.keys.days', { count: key.duration })}</Detail>
+        <Detail label={t('admin.keys.expires')}>
           {key.expiryModel === 'perpetual'
-            ? 'Never (perpetual)'
+            ? t('admin.keys.neverPerpetual')
             : key.expiresAt
               ? formatDateTime(key.expiresAt)
-              : 'At first activation + duration'}
+              : t('admin.keys.atFirstActivation')}
         </Detail>
-        <Detail label="Auto-renewal">
-          {key.autoRenewDays === null ? 'Off' : `${plural(key.autoRenewDays, 'day')} at a time`}
-          {key.autoRenewFailedAt && <span className="muted"> · failed {formatDateTime(key.autoRenewFailedAt)}</span>}
+        <Detail label={t('admin.keys.autoRenewal')}>
+          {key.autoRenewDays === null ? t('admin.keys.autoRenewOff') : t('admin.keys.autoRenewDays', { count: key.autoRenewDays })}
+          {key.autoRenewFailedAt && (
+            <span className="muted"> · {t('admin.keys.autoRenewFailed', { when: formatDateTime(key.autoRenewFailedAt) })}</span>
+          )}
         </Detail>
-        <Detail label="Purchased by">{key.purchasedBy?.username ?? <span className="muted">Not purchased</span>}</Detail>
-        <Detail label="Purchased">{formatDateTime(key.purchasedAt)}</Detail>
-        <Detail label="Created by">{key.createdBy?.username ?? '—'}</Detail>
-        <Detail label="Created">{formatDateTime(key.createdAt)}</Detail>
-        <Detail label="Price">{plural(key.purchasePrice, 'credit')}</Detail>
-        <Detail label="Origin">{METHOD_LABELS[key.metadata.generationMethod] ?? key.metadata.generationMethod}</Detail>
-        <Detail label="First used">{formatDateTime(key.firstUsedAt)}</Detail>
-        <Detail label="Devices">
-          {key.activations.length} / {key.maxActivations}
-          {(key.heldSlots?.length ?? 0) > 0 && <span className="muted"> (+{key.heldSlots.length} held)</span>}
+        <Detail label={t('admin.keys.purchasedBy')}>
+          {key.purchasedBy?.username ?? <span className="muted">{t('admin.keys.notPurchased')}</span>}
+        </Detail>
+        <Detail label={t('admin.keys.purchased')}>{formatDateTime(key.purchasedAt)}</Detail>
+        <Detail label={t('admin.keys.createdBy')}>{key.createdBy?.username ?? '—'}</Detail>
+        <Detail label={t('admin.keys.created')}>{formatDateTime(key.createdAt)}</Detail>
+        <Detail label={t('admin.keys.price')}>{t('admin.keys.credits', { count: key.purchasePrice })}</Detail>
+        <Detail label={t('admin.keys.origin')}>
+          {key.metadata.generationMethod in METHOD_LABELS ? t(METHOD_LABELS[key.metadata.generationMethod]) : key.metadata.generationMethod}
+        </Detail>
+        <Detail label={t('admin.keys.firstUsed')}>{formatDateTime(key.firstUsedAt)}</Detail>
+        <Detail label={t('admin.keys.devices')}>
+          {t('admin.keys.devicesOf', { used: formatCredits(key.activations.length), max: formatCredits(key.maxActivations) })}
+          {(key.heldSlots?.length ?? 0) > 0 && <span className="muted"> {t('admin.keys.held', { count: key.heldSlots.length })}</span>}
         </Detail>
       </dl>
       {key.status === 'revoked' && (
         <div className="notice notice-error" role="status">
-          Revoked{key.revokeReason ? `: ${key.revokeReason}` : ''}
+          {key.revokeReason ? t('admin.keys.revokedBecause', { reason: key.revokeReason }) : t('admin.keys.revoked')}
         </div>
       )}
-      <h3 className="section-title">Devices</h3>
+      <h3 className="section-title">{t('admin.keys.devices')}</h3>
       <DeviceList licenseKey={key} canManage={canManage} onChanged={setKey} />
       <HeldSlotList licenseKey={key} canManage={canManage} onChanged={setKey} />
       <KeyUsage licenseKey={key} canManage={canManage} onChanged={setKey} />
@@ -112,16 +121,17 @@ export function KeyDetailsModal({ licenseKey, canManage, onClose }: { licenseKey
 
 export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
   const revoke = useRevokeKey();
+  const t = useT();
   const form = useForm({
     initial: { reason: '' },
-    validate: (v) => schemaErrors(revokeKeySchema, v),
+    validate: (v) => adminSchemaErrors(revokeKeySchema, v),
     submit: async (v) => {
       await revoke.mutateAsync({ id: licenseKey._id, reason: revokeKeySchema.parse(v).reason });
-      toast.success('License key revoked');
+      toast.success(t('admin.keys.revokeDone'));
       onClose();
     },
     onError: (err) => {
-      toast.error(errorMessage(err, 'Failed to revoke license key'));
+      toast.error(errorMessage(err, t('admin.keys.revokeFailed')));
       return null;
     },
   });
@@ -129,19 +139,19 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
   return (
     <FormModal
       open
-      title="Revoke License Key"
+      title={t('admin.keys.revokeTitle')}
       onClose={onClose}
       busy={revoke.isPending}
       formId="revoke-key-form"
-      submitLabel="Revoke Key"
-      busyLabel="Revoking…"
+      submitLabel={t('admin.keys.revokeSubmit')}
+      busyLabel={t('admin.keys.revoking')}
       tone="danger"
     >
       <form id="revoke-key-form" onSubmit={form.onSubmit} noValidate>
         <p>
-          The key <code>{licenseKey.key}</code> stops working on every device at once. This cannot be undone.
+          <FormattedMessage id="admin.keys.revokeWarning" values={{ key: licenseKey.key, code: (chunks) => <code>{chunks}</code> }} />
         </p>
-        <TextAreaField label="Reason for revoking" rows={3} maxLength={500} {...form.field('reason')} autoFocus />
+        <TextAreaField label={t('admin.keys.revokeReason')} rows={3} maxLength={500} {...form.field('reason')} autoFocus />
       </form>
     </FormModal>
   );
@@ -149,51 +159,60 @@ export function RevokeKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey
 
 export function DeleteKeyModal({ licenseKey, onClose }: { licenseKey: LicenseKey; onClose: () => void }) {
   const remove = useDeleteKey();
+  const t = useT();
   async function onConfirm() {
     try {
       await remove.mutateAsync(licenseKey._id);
-      toast.success('License key deleted');
+      toast.success(t('admin.keys.deleteDone'));
       onClose();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to delete license key'));
+      toast.error(errorMessage(err, t('admin.keys.deleteFailed')));
     }
   }
   return (
     <ConfirmModal
-      title="Delete License Key"
-      confirmLabel="Delete Key"
-      busyLabel="Deleting…"
+      title={t('admin.keys.deleteTitle')}
+      confirmLabel={t('admin.keys.deleteSubmit')}
+      busyLabel={t('admin.keys.deleting')}
       busy={remove.isPending}
       onConfirm={asyncHandler(onConfirm)}
       onClose={onClose}
     >
       <p>
-        Delete <code>{licenseKey.key}</code> ({licenseKey.product.name || 'Unknown Product'}) for good, with its{' '}
-        {plural(licenseKey.activations.length, 'device')}?
+        <FormattedMessage
+          id="admin.keys.deleteConfirm"
+          values={{
+            key: licenseKey.key,
+            product: licenseKey.product.name || t('admin.keys.unknownProduct'),
+            count: licenseKey.activations.length,
+            code: (chunks) => <code>{chunks}</code>,
+          }}
+        />
       </p>
-      <p className="muted">The deletion is permanent and recorded in the audit log.</p>
+      <p className="muted">{t('admin.keys.deletePermanent')}</p>
     </ConfirmModal>
   );
 }
 
 export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string[]; onClose: () => void; onDeleted: () => void }) {
   const bulk = useBulkDeleteKeys();
+  const t = useT();
   const form = useForm({
     initial: { reason: '' },
     validate: ({ reason }) => {
-      const errors = schemaErrors<{ keyIds: string; reason: string }>(bulkDeleteSchema, { keyIds, reason });
+      const errors = adminSchemaErrors<{ keyIds: string; reason: string }>(bulkDeleteSchema, { keyIds, reason });
       // A refusal of the selection (too many keys) shows where the owner is typing, before the reason's.
       const first = errors.keyIds ?? errors.reason;
       return first ? { reason: first } : {};
     },
     submit: async ({ reason }) => {
       const answer = await bulk.mutateAsync(bulkDeleteSchema.parse({ keyIds, reason }));
-      toast.success(answer.message);
+      toast.success(t('admin.keys.bulkDone', { count: answer.deleted }));
       onDeleted();
       onClose();
     },
     onError: (err) => {
-      toast.error(errorMessage(err, 'Failed to delete license keys'));
+      toast.error(errorMessage(err, t('admin.keys.bulkFailed')));
       return null;
     },
   });
@@ -201,21 +220,18 @@ export function BulkDeleteModal({ keyIds, onClose, onDeleted }: { keyIds: string
   return (
     <FormModal
       open
-      title="Delete Selected Keys"
+      title={t('admin.keys.bulkTitle')}
       onClose={onClose}
       busy={bulk.isPending}
       formId="bulk-delete-form"
-      submitLabel={`Delete ${plural(keyIds.length, 'Key')}`}
-      busyLabel="Deleting…"
+      submitLabel={t('admin.keys.bulkSubmit', { count: keyIds.length })}
+      busyLabel={t('admin.keys.deleting')}
       tone="danger"
       submitDisabled={keyIds.length === 0}
     >
       <form id="bulk-delete-form" onSubmit={form.onSubmit} noValidate>
-        <p>
-          {plural(keyIds.length, 'selected key')} and their devices will be deleted for good. The deletion is permanent and recorded with
-          your reason.
-        </p>
-        <TextAreaField label="Reason for deleting" rows={3} maxLength={500} {...form.field('reason')} autoFocus />
+        <p>{t('admin.keys.bulkWarning', { count: keyIds.length })}</p>
+        <TextAreaField label={t('admin.keys.bulkReason')} rows={3} maxLength={500} {...form.field('reason')} autoFocus />
       </form>
     </FormModal>
   );

@@ -14,6 +14,7 @@ import { formatCredits, formatDateTime } from '../../../lib/format';
 import { useIdempotencyKey } from '../../../lib/idempotency';
 import { useProducts } from '../../../lib/products';
 import { purchaseErrorMessage } from '../../../lib/purchase';
+import { useT } from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/session';
 import { useAfterKeyChange } from './api';
 
@@ -21,6 +22,7 @@ type LicenseKey = Schemas['LicenseKey'];
 
 export function KeyRenewal({ licenseKey: k, onChanged }: { licenseKey: LicenseKey; onChanged: (key: LicenseKey) => void }) {
   const me = useCurrentUser();
+  const t = useT();
   const isOwner = me?.role === 'owner';
   const mine = k.createdBy?._id === me?._id && k.metadata.generationMethod === 'reseller';
   const product = useProducts().data?.find((p) => p._id === k.product._id);
@@ -63,45 +65,52 @@ export function KeyRenewal({ licenseKey: k, onChanged }: { licenseKey: LicenseKe
     try {
       const answer = await renew.mutateAsync({ days: n, chargeTo: isOwner && charge ? customerId : null });
       attempt.done();
-      toast.success(`Renewed ${answer.renewal.key} for ${answer.renewal.days} days`);
+      toast.success(t('admin.renewal.done', { key: answer.renewal.key, count: answer.renewal.days }));
       onChanged({ ...k, status: 'used', expiresAt: answer.renewal.expiresAt, autoRenewFailedAt: null });
     } catch (err) {
-      toast.error(purchaseErrorMessage(err, 'Failed to renew the license key'));
+      toast.error(purchaseErrorMessage(err, t('admin.renewal.failed')));
     }
   }
 
   return (
     <section className="key-renewal" aria-labelledby={`renew-${k._id}`}>
       <h3 id={`renew-${k._id}`} className="section-title">
-        Renew
+        {t('admin.renewal.title')}
       </h3>
       <div className="form-grid">
         <Field
-          label="Days to add"
+          label={t('admin.renewal.daysToAdd')}
           type="number"
           inputMode="numeric"
           min={1}
           value={days}
           onChange={(e) => setDays(e.target.value)}
-          hint={product ? `${product.minDays} to ${product.maxDays} when charged` : undefined}
+          hint={product ? t('admin.renewal.daysHint', { min: product.minDays, max: product.maxDays }) : undefined}
         />
         {isOwner && customerId && (
           <CheckboxField
-            label={`Charge ${k.purchasedBy!.username} the product's price`}
-            hint="Unticked, the extension is free"
+            label={t('admin.renewal.charge', { username: k.purchasedBy!.username })}
+            hint={t('admin.renewal.chargeHint')}
             checked={charge}
             onChange={(e) => setCharge(e.target.checked)}
           />
         )}
       </div>
       <p data-testid="renewal-price">
-        {price === null ? 'Working out the price…' : price === 0 ? 'Free' : `Price: ${formatCredits(price)} credits`}
+        {price === null
+          ? t('admin.renewal.pricing')
+          : price === 0
+            ? t('admin.renewal.free')
+            : t('admin.renewal.price', { credits: formatCredits(price) })}
         {valid && k.expiresAt && (
-          <span className="muted"> · new expiry {formatDateTime(Math.max(Date.parse(k.expiresAt), openedAt) + n * 86_400_000)}</span>
+          <span className="muted">
+            {' '}
+            · {t('admin.renewal.newExpiry', { when: formatDateTime(Math.max(Date.parse(k.expiresAt), openedAt) + n * 86_400_000) })}
+          </span>
         )}
       </p>
       <button type="button" className="btn btn-primary btn-sm" disabled={!valid || renew.isPending} onClick={asyncHandler(onRenew)}>
-        {renew.isPending ? 'Renewing…' : 'Renew key'}
+        {renew.isPending ? t('admin.renewal.renewing') : t('admin.renewal.submit')}
       </button>
     </section>
   );

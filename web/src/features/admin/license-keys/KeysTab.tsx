@@ -14,6 +14,7 @@ import { QueryState } from '../../../components/ui/query-state';
 import { EXPIRY_WARNING_DAYS } from '../../../lib/constants';
 import { useDebounced } from '../../../lib/debounce';
 import { formatDate, formatCredits } from '../../../lib/format';
+import { useT } from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/session';
 import { daysLeft, KEY_STATUS_LABELS, KEY_STATUS_OPTIONS, KEY_STATUS_TONES, shownStatus } from './key-status';
 import { BulkDeleteModal, DeleteKeyModal, KeyDetailsModal, RevokeKeyModal } from './KeyModals';
@@ -37,9 +38,10 @@ function KeyCard({
   onSelect: (on: boolean) => void;
   open: (d: Dialog) => void;
 }) {
+  const t = useT();
   const status = shownStatus(k);
   const left = daysLeft(k);
-  const productName = k.product.name || 'Unknown Product';
+  const productName = k.product.name || t('admin.keys.unknownProduct');
   const headingId = `admin-key-${k._id}`;
   return (
     <li className={`card admin-key-card${selected ? ' selected' : ''}`}>
@@ -50,7 +52,7 @@ function KeyCard({
             className="admin-key-select"
             checked={selected}
             onChange={(e) => onSelect(e.target.checked)}
-            aria-label={`Select ${k.key}`}
+            aria-label={t('admin.keys.select', { key: k.key })}
           />
         )}
         <div className="admin-key-title">
@@ -59,11 +61,11 @@ function KeyCard({
           </h3>
           <div className="user-card-badges">
             <span className="key-tag">{k.product.keyTag}</span>
-            <Badge tone={KEY_STATUS_TONES[status]}>{KEY_STATUS_LABELS[status]}</Badge>
+            <Badge tone={KEY_STATUS_TONES[status]}>{t(KEY_STATUS_LABELS[status])}</Badge>
             {left !== null && left <= EXPIRY_WARNING_DAYS && (
               // Spelled as the spec has it ('3d left'), not capitalised.
-              <Badge tone="orange" asWritten title={`Expires in ${left} ${left === 1 ? 'day' : 'days'}`}>
-                {left}d left
+              <Badge tone="orange" asWritten title={t('admin.keys.expiresIn', { count: left })}>
+                {t('admin.keys.daysLeftShort', { count: left })}
               </Badge>
             )}
           </div>
@@ -71,45 +73,47 @@ function KeyCard({
       </div>
       <div className="key-box">
         <code>{k.key}</code>
-        <CopyButton text={k.key} label={`Copy license key ${k.key}`} copiedMessage="License key copied to clipboard" />
+        <CopyButton text={k.key} label={t('admin.keys.copy', { key: k.key })} copiedMessage={t('admin.keys.copied')} />
       </div>
       <dl className="key-details">
-        <Detail label="Owner">{k.purchasedBy?.username ?? <span className="muted">Unsold</span>}</Detail>
-        <Detail label="Created by">{k.createdBy?.username ?? '—'}</Detail>
-        <Detail label="Created">{formatDate(k.createdAt)}</Detail>
-        <Detail label="Expires">{k.expiresAt ? formatDate(k.expiresAt) : `${k.duration}d after activation`}</Detail>
-        <Detail label="Price">{formatCredits(k.purchasePrice)} credits</Detail>
-        <Detail label="Devices">
-          {k.activations.length} / {k.maxActivations}
+        <Detail label={t('admin.keys.owner')}>{k.purchasedBy?.username ?? <span className="muted">{t('admin.keys.unsold')}</span>}</Detail>
+        <Detail label={t('admin.keys.createdBy')}>{k.createdBy?.username ?? '—'}</Detail>
+        <Detail label={t('admin.keys.created')}>{formatDate(k.createdAt)}</Detail>
+        <Detail label={t('admin.keys.expires')}>
+          {k.expiresAt ? formatDate(k.expiresAt) : t('admin.keys.daysAfterActivation', { count: k.duration })}
+        </Detail>
+        <Detail label={t('admin.keys.price')}>{t('admin.keys.priceCredits', { credits: formatCredits(k.purchasePrice) })}</Detail>
+        <Detail label={t('admin.keys.devices')}>
+          {t('admin.keys.devicesOf', { used: formatCredits(k.activations.length), max: formatCredits(k.maxActivations) })}
         </Detail>
       </dl>
       <div className="user-card-actions">
         <button
           type="button"
           className="btn btn-secondary btn-sm"
-          aria-label={`Details of ${k.key}`}
+          aria-label={t('admin.keys.detailsOf', { key: k.key })}
           onClick={() => open({ kind: 'details', key: k })}
         >
-          Details
+          {t('admin.keys.details')}
         </button>
         {isOwner && k.status !== 'revoked' && (
           <button
             type="button"
             className="btn btn-secondary btn-sm"
-            aria-label={`Revoke ${k.key}`}
+            aria-label={t('admin.keys.revokeNamed', { key: k.key })}
             onClick={() => open({ kind: 'revoke', key: k })}
           >
-            Revoke
+            {t('admin.keys.revoke')}
           </button>
         )}
         {isOwner && (
           <button
             type="button"
             className="btn btn-danger btn-sm"
-            aria-label={`Delete ${k.key}`}
+            aria-label={t('admin.keys.deleteNamed', { key: k.key })}
             onClick={() => open({ kind: 'delete', key: k })}
           >
-            Delete
+            {t('admin.keys.delete')}
           </button>
         )}
       </div>
@@ -127,6 +131,7 @@ export function KeysTab() {
   const [dialog, setDialog] = useState<Dialog>(null);
   const [debouncedSearch] = useDebounced(search);
   const keys = useLicenseKeys({ page, search: debouncedSearch, status });
+  const t = useT();
 
   // A failed load of the admin key list is logged, not toasted.
   useEffect(() => {
@@ -140,7 +145,7 @@ export function KeysTab() {
 
   const list = keys.data?.keys ?? [];
   const allSelected = list.length > 0 && list.every((k) => selected.has(k._id));
-  const title = isOwner ? 'License Key Management' : 'My License Keys';
+  const title = isOwner ? t('admin.keys.title') : t('admin.keys.resellerTitle');
 
   function toggle(id: string, on: boolean) {
     setSelected((s) => {
@@ -173,20 +178,20 @@ export function KeysTab() {
           <h2 id="keys-title">{title}</h2>
           <p className="muted">
             {keys.data
-              ? `${formatCredits(keys.data.total)} ${keys.data.total === 1 ? 'key' : 'keys'}`
+              ? t('admin.keys.count', { count: keys.data.total })
               : isOwner
-                ? 'Every license key in the shop'
-                : 'The keys you created and sold'}
+                ? t('admin.keys.subtitle')
+                : t('admin.keys.resellerSubtitle')}
           </p>
         </div>
         <div className="button-row">
           <button type="button" className="btn btn-secondary" onClick={() => void keys.refetch()} disabled={keys.isFetching}>
             <Icon name="refresh" size={16} className={keys.isFetching ? 'spin' : ''} />
-            Refresh Keys
+            {t('admin.keys.refresh')}
           </button>
           {isOwner && (
             <button type="button" className="btn btn-danger" onClick={() => setDialog({ kind: 'bulk' })} disabled={selected.size === 0}>
-              Delete Selected ({selected.size})
+              {t('admin.keys.deleteSelected', { count: selected.size })}
             </button>
           )}
         </div>
@@ -194,25 +199,25 @@ export function KeysTab() {
 
       <div className="filters">
         <Field
-          label="Search keys"
+          label={t('admin.keys.search')}
           id="key-search"
           className="grow"
           type="search"
-          placeholder="Key, product name or tag, username"
+          placeholder={t('admin.keys.searchPlaceholder')}
           value={search}
           maxLength={100}
           onChange={(e) => filtersChanged(() => setSearch(e.target.value))}
         />
         <SelectField
-          label="Status"
+          label={t('admin.keys.status')}
           id="key-status-filter"
           value={status}
           onChange={(e) => filtersChanged(() => setStatus(e.target.value as KeyStatus | ''))}
         >
-          <option value="">All statuses</option>
+          <option value="">{t('admin.keys.allStatuses')}</option>
           {KEY_STATUS_OPTIONS.map((s) => (
             <option key={s} value={s}>
-              {KEY_STATUS_LABELS[s]}
+              {t(KEY_STATUS_LABELS[s])}
             </option>
           ))}
         </SelectField>
@@ -220,7 +225,7 @@ export function KeysTab() {
 
       <CheckboxField
         className="select-all"
-        label="Select all on this page"
+        label={t('admin.keys.selectAll')}
         checked={allSelected}
         disabled={!isOwner || list.length === 0}
         onChange={(e) => toggleAll(e.target.checked)}
@@ -228,18 +233,14 @@ export function KeysTab() {
 
       <QueryState
         query={keys}
-        loading="Loading license keys…"
-        failed="Failed to load data"
+        loading={t('admin.keys.loading')}
+        failed={t('admin.keys.loadFailed')}
         keepDataOnError
         isEmpty={(data) => data.keys.length === 0}
         empty={
-          <EmptyState title="No license keys found" icon="🔑">
+          <EmptyState title={t('admin.keys.emptyTitle')} icon="🔑">
             <p className="muted">
-              {search || status
-                ? 'No key matches these filters.'
-                : isOwner
-                  ? 'Generate keys or sell some, and they appear here.'
-                  : 'Keys you buy for your customers appear here.'}
+              {search || status ? t('admin.keys.emptyFiltered') : isOwner ? t('admin.keys.empty') : t('admin.keys.resellerEmpty')}
             </p>
           </EmptyState>
         }

@@ -3,16 +3,17 @@ import type { Schemas } from '../../../../../worker/platform/api-client';
 import type { BadgeTone } from '../../../components/ui/badge';
 import { DAYS_DANGER, DAYS_WARNING } from '../../../lib/constants';
 import { daysUntil } from '../../../lib/format';
+import type { MessageId } from '../../../lib/i18n';
 import { DAY_MS, hasPassed } from '../../../../../worker/platform/vocabulary';
 
 type LicenseKey = Schemas['LicenseKey'];
 type KeyStatus = Schemas['KeyStatus'];
 
-export const KEY_STATUS_LABELS: Record<KeyStatus, string> = {
-  used: 'Active',
-  available: 'Available',
-  expired: 'Expired',
-  revoked: 'Revoked',
+export const KEY_STATUS_LABELS: Record<KeyStatus, MessageId> = {
+  used: 'admin.keys.status.used',
+  available: 'admin.keys.status.available',
+  expired: 'admin.keys.status.expired',
+  revoked: 'admin.keys.status.revoked',
 };
 export const KEY_STATUS_TONES: Record<KeyStatus, BadgeTone> = { used: 'green', available: 'blue', expired: 'gray', revoked: 'red' };
 export const KEY_STATUS_OPTIONS: KeyStatus[] = ['used', 'available', 'expired', 'revoked'];

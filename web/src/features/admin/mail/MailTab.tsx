@@ -9,7 +9,8 @@ import { DataTable, type Column } from '../../../components/ui/data-table';
 import { Pagination } from '../../../components/ui/pagination';
 import { QueryState } from '../../../components/ui/query-state';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime, formatNumber } from '../../../lib/format';
+import { translate, useT, type MessageId } from '../../../lib/i18n';
 
 type MailEntry = Schemas['MailEntry'];
 type State = MailEntry['state'] | '';
@@ -21,40 +22,51 @@ const STATE_TONES: Record<MailEntry['state'], BadgeTone> = {
   skipped: 'gray',
 };
 
-const KIND_LABELS: Record<MailEntry['kind'], string> = {
-  verification: 'Address verification',
-  password_reset: 'Password reset',
-  import_invitation: 'Import invitation',
-  security_notice: 'Security notice',
-  expiry_reminder: 'Expiry reminder',
-  receipt: 'Receipt',
-  auto_renew_failed: 'Auto-renew failed',
-  low_balance: 'Low balance',
-  new_device: 'New device',
-  key_received: 'Key received',
+const KIND_LABELS: Record<MailEntry['kind'], MessageId> = {
+  verification: 'admin.mail.kind.verification',
+  password_reset: 'admin.mail.kind.passwordReset',
+  import_invitation: 'admin.mail.kind.importInvitation',
+  security_notice: 'admin.mail.kind.securityNotice',
+  expiry_reminder: 'admin.mail.kind.expiryReminder',
+  receipt: 'admin.mail.kind.receipt',
+  auto_renew_failed: 'admin.mail.kind.autoRenewFailed',
+  low_balance: 'admin.mail.kind.lowBalance',
+  new_device: 'admin.mail.kind.newDevice',
+  key_received: 'admin.mail.kind.keyReceived',
+};
+
+const STATE_WORDS: Record<MailEntry['state'], MessageId> = {
+  sent: 'admin.mail.state.sent',
+  queued: 'admin.mail.state.queued',
+  failed: 'admin.mail.state.failed',
+  skipped: 'admin.mail.state.skipped',
 };
 
 function stateText(mail: MailEntry) {
-  if (mail.state === 'queued' && mail.providerStatus !== null) return `retrying (the mail API answered ${mail.providerStatus})`;
-  if (mail.state === 'failed') return mail.providerStatus !== null ? `failed (the mail API answered ${mail.providerStatus})` : 'failed';
-  return mail.state;
+  if (mail.state === 'queued' && mail.providerStatus !== null) return translate('admin.mail.retrying', { status: mail.providerStatus });
+  if (mail.state === 'failed' && mail.providerStatus !== null) return translate('admin.mail.failedWith', { status: mail.providerStatus });
+  return translate(STATE_WORDS[mail.state]);
 }
 
-const columns: Column<MailEntry>[] = [
-  { header: 'Kind', cell: (m) => KIND_LABELS[m.kind] },
-  { header: 'To', cell: (m) => m.to ?? 'a deleted account' },
-  { header: 'Subject', cell: (m) => m.subject ?? <span className="muted">written when sent</span> },
+/** The table's columns, their headers in the language in force. */
+const columns = (): Column<MailEntry>[] => [
+  { header: translate('admin.mail.kind'), cell: (m) => translate(KIND_LABELS[m.kind]) },
+  { header: translate('admin.mail.to'), cell: (m) => m.to ?? translate('admin.mail.deletedAccount') },
   {
-    header: 'State',
+    header: translate('admin.mail.subject'),
+    cell: (m) => m.subject ?? <span className="muted">{translate('admin.mail.writtenWhenSent')}</span>,
+  },
+  {
+    header: translate('admin.mail.state'),
     cell: (m) => (
       <Badge tone={STATE_TONES[m.state]} asWritten>
         {stateText(m)}
       </Badge>
     ),
   },
-  { header: 'Attempts', cell: (m) => m.attempts },
-  { header: 'Created', cell: (m) => formatDateTime(m.createdAt) },
-  { header: 'Sent', cell: (m) => (m.sentAt ? formatDateTime(m.sentAt) : '—') },
+  { header: translate('admin.mail.attempts'), cell: (m) => formatNumber(m.attempts) },
+  { header: translate('admin.mail.created'), cell: (m) => formatDateTime(m.createdAt) },
+  { header: translate('admin.mail.sent'), cell: (m) => (m.sentAt ? formatDateTime(m.sentAt) : '—') },
 ];
 
 export function MailTab() {
@@ -65,14 +77,12 @@ export function MailTab() {
     queryFn: ({ signal }) => api.get('/api/admin/mails', { page, limit: 25, ...(state ? { state } : {}) }, signal),
     refetchInterval: 15_000,
   });
+  const t = useT();
   return (
-    <Card title="Mail">
-      <p className="muted small">
-        Every mail goes by the mail queue: a mail API that is down delays it and loses none. Notices (reminders, receipts, low balance, new
-        devices, keys received) go only while Email Notifications are on in Settings, and only to customers who want them.
-      </p>
+    <Card title={t('admin.mail.title')}>
+      <p className="muted small">{t('admin.mail.intro')}</p>
       <label className="field field-inline">
-        <span>State</span>
+        <span>{t('admin.mail.state')}</span>
         <select
           value={state}
           onChange={(e) => {
@@ -80,23 +90,23 @@ export function MailTab() {
             setPage(1);
           }}
         >
-          <option value="">All</option>
-          <option value="queued">Queued</option>
-          <option value="sent">Sent</option>
-          <option value="failed">Failed</option>
-          <option value="skipped">Skipped</option>
+          <option value="">{t('admin.mail.all')}</option>
+          <option value="queued">{t('admin.mail.filter.queued')}</option>
+          <option value="sent">{t('admin.mail.filter.sent')}</option>
+          <option value="failed">{t('admin.mail.filter.failed')}</option>
+          <option value="skipped">{t('admin.mail.filter.skipped')}</option>
         </select>
       </label>
       <QueryState
         query={mails}
-        loading="Loading mail…"
-        failed="Could not load the mail."
+        loading={t('admin.mail.loading')}
+        failed={t('admin.mail.failed')}
         isEmpty={(data) => data.mails.length === 0}
-        empty={<EmptyState title="No mail yet" />}
+        empty={<EmptyState title={t('admin.mail.empty')} />}
       >
         {(data) => (
           <>
-            <DataTable label="Mail, newest first" columns={columns} rows={data.mails} rowKey={(m) => m._id} busy={mails.isFetching} />
+            <DataTable label={t('admin.mail.table')} columns={columns()} rows={data.mails} rowKey={(m) => m._id} busy={mails.isFetching} />
             <Pagination page={page} totalPages={data.totalPages} onChange={setPage} disabled={mails.isFetching} />
           </>
         )}

@@ -9,76 +9,85 @@ import { Field, SelectField } from '../../../components/ui/field';
 import { Pagination } from '../../../components/ui/pagination';
 import { QueryState } from '../../../components/ui/query-state';
 import { useDebounced } from '../../../lib/debounce';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime, formatUsd } from '../../../lib/format';
+import { translate, useT, type MessageId } from '../../../lib/i18n';
 import { useAuditLog, type AuditQuery } from './api';
 import { describeKeyAction, keyTargetOf } from './key-audit';
 
 type AuditEntry = Schemas['AuditEntry'];
 
 /** How the log names each action; one without a label here shows as the API names it. */
-export const AUDIT_ACTION_LABELS: Record<string, string> = {
-  'user.create': 'User created',
-  'user.update': 'User edited',
-  'user.add_funds': 'Funds added',
-  'user.delete': 'User deleted',
-  'settings.update': 'Settings saved',
-  'settings.reset': 'Settings reset',
-  'keys.auto_cleanup': 'Expired keys cleaned up',
-  'keys.generate': 'Keys generated',
-  'keys.import': 'Keys imported',
-  'key.revoke': 'Key revoked',
-  'key.delete': 'Key deleted',
-  'keys.bulk_delete': 'Keys deleted',
-  'key.remove_activation': 'Activation removed',
-  'key.release_seat': 'Seat released',
-  'key.entitlements': 'Key entitlements changed',
-  'key.top_up': 'Key uses topped up',
-  'key.purchase_for_user': 'Key bought for a user',
-  'payment.credited': 'Card top-up credited',
-  'payment.refunded': 'Card payment refunded',
-  'payment.disputed': 'Card payment disputed',
-  'reseller_tier.create': 'Reseller tier created',
-  'reseller_tier.update': 'Reseller tier edited',
-  'reseller_tier.delete': 'Reseller tier deleted',
-  'reseller.tier_changed': 'Reseller moved to a tier',
-  'customer.reseller_changed': 'Customer given to a reseller',
+export const AUDIT_ACTION_LABELS: Record<string, MessageId> = {
+  'user.create': 'admin.audit.action.userCreate',
+  'user.update': 'admin.audit.action.userUpdate',
+  'user.add_funds': 'admin.audit.action.userAddFunds',
+  'user.delete': 'admin.audit.action.userDelete',
+  'settings.update': 'admin.audit.action.settingsUpdate',
+  'settings.reset': 'admin.audit.action.settingsReset',
+  'keys.auto_cleanup': 'admin.audit.action.keysAutoCleanup',
+  'keys.generate': 'admin.audit.action.keysGenerate',
+  'keys.import': 'admin.audit.action.keysImport',
+  'key.revoke': 'admin.audit.action.keyRevoke',
+  'key.delete': 'admin.audit.action.keyDelete',
+  'keys.bulk_delete': 'admin.audit.action.keysBulkDelete',
+  'key.remove_activation': 'admin.audit.action.keyRemoveActivation',
+  'key.release_seat': 'admin.audit.action.keyReleaseSeat',
+  'key.entitlements': 'admin.audit.action.keyEntitlements',
+  'key.top_up': 'admin.audit.action.keyTopUp',
+  'key.purchase_for_user': 'admin.audit.action.keyPurchaseForUser',
+  'payment.credited': 'admin.audit.action.paymentCredited',
+  'payment.refunded': 'admin.audit.action.paymentRefunded',
+  'payment.disputed': 'admin.audit.action.paymentDisputed',
+  'reseller_tier.create': 'admin.audit.action.resellerTierCreate',
+  'reseller_tier.update': 'admin.audit.action.resellerTierUpdate',
+  'reseller_tier.delete': 'admin.audit.action.resellerTierDelete',
+  'reseller.tier_changed': 'admin.audit.action.resellerTierChanged',
+  'customer.reseller_changed': 'admin.audit.action.customerResellerChanged',
 };
 
-const actionLabel = (action: string) => AUDIT_ACTION_LABELS[action] ?? action;
+const actionLabel = (action: string) => (action in AUDIT_ACTION_LABELS ? translate(AUDIT_ACTION_LABELS[action]) : action);
 
 /** A short human reading of what changed. */
 export function describeDetails(entry: AuditEntry): string {
   const d = entry.details ?? {};
   const changes = d.changes as Record<string, { from: unknown; to: unknown }> | undefined;
   const who = typeof d.username === 'string' ? d.username : null;
-  if (entry.action === 'user.add_funds') return d.type === 'credits' ? `${Number(d.amount)} credits` : `$${Number(d.amount).toFixed(2)}`;
+  if (entry.action === 'user.add_funds')
+    return d.type === 'credits' ? translate('admin.audit.credits', { count: Number(d.amount) }) : formatUsd(Number(d.amount));
   if (changes) {
     const list = Object.entries(changes).map(([field, c]) => `${field}: ${String(c.from)} → ${String(c.to)}`);
-    return list.length ? list.join(', ') : 'No change';
+    return list.length ? list.join(', ') : translate('admin.audit.noChange');
   }
-  if (entry.action === 'keys.auto_cleanup') return `${Number(d.count ?? 0)} keys`;
-  if (entry.action === 'payment.credited') return `$${Number(d.amount).toFixed(2)}`;
-  if (entry.action === 'payment.refunded') return `$${Number(d.refundedTotal).toFixed(2)} refunded in all`;
+  if (entry.action === 'keys.auto_cleanup') return translate('admin.audit.keys', { count: Number(d.count ?? 0) });
+  if (entry.action === 'payment.credited') return formatUsd(Number(d.amount));
+  if (entry.action === 'payment.refunded') return translate('admin.audit.refundedInAll', { amount: formatUsd(Number(d.refundedTotal)) });
   if (entry.action === 'payment.disputed')
-    return `$${Number(d.amount).toFixed(2)} disputed${typeof d.reason === 'string' && d.reason ? ` (${d.reason})` : ''}`;
+    return typeof d.reason === 'string' && d.reason
+      ? translate('admin.audit.disputedBecause', { amount: formatUsd(Number(d.amount)), reason: d.reason })
+      : translate('admin.audit.disputed', { amount: formatUsd(Number(d.amount)) });
   return describeKeyAction(entry) ?? who ?? '';
 }
 
 function targetOf(entry: AuditEntry): string {
   const username = typeof entry.details?.username === 'string' ? entry.details.username : null;
-  if (entry.targetType === 'user') return username ? `User ${username}` : 'User';
-  if (entry.targetType === 'settings') return 'Settings';
-  if (entry.targetType === 'payment') return 'Card payment';
+  if (entry.targetType === 'user')
+    return username ? translate('admin.audit.targetUserNamed', { username }) : translate('admin.audit.targetUser');
+  if (entry.targetType === 'settings') return translate('admin.audit.targetSettings');
+  if (entry.targetType === 'payment') return translate('admin.audit.targetPayment');
   return keyTargetOf(entry) ?? entry.targetType ?? '—';
 }
 
-const COLUMNS: Column<AuditEntry>[] = [
-  { header: 'When', className: 'nowrap', cell: (entry) => formatDateTime(entry.createdAt) },
-  { header: 'Actor', cell: (entry) => (entry.actor ? (entry.actor.username ?? 'Deleted user') : 'System') },
-  { header: 'Action', className: 'nowrap', cell: (entry) => actionLabel(entry.action) },
-  { header: 'Target', cell: targetOf },
-  { header: 'Details', className: 'audit-details', cell: describeDetails },
-  { header: 'IP address', className: 'mono small', cell: (entry) => entry.ipAddress ?? '—' },
+/** The table's columns, their headers in the language in force. */
+const columns = (): Column<AuditEntry>[] => [
+  { header: translate('admin.audit.when'), className: 'nowrap', cell: (entry) => formatDateTime(entry.createdAt) },
+  {
+    header: translate('admin.audit.actor'),
+    cell: (entry) => (entry.actor ? (entry.actor.username ?? translate('admin.audit.deletedUser')) : translate('admin.audit.system')),
+  },
+  { header: translate('admin.audit.action'), className: 'nowrap', cell: (entry) => actionLabel(entry.action) },
+  { header: translate('admin.audit.target'), cell: targetOf },
+  { header: translate('admin.audit.details'), className: 'audit-details', cell: describeDetails },
+  { header: translate('admin.audit.ipAddress'), className: 'mono small', cell: (entry) => entry.ipAddress ?? '—' },
 ];
 
 export function AuditLog() {
@@ -87,12 +96,13 @@ export function AuditLog() {
   const [actor, setActor] = useState('');
   const [debouncedActor] = useDebounced(actor);
   const log = useAuditLog({ page, action, actor: debouncedActor });
+  const t = useT();
 
   return (
-    <Card title="Audit Log" className="audit-log">
+    <Card title={t('admin.audit.title')} className="audit-log">
       <div className="filters">
         <SelectField
-          label="Action"
+          label={t('admin.audit.action')}
           id="audit-action"
           value={action}
           onChange={(e) => {
@@ -100,7 +110,7 @@ export function AuditLog() {
             setPage(1);
           }}
         >
-          <option value="">All actions</option>
+          <option value="">{t('admin.audit.allActions')}</option>
           {AUDIT_ACTIONS.map((a) => (
             <option key={a} value={a}>
               {actionLabel(a)}
@@ -108,11 +118,11 @@ export function AuditLog() {
           ))}
         </SelectField>
         <Field
-          label="Actor (username)"
+          label={t('admin.audit.actorFilter')}
           id="audit-actor"
           type="search"
           value={actor}
-          placeholder="Any actor"
+          placeholder={t('admin.audit.anyActor')}
           onChange={(e) => {
             setActor(e.target.value);
             setPage(1);
@@ -121,13 +131,19 @@ export function AuditLog() {
       </div>
       <QueryState
         query={log}
-        loading="Loading the audit log…"
-        failed="Failed to load the audit log."
+        loading={t('admin.audit.loading')}
+        failed={t('admin.audit.failed')}
         isEmpty={(data) => data.entries.length === 0}
-        empty={<p className="muted">No audit entries match these filters.</p>}
+        empty={<p className="muted">{t('admin.audit.empty')}</p>}
       >
         {(data) => (
-          <DataTable label="Audit entries" rows={data.entries} rowKey={(entry) => entry._id} columns={COLUMNS} busy={log.isFetching} />
+          <DataTable
+            label={t('admin.audit.entries')}
+            rows={data.entries}
+            rowKey={(entry) => entry._id}
+            columns={columns()}
+            busy={log.isFetching}
+          />
         )}
       </QueryState>
       {log.data && <Pagination page={page} totalPages={log.data.totalPages} onChange={setPage} disabled={log.isFetching} />}

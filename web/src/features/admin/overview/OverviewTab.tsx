@@ -9,7 +9,8 @@ import { ChartCard } from '../../../components/ui/chart-card';
 import { Detail } from '../../../components/ui/detail';
 import { Icon, type IconName } from '../../../components/ui/icons';
 import { QueryState } from '../../../components/ui/query-state';
-import { formatCredits, formatDate, formatDateTime, formatUsd } from '../../../lib/format';
+import { formatCredits, formatDate, formatDateTime, formatPercent, formatUsd } from '../../../lib/format';
+import { translate, useT, type MessageId } from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/session';
 import { useSelectTab, type TabId } from '../tabs';
 import { useAdminStats } from './api';
@@ -32,7 +33,20 @@ export function keyStatusTone(status: string): BadgeTone {
   }
 }
 
-export const keyStatusLabel = (status: string) => (status === 'used' ? 'Active' : status);
+/** The statuses' names in the bar chart and the recent keys (the API's word for a status it adds later). */
+const KEY_STATUS_WORDS: Record<string, MessageId> = {
+  available: 'admin.overview.status.available',
+  used: 'admin.overview.status.used',
+  expired: 'admin.overview.status.expired',
+  revoked: 'admin.overview.status.revoked',
+};
+export const keyStatusLabel = (status: string) => (status in KEY_STATUS_WORDS ? translate(KEY_STATUS_WORDS[status]) : status);
+
+const ROLE_WORDS: Record<(typeof ROLES)[number], MessageId> = {
+  user: 'admin.overview.role.user',
+  reseller: 'admin.overview.role.reseller',
+  owner: 'admin.overview.role.owner',
+};
 
 function BarList({ title, rows }: { title: string; rows: { label: string; value: number; tone: BadgeTone }[] }) {
   const total = rows.reduce((sum, r) => sum + r.value, 0);
@@ -46,7 +60,7 @@ function BarList({ title, rows }: { title: string; rows: { label: string; value:
               <div className="bar-label">
                 <span className="capitalize">{row.label}</span>
                 <span>
-                  {formatCredits(row.value)} <span className="muted">({share}%)</span>
+                  {formatCredits(row.value)} <span className="muted">({formatPercent(share)})</span>
                 </span>
               </div>
               <div className="bar-track" aria-hidden="true">
@@ -61,34 +75,46 @@ function BarList({ title, rows }: { title: string; rows: { label: string; value:
 }
 
 function Figures({ stats }: { stats: AdminStats }) {
+  const t = useT();
   return (
-    <section className="stat-grid" aria-label="Figures">
+    <section className="stat-grid" aria-label={t('admin.overview.figures')}>
       <StatCard
-        label="Total Users"
+        label={t('admin.overview.totalUsers')}
         value={formatCredits(stats.totalUsers)}
-        hint={`${formatCredits(stats.usersByRole.user)} with role user`}
+        hint={t('admin.overview.usersWithRoleUser', { count: stats.usersByRole.user })}
         tone="blue"
         icon={<Icon name="users" />}
       />
-      <StatCard label="Total Products" value={formatCredits(stats.totalProducts)} tone="orange" icon={<Icon name="box" />} />
       <StatCard
-        label="License Keys"
+        label={t('admin.overview.totalProducts')}
+        value={formatCredits(stats.totalProducts)}
+        tone="orange"
+        icon={<Icon name="box" />}
+      />
+      <StatCard
+        label={t('admin.overview.licenseKeys')}
         value={formatCredits(stats.totalKeys)}
-        hint={`${formatCredits(stats.keysByStatus.available)} available`}
+        hint={t('admin.overview.keysAvailable', { count: stats.keysByStatus.available })}
         tone="green"
         icon={<Icon name="key" />}
       />
-      <StatCard label="Revenue" value={`${formatCredits(stats.totalRevenue)} credits`} tone="purple" icon={<Icon name="dollar" />} />
+      <StatCard
+        label={t('admin.overview.revenue')}
+        value={t('admin.overview.revenueCredits', { count: stats.totalRevenue })}
+        tone="purple"
+        icon={<Icon name="dollar" />}
+      />
     </section>
   );
 }
 
 function RecentUsers({ stats }: { stats: AdminStats }) {
   const users = stats.recentActivity.users;
+  const t = useT();
   return (
-    <Card title="Recent Users">
+    <Card title={t('admin.overview.recentUsers')}>
       {users.length === 0 ? (
-        <p className="muted">No users yet.</p>
+        <p className="muted">{t('admin.overview.noUsers')}</p>
       ) : (
         <ul className="recent-list">
           {users.map((u) => (
@@ -111,16 +137,17 @@ function RecentUsers({ stats }: { stats: AdminStats }) {
 
 function RecentKeys({ stats }: { stats: AdminStats }) {
   const keys = stats.recentActivity.keys;
+  const t = useT();
   return (
-    <Card title="Recent License Keys">
+    <Card title={t('admin.overview.recentKeys')}>
       {keys.length === 0 ? (
-        <p className="muted">No license keys yet.</p>
+        <p className="muted">{t('admin.overview.noKeys')}</p>
       ) : (
         <ul className="recent-list">
           {keys.map((k) => (
             <li key={k._id}>
               <div className="recent-key">
-                <div className="recent-title">{k.product?.name || 'Unknown Product'}</div>
+                <div className="recent-title">{k.product?.name || t('admin.overview.unknownProduct')}</div>
                 <code className="small">{k.key}</code>
               </div>
               <div className="recent-meta">
@@ -140,6 +167,7 @@ export function OverviewTab() {
   const selectTab = useSelectTab();
   const stats = useAdminStats();
   const isOwner = user.role === 'owner';
+  const t = useT();
 
   // A failure to load the admin stats is only logged.
   useEffect(() => {
@@ -149,31 +177,31 @@ export function OverviewTab() {
   const actions: { tab: TabId; title: string; icon: IconName }[] = [
     ...(isOwner
       ? ([
-          { tab: 'users', title: 'Manage Users', icon: 'users' },
-          { tab: 'products', title: 'Manage Products', icon: 'box' },
-          { tab: 'generate', title: 'Generate Keys', icon: 'plus' },
+          { tab: 'users', title: t('admin.overview.manageUsers'), icon: 'users' },
+          { tab: 'products', title: t('admin.overview.manageProducts'), icon: 'box' },
+          { tab: 'generate', title: t('admin.overview.generateKeys'), icon: 'plus' },
         ] as const)
       : []),
-    { tab: 'keys', title: 'View All Keys', icon: 'key' },
+    { tab: 'keys', title: t('admin.overview.viewAllKeys'), icon: 'key' },
   ];
 
   return (
     <div className="admin-overview">
-      <QueryState query={stats} loading="Loading statistics…" failed="Statistics are unavailable right now" keepDataOnError>
+      <QueryState query={stats} loading={t('admin.overview.loading')} failed={t('admin.overview.failed')} keepDataOnError>
         {(data) => (
           <>
             <Figures stats={data} />
             <div className="two-columns">
               <BarList
-                title="Users by Role"
+                title={t('admin.overview.usersByRole')}
                 rows={ROLES.map((role) => ({
-                  label: role,
+                  label: t(ROLE_WORDS[role]),
                   value: data.usersByRole[role] ?? 0,
                   tone: ROLE_TONES[role],
                 }))}
               />
               <BarList
-                title="Keys by Status"
+                title={t('admin.overview.keysByStatus')}
                 rows={(['available', 'used', 'expired', 'revoked'] as const).map((s) => ({
                   label: keyStatusLabel(s),
                   value: data.keysByStatus[s] ?? 0,
@@ -190,7 +218,7 @@ export function OverviewTab() {
       </QueryState>
 
       <div className="two-columns">
-        <Card title="Quick Actions">
+        <Card title={t('admin.overview.quickActions')}>
           <div className="quick-actions">
             {actions.map((a) => (
               <button key={a.title} type="button" className="btn btn-secondary" onClick={() => selectTab(a.tab)}>
@@ -200,14 +228,16 @@ export function OverviewTab() {
             ))}
           </div>
         </Card>
-        <Card title="System Information">
+        <Card title={t('admin.overview.systemInformation')}>
           <dl className="info-list">
-            <Detail label="Role">
+            <Detail label={t('admin.overview.role')}>
               <RoleBadge role={user.role} />
             </Detail>
-            <Detail label="Credits">{formatCredits(user.credits)}</Detail>
-            <Detail label="USD Balance">{formatUsd(user.balance)}</Detail>
-            <Detail label="Last Login">{user.lastLogin ? formatDateTime(user.lastLogin) : 'N/A'}</Detail>
+            <Detail label={t('admin.overview.credits')}>{formatCredits(user.credits)}</Detail>
+            <Detail label={t('admin.overview.usdBalance')}>{formatUsd(user.balance)}</Detail>
+            <Detail label={t('admin.overview.lastLogin')}>
+              {user.lastLogin ? formatDateTime(user.lastLogin) : t('admin.overview.notAvailable')}
+            </Detail>
           </dl>
         </Card>
       </div>

@@ -11,30 +11,32 @@ import { Pagination } from '../../../components/ui/pagination';
 import { QueryState } from '../../../components/ui/query-state';
 import { useDebounced } from '../../../lib/debounce';
 import { formatDateTime, formatUsd } from '../../../lib/format';
+import { translate, useT } from '../../../lib/i18n';
 import { PAYMENT_STATUS_LABELS, PaymentStatusBadge } from '../../../components/payments/PaymentStatusBadge';
 import { useAdminPayments, type PaymentsQuery } from './api';
 
 type Payment = Schemas['Payment'];
 
-const COLUMNS: Column<Payment>[] = [
-  { header: 'Date', className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
+/** The table's columns, their headers in the language in force. */
+const columns = (): Column<Payment>[] => [
+  { header: translate('admin.payments.date'), className: 'nowrap', cell: (p) => formatDateTime(p.createdAt) },
   {
-    header: 'Customer',
+    header: translate('admin.payments.customer'),
     cell: (p) => (
       <>
-        {p.user?.username ?? 'Deleted user'}{' '}
+        {p.user?.username ?? translate('admin.payments.deletedUser')}{' '}
         {p.accountFlagged && (
-          <Badge tone="red" title="A card payment of this account was disputed; its card top-ups are paused">
-            Flagged
+          <Badge tone="red" title={translate('admin.payments.flaggedHint')}>
+            {translate('admin.payments.flagged')}
           </Badge>
         )}
       </>
     ),
   },
-  { header: 'Amount', cell: (p) => formatUsd(p.amount) },
-  { header: 'Status', cell: (p) => <PaymentStatusBadge payment={p} /> },
-  { header: 'Refunded', cell: (p) => (p.refunded ? formatUsd(p.refunded) : '—') },
-  { header: 'Owed', cell: (p) => (p.refundOwed ? <strong>{formatUsd(p.refundOwed)}</strong> : '—') },
+  { header: translate('admin.payments.amount'), cell: (p) => formatUsd(p.amount) },
+  { header: translate('admin.payments.status'), cell: (p) => <PaymentStatusBadge payment={p} /> },
+  { header: translate('admin.payments.refunded'), cell: (p) => (p.refunded ? formatUsd(p.refunded) : '—') },
+  { header: translate('admin.payments.owed'), cell: (p) => (p.refundOwed ? <strong>{formatUsd(p.refundOwed)}</strong> : '—') },
 ];
 
 export function PaymentsTab() {
@@ -43,12 +45,13 @@ export function PaymentsTab() {
   const [user, setUser] = useState('');
   const [debouncedUser] = useDebounced(user);
   const list = useAdminPayments({ page, status, user: debouncedUser });
+  const t = useT();
 
   return (
-    <Card title="Card Payments">
+    <Card title={t('admin.payments.title')}>
       <div className="filters">
         <SelectField
-          label="Status"
+          label={t('admin.payments.status')}
           id="payments-status"
           value={status}
           onChange={(e) => {
@@ -56,7 +59,7 @@ export function PaymentsTab() {
             setPage(1);
           }}
         >
-          <option value="">All statuses</option>
+          <option value="">{t('admin.payments.allStatuses')}</option>
           {PAYMENT_STATUSES.map((s) => (
             <option key={s} value={s}>
               {PAYMENT_STATUS_LABELS[s]}
@@ -64,11 +67,11 @@ export function PaymentsTab() {
           ))}
         </SelectField>
         <Field
-          label="Customer (username)"
+          label={t('admin.payments.customerFilter')}
           id="payments-user"
           type="search"
           value={user}
-          placeholder="Any customer"
+          placeholder={t('admin.payments.anyCustomer')}
           onChange={(e) => {
             setUser(e.target.value);
             setPage(1);
@@ -77,17 +80,22 @@ export function PaymentsTab() {
       </div>
       <QueryState
         query={list}
-        loading="Loading payments…"
-        failed="Failed to load payments."
+        loading={t('admin.payments.loading')}
+        failed={t('admin.payments.failed')}
         isEmpty={(data) => data.payments.length === 0}
-        empty={<p className="muted">No card payments match these filters.</p>}
+        empty={<p className="muted">{t('admin.payments.empty')}</p>}
       >
-        {(data) => <DataTable label="Card payments" rows={data.payments} rowKey={(p) => p._id} columns={COLUMNS} busy={list.isFetching} />}
+        {(data) => (
+          <DataTable
+            label={t('admin.payments.table')}
+            rows={data.payments}
+            rowKey={(p) => p._id}
+            columns={columns()}
+            busy={list.isFetching}
+          />
+        )}
       </QueryState>
-      <p className="muted small">
-        A refund takes the amount back from the customer's USD balance as far as it goes; the rest shows as owed. A dispute flags the
-        account and pauses its card top-ups.
-      </p>
+      <p className="muted small">{t('admin.payments.hint')}</p>
       {list.data && <Pagination page={page} totalPages={list.data.totalPages} onChange={setPage} disabled={list.isFetching} />}
     </Card>
   );

@@ -22,9 +22,13 @@ import { FormModal } from '../../../components/ui/form-modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { DEFAULT_CREDITS_PER_DAY, DEFAULT_MAX_ACTIVATIONS, DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS } from '../../../lib/constants';
-import { schemaErrors, useForm, type FieldErrors } from '../../../lib/form';
+import { useForm, type FieldErrors } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { useDeleteProduct, useSaveProduct } from './api';
+import { FormattedMessage } from 'react-intl';
 import { asyncHandler } from '../../../lib/async-handler';
+import { translate, useT, type MessageId } from '../../../lib/i18n';
+import { answerText } from '../server-words';
 
 type Product = Schemas['Product'];
 type ProductType = Schemas['ProductType'];
@@ -63,11 +67,10 @@ type ProductForm = {
 
 const DEFAULT_LEASE_MINUTES = 60;
 /** What each licence model means for the customer, under the form's choice. */
-const EXPIRY_MODEL_HINTS: Record<ExpiryModel, string> = {
-  'time-limited': 'A key stops working when its days run out; its customer can renew the same key.',
-  perpetual: 'A key never expires: the days only price it. Keys can then not be renewed.',
-  'perpetual-fallback':
-    'A key expires after its days, but app releases dated before the expiry keep working (updates end); renewing extends updates.',
+const EXPIRY_MODEL_HINTS: Record<ExpiryModel, MessageId> = {
+  'time-limited': 'admin.products.expiryHint.timeLimited',
+  perpetual: 'admin.products.expiryHint.perpetual',
+  'perpetual-fallback': 'admin.products.expiryHint.perpetualFallback',
 };
 const DEFAULT_SWAP_WINDOW_DAYS = 30;
 
@@ -130,9 +133,9 @@ const formOf = (p: Product): ProductForm => ({
 /** The form's own rules: costs at least 1 here, though the API accepts 0. */
 function formErrors(form: ProductForm): FieldErrors<ProductForm> {
   const errors: FieldErrors<ProductForm> = {};
-  if (form.baseCreditCost.trim() === '') errors.baseCreditCost = 'Base cost is required';
-  else if (Number(form.baseCreditCost) < 1) errors.baseCreditCost = 'Base cost must be at least 1';
-  if (form.creditsPerDay.trim() !== '' && Number(form.creditsPerDay) < 1) errors.creditsPerDay = 'Credits per day must be at least 1';
+  if (form.baseCreditCost.trim() === '') errors.baseCreditCost = translate('admin.products.baseCostRequired');
+  else if (Number(form.baseCreditCost) < 1) errors.baseCreditCost = translate('admin.products.baseCostMin');
+  if (form.creditsPerDay.trim() !== '' && Number(form.creditsPerDay) < 1) errors.creditsPerDay = translate('admin.products.perDayMin');
   return errors;
 }
 
@@ -178,17 +181,18 @@ const productInput = (form: ProductForm) => ({
 export function ProductFormModal({ product, onClose }: { product: Product | null; onClose: () => void }) {
   const save = useSaveProduct();
   const editing = product !== null;
+  const t = useT();
   const form = useForm<ProductForm>({
     initial: product ? formOf(product) : NEW_PRODUCT,
     // The form's own rules over the schema's, where both speak of one field.
-    validate: (v) => ({ ...schemaErrors<ProductForm>(productInputSchema, productInput(v)), ...formErrors(v) }),
+    validate: (v) => ({ ...adminSchemaErrors<ProductForm>(productInputSchema, productInput(v)), ...formErrors(v) }),
     submit: async (v) => {
       const saved = await save.mutateAsync({ id: product?._id ?? null, product: productInputSchema.parse(productInput(v)) });
-      toast.success(editing ? `${saved.name} updated` : `${saved.name} created`);
+      toast.success(editing ? t('admin.products.updated', { name: saved.name }) : t('admin.products.created', { name: saved.name }));
       onClose();
     },
     onError: (err) => {
-      toast.error(errorMessage(err, editing ? 'Failed to update product' : 'Failed to create product'));
+      toast.error(errorMessage(err, editing ? t('admin.products.updateFailed') : t('admin.products.createFailed')));
       return null;
     },
   });
@@ -199,165 +203,168 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
   return (
     <FormModal
       open
-      title={editing ? `Edit ${product.name}` : 'Create Product'}
+      title={editing ? t('admin.products.editNamed', { name: product.name }) : t('admin.products.create')}
       onClose={onClose}
       busy={save.isPending}
       size="lg"
       formId={formId}
-      submitLabel={editing ? 'Save Changes' : 'Create Product'}
-      busyLabel="Saving…"
+      submitLabel={editing ? t('admin.products.saveChanges') : t('admin.products.create')}
+      busyLabel={t('admin.products.saving')}
     >
       <form id={formId} onSubmit={form.onSubmit} noValidate>
         <div className="form-grid">
-          <Field label="Name" {...form.field('name')} maxLength={100} required autoFocus />
+          <Field label={t('admin.products.name')} {...form.field('name')} maxLength={100} required autoFocus />
           <Field
-            label="Key tag"
+            label={t('admin.products.keyTag')}
             {...form.field('keyTag')}
             // The key tag is forced to capitals as it is typed.
             onChange={(e) => form.set('keyTag', e.target.value.toUpperCase())}
-            hint="2 to 10 capital letters or digits; every key starts with it"
+            hint={t('admin.products.keyTagHint')}
             maxLength={10}
             pattern="[A-Z0-9]{2,10}"
             autoCapitalize="characters"
             required
           />
         </div>
-        <TextAreaField label="Description" id={`${formId}-description`} rows={3} {...form.field('description')} maxLength={2000} required />
+        <TextAreaField
+          label={t('admin.products.description')}
+          id={`${formId}-description`}
+          rows={3}
+          {...form.field('description')}
+          maxLength={2000}
+          required
+        />
         <div className="form-grid">
-          <SelectField label="Product type" id={`${formId}-type`} {...form.field('productType')}>
+          <SelectField label={t('admin.products.productType')} id={`${formId}-type`} {...form.field('productType')}>
             <ProductTypeOptions />
           </SelectField>
-          <Field label="Base cost (credits)" {...number} {...form.field('baseCreditCost')} required />
-          <Field label="Credits per day" {...number} {...form.field('creditsPerDay')} />
+          <Field label={t('admin.products.baseCostCredits')} {...number} {...form.field('baseCreditCost')} required />
+          <Field label={t('admin.products.creditsPerDay')} {...number} {...form.field('creditsPerDay')} />
         </div>
         <div className="form-grid">
-          <Field label="Minimum days" {...number} {...form.field('minDays')} />
-          <Field label="Maximum days" {...number} {...form.field('maxDays')} />
+          <Field label={t('admin.products.minDays')} {...number} {...form.field('minDays')} />
+          <Field label={t('admin.products.maxDays')} {...number} {...form.field('maxDays')} />
           <Field
-            label={floating ? 'Seats' : 'Max activations'}
+            label={floating ? t('admin.products.seats') : t('admin.products.maxActivations')}
             {...number}
             {...form.field('maxActivations')}
-            hint={floating ? 'Devices at a time per key' : 'Devices per key'}
+            hint={floating ? t('admin.products.seatsHint') : t('admin.products.devicesPerKey')}
           />
           <Field
-            label="Offline token lifetime (hours)"
+            label={t('admin.products.offlineHours')}
             {...number}
             min={MIN_OFFLINE_TOKEN_HOURS}
             max={MAX_OFFLINE_TOKEN_HOURS}
             {...form.field('offlineTokenHours')}
-            hint="1 to 720 (30 days). A device that leaves a key keeps its slot this long."
+            hint={t('admin.products.offlineHoursHint')}
           />
         </div>
         <fieldset className="form-fieldset">
-          <legend>Licensing</legend>
+          <legend>{t('admin.products.licensing')}</legend>
           <div className="form-grid">
             <SelectField
-              label="How keys end"
+              label={t('admin.products.howKeysEnd')}
               id={`${formId}-expiry-model`}
               {...form.field('expiryModel')}
-              hint={EXPIRY_MODEL_HINTS[form.values.expiryModel]}
+              hint={t(EXPIRY_MODEL_HINTS[form.values.expiryModel])}
             >
-              <option value="time-limited">Time-limited (expire after their days)</option>
-              <option value="perpetual">Perpetual (never expire)</option>
-              <option value="perpetual-fallback">Perpetual fallback (older releases keep working)</option>
+              <option value="time-limited">{t('admin.products.expiry.timeLimited')}</option>
+              <option value="perpetual">{t('admin.products.expiry.perpetual')}</option>
+              <option value="perpetual-fallback">{t('admin.products.expiry.perpetualFallback')}</option>
             </SelectField>
             <SelectField
-              label="License model"
+              label={t('admin.products.licenseModel')}
               id={`${formId}-model`}
               {...form.field('licenseModel')}
-              hint={
-                floating
-                  ? 'Each key has seats; a device holds one while its heartbeat renews its lease.'
-                  : 'Each key is bound to its devices until they are removed.'
-              }
+              hint={floating ? t('admin.products.model.floatingHint') : t('admin.products.model.nodeLockedHint')}
             >
-              <option value="node-locked">Node-locked (fixed devices)</option>
-              <option value="floating">Floating (seats with heartbeats)</option>
+              <option value="node-locked">{t('admin.products.model.nodeLocked')}</option>
+              <option value="floating">{t('admin.products.model.floating')}</option>
             </SelectField>
             {floating && (
               <>
                 <Field
-                  label="Seat lease (minutes)"
+                  label={t('admin.products.leaseMinutes')}
                   {...number}
                   max={MAX_LEASE_MINUTES}
                   {...form.field('leaseMinutes')}
-                  hint="1 to 1440. A device that stops heartbeating frees its seat after this long."
+                  hint={t('admin.products.leaseMinutesHint')}
                 />
                 <Field
-                  label="Borrow maximum (hours)"
+                  label={t('admin.products.borrowHours')}
                   {...number}
                   min={0}
                   max={MAX_BORROW_HOURS}
                   {...form.field('borrowMaxHours')}
-                  hint="0 to 720; 0: seats cannot be borrowed for offline use."
+                  hint={t('admin.products.borrowHoursHint')}
                 />
               </>
             )}
           </div>
           <div className="form-grid">
             <Field
-              label="Device swaps"
+              label={t('admin.products.swapLimit')}
               {...number}
               min={0}
               max={MAX_SWAP_LIMIT}
               {...form.field('swapLimit')}
-              hint="Removals and swaps a key may make per window; empty: no budget."
+              hint={t('admin.products.swapLimitHint')}
             />
-            <Field label="Swap window (days)" {...number} max={MAX_SWAP_WINDOW_DAYS} {...form.field('swapWindowDays')} />
+            <Field label={t('admin.products.swapWindow')} {...number} max={MAX_SWAP_WINDOW_DAYS} {...form.field('swapWindowDays')} />
             <Field
-              label="Trial days"
+              label={t('admin.products.trialDays')}
               {...number}
               min={0}
               max={MAX_TRIAL_DAYS}
               {...form.field('trialDays')}
-              hint="0: no trial. Otherwise each device may start one trial this long."
+              hint={t('admin.products.trialDaysHint')}
             />
           </div>
         </fieldset>
         <fieldset className="form-fieldset">
-          <legend>Entitlements and usage</legend>
+          <legend>{t('admin.products.entitlementsAndUsage')}</legend>
           <Field
-            label="Entitlements"
+            label={t('admin.products.entitlements')}
             {...form.field('entitlements')}
-            hint="Lowercase names separated by commas, like pro, export-pdf. Every key has them; apps check them offline."
+            hint={t('admin.products.entitlementsHint')}
             autoCapitalize="none"
             spellCheck={false}
           />
           <div className="form-grid">
             <Field
-              label="Usage allowance"
+              label={t('admin.products.usageAllowance')}
               {...number}
               min={0}
               max={MAX_USES}
               {...form.field('usageAllowance')}
-              hint="Uses each key starts with; empty: not metered."
+              hint={t('admin.products.usageAllowanceHint')}
             />
             <Field
-              label="Refill amount"
+              label={t('admin.products.refillAmount')}
               {...number}
               max={MAX_USES}
               {...form.field('usageRefillAmount')}
-              hint="Uses a key is refilled to each period; empty: no refill."
+              hint={t('admin.products.refillAmountHint')}
             />
             <Field
-              label="Refill period (days)"
+              label={t('admin.products.refillDays')}
               {...number}
               max={MAX_REFILL_DAYS}
               {...form.field('usageRefillDays')}
-              hint={`1 to ${MAX_REFILL_DAYS}; with a refill amount only.`}
+              hint={t('admin.products.refillDaysHint', { max: MAX_REFILL_DAYS })}
             />
             <Field
-              label="Trial uses"
+              label={t('admin.products.trialUses')}
               {...number}
               min={0}
               max={MAX_USES}
               {...form.field('trialUsageAllowance')}
-              hint="Uses a trial key carries (at most the allowance); 0: none. They never refill."
+              hint={t('admin.products.trialUsesHint')}
             />
           </div>
         </fieldset>
-        <Field label="Features" {...form.field('features')} hint="Separated by commas" />
-        <CheckboxField label="Active (offered for purchase and generation)" {...form.checkbox('isActive')} />
+        <Field label={t('admin.products.features')} {...form.field('features')} hint={t('admin.products.featuresHint')} />
+        <CheckboxField label={t('admin.products.activeOffered')} {...form.checkbox('isActive')} />
       </form>
     </FormModal>
   );
@@ -365,30 +372,34 @@ export function ProductFormModal({ product, onClose }: { product: Product | null
 
 export function DeleteProductModal({ product, onClose }: { product: Product; onClose: () => void }) {
   const remove = useDeleteProduct();
+  const t = useT();
   async function onConfirm() {
     try {
       const answer = await remove.mutateAsync(product._id);
       // A product with keys is deactivated instead; the server says so.
-      if (answer.deleted) toast.success(`${product.name} deleted`);
-      else toast.info(answer.message, 8000);
+      if (answer.deleted) toast.success(t('admin.products.deleted', { name: product.name }));
+      else toast.info(answerText(answer.message, t('admin.products.deactivated')), 8000);
       onClose();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to delete product'));
+      toast.error(errorMessage(err, t('admin.products.deleteFailed')));
     }
   }
   return (
     <ConfirmModal
-      title="Delete Product"
-      confirmLabel="Delete Product"
-      busyLabel="Deleting…"
+      title={t('admin.products.deleteTitle')}
+      confirmLabel={t('admin.products.deleteTitle')}
+      busyLabel={t('admin.products.deleting')}
       busy={remove.isPending}
       onConfirm={asyncHandler(onConfirm)}
       onClose={onClose}
     >
       <p>
-        Delete <strong>{product.name}</strong>?
+        <FormattedMessage
+          id="admin.products.deleteConfirm"
+          values={{ name: product.name, strong: (chunks) => <strong>{chunks}</strong> }}
+        />
       </p>
-      <p className="muted">A product that already has license keys is deactivated instead, so its keys and sales history stay.</p>
+      <p className="muted">{t('admin.products.deleteKeeps')}</p>
     </ConfirmModal>
   );
 }

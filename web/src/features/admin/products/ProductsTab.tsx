@@ -11,6 +11,7 @@ import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
 import { ADMIN_CARD_FEATURES } from '../../../lib/constants';
 import { formatCredits } from '../../../lib/format';
+import { useT } from '../../../lib/i18n';
 import { FeatureList } from '../../../components/products/FeatureList';
 import { ProductTypeBadge, ProductTypeOptions } from '../../../components/products/ProductTypeBadge';
 import { useAllProducts } from './api';
@@ -22,55 +23,54 @@ type ProductType = Schemas['ProductType'];
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'delete'; product: Product } | null;
 
 function ProductCard({ product: p, open }: { product: Product; open: (d: Dialog) => void }) {
+  const t = useT();
   return (
     <li className="card product-card admin-product-card">
       <div className="product-card-header">
         <div>
           <h3 className="product-name">{p.name}</h3>
           <div className="product-meta">
-            <span className="key-tag" title="Key tag">
+            <span className="key-tag" title={t('admin.products.keyTag')}>
               {p.keyTag}
             </span>
-            <span className="muted">
-              {p.minDays}-{p.maxDays} days
-            </span>
+            <span className="muted">{t('admin.products.dayRange', { min: p.minDays, max: p.maxDays })}</span>
           </div>
         </div>
         <div className="user-card-badges">
           <ProductTypeBadge type={p.productType} />
-          <Badge tone={p.isActive ? 'green' : 'gray'}>{p.isActive ? 'Active' : 'Inactive'}</Badge>
+          <Badge tone={p.isActive ? 'green' : 'gray'}>{p.isActive ? t('admin.products.active') : t('admin.products.inactive')}</Badge>
         </div>
       </div>
       <p className="product-description">{p.description}</p>
       <FeatureList features={p.features} shown={ADMIN_CARD_FEATURES} />
       <dl className="product-costs">
-        <Detail label="Base cost">{formatCredits(p.baseCreditCost)} credits</Detail>
-        <Detail label="Per day">{formatCredits(p.creditsPerDay)} credits</Detail>
-        <Detail label="Devices per key">{p.maxActivations}</Detail>
+        <Detail label={t('admin.products.baseCost')}>{t('admin.products.credits', { credits: formatCredits(p.baseCreditCost) })}</Detail>
+        <Detail label={t('admin.products.perDay')}>{t('admin.products.credits', { credits: formatCredits(p.creditsPerDay) })}</Detail>
+        <Detail label={t('admin.products.devicesPerKey')}>{formatCredits(p.maxActivations)}</Detail>
       </dl>
-      <dl className="product-stats" aria-label={`${p.name} statistics`}>
-        <Detail label="Generated">{formatCredits(p.stats.totalGenerated)}</Detail>
+      <dl className="product-stats" aria-label={t('admin.products.statistics', { name: p.name })}>
+        <Detail label={t('admin.products.generated')}>{formatCredits(p.stats.totalGenerated)}</Detail>
         {/* Keys sold and revenue come to the owner only (this tab is the owner's). */}
-        <Detail label="Sold">{formatCredits(p.stats.totalSold ?? 0)}</Detail>
-        <Detail label="Revenue">{formatCredits(p.stats.revenue ?? 0)}</Detail>
-        <Detail label="Activations">{formatCredits(p.stats.totalActivations)}</Detail>
+        <Detail label={t('admin.products.sold')}>{formatCredits(p.stats.totalSold ?? 0)}</Detail>
+        <Detail label={t('admin.products.revenue')}>{formatCredits(p.stats.revenue ?? 0)}</Detail>
+        <Detail label={t('admin.products.activations')}>{formatCredits(p.stats.totalActivations)}</Detail>
       </dl>
       <div className="user-card-actions">
         <button
           type="button"
           className="btn btn-secondary btn-sm"
-          aria-label={`Edit ${p.name}`}
+          aria-label={t('admin.products.editNamed', { name: p.name })}
           onClick={() => open({ kind: 'edit', product: p })}
         >
-          Edit
+          {t('admin.products.edit')}
         </button>
         <button
           type="button"
           className="btn btn-danger btn-sm"
-          aria-label={`Delete ${p.name}`}
+          aria-label={t('admin.products.deleteNamed', { name: p.name })}
           onClick={() => open({ kind: 'delete', product: p })}
         >
-          Delete
+          {t('admin.products.delete')}
         </button>
       </div>
     </li>
@@ -83,10 +83,11 @@ export function ProductsTab() {
   const [type, setType] = useState<ProductType | ''>('');
   const [status, setStatus] = useState<'active' | 'inactive' | ''>('');
   const [dialog, setDialog] = useState<Dialog>(null);
+  const t = useT();
 
   useEffect(() => {
-    if (products.isError) toast.error('Failed to load products');
-  }, [products.isError]);
+    if (products.isError) toast.error(t('admin.products.loadFailed'));
+  }, [products.isError, t]);
 
   // The catalogue is small (a few hundred at most): filtered here, as the original client does.
   const shown = useMemo(() => {
@@ -104,56 +105,57 @@ export function ProductsTab() {
     <section aria-labelledby="products-title" className="admin-section">
       <div className="section-head">
         <div>
-          <h2 id="products-title">Product Management</h2>
+          <h2 id="products-title">{t('admin.products.title')}</h2>
           <p className="muted">
-            {products.data
-              ? `${products.data.length} ${products.data.length === 1 ? 'product' : 'products'}`
-              : 'The catalogue, its prices and its sales'}
+            {products.data ? t('admin.products.count', { count: products.data.length }) : t('admin.products.subtitle')}
           </p>
         </div>
         <button type="button" className="btn btn-primary" onClick={() => setDialog({ kind: 'create' })}>
           <Icon name="plus" size={16} />
-          Create Product
+          {t('admin.products.create')}
         </button>
       </div>
 
       <div className="filters">
         <Field
-          label="Search products"
+          label={t('admin.products.search')}
           id="product-search"
           className="grow"
           type="search"
-          placeholder="Name or key tag"
+          placeholder={t('admin.products.searchPlaceholder')}
           value={search}
           onChange={(e) => setSearch(e.target.value)}
         />
-        <SelectField label="Type" id="product-type-filter" value={type} onChange={(e) => setType(e.target.value as ProductType | '')}>
-          <option value="">All types</option>
+        <SelectField
+          label={t('admin.products.type')}
+          id="product-type-filter"
+          value={type}
+          onChange={(e) => setType(e.target.value as ProductType | '')}
+        >
+          <option value="">{t('admin.products.allTypes')}</option>
           <ProductTypeOptions />
         </SelectField>
         <SelectField
-          label="Status"
+          label={t('admin.products.status')}
           id="product-status-filter"
           value={status}
           onChange={(e) => setStatus(e.target.value as 'active' | 'inactive' | '')}
         >
-          <option value="">All statuses</option>
-          <option value="active">Active</option>
-          <option value="inactive">Inactive</option>
+          <option value="">{t('admin.products.allStatuses')}</option>
+          <option value="active">{t('admin.products.active')}</option>
+          <option value="inactive">{t('admin.products.inactive')}</option>
         </SelectField>
       </div>
 
       <QueryState
         query={products}
-        loading="Loading products…"
-        failed="Failed to load products"
+        loading={t('admin.products.loading')}
+        failed={t('admin.products.loadFailed')}
         keepDataOnError
         isEmpty={() => shown.length === 0}
         empty={
-          <EmptyState title="No products found" icon="📦">
-            <p className="muted">
-              {products.data?.length ? 'No product matches these filters.' : 'Create the first product to start selling keys.'}
-            </p>
+          <EmptyState title={t('admin.products.emptyTitle')} icon="📦">
+            <p className="muted">{products.data?.length ? t('admin.products.emptyFiltered') : t('admin.products.empty')}</p>
           </EmptyState>
         }
       >

@@ -11,7 +11,9 @@ import { Spinner } from '../../../components/ui/spinner';
 import { toast } from '../../../components/ui/toast';
 import { TOAST_PURCHASE_MS } from '../../../lib/constants';
 import { useDebounced } from '../../../lib/debounce';
-import { formatCredits } from '../../../lib/format';
+import { formatCredits, formatPercent } from '../../../lib/format';
+import { FormattedMessage } from 'react-intl';
+import { translate, useT } from '../../../lib/i18n';
 import { useIdempotencyKey } from '../../../lib/idempotency';
 import { DurationPicker } from '../../../components/purchase/DurationPicker';
 import { ProductOptions } from '../../../components/purchase/ProductOptions';
@@ -31,7 +33,7 @@ type PurchaseTerms = Schemas['PurchaseTerms'];
 
 type Customer = Pick<User, '_id' | 'username' | 'email' | 'role'> & Partial<User>;
 
-const credits = (n: number) => `${formatCredits(n)} ${n === 1 ? 'credit' : 'credits'}`;
+const credits = (n: number) => translate('admin.purchase.credits', { count: n });
 
 function CostBreakdown({
   product,
@@ -40,7 +42,7 @@ function CostBreakdown({
   terms,
   bypass,
   payerCredits,
-  payer,
+  payerLabel,
 }: {
   product: Product;
   days: number;
@@ -48,47 +50,58 @@ function CostBreakdown({
   terms: PurchaseTerms | undefined;
   bypass: boolean;
   payerCredits: number | null;
-  payer: string;
+  /** "Bob’s credits", "Your credits". */
+  payerLabel: string;
 }) {
+  const t = useT();
   const tier = terms?.tier ?? null;
   const wholesale = isOwner || !terms ? null : priceForReseller(product, days, terms);
   const q = wholesale ?? quote(product, days);
   const total = isOwner && bypass ? 0 : q.total;
   const after = payerCredits === null ? null : payerCredits - total;
   return (
-    <dl className="breakdown" aria-label="Cost breakdown">
+    <dl className="breakdown" aria-label={t('admin.purchase.breakdown')}>
       <div>
-        <dt>Base cost</dt>
+        <dt>{t('admin.purchase.baseCost')}</dt>
         <dd>{credits(q.baseCost)}</dd>
       </div>
       <div>
         <dt>
-          Duration ({days} {days === 1 ? 'day' : 'days'} × {formatCredits(product.creditsPerDay)}
-          {isOwner || tier ? '' : `, ${terms?.defaultDailyDiscount ?? 0}% reseller discount`})
+          {isOwner || tier
+            ? t('admin.purchase.duration', { count: days, perDay: formatCredits(product.creditsPerDay) })
+            : t('admin.purchase.durationDiscounted', {
+                count: days,
+                perDay: formatCredits(product.creditsPerDay),
+                discount: formatPercent(terms?.defaultDailyDiscount ?? 0),
+              })}
         </dt>
         <dd>{credits(q.durationCost)}</dd>
       </div>
       {tier && wholesale && (
         <div>
           <dt>
-            {tier.name} discount ({tier.discountPercent}% of {credits(wholesale.listPrice)})
+            {t('admin.purchase.tierDiscount', {
+              tier: tier.name,
+              percent: formatPercent(tier.discountPercent),
+              listPrice: credits(wholesale.listPrice),
+            })}
           </dt>
           <dd>−{credits(wholesale.discount)}</dd>
         </div>
       )}
       <div className="breakdown-total">
-        <dt>{isOwner ? 'Total' : 'Reseller price'}</dt>
-        <dd data-testid="direct-purchase-total">{isOwner && bypass ? 'Free' : credits(total)}</dd>
+        <dt>{isOwner ? t('admin.purchase.total') : t('admin.purchase.resellerPrice')}</dt>
+        <dd data-testid="direct-purchase-total">{isOwner && bypass ? t('admin.purchase.free') : credits(total)}</dd>
       </div>
       {!(isOwner && bypass) && payerCredits !== null && after !== null && (
         <>
           <div>
-            <dt>{payer} credits</dt>
+            <dt>{payerLabel}</dt>
             <dd>{formatCredits(payerCredits)}</dd>
           </div>
           <div className={after < 0 ? 'breakdown-short' : ''}>
-            <dt>After purchase</dt>
-            <dd>{after < 0 ? `${formatCredits(-after)} credits short` : credits(after)}</dd>
+            <dt>{t('admin.purchase.after')}</dt>
+            <dd>{after < 0 ? t('admin.purchase.short', { credits: formatCredits(-after) }) : credits(after)}</dd>
           </div>
         </>
       )}
@@ -107,6 +120,7 @@ export function DirectPurchaseTab() {
   const [bypass, setBypass] = useState(false);
   const [answer, setAnswer] = useState<PurchaseForUserResponse | null>(null);
   const attempt = useIdempotencyKey();
+  const t = useT();
 
   const [debouncedSearch] = useDebounced(search);
   const terms = usePurchaseTerms();
@@ -118,11 +132,11 @@ export function DirectPurchaseTab() {
   const purchase = usePurchaseForUser();
 
   useEffect(() => {
-    if (customers.isError) toast.error('Failed to load users');
-  }, [customers.isError]);
+    if (customers.isError) toast.error(t('admin.users.loadFailed'));
+  }, [customers.isError, t]);
   useEffect(() => {
-    if (products.isError) toast.error('Failed to load products');
-  }, [products.isError]);
+    if (products.isError) toast.error(t('admin.products.loadFailed'));
+  }, [products.isError, t]);
 
   // A reseller buys for customers only (their own key is bought in the shop; the server refuses the rest).
   const choices: Customer[] = ownOnly
@@ -168,7 +182,7 @@ export function DirectPurchaseTab() {
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    if (!customer || !product) return toast.error('Please choose a user and a product');
+    if (!customer || !product) return toast.error(t('admin.purchase.chooseBoth'));
     if (!ready) return;
     const body = { duration: days, bypassBalance: isOwner && bypass, useResellerCredits: !isOwner };
     try {
@@ -181,9 +195,9 @@ export function DirectPurchaseTab() {
       attempt.done();
       setAnswer(result);
       setDays(product.minDays);
-      toast.success(`License key purchased for ${customer.username}`, TOAST_PURCHASE_MS);
+      toast.success(t('admin.purchase.done', { username: customer.username }), TOAST_PURCHASE_MS);
     } catch (err) {
-      toast.error(purchaseErrorMessage(err, 'Failed to purchase license key'), TOAST_PURCHASE_MS);
+      toast.error(purchaseErrorMessage(err, t('admin.purchase.failed')), TOAST_PURCHASE_MS);
     }
   }
 
@@ -191,36 +205,42 @@ export function DirectPurchaseTab() {
     <section aria-labelledby="direct-purchase-title" className="admin-section">
       <div className="section-head">
         <div>
-          <h2 id="direct-purchase-title">{isOwner ? 'Direct Purchase' : 'Reseller Purchase'}</h2>
+          <h2 id="direct-purchase-title">{isOwner ? t('admin.purchase.title') : t('admin.purchase.resellerTitle')}</h2>
           <p className="muted">
-            {isOwner
-              ? 'Buy a key on behalf of a user, charged to their credits or free.'
-              : `Buy keys for your customers with your credits (you have ${credits(user.credits)}), at the reseller price.`}
+            {isOwner ? t('admin.purchase.subtitle') : t('admin.purchase.resellerSubtitle', { credits: credits(user.credits) })}
           </p>
         </div>
       </div>
       {switchedOff && (
         <div className="notice notice-warning" role="status">
-          {isOwner ? 'Direct purchases are turned off in the settings.' : 'Reseller purchases are turned off in the settings.'}
+          {isOwner ? t('admin.purchase.directOff') : t('admin.purchase.resellerOff')}
         </div>
       )}
       {tier && (
         <p className="muted" data-testid="reseller-tier">
-          Your tier: <strong>{tier.name}</strong>, {tier.discountPercent}% off the list price
-          {tier.dailyKeyCap !== null ? `, ${tier.keysBoughtToday} of ${tier.dailyKeyCap} keys bought today` : ''}.
+          <FormattedMessage
+            id={tier.dailyKeyCap !== null ? 'admin.purchase.tierCapped' : 'admin.purchase.tier'}
+            values={{
+              tier: tier.name,
+              percent: formatPercent(tier.discountPercent),
+              bought: tier.keysBoughtToday,
+              cap: tier.dailyKeyCap ?? 0,
+              strong: (chunks) => <strong>{chunks}</strong>,
+            }}
+          />
         </p>
       )}
       {capReached && tier && (
         <div className="notice notice-warning" role="status">
-          You have bought your tier’s {tier.dailyKeyCap} keys for today. The cap resets at midnight UTC.
+          {t('admin.purchase.capReached', { cap: tier.dailyKeyCap ?? 0 })}
         </div>
       )}
       {answer && (
         <ReceiptCard
           receipt={answer.licenseKey}
-          title={`Key purchased for ${answer.licenseKey.purchasedBy.username}`}
-          note={`The key is also in ${answer.licenseKey.purchasedBy.username}’s My Keys.`}
-          dismissLabel="New purchase"
+          title={t('admin.purchase.receiptTitle', { username: answer.licenseKey.purchasedBy.username })}
+          note={t('admin.purchase.receiptNote', { username: answer.licenseKey.purchasedBy.username })}
+          dismissLabel={t('admin.purchase.newPurchase')}
           onDismiss={() => setAnswer(null)}
         />
       )}
@@ -228,35 +248,47 @@ export function DirectPurchaseTab() {
         className="card direct-purchase-form"
         onSubmit={asyncHandler(onSubmit)}
         noValidate
-        aria-label={isOwner ? 'Direct purchase' : 'Reseller purchase'}
+        aria-label={isOwner ? t('admin.purchase.form') : t('admin.purchase.resellerForm')}
       >
         <div className="form-grid">
           <Field
-            label="Find a user"
+            label={t('admin.purchase.findUser')}
             type="search"
-            placeholder="Username or email starts with…"
+            placeholder={t('admin.users.searchPlaceholder')}
             value={search}
             maxLength={100}
             onChange={(e) => setSearch(e.target.value)}
           />
-          <SelectField label="User" value={customerId} onChange={(e) => setCustomerId(e.target.value)} disabled={customers.isPending}>
-            <option value="">{customers.isPending ? 'Loading users…' : choices.length ? 'Choose a user…' : 'No user matches'}</option>
+          <SelectField
+            label={t('admin.purchase.user')}
+            value={customerId}
+            onChange={(e) => setCustomerId(e.target.value)}
+            disabled={customers.isPending}
+          >
+            <option value="">
+              {customers.isPending
+                ? t('admin.users.loading')
+                : choices.length
+                  ? t('admin.purchase.chooseUser')
+                  : t('admin.purchase.noUserMatches')}
+            </option>
             {/* The chosen user stays listed while another search runs. */}
             {customer && !choices.some((u) => u._id === customer._id) && <option value={customer._id}>{customer.username}</option>}
             {choices.map((u) => (
               <option key={u._id} value={u._id}>
-                {u.username} ({u.email}, {u.role}){isOwner && u.credits !== undefined ? ` · ${credits(u.credits)}` : ''}
+                {t('admin.purchase.userOption', { username: u.username, email: u.email, role: u.role })}
+                {isOwner && u.credits !== undefined ? ` · ${credits(u.credits)}` : ''}
               </option>
             ))}
           </SelectField>
         </div>
         <div className="field">
-          <label htmlFor={productFieldId}>Product</label>
+          <label htmlFor={productFieldId}>{t('admin.purchase.product')}</label>
           {products.isPending ? (
-            <Spinner label="Loading products…" />
+            <Spinner label={t('admin.products.loading')} />
           ) : (
             <select id={productFieldId} value={productId} onChange={(e) => chooseProduct(e.target.value)} disabled={!offered.length}>
-              <option value="">{offered.length ? 'Choose a product…' : 'No products available'}</option>
+              <option value="">{offered.length ? t('admin.generate.chooseProduct') : t('admin.purchase.noProducts')}</option>
               <ProductOptions products={offered} />
             </select>
           )}
@@ -267,7 +299,7 @@ export function DirectPurchaseTab() {
             {isOwner && (
               <CheckboxField
                 className="bypass-check"
-                label="Bypass balance check (free purchase)"
+                label={t('admin.purchase.bypass')}
                 checked={bypass}
                 onChange={(e) => setBypass(e.target.checked)}
               />
@@ -280,20 +312,26 @@ export function DirectPurchaseTab() {
                 terms={terms.data}
                 bypass={bypass}
                 payerCredits={payerCredits}
-                payer={isOwner ? `${customer?.username ?? 'User'}’s` : 'Your'}
+                payerLabel={
+                  isOwner
+                    ? t('admin.purchase.payerCredits', { username: customer?.username ?? t('admin.purchase.user') })
+                    : t('admin.purchase.yourCredits')
+                }
               />
             )}
           </>
         )}
         {short && (
           <div className="notice notice-warning" role="status">
-            {isOwner
-              ? `${customer?.username} does not have enough credits for this key. Choose fewer days, or bypass the balance check.`
-              : 'You do not have enough credits for this key. Choose fewer days or exchange USD for credits.'}
+            {isOwner ? t('admin.purchase.customerShort', { username: customer?.username ?? '' }) : t('admin.purchase.resellerShort')}
           </div>
         )}
         <button type="submit" className="btn btn-primary" disabled={!ready}>
-          {purchase.isPending ? 'Purchasing…' : customer ? `Purchase for ${customer.username}` : 'Purchase'}
+          {purchase.isPending
+            ? t('admin.purchase.purchasing')
+            : customer
+              ? t('admin.purchase.submitFor', { username: customer.username })
+              : t('admin.purchase.submit')}
         </button>
       </form>
     </section>

@@ -16,8 +16,11 @@ import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { asyncHandler } from '../../../lib/async-handler';
 import { useDebounced } from '../../../lib/debounce';
-import { formatCredits } from '../../../lib/format';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { formatCredits, formatPercent } from '../../../lib/format';
+import { FormattedMessage } from 'react-intl';
+import { useT } from '../../../lib/i18n';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { useProducts } from '../../../lib/products';
 import { useCustomerChoices } from '../users/api';
 import { useDeleteTier, useResellers, useResellerTiers, useSaveTier, useSetCustomerReseller, useSetResellerTier } from './api';
@@ -49,6 +52,7 @@ function TierFormModal({ tier, onClose }: { tier: ResellerTier | null; onClose: 
   const products = useProducts();
   const [chosen, setChosen] = useState<string[]>(tier?.productIds ?? []);
   const editing = tier !== null;
+  const t = useT();
   const form = useForm<TierForm>({
     initial: {
       name: tier?.name ?? '',
@@ -58,13 +62,18 @@ function TierFormModal({ tier, onClose }: { tier: ResellerTier | null; onClose: 
       isDefault: tier?.isDefault ?? false,
       allProducts: tier ? tier.productIds === null : true,
     },
-    validate: (v) => schemaErrors<TierForm>(resellerTierInputSchema, tierInput(v, chosen)),
+    validate: (v) =>
+      adminSchemaErrors<TierForm>(resellerTierInputSchema, tierInput(v, chosen), {
+        discountPercent: t('admin.tiers.discount'),
+        commissionPercent: t('admin.tiers.commission'),
+        dailyKeyCap: t('admin.tiers.dailyCap'),
+      }),
     submit: async (v) => {
       const saved = await save.mutateAsync({ id: tier?._id ?? null, body: resellerTierInputSchema.parse(tierInput(v, chosen)) });
-      toast.success(editing ? `${saved.name} updated` : `Tier ${saved.name} created`);
+      toast.success(editing ? t('admin.tiers.updated', { name: saved.name }) : t('admin.tiers.created', { name: saved.name }));
       onClose();
     },
-    onError: (err) => errorMessage(err, editing ? 'Failed to update the tier' : 'Failed to create the tier'),
+    onError: (err) => errorMessage(err, editing ? t('admin.tiers.updateFailed') : t('admin.tiers.createFailed')),
   });
   const number = { type: 'number', min: 0, step: 1, inputMode: 'numeric' } as const;
   const formId = editing ? 'edit-tier-form' : 'create-tier-form';
@@ -72,13 +81,13 @@ function TierFormModal({ tier, onClose }: { tier: ResellerTier | null; onClose: 
   const productError = (form.errors as Record<string, string | undefined>).productIds;
   return (
     <FormModal
-      title={editing ? `Edit ${tier.name}` : 'Create Tier'}
+      title={editing ? t('admin.tiers.editNamed', { name: tier.name }) : t('admin.tiers.create')}
       onClose={onClose}
       busy={save.isPending}
       size="lg"
       formId={formId}
-      submitLabel={editing ? 'Save Changes' : 'Create Tier'}
-      busyLabel="Saving…"
+      submitLabel={editing ? t('admin.tiers.saveChanges') : t('admin.tiers.create')}
+      busyLabel={t('admin.tiers.saving')}
     >
       <form id={formId} onSubmit={form.onSubmit} noValidate>
         {form.formError && (
@@ -86,35 +95,35 @@ function TierFormModal({ tier, onClose }: { tier: ResellerTier | null; onClose: 
             {form.formError}
           </div>
         )}
-        <Field label="Tier name" {...form.field('name')} maxLength={40} required autoFocus />
+        <Field label={t('admin.tiers.name')} {...form.field('name')} maxLength={40} required autoFocus />
         <div className="form-grid">
           <Field
-            label="Wholesale discount (%)"
+            label={t('admin.tiers.discount')}
             {...number}
             max={90}
             {...form.field('discountPercent')}
-            hint="Off the list price of keys bought for customers"
+            hint={t('admin.tiers.discountHint')}
           />
           <Field
-            label="Commission (%)"
+            label={t('admin.tiers.commission')}
             {...number}
             max={90}
             {...form.field('commissionPercent')}
-            hint="Of a referred customer’s own purchases"
+            hint={t('admin.tiers.commissionHint')}
           />
           <Field
-            label="Daily key cap"
+            label={t('admin.tiers.dailyCap')}
             {...number}
             min={1}
             {...form.field('dailyKeyCap')}
-            hint="Keys for customers per UTC day; empty: no cap"
+            hint={t('admin.tiers.dailyCapHint')}
           />
         </div>
-        <CheckboxField label="Sells every product" {...form.checkbox('allProducts')} />
+        <CheckboxField label={t('admin.tiers.allProducts')} {...form.checkbox('allProducts')} />
         {!form.values.allProducts && (
           <fieldset className="tier-products">
-            <legend>Products this tier sells</legend>
-            {products.isPending && <p className="muted">Loading products…</p>}
+            <legend>{t('admin.tiers.products')}</legend>
+            {products.isPending && <p className="muted">{t('admin.products.loading')}</p>}
             {(products.data ?? []).map((p) => (
               <CheckboxField
                 key={p._id}
@@ -130,7 +139,7 @@ function TierFormModal({ tier, onClose }: { tier: ResellerTier | null; onClose: 
             )}
           </fieldset>
         )}
-        <CheckboxField label="Default tier (for every reseller not put in another)" {...form.checkbox('isDefault')} />
+        <CheckboxField label={t('admin.tiers.isDefault')} {...form.checkbox('isDefault')} />
       </form>
     </FormModal>
   );
@@ -141,62 +150,89 @@ function Tiers() {
   const remove = useDeleteTier();
   const [editing, setEditing] = useState<ResellerTier | null | 'new'>(null);
   const [deleting, setDeleting] = useState<ResellerTier | null>(null);
+  const t = useT();
   async function onDelete() {
     if (!deleting) return;
     try {
       await remove.mutateAsync(deleting._id);
-      toast.success(`${deleting.name} deleted`);
+      toast.success(t('admin.tiers.deleted', { name: deleting.name }));
       setDeleting(null);
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to delete the tier'));
+      toast.error(errorMessage(err, t('admin.tiers.deleteFailed')));
     }
   }
   return (
     <Card
-      title="Reseller Tiers"
+      title={t('admin.tiers.title')}
       actions={
         <button type="button" className="btn btn-primary btn-sm" onClick={() => setEditing('new')}>
-          New Tier
+          {t('admin.tiers.new')}
         </button>
       }
     >
       <QueryState
         query={tiers}
-        loading="Loading tiers…"
-        failed="Could not load the tiers."
+        loading={t('admin.tiers.loading')}
+        failed={t('admin.tiers.loadFailed')}
         isEmpty={(data) => data.tiers.length === 0}
-        empty={<p className="muted">No tiers yet: resellers pay the settings’ daily discount and earn no commission.</p>}
+        empty={<p className="muted">{t('admin.tiers.empty')}</p>}
       >
         {(data) => (
           <DataTable<ResellerTier>
-            label="Reseller tiers"
+            label={t('admin.tiers.table')}
             rows={data.tiers}
-            rowKey={(t) => t._id}
+            rowKey={(tier) => tier._id}
             columns={[
               {
-                header: 'Tier',
-                label: 'Tier',
-                cell: (t) => (
+                header: t('admin.tiers.tier'),
+                label: t('admin.tiers.tier'),
+                cell: (tier) => (
                   <span>
-                    {t.name} {t.isDefault && <Badge tone="blue">Default</Badge>}
+                    {tier.name} {tier.isDefault && <Badge tone="blue">{t('admin.tiers.default')}</Badge>}
                   </span>
                 ),
               },
-              { header: 'Discount', label: 'Discount', cell: (t) => `${t.discountPercent}%` },
-              { header: 'Commission', label: 'Commission', cell: (t) => `${t.commissionPercent}%` },
-              { header: 'Products', label: 'Products', cell: (t) => (t.productIds === null ? 'All' : formatCredits(t.productIds.length)) },
-              { header: 'Daily cap', label: 'Daily cap', cell: (t) => (t.dailyKeyCap === null ? 'None' : formatCredits(t.dailyKeyCap)) },
-              { header: 'Resellers', label: 'Resellers', cell: (t) => formatCredits(t.resellers) },
               {
-                header: <span className="visually-hidden">Actions</span>,
-                label: 'Actions',
-                cell: (t) => (
+                header: t('admin.tiers.discountColumn'),
+                label: t('admin.tiers.discountColumn'),
+                cell: (tier) => formatPercent(tier.discountPercent),
+              },
+              {
+                header: t('admin.tiers.commissionColumn'),
+                label: t('admin.tiers.commissionColumn'),
+                cell: (tier) => formatPercent(tier.commissionPercent),
+              },
+              {
+                header: t('admin.tiers.productsColumn'),
+                label: t('admin.tiers.productsColumn'),
+                cell: (tier) => (tier.productIds === null ? t('admin.tiers.all') : formatCredits(tier.productIds.length)),
+              },
+              {
+                header: t('admin.tiers.dailyCapColumn'),
+                label: t('admin.tiers.dailyCapColumn'),
+                cell: (tier) => (tier.dailyKeyCap === null ? t('admin.tiers.none') : formatCredits(tier.dailyKeyCap)),
+              },
+              { header: t('admin.tiers.resellers'), label: t('admin.tiers.resellers'), cell: (tier) => formatCredits(tier.resellers) },
+              {
+                header: <span className="visually-hidden">{t('admin.tiers.actions')}</span>,
+                label: t('admin.tiers.actions'),
+                cell: (tier) => (
                   <div className="row-actions">
-                    <button type="button" className="btn btn-secondary btn-sm" onClick={() => setEditing(t)} aria-label={`Edit ${t.name}`}>
-                      Edit
+                    <button
+                      type="button"
+                      className="btn btn-secondary btn-sm"
+                      onClick={() => setEditing(tier)}
+                      aria-label={t('admin.tiers.editNamed', { name: tier.name })}
+                    >
+                      {t('admin.tiers.edit')}
                     </button>
-                    <button type="button" className="btn btn-danger btn-sm" onClick={() => setDeleting(t)} aria-label={`Delete ${t.name}`}>
-                      Delete
+                    <button
+                      type="button"
+                      className="btn btn-danger btn-sm"
+                      onClick={() => setDeleting(tier)}
+                      aria-label={t('admin.tiers.deleteNamed', { name: tier.name })}
+                    >
+                      {t('admin.tiers.delete')}
                     </button>
                   </div>
                 ),
@@ -208,15 +244,18 @@ function Tiers() {
       {editing !== null && <TierFormModal tier={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       {deleting && (
         <ConfirmModal
-          title="Delete Tier"
-          confirmLabel="Delete Tier"
-          busyLabel="Deleting…"
+          title={t('admin.tiers.deleteTitle')}
+          confirmLabel={t('admin.tiers.deleteTitle')}
+          busyLabel={t('admin.tiers.deleting')}
           busy={remove.isPending}
           onConfirm={asyncHandler(onDelete)}
           onClose={() => setDeleting(null)}
         >
           <p>
-            Delete <strong>{deleting.name}</strong>? Its resellers go to the default tier. Commissions already earned stay.
+            <FormattedMessage
+              id="admin.tiers.deleteConfirm"
+              values={{ name: deleting.name, strong: (chunks) => <strong>{chunks}</strong> }}
+            />
           </p>
         </ConfirmModal>
       )}
@@ -226,27 +265,32 @@ function Tiers() {
 
 function TierSelect({ reseller, tiers }: { reseller: ResellerFigures; tiers: ResellerTier[] }) {
   const setTier = useSetResellerTier();
+  const t = useT();
   const value = reseller.tier && !reseller.tier.byDefault ? reseller.tier._id : '';
   async function onChange(tierId: string) {
     try {
       await setTier.mutateAsync({ resellerId: reseller._id, tierId: tierId || null });
-      toast.success(`${reseller.username} moved`);
+      toast.success(t('admin.tiers.moved', { username: reseller.username }));
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to change the tier'));
+      toast.error(errorMessage(err, t('admin.tiers.moveFailed')));
     }
   }
   return (
     <select
       className="tier-select"
-      aria-label={`Tier of ${reseller.username}`}
+      aria-label={t('admin.tiers.tierOf', { username: reseller.username })}
       value={value}
       disabled={setTier.isPending}
       onChange={(e) => void onChange(e.target.value)}
     >
-      <option value="">Default{tiers.some((t) => t.isDefault) ? ` (${tiers.find((t) => t.isDefault)!.name})` : ' (none)'}</option>
-      {tiers.map((t) => (
-        <option key={t._id} value={t._id}>
-          {t.name}
+      <option value="">
+        {tiers.some((tier) => tier.isDefault)
+          ? t('admin.tiers.defaultNamed', { name: tiers.find((tier) => tier.isDefault)!.name })
+          : t('admin.tiers.defaultNone')}
+      </option>
+      {tiers.map((tier) => (
+        <option key={tier._id} value={tier._id}>
+          {tier.name}
         </option>
       ))}
     </select>
@@ -257,41 +301,66 @@ function Resellers({ onShow }: { onShow: (reseller: ResellerFigures) => void }) 
   const [page, setPage] = useState(1);
   const resellers = useResellers(page);
   const tiers = useResellerTiers();
+  const t = useT();
   return (
-    <Card title="Resellers">
+    <Card title={t('admin.resellers.title')}>
       <QueryState
         query={resellers}
-        loading="Loading resellers…"
-        failed="Could not load the resellers."
+        loading={t('admin.resellers.loading')}
+        failed={t('admin.resellers.loadFailed')}
         isEmpty={(data) => data.resellers.length === 0}
-        empty={<p className="muted">No resellers yet: give an account the reseller role in Users.</p>}
+        empty={<p className="muted">{t('admin.resellers.empty')}</p>}
       >
         {(data) => (
           <>
             <DataTable<ResellerFigures>
-              label="Resellers compared"
+              label={t('admin.resellers.table')}
               rows={data.resellers}
               rowKey={(r) => r._id}
               busy={resellers.isFetching}
               columns={[
-                { header: 'Reseller', label: 'Reseller', cell: (r) => <span className={r.isActive ? '' : 'muted'}>{r.username}</span> },
-                { header: 'Tier', label: 'Tier', cell: (r) => <TierSelect reseller={r} tiers={tiers.data?.tiers ?? []} /> },
-                { header: 'Referral code', label: 'Referral code', cell: (r) => <code>{r.referralCode ?? '—'}</code> },
-                { header: 'Customers', label: 'Customers', cell: (r) => formatCredits(r.customers) },
-                { header: 'Earned', label: 'Earned', cell: (r) => `${formatCredits(r.earned)} credits` },
-                { header: 'Spent', label: 'Spent', cell: (r) => `${formatCredits(r.spent)} credits` },
-                { header: 'Keys for customers', label: 'Keys for customers', cell: (r) => formatCredits(r.keysForCustomers) },
                 {
-                  header: <span className="visually-hidden">Statistics</span>,
-                  label: 'Statistics',
+                  header: t('admin.resellers.reseller'),
+                  label: t('admin.resellers.reseller'),
+                  cell: (r) => <span className={r.isActive ? '' : 'muted'}>{r.username}</span>,
+                },
+                {
+                  header: t('admin.tiers.tier'),
+                  label: t('admin.tiers.tier'),
+                  cell: (r) => <TierSelect reseller={r} tiers={tiers.data?.tiers ?? []} />,
+                },
+                {
+                  header: t('admin.resellers.referralCode'),
+                  label: t('admin.resellers.referralCode'),
+                  cell: (r) => <code>{r.referralCode ?? '—'}</code>,
+                },
+                { header: t('admin.resellers.customers'), label: t('admin.resellers.customers'), cell: (r) => formatCredits(r.customers) },
+                {
+                  header: t('admin.resellers.earned'),
+                  label: t('admin.resellers.earned'),
+                  cell: (r) => t('admin.resellers.credits', { credits: formatCredits(r.earned) }),
+                },
+                {
+                  header: t('admin.resellers.spent'),
+                  label: t('admin.resellers.spent'),
+                  cell: (r) => t('admin.resellers.credits', { credits: formatCredits(r.spent) }),
+                },
+                {
+                  header: t('admin.resellers.keysForCustomers'),
+                  label: t('admin.resellers.keysForCustomers'),
+                  cell: (r) => formatCredits(r.keysForCustomers),
+                },
+                {
+                  header: <span className="visually-hidden">{t('admin.resellers.statistics')}</span>,
+                  label: t('admin.resellers.statistics'),
                   cell: (r) => (
                     <button
                       type="button"
                       className="btn btn-secondary btn-sm"
                       onClick={() => onShow(r)}
-                      aria-label={`Statistics of ${r.username}`}
+                      aria-label={t('admin.resellers.statisticsOf', { username: r.username })}
                     >
-                      Statistics
+                      {t('admin.resellers.statistics')}
                     </button>
                   ),
                 },
@@ -315,31 +384,46 @@ function AssignCustomer() {
   const [customerId, setCustomerId] = useState('');
   const [resellerId, setResellerId] = useState('');
   const choices = (customers.data?.users ?? []).filter((u) => u.role === 'user');
+  const t = useT();
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    if (!customerId) return toast.error('Please choose a customer');
+    if (!customerId) return toast.error(t('admin.assign.chooseFirst'));
     try {
       await assign.mutateAsync({ customerId, resellerId: resellerId || null });
-      const name = choices.find((u) => u._id === customerId)?.username ?? 'The customer';
-      toast.success(resellerId ? `${name} now belongs to the reseller` : `${name} belongs to no reseller now`);
+      const name = choices.find((u) => u._id === customerId)?.username;
+      toast.success(
+        resellerId
+          ? name
+            ? t('admin.assign.assigned', { username: name })
+            : t('admin.assign.assignedUnnamed')
+          : name
+            ? t('admin.assign.unassigned', { username: name })
+            : t('admin.assign.unassignedUnnamed'),
+      );
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to change the customer’s reseller'));
+      toast.error(errorMessage(err, t('admin.assign.failed')));
     }
   }
   return (
-    <Card title="A Customer’s Reseller">
-      <form className="form-grid assign-customer" onSubmit={asyncHandler(onSubmit)} noValidate aria-label="Give a customer to a reseller">
-        <Field label="Find a customer" type="search" value={search} maxLength={100} onChange={(e) => setSearch(e.target.value)} />
-        <SelectField label="Customer" value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
-          <option value="">{customers.isPending ? 'Loading…' : 'Choose a customer…'}</option>
+    <Card title={t('admin.assign.title')}>
+      <form className="form-grid assign-customer" onSubmit={asyncHandler(onSubmit)} noValidate aria-label={t('admin.assign.form')}>
+        <Field
+          label={t('admin.assign.findCustomer')}
+          type="search"
+          value={search}
+          maxLength={100}
+          onChange={(e) => setSearch(e.target.value)}
+        />
+        <SelectField label={t('admin.assign.customer')} value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
+          <option value="">{customers.isPending ? t('admin.loading') : t('admin.assign.chooseCustomer')}</option>
           {choices.map((u) => (
             <option key={u._id} value={u._id}>
               {u.username} ({u.email})
             </option>
           ))}
         </SelectField>
-        <SelectField label="Reseller" value={resellerId} onChange={(e) => setResellerId(e.target.value)}>
-          <option value="">No reseller</option>
+        <SelectField label={t('admin.resellers.reseller')} value={resellerId} onChange={(e) => setResellerId(e.target.value)}>
+          <option value="">{t('admin.assign.noReseller')}</option>
           {(resellers.data?.resellers ?? []).map((r) => (
             <option key={r._id} value={r._id}>
               {r.username}
@@ -347,7 +431,7 @@ function AssignCustomer() {
           ))}
         </SelectField>
         <button type="submit" className="btn btn-primary" disabled={!customerId || assign.isPending}>
-          {assign.isPending ? 'Saving…' : 'Save'}
+          {assign.isPending ? t('admin.tiers.saving') : t('admin.assign.save')}
         </button>
       </form>
     </Card>
@@ -356,6 +440,7 @@ function AssignCustomer() {
 
 export function ResellersTab() {
   const [shown, setShown] = useState<ResellerFigures | null>(null);
+  const t = useT();
   return (
     <div className="admin-section">
       <Tiers />
@@ -363,9 +448,13 @@ export function ResellersTab() {
       {shown && (
         <div>
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => setShown(null)}>
-            Close statistics of {shown.username}
+            {t('admin.resellers.closeStatistics', { username: shown.username })}
           </button>
-          <ResellerStatistics key={shown._id} resellerId={shown._id} title={`Statistics of ${shown.username}`} />
+          <ResellerStatistics
+            key={shown._id}
+            resellerId={shown._id}
+            title={t('admin.resellers.statisticsOf', { username: shown.username })}
+          />
         </div>
       )}
       <AssignCustomer />

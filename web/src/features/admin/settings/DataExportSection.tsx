@@ -7,17 +7,21 @@ import { Field, SelectField } from '../../../components/ui/field';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { downloadFile } from '../../../lib/download';
+import { translate, type MessageId } from '../../../lib/i18n';
 
-const TABLE_LABELS: Record<(typeof SHOP_TABLES)[number], string> = {
-  users: 'Users',
-  products: 'Products',
-  keys: 'License keys',
-  devices: 'Devices',
-  ledger: 'Ledger',
-  payments: 'Payments',
-  audit: 'Audit log',
+const TABLE_LABELS: Record<(typeof SHOP_TABLES)[number], MessageId> = {
+  users: 'admin.export.table.users',
+  products: 'admin.export.table.products',
+  keys: 'admin.export.table.keys',
+  devices: 'admin.export.table.devices',
+  ledger: 'admin.export.table.ledger',
+  payments: 'admin.export.table.payments',
+  audit: 'admin.export.table.audit',
 };
-const FORMAT_LABELS: Record<(typeof EXPORT_FORMATS)[number], string> = { jsonl: 'JSON lines', csv: 'CSV' };
+const FORMAT_LABELS: Record<(typeof EXPORT_FORMATS)[number], MessageId> = {
+  jsonl: 'admin.export.format.jsonl',
+  csv: 'admin.export.format.csv',
+};
 
 export function DataExportSection() {
   const [table, setTable] = useState('');
@@ -27,7 +31,7 @@ export function DataExportSection() {
   const [busy, setBusy] = useState(false);
   const ranged = (RANGED_TABLES as readonly string[]).includes(table);
   // A CSV file holds one table.
-  const problem = format === 'csv' && !table ? 'A CSV export holds one table: choose it' : null;
+  const problem = format === 'csv' && !table ? translate('admin.export.csvNeedsTable') : null;
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -39,51 +43,66 @@ export function DataExportSection() {
         { format, table: table || undefined, from: ranged ? from : undefined, to: ranged ? to : undefined },
         `keypanel-${table || 'shop'}.${format}`,
       );
-      toast.success(`Saved ${name}`);
+      toast.success(translate('admin.export.saved', { name }));
     } catch (err) {
-      toast.error(errorMessage(err, 'The export failed'));
+      toast.error(errorMessage(err, translate('admin.export.failed')));
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <Card title="Data Export" className="data-export">
-      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Data export">
-        <p className="muted small">
-          The whole shop, or one table. The ledger and the audit log may be cut to dates (the end is not included).
-        </p>
+    <Card title={translate('admin.export.title')} className="data-export">
+      <form onSubmit={(e) => void onSubmit(e)} noValidate aria-label={translate('admin.export.form')}>
+        <p className="muted small">{translate('admin.export.intro')}</p>
         <div className="form-grid">
-          <SelectField id="export-table" label="Table" value={table} onChange={(e) => setTable(e.target.value)}>
-            <option value="">Everything</option>
+          <SelectField
+            id="export-table"
+            label={translate('admin.export.tableLabel')}
+            value={table}
+            onChange={(e) => setTable(e.target.value)}
+          >
+            <option value="">{translate('admin.export.everything')}</option>
             {SHOP_TABLES.map((t) => (
               <option key={t} value={t}>
-                {TABLE_LABELS[t]}
+                {translate(TABLE_LABELS[t])}
               </option>
             ))}
           </SelectField>
           <SelectField
             id="export-format"
-            label="Format"
+            label={translate('admin.export.formatLabel')}
             value={format}
             onChange={(e) => setFormat(e.target.value as (typeof EXPORT_FORMATS)[number])}
             error={problem ?? undefined}
           >
             {EXPORT_FORMATS.map((f) => (
               <option key={f} value={f}>
-                {FORMAT_LABELS[f]}
+                {translate(FORMAT_LABELS[f])}
               </option>
             ))}
           </SelectField>
           {ranged && (
             <>
-              <Field id="export-from" label="From" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
-              <Field id="export-to" label="Before" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+              <Field
+                id="export-from"
+                label={translate('admin.export.from')}
+                type="date"
+                value={from}
+                onChange={(e) => setFrom(e.target.value)}
+              />
+              <Field
+                id="export-to"
+                label={translate('admin.export.before')}
+                type="date"
+                value={to}
+                onChange={(e) => setTo(e.target.value)}
+              />
             </>
           )}
         </div>
         <button type="submit" className="btn btn-primary" disabled={busy || problem !== null} aria-busy={busy}>
-          {busy ? 'Exporting…' : 'Download export'}
+          {busy ? translate('admin.export.exporting') : translate('admin.export.submit')}
         </button>
       </form>
     </Card>

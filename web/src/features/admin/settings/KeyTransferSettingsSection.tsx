@@ -3,28 +3,30 @@
 import { CheckboxField, Field } from '../../../components/ui/field';
 import type { Form } from '../../../lib/form';
 import type { Draft } from './draft';
+import { useT } from '../../../lib/i18n';
 
 export function KeyTransferSettingsSection({ form }: { form: Form<Draft> }) {
+  const t = useT();
   return (
     <fieldset className="settings-section card">
-      <legend>Key Transfers</legend>
-      <p className="muted small">Customers give a key, its devices and its remaining time to another account from My Keys.</p>
+      <legend>{t('admin.settings.transfers.title')}</legend>
+      <p className="muted small">{t('admin.settings.transfers.description')}</p>
       <CheckboxField
         id="setting-key-transfers-enabled"
-        label="Key Transfers Enabled"
-        hint="Customers may transfer their keys, and resellers the keys they bought for customers"
+        label={t('admin.settings.transfers.enabled')}
+        hint={t('admin.settings.transfers.enabledHint')}
         {...form.checkbox('keyTransfers.enabled')}
       />
       <div className="form-grid">
         <Field
           id="setting-key-transfers-max"
-          label="Transfers per Key"
+          label={t('admin.settings.transfers.max')}
           type="number"
           inputMode="numeric"
           min={0}
           max={100}
           step={1}
-          hint="How many times one key may be transferred, 0 for no limit"
+          hint={t('admin.settings.transfers.maxHint')}
           {...form.field('keyTransfers.maxPerKey')}
         />
       </div>

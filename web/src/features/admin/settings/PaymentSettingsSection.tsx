@@ -2,16 +2,14 @@
 import { CheckboxField, Field } from '../../../components/ui/field';
 import type { Form } from '../../../lib/form';
 import type { Draft, PaymentField } from './draft';
+import { formatUsd } from '../../../lib/format';
+import { useT, type MessageId } from '../../../lib/i18n';
 
-const FIELDS: Array<{ field: PaymentField; label: string; hint: string }> = [
-  { field: 'minTopUpUsd', label: 'Minimum Top-up (USD)', hint: 'The smallest card payment, from $1' },
-  { field: 'maxTopUpUsd', label: 'Maximum Top-up (USD)', hint: 'The largest card payment, up to $10,000' },
-  { field: 'quickTopUpAmounts', label: 'Quick Amounts (USD)', hint: 'Up to 6 amounts offered as buttons, separated by commas' },
-  {
-    field: 'firstTopUpHoldHours',
-    label: 'Hold First Top-ups (hours)',
-    hint: "A first-time payer's card top-ups wait this long before they can be exchanged (0: no hold)",
-  },
+const FIELDS: Array<{ field: PaymentField; label: MessageId; hint: MessageId }> = [
+  { field: 'minTopUpUsd', label: 'admin.settings.payments.min', hint: 'admin.settings.payments.minHint' },
+  { field: 'maxTopUpUsd', label: 'admin.settings.payments.max', hint: 'admin.settings.payments.maxHint' },
+  { field: 'quickTopUpAmounts', label: 'admin.settings.payments.quick', hint: 'admin.settings.payments.quickHint' },
+  { field: 'firstTopUpHoldHours', label: 'admin.settings.payments.hold', hint: 'admin.settings.payments.holdHint' },
 ];
 
 const isPaymentField = (name: string) => name.startsWith('payments.');
@@ -20,12 +18,11 @@ export function PaymentSettingsSection({ form }: { form: Form<Draft> }) {
   // The section's rules tie its fields together (the minimum below the maximum, the quick amounts
   // between them): any change in it answers every complaint in it.
   const changed = () => form.clearErrors(isPaymentField);
+  const t = useT();
   return (
     <fieldset className="settings-section card">
-      <legend>Payments</legend>
-      <p className="muted small">
-        Card top-ups of the USD balance through Stripe Checkout. They also need the Stripe keys on the server (docs/payments.md).
-      </p>
+      <legend>{t('admin.settings.payments.title')}</legend>
+      <p className="muted small">{t('admin.settings.payments.description')}</p>
       <div className="form-grid">
         {FIELDS.map(({ field, label, hint }) => {
           const props = form.field(`payments.${field}`);
@@ -33,12 +30,12 @@ export function PaymentSettingsSection({ form }: { form: Form<Draft> }) {
             <Field
               key={field}
               id={`setting-payments-${field}`}
-              label={label}
+              label={t(label)}
               type={field === 'quickTopUpAmounts' ? 'text' : 'number'}
               inputMode="decimal"
               min={field === 'firstTopUpHoldHours' ? 0 : 1}
               step={field === 'firstTopUpHoldHours' ? 1 : 0.01}
-              hint={hint}
+              hint={t(hint, { min: formatUsd(1), max: formatUsd(10_000) })}
               {...props}
               onChange={(e) => {
                 props.onChange(e);
@@ -50,8 +47,8 @@ export function PaymentSettingsSection({ form }: { form: Form<Draft> }) {
       </div>
       <CheckboxField
         id="setting-payments-enabled"
-        label="Card Top-ups Enabled"
-        hint="Customers may add USD by card on the Add Balance page"
+        label={t('admin.settings.payments.enabled')}
+        hint={t('admin.settings.payments.enabledHint')}
         {...form.checkbox('payments.cardTopUpsEnabled')}
         onChange={(e) => {
           form.set('payments.cardTopUpsEnabled', e.target.checked);

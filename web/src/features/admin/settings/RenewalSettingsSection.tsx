@@ -3,28 +3,30 @@
 import { CheckboxField, Field } from '../../../components/ui/field';
 import type { Form } from '../../../lib/form';
 import type { Draft } from './draft';
+import { useT } from '../../../lib/i18n';
 
 export function RenewalSettingsSection({ form }: { form: Form<Draft> }) {
+  const t = useT();
   return (
     <fieldset className="settings-section card">
-      <legend>Renewals</legend>
-      <p className="muted small">Customers renew their keys from My Keys: the same key runs for more days, paid with their credits.</p>
+      <legend>{t('admin.settings.renewals.title')}</legend>
+      <p className="muted small">{t('admin.settings.renewals.description')}</p>
       <CheckboxField
         id="setting-auto-renew-enabled"
-        label="Auto-renewal Enabled"
-        hint="Customers may have a key renewed from their credits before it expires; when off, no key is renewed automatically"
+        label={t('admin.settings.renewals.enabled')}
+        hint={t('admin.settings.renewals.enabledHint')}
         {...form.checkbox('renewals.autoRenewEnabled')}
       />
       <div className="form-grid">
         <Field
           id="setting-auto-renew-days-before"
-          label="Renew Days Before Expiry"
+          label={t('admin.settings.renewals.daysBefore')}
           type="number"
           inputMode="numeric"
           min={1}
           max={30}
           step={1}
-          hint="An auto-renewing key is renewed this many days before it expires (1 to 30)"
+          hint={t('admin.settings.renewals.daysBeforeHint')}
           {...form.field('renewals.autoRenewDaysBefore')}
         />
       </div>

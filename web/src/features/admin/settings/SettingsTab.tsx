@@ -14,6 +14,7 @@ import { errorMessage } from '../../../lib/api';
 import { asyncHandler } from '../../../lib/async-handler';
 import { SETTINGS_RELOAD_DELAY_MS } from '../../../lib/constants';
 import { useForm, type FieldErrors } from '../../../lib/form';
+import { translate, useT, type MessageId } from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/session';
 import { resetSettings, saveSettings, settingsKeys, useServerStatus, useSettings } from './api';
 import { fromDraft, toDraft, type Draft, type FlagField, type NumberField } from './draft';
@@ -21,124 +22,153 @@ import { PaymentSettingsSection } from './PaymentSettingsSection';
 import { KeyTransferSettingsSection } from './KeyTransferSettingsSection';
 import { RenewalSettingsSection } from './RenewalSettingsSection';
 import { DataExportSection } from './DataExportSection';
+import { schemaMessage } from '../schema-messages';
 
-type NumberSpec = { field: NumberField; label: string; min: number; max?: number; step?: number; hint: string };
-type FlagSpec = { field: FlagField; label: string; hint: string };
-type Section = { title: string; description: string; numbers: NumberSpec[]; flags: FlagSpec[] };
+type NumberSpec = { field: NumberField; label: MessageId; min: number; max?: number; step?: number; hint: MessageId };
+type FlagSpec = { field: FlagField; label: MessageId; hint: MessageId };
+type Section = { title: MessageId; description: MessageId; numbers: NumberSpec[]; flags: FlagSpec[] };
 
 const SECTIONS: Section[] = [
   {
-    title: 'Exchange',
-    description: 'How USD turns into credits.',
-    numbers: [{ field: 'usdToCreditRate', label: 'USD to Credit Rate', min: 1, max: 1000, hint: 'Credits per 1 USD, 1 to 1000' }],
-    flags: [],
-  },
-  {
-    title: 'Key Generation',
-    description: 'Limits on making keys.',
+    title: 'admin.settings.section.exchange.title',
+    description: 'admin.settings.section.exchange.description',
     numbers: [
-      { field: 'maxKeysPerGeneration', label: 'Max Keys per Generation', min: 1, max: 1000, hint: '1 to 1000 keys in one request' },
       {
-        field: 'maxActivationsPerKey',
-        label: 'Max Activations per Key',
+        field: 'usdToCreditRate',
+        label: 'admin.settings.usdToCreditRate.label',
         min: 1,
-        max: 100,
-        hint: 'The most devices a product may allow per key, 1 to 100',
+        max: 1000,
+        hint: 'admin.settings.usdToCreditRate.hint',
       },
     ],
     flags: [],
   },
   {
-    title: 'Purchase',
-    description: 'Who may buy for others, and the resellers’ price.',
+    title: 'admin.settings.section.keyGeneration.title',
+    description: 'admin.settings.section.keyGeneration.description',
+    numbers: [
+      {
+        field: 'maxKeysPerGeneration',
+        label: 'admin.settings.maxKeysPerGeneration.label',
+        min: 1,
+        max: 1000,
+        hint: 'admin.settings.maxKeysPerGeneration.hint',
+      },
+      {
+        field: 'maxActivationsPerKey',
+        label: 'admin.settings.maxActivationsPerKey.label',
+        min: 1,
+        max: 100,
+        hint: 'admin.settings.maxActivationsPerKey.hint',
+      },
+    ],
+    flags: [],
+  },
+  {
+    title: 'admin.settings.section.purchase.title',
+    description: 'admin.settings.section.purchase.description',
     numbers: [
       {
         field: 'defaultDailyDiscount',
-        label: 'Reseller Daily Discount (%)',
+        label: 'admin.settings.defaultDailyDiscount.label',
         min: 0,
         max: 90,
-        hint: 'Off the per-day part of the price for resellers in no tier (Resellers tab), 0 to 90',
+        hint: 'admin.settings.defaultDailyDiscount.hint',
       },
     ],
     flags: [
-      { field: 'enableDirectPurchases', label: 'Enable Direct Purchases', hint: 'Owners may buy keys for users' },
-      { field: 'enableResellerPurchases', label: 'Enable Reseller Purchases', hint: 'Resellers may buy keys for their customers' },
+      {
+        field: 'enableDirectPurchases',
+        label: 'admin.settings.enableDirectPurchases.label',
+        hint: 'admin.settings.enableDirectPurchases.hint',
+      },
+      {
+        field: 'enableResellerPurchases',
+        label: 'admin.settings.enableResellerPurchases.label',
+        hint: 'admin.settings.enableResellerPurchases.hint',
+      },
       {
         field: 'resellersSellToOwnCustomersOnly',
-        label: 'Resellers Sell to Their Own Customers Only',
-        hint: 'A reseller may buy keys only for customers who registered through their link or were given to them',
+        label: 'admin.settings.resellersSellToOwnCustomersOnly.label',
+        hint: 'admin.settings.resellersSellToOwnCustomersOnly.hint',
       },
     ],
   },
   {
-    title: 'System',
-    description: 'Access to KeyPanel.',
+    title: 'admin.settings.section.system.title',
+    description: 'admin.settings.section.system.description',
     numbers: [
       {
         field: 'apiRateLimit',
-        label: 'API Rate Limit (per hour per IP)',
+        label: 'admin.settings.apiRateLimit.label',
         min: 10,
         max: 10000,
-        hint: 'Sign-in, registration and password reset attempts, 10 to 10000',
+        hint: 'admin.settings.apiRateLimit.hint',
       },
       {
         field: 'sessionIdleDays',
-        label: 'Session Idle Timeout (days)',
+        label: 'admin.settings.sessionIdleDays.label',
         min: 1,
         max: 90,
-        hint: 'Sign out a session unused for this many days, 1 to 90',
+        hint: 'admin.settings.sessionIdleDays.hint',
       },
     ],
     flags: [
-      { field: 'maintenanceMode', label: 'Maintenance Mode', hint: 'Only owners can use KeyPanel; licensed apps keep working' },
-      { field: 'registrationEnabled', label: 'Registration Enabled', hint: 'New customers may create accounts' },
+      { field: 'maintenanceMode', label: 'admin.settings.maintenanceMode.label', hint: 'admin.settings.maintenanceMode.hint' },
+      { field: 'registrationEnabled', label: 'admin.settings.registrationEnabled.label', hint: 'admin.settings.registrationEnabled.hint' },
     ],
   },
   {
-    title: 'Notification',
-    description: 'Warnings shown to customers.',
+    title: 'admin.settings.section.notification.title',
+    description: 'admin.settings.section.notification.description',
     numbers: [
       {
         field: 'lowBalanceThreshold',
-        label: 'Low Balance Threshold (USD)',
+        label: 'admin.settings.lowBalanceThreshold.label',
         min: 0,
         step: 0.01,
-        hint: 'Warn when the USD balance is below this',
+        hint: 'admin.settings.lowBalanceThreshold.hint',
       },
     ],
     flags: [
-      { field: 'notifyLowBalance', label: 'Notify Low Balance', hint: 'Show customers and resellers a low-balance warning' },
+      { field: 'notifyLowBalance', label: 'admin.settings.notifyLowBalance.label', hint: 'admin.settings.notifyLowBalance.hint' },
       {
         field: 'emailNotificationsEnabled',
-        label: 'Email Notifications Enabled',
-        hint: 'Kept for a mail integration; KeyPanel sends no notification email yet',
+        label: 'admin.settings.emailNotificationsEnabled.label',
+        hint: 'admin.settings.emailNotificationsEnabled.hint',
       },
     ],
   },
   {
-    title: 'Advanced',
-    description: 'How keys age.',
+    title: 'admin.settings.section.advanced.title',
+    description: 'admin.settings.section.advanced.description',
     numbers: [
       {
         field: 'keyExpiryGracePeriod',
-        label: 'Key Expiry Grace Period (days)',
+        label: 'admin.settings.keyExpiryGracePeriod.label',
         min: 0,
         max: 365,
-        hint: 'Days a key keeps working after it expires, 0 to 365',
+        hint: 'admin.settings.keyExpiryGracePeriod.hint',
       },
     ],
-    flags: [{ field: 'autoCleanupExpiredKeys', label: 'Auto Cleanup Expired Keys', hint: 'Delete keys expired for more than 30 days' }],
+    flags: [
+      {
+        field: 'autoCleanupExpiredKeys',
+        label: 'admin.settings.autoCleanupExpiredKeys.label',
+        hint: 'admin.settings.autoCleanupExpiredKeys.hint',
+      },
+    ],
   },
 ];
 
 const LABELS = Object.fromEntries(SECTIONS.flatMap((s) => [...s.numbers, ...s.flags]).map((f) => [f.field, f.label])) as Record<
   keyof Settings,
-  string
+  MessageId
 >;
 
-/** The API's message names the field as the API does; the form names it as its label does. */
+/** The API's message names the field as the API does; the form names it as its label does, in the language in force. */
 const inFormWords = (field: string, message: string) =>
-  field in LABELS ? message.replace(field, LABELS[field as keyof Settings]) : message;
+  field in LABELS ? schemaMessage(message, { [field]: translate(LABELS[field as keyof Settings]) }) : schemaMessage(message);
 
 function Fieldset({ title, description, children }: { title: string; description: string; children: ReactNode }) {
   return (
@@ -168,21 +198,22 @@ export function SettingsTab() {
   const user = useCurrentUser()!;
   const isOwner = user.role === 'owner';
   const settings = useSettings(isOwner);
+  const t = useT();
 
   useEffect(() => {
-    if (settings.isError) toast.error('Failed to load settings');
-  }, [settings.isError]);
+    if (settings.isError) toast.error(t('admin.settings.loadFailed'));
+  }, [settings.isError, t]);
 
   if (!isOwner) {
     return (
-      <EmptyState title="Access denied" icon="🔒">
-        <p className="muted">Only owners can change the system settings.</p>
+      <EmptyState title={t('admin.settings.accessDenied')} icon="🔒">
+        <p className="muted">{t('admin.settings.ownersOnly')}</p>
       </EmptyState>
     );
   }
   // The form starts from the settings as loaded; after that the copy is the owner's until saved or reset.
   return (
-    <QueryState query={settings} loading="Loading settings…" failed="Failed to load settings" keepDataOnError>
+    <QueryState query={settings} loading={t('admin.settings.loading')} failed={t('admin.settings.loadFailed')} keepDataOnError>
       {(data) => <SettingsForm settings={data} />}
     </QueryState>
   );
@@ -192,18 +223,19 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const queryClient = useQueryClient();
   const [resetting, setResetting] = useState(false);
   const [confirmReset, setConfirmReset] = useState(false);
+  const t = useT();
   const form = useForm<Draft>({
     initial: toDraft(settings),
     validate: draftErrors,
     onInvalid: (errors) => toast.error(Object.values(errors)[0]),
     submit: async (draft) => {
       await saveSettings(settingsSchema.parse(fromDraft(draft)));
-      toast.success('Settings saved successfully');
+      toast.success(t('admin.settings.saved'));
       // The page reloads a second later, so every screen picks up the new values.
       setTimeout(() => window.location.reload(), SETTINGS_RELOAD_DELAY_MS);
     },
     onError: (err) => {
-      toast.error(errorMessage(err, 'Failed to save settings'));
+      toast.error(errorMessage(err, t('admin.settings.saveFailed')));
       return null;
     },
   });
@@ -219,9 +251,9 @@ function SettingsForm({ settings }: { settings: Settings }) {
       queryClient.setQueryData(settingsKeys.all, defaults);
       form.reset(toDraft(defaults));
       setConfirmReset(false);
-      toast.success('Settings reset to defaults');
+      toast.success(t('admin.settings.resetDone'));
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to reset settings'));
+      toast.error(errorMessage(err, t('admin.settings.resetFailed')));
     } finally {
       setResetting(false);
     }
@@ -232,15 +264,15 @@ function SettingsForm({ settings }: { settings: Settings }) {
       <form className="settings-layout" onSubmit={form.onSubmit} noValidate aria-labelledby="settings-title">
         <div className="section-head">
           <div>
-            <h2 id="settings-title">System Settings</h2>
-            <p className="muted">Changes apply to every user within a few seconds of saving.</p>
+            <h2 id="settings-title">{t('admin.settings.title')}</h2>
+            <p className="muted">{t('admin.settings.subtitle')}</p>
           </div>
           <div className="button-row">
             <button type="button" className="btn btn-secondary" onClick={() => setConfirmReset(true)} disabled={busy}>
-              Reset to Defaults
+              {t('admin.settings.reset')}
             </button>
             <button type="submit" className="btn btn-primary" disabled={busy}>
-              {saving ? 'Saving…' : 'Save Settings'}
+              {saving ? t('admin.settings.saving') : t('admin.settings.save')}
             </button>
           </div>
         </div>
@@ -248,25 +280,25 @@ function SettingsForm({ settings }: { settings: Settings }) {
         <div className="settings-columns">
           <div className="settings-sections">
             {SECTIONS.map((section) => (
-              <Fieldset key={section.title} title={section.title} description={section.description}>
+              <Fieldset key={section.title} title={t(section.title)} description={t(section.description)}>
                 <div className="form-grid">
                   {section.numbers.map((n) => (
                     <Field
                       key={n.field}
                       id={`setting-${n.field}`}
-                      label={n.label}
+                      label={t(n.label)}
                       type="number"
                       min={n.min}
                       max={n.max}
                       step={n.step ?? 1}
                       inputMode={n.step ? 'decimal' : 'numeric'}
-                      hint={n.hint}
+                      hint={t(n.hint)}
                       {...form.field(n.field)}
                     />
                   ))}
                 </div>
                 {section.flags.map((f) => (
-                  <CheckboxField key={f.field} id={`setting-${f.field}`} label={f.label} hint={f.hint} {...form.checkbox(f.field)} />
+                  <CheckboxField key={f.field} id={`setting-${f.field}`} label={t(f.label)} hint={t(f.hint)} {...form.checkbox(f.field)} />
                 ))}
               </Fieldset>
             ))}
@@ -276,12 +308,18 @@ function SettingsForm({ settings }: { settings: Settings }) {
             <RenewalSettingsSection form={form} />
           </div>
 
-          <Card title="Configuration Summary" className="settings-summary">
+          <Card title={t('admin.settings.summary')} className="settings-summary">
             <dl className="info-list">
-              <Detail label="Exchange rate">1 USD = {draft.usdToCreditRate || '—'} credits</Detail>
-              <Detail label="Max generation">{draft.maxKeysPerGeneration || '—'} keys</Detail>
-              <Detail label="Status">
-                <Badge tone={draft.maintenanceMode ? 'yellow' : 'green'}>{draft.maintenanceMode ? 'Maintenance' : 'Active'}</Badge>
+              <Detail label={t('admin.settings.exchangeRate')}>
+                {t('admin.settings.exchangeRateValue', { rate: draft.usdToCreditRate || '—' })}
+              </Detail>
+              <Detail label={t('admin.settings.maxGeneration')}>
+                {t('admin.settings.maxGenerationValue', { count: draft.maxKeysPerGeneration || '—' })}
+              </Detail>
+              <Detail label={t('admin.settings.status')}>
+                <Badge tone={draft.maintenanceMode ? 'yellow' : 'green'}>
+                  {draft.maintenanceMode ? t('admin.settings.maintenance') : t('admin.settings.active')}
+                </Badge>
               </Detail>
             </dl>
           </Card>
@@ -289,16 +327,16 @@ function SettingsForm({ settings }: { settings: Settings }) {
 
         {confirmReset && (
           <ConfirmModal
-            title="Reset to Defaults"
-            confirmLabel="Reset Settings"
-            busyLabel="Resetting…"
+            title={t('admin.settings.reset')}
+            confirmLabel={t('admin.settings.resetSubmit')}
+            busyLabel={t('admin.settings.resetting')}
             busy={resetting}
             onConfirm={asyncHandler(onReset)}
             onClose={() => setConfirmReset(false)}
           >
-            <p>Every setting returns to its default value, and takes effect at once.</p>
+            <p>{t('admin.settings.resetWarning')}</p>
             <p>
-              <strong>This action cannot be undone.</strong>
+              <strong>{t('admin.settings.cannotUndo')}</strong>
             </p>
           </ConfirmModal>
         )}
@@ -311,10 +349,11 @@ function SettingsForm({ settings }: { settings: Settings }) {
 /** Without a mail service a deployed server sends no reset or verification link: the owner is told why. */
 function MailStatus() {
   const { data } = useServerStatus();
+  const t = useT();
   if (!data?.mail.message) return null;
   return (
     <div className="notice notice-warning" role="status" data-testid="mail-not-configured">
-      <strong>No mail service.</strong> {data.mail.message}
+      <strong>{t('admin.settings.noMail')}</strong> {data.mail.message}
     </div>
   );
 }

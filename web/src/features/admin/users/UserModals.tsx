@@ -16,10 +16,14 @@ import { ConfirmModal } from '../../../components/ui/confirm-modal';
 import { FormModal } from '../../../components/ui/form-modal';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
-import { schemaErrors, useForm } from '../../../lib/form';
+import { useForm } from '../../../lib/form';
+import { adminSchemaErrors } from '../schema-messages';
 import { formatCredits, formatUsd } from '../../../lib/format';
 import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api';
 import { asyncHandler } from '../../../lib/async-handler';
+import { FormattedMessage } from 'react-intl';
+import { useT } from '../../../lib/i18n';
+import { answerText } from '../server-words';
 
 type User = Schemas['User'];
 type Role = Schemas['Role'];
@@ -43,19 +47,20 @@ const newUserInput = (v: NewUser) => ({ ...v, balance: parseBalance(v.balance), 
 export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () => void }) {
   const create = useCreateUser();
   const stepUp = useStepUpPrompt();
+  const t = useT();
   const form = useForm<NewUser>({
     initial: EMPTY_NEW_USER,
-    validate: (v) => schemaErrors(createUserSchema, newUserInput(v)),
+    validate: (v) => adminSchemaErrors(createUserSchema, newUserInput(v)),
     submit: async (v) => {
       // Making a reseller or an owner grants power: the server asks for proof beyond the session.
       const proof = grantsPower(null, v) ? stepUp.proof() : {};
       if (!proof) return;
       const answer = await create.mutateAsync({ ...createUserSchema.parse(newUserInput(v)), ...proof });
-      toast.success(answer.message ?? 'User created successfully');
+      toast.success(answerText(answer.message, t('admin.users.created')));
       close();
     },
     onError: (err) => {
-      if (!stepUp.refusedBy(err)) toast.error(errorMessage(err, 'Failed to create user'));
+      if (!stepUp.refusedBy(err)) toast.error(errorMessage(err, t('admin.users.createFailed')));
       return null;
     },
   });
@@ -70,24 +75,31 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
   return (
     <FormModal
       open={open}
-      title="Create User"
+      title={t('admin.users.create')}
       onClose={close}
       busy={create.isPending}
       formId="create-user-form"
-      submitLabel="Create User"
-      busyLabel="Creating…"
+      submitLabel={t('admin.users.create')}
+      busyLabel={t('admin.users.creating')}
     >
       <form id="create-user-form" onSubmit={form.onSubmit} noValidate>
-        <Field label="Username" autoComplete="off" {...form.field('username')} required />
-        <Field label="Email" type="email" autoComplete="off" {...form.field('email')} required />
-        <Field label="Password" type="password" autoComplete="new-password" {...form.field('password')} hint={PASSWORD_HINT} required />
+        <Field label={t('admin.users.username')} autoComplete="off" {...form.field('username')} required />
+        <Field label={t('admin.users.email')} type="email" autoComplete="off" {...form.field('email')} required />
+        <Field
+          label={t('admin.users.password')}
+          type="password"
+          autoComplete="new-password"
+          {...form.field('password')}
+          hint={PASSWORD_HINT}
+          required
+        />
         <PasswordStrength password={form.values.password} username={form.values.username.trim()} email={form.values.email.trim()} />
-        <SelectField label="Role" id="create-role" {...form.field('role')}>
+        <SelectField label={t('admin.users.role')} id="create-role" {...form.field('role')}>
           <RoleOptions />
         </SelectField>
         <div className="form-grid">
           <Field
-            label="Balance (USD)"
+            label={t('admin.users.balanceUsd')}
             type="number"
             min={0}
             step={0.01}
@@ -95,12 +107,18 @@ export function CreateUserModal({ open, onClose }: { open: boolean; onClose: () 
             placeholder="0.00"
             {...form.field('balance')}
           />
-          <Field label="Credits" type="number" min={0} step={1} inputMode="numeric" placeholder="0" {...form.field('credits')} />
+          <Field
+            label={t('admin.users.credits')}
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            placeholder="0"
+            {...form.field('credits')}
+          />
         </div>
         {needsProof &&
-          stepUp.section(
-            `Creating ${form.values.role === 'owner' ? 'an owner' : 'a reseller'} grants power, so it needs proof beyond your session.`,
-          )}
+          stepUp.section(form.values.role === 'owner' ? t('admin.users.proofCreateOwner') : t('admin.users.proofCreateReseller'))}
       </form>
     </FormModal>
   );
@@ -128,6 +146,7 @@ function changesOf(user: User, v: UserEdit) {
 export function EditUserModal({ user, onClose }: { user: User; onClose: () => void }) {
   const update = useUpdateUser();
   const stepUp = useStepUpPrompt();
+  const t = useT();
   const form = useForm<UserEdit>({
     initial: {
       username: user.username,
@@ -137,22 +156,22 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
       credits: String(user.credits),
       isActive: user.isActive,
     },
-    validate: (v) => schemaErrors(updateUserSchema, changesOf(user, v)),
+    validate: (v) => adminSchemaErrors(updateUserSchema, changesOf(user, v)),
     submit: async (v) => {
       const changes = changesOf(user, v);
       if (Object.values(changes).every((c) => c === undefined)) {
-        toast.info('Nothing to update', 2000);
+        toast.info(t('admin.users.nothingToUpdate'), 2000);
         return onClose();
       }
       // A higher role or another address grants power: the server asks for proof beyond the session.
       const proof = grantsPower(user, v) ? stepUp.proof() : {};
       if (!proof) return;
       const answer = await update.mutateAsync({ id: user._id, changes: { ...updateUserSchema.parse(changes), ...proof } });
-      toast.success(answer.message ?? 'User updated successfully');
+      toast.success(answerText(answer.message, t('admin.users.updated')));
       onClose();
     },
     onError: (err) => {
-      if (!stepUp.refusedBy(err)) toast.error(errorMessage(err, 'Failed to update user'));
+      if (!stepUp.refusedBy(err)) toast.error(errorMessage(err, t('admin.users.updateFailed')));
       return null;
     },
   });
@@ -164,43 +183,38 @@ export function EditUserModal({ user, onClose }: { user: User; onClose: () => vo
   return (
     <FormModal
       open
-      title={`Edit ${user.username}`}
+      title={t('admin.users.editNamed', { username: user.username })}
       onClose={onClose}
       busy={update.isPending}
       formId="edit-user-form"
-      submitLabel="Save Changes"
-      busyLabel="Saving…"
+      submitLabel={t('admin.users.saveChanges')}
+      busyLabel={t('admin.users.saving')}
     >
       <form id="edit-user-form" onSubmit={form.onSubmit} noValidate>
-        <Field label="Username" autoComplete="off" {...form.field('username')} />
-        <Field label="Email" type="email" autoComplete="off" {...form.field('email')} />
-        <SelectField label="Role" id="edit-role" {...form.field('role')}>
+        <Field label={t('admin.users.username')} autoComplete="off" {...form.field('username')} />
+        <Field label={t('admin.users.email')} type="email" autoComplete="off" {...form.field('email')} />
+        <SelectField label={t('admin.users.role')} id="edit-role" {...form.field('role')}>
           <RoleOptions />
         </SelectField>
         <div className="form-grid">
-          <Field label="Balance (USD)" type="number" min={0} step={0.01} inputMode="decimal" {...form.field('balance')} />
-          <Field label="Credits" type="number" min={0} step={1} inputMode="numeric" {...form.field('credits')} />
+          <Field label={t('admin.users.balanceUsd')} type="number" min={0} step={0.01} inputMode="decimal" {...form.field('balance')} />
+          <Field label={t('admin.users.credits')} type="number" min={0} step={1} inputMode="numeric" {...form.field('credits')} />
         </div>
-        <p className="field-hint">Balance and credits are set to the values above; the change is recorded in the ledger.</p>
-        <CheckboxField label="Account Active" {...form.checkbox('isActive')} />
-        {role !== user.role && (
-          <p className="field-hint">
-            Changing the role ends all of this account’s sessions and API tokens: they sign in again and make new tokens.
-          </p>
-        )}
+        <p className="field-hint">{t('admin.users.setHint')}</p>
+        <CheckboxField label={t('admin.users.accountActive')} {...form.checkbox('isActive')} />
+        {role !== user.role && <p className="field-hint">{t('admin.users.roleChangeHint')}</p>}
         {!isActive && user.isActive && (
           <p className="field-hint" role="note">
-            Deactivating signs this account out everywhere and ends its API tokens for good: reactivating the account later does not bring
-            them back.
+            {t('admin.users.deactivateHint')}
           </p>
         )}
         {needsProof &&
           stepUp.section(
             raisesRole && changesEmail
-              ? `Raising the role to ${role} and changing the email grant power over this account.`
+              ? t('admin.users.proofRoleAndEmail', { role })
               : raisesRole
-                ? `Raising the role to ${role} grants power.`
-                : 'Changing the email decides who can reset this account’s password.',
+                ? t('admin.users.proofRole', { role })
+                : t('admin.users.proofEmail'),
           )}
       </form>
     </FormModal>
@@ -212,16 +226,22 @@ const fundsInput = (v: Funds) => ({ type: v.type, amount: v.amount.trim() === ''
 
 export function AddFundsModal({ user, onClose }: { user: User; onClose: () => void }) {
   const addFunds = useAddFunds();
+  const t = useT();
   const form = useForm<Funds>({
     initial: { type: 'balance', amount: '' },
-    validate: (v) => schemaErrors(addFundsSchema, fundsInput(v)),
+    validate: (v) => adminSchemaErrors(addFundsSchema, fundsInput(v)),
     submit: async (v) => {
-      const answer = await addFunds.mutateAsync({ id: user._id, body: addFundsSchema.parse(fundsInput(v)) });
-      toast.success(answer.message ?? 'Funds added');
+      const body = addFundsSchema.parse(fundsInput(v));
+      const answer = await addFunds.mutateAsync({ id: user._id, body });
+      const added =
+        body.type === 'credits'
+          ? t('admin.users.creditsAdded', { count: body.amount })
+          : t('admin.users.balanceAdded', { amount: formatUsd(body.amount) });
+      toast.success(answerText(answer.message, added));
       onClose();
     },
     onError: (err) => {
-      toast.error(errorMessage(err, 'Failed to add balance'));
+      toast.error(errorMessage(err, t('admin.users.addFundsFailed')));
       return null;
     },
   });
@@ -231,23 +251,23 @@ export function AddFundsModal({ user, onClose }: { user: User; onClose: () => vo
     <FormModal
       open
       size="sm"
-      title="Add Balance or Credits"
+      title={t('admin.users.addFundsTitle')}
       onClose={onClose}
       busy={addFunds.isPending}
       formId="add-funds-form"
-      submitLabel={credits ? 'Add Credits' : 'Add Balance'}
-      busyLabel="Adding…"
+      submitLabel={credits ? t('admin.users.addCredits') : t('admin.users.addBalance')}
+      busyLabel={t('admin.users.adding')}
     >
       <form id="add-funds-form" onSubmit={form.onSubmit} noValidate>
         <p className="muted">
-          {user.username} has {formatUsd(user.balance)} and {formatCredits(user.credits)} credits.
+          {t('admin.users.holds', { username: user.username, balance: formatUsd(user.balance), credits: formatCredits(user.credits) })}
         </p>
-        <SelectField label="Add to" id="funds-type" {...form.field('type')}>
-          <option value="balance">USD Balance</option>
-          <option value="credits">Credits</option>
+        <SelectField label={t('admin.users.addTo')} id="funds-type" {...form.field('type')}>
+          <option value="balance">{t('admin.users.usdBalance')}</option>
+          <option value="credits">{t('admin.users.credits')}</option>
         </SelectField>
         <Field
-          label={credits ? 'Amount (credits)' : 'Amount (USD)'}
+          label={credits ? t('admin.users.amountCredits') : t('admin.users.amountUsd')}
           type="number"
           min={credits ? 1 : 0.01}
           step={credits ? 1 : 0.01}
@@ -262,30 +282,34 @@ export function AddFundsModal({ user, onClose }: { user: User; onClose: () => vo
 
 export function DeleteUserModal({ user, onClose }: { user: User; onClose: () => void }) {
   const remove = useDeleteUser();
+  const t = useT();
 
   async function confirm() {
     try {
       const answer = await remove.mutateAsync(user._id);
-      toast.success(answer.message ?? 'User deleted successfully');
+      toast.success(answerText(answer.message, t('admin.users.deleted')));
       onClose();
     } catch (err) {
-      toast.error(errorMessage(err, 'Failed to delete user'));
+      toast.error(errorMessage(err, t('admin.users.deleteFailed')));
     }
   }
 
   return (
     <ConfirmModal
-      title="Delete User"
-      confirmLabel="Delete User"
-      busyLabel="Deleting…"
+      title={t('admin.users.deleteTitle')}
+      confirmLabel={t('admin.users.deleteTitle')}
+      busyLabel={t('admin.users.deleting')}
       busy={remove.isPending}
       onConfirm={asyncHandler(confirm)}
       onClose={onClose}
     >
       <p>
-        Delete <strong>{user.username}</strong> ({user.email})? This cannot be undone.
+        <FormattedMessage
+          id="admin.users.deleteConfirm"
+          values={{ username: user.username, email: user.email, strong: (chunks) => <strong>{chunks}</strong> }}
+        />
       </p>
-      <p className="muted">They are signed out at once. Their license keys and their ledger history are kept.</p>
+      <p className="muted">{t('admin.users.deleteKeeps')}</p>
     </ConfirmModal>
   );
 }

@@ -13,6 +13,7 @@ import { QueryState } from '../../../components/ui/query-state';
 import { toast } from '../../../components/ui/toast';
 import { useDebounced } from '../../../lib/debounce';
 import { formatCredits, formatDate, formatRelativeTime, formatUsd } from '../../../lib/format';
+import { useT } from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/session';
 import { useAdminUsers, type UsersQuery } from './api';
 import { AddFundsModal, CreateUserModal, DeleteUserModal, EditUserModal } from './UserModals';
@@ -22,52 +23,53 @@ type User = Schemas['User'];
 type Dialog = { kind: 'create' } | { kind: 'edit' | 'funds' | 'delete'; user: User } | null;
 
 function UserCard({ user, isSelf, open }: { user: User; isSelf: boolean; open: (dialog: Dialog) => void }) {
+  const t = useT();
   return (
     <li className="user-card card">
       <div className="user-card-head">
         <div className="user-card-title">
           <h3>
             {user.username}
-            {isSelf && <span className="muted small"> (you)</span>}
+            {isSelf && <span className="muted small"> {t('admin.users.you')}</span>}
           </h3>
           <div className="user-card-badges">
             <RoleBadge role={user.role} />
-            <Badge tone={user.isActive ? 'green' : 'red'}>{user.isActive ? 'Active' : 'Inactive'}</Badge>
+            <Badge tone={user.isActive ? 'green' : 'red'}>{user.isActive ? t('admin.users.active') : t('admin.users.inactive')}</Badge>
           </div>
         </div>
         <div className="muted small user-email">{user.email}</div>
       </div>
       <dl className="user-card-figures">
-        <Detail label="Balance">{formatUsd(user.balance)}</Detail>
-        <Detail label="Credits">{formatCredits(user.credits)}</Detail>
-        <Detail label="Joined">{formatDate(user.createdAt)}</Detail>
-        <Detail label="Last login">{formatRelativeTime(user.lastLogin)}</Detail>
+        <Detail label={t('admin.users.balance')}>{formatUsd(user.balance)}</Detail>
+        <Detail label={t('admin.users.credits')}>{formatCredits(user.credits)}</Detail>
+        <Detail label={t('admin.users.joined')}>{formatDate(user.createdAt)}</Detail>
+        <Detail label={t('admin.users.lastLogin')}>{formatRelativeTime(user.lastLogin)}</Detail>
       </dl>
       <div className="user-card-actions">
         <button
           type="button"
           className="btn btn-secondary btn-sm"
-          aria-label={`Edit ${user.username}`}
+          aria-label={t('admin.users.editNamed', { username: user.username })}
           onClick={() => open({ kind: 'edit', user })}
         >
-          Edit
+          {t('admin.users.edit')}
         </button>
         <button
           type="button"
           className="btn btn-secondary btn-sm"
-          aria-label={`Add Funds to ${user.username}`}
+          aria-label={t('admin.users.addFundsNamed', { username: user.username })}
           onClick={() => open({ kind: 'funds', user })}
         >
           <Icon name="dollar" size={14} />
-          Add Funds
+          {t('admin.users.addFunds')}
         </button>
         <button
           type="button"
           className="btn btn-danger btn-sm"
-          aria-label={`Delete ${user.username}`}
+          aria-label={t('admin.users.deleteNamed', { username: user.username })}
           onClick={() => open({ kind: 'delete', user })}
         >
-          Delete
+          {t('admin.users.delete')}
         </button>
       </div>
     </li>
@@ -82,10 +84,11 @@ export function UsersTab() {
   const [dialog, setDialog] = useState<Dialog>(null);
   const [debouncedSearch] = useDebounced(search);
   const users = useAdminUsers({ page, search: debouncedSearch, role });
+  const t = useT();
 
   useEffect(() => {
-    if (users.isError) toast.error('Failed to load users');
-  }, [users.isError]);
+    if (users.isError) toast.error(t('admin.users.loadFailed'));
+  }, [users.isError, t]);
 
   const close = () => setDialog(null);
 
@@ -93,26 +96,22 @@ export function UsersTab() {
     <section aria-labelledby="users-title" className="admin-section">
       <div className="section-head">
         <div>
-          <h2 id="users-title">User Management</h2>
-          <p className="muted">
-            {users.data
-              ? `${formatCredits(users.data.total)} ${users.data.total === 1 ? 'account' : 'accounts'}`
-              : 'Accounts, roles and balances'}
-          </p>
+          <h2 id="users-title">{t('admin.users.title')}</h2>
+          <p className="muted">{users.data ? t('admin.users.accounts', { count: users.data.total }) : t('admin.users.subtitle')}</p>
         </div>
         <button type="button" className="btn btn-primary" onClick={() => setDialog({ kind: 'create' })}>
           <Icon name="plus" size={16} />
-          Create User
+          {t('admin.users.create')}
         </button>
       </div>
 
       <div className="filters">
         <Field
-          label="Search users"
+          label={t('admin.users.search')}
           id="user-search"
           className="grow"
           type="search"
-          placeholder="Username or email starts with…"
+          placeholder={t('admin.users.searchPlaceholder')}
           value={search}
           onChange={(e) => {
             setSearch(e.target.value);
@@ -120,7 +119,7 @@ export function UsersTab() {
           }}
         />
         <SelectField
-          label="Role"
+          label={t('admin.users.role')}
           id="user-role-filter"
           value={role}
           onChange={(e) => {
@@ -128,20 +127,20 @@ export function UsersTab() {
             setPage(1);
           }}
         >
-          <option value="">All roles</option>
+          <option value="">{t('admin.users.allRoles')}</option>
           <RoleOptions />
         </SelectField>
       </div>
 
       <QueryState
         query={users}
-        loading="Loading users…"
-        failed="Failed to load users"
+        loading={t('admin.users.loading')}
+        failed={t('admin.users.loadFailed')}
         keepDataOnError
         isEmpty={(data) => data.users.length === 0}
         empty={
-          <EmptyState title="No users found">
-            <p className="muted">{search || role ? 'No account matches these filters.' : 'There are no accounts yet.'}</p>
+          <EmptyState title={t('admin.users.emptyTitle')}>
+            <p className="muted">{search || role ? t('admin.users.emptyFiltered') : t('admin.users.empty')}</p>
           </EmptyState>
         }
       >

@@ -5,6 +5,8 @@
 // so its loading state is the page's; a pending delivery says when its next attempt comes.
 import type { Schemas } from '../../../../../worker/platform/api-client';
 import { Badge } from '../../../components/ui/badge';
+import { formatDateTime, formatNumber } from '../../../lib/format';
+import { translate } from '../../../lib/i18n';
 
 /** How much of an answer shows before "Whole answer" is opened. */
 const EXCERPT_LENGTH = 120;
@@ -12,18 +14,17 @@ const EXCERPT_LENGTH = 120;
 type WebhookDelivery = Schemas['WebhookDelivery'];
 type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 
-const when = (iso: string) => new Date(iso).toLocaleString();
-
 function Answer({ attempt }: { attempt: WebhookDeliveryAttempt }) {
   if (attempt.error !== null) return <p className="delivery-attempt-error">{attempt.error}</p>;
   const body = attempt.responseBody;
-  if (body === null || body.trim() === '') return <p className="muted small">No answer body</p>;
+  if (body === null || body.trim() === '') return <p className="muted small">{translate('admin.attempts.noBody')}</p>;
   const oneLine = body.replace(/\s+/g, ' ').trim();
   if (oneLine.length <= EXCERPT_LENGTH && !body.includes('\n')) return <code className="delivery-attempt-answer small">{body}</code>;
   return (
     <details className="delivery-attempt-answer">
       <summary>
-        <code className="small">{oneLine.slice(0, EXCERPT_LENGTH)}…</code> <span className="small">Whole answer</span>
+        <code className="small">{oneLine.slice(0, EXCERPT_LENGTH)}…</code>{' '}
+        <span className="small">{translate('admin.attempts.wholeAnswer')}</span>
       </summary>
       <pre className="mono small">{body}</pre>
     </details>
@@ -36,10 +37,10 @@ function AttemptItem({ attempt }: { attempt: WebhookDeliveryAttempt }) {
   return (
     <li className="delivery-attempt">
       <div className="delivery-attempt-head">
-        <strong>Attempt {attempt.attempt}</strong>
-        <time dateTime={attempt.startedAt}>{when(attempt.startedAt)}</time>
-        <Badge tone={ok ? 'green' : 'red'}>{status === null ? 'No answer' : `HTTP ${status}`}</Badge>
-        <span>{attempt.durationMs} ms</span>
+        <strong>{translate('admin.attempts.attempt', { number: attempt.attempt })}</strong>
+        <time dateTime={attempt.startedAt}>{formatDateTime(attempt.startedAt)}</time>
+        <Badge tone={ok ? 'green' : 'red'}>{status === null ? translate('admin.attempts.noAnswer') : `HTTP ${status}`}</Badge>
+        <span>{formatNumber(attempt.durationMs, { style: 'unit', unit: 'millisecond' })}</span>
       </div>
       <Answer attempt={attempt} />
     </li>
@@ -48,12 +49,15 @@ function AttemptItem({ attempt }: { attempt: WebhookDeliveryAttempt }) {
 
 export function DeliveryAttempts({ delivery }: { delivery: WebhookDelivery }) {
   const { attempts, attemptLog, status, nextAttemptAt } = delivery;
-  const next = status === 'pending' && nextAttemptAt ? <p className="muted small">Next attempt {when(nextAttemptAt)}</p> : null;
+  const next =
+    status === 'pending' && nextAttemptAt ? (
+      <p className="muted small">{translate('admin.attempts.next', { when: formatDateTime(nextAttemptAt) })}</p>
+    ) : null;
   if (attemptLog.length === 0) {
     return (
       <>
         {attempts}
-        {status === 'pending' && attempts === 0 && <p className="muted small">Not sent yet</p>}
+        {status === 'pending' && attempts === 0 && <p className="muted small">{translate('admin.attempts.notSent')}</p>}
       </>
     );
   }
@@ -62,14 +66,10 @@ export function DeliveryAttempts({ delivery }: { delivery: WebhookDelivery }) {
     <details className="delivery-attempts">
       <summary>
         {attempts}
-        <span className="visually-hidden"> {attempts === 1 ? 'attempt' : 'attempts'}</span>
+        <span className="visually-hidden"> {translate('admin.attempts.word', { count: attempts })}</span>
       </summary>
-      {notKept > 0 && (
-        <p className="muted small">
-          {notKept} earlier {notKept === 1 ? 'attempt' : 'attempts'} not kept
-        </p>
-      )}
-      <ol className="delivery-attempt-list" aria-label={`Attempts of ${delivery.event} ${delivery.id}`}>
+      {notKept > 0 && <p className="muted small">{translate('admin.attempts.notKept', { count: notKept })}</p>}
+      <ol className="delivery-attempt-list" aria-label={translate('admin.attempts.list', { event: delivery.event, id: delivery.id })}>
         {attemptLog.map((a) => (
           <AttemptItem key={a.attempt} attempt={a} />
         ))}

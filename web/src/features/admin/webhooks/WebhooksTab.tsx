@@ -17,7 +17,10 @@ import { ShownOnceSecret } from '../../../components/ui/shown-once-secret';
 import { toast } from '../../../components/ui/toast';
 import { errorMessage } from '../../../lib/api';
 import { asyncHandler } from '../../../lib/async-handler';
+import { formatDateTime, formatNumber } from '../../../lib/format';
+import { useT, type MessageId } from '../../../lib/i18n';
 import { DeliveryAttempts } from './DeliveryAttempts';
+import { schemaMessage } from '../schema-messages';
 import {
   useCreateWebhook,
   useDeleteWebhook,
@@ -31,7 +34,7 @@ import {
 
 type WebhookEndpoint = Schemas['WebhookEndpoint'];
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const when = (iso: string | null) => formatDateTime(iso);
 
 type Dialog =
   | { kind: 'add' }
@@ -45,28 +48,27 @@ export function WebhooksTab() {
   const endpoints = useWebhookEndpoints();
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const close = () => setDialog(null);
+  const t = useT();
 
   return (
     <Card
-      title="Webhooks"
+      title={t('admin.webhooks.title')}
       actions={
         <button type="button" className="btn btn-primary btn-sm" onClick={() => setDialog({ kind: 'add' })}>
-          Add endpoint
+          {t('admin.webhooks.add')}
         </button>
       }
     >
-      <p className="muted">
-        Signed events (Standard Webhooks) sent to your systems when keys are bought, generated, revoked or activated, and more.
-      </p>
+      <p className="muted">{t('admin.webhooks.intro')}</p>
       <QueryState
         query={endpoints}
-        loading="Loading endpoints…"
-        failed={errorMessage(endpoints.error, 'Could not load the webhook endpoints')}
+        loading={t('admin.webhooks.loading')}
+        failed={errorMessage(endpoints.error, t('admin.webhooks.loadFailed'))}
         isEmpty={(list) => list.length === 0}
-        empty={<EmptyState title="No endpoints yet">Add an endpoint to receive events.</EmptyState>}
+        empty={<EmptyState title={t('admin.webhooks.emptyTitle')}>{t('admin.webhooks.empty')}</EmptyState>}
       >
         {(list) => (
-          <ul className="webhook-list" aria-label="Webhook endpoints">
+          <ul className="webhook-list" aria-label={t('admin.webhooks.list')}>
             {list.map((endpoint) => (
               <EndpointItem key={endpoint.id} endpoint={endpoint} open={setDialog} />
             ))}
@@ -90,14 +92,15 @@ export function WebhooksTab() {
 }
 
 function Health({ endpoint }: { endpoint: WebhookEndpoint }) {
-  if (!endpoint.enabled) return <Badge tone="gray">Disabled</Badge>;
+  const t = useT();
+  if (!endpoint.enabled) return <Badge tone="gray">{t('admin.webhooks.disabled')}</Badge>;
   if (endpoint.failingSince)
     return (
-      <Badge tone="red" title={`Failing since ${when(endpoint.failingSince)}`}>
-        Failing
+      <Badge tone="red" title={t('admin.webhooks.failingSince', { when: when(endpoint.failingSince) })}>
+        {t('admin.webhooks.failing')}
       </Badge>
     );
-  return <Badge tone="green">Healthy</Badge>;
+  return <Badge tone="green">{t('admin.webhooks.healthy')}</Badge>;
 }
 
 /** One of an endpoint's actions: a small button whose work runs to its end (its errors are toasts). */
@@ -114,6 +117,7 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
   const test = useSendTest();
   const busy = update.isPending || test.isPending;
   const { health } = endpoint;
+  const t = useT();
 
   async function run<T>(work: () => Promise<T>, done: (result: T) => void, failure: string) {
     try {
@@ -131,8 +135,12 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
       {endpoint.description && <p className="muted">{endpoint.description}</p>}
       <p className="muted small">{endpoint.events.join(', ')}</p>
       <p className="small">
-        Last 24 h: {health.delivered24h} delivered, {health.failed24h} failed; {health.pending} pending. Last delivery:{' '}
-        {when(health.lastDeliveryAt)}
+        {t('admin.webhooks.health', {
+          delivered: formatNumber(health.delivered24h),
+          failed: formatNumber(health.failed24h),
+          pending: formatNumber(health.pending),
+          last: when(health.lastDeliveryAt),
+        })}
         {health.lastStatus ? ` (${health.lastStatus})` : ''}
       </p>
       {endpoint.disabledReason && (
@@ -142,40 +150,40 @@ function EndpointItem({ endpoint, open }: { endpoint: WebhookEndpoint; open: (d:
       )}
       <div className="button-row">
         <button type="button" className="btn btn-secondary btn-sm" onClick={() => open({ kind: 'deliveries', endpoint })}>
-          Deliveries
+          {t('admin.webhooks.deliveries')}
         </button>
         <button type="button" className="btn btn-secondary btn-sm" onClick={() => open({ kind: 'edit', endpoint })}>
-          Edit
+          {t('admin.webhooks.edit')}
         </button>
         <ActionButton
           disabled={busy}
           onClick={() =>
             run(
               () => update.mutateAsync({ id: endpoint.id, body: { enabled: !endpoint.enabled } }),
-              () => toast.success(endpoint.enabled ? 'Endpoint disabled' : 'Endpoint enabled'),
-              'Could not change the endpoint',
+              () => toast.success(endpoint.enabled ? t('admin.webhooks.disabledDone') : t('admin.webhooks.enabledDone')),
+              t('admin.webhooks.changeFailed'),
             )
           }
         >
-          {endpoint.enabled ? 'Disable' : 'Enable'}
+          {endpoint.enabled ? t('admin.webhooks.disable') : t('admin.webhooks.enable')}
         </ActionButton>
         <ActionButton
           disabled={busy || !endpoint.enabled}
           onClick={() =>
             run(
               () => test.mutateAsync(endpoint.id),
-              () => toast.success('Test event queued'),
-              'Could not send a test event',
+              () => toast.success(t('admin.webhooks.testQueued')),
+              t('admin.webhooks.testFailed'),
             )
           }
         >
-          Send test
+          {t('admin.webhooks.sendTest')}
         </ActionButton>
         <button type="button" className="btn btn-secondary btn-sm" disabled={busy} onClick={() => open({ kind: 'rotate', endpoint })}>
-          Rotate secret
+          {t('admin.webhooks.rotate')}
         </button>
         <button type="button" className="btn btn-danger btn-sm" onClick={() => open({ kind: 'delete', endpoint })}>
-          Delete
+          {t('admin.webhooks.delete')}
         </button>
       </div>
     </li>
@@ -198,6 +206,7 @@ function EndpointForm({
   const create = useCreateWebhook();
   const update = useUpdateWebhook();
   const stepUp = useStepUpPrompt();
+  const t = useT();
   const busy = create.isPending || update.isPending;
   // Events go where the URL points: adding an endpoint or moving one needs proof beyond the session.
   const needsProof = !endpoint || url.trim() !== endpoint.url;
@@ -207,58 +216,58 @@ function EndpointForm({
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const parsed = createWebhookSchema.safeParse({ url, events, description });
-    if (!parsed.success) return setError(parsed.error.issues[0].message);
+    if (!parsed.success) return setError(schemaMessage(parsed.error.issues[0].message));
     setError(null);
     const proof = needsProof ? stepUp.proof() : {};
     if (!proof) return;
     try {
       if (endpoint) {
         await update.mutateAsync({ id: endpoint.id, body: { ...parsed.data, ...proof } });
-        toast.success('Endpoint saved');
+        toast.success(t('admin.webhooks.saved'));
         onClose();
       } else {
         const created = await create.mutateAsync({ ...parsed.data, ...proof });
         onCreated?.(created.url, created.secret);
       }
     } catch (err) {
-      if (!stepUp.refusedBy(err)) setError(errorMessage(err, 'Could not save the endpoint'));
+      if (!stepUp.refusedBy(err)) setError(errorMessage(err, t('admin.webhooks.saveFailed')));
     }
   }
 
   return (
     <FormModal
-      title={endpoint ? 'Edit endpoint' : 'Add endpoint'}
+      title={endpoint ? t('admin.webhooks.editTitle') : t('admin.webhooks.add')}
       formId="webhook-form"
-      submitLabel={endpoint ? 'Save' : 'Add endpoint'}
-      busyLabel="Saving…"
+      submitLabel={endpoint ? t('admin.webhooks.save') : t('admin.webhooks.add')}
+      busyLabel={t('admin.webhooks.saving')}
       busy={busy}
       onClose={onClose}
     >
       <form id="webhook-form" onSubmit={asyncHandler(onSubmit)} noValidate>
         <Field
-          label="URL"
+          label={t('admin.webhooks.url')}
           type="url"
           value={url}
           onChange={(e) => setUrl(e.target.value)}
           error={error}
           autoComplete="off"
-          hint="https only"
+          hint={t('admin.webhooks.urlHint')}
         />
-        <Field label="Description" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
+        <Field
+          label={t('admin.webhooks.description')}
+          value={description}
+          maxLength={200}
+          onChange={(e) => setDescription(e.target.value)}
+        />
         <fieldset className="field">
-          <legend>Events</legend>
+          <legend>{t('admin.webhooks.events')}</legend>
           {WEBHOOK_EVENT_TYPES.map((type) => (
             <label key={type} className="checkbox">
               <input type="checkbox" checked={events.includes(type)} onChange={() => toggle(type)} /> <span className="mono">{type}</span>
             </label>
           ))}
         </fieldset>
-        {needsProof &&
-          stepUp.section(
-            endpoint
-              ? 'Events, with your customers’ details, go to the new URL, so changing it needs proof beyond your session.'
-              : 'Events, with your customers’ details, go to this URL, so adding an endpoint needs proof beyond your session.',
-          )}
+        {needsProof && stepUp.section(endpoint ? t('admin.webhooks.proofChange') : t('admin.webhooks.proofAdd'))}
       </form>
     </FormModal>
   );
@@ -277,6 +286,7 @@ function RotateModal({
   const rotate = useRotateSecret();
   const stepUp = useStepUpPrompt();
   const [error, setError] = useState<string | null>(null);
+  const t = useT();
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     const proof = stepUp.proof();
@@ -285,40 +295,43 @@ function RotateModal({
       const rotated = await rotate.mutateAsync({ id: endpoint.id, proof });
       onRotated(rotated.secret);
     } catch (err) {
-      if (!stepUp.refusedBy(err)) setError(errorMessage(err, 'Could not rotate the secret'));
+      if (!stepUp.refusedBy(err)) setError(errorMessage(err, t('admin.webhooks.rotateFailed')));
     }
   }
   return (
     <FormModal
-      title="Rotate signing secret"
+      title={t('admin.webhooks.rotateTitle')}
       formId="rotate-secret-form"
-      submitLabel="Rotate secret"
-      busyLabel="Rotating…"
+      submitLabel={t('admin.webhooks.rotate')}
+      busyLabel={t('admin.webhooks.rotating')}
       busy={rotate.isPending}
       onClose={onClose}
     >
       <form id="rotate-secret-form" onSubmit={asyncHandler(onSubmit)} noValidate>
-        <p>
-          Deliveries to {endpoint.url} are signed with a new secret from now on; the receiver must be given it before it can check them.
-        </p>
+        <p>{t('admin.webhooks.rotateWarning', { url: endpoint.url })}</p>
         {error && (
           <div className="field-error" role="alert">
             {error}
           </div>
         )}
-        {stepUp.section(
-          'Whoever holds the signing secret can forge events to your endpoint, so a new one needs proof beyond your session.',
-        )}
+        {stepUp.section(t('admin.webhooks.proofRotate'))}
       </form>
     </FormModal>
   );
 }
 
 function SecretModal({ url, secret, onClose }: { url: string; secret: string; onClose: () => void }) {
+  const t = useT();
   return (
-    <Modal open title="Signing secret" onClose={onClose}>
-      <ShownOnceSecret value={secret} label="Signing secret" copyLabel="Copy secret" copiedMessage="Signing secret copied" onDone={onClose}>
-        Copy the signing secret for {url} now. It is shown only once; rotate it if you lose it.
+    <Modal open title={t('admin.webhooks.secret')} onClose={onClose}>
+      <ShownOnceSecret
+        value={secret}
+        label={t('admin.webhooks.secret')}
+        copyLabel={t('admin.webhooks.copySecret')}
+        copiedMessage={t('admin.webhooks.secretCopied')}
+        onDone={onClose}
+      >
+        {t('admin.webhooks.secretOnce', { url })}
       </ShownOnceSecret>
     </Modal>
   );
@@ -326,93 +339,103 @@ function SecretModal({ url, secret, onClose }: { url: string; secret: string; on
 
 function DeleteModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose: () => void }) {
   const remove = useDeleteWebhook();
+  const t = useT();
   async function onConfirm() {
     try {
       await remove.mutateAsync(endpoint.id);
-      toast.success('Endpoint deleted');
+      toast.success(t('admin.webhooks.deleted'));
       onClose();
     } catch (err) {
-      toast.error(errorMessage(err, 'Could not delete the endpoint'));
+      toast.error(errorMessage(err, t('admin.webhooks.deleteFailed')));
     }
   }
   return (
     <ConfirmModal
-      title="Delete this endpoint?"
-      confirmLabel="Delete endpoint"
-      busyLabel="Deleting…"
+      title={t('admin.webhooks.deleteTitle')}
+      confirmLabel={t('admin.webhooks.deleteSubmit')}
+      busyLabel={t('admin.webhooks.deleting')}
       busy={remove.isPending}
       onConfirm={asyncHandler(onConfirm)}
       onClose={onClose}
     >
-      <p>{endpoint.url} stops receiving events and its delivery history is deleted. This cannot be undone.</p>
+      <p>{t('admin.webhooks.deleteWarning', { url: endpoint.url })}</p>
     </ConfirmModal>
   );
 }
 
 const STATUS_TONE = { delivered: 'green', failed: 'red', pending: 'yellow' } as const;
+const STATUS_WORDS: Record<keyof typeof STATUS_TONE, MessageId> = {
+  delivered: 'admin.webhooks.status.delivered',
+  failed: 'admin.webhooks.status.failed',
+  pending: 'admin.webhooks.status.pending',
+};
 
 function DeliveriesModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose: () => void }) {
   const [page, setPage] = useState(1);
   const deliveries = useDeliveries(endpoint.id, page);
   const redeliver = useRedeliver();
+  const t = useT();
 
   async function onRedeliver(id: string) {
     try {
       await redeliver.mutateAsync(id);
-      toast.success('Delivery queued again');
+      toast.success(t('admin.webhooks.redelivered'));
     } catch (err) {
-      toast.error(errorMessage(err, 'Could not redeliver'));
+      toast.error(errorMessage(err, t('admin.webhooks.redeliverFailed')));
     }
   }
 
   const columns: Column<Schemas['WebhookDelivery']>[] = [
-    { header: 'Event', className: 'mono', cell: (d) => d.event },
-    { header: 'Status', cell: (d) => <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge> },
-    { header: 'Attempts', cell: (d) => <DeliveryAttempts delivery={d} /> },
+    { header: t('admin.webhooks.event'), className: 'mono', cell: (d) => d.event },
+    { header: t('admin.webhooks.status'), cell: (d) => <Badge tone={STATUS_TONE[d.status]}>{t(STATUS_WORDS[d.status])}</Badge> },
+    { header: t('admin.webhooks.attempts'), cell: (d) => <DeliveryAttempts delivery={d} /> },
     {
-      header: 'Response',
+      header: t('admin.webhooks.response'),
       cell: (d) => (
         <>
           {d.responseStatus ?? d.error ?? '—'}
           {d.responseBody && (
             <details>
-              <summary>Body</summary>
+              <summary>{t('admin.webhooks.body')}</summary>
               <pre className="mono small">{d.responseBody}</pre>
             </details>
           )}
         </>
       ),
     },
-    { header: 'Time', cell: (d) => (d.durationMs === null ? '—' : `${d.durationMs} ms`) },
-    { header: 'When', cell: (d) => when(d.lastAttemptAt ?? d.createdAt) },
     {
-      header: <span className="visually-hidden">Actions</span>,
+      header: t('admin.webhooks.time'),
+      cell: (d) => (d.durationMs === null ? '—' : formatNumber(d.durationMs, { style: 'unit', unit: 'millisecond' })),
+    },
+    { header: t('admin.webhooks.when'), cell: (d) => when(d.lastAttemptAt ?? d.createdAt) },
+    {
+      header: <span className="visually-hidden">{t('admin.webhooks.actions')}</span>,
       cell: (d) => (
         <button
           type="button"
           className="btn btn-secondary btn-sm"
           disabled={redeliver.isPending || !endpoint.enabled}
           onClick={() => void onRedeliver(d.id)}
-          aria-label={`Redeliver ${d.event} ${d.id}`}
+          aria-label={t('admin.webhooks.redeliverNamed', { event: d.event, id: d.id })}
         >
-          Redeliver
+          {t('admin.webhooks.redeliver')}
         </button>
       ),
     },
   ];
 
   return (
-    <Modal open title={`Deliveries to ${endpoint.url}`} size="lg" onClose={onClose}>
+    <Modal open title={t('admin.webhooks.deliveriesTo', { url: endpoint.url })} size="lg" onClose={onClose}>
       <QueryState
         query={deliveries}
-        loading="Loading deliveries…"
-        failed={errorMessage(deliveries.error, 'Could not load the deliveries')}
+        loading={t('admin.webhooks.deliveriesLoading')}
+        failed={errorMessage(deliveries.error, t('admin.webhooks.deliveriesFailed'))}
         isEmpty={(data) => data.deliveries.length === 0}
-        empty={<EmptyState title="No deliveries yet">Send a test event to see one here.</EmptyState>}
+        empty={<EmptyState title={t('admin.webhooks.deliveriesEmptyTitle')}>{t('admin.webhooks.deliveriesEmpty')}</EmptyState>}
       >
         {(data) => (
           <>
-            <DataTable label="Deliveries" rows={data.deliveries} rowKey={(d) => d.id} columns={columns} />
+            <DataTable label={t('admin.webhooks.deliveries')} rows={data.deliveries} rowKey={(d) => d.id} columns={columns} />
             <Pagination page={page} totalPages={data.totalPages} onChange={setPage} />
           </>
         )}
