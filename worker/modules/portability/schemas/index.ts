@@ -3,3 +3,4 @@
 export * from './export';
 export * from './import';
 export * from './import-file';
+export * from './import-run';
