@@ -369,9 +369,7 @@ export function planChunk(
     // A perpetual key has no expiry to make up; another in use without one ends now.
     const expiresAt = row.expiresAt ?? ((status === 'expired' || status === 'used') && row.expiryModel !== 'perpetual' ? now : null);
     // As the insert resolves it: the row's model, else its product's (a perpetual product's key with an expiry: time-limited).
-    const perpetual = row.expiryModel
-      ? row.expiryModel === 'perpetual'
-      : product.expiryModel === 'perpetual' && expiresAt === null;
+    const perpetual = row.expiryModel ? row.expiryModel === 'perpetual' : product.expiryModel === 'perpetual' && expiresAt === null;
     newKeys.set(row.key, { line, keyTag: product.keyTag });
     slots.set(row.key, { max: devices, taken: row.fingerprints.length });
     plan.keys.push({
@@ -465,9 +463,15 @@ export function planChunk(
     for (const [email, b] of balances) {
       if (b.line === 0) continue;
       if (b.credits < 0)
-        problems.push({ line: b.line, message: `the ledger rows up to here leave ${email} with ${b.credits} credits: a balance cannot go below zero` });
+        problems.push({
+          line: b.line,
+          message: `the ledger rows up to here leave ${email} with ${b.credits} credits: a balance cannot go below zero`,
+        });
       else if (b.cents < 0)
-        problems.push({ line: b.line, message: `the ledger rows up to here leave ${email} with ${b.cents} USD cents: a balance cannot go below zero` });
+        problems.push({
+          line: b.line,
+          message: `the ledger rows up to here leave ${email} with ${b.cents} USD cents: a balance cannot go below zero`,
+        });
       else if (b.credits > Number.MAX_SAFE_INTEGER || b.cents > Number.MAX_SAFE_INTEGER)
         problems.push({ line: b.line, message: `the ledger rows up to here leave ${email} with more than a balance may hold` });
     }
@@ -711,7 +715,10 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
     } catch (err) {
       // A balance moved between the plan and the write (a purchase meanwhile): nothing was written.
       if (failedConstraint(err, 'CHECK', 'users_credits_check') || failedConstraint(err, 'CHECK', 'users_balance_check'))
-        throw new AppError('CONFLICT', 'A balance changed while this part of the file was imported; nothing of it was written: send it again');
+        throw new AppError(
+          'CONFLICT',
+          'A balance changed while this part of the file was imported; nothing of it was written: send it again',
+        );
       throw err;
     }
     const column = (name: keyof typeof index, field: string) =>
@@ -746,7 +753,7 @@ export async function importChunk(importer: Importer, request: ImportRequest, no
               : written.devices.has(deviceIdAt.get(o.line) ?? '');
     if (made) return o.newAccount && !written.users.has(o.newAccount) ? withoutNewAccount(o) : o;
     if (o.type === 'device' && !written.present.has(deviceIdAt.get(o.line) ?? ''))
-      return { ...o, action: 'skip', reason: "its key took other devices meanwhile: no slot is left under its device limit" };
+      return { ...o, action: 'skip', reason: 'its key took other devices meanwhile: no slot is left under its device limit' };
     return { ...withoutNewAccount(o), action: 'match', reason: 'written meanwhile (by another import)' };
   });
   const zero = (): ImportCounts => ({ create: 0, match: 0, skip: 0 });

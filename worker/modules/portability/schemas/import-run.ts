@@ -37,7 +37,11 @@ export function inFileFor(format: ImportFormat, chunks: ImportRecord[][], device
     };
     for (const row of rows) {
       if (row.type === 'key' && !row.skip && !slots.has(row.key))
-        slots.set(row.key, { max: row.devices ?? devices ?? null, taken: row.fingerprints.length, fingerprints: new Set(row.fingerprints) });
+        slots.set(row.key, {
+          max: row.devices ?? devices ?? null,
+          taken: row.fingerprints.length,
+          fingerprints: new Set(row.fingerprints),
+        });
       if (row.type === 'device' && row.key) {
         const s = slots.get(row.key);
         if (s && !s.fingerprints.has(row.fingerprint)) {
@@ -118,3 +122,24 @@ export const reportRows = (outcomes: ImportOutcome[]) =>
       csvRow([o.line, o.type, o.subject ?? '', o.action, o.reason, o.devices ?? '', o.onKey ?? '', o.perpetual ?? '', o.newAccount ?? '']),
     )
     .join('');
+
+/**
+ * Sends the chunks from the position on, one at a time, in order: each answer moves the position,
+ * and `kept` keeps it (and the chunk's report rows) before the next chunk goes. A failure leaves the
+ * position at the last chunk kept: the same call with it later sends the rest (the chunk that failed
+ * first, which the server makes idempotent).
+ */
+export async function sendChunks(
+  chunks: ImportRecord[][],
+  from: ImportPosition,
+  send: (rows: ImportRecord[], index: number) => Promise<ImportResult>,
+  kept: (position: ImportPosition, answer: ImportResult) => void | Promise<void>,
+): Promise<ImportPosition> {
+  let position = from;
+  for (let i = from.done; i < chunks.length; i++) {
+    const answer = await send(chunks[i], i);
+    position = advancePosition(position, answer);
+    await kept(position, answer);
+  }
+  return position;
+}

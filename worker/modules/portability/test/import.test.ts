@@ -184,7 +184,9 @@ describe("each system's file", () => {
     const made = await product(box);
     const { totals, outcomes } = await importFile('gumroad', gumroadFile, { product: made.keyTag, days: 365, devices: 2 });
     expect(totals).toEqual({ create: 2, match: 0, skip: 1 });
-    expect(outcomes.filter((o) => o.action !== 'create')).toMatchObject([{ line: 3, type: 'key', action: 'skip', reason: 'refunded in Gumroad' }]);
+    expect(outcomes.filter((o) => o.action !== 'create')).toMatchObject([
+      { line: 3, type: 'key', action: 'skip', reason: 'refunded in Gumroad' },
+    ]);
     expect(await keyRow('85DB562A-C11D4B06-A2335A6B-8C079166')).toMatchObject({ status: 'available', duration: 365, maxActivations: 2 });
     expect(await keyRow('A7FD784C-E33F6D28-C4557C8D-AE29B388')).toMatchObject({ status: 'expired' });
     expect(await keyRow('96EC673B-D22E5C17-B3446B7C-9D18A277')).toBeUndefined();
