@@ -2,7 +2,25 @@
 // a KeyPanel export) sent a chunk of records per request. A file of several chunks is checked whole
 // first (every chunk as a dry run), so a bad record anywhere refuses the file before any chunk is
 // written; then the chunks go in order, with progress on stderr and a summary at the end.
+//
+// A big import may be cut off (the CLI killed, the server gone): its position is kept after every
+// chunk in a state file in the config dir, named by the file's and the options' fingerprint, and the
+// same command run again sends the rest (the server makes a chunk sent again write nothing twice).
+// `--report FILE` keeps every record's outcome as CSV, resumed with the import.
+import {
+  mkdirSync,
+  openSync,
+  closeSync,
+  ftruncateSync,
+  rmSync,
+  renameSync,
+  writeFileSync,
+  readFileSync,
+  appendFileSync,
+  existsSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Option, type Command } from 'commander';
 import {
   IMPORT_FORMATS,
@@ -12,14 +30,21 @@ import {
   addToTally,
   chunkRecords,
   emptyImportTally,
-  earlierInFile,
+  importFingerprint,
+  inFileFor,
   readImportFile,
+  reportHeader,
+  reportRows,
+  sendChunks,
+  startPosition,
   type ImportFormat,
+  type ImportPosition,
   type ImportProblem,
   type ImportRecord,
   type ImportResult,
   type ImportTally,
 } from '../../worker/modules/portability/schemas';
+import { configDir, resolveConnection } from '../lib/config';
 import { contextOf } from '../lib/context';
 import { ApiError, CliError, UsageError } from '../lib/errors';
 import { notice, printRecord, warn } from '../lib/output';
@@ -35,7 +60,33 @@ type ImportOptions = {
   devices?: string;
   mail: boolean;
   keepRoles?: boolean;
+  report?: string;
+  restart?: boolean;
 };
+
+/** What the state file keeps: the position, and how long the report was when it was kept. */
+type SavedState = { position: ImportPosition; reportBytes: number | null };
+
+const statePath = (fingerprint: string) => path.join(configDir(), 'imports', `${fingerprint}.json`);
+
+function readState(file: string): SavedState | null {
+  try {
+    const state = JSON.parse(readFileSync(file, 'utf8')) as SavedState;
+    return state && typeof state.position?.done === 'number' ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Written whole or not at all (a kill mid-write leaves the last state). */
+function writeState(file: string, state: SavedState) {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
+  renameSync(temp, file);
+}
+
+const sizeOf = (file: string) => (existsSync(file) ? readFileSync(file).length : 0);
 
 const wholeNumber = (name: string, value: string | undefined, max: number) => {
   if (value === undefined) return undefined;
@@ -61,6 +112,8 @@ export function registerImportCommand(program: Command) {
     .option('--days <n>', "a key's days when its row has no expiry (default: the product's shortest)")
     .option('--devices <n>', "a key's device limit when its row has none (default: the product's)")
     .option('--no-mail', 'do not mail the accounts the import creates how to sign in')
+    .option('--report <file>', "write every record's outcome to this CSV file (line, type, subject, action, reason, devices, ...)")
+    .option('--restart', 'start over instead of resuming where an earlier run of the same import stopped')
     .option(
       '--keep-roles',
       "keep the file's resellers and verified addresses: confirm with your password (KEYPANEL_PASSWORD) in a signed-in session; without it they are made unverified customers",
@@ -70,12 +123,14 @@ export function registerImportCommand(program: Command) {
       `
 A file with any bad record is refused whole, each problem with its line; nothing is written.
 Importing the same file again changes nothing: its keys, accounts and ledger rows are matched.
+An import cut off (the CLI killed, the server gone) resumes where it stopped when the same command
+runs again: its position is kept in the config dir after every part of the file.
 
 Examples:
   $ keypanel import licenses.json --from keygen --product APP --dry-run
   $ keypanel import license-keys.csv --from lemonsqueezy --product APP
   $ keypanel import sales.csv --from gumroad --product APP --days 365 --devices 2
-  $ keypanel import shop.jsonl --from keypanel
+  $ keypanel import shop.jsonl --from keypanel --report shop-import.csv
 `,
     )
     .action(async (file: string, options: ImportOptions, command: Command) => {
@@ -98,48 +153,141 @@ Examples:
       const ctx = contextOf(command);
       const api = ctx.api();
       const chunks = chunkRecords(read.records);
+      // Where this import stands: the same file, options and server resume the same run.
+      const fingerprint = await importFingerprint(text, {
+        url: resolveConnection().url,
+        from: options.from,
+        product: options.product ?? null,
+        days: days ?? null,
+        devices: devices ?? null,
+        mail: options.mail,
+        keepRoles: options.keepRoles === true,
+      });
+      const stateFile = statePath(fingerprint);
+      if (options.restart) rmSync(stateFile, { force: true });
+      const saved = options.dryRun ? null : readState(stateFile);
+      const resuming =
+        saved !== null && saved.position.chunks === chunks.length && saved.position.done > 0 && saved.position.done < chunks.length;
       // Resellers and verified addresses need proof that it is you, asked once for every chunk.
       const proof = options.keepRoles ? await askStepUp() : {};
       const base = { format: options.from, product: options.product, days, devices, notify: options.mail, ...proof };
-      const inFile = earlierInFile(chunks);
+      const inFile = inFileFor(options.from, chunks, devices);
       const send = (rows: ImportRecord[], dryRun: boolean) =>
         api.post('/api/admin/import', { ...base, rows, dryRun, ...(dryRun ? { inFile: inFile[chunks.indexOf(rows)] } : {}) });
 
       // Checked whole first when it takes several requests: the server checks one chunk at a time.
-      if (options.dryRun || chunks.length > 1) {
-        const checked = await run(chunks, (rows) => send(rows, true), 'Checking');
+      // A resumed import was checked by the run that started it.
+      if (options.dryRun || (chunks.length > 1 && !resuming)) {
+        const report = options.dryRun && options.report ? options.report : null;
+        if (report) writeFileSync(report, reportHeader());
+        const checked = await run(chunks, (rows) => send(rows, true), 'Checking', report);
         if (checked.problems.length) {
           printProblems(checked.problems, checked.problemCount);
           throw new CliError(
             `${checked.problemCount} ${checked.problemCount === 1 ? 'record is' : 'records are'} not valid; nothing was imported.`,
           );
         }
-        if (options.dryRun) return summarize(ctx.format, checked, read.records.length, true);
+        if (options.dryRun) return summarize(ctx.format, checked, read.records.length, true, options.report);
       }
-      const imported = await run(chunks, (rows) => send(rows, false), 'Importing');
-      if (imported.problems.length) {
-        // Only a single-chunk file gets here: refused whole by the server.
-        printProblems(imported.problems, imported.problemCount);
-        throw new CliError(
-          `${imported.problemCount} ${imported.problemCount === 1 ? 'record is' : 'records are'} not valid; nothing was imported.`,
+
+      let position = resuming ? saved.position : startPosition(fingerprint, chunks.length);
+      if (options.report) {
+        // A resumed report goes on from where its last kept part ended (a part sent again is written again).
+        if (resuming && saved.reportBytes !== null && sizeOf(options.report) >= saved.reportBytes)
+          truncate(options.report, saved.reportBytes);
+        else if (!resuming || saved.reportBytes === null) writeFileSync(options.report, reportHeader());
+      }
+      if (resuming) notice(`Resuming an earlier run of this import: ${position.done} of ${chunks.length} parts are in; sending the rest.`);
+      writeState(stateFile, { position, reportBytes: options.report ? sizeOf(options.report) : null });
+
+      let mail: string | null = null;
+      const total = read.records.length;
+      const progress = progressBar('Importing', total, 'records');
+      progress.advance(chunks.slice(0, position.done).reduce((n, c) => n + c.length, 0));
+      try {
+        position = await sendChunks(
+          chunks,
+          position,
+          async (rows, index) => {
+            try {
+              return (await send(rows, false)) as ImportResult;
+            } catch (err) {
+              const problems =
+                err instanceof ApiError && err.code === 'VALIDATION_ERROR'
+                  ? (err.details?.problems as ImportProblem[] | undefined)
+                  : undefined;
+              if (!problems) throw err;
+              progress.stop();
+              const count = Number(err instanceof ApiError ? (err.details?.count ?? problems.length) : problems.length);
+              printProblems(problems, count);
+              const invalid = `${count} ${count === 1 ? 'record is' : 'records are'} not valid`;
+              throw new CliError(
+                index === 0
+                  ? `${invalid}; nothing was imported.`
+                  : `${invalid} in a part of ${file}; the parts before it are in (run the same command to resume).`,
+              );
+            }
+          },
+          (next, answer) => {
+            if (options.report) appendFileSync(options.report, reportRows(answer.outcomes));
+            writeState(stateFile, { position: next, reportBytes: options.report ? sizeOf(options.report) : null });
+            if (answer.accountsCreated) mail = answer.signInMail;
+            progress.advance(answer.counts.create + answer.counts.match + answer.counts.skip);
+          },
         );
+        progress.done();
+      } catch (err) {
+        progress.stop();
+        throw err;
       }
-      return summarize(ctx.format, imported, read.records.length, false);
+      rmSync(stateFile, { force: true });
+      const tally: Run = {
+        counts: position.counts,
+        accounts: position.accounts,
+        outcomes: position.listed,
+        story: position.story,
+        mail,
+        problems: [],
+        problemCount: 0,
+      };
+      return summarize(ctx.format, tally, read.records.length, false, options.report);
     });
 }
 
-type Run = ImportTally & { mail: string | null; problems: ImportProblem[]; problemCount: number };
+function truncate(file: string, bytes: number) {
+  const fd = openSync(file, 'r+');
+  try {
+    ftruncateSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
 
-async function run(chunks: ImportRecord[][], send: (rows: ImportRecord[]) => Promise<ImportResult>, label: string): Promise<Run> {
+type Run = ImportTally & { story: ImportResult['story']; mail: string | null; problems: ImportProblem[]; problemCount: number };
+
+async function run(
+  chunks: ImportRecord[][],
+  send: (rows: ImportRecord[]) => Promise<ImportResult>,
+  label: string,
+  report: string | null,
+): Promise<Run> {
   const total = chunks.reduce((n, c) => n + c.length, 0);
   const progress = progressBar(label, total, 'records');
-  const result: Run = { ...emptyImportTally(), mail: null, problems: [], problemCount: 0 };
+  const result: Run = {
+    ...emptyImportTally(),
+    story: { devices: 0, perpetual: 0, accounts: 0 },
+    mail: null,
+    problems: [],
+    problemCount: 0,
+  };
   try {
     for (const chunk of chunks) {
       try {
         const answer = await send(chunk);
         addToTally(result, answer);
-        if (answer.accountsCreated) result.mail = answer.signInMail;
+        for (const k of ['devices', 'perpetual', 'accounts'] as const) result.story[k] += answer.story[k];
+        if (answer.story.accounts) result.mail = answer.signInMail;
+        if (report) appendFileSync(report, reportRows(answer.outcomes));
       } catch (err) {
         const problems =
           err instanceof ApiError && err.code === 'VALIDATION_ERROR' ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
@@ -157,9 +305,9 @@ async function run(chunks: ImportRecord[][], send: (rows: ImportRecord[]) => Pro
   return result;
 }
 
-async function summarize(format: Parameters<typeof printRecord>[0], result: Run, records: number, dryRun: boolean) {
-  const { counts } = result;
-  // A dry run says why for every record it would not create; a run, for the skipped ones.
+async function summarize(format: Parameters<typeof printRecord>[0], result: Run, records: number, dryRun: boolean, report?: string) {
+  const { counts, story } = result;
+  // A dry run says why for every record it would not create (or made otherwise); a run, for the skipped ones.
   for (const o of result.outcomes) if (dryRun || o.action === 'skip') notice(`line ${o.line}: ${o.action} ${o.type}: ${o.reason}`);
   const mail =
     result.mail === 'sent'
@@ -167,11 +315,13 @@ async function summarize(format: Parameters<typeof printRecord>[0], result: Run,
       : result.mail === 'not-configured'
         ? ' (no mail service: tell them how to sign in)'
         : '';
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   notice(
     dryRun
-      ? `Dry run of ${records} records: ${counts.create} would be created, ${counts.match} matched, ${counts.skip} skipped. Nothing was written.`
-      : `Imported ${records} records: ${counts.create} created, ${counts.match} matched, ${counts.skip} skipped; ${result.accounts} new ${result.accounts === 1 ? 'account' : 'accounts'}${mail}.`,
+      ? `Dry run of ${records} records: ${counts.create} would be created, ${counts.match} matched, ${counts.skip} skipped; ${plural(story.devices, 'device', 'devices')} would come with the keys, ${plural(story.perpetual, 'key', 'keys')} would never expire, ${plural(story.accounts, 'new account', 'new accounts')}${story.accounts ? (result.mail === 'sent' ? ' would be mailed how to sign in' : result.mail === 'not-configured' ? ' (no mail service to tell them)' : ' (not mailed)') : ''}. Nothing was written.`
+      : `Imported ${records} records: ${counts.create} created, ${counts.match} matched, ${counts.skip} skipped; ${plural(story.devices, 'device', 'devices')} with the keys, ${plural(story.perpetual, 'perpetual key', 'perpetual keys')}; ${result.accounts} new ${result.accounts === 1 ? 'account' : 'accounts'}${mail}.`,
   );
+  if (report) notice(`Every record's outcome is in ${report}.`);
   await printRecord(format, [
     ['dryRun', dryRun],
     ['records', records],
@@ -179,5 +329,7 @@ async function summarize(format: Parameters<typeof printRecord>[0], result: Run,
     ['matched', counts.match],
     ['skipped', counts.skip],
     ['accountsCreated', result.accounts],
+    ['devices', story.devices],
+    ['perpetual', story.perpetual],
   ]);
 }

@@ -19,6 +19,8 @@ export function inFileFor(format: ImportFormat, chunks: ImportRecord[][], device
   const names = earlierInFile(chunks);
   const slots = new Map<string, { max: number | null; taken: number; fingerprints: Set<string> }>();
   const balances = new Map<string, { credits: number; cents: number }>();
+  // The accounts earlier chunks make: a user row's, or a key's customer's (in any format).
+  const accounts = new Set<string>();
   return chunks.map((chunk, i) => {
     const rows = chunk.flatMap(({ record }) => {
       const mapped = mapRecord(format, record);
@@ -26,16 +28,21 @@ export function inFileFor(format: ImportFormat, chunks: ImportRecord[][], device
     });
     const keys = new Set<string>();
     const emails = new Set<string>();
+    const known = new Set(names[i].emails);
     for (const row of rows) {
+      const email = row.type === 'key' || row.type === 'user' || row.type === 'ledger' ? row.email : null;
+      if (email && accounts.has(email)) known.add(email);
       if (row.type === 'device' && row.key && slots.has(row.key)) keys.add(row.key);
       if (row.type === 'ledger' && row.email && balances.has(row.email)) emails.add(row.email);
     }
     const told: InFile = {
       ...names[i],
+      emails: [...known],
       slots: [...keys].map((key) => ({ key, max: slots.get(key)!.max, taken: slots.get(key)!.taken })),
       balances: [...emails].map((email) => ({ email, ...balances.get(email)! })),
     };
     for (const row of rows) {
+      if ((row.type === 'key' && !row.skip) || row.type === 'user') if (row.email) accounts.add(row.email);
       if (row.type === 'key' && !row.skip && !slots.has(row.key))
         slots.set(row.key, {
           max: row.devices ?? devices ?? null,

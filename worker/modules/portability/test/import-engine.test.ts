@@ -345,7 +345,8 @@ describe('the dry run and the import', () => {
     const reseller = userRow({ role: 'reseller' });
     const customer = userRow();
     const fresh = keyRow(newProduct.keyTag as string, { purchasedByEmail: customer.email, maxActivations: 3 });
-    const perpetual = keyRow(made.keyTag, { expiryModel: 'perpetual', purchasedByEmail: `buyer-${newId()}@example.com` });
+    const buyer = `buyer-${newId()}@example.com`;
+    const perpetual = keyRow(made.keyTag, { expiryModel: 'perpetual', purchasedByEmail: buyer });
     const rows = [
       line(1, 'export', { version: 1 }),
       line(2, 'users', userRow({ id: existing.user.id, email: `renamed-${newId()}@example.com` })),
@@ -374,7 +375,7 @@ describe('the dry run and the import', () => {
     expect(real.body.outcomes.find((o) => o.line === 9)).toMatchObject({
       action: 'create',
       perpetual: true,
-      newAccount: perpetual.purchasedByEmail,
+      newAccount: buyer,
     });
     expect(real.body.story).toEqual({ devices: 1, perpetual: 1, accounts: 3 });
     expect(real.body.accountsCreated).toBe(3);
@@ -409,7 +410,7 @@ describe('the dry run and the import', () => {
       [
         { email: reseller.email, role: 'user' },
         { email: customer.email, role: 'user' },
-        { email: perpetual.purchasedByEmail, role: 'user' },
+        { email: buyer, role: 'user' },
       ].sort((a, b) => a.email.localeCompare(b.email)),
     );
     expect(details.balances.sort((a, b) => a.email.localeCompare(b.email))).toEqual(
