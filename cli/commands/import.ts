@@ -210,7 +210,7 @@ Examples:
           position,
           async (rows, index) => {
             try {
-              return (await send(rows, false)) as ImportResult;
+              return await send(rows, false);
             } catch (err) {
               const problems =
                 err instanceof ApiError && err.code === 'VALIDATION_ERROR'

@@ -5,7 +5,6 @@
 // retired; the dry run's outcomes are the import's, line by line; the audit row says what moved;
 // and the client's side: what a dry run of a later chunk is told, the report, and a 100,000-key file
 // chunked, sent, cut off and resumed with every record once.
-import { env } from 'cloudflare:test';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activations, auditLog, licenseKeys, users } from '../../../platform/db/schema';
@@ -344,7 +343,7 @@ describe('the dry run and the import', () => {
     const newProduct = productRow({ maxActivations: 3 });
     const reseller = userRow({ role: 'reseller' });
     const customer = userRow();
-    const fresh = keyRow(newProduct.keyTag as string, { purchasedByEmail: customer.email, maxActivations: 3 });
+    const fresh = keyRow(newProduct.keyTag, { purchasedByEmail: customer.email, maxActivations: 3 });
     const buyer = `buyer-${newId()}@example.com`;
     const perpetual = keyRow(made.keyTag, { expiryModel: 'perpetual', purchasedByEmail: buyer });
     const rows = [
@@ -400,7 +399,7 @@ describe('the dry run and the import', () => {
       records: 12,
       lines: [1, 12],
       devices: 1,
-      keysByProduct: { [newProduct.keyTag as string]: 1, [made.keyTag]: 1 },
+      keysByProduct: { [newProduct.keyTag]: 1, [made.keyTag]: 1 },
     });
     const details = audit!.details as {
       accounts: { email: string; role: string }[];

@@ -5,7 +5,7 @@
 // chunk, with its progress. Its position is kept in localStorage after every chunk, under the file's
 // and the options' fingerprint: an import cut off (the tab closed, the server gone) resumes where it
 // stopped when the same file is imported again. Each run's outcomes, every record's, download as CSV.
-import { useId, useRef, useState, type ChangeEvent } from 'react';
+import { useId, useState, type ChangeEvent } from 'react';
 import {
   IMPORT_FORMATS,
   IMPORT_LISTED,
@@ -189,7 +189,6 @@ export function ImportSection() {
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
   const [resumable, setResumable] = useState<ImportPosition | null>(null);
   const [report, setReport] = useState<string | null>(null);
-  const reportUrl = useRef<string | null>(null);
   const running = stage.kind === 'running';
 
   const whole = (text: string) => (text.trim() === '' ? undefined : Number(text));
@@ -198,9 +197,8 @@ export function ImportSection() {
 
   /** The report of a run, every record's outcome, as a file to download (the last one replaced). */
   function offerReport(text: string | null) {
-    if (reportUrl.current) URL.revokeObjectURL(reportUrl.current);
-    reportUrl.current = text === null ? null : URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-    setReport(reportUrl.current);
+    if (report) URL.revokeObjectURL(report);
+    setReport(text === null ? null : URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' })));
   }
 
   async function choose(e: ChangeEvent<HTMLInputElement>) {
