@@ -18,6 +18,7 @@ import {
   readFileSync,
   appendFileSync,
   existsSync,
+  statSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -86,7 +87,7 @@ function writeState(file: string, state: SavedState) {
   renameSync(temp, file);
 }
 
-const sizeOf = (file: string) => (existsSync(file) ? readFileSync(file).length : 0);
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
 const wholeNumber = (name: string, value: string | undefined, max: number) => {
   if (value === undefined) return undefined;
