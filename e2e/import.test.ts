@@ -1,6 +1,9 @@
 // Importing licences in the browser (issue 34): the owner chooses a Lemon Squeezy file, sees a preview
 // of its first records and the dry run's counts, imports it, and finds its keys under License Keys;
 // a malformed file is refused with its line. On a phone-sized screen, as the panel must work there too.
+// And a big import cut off mid-way (issue 45): an answer lost after the server wrote its chunk, the
+// import resumed from the position the browser kept, every key and machine there once, the report
+// downloadable.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, visible } from './browser';
@@ -72,6 +75,79 @@ describe('importing licences in the browser', () => {
     await page.getByLabel('Search keys').fill(tag);
     await page.waitForFunction(() => document.querySelectorAll('.admin-key-grid > li').length === 3);
     for (const key of keys) expect(await visible(page.locator('.admin-key-grid > li').filter({ hasText: key }))).toBe(true);
+    await context.close();
+  });
+
+  it('resumes an import cut off mid-way from the position the browser kept: every key and machine once, a report to download', async () => {
+    const tag = `R${Date.now().toString(36).toUpperCase()}`.slice(0, 10);
+    const product = await apiCall(
+      'POST',
+      '/api/products',
+      { name: `Resumed ${tag}`, description: 'A big file, cut off', keyTag: tag, baseCreditCost: 10, creditsPerDay: 1 },
+      ownerToken,
+    );
+    expect(product.status).toBe(201);
+    const total = 1500;
+    const csv = [
+      'key,expiresAt,devices',
+      ...Array.from(
+        { length: total },
+        (_, i) =>
+          `${tag}-${String(i).padStart(5, '0')}-WEB,2031-01-01T00:00:00Z,machine-${String(i).padStart(5, '0')}-${tag.toLowerCase()}`,
+      ),
+    ].join('\n');
+
+    const { context, page } = await newPage(browser);
+    await signIn(page, ownerCredentials());
+    await page.goto('/admin?tab=generate');
+    const section = page.getByRole('region', { name: 'Import licences' });
+    await section.getByLabel('Format').selectOption('keypanel');
+    await section.getByLabel('Product').selectOption(tag);
+    const choose = () =>
+      section
+        .getByLabel('File (CSV, JSON or JSON lines)')
+        .setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await choose();
+    await section.getByRole('button', { name: 'Check (dry run)' }).click();
+    expect(await textOf(section.getByRole('status'))).toContain(`Dry run: ${total} would be created, 0 matched, 0 skipped.`);
+    expect(await textOf(section.getByRole('status'))).toContain(`With the keys: ${total} devices`);
+
+    // The third part of the real run reaches the server, which writes it, but its answer is lost.
+    let sent = 0;
+    await page.route('**/api/admin/import', async (route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}') as { dryRun?: boolean };
+      if (body.dryRun || ++sent !== 3) return route.continue();
+      await route.fetch();
+      return route.abort('connectionreset');
+    });
+    await section.getByRole('button', { name: 'Import', exact: true }).click();
+    expect(await textOf(section.getByRole('alert'))).toContain('import the same file again to resume');
+    await page.unroute('**/api/admin/import');
+
+    // The same file again (the page reloaded): the browser kept where the import stood.
+    await page.reload();
+    await section.getByLabel('Format').selectOption('keypanel');
+    await section.getByLabel('Product').selectOption(tag);
+    await choose();
+    expect(await textOf(section.getByRole('note'))).toMatch(/An import of this file stopped after 2 of \d+ parts/);
+    await section.getByRole('button', { name: 'Resume import' }).click();
+    await page.waitForFunction(() => document.querySelector('.import-section [role="status"]')?.textContent?.startsWith('Imported'));
+    const summary = await textOf(section.getByRole('status'));
+    // The part whose answer was lost went in once: sent again, it matched.
+    const [, created, matched] = /Imported: (\d+) created, (\d+) matched, 0 skipped/.exec(summary) ?? [];
+    expect(Number(created) + Number(matched)).toBe(total);
+    expect(Number(matched)).toBeGreaterThan(0);
+    const products = await apiCall('GET', '/api/products', undefined, ownerToken);
+    const stats = (products.body as { keyTag: string; stats: { totalGenerated: number; totalActivations: number } }[]).find(
+      (p) => p.keyTag === tag,
+    )?.stats;
+    expect(stats).toMatchObject({ totalGenerated: total, totalActivations: total });
+    // The report of the resumed run downloads as CSV.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      section.getByRole('link', { name: 'Download the report (CSV)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('import-report.csv');
     await context.close();
   });
 });

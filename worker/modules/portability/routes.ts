@@ -68,18 +68,20 @@ const adminRoutes = new Hono<SignedInEnv>()
           ? (await proveCaller(c, { currentPassword, code }, 'import resellers or verified accounts'), true)
           : false;
       const { newAccounts, ...result } = await importChunk({ db: c.var.db, actor: c.var.caller, ip: clientIp(c), proven }, request);
-      let signInMailSent: ImportResult['signInMail'] = request.notify ? 'sent' : 'off';
-      if (newAccounts.length && request.notify) {
-        const url = c.env.APP_URL?.trim() ? appUrl(c, 'the sign-in mail of imported accounts') : null;
-        if (!url || mailTransport(c.env) === 'none') signInMailSent = 'not-configured';
-        // Each goes by the mail queue, after the answer.
-        else
-          await queueMails(
-            c.var.db,
-            newAccounts.map((account) => ({ kind: 'import_invitation', userId: account.id, data: { url: `${url}/forgot-password` } })),
-          );
-      }
-      const body: ImportResult = { ...result, signInMail: newAccounts.length ? signInMailSent : result.signInMail };
+      // Whether the accounts made are (in a dry run: would be) mailed how to sign in.
+      const url = request.notify && c.env.APP_URL?.trim() ? appUrl(c, 'the sign-in mail of imported accounts') : null;
+      const signInMail: ImportResult['signInMail'] = !request.notify
+        ? 'off'
+        : !url || mailTransport(c.env) === 'none'
+          ? 'not-configured'
+          : 'sent';
+      // Each goes by the mail queue, after the answer.
+      if (newAccounts.length && signInMail === 'sent')
+        await queueMails(
+          c.var.db,
+          newAccounts.map((account) => ({ kind: 'import_invitation', userId: account.id, data: { url: `${url}/forgot-password` } })),
+        );
+      const body: ImportResult = { ...result, signInMail: newAccounts.length || result.story.accounts ? signInMail : 'off' };
       return c.json(body, 200);
     },
   );

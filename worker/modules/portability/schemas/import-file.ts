@@ -459,5 +459,7 @@ export const emptyImportTally = (): ImportTally => ({ counts: { create: 0, match
 export function addToTally(tally: ImportTally, answer: Pick<ImportResult, 'counts' | 'accountsCreated' | 'outcomes'>): void {
   for (const action of IMPORT_ACTIONS) tally.counts[action] += answer.counts[action];
   tally.accounts += answer.accountsCreated;
-  tally.outcomes.push(...answer.outcomes.slice(0, Math.max(0, IMPORT_LISTED - tally.outcomes.length)));
+  // Every record has its outcome; the ones listed are those not made as asked.
+  const notable = answer.outcomes.filter((o) => o.action !== 'create' || o.reason !== '');
+  tally.outcomes.push(...notable.slice(0, Math.max(0, IMPORT_LISTED - tally.outcomes.length)));
 }

@@ -17,8 +17,24 @@ import {
 } from '../../../platform/vocabulary';
 import { emailSchema } from '../../accounts/schemas/auth';
 import { decimalInput } from '../../../platform/schemas/amounts';
-import { entitlementsSchema, KEY_TAG_PATTERN } from '../../catalog/schemas';
-import { LICENSE_KEY_MAX_LENGTH } from '../../licensing/schemas';
+import {
+  entitlementsSchema,
+  KEY_TAG_PATTERN,
+  MAX_BORROW_HOURS,
+  MAX_CREDIT_COST,
+  MAX_DURATION_DAYS,
+  MAX_FEATURES,
+  MAX_LEASE_MINUTES,
+  MAX_OFFLINE_TOKEN_HOURS,
+  MAX_PRODUCT_ACTIVATIONS,
+  MAX_REFILL_DAYS,
+  MAX_SWAP_LIMIT,
+  MAX_SWAP_WINDOW_DAYS,
+  MAX_TRIAL_DAYS,
+  MAX_USES,
+} from '../../catalog/schemas';
+import { MAX_BALANCE_USD, MAX_CREDITS } from '../../accounts/schemas/admin-users';
+import { deviceFingerprintField, deviceInfoSchema, LICENSE_KEY_MAX_LENGTH } from '../../licensing/schemas';
 
 export const IMPORT_FORMATS = ['keypanel', 'keygen', 'lemonsqueezy', 'gumroad', 'polar'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -65,6 +81,19 @@ export const importRequestSchema = z
           .array(z.string().max(254))
           .max(IMPORT_CHUNK_ROWS * 4)
           .default([]),
+        /**
+         * The keys of earlier chunks this chunk's devices go on: the device limit their rows give
+         * (null: the request's or the product's) and the devices earlier chunks put on them.
+         */
+        slots: z
+          .array(z.object({ key: z.string().max(1000), max: z.int().min(1).max(IMPORT_MAX_DEVICES).nullable(), taken: z.int().min(0) }))
+          .max(IMPORT_CHUNK_ROWS)
+          .default([]),
+        /** What earlier chunks' ledger rows moved, per account this chunk's ledger rows name. */
+        balances: z
+          .array(z.object({ email: z.string().max(254), credits: z.int(), cents: z.int() }))
+          .max(IMPORT_CHUNK_ROWS)
+          .default([]),
       })
       .optional(),
     /** Mail each account the import creates how to sign in (it has no password). */
@@ -90,6 +119,27 @@ export type ImportRowType = (typeof IMPORT_ROW_TYPES)[number];
 const countsSchema = z.object({ create: z.int(), match: z.int(), skip: z.int() });
 export type ImportCounts = z.infer<typeof countsSchema>;
 
+/** One record's outcome: its line, what it is (`subject`: the key, email, key tag, device or ledger id), what was done and why. */
+export const outcomeSchema = z
+  .object({
+    line: z.int(),
+    type: z.enum(IMPORT_ROW_TYPES),
+    action: z.enum(IMPORT_ACTIONS),
+    reason: z.string(),
+    subject: z.string().optional(),
+    /** A key's devices that come with it (its own fingerprints); for a device, the key it goes on. */
+    devices: z.int().optional(),
+    onKey: z.string().optional(),
+    /** A key that never expires. */
+    perpetual: z.boolean().optional(),
+    /** The account this record makes (mailed how to sign in when the import mails). */
+    newAccount: z.string().optional(),
+  })
+  .meta({ id: 'ImportOutcome' });
+export type ImportOutcome = z.infer<typeof outcomeSchema>;
+const storySchema = z.object({ devices: z.int(), perpetual: z.int(), accounts: z.int() });
+export type ImportStory = z.infer<typeof storySchema>;
+
 export const importResultSchema = z
   .object({
     dryRun: z.boolean(),
@@ -99,10 +149,12 @@ export const importResultSchema = z
     byType: z.partialRecord(z.enum(IMPORT_ROW_TYPES), countsSchema),
     /** Accounts created for customers (0 in a dry run). */
     accountsCreated: z.int(),
-    /** Whether those accounts were mailed how to sign in. */
+    /** Whether those accounts were (in a dry run: would be) mailed how to sign in. */
     signInMail: z.enum(['sent', 'off', 'not-configured']),
-    /** The records not created, with why (in file order). */
-    outcomes: z.array(z.object({ line: z.int(), type: z.enum(IMPORT_ROW_TYPES), action: z.enum(IMPORT_ACTIONS), reason: z.string() })),
+    /** What comes with the records: devices put on keys, keys that never expire, accounts made (or, in a dry run, to be made). */
+    story: storySchema,
+    /** Every record of the request, in file order: what the import did (or would do) with it, and why. */
+    outcomes: z.array(outcomeSchema),
   })
   .meta({ id: 'ImportResult' });
 export type ImportResult = z.infer<typeof importResultSchema>;
@@ -237,12 +289,22 @@ export const keyValue = z
 export const blank = (v: unknown) => (v === '' || v === null || v === undefined ? undefined : v);
 export const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
 export const email = optional(emailSchema);
+/**
+ * The times an import stores: from 1970 to the end of 9999, in whole milliseconds, so every screen
+ * and every answer can write them as ISO 8601 (a `createdAt` of 1e300 once broke the Users tab).
+ */
+export const IMPORT_EARLIEST = 0;
+export const IMPORT_LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** A time as milliseconds: an ISO 8601 text, or a number of milliseconds. */
 export const instant = (name: string, error?: string) =>
   z.union([z.string(), z.number()], error ? { error } : undefined).transform((v, ctx) => {
     const ms = typeof v === 'number' ? v : /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
     if (Number.isNaN(ms)) {
       ctx.addIssue({ code: 'custom', message: `${name} must be a date (ISO 8601)` });
+      return z.NEVER;
+    }
+    if (!Number.isInteger(ms) || ms < IMPORT_EARLIEST || ms > IMPORT_LATEST) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be a date from 1970 to 9999, in whole milliseconds` });
       return z.NEVER;
     }
     return ms;
@@ -268,7 +330,7 @@ export const flag = (name: string) =>
 /** Device fingerprints: a JSON list, or a CSV cell of them separated by ";". */
 export const fingerprints = optional(
   z.union([
-    z.array(text(255).min(1, 'a device fingerprint is empty')),
+    z.array(z.string()),
     z.string().transform((v) =>
       v
         .split(';')
@@ -276,7 +338,10 @@ export const fingerprints = optional(
         .filter(Boolean),
     ),
   ]),
-).transform((v) => v ?? []);
+)
+  .transform((v) => v ?? [])
+  // Each as the licensing API takes it, so the device validates as it is.
+  .pipe(z.array(deviceFingerprintField).max(IMPORT_MAX_DEVICES, `at most ${IMPORT_MAX_DEVICES} devices`));
 
 // A line of KeyPanel's JSON lines export ({"table", "row"}), with the references the file reader
 // resolved (an account's email, a key's value) beside the row's ids.
@@ -284,6 +349,16 @@ const id = z.string().trim().min(1, 'id is required').max(100);
 const ms = (name: string) => when(name).transform((v) => v ?? null);
 const required = (name: string) => z.preprocess(blank, instant(name, `${name} is required`));
 const nullableText = (max: number) => optional(text(max)).transform((v) => v ?? null);
+
+/** A whole number within the bounds the API keeps for the same value. */
+const bounded = (name: string, min: number, max: number) =>
+  z
+    .int({ error: `${name} must be a whole number` })
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+/** The most a key may have been transferred, and the most a ledger row moves of USD (in cents). */
+const MAX_TRANSFERS = 10_000;
+const MAX_LEDGER_CENTS = MAX_BALANCE_USD * 100;
 
 const exportedUser = z.object({
   id,
@@ -295,34 +370,36 @@ const exportedUser = z.object({
   resellerId: nullableText(100),
   createdAt: required('createdAt'),
 });
+// A product as the product form bounds it (catalog/schemas.ts), minDays at most maxDays.
 const exportedProduct = z
   .object({
     id,
-    name: text(200).min(1),
-    description: optional(text(5000)).transform((v) => v ?? ''),
+    name: text(100).min(1),
+    description: optional(text(2000)).transform((v) => v ?? ''),
     productType: z.enum(PRODUCT_TYPES),
     keyTag: keyTagParam,
-    baseCreditCost: z.int().min(0),
-    creditsPerDay: z.int().min(0),
-    minDays: z.int().min(1),
-    maxDays: z.int().min(1),
-    maxActivations: z.int().min(1),
+    baseCreditCost: bounded('baseCreditCost', 0, MAX_CREDIT_COST),
+    creditsPerDay: bounded('creditsPerDay', 0, MAX_CREDIT_COST),
+    minDays: bounded('minDays', 1, MAX_DURATION_DAYS),
+    maxDays: bounded('maxDays', 1, MAX_DURATION_DAYS),
+    maxActivations: bounded('maxActivations', 1, MAX_PRODUCT_ACTIVATIONS),
     isActive: z.boolean(),
-    features: z.array(z.string()).default([]),
-    offlineTokenHours: z.int().min(1).max(720).default(24),
+    features: z.array(text(200)).max(MAX_FEATURES, `features: at most ${MAX_FEATURES}`).default([]),
+    offlineTokenHours: bounded('offlineTokenHours', 1, MAX_OFFLINE_TOKEN_HOURS).default(24),
     licenseModel: z.enum(LICENSE_MODELS).default('node-locked'),
-    leaseMinutes: z.int().min(1).max(1440).default(60),
-    borrowMaxHours: z.int().min(0).max(720).default(0),
-    swapLimit: z.int().min(0).max(100).nullable().default(null),
-    swapWindowDays: z.int().min(1).max(365).default(30),
-    trialDays: z.int().min(0).max(365).default(0),
+    leaseMinutes: bounded('leaseMinutes', 1, MAX_LEASE_MINUTES).default(60),
+    borrowMaxHours: bounded('borrowMaxHours', 0, MAX_BORROW_HOURS).default(0),
+    swapLimit: bounded('swapLimit', 0, MAX_SWAP_LIMIT).nullable().default(null),
+    swapWindowDays: bounded('swapWindowDays', 1, MAX_SWAP_WINDOW_DAYS).default(30),
+    trialDays: bounded('trialDays', 0, MAX_TRIAL_DAYS).default(0),
     entitlements: entitlementsSchema.default([]),
-    usageAllowance: z.int().min(0).nullable().default(null),
-    usageRefillAmount: z.int().min(1).nullable().default(null),
-    usageRefillDays: z.int().min(1).max(365).nullable().default(null),
+    usageAllowance: bounded('usageAllowance', 0, MAX_USES).nullable().default(null),
+    usageRefillAmount: bounded('usageRefillAmount', 1, MAX_USES).nullable().default(null),
+    usageRefillDays: bounded('usageRefillDays', 1, MAX_REFILL_DAYS).nullable().default(null),
     expiryModel: z.enum(EXPIRY_MODELS).default('time-limited'),
     createdAt: required('createdAt'),
   })
+  .refine((p) => p.minDays <= p.maxDays, { error: 'minDays must be at most maxDays', path: ['minDays'] })
   .refine((p) => (p.usageRefillAmount === null) === (p.usageRefillDays === null), {
     error: 'usageRefillAmount and usageRefillDays are given together or not at all',
   });
@@ -333,14 +410,14 @@ const exportedKey = z.object({
   productName: text(200).min(1),
   productKeyTag: keyTagParam,
   productType: z.enum(PRODUCT_TYPES),
-  duration: z.int().min(1),
-  maxActivations: z.int().min(1),
+  duration: bounded('duration', 1, IMPORT_MAX_DAYS),
+  maxActivations: bounded('maxActivations', 1, IMPORT_MAX_DEVICES),
   purchasedAt: ms('purchasedAt'),
   purchasedBy: nullableText(100),
   purchasedByEmail: email,
   createdBy: nullableText(100),
   createdByEmail: email,
-  purchasePrice: z.int().min(0).default(0),
+  purchasePrice: bounded('purchasePrice', 0, MAX_CREDITS).default(0),
   paidBy: nullableText(100),
   paidByEmail: email,
   revokeReason: nullableText(500),
@@ -348,25 +425,27 @@ const exportedKey = z.object({
   firstUsedAt: ms('firstUsedAt'),
   expiresAt: ms('expiresAt'),
   generationMethod: z.enum(GENERATION_METHODS).default('automatic'),
-  transferCount: z.int().min(0).default(0),
+  transferCount: bounded('transferCount', 0, MAX_TRANSFERS).default(0),
   isTrial: z.boolean().default(false),
   entitlements: entitlementsSchema.default([]),
-  usageRemaining: z.int().min(0).nullable().default(null),
-  usagePeriodStart: z.int().min(0).nullable().default(null),
+  usageRemaining: bounded('usageRemaining', 0, MAX_USES).nullable().default(null),
+  usagePeriodStart: ms('usagePeriodStart'),
   expiryModel: z.enum(EXPIRY_MODELS).default('time-limited'),
   createdAt: required('createdAt'),
 });
+// A device as the licensing API takes it: a fingerprint the licensed software can send, its own details.
 const exportedDevice = z.object({
   id,
   keyId: id,
   key: optional(keyValue).transform((v) => v ?? null),
-  deviceFingerprint: text(255).min(1),
-  deviceInfo: z.record(z.string(), z.unknown()).nullable().default(null),
+  deviceFingerprint: deviceFingerprintField,
+  deviceInfo: deviceInfoSchema.nullable().default(null),
   activatedAt: required('activatedAt'),
   lastUsed: ms('lastUsed'),
   leaseExpiresAt: ms('leaseExpiresAt'),
   borrowedUntil: ms('borrowedUntil'),
 });
+// A ledger row moves at most what an owner's adjustment may (accounts/schemas/admin-users.ts).
 const exportedLedger = z.object({
   id,
   userId: id,
@@ -374,8 +453,8 @@ const exportedLedger = z.object({
   actorId: nullableText(100),
   actorEmail: email,
   kind: text(40).min(1),
-  creditsDelta: z.int(),
-  usdCentsDelta: z.int(),
+  creditsDelta: bounded('creditsDelta', -MAX_CREDITS, MAX_CREDITS),
+  usdCentsDelta: bounded('usdCentsDelta', -MAX_LEDGER_CENTS, MAX_LEDGER_CENTS),
   reference: nullableText(500),
   note: nullableText(2000),
   createdAt: required('createdAt'),

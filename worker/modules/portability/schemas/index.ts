@@ -4,3 +4,4 @@ export * from './export';
 export * from './import';
 export * from './import-file';
 export * from './vendors';
+export * from './import-run';

@@ -1,7 +1,10 @@
 // Import licences (owner): a file from another system (Keygen, Lemon Squeezy, Gumroad) or KeyPanel's
 // own, read in the browser; a preview of its first records; a dry run of every chunk that counts
-// what would be created, matched and skipped (and refuses a file with a bad record, by line); then
-// the import, chunk by chunk, with its progress.
+// what would be created, matched and skipped, the devices that come with the keys, the perpetual keys
+// and the accounts mailed (and refuses a file with a bad record, by line); then the import, chunk by
+// chunk, with its progress. Its position is kept in localStorage after every chunk, under the file's
+// and the options' fingerprint: an import cut off (the tab closed, the server gone) resumes where it
+// stopped when the same file is imported again. Each run's outcomes, every record's, download as CSV.
 import { useId, useMemo, useState, type ChangeEvent } from 'react';
 import {
   IMPORT_FORMATS,
@@ -9,12 +12,19 @@ import {
   addToTally,
   chunkRecords,
   emptyImportTally,
-  earlierInFile,
+  importFingerprint,
+  inFileFor,
   readImportFile,
   unknownFields,
+  reportHeader,
+  reportRows,
+  sendChunks,
+  startPosition,
   type ImportFormat,
+  type ImportPosition,
   type ImportProblem,
   type ImportRecord,
+  type ImportResult,
   type ImportTally,
 } from '../../../../../worker/modules/portability/schemas';
 import { Field, SelectField, CheckboxField } from '../../../components/ui/field';
@@ -35,13 +45,36 @@ const FORMAT_LABELS: Record<ImportFormat, MessageId> = {
 const PREVIEW_ROWS = 5;
 const PREVIEW_COLUMNS = 6;
 
+type Story = ImportResult['story'];
+type Run = ImportTally & { story: Story; mail: ImportResult['signInMail'] | null };
+
 type Stage =
   | { kind: 'idle' }
   | { kind: 'running'; label: string; done: number; total: number }
-  | { kind: 'checked'; run: ImportTally }
-  | { kind: 'imported'; run: ImportTally }
+  | { kind: 'checked'; run: Run }
+  | { kind: 'imported'; run: Run; resumed: boolean }
   | { kind: 'refused'; problems: ImportProblem[]; count: number }
-  | { kind: 'failed'; message: string };
+  | { kind: 'failed'; message: string; resumable: boolean };
+
+/** Where an import of a file stands, kept in this browser between visits. */
+const POSITION_PREFIX = 'keypanel-import:';
+function savedPosition(fingerprint: string): ImportPosition | null {
+  try {
+    const saved = JSON.parse(localStorage.getItem(POSITION_PREFIX + fingerprint) ?? 'null') as ImportPosition | null;
+    return saved && typeof saved.done === 'number' && saved.done > 0 && saved.done < saved.chunks ? saved : null;
+  } catch {
+    return null;
+  }
+}
+function keepPosition(position: ImportPosition | null, fingerprint: string) {
+  try {
+    if (position) localStorage.setItem(POSITION_PREFIX + fingerprint, JSON.stringify(position));
+    else localStorage.removeItem(POSITION_PREFIX + fingerprint);
+  } catch {
+    // Storage full or off: the import goes on, without a position to resume from.
+  }
+}
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** A record's value as a preview cell shows it. */
 function cell(value: unknown): string {
@@ -118,22 +151,31 @@ function UnreadFields({ format, records }: { format: ImportFormat; records: Impo
       ),
     [format, records],
   );
+  const t = useT();
   if (!unread.length) return null;
   return (
     <p className="muted" aria-label="Fields not imported">
-      Not imported (not read from {FORMAT_LABELS[format].split(' (')[0]}&apos;s records): {unread.join(', ')}
+      Not imported (not read from {t(FORMAT_LABELS[format]).split(' (')[0]}&apos;s records): {unread.join(', ')}
     </p>
   );
 }
 
-function Summary({ run, dryRun }: { run: ImportTally; dryRun: boolean }) {
+function Summary({ run, dryRun, report }: { run: Run; dryRun: boolean; report: string | null }) {
   const { create, match, skip } = run.counts;
+  const { devices, perpetual, accounts } = run.story;
+  const mailed =
+    run.mail === 'sent' ? 'mailed how to sign in' : run.mail === 'not-configured' ? 'not mailed (no mail service)' : 'not mailed';
   return (
     <div className={`notice ${dryRun ? 'notice-info' : 'notice-success'}`} role="status">
       <p>
         {dryRun
           ? `Dry run: ${create} would be created, ${match} matched, ${skip} skipped. Nothing was written.`
           : `Imported: ${create} created, ${match} matched, ${skip} skipped; ${run.accounts} new ${run.accounts === 1 ? 'account' : 'accounts'}.`}
+      </p>
+      <p>
+        {dryRun
+          ? `With the keys: ${plural(devices, 'device', 'devices')}; ${plural(perpetual, 'key', 'keys')} that never expire; ${plural(accounts, 'new account', 'new accounts')}, ${mailed}.`
+          : `With the keys: ${plural(devices, 'device', 'devices')}; ${plural(perpetual, 'perpetual key', 'perpetual keys')}; accounts ${mailed}.`}
       </p>
       {run.outcomes.length > 0 && (
         <ul aria-label={dryRun ? 'Records not to be created' : 'Records not created'}>
@@ -143,6 +185,13 @@ function Summary({ run, dryRun }: { run: ImportTally; dryRun: boolean }) {
             </li>
           ))}
         </ul>
+      )}
+      {report && (
+        <p>
+          <a className="btn btn-secondary" href={report} download={dryRun ? 'import-dry-run-report.csv' : 'import-report.csv'}>
+            Download the report (CSV)
+          </a>
+        </p>
       )}
     </div>
   );
@@ -158,64 +207,114 @@ export function ImportSection() {
   const [days, setDays] = useState('');
   const [devices, setDevices] = useState('');
   const [notify, setNotify] = useState(true);
-  const [file, setFile] = useState<{ name: string; records: ImportRecord[] } | null>(null);
+  const [file, setFile] = useState<{ name: string; text: string; records: ImportRecord[] } | null>(null);
   const [readProblems, setReadProblems] = useState<ImportProblem[]>([]);
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
+  const [resumable, setResumable] = useState<ImportPosition | null>(null);
+  const [report, setReport] = useState<string | null>(null);
   const running = stage.kind === 'running';
+
+  const whole = (text: string) => (text.trim() === '' ? undefined : Number(text));
+  const options = () => ({ format, product: product || undefined, days: whole(days), devices: whole(devices), notify });
+  const fingerprintOf = (text: string) => importFingerprint(text, { ...options(), url: location.origin });
+
+  /** The report of a run, every record's outcome, as a file to download (the last one replaced). */
+  function offerReport(text: string | null) {
+    if (report) URL.revokeObjectURL(report);
+    setReport(text === null ? null : URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' })));
+  }
 
   async function choose(e: ChangeEvent<HTMLInputElement>) {
     const chosen = e.target.files?.[0];
     setStage({ kind: 'idle' });
+    offerReport(null);
     if (!chosen) return setFile(null);
-    const read = readImportFile(await chosen.text());
+    const text = await chosen.text();
+    const read = readImportFile(text);
     setReadProblems(read.problems);
-    setFile(read.problems.length ? null : { name: chosen.name, records: read.records });
+    setFile(read.problems.length ? null : { name: chosen.name, text, records: read.records });
+    setResumable(read.problems.length ? null : savedPosition(await fingerprintOf(text)));
   }
 
-  const whole = (text: string) => (text.trim() === '' ? undefined : Number(text));
-
-  async function run(dryRun: boolean) {
+  async function check() {
     if (!file) return;
     const chunks = chunkRecords(file.records);
-    const inFile = earlierInFile(chunks);
-    const label = dryRun ? 'Checking' : 'Importing';
+    const told = inFileFor(format, chunks, whole(devices));
     const total = file.records.length;
-    const result = emptyImportTally();
+    const result: Run = { ...emptyImportTally(), story: { devices: 0, perpetual: 0, accounts: 0 }, mail: null };
     const problems: ImportProblem[] = [];
     let problemCount = 0;
     let done = 0;
-    setStage({ kind: 'running', label, done, total });
+    let csv = reportHeader();
+    setStage({ kind: 'running', label: 'Checking', done, total });
     for (const [i, rows] of chunks.entries()) {
       try {
-        const answer = await importChunk({
-          format,
-          rows,
-          dryRun,
-          notify,
-          product: product || undefined,
-          days: whole(days),
-          devices: whole(devices),
-          ...(dryRun ? { inFile: inFile[i] } : {}),
-        });
+        const answer = await importChunk({ ...options(), rows, dryRun: true, inFile: told[i] });
         addToTally(result, answer);
+        for (const k of ['devices', 'perpetual', 'accounts'] as const) result.story[k] += answer.story[k];
+        if (answer.story.accounts) result.mail = answer.signInMail;
+        csv += reportRows(answer.outcomes);
       } catch (err) {
         const listed = err instanceof ApiError ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
-        if (!listed) {
-          setStage({ kind: 'failed', message: errorMessage(err, 'The import failed') });
-          if (!dryRun) await afterKeyChange();
-          return;
-        }
+        if (!listed) return setStage({ kind: 'failed', message: errorMessage(err, 'The check failed'), resumable: false });
         problems.push(...listed);
         problemCount += Number(err instanceof ApiError ? (err.details?.count ?? listed.length) : listed.length);
-        // A real run stops at a refused chunk (the chunks before it are in); a dry run checks them all.
-        if (!dryRun) break;
       }
       done += rows.length;
-      setStage({ kind: 'running', label, done, total });
+      setStage({ kind: 'running', label: 'Checking', done, total });
     }
-    if (problems.length) setStage({ kind: 'refused', problems, count: problemCount });
-    else setStage({ kind: dryRun ? 'checked' : 'imported', run: result });
-    if (!dryRun) await afterKeyChange();
+    if (problems.length) return setStage({ kind: 'refused', problems, count: problemCount });
+    offerReport(csv);
+    setStage({ kind: 'checked', run: result });
+  }
+
+  async function importFile() {
+    if (!file) return;
+    const chunks = chunkRecords(file.records);
+    const fingerprint = await fingerprintOf(file.text);
+    const saved = savedPosition(fingerprint);
+    const from = saved && saved.chunks === chunks.length ? saved : startPosition(fingerprint, chunks.length);
+    const total = file.records.length;
+    let done = chunks.slice(0, from.done).reduce((n, c) => n + c.length, 0);
+    let mail: Run['mail'] = null;
+    // The report of this run (a resumed one: of the chunks it sends).
+    let csv = reportHeader();
+    setStage({ kind: 'running', label: from.done ? 'Resuming' : 'Importing', done, total });
+    keepPosition(from, fingerprint);
+    try {
+      const position = await sendChunks(
+        chunks,
+        from,
+        (rows) => importChunk({ ...options(), rows, dryRun: false }),
+        (next, answer) => {
+          keepPosition(next, fingerprint);
+          csv += reportRows(answer.outcomes);
+          if (answer.accountsCreated) mail = answer.signInMail;
+          done += answer.counts.create + answer.counts.match + answer.counts.skip;
+          setStage({ kind: 'running', label: from.done ? 'Resuming' : 'Importing', done, total });
+        },
+      );
+      keepPosition(null, fingerprint);
+      setResumable(null);
+      offerReport(csv);
+      setStage({
+        kind: 'imported',
+        resumed: from.done > 0,
+        run: { counts: position.counts, accounts: position.accounts, outcomes: position.listed, story: position.story, mail },
+      });
+    } catch (err) {
+      const listed = err instanceof ApiError ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
+      if (listed)
+        setStage({
+          kind: 'refused',
+          problems: listed,
+          count: Number(err instanceof ApiError ? (err.details?.count ?? listed.length) : listed.length),
+        });
+      else setStage({ kind: 'failed', message: errorMessage(err, 'The import stopped'), resumable: true });
+      setResumable(savedPosition(fingerprint));
+    } finally {
+      await afterKeyChange();
+    }
   }
 
   const active = (products.data ?? []).filter((p) => p.isActive);
@@ -290,17 +389,23 @@ export function ImportSection() {
         {readProblems.length > 0 && <Problems problems={readProblems} count={readProblems.length} />}
         {file && <Preview records={file.records} />}
         {file && <UnreadFields format={format} records={file.records} />}
+        {file && resumable && !running && (
+          <p className="notice notice-info" role="note">
+            An import of this file stopped after {resumable.done} of {resumable.chunks} parts ({resumable.counts.create} created so far).
+            Import resumes it where it stopped; nothing is written twice.
+          </p>
+        )}
         <div className="button-row">
-          <button type="button" className="btn btn-secondary" disabled={!file || running} onClick={asyncHandler(() => run(true))}>
+          <button type="button" className="btn btn-secondary" disabled={!file || running} onClick={asyncHandler(check)}>
             {t('admin.import.check')}
           </button>
           <button
             type="button"
             className="btn btn-primary"
-            disabled={!file || running || stage.kind !== 'checked'}
-            onClick={asyncHandler(() => run(false))}
+            disabled={!file || running || (stage.kind !== 'checked' && !resumable)}
+            onClick={asyncHandler(importFile)}
           >
-            {t('admin.import.submit')}
+            {resumable && stage.kind !== 'checked' ? 'Resume import' : t('admin.import.submit')}
           </button>
         </div>
         <div aria-live="polite">
@@ -311,12 +416,16 @@ export function ImportSection() {
             </p>
           )}
         </div>
-        {stage.kind === 'checked' && <Summary run={stage.run} dryRun />}
-        {stage.kind === 'imported' && <Summary run={stage.run} dryRun={false} />}
+        {stage.kind === 'checked' && <Summary run={stage.run} dryRun report={report} />}
+        {stage.kind === 'imported' && <Summary run={stage.run} dryRun={false} report={report} />}
+        {stage.kind === 'imported' && stage.resumed && (
+          <p className="muted">Resumed: the counts cover the whole file; the report, the parts sent since it resumed.</p>
+        )}
         {stage.kind === 'refused' && <Problems problems={stage.problems} count={stage.count} />}
         {stage.kind === 'failed' && (
           <p className="notice notice-error" role="alert">
             {stage.message}
+            {stage.resumable && resumable ? ` The parts before it are in: import the same file again to resume.` : ''}
           </p>
         )}
       </form>
