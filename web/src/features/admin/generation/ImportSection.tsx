@@ -50,7 +50,7 @@ type Run = ImportTally & { story: Story; mail: ImportResult['signInMail'] | null
 
 type Stage =
   | { kind: 'idle' }
-  | { kind: 'running'; label: string; done: number; total: number }
+  | { kind: 'running'; label: MessageId; done: number; total: number }
   | { kind: 'checked'; run: Run }
   | { kind: 'imported'; run: Run; resumed: boolean }
   | { kind: 'refused'; problems: ImportProblem[]; count: number }
@@ -74,7 +74,6 @@ function keepPosition(position: ImportPosition | null, fingerprint: string) {
     // Storage full or off: the import goes on, without a position to resume from.
   }
 }
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** A record's value as a preview cell shows it. */
 function cell(value: unknown): string {
@@ -85,17 +84,16 @@ function cell(value: unknown): string {
 }
 
 function Preview({ records }: { records: ImportRecord[] }) {
+  const t = useT();
   const first = records.slice(0, PREVIEW_ROWS);
   const columns = [...new Set(first.flatMap((r) => Object.keys(r.record)))].slice(0, PREVIEW_COLUMNS);
   return (
     <div className="table-wrap">
       <table className="table">
-        <caption className="muted">
-          The first {first.length} of {records.length} {records.length === 1 ? 'record' : 'records'}
-        </caption>
+        <caption className="muted">{t('admin.import.preview.caption', { shown: first.length, count: records.length })}</caption>
         <thead>
           <tr>
-            <th scope="col">Line</th>
+            <th scope="col">{t('admin.import.preview.line')}</th>
             {columns.map((c) => (
               <th key={c} scope="col">
                 {c}
@@ -121,22 +119,19 @@ function Preview({ records }: { records: ImportRecord[] }) {
 }
 
 function Problems({ problems, count }: { problems: ImportProblem[]; count: number }) {
+  const t = useT();
   return (
     <div className="notice notice-error" role="alert">
-      <p>
-        {count} {count === 1 ? 'record is' : 'records are'} not valid; nothing was imported.
-      </p>
-      <ul aria-label="Problems">
+      <p>{t('admin.import.problems.count', { count })}</p>
+      <ul aria-label={t('admin.import.problems.label')}>
         {[...problems]
           .sort((a, b) => a.line - b.line)
           .slice(0, IMPORT_LISTED)
           .map((p, i) => (
-            <li key={i}>
-              Line {p.line}: {p.message}
-            </li>
+            <li key={i}>{t('admin.import.lineMessage', { line: p.line, message: p.message })}</li>
           ))}
       </ul>
-      {count > IMPORT_LISTED && <p>… and {count - IMPORT_LISTED} more.</p>}
+      {count > IMPORT_LISTED && <p>{t('admin.import.problems.more', { count: count - IMPORT_LISTED })}</p>}
     </div>
   );
 }
@@ -154,42 +149,46 @@ function UnreadFields({ format, records }: { format: ImportFormat; records: Impo
   const t = useT();
   if (!unread.length) return null;
   return (
-    <p className="muted" aria-label="Fields not imported">
-      Not imported (not read from {t(FORMAT_LABELS[format]).split(' (')[0]}&apos;s records): {unread.join(', ')}
+    <p className="muted" aria-label={t('admin.import.unread.label')}>
+      {t('admin.import.unread', { system: t(FORMAT_LABELS[format]).split(' (')[0], fields: unread.join(', ') })}
     </p>
   );
 }
 
 function Summary({ run, dryRun, report }: { run: Run; dryRun: boolean; report: string | null }) {
+  const t = useT();
   const { create, match, skip } = run.counts;
   const { devices, perpetual, accounts } = run.story;
-  const mailed =
-    run.mail === 'sent' ? 'mailed how to sign in' : run.mail === 'not-configured' ? 'not mailed (no mail service)' : 'not mailed';
+  const mailed = t(
+    run.mail === 'sent'
+      ? 'admin.import.mail.sent'
+      : run.mail === 'not-configured'
+        ? 'admin.import.mail.notConfigured'
+        : 'admin.import.mail.off',
+  );
   return (
     <div className={`notice ${dryRun ? 'notice-info' : 'notice-success'}`} role="status">
       <p>
         {dryRun
-          ? `Dry run: ${create} would be created, ${match} matched, ${skip} skipped. Nothing was written.`
-          : `Imported: ${create} created, ${match} matched, ${skip} skipped; ${run.accounts} new ${run.accounts === 1 ? 'account' : 'accounts'}.`}
+          ? t('admin.import.summary.dryRun', { create, match, skip })
+          : t('admin.import.summary.imported', { create, match, skip, accounts: run.accounts })}
       </p>
       <p>
         {dryRun
-          ? `With the keys: ${plural(devices, 'device', 'devices')}; ${plural(perpetual, 'key', 'keys')} that never expire; ${plural(accounts, 'new account', 'new accounts')}, ${mailed}.`
-          : `With the keys: ${plural(devices, 'device', 'devices')}; ${plural(perpetual, 'perpetual key', 'perpetual keys')}; accounts ${mailed}.`}
+          ? t('admin.import.story.dryRun', { devices, perpetual, accounts, mailed })
+          : t('admin.import.story.imported', { devices, perpetual, mailed })}
       </p>
       {run.outcomes.length > 0 && (
-        <ul aria-label={dryRun ? 'Records not to be created' : 'Records not created'}>
+        <ul aria-label={t(dryRun ? 'admin.import.outcomes.dryRun' : 'admin.import.outcomes.imported')}>
           {run.outcomes.map((o, i) => (
-            <li key={i}>
-              Line {o.line}: {o.action} {o.type}: {o.reason}
-            </li>
+            <li key={i}>{t('admin.import.outcome', { line: o.line, action: o.action, type: o.type, reason: o.reason })}</li>
           ))}
         </ul>
       )}
       {report && (
         <p>
           <a className="btn btn-secondary" href={report} download={dryRun ? 'import-dry-run-report.csv' : 'import-report.csv'}>
-            Download the report (CSV)
+            {t('admin.import.downloadReport')}
           </a>
         </p>
       )}
@@ -246,7 +245,7 @@ export function ImportSection() {
     let problemCount = 0;
     let done = 0;
     let csv = reportHeader();
-    setStage({ kind: 'running', label: 'Checking', done, total });
+    setStage({ kind: 'running', label: 'admin.import.stage.checking', done, total });
     for (const [i, rows] of chunks.entries()) {
       try {
         const answer = await importChunk({ ...options(), rows, dryRun: true, inFile: told[i] });
@@ -256,12 +255,12 @@ export function ImportSection() {
         csv += reportRows(answer.outcomes);
       } catch (err) {
         const listed = err instanceof ApiError ? (err.details?.problems as ImportProblem[] | undefined) : undefined;
-        if (!listed) return setStage({ kind: 'failed', message: errorMessage(err, 'The check failed'), resumable: false });
+        if (!listed) return setStage({ kind: 'failed', message: errorMessage(err, t('admin.import.failed.check')), resumable: false });
         problems.push(...listed);
         problemCount += Number(err instanceof ApiError ? (err.details?.count ?? listed.length) : listed.length);
       }
       done += rows.length;
-      setStage({ kind: 'running', label: 'Checking', done, total });
+      setStage({ kind: 'running', label: 'admin.import.stage.checking', done, total });
     }
     if (problems.length) return setStage({ kind: 'refused', problems, count: problemCount });
     offerReport(csv);
@@ -279,7 +278,7 @@ export function ImportSection() {
     let mail: Run['mail'] = null;
     // The report of this run (a resumed one: of the chunks it sends).
     let csv = reportHeader();
-    setStage({ kind: 'running', label: from.done ? 'Resuming' : 'Importing', done, total });
+    setStage({ kind: 'running', label: from.done ? 'admin.import.stage.resuming' : 'admin.import.stage.importing', done, total });
     keepPosition(from, fingerprint);
     try {
       const position = await sendChunks(
@@ -291,7 +290,7 @@ export function ImportSection() {
           csv += reportRows(answer.outcomes);
           if (answer.accountsCreated) mail = answer.signInMail;
           done += answer.counts.create + answer.counts.match + answer.counts.skip;
-          setStage({ kind: 'running', label: from.done ? 'Resuming' : 'Importing', done, total });
+          setStage({ kind: 'running', label: from.done ? 'admin.import.stage.resuming' : 'admin.import.stage.importing', done, total });
         },
       );
       keepPosition(null, fingerprint);
@@ -310,7 +309,7 @@ export function ImportSection() {
           problems: listed,
           count: Number(err instanceof ApiError ? (err.details?.count ?? listed.length) : listed.length),
         });
-      else setStage({ kind: 'failed', message: errorMessage(err, 'The import stopped'), resumable: true });
+      else setStage({ kind: 'failed', message: errorMessage(err, t('admin.import.failed.import')), resumable: true });
       setResumable(savedPosition(fingerprint));
     } finally {
       await afterKeyChange();
@@ -391,8 +390,7 @@ export function ImportSection() {
         {file && <UnreadFields format={format} records={file.records} />}
         {file && resumable && !running && (
           <p className="notice notice-info" role="note">
-            An import of this file stopped after {resumable.done} of {resumable.chunks} parts ({resumable.counts.create} created so far).
-            Import resumes it where it stopped; nothing is written twice.
+            {t('admin.import.resumeNotice', { done: resumable.done, chunks: resumable.chunks, created: resumable.counts.create })}
           </p>
         )}
         <div className="button-row">
@@ -405,27 +403,25 @@ export function ImportSection() {
             disabled={!file || running || (stage.kind !== 'checked' && !resumable)}
             onClick={asyncHandler(importFile)}
           >
-            {resumable && stage.kind !== 'checked' ? 'Resume import' : t('admin.import.submit')}
+            {resumable && stage.kind !== 'checked' ? t('admin.import.resume') : t('admin.import.submit')}
           </button>
         </div>
         <div aria-live="polite">
           {stage.kind === 'running' && (
             <p>
-              <progress value={stage.done} max={stage.total} aria-label={`${stage.label} records`} /> {stage.label} {stage.done} of{' '}
-              {stage.total} records…
+              <progress value={stage.done} max={stage.total} aria-label={t('admin.import.progressLabel', { stage: t(stage.label) })} />{' '}
+              {t('admin.import.progress', { stage: t(stage.label), done: stage.done, total: stage.total })}
             </p>
           )}
         </div>
         {stage.kind === 'checked' && <Summary run={stage.run} dryRun report={report} />}
         {stage.kind === 'imported' && <Summary run={stage.run} dryRun={false} report={report} />}
-        {stage.kind === 'imported' && stage.resumed && (
-          <p className="muted">Resumed: the counts cover the whole file; the report, the parts sent since it resumed.</p>
-        )}
+        {stage.kind === 'imported' && stage.resumed && <p className="muted">{t('admin.import.resumedNote')}</p>}
         {stage.kind === 'refused' && <Problems problems={stage.problems} count={stage.count} />}
         {stage.kind === 'failed' && (
           <p className="notice notice-error" role="alert">
             {stage.message}
-            {stage.resumable && resumable ? ` The parts before it are in: import the same file again to resume.` : ''}
+            {stage.resumable && resumable ? ` ${t('admin.import.failed.resume')}` : ''}
           </p>
         )}
       </form>
