@@ -17,7 +17,14 @@ import { ADMIN_PAGES, CUSTOMER_PAGES, GUEST_PAGES } from './pages';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CATALOGS = path.join(import.meta.dirname, '../web/src/lib/i18n/messages');
-const catalog = (language: string) => JSON.parse(readFileSync(path.join(CATALOGS, `${language}.json`), 'utf8')) as Record<string, string>;
+/** A language's messages of every area (lib/i18n/catalogs.ts): the core, the signed-in screens', the Admin Panel's. */
+const catalog = (language: string) =>
+  Object.assign(
+    {},
+    ...['', 'account', 'admin'].map(
+      (area) => JSON.parse(readFileSync(path.join(CATALOGS, area, `${language}.json`), 'utf8')) as Record<string, string>,
+    ),
+  ) as Record<string, string>;
 const ENGLISH = catalog('en');
 const LANGUAGES = ['en', 'ar'] as const;
 type Language = (typeof LANGUAGES)[number];

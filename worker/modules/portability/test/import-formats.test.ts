@@ -244,9 +244,10 @@ describe("Gumroad's dashboard sales CSV", () => {
     ).toEqual(expect.arrayContaining(['Purchase ID', 'Item Name', 'Partial Refund ($)']));
     const { totals, outcomes } = await importRecords('gumroad', file.records, { product: made.keyTag });
     expect(totals).toEqual({ create: 2, match: 0, skip: 2 });
-    expect(outcomes).toEqual([
-      { line: 3, type: 'key', action: 'skip', reason: 'refunded in Gumroad' },
-      { line: 5, type: 'key', action: 'skip', reason: 'charged back in Gumroad' },
+    // Every record has its outcome; the two refused ones say why.
+    expect(outcomes.filter((o) => o.action === 'skip')).toEqual([
+      expect.objectContaining({ line: 3, type: 'key', action: 'skip', reason: 'refunded in Gumroad' }),
+      expect.objectContaining({ line: 5, type: 'key', action: 'skip', reason: 'charged back in Gumroad' }),
     ]);
     const gina = (await keyRow('B85DB562-C11D4B06-A2335A6B-8C079166'))!;
     expect(gina).toMatchObject({ status: 'available', expiryModel: 'perpetual', expiresAt: null });

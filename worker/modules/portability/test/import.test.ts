@@ -22,7 +22,7 @@ import { sandbox, type Sandbox } from '../../../test/sandbox';
 import {
   addToTally,
   chunkRecords,
-  earlierInFile,
+  inFileFor,
   emptyImportTally,
   IMPORT_LISTED,
   readImportFile,
@@ -88,7 +88,7 @@ type Options = {
 const post = (
   format: ImportFormat,
   rows: ImportRecord[],
-  options: Options & { inFile?: ReturnType<typeof earlierInFile>[number] } = {},
+  options: Options & { inFile?: ReturnType<typeof inFileFor>[number] } = {},
 ) => {
   const { token = owner.token, target = box, chunkBytes: _chunkBytes, ...rest } = options;
   return target.api('POST', '/api/admin/import', { token, body: { format, rows, ...rest } });
@@ -100,7 +100,7 @@ async function importFile(format: ImportFormat, text: string, options: Options =
   const totals = { create: 0, match: 0, skip: 0 };
   const outcomes: { line: number; action: string; reason: string }[] = [];
   const chunks = chunkRecords(file.records, options.chunkBytes);
-  const inFile = earlierInFile(chunks);
+  const inFile = inFileFor(format, chunks, options.devices);
   for (const [i, chunk] of chunks.entries()) {
     // A dry run of a later chunk is told what the earlier ones make, as the clients tell it.
     const res = await post(format, chunk, { ...options, ...(options.dryRun ? { inFile: inFile[i] } : {}) });
