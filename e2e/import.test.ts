@@ -112,7 +112,7 @@ describe('importing licences in the browser', () => {
     expect(await textOf(section.getByRole('status'))).toContain(
       `Dry run: ${total.toLocaleString('en-US')} would be created, 0 matched, 0 skipped.`,
     );
-    expect(await textOf(section.getByRole('status'))).toContain(`With the keys: ${total} devices`);
+    expect(await textOf(section.getByRole('status'))).toContain(`With the keys: ${total.toLocaleString('en-US')} devices`);
 
     // The third part of the real run reaches the server, which writes it, but its answer is lost.
     let sent = 0;
