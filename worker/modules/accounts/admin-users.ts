@@ -313,21 +313,14 @@ export async function tellOfPowerChange(
   before: { email: string; role: Role } | null,
   after: UserRow,
 ): Promise<void> {
-  const app = env.APP_NAME || 'KeyPanel';
   const mails: QueuedMail[] = [];
   if (before && before.email.toLowerCase() !== after.email.toLowerCase()) {
     mails.push({
       kind: 'security_notice',
       userId: after.id,
       toEmail: before.email,
-      data: {
-        subject: `The email address of your ${app} account was changed`,
-        lines: [
-          `Hello ${after.username},`,
-          `An owner (${actor.username}) changed the email address of your ${app} account from this address to ${after.email}.`,
-          'If you did not expect this, contact the shop at once: whoever controls the new address can reset your password.',
-        ],
-      },
+      // Written in the recipient's language when it is sent (mail/compose.ts), from these facts.
+      data: { notice: 'email_changed', actor: actor.username, to: after.email },
     });
   }
   if (after.role === 'owner' && before?.role !== 'owner') {
@@ -340,13 +333,7 @@ export async function tellOfPowerChange(
       mails.push({
         kind: 'security_notice',
         userId: owner.id,
-        data: {
-          subject: `${after.username} is now an owner of ${app}`,
-          lines: [
-            `${actor.username} made ${after.username} (${after.email}) an owner of ${app}.`,
-            'An owner can do everything you can. If this was not expected, remove their role and change your password.',
-          ],
-        },
+        data: { notice: 'new_owner', actor: actor.username, name: after.username, email: after.email },
       });
     }
   }

@@ -389,16 +389,8 @@ function transferMails(
     {
       kind: 'security_notice',
       userId: giver.id,
-      data: {
-        subject: `You gave a license key to ${recipient.username}`,
-        lines: [
-          `Hello ${giver.username},`,
-          valueKept
-            ? `Your ${key.productName} license key ${key.key} now belongs to ${recipient.username}, with its devices and its remaining time; you chose to keep its value.`
-            : `Your ${key.productName} license key ${key.key} now belongs to ${recipient.username}, under a new value: ${key.key} no longer works and your devices were signed out of it.`,
-          'If you did not do this, sign in and change your password.',
-        ],
-      },
+      // Written in the giver's language when it is sent (mail/compose.ts), from these facts.
+      data: { notice: 'key_given', product: key.productName, key: key.key, to: recipient.username, valueKept },
     },
     now,
     happened,

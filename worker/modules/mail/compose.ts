@@ -31,6 +31,35 @@ const usd = (cents: unknown, language: Language) =>
 /** What a mail says: its subject, its paragraphs, and at most one link to act on. */
 type Body = { subject: string; paragraphs: string[]; action?: { label: string; url: string } };
 
+/**
+ * A security notice, written from the facts its change kept (`notice` and what it names). A row
+ * written before notices kept facts still carries its own subject and lines.
+ */
+function securityNotice(data: Record<string, unknown>, w: MailWords, hello: string, app: string): Body {
+  const s = (name: string) => str(data, name);
+  switch (data.notice) {
+    case 'key_given': {
+      const f = { product: s('product'), key: s('key'), to: s('to') };
+      return {
+        subject: w.keyGiven.subject(f.to),
+        paragraphs: [hello, data.valueKept === true ? w.keyGiven.valueKept(f) : w.keyGiven.newValue(f), w.keyGiven.ifNotYou],
+      };
+    }
+    case 'email_changed':
+      return {
+        subject: w.emailChanged.subject(app),
+        paragraphs: [hello, w.emailChanged.body({ actor: s('actor'), app, to: s('to') }), w.emailChanged.ifNotYou],
+      };
+    case 'new_owner':
+      return {
+        subject: w.newOwner.subject(s('name'), app),
+        paragraphs: [w.newOwner.body({ actor: s('actor'), name: s('name'), email: s('email'), app }), w.newOwner.ifNotYou],
+      };
+    default:
+      return { subject: s('subject'), paragraphs: ((data.lines as string[] | undefined) ?? []).map(String) };
+  }
+}
+
 function body(kind: MailKind, data: Record<string, unknown>, to: Recipient, ctx: MailContext, w: MailWords, language: Language): Body {
   const key = str(data, 'key');
   const product = str(data, 'product');
@@ -57,8 +86,7 @@ function body(kind: MailKind, data: Record<string, unknown>, to: Recipient, ctx:
         action: { label: w.importInvitation.action, url: str(data, 'url') },
       };
     case 'security_notice':
-      // Written by the change that caused it (its subject and lines are in the row's data).
-      return { subject: str(data, 'subject'), paragraphs: ((data.lines as string[] | undefined) ?? []).map(String) };
+      return securityNotice(data, w, hello, app);
     case 'receipt': {
       const renewal = data.action === 'renewal';
       const until = day(str(data, 'expiresAt'), w);

@@ -31,6 +31,19 @@ export type MailWords = {
   lowBalance: { subject: (app: string) => string; body: (balance: string, threshold: string) => string; action: string };
   newDevice: { subject: (product: string) => string; body: (f: Facts & { device: string }) => string; noName: string; ifNotYou: string };
   keyReceived: { someone: string; subject: (from: string) => string; body: (f: Facts & { from: string }) => string; valueKept: string };
+  /** Security notices, written from their facts (compose.ts). */
+  keyGiven: {
+    subject: (to: string) => string;
+    newValue: (f: Facts & { to: string }) => string;
+    valueKept: (f: Facts & { to: string }) => string;
+    ifNotYou: string;
+  };
+  emailChanged: { subject: (app: string) => string; body: (f: { actor: string; app: string; to: string }) => string; ifNotYou: string };
+  newOwner: {
+    subject: (name: string, app: string) => string;
+    body: (f: { actor: string; name: string; email: string; app: string }) => string;
+    ifNotYou: string;
+  };
 };
 
 const en: MailWords = {
@@ -91,6 +104,24 @@ const en: MailWords = {
     subject: (from) => `${from} gave you a license key`,
     body: (f) => `${f.from} gave you their ${f.product} license key ${f.key}. It is in My Keys.`,
     valueKept: 'They chose to keep its value, so they still know it: regenerate it in My Keys for a value only you know.',
+  },
+  keyGiven: {
+    subject: (to) => `You gave a license key to ${to}`,
+    newValue: (f) =>
+      `Your ${f.product} license key ${f.key} now belongs to ${f.to}, under a new value: ${f.key} no longer works and your devices were signed out of it.`,
+    valueKept: (f) =>
+      `Your ${f.product} license key ${f.key} now belongs to ${f.to}, with its devices and its remaining time; you chose to keep its value.`,
+    ifNotYou: 'If you did not do this, sign in and change your password.',
+  },
+  emailChanged: {
+    subject: (app) => `The email address of your ${app} account was changed`,
+    body: (f) => `An owner (${f.actor}) changed the email address of your ${f.app} account from this address to ${f.to}.`,
+    ifNotYou: 'If you did not expect this, contact the shop at once: whoever controls the new address can reset your password.',
+  },
+  newOwner: {
+    subject: (name, app) => `${name} is now an owner of ${app}`,
+    body: (f) => `${f.actor} made ${f.name} (${f.email}) an owner of ${f.app}.`,
+    ifNotYou: 'An owner can do everything you can. If this was not expected, remove their role and change your password.',
   },
 };
 
@@ -155,6 +186,24 @@ const es: MailWords = {
     valueKept:
       'Ha decidido conservar su valor, así que todavía lo conoce: regénerala en Mis claves para tener un valor que solo tú conozcas.',
   },
+  keyGiven: {
+    subject: (to) => `Diste una clave de licencia a ${to}`,
+    newValue: (f) =>
+      `Tu clave de licencia de ${f.product} ${f.key} ahora pertenece a ${f.to}, con un valor nuevo: ${f.key} ya no funciona y tus dispositivos se desconectaron de ella.`,
+    valueKept: (f) =>
+      `Tu clave de licencia de ${f.product} ${f.key} ahora pertenece a ${f.to}, con sus dispositivos y su tiempo restante; elegiste conservar su valor.`,
+    ifNotYou: 'Si no fuiste tú, inicia sesión y cambia tu contraseña.',
+  },
+  emailChanged: {
+    subject: (app) => `Se cambió la dirección de correo de tu cuenta de ${app}`,
+    body: (f) => `Un propietario (${f.actor}) cambió la dirección de correo de tu cuenta de ${f.app} de esta dirección a ${f.to}.`,
+    ifNotYou: 'Si no lo esperabas, contacta con la tienda de inmediato: quien controle la nueva dirección puede restablecer tu contraseña.',
+  },
+  newOwner: {
+    subject: (name, app) => `${name} es ahora propietario de ${app}`,
+    body: (f) => `${f.actor} hizo a ${f.name} (${f.email}) propietario de ${f.app}.`,
+    ifNotYou: 'Un propietario puede hacer todo lo que tú puedes. Si no lo esperabas, quítale el rol y cambia tu contraseña.',
+  },
 };
 
 const ptBR: MailWords = {
@@ -218,6 +267,24 @@ const ptBR: MailWords = {
     valueKept:
       'A pessoa escolheu manter o valor, então ainda o conhece: regenere a chave em Minhas chaves para ter um valor que só você conheça.',
   },
+  keyGiven: {
+    subject: (to) => `Você deu uma chave de licença para ${to}`,
+    newValue: (f) =>
+      `Sua chave de licença de ${f.product} ${f.key} agora pertence a ${f.to}, com um valor novo: ${f.key} não funciona mais e seus dispositivos foram desconectados dela.`,
+    valueKept: (f) =>
+      `Sua chave de licença de ${f.product} ${f.key} agora pertence a ${f.to}, com seus dispositivos e o tempo restante; você escolheu manter o valor.`,
+    ifNotYou: 'Se não foi você, entre e troque sua senha.',
+  },
+  emailChanged: {
+    subject: (app) => `O endereço de e-mail da sua conta ${app} foi alterado`,
+    body: (f) => `Um proprietário (${f.actor}) alterou o endereço de e-mail da sua conta ${f.app} deste endereço para ${f.to}.`,
+    ifNotYou: 'Se você não esperava isso, fale com a loja imediatamente: quem controla o novo endereço pode redefinir sua senha.',
+  },
+  newOwner: {
+    subject: (name, app) => `${name} agora é proprietário de ${app}`,
+    body: (f) => `${f.actor} tornou ${f.name} (${f.email}) proprietário de ${f.app}.`,
+    ifNotYou: 'Um proprietário pode fazer tudo o que você pode. Se isso não era esperado, remova a função e troque sua senha.',
+  },
 };
 
 const zhCN: MailWords = {
@@ -276,6 +343,22 @@ const zhCN: MailWords = {
     subject: (from) => `${from} 送给你一个许可证密钥`,
     body: (f) => `${f.from} 把他们的 ${f.product} 许可证密钥 ${f.key} 给了你。它在“我的密钥”中。`,
     valueKept: '对方选择保留密钥值，因此仍然知道它：请在“我的密钥”中重新生成，得到只有你知道的值。',
+  },
+  keyGiven: {
+    subject: (to) => `你已将一个许可证密钥赠予 ${to}`,
+    newValue: (f) => `你的 ${f.product} 许可证密钥 ${f.key} 现在属于 ${f.to}，并换用了新值：${f.key} 已失效，你的设备已从中登出。`,
+    valueKept: (f) => `你的 ${f.product} 许可证密钥 ${f.key} 现在属于 ${f.to}，连同其设备和剩余时间；你选择保留了它的值。`,
+    ifNotYou: '如果这不是你本人操作，请登录并修改密码。',
+  },
+  emailChanged: {
+    subject: (app) => `你的 ${app} 账户的邮箱地址已更改`,
+    body: (f) => `一位所有者（${f.actor}）将你的 ${f.app} 账户邮箱从此地址改为 ${f.to}。`,
+    ifNotYou: '如果这出乎你的意料，请立即联系商店：控制新地址的人可以重置你的密码。',
+  },
+  newOwner: {
+    subject: (name, app) => `${name} 现在是 ${app} 的所有者`,
+    body: (f) => `${f.actor} 将 ${f.name}（${f.email}）设为 ${f.app} 的所有者。`,
+    ifNotYou: '所有者可以做你能做的一切。如果这出乎意料，请撤销其角色并修改你的密码。',
   },
 };
 
@@ -340,6 +423,23 @@ const ar: MailWords = {
     subject: (from) => `منحك ${from} مفتاح ترخيص`,
     body: (f) => `منحك ${f.from} مفتاح ترخيص ${f.product} الخاص به ${f.key}. تجده في «مفاتيحي».`,
     valueKept: 'اختار الاحتفاظ بقيمته، لذا لا يزال يعرفها: أعد إنشاءه من «مفاتيحي» لتحصل على قيمة لا يعرفها سواك.',
+  },
+  keyGiven: {
+    subject: (to) => `منحت مفتاح ترخيص إلى ${to}`,
+    newValue: (f) =>
+      `أصبح مفتاح ترخيص ${f.product} الخاص بك ${f.key} ملكًا لـ${f.to} بقيمة جديدة: لم يعد ${f.key} يعمل وسُجّل خروج أجهزتك منه.`,
+    valueKept: (f) => `أصبح مفتاح ترخيص ${f.product} الخاص بك ${f.key} ملكًا لـ${f.to} مع أجهزته ووقته المتبقي؛ اخترت الاحتفاظ بقيمته.`,
+    ifNotYou: 'إن لم تفعل ذلك، فسجّل الدخول وغيّر كلمة مرورك.',
+  },
+  emailChanged: {
+    subject: (app) => `تغيّر عنوان البريد الإلكتروني لحسابك في ${app}`,
+    body: (f) => `غيّر أحد المالكين (${f.actor}) عنوان البريد الإلكتروني لحسابك في ${f.app} من هذا العنوان إلى ${f.to}.`,
+    ifNotYou: 'إن لم تتوقع ذلك، فاتصل بالمتجر فورًا: من يتحكم في العنوان الجديد يمكنه إعادة تعيين كلمة مرورك.',
+  },
+  newOwner: {
+    subject: (name, app) => `أصبح ${name} مالكًا لـ${app}`,
+    body: (f) => `جعل ${f.actor} المستخدم ${f.name} (${f.email}) مالكًا لـ${f.app}.`,
+    ifNotYou: 'يستطيع المالك فعل كل ما تستطيعه. إن لم يكن ذلك متوقعًا، فأزل دوره وغيّر كلمة مرورك.',
   },
 };
 

@@ -4,7 +4,7 @@ import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { describe, expect, inject, it } from 'vitest';
 import { mails, users } from '../../../platform/db/schema';
-import { LANGUAGES, MAIL_KINDS, type Language } from '../../../platform/vocabulary';
+import { LANGUAGES, MAIL_KINDS, type Language, type MailKind } from '../../../platform/vocabulary';
 import { newId } from '../../../platform/ids';
 import { db, signedInUser, withSettings } from '../../../test/helpers';
 import { writeMail } from '../compose';
@@ -100,20 +100,45 @@ describe('the mail catalogs', () => {
   });
 
   const others = LANGUAGES.filter((l) => l !== 'en');
+  // Every kind, a purchase's and a renewal's receipt, and each security notice (written from its facts).
+  const cases = MAIL_KINDS.flatMap((kind): { kind: MailKind; data: Record<string, unknown> }[] =>
+    kind === 'security_notice'
+      ? [
+          { notice: 'key_given', to: 'bruno', valueKept: false },
+          { notice: 'key_given', to: 'bruno', valueKept: true },
+          { notice: 'email_changed', actor: 'olive', to: 'new@example.com' },
+          { notice: 'new_owner', actor: 'olive', name: 'bruno', email: 'bruno@example.com' },
+        ].map((facts) => ({ kind, data: { ...FACTS, ...facts } }))
+      : ['purchase', 'renewal'].map((action) => ({ kind, data: { ...FACTS, action } })),
+  );
   it.each(others)('%s writes every kind, in words of its own', (language) => {
-    for (const kind of MAIL_KINDS) {
-      for (const action of ['purchase', 'renewal']) {
-        const data = { ...FACTS, action };
-        const own = writeMail(kind, data, { username: 'ana', language }, CONTEXT);
-        const english = writeMail(kind, data, { username: 'ana' }, CONTEXT);
-        for (const part of [own.subject, own.text, own.html]) expect(part.trim(), `${language} ${kind}`).not.toBe('');
-        expect(own.html, `${language} ${kind}`).toContain(`lang="${language}"`);
-        // A security notice's words are the row's own (written by the change that caused it).
-        if (kind === 'security_notice') continue;
-        expect(own.subject, `${language} ${kind} subject`).not.toBe(english.subject);
-        expect(own.text, `${language} ${kind} text`).not.toBe(english.text);
-        expect(own.text, `${language} ${kind}`).toContain('KeyPanel');
-      }
+    for (const { kind, data } of cases) {
+      const own = writeMail(kind, data, { username: 'ana', language }, CONTEXT);
+      const english = writeMail(kind, data, { username: 'ana' }, CONTEXT);
+      for (const part of [own.subject, own.text, own.html]) expect(part.trim(), `${language} ${kind}`).not.toBe('');
+      expect(own.html, `${language} ${kind}`).toContain(`lang="${language}"`);
+      expect(own.subject, `${language} ${kind} subject`).not.toBe(english.subject);
+      expect(own.text, `${language} ${kind} text`).not.toBe(english.text);
+      expect(own.text, `${language} ${kind}`).toContain('KeyPanel');
     }
+  });
+
+  it('writes a security notice from its facts in English as it read before, and an older row from its own lines', () => {
+    const given = writeMail(
+      'security_notice',
+      { notice: 'key_given', product: 'App', key: 'KEY-1', to: 'bruno' },
+      { username: 'ana' },
+      CONTEXT,
+    );
+    expect(given.subject).toBe('You gave a license key to bruno');
+    expect(given.text).toContain('Your App license key KEY-1 now belongs to bruno, under a new value: KEY-1 no longer works');
+    const older = writeMail(
+      'security_notice',
+      { subject: 'Old words', lines: ['Line one.'] },
+      { username: 'ana', language: 'es' },
+      CONTEXT,
+    );
+    expect(older.subject).toBe('Old words');
+    expect(older.text).toContain('Line one.');
   });
 });
