@@ -8,6 +8,7 @@ import { ApiError, errorMessage } from '../../lib/api';
 import { SignInError, useCompleteSignIn } from '../../lib/session';
 import { completeGoogleRequest, TWO_FACTOR_LOGIN_PATH } from './api';
 import { useT } from '../../lib/i18n';
+import { answerText } from '../../lib/server-words';
 
 export function GoogleReturnPage() {
   const t = useT();
@@ -22,7 +23,7 @@ export function GoogleReturnPage() {
     completeGoogleRequest()
       .then((answer) => {
         if ('connected' in answer) {
-          toast.success(answer.message);
+          toast.success(answerText(answer.message, t('auth.google.connected')));
           void navigate('/settings/security', { replace: true });
         } else if ('requires2FA' in answer) {
           void navigate(TWO_FACTOR_LOGIN_PATH, { replace: true, state: { challenge: answer.challenge } });

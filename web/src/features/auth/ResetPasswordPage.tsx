@@ -13,6 +13,7 @@ import { resetPasswordRequest } from './api';
 import { AuthLayout } from './AuthLayout';
 import { translate, useT } from '../../lib/i18n';
 import { PASSWORD_MIN } from '../../../../worker/modules/accounts/schemas/auth-rules';
+import { answerText } from '../../lib/server-words';
 
 type Form = { password: string; confirm: string };
 // The token is checked by the server; the form checks what the person typed, by the API's rule.
@@ -42,7 +43,7 @@ export function ResetPasswordPage() {
       const answer = await resetPasswordRequest({ token: token!, password });
       // Every session ended on the server, this one included.
       clearSession();
-      toast.success(answer.message);
+      toast.success(answerText(answer.message, t('auth.reset.done')));
       void navigate('/login', { replace: true });
     },
     onError: (err) => {

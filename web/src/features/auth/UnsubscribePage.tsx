@@ -7,6 +7,7 @@ import { errorMessage } from '../../lib/api';
 import { unsubscribeRequest } from './api';
 import { AuthLayout } from './AuthLayout';
 import { useT, type MessageId } from '../../lib/i18n';
+import { answerText } from '../../lib/server-words';
 
 const KIND_NAMES: Record<string, MessageId> = {
   expiry_reminder: 'auth.unsubscribe.kind.expiryReminder',
@@ -29,7 +30,7 @@ export function UnsubscribePage() {
   async function onConfirm() {
     setBusy(true);
     try {
-      setOutcome({ ok: true, message: (await unsubscribeRequest(query)).message });
+      setOutcome({ ok: true, message: answerText((await unsubscribeRequest(query)).message, t('auth.unsubscribe.done')) });
     } catch (err) {
       setOutcome({ ok: false, message: errorMessage(err, t('auth.unsubscribe.failed')) });
     } finally {

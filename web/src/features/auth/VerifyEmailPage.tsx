@@ -6,6 +6,7 @@ import { errorMessage } from '../../lib/api';
 import { verifyEmailRequest } from './api';
 import { AuthLayout } from './AuthLayout';
 import { useT } from '../../lib/i18n';
+import { answerText } from '../../lib/server-words';
 
 function takeTokenFromAddress(): string | null {
   const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
@@ -22,7 +23,7 @@ export function VerifyEmailPage() {
   useEffect(() => {
     if (!token) return;
     verifyEmailRequest(token).then(
-      (answer) => setOutcome({ ok: true, message: answer.message }),
+      (answer) => setOutcome({ ok: true, message: answerText(answer.message, t('auth.verify.done')) }),
       (err: unknown) => setOutcome({ ok: false, message: errorMessage(err, t('auth.verify.failed')) }),
     );
   }, [token, t]);

@@ -12,6 +12,7 @@ import { formatDateTime, formatRelativeTime } from '../../lib/format';
 import { useKeySwaps, useRemoveDevice, useReplaceDevice } from './api';
 import { asyncHandler } from '../../lib/async-handler';
 import { translate, useT } from '../../lib/i18n';
+import { answerText } from '../../lib/server-words';
 
 type LicenseKey = Schemas['LicenseKey'];
 
@@ -80,7 +81,11 @@ export function DeviceList({ licenseKey: k }: { licenseKey: LicenseKey }) {
     if (!removing) return;
     try {
       const answer = await remove.mutateAsync({ keyId: k._id, activationId: removing._id });
-      toast.success(answer.slotFreesAt ? t('devices.removedSlotFrees', { date: formatDateTime(answer.slotFreesAt) }) : answer.message);
+      toast.success(
+        answer.slotFreesAt
+          ? t('devices.removedSlotFrees', { date: formatDateTime(answer.slotFreesAt) })
+          : answerText(answer.message, t('devices.removed')),
+      );
     } catch (err) {
       toast.error(errorMessage(err, t('devices.removeFailed')));
     } finally {

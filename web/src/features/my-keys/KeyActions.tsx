@@ -14,6 +14,7 @@ import { useRegenerateKey, useTransferKey } from './api';
 import { renewable, RenewModal } from './Renewal';
 import { useT } from '../../lib/i18n';
 import { validationMessage } from '../../lib/form/messages';
+import { answerText } from '../../lib/server-words';
 
 type LicenseKey = Schemas['LicenseKey'];
 
@@ -78,7 +79,7 @@ function TransferModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; onC
     if (!proof) return;
     try {
       const answer = await transfer.mutateAsync({ keyId: k._id, body: { ...parsed.data, keepValue, ...proof } });
-      toast.success(answer.message);
+      toast.success(answerText(answer.message, t('myKeys.transferred')));
       onClose();
     } catch (err) {
       if (stepUp.refusedBy(err)) return;
@@ -137,7 +138,12 @@ function RegenerateModal({ licenseKey: k, onClose }: { licenseKey: LicenseKey; o
     setError(null);
     try {
       const answer = await regenerate.mutateAsync({ keyId: k._id, body: parsed.data });
-      toast.success(`${answer.message}: ${answer.licenseKey.key}`);
+      toast.success(
+        answerText(
+          answer.message && `${answer.message}: ${answer.licenseKey.key}`,
+          t('myKeys.regenerated', { key: answer.licenseKey.key }),
+        ),
+      );
       onClose();
     } catch (err) {
       setError(errorMessage(err, t('keyActions.regenerateFailed')));

@@ -18,6 +18,7 @@ import { useCurrentUser } from '../../lib/session';
 import { errorMessage } from '../../lib/api';
 import { useRenewKey, useSetAutoRenew } from './api';
 import { useT } from '../../lib/i18n';
+import { answerText } from '../../lib/server-words';
 
 type LicenseKey = Schemas['LicenseKey'];
 
@@ -120,7 +121,7 @@ export function AutoRenew({ licenseKey: k }: { licenseKey: LicenseKey }) {
     try {
       const answer = await setAutoRenew.mutateAsync({ keyId: k._id, days: next });
       setCurrent(answer.autoRenewDays);
-      toast.success(answer.message);
+      toast.success(answerText(answer.message, t('myKeys.autoRenewSaved')));
     } catch (err) {
       setCurrent(before);
       toast.error(errorMessage(err, t('renewal.autoFailed')));

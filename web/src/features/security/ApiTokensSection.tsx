@@ -22,6 +22,7 @@ import { initialStepUp, StepUpFields, stepUpMissing, stepUpProof, stepUpReady, t
 import { FormattedMessage } from 'react-intl';
 import { useT, type Translate } from '../../lib/i18n';
 import { validationMessage } from '../../lib/form/messages';
+import { answerText } from '../../lib/server-words';
 
 type ApiToken = Schemas['ApiToken'];
 
@@ -215,7 +216,7 @@ function RevokeModal({ token, onClose }: { token: ApiToken; onClose: () => void 
   async function onRevoke() {
     try {
       const answer = await revoke.mutateAsync(token._id);
-      toast.success(answer.message);
+      toast.success(answerText(answer.message, t('apiTokens.revoked')));
       onClose();
     } catch (err) {
       toast.error(errorMessage(err, t('apiTokens.revokeFailed')));

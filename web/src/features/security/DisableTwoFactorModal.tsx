@@ -8,6 +8,7 @@ import { errorMessage } from '../../lib/api';
 import { useDisableTwoFactor } from './api';
 import { asyncHandler } from '../../lib/async-handler';
 import { useT } from '../../lib/i18n';
+import { answerText } from '../../lib/server-words';
 
 type Proof = 'code' | 'password';
 
@@ -31,7 +32,7 @@ export function DisableTwoFactorModal({ open, onClose, hasPassword }: { open: bo
     if (!ready) return;
     try {
       const answer = await disable.mutateAsync(proof === 'code' ? { code } : { currentPassword: password });
-      toast.success(answer.message || t('securityLog.event.twoFactorDisabled'));
+      toast.success(answerText(answer.message, t('securityLog.event.twoFactorDisabled')));
       close();
     } catch (err) {
       toast.error(errorMessage(err, t('twoFactor.disableFailed')));

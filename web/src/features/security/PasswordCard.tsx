@@ -13,6 +13,7 @@ import { asyncHandler } from '../../lib/async-handler';
 import { FormattedMessage } from 'react-intl';
 import { translate, useT } from '../../lib/i18n';
 import { validationMessage } from '../../lib/form/messages';
+import { answerText } from '../../lib/server-words';
 
 type Form = { currentPassword: string; newPassword: string; confirmPassword: string };
 type Errors = Partial<Record<keyof Form, string>>;
@@ -52,7 +53,7 @@ export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
         newPassword: form.newPassword,
         keepApiTokens: !endApiTokens,
       });
-      toast.success(answer.message || t('passwordCard.changed'));
+      toast.success(answerText(answer.message, t('passwordCard.changed')));
       setForm(EMPTY);
     } catch (err) {
       toast.error(errorMessage(err, t('passwordCard.failed')));

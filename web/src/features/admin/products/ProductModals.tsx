@@ -28,7 +28,7 @@ import { useDeleteProduct, useSaveProduct } from './api';
 import { FormattedMessage } from 'react-intl';
 import { asyncHandler } from '../../../lib/async-handler';
 import { translate, useT, type MessageId } from '../../../lib/i18n';
-import { answerText } from '../server-words';
+import { answerText } from '../../../lib/server-words';
 
 type Product = Schemas['Product'];
 type ProductType = Schemas['ProductType'];

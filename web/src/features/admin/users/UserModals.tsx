@@ -23,7 +23,7 @@ import { useAddFunds, useCreateUser, useDeleteUser, useUpdateUser } from './api'
 import { asyncHandler } from '../../../lib/async-handler';
 import { FormattedMessage } from 'react-intl';
 import { useT } from '../../../lib/i18n';
-import { answerText } from '../server-words';
+import { answerText } from '../../../lib/server-words';
 
 type User = Schemas['User'];
 type Role = Schemas['Role'];
