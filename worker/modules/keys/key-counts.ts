@@ -1,6 +1,7 @@
 // License keys by status, as a count that rides in a page's batch (platform/db/counts.ts): the admin
 // key list's totals and the Overview's figures.
-import { and, count, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { DB } from '../../platform/db/client';
 import type { Count } from '../../platform/db/counts';
 import { licenseKeys, shopCounts } from '../../platform/db/schema';
@@ -40,19 +41,35 @@ export function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count
 }
 
 /**
- * Every key of the shop by status at `now`, for the owner: the stored statuses from shop_counts (four
- * rows, kept by migration 0032's triggers), then the same short range of license_keys_expiry_idx as
- * `keysByStatus` moves the keys whose expiry passed unmarked to expired. Exact on every request, at
- * any size: the rows read are four and the lapsed keys, never the shop's keys.
+ * Every key of the shop by status at `now`, for the owner, in one statement: the stored statuses from
+ * shop_counts (four rows, kept by migration 0032's triggers) and, beside them, the same short range
+ * of license_keys_expiry_idx as `keysByStatus` reads, the keys whose expiry passed before the
+ * scheduled job marked them, moved to expired. Exact on every request, at any size: the rows read
+ * are four and the lapsed keys, never the shop's keys.
  */
 export function shopKeysByStatus(db: DB, now: number): Count<KeyCounts> {
-  const lapsed = keysByStatus(db, undefined, now);
+  const stored = db
+    .select({ status: shopCounts.value, n: shopCounts.n, lapsed: sql<number>`0`.as('lapsed') })
+    .from(shopCounts)
+    .where(eq(shopCounts.kind, 'key_status'));
+  const lapsed = db
+    .select({ status: licenseKeys.status, n: count(), lapsed: sql<number>`1`.as('lapsed') })
+    .from(licenseKeys)
+    .where(and(inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, new Date(now))))
+    .groupBy(licenseKeys.status);
   return {
-    statements: [
-      db.select({ status: shopCounts.value, n: shopCounts.n }).from(shopCounts).where(eq(shopCounts.kind, 'key_status')),
-      lapsed.statements[1],
-    ],
-    read: lapsed.read,
+    statements: [unionAll(stored, lapsed)],
+    read: ([rows]) => {
+      const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
+      for (const row of rows as { status: KeyStatus; n: number; lapsed: number }[]) {
+        if (!row.lapsed) counts[row.status] += row.n;
+        else {
+          counts[row.status] -= row.n;
+          counts.expired += row.n;
+        }
+      }
+      return counts;
+    },
   };
 }
 
