@@ -12,6 +12,7 @@ import { createUser } from '../worker/modules/accounts/users';
 import { passwordProblem } from '../worker/modules/accounts/schemas/password-policy';
 import { generateLicenseSigningKey } from './secrets';
 
+import { freePort } from './free-port';
 export { freePort } from './free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -167,6 +168,10 @@ export async function startServer(options: {
     '--show-interactive-dev-session=false',
     '--log-level',
     options.inherit || options.logFile ? 'info' : 'warn',
+    // Its own debugger port: wrangler's default (9229) is taken by whichever of the servers the test
+    // runs start side by side binds it first, and the other exits ("Address already in use").
+    '--inspector-port',
+    String(await freePort()),
   ];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
