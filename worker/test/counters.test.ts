@@ -148,7 +148,11 @@ describe("a product's totalActivations", () => {
 
 /** shop_counts (migration 0032) against the rows themselves: keys by stored status, accounts by role. */
 async function expectShopCountsExact() {
-  const { results: kept } = await env.DB.prepare('SELECT kind, value, n FROM shop_counts').all<{ kind: string; value: string; n: number }>();
+  const { results: kept } = await env.DB.prepare('SELECT kind, value, n FROM shop_counts').all<{
+    kind: string;
+    value: string;
+    n: number;
+  }>();
   const { results: rows } = await env.DB.prepare(
     `SELECT 'key_status' AS kind, status AS value, count(*) AS n FROM license_keys GROUP BY status
      UNION ALL SELECT 'user_role', role, count(*) FROM users GROUP BY role`,

@@ -85,11 +85,7 @@ type Options = {
   currentPassword?: string;
 };
 /** Posts one chunk of records, as a client sends it. */
-const post = (
-  format: ImportFormat,
-  rows: ImportRecord[],
-  options: Options & { inFile?: ReturnType<typeof inFileFor>[number] } = {},
-) => {
+const post = (format: ImportFormat, rows: ImportRecord[], options: Options & { inFile?: ReturnType<typeof inFileFor>[number] } = {}) => {
   const { token = owner.token, target = box, chunkBytes: _chunkBytes, ...rest } = options;
   return target.api('POST', '/api/admin/import', { token, body: { format, rows, ...rest } });
 };
