@@ -3,7 +3,9 @@
 // a malformed file is refused with its line. On a phone-sized screen, as the panel must work there too.
 // And a big import cut off mid-way (issue 45): an answer lost after the server wrote its chunk, the
 // import resumed from the position the browser kept, every key and machine there once, the report
-// downloadable.
+// downloadable. And a vendor's own export (issue 45): Gumroad's dashboard sales CSV, its headers as
+// Gumroad writes them, read with no refusal; the columns the import does not read are listed before
+// the dry run, which skips the refunded sale with its reason.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall, apiLogin, launchBrowser, newPage, ownerCredentials, screenshot, signIn, textOf, visible } from './browser';
@@ -18,16 +20,22 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** A product to import into, named for the test, with a key tag of its own (returned). */
+async function productFor(letter: string, name: string, description: string): Promise<string> {
+  const tag = `${letter}${Date.now().toString(36).toUpperCase()}`.slice(0, 10);
+  const product = await apiCall(
+    'POST',
+    '/api/products',
+    { name: `${name} ${tag}`, description, keyTag: tag, baseCreditCost: 10, creditsPerDay: 1 },
+    ownerToken,
+  );
+  expect(product.status).toBe(201);
+  return tag;
+}
+
 describe('importing licences in the browser', () => {
   it('previews a file, counts a dry run, imports it and shows its keys; refuses a malformed file by line', async () => {
-    const tag = `I${Date.now().toString(36).toUpperCase()}`.slice(0, 10);
-    const product = await apiCall(
-      'POST',
-      '/api/products',
-      { name: `Imported ${tag}`, description: 'Moved in from Lemon Squeezy', keyTag: tag, baseCreditCost: 10, creditsPerDay: 1 },
-      ownerToken,
-    );
-    expect(product.status).toBe(201);
+    const tag = await productFor('I', 'Imported', 'Moved in from Lemon Squeezy');
     const keys = [1, 2, 3].map((i) => `${tag}-LEMON-000${i}`);
     const csv = [
       'id,user_name,user_email,key,activation_limit,instances_count,disabled,status,expires_at',
@@ -79,14 +87,7 @@ describe('importing licences in the browser', () => {
   });
 
   it('resumes an import cut off mid-way from the position the browser kept: every key and machine once, a report to download', async () => {
-    const tag = `R${Date.now().toString(36).toUpperCase()}`.slice(0, 10);
-    const product = await apiCall(
-      'POST',
-      '/api/products',
-      { name: `Resumed ${tag}`, description: 'A big file, cut off', keyTag: tag, baseCreditCost: 10, creditsPerDay: 1 },
-      ownerToken,
-    );
-    expect(product.status).toBe(201);
+    const tag = await productFor('R', 'Resumed', 'A big file, cut off');
     const total = 1500;
     const csv = [
       'key,expiresAt,devices',
@@ -152,6 +153,35 @@ describe('importing licences in the browser', () => {
       section.getByRole('link', { name: 'Download the report (CSV)' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('import-report.csv');
+    await context.close();
+  });
+
+  it("reads Gumroad's dashboard sales CSV, lists the columns it does not import, and skips a refund in the dry run", async () => {
+    const tag = await productFor('G', 'Gumroad', 'Moved in from Gumroad');
+    const csv = [
+      'Purchase ID,Item Name,Purchase Email,Refunded?,Fully Refunded?,Disputed?,Dispute Won?,License Key',
+      `A1,Pixel Pack,gina.${tag.toLowerCase()}@example.com,0,0,0,0,${tag}-GUM-0001`,
+      `A2,Pixel Pack,gus.${tag.toLowerCase()}@example.com,1,1,0,0,${tag}-GUM-0002`,
+    ].join('\n');
+
+    const { context, page } = await newPage(browser, { mobile: true });
+    await signIn(page, ownerCredentials());
+    await page.goto('/admin?tab=generate');
+    const section = page.getByRole('region', { name: 'Import licences' });
+    expect(await visible(section)).toBe(true);
+    await section.getByLabel('Format').selectOption('gumroad');
+    await section.getByLabel('Product').selectOption(tag);
+    await section
+      .getByLabel('File (CSV, JSON or JSON lines)')
+      .setInputFiles({ name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    expect(await textOf(section.getByLabel('Fields not imported'))).toBe(
+      "Not imported (not read from Gumroad's records): Purchase ID, Item Name",
+    );
+
+    await section.getByRole('button', { name: 'Check (dry run)' }).click();
+    const status = section.getByRole('status');
+    expect(await textOf(status)).toContain('Dry run: 1 would be created, 0 matched, 1 skipped. Nothing was written.');
+    expect(await textOf(status)).toContain('Line 3: skip key: refunded in Gumroad');
     await context.close();
   });
 });
