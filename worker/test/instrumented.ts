@@ -3,6 +3,7 @@
 // and writes and the call limiter's calls of one request, including what it leaves to run after its
 // answer (waitUntil).
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { expect } from 'vitest';
 import { app } from '../app';
 import type { Env } from '../platform/env';
 import { passThrough } from '../platform/proxy';
@@ -128,6 +129,19 @@ export function instrumentedWorker() {
       const res = await app.fetch(new Request(url, init), bindings, ctx);
       await waitOnExecutionContext(ctx);
       return res;
+    },
+    /**
+     * What a request costs once warm: `send` (given this worker's fetch) runs twice, the first to warm
+     * what an isolate keeps (a product's price, the shop's counts), and each must succeed.
+     */
+    async warmCost(send: (fetch: (url: string, init: RequestInit) => Promise<Response>) => Promise<{ status: number; body: unknown }>) {
+      const through = (url: string, init: RequestInit) => this.fetch(url, init);
+      const warm = await send(through);
+      expect(warm.status, JSON.stringify(warm.body)).toBeLessThan(300);
+      this.take();
+      const res = await send(through);
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+      return this.take();
     },
     /** What the requests since the last call cost, and a fresh count from here. */
     take(): RequestCost {
