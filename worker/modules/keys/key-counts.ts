@@ -21,23 +21,31 @@ export function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count
     statements: [
       // license_keys_status_idx (status, created_at) for the owner; license_keys_creator_idx for a reseller.
       db.select({ status: licenseKeys.status, n: count() }).from(licenseKeys).where(scope).groupBy(licenseKeys.status),
-      // A short range of license_keys_expiry_idx (status, expires_at).
-      db
-        .select({ status: licenseKeys.status, n: count() })
-        .from(licenseKeys)
-        .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, new Date(now))))
-        .groupBy(licenseKeys.status),
+      lapsedKeys(db, scope, now, {}),
     ],
-    read: ([stored, lapsed]) => {
-      const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
-      for (const row of stored as { status: KeyStatus; n: number }[]) counts[row.status] += row.n;
-      for (const row of lapsed as { status: KeyStatus; n: number }[]) {
-        counts[row.status] -= row.n;
-        counts.expired += row.n;
-      }
-      return counts;
-    },
+    read: ([stored, lapsed]) => countsOf(stored as StatusCount[], lapsed as StatusCount[]),
   };
+}
+
+type StatusCount = { status: KeyStatus; n: number };
+
+/** Used and available keys whose expiry passed at `now`: a short range of license_keys_expiry_idx (status, expires_at). */
+const lapsedKeys = <T extends Record<string, SQL.Aliased>>(db: DB, scope: SQL | undefined, now: number, extra: T) =>
+  db
+    .select({ status: licenseKeys.status, n: count(), ...extra })
+    .from(licenseKeys)
+    .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, new Date(now))))
+    .groupBy(licenseKeys.status);
+
+/** The stored statuses' counts, with the lapsed keys moved to expired (`effectiveStatus`). */
+function countsOf(stored: StatusCount[], lapsed: StatusCount[]): KeyCounts {
+  const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
+  for (const row of stored) counts[row.status] += row.n;
+  for (const row of lapsed) {
+    counts[row.status] -= row.n;
+    counts.expired += row.n;
+  }
+  return counts;
 }
 
 /**
@@ -52,23 +60,15 @@ export function shopKeysByStatus(db: DB, now: number): Count<KeyCounts> {
     .select({ status: shopCounts.value, n: shopCounts.n, lapsed: sql<number>`0`.as('lapsed') })
     .from(shopCounts)
     .where(eq(shopCounts.kind, 'key_status'));
-  const lapsed = db
-    .select({ status: licenseKeys.status, n: count(), lapsed: sql<number>`1`.as('lapsed') })
-    .from(licenseKeys)
-    .where(and(inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, new Date(now))))
-    .groupBy(licenseKeys.status);
+  const lapsed = lapsedKeys(db, undefined, now, { lapsed: sql<number>`1`.as('lapsed') });
   return {
     statements: [unionAll(stored, lapsed)],
     read: ([rows]) => {
-      const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
-      for (const row of rows as { status: KeyStatus; n: number; lapsed: number }[]) {
-        if (!row.lapsed) counts[row.status] += row.n;
-        else {
-          counts[row.status] -= row.n;
-          counts.expired += row.n;
-        }
-      }
-      return counts;
+      const all = rows as (StatusCount & { lapsed: number })[];
+      return countsOf(
+        all.filter((r) => !r.lapsed),
+        all.filter((r) => r.lapsed),
+      );
     },
   };
 }
