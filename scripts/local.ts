@@ -145,6 +145,14 @@ function envFileWith(secrets: Record<string, string>): { file: string; remove: (
 }
 
 /** Starts `wrangler dev` serving the built app and the API; resolves once it answers. */
+/** A free port other than `taken` (a port just found free but not yet bound can be found again). */
+async function freePortBut(taken: number): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port !== taken) return port;
+  }
+}
+
 export async function startServer(options: {
   port: number;
   stateDir?: string;
@@ -169,9 +177,10 @@ export async function startServer(options: {
     '--log-level',
     options.inherit || options.logFile ? 'info' : 'warn',
     // Its own debugger port: wrangler's default (9229) is taken by whichever of the servers the test
-    // runs start side by side binds it first, and the other exits ("Address already in use").
+    // runs start side by side binds it first, and the other exits ("Address already in use"); never
+    // the server's own port, which is found free but not yet bound.
     '--inspector-port',
-    String(await freePort()),
+    String(await freePortBut(options.port)),
   ];
   if (options.assetsDir) args.push('--assets', options.assetsDir);
   // Reset links and the Google redirect are built from APP_URL only (never the request's Host), so
