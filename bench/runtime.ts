@@ -16,6 +16,7 @@ import { Miniflare } from 'miniflare';
 import { unstable_readConfig } from 'wrangler';
 import { generateLicenseSigningKey } from '../scripts/secrets';
 import { offlineEnv, ROOT } from '../scripts/local';
+import { KEY_JOBS_CRON } from '../worker/platform/crons';
 import { findRuntimePids } from './cpu';
 import type { CallerCost } from './d1-host';
 
@@ -71,6 +72,8 @@ export type Runtime = {
   /** What D1 counted so far for each caller (null with `thread`, where nothing counts them). */
   d1Costs: () => Promise<Record<D1Caller, CallerCost> | null>;
   dispose: () => Promise<void>;
+  /** Fires KeyPanel's every-minute cron (auto-renewal and expiry) and waits for it. */
+  runKeyJobs: () => Promise<void>;
   /** Where KeyPanel answers. */
   url: URL;
   /** Where the floor Worker answers (its path, FLOOR_PATH, is the same either way). */
@@ -209,6 +212,10 @@ export async function startRuntime(options: {
     dispose: async () => {
       await mf.dispose();
       await host?.dispose();
+    },
+    runKeyJobs: async () => {
+      const result = await (await mf.getWorker(WORKER_NAME)).scheduled({ cron: KEY_JOBS_CRON });
+      if (result.outcome !== 'ok') throw new Error(`The key jobs' cron ended ${result.outcome}`);
     },
     url,
     floorUrl,

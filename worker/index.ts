@@ -1,5 +1,5 @@
 import { app } from './app';
-import { runScheduledJobs } from './scheduled';
+import { runCron } from './scheduled';
 import type { WebhookMessage } from './platform/webhook-message';
 import type { MailMessage } from './platform/mail';
 import type { Env } from './platform/env';
@@ -9,7 +9,7 @@ import { handleMailBatch } from './modules/mail/jobs';
 export default {
   fetch: app.fetch,
   scheduled(controller, env, ctx) {
-    ctx.waitUntil(runScheduledJobs(env, controller.scheduledTime));
+    ctx.waitUntil(runCron(env, controller.cron, controller.scheduledTime));
   },
   // Two queues, one consumer each: mail (and its dead letters), and webhooks.
   async queue(batch, env) {

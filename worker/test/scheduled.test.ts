@@ -1,8 +1,10 @@
-import { env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, auditLog, licenseKeys, products, sessions } from '../platform/db/schema';
+import { activations, auditLog, licenseKeys, products, rateLimits, sessions } from '../platform/db/schema';
 import { runScheduledJobs } from '../scheduled';
+import { HOUSEKEEPING_CRON, KEY_JOBS_CRON } from '../platform/crons';
+import worker from '../index';
 import { newId } from '../platform/ids';
 import { clearSettingsCache, saveSettings } from '../modules/settings/store';
 import { TEST_SETTINGS, api, db, openSessionAt, signedInUser, withSettings } from './helpers';
@@ -46,6 +48,33 @@ const statuses = async (ids: string[]) =>
     .sort();
 
 describe('scheduled jobs', () => {
+  it('runs expiry every minute and the housekeeping every quarter hour, each cron only its own jobs', async () => {
+    const now = Date.now() + 2000 * DAY_MS; // far ahead, so only this test's keys lapse
+    const { ids } = await productWithKeys([now - 1]);
+    const bucket = `cron-split-${newId()}`;
+    await db()
+      .insert(rateLimits)
+      .values({ bucket, windowStart: now - 2 * DAY_MS, count: 1 });
+    const staleWindow = async () => (await db().select().from(rateLimits).where(eq(rateLimits.bucket, bucket)).all()).length;
+    const fire = async (cron: string) => {
+      const ctx = createExecutionContext();
+      worker.scheduled({ cron, scheduledTime: now, noRetry: () => {} }, env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+
+    await fire(HOUSEKEEPING_CRON);
+    expect(await staleWindow()).toBe(0);
+    expect(await statuses(ids)).toEqual([[0, 'used']]);
+
+    await fire(KEY_JOBS_CRON);
+    expect(await statuses(ids)).toEqual([[0, 'expired']]);
+    await db()
+      .insert(rateLimits)
+      .values({ bucket, windowStart: now - 2 * DAY_MS, count: 1 });
+    await fire(KEY_JOBS_CRON);
+    expect(await staleWindow()).toBe(1);
+  });
+
   it('expires used keys past expiry plus grace, and running twice changes nothing more', async () => {
     const now = Date.now() + 1000 * DAY_MS; // far ahead, so only this test's keys are affected by its numbers
     const { ids } = await productWithKeys([now - 1, now - 3 * DAY_MS, now + DAY_MS]);

@@ -18,7 +18,7 @@ import { dispatchCommitted, renewalEvent } from '../webhooks';
 import { autoRenewFailedMail, dispatchMails } from '../mail';
 import { renewKey } from './renewal';
 
-/** The most keys one cron run renews; the next run (15 minutes on) takes the rest. */
+/** The most keys one cron run renews; the next run (a minute on) takes the rest. */
 export const AUTO_RENEW_BATCH = 200;
 
 type Candidate = {
