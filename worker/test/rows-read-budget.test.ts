@@ -191,7 +191,7 @@ describe('rows read per request', () => {
   });
 });
 
-describe('the owner\'s search as a product grows', () => {
+describe("the owner's search as a product grows", () => {
   it('reads the same rows whether the product it names has its keys or 2,000 more', async () => {
     const product = searchedProduct();
     const searches = [
@@ -208,7 +208,8 @@ describe('the owner\'s search as a product grows', () => {
           return cost.rowsRead;
         }),
       );
-    const totalOf = async () => (await api('GET', `/api/admin/keys?limit=15&search=${searches[0].slice(7)}`, { token: tokens.owner })).body.total;
+    const totalOf = async () =>
+      (await api('GET', `/api/admin/keys?limit=15&search=${searches[0].slice(7)}`, { token: tokens.owner })).body.total;
     const before = await costs();
     const keysBefore = await totalOf();
     for (let i = 0; i < 20; i++) {

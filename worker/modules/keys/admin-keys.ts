@@ -209,7 +209,13 @@ function otherMatches(db: DB, status: KeyStatus | null) {
     arm(inPrefixRange(licenseKeys.key, slot('gapTo'), slot('keyTo'))),
     // The guard ends the range where it starts unless it holds: as a bound it is tested once, before
     // the walk (as a filter, SQLite would test it on each key of the range).
-    arm(inPrefixRange(licenseKeys.key, slot('gapFrom'), sql`(CASE WHEN ${foreignUnderTag} THEN ${slot('gapTo')} ELSE ${slot('gapFrom')} END)`)),
+    arm(
+      inPrefixRange(
+        licenseKeys.key,
+        slot('gapFrom'),
+        sql`(CASE WHEN ${foreignUnderTag} THEN ${slot('gapTo')} ELSE ${slot('gapFrom')} END)`,
+      ),
+    ),
     arm(inArray(licenseKeys.purchasedBy, namedUsers)),
     arm(inArray(licenseKeys.createdBy, namedUsers)),
   );

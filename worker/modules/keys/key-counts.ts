@@ -38,7 +38,13 @@ export const lapsedKeys = <T extends Record<string, SQL.Aliased>>(db: DB, scope:
     // Named, so that a statement can read the rows as a subquery (admin-keys.ts).
     .select({ status: licenseKeys.status, n: count().as('n'), ...extra })
     .from(licenseKeys)
-    .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, typeof now === 'number' ? new Date(now) : now)))
+    .where(
+      and(
+        scope,
+        inArray(licenseKeys.status, ['used', 'available']),
+        passedAt(licenseKeys.expiresAt, typeof now === 'number' ? new Date(now) : now),
+      ),
+    )
     .groupBy(licenseKeys.status);
 
 /** The stored statuses' counts, with the lapsed keys moved to expired (`effectiveStatus`). */
