@@ -242,5 +242,17 @@ describe('the shop as written', () => {
       activations: await n('SELECT count(*) AS n FROM activations WHERE activated_at >= ?1', from),
     });
     expect(analytics.body.totals.keysSold).toBeGreaterThan(1_000);
+    // The keys by product and status, and by tag and product (migration 0034), for the owner's search.
+    expect(await n('SELECT sum(n) AS n FROM product_key_counts')).toBe(await n('SELECT count(*) AS n FROM license_keys'));
+    expect(
+      await n(
+        'SELECT count(*) AS n FROM (SELECT product_id, status, count(*) FROM license_keys GROUP BY 1, 2 EXCEPT SELECT product_id, status, n FROM product_key_counts)',
+      ),
+    ).toBe(0);
+    expect(
+      await n(
+        "SELECT count(*) AS n FROM (SELECT substr(key, 1, instr(key, '-') - 1), product_id, count(*) FROM license_keys WHERE instr(key, '-') > 0 GROUP BY 1, 2 EXCEPT SELECT tag, product_id, n FROM key_tag_counts)",
+      ),
+    ).toBe(0);
   });
 });

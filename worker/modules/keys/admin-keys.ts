@@ -47,7 +47,8 @@ export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
 export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });
 
 /**
- * The keys a search names, with the list's other filters (`filters`), each form served by an index
+ * The keys a search names within a reseller's keys or one product (the owner's search across the shop
+ * is ownerByProducts), with the list's other filters (`filters`), each form served by an index
  * (docs/api.md, "Key management"): a key by prefix (keys are uppercase; a range on the unique index), a product
  * by name or keyTag (the few products are matched first, then license_keys_product_idx), a buyer or
  * creator by username prefix (the lower(username) index, then the buyer and creator indexes). One
