@@ -12,6 +12,19 @@ import { api, openSessionAt } from './helpers';
 import { instrumentedWorker } from './instrumented';
 
 const SHOP = { products: 20, customers: 1_500, keys: 4_000, activations: 2_000 };
+/**
+ * The owner's search by a product's name or keyTag: the products (SHOP.products, for the name), the
+ * product's counts by status, each status's newest 15 keys, and the page's 15 keys as JSON (about 30
+ * rows each: their devices, users and product). The product's 200 keys (SHOP.keys / SHOP.products),
+ * read once more, would pass it.
+ */
+const SEARCH_ROWS = 600;
+/** The product the owner's product searches name: the one with the most keys. */
+const searchedProduct = () => {
+  const keys = new Map<string, number>();
+  for (const k of shop.keys) keys.set(k.product_id, (keys.get(k.product_id) ?? 0) + 1);
+  return shop.products.filter((p) => p.is_active === 1).sort((a, b) => keys.get(b.id)! - keys.get(a.id)!)[0];
+};
 /** The customer whose My Keys is read: far more keys than a page. */
 const COLLECTOR_KEYS = 120;
 
@@ -136,6 +149,22 @@ const calls: Call[] = [
     as: 'owner',
     maxRowsRead: 60,
   },
+  // A product by name, and by keyTag (which also names its keys by prefix): the product's counts by
+  // status and its newest keys of each status, never its 200 keys (SHOP.keys / SHOP.products).
+  {
+    name: 'admin keys ?search=product name',
+    method: 'GET',
+    path: () => `/api/admin/keys?limit=15&search=${encodeURIComponent(searchedProduct().name)}`,
+    as: 'owner',
+    maxRowsRead: SEARCH_ROWS,
+  },
+  {
+    name: 'admin keys ?search=keyTag&status',
+    method: 'GET',
+    path: () => `/api/admin/keys?limit=15&status=available&search=${encodeURIComponent(searchedProduct().key_tag)}`,
+    as: 'owner',
+    maxRowsRead: SEARCH_ROWS,
+  },
   // The counts by status and by role from shop_counts, the products, the newest accounts and keys.
   { name: 'admin stats', method: 'GET', path: () => '/api/admin/stats', as: 'owner', maxRowsRead: 150 },
   { name: 'admin users', method: 'GET', path: () => '/api/admin/users?limit=15&page=3', as: 'owner', maxRowsRead: 120 },
@@ -162,6 +191,39 @@ describe('rows read per request', () => {
   });
 });
 
+describe("the owner's search as a product grows", () => {
+  it('reads the same rows whether the product it names has its keys or 2,000 more', async () => {
+    const product = searchedProduct();
+    const searches = [
+      `search=${encodeURIComponent(product.name)}`,
+      `search=${encodeURIComponent(product.key_tag)}&status=available`,
+      `search=${encodeURIComponent(product.key_tag)}&status=expired&page=2`,
+    ];
+    const costs = () =>
+      Promise.all(
+        searches.map(async (query) => {
+          const cost = await instrumentedWorker().warmCost((fetch) =>
+            api('GET', `/api/admin/keys?limit=15&${query}`, { token: tokens.owner, fetch }),
+          );
+          return cost.rowsRead;
+        }),
+      );
+    const totalOf = async () =>
+      (await api('GET', `/api/admin/keys?limit=15&search=${searches[0].slice(7)}`, { token: tokens.owner })).body.total;
+    const before = await costs();
+    const keysBefore = await totalOf();
+    for (let i = 0; i < 20; i++) {
+      const res = await api('POST', '/api/keys/generate', { token: tokens.owner, body: { productId: product.id, quantity: 100 } });
+      expect(res.status).toBe(201);
+    }
+    expect(await totalOf()).toBe(keysBefore + 2_000);
+    const after = await costs();
+    // The page's keys differ (new ones, without devices), so a few rows either way; the product's
+    // 2,000 new keys, read even once, would be far past this.
+    for (const [i, cost] of after.entries()) expect(cost, searches[i]).toBeLessThanOrEqual(before[i] + 20);
+  }, 60_000);
+});
+
 describe('the shop as written', () => {
   it('has the counts and daily figures of its rows (their triggers run as it is written)', async () => {
     const n = async (sql: string, ...params: unknown[]) =>
@@ -180,5 +242,17 @@ describe('the shop as written', () => {
       activations: await n('SELECT count(*) AS n FROM activations WHERE activated_at >= ?1', from),
     });
     expect(analytics.body.totals.keysSold).toBeGreaterThan(1_000);
+    // The keys by product and status, and by tag and product (migration 0034), for the owner's search.
+    expect(await n('SELECT sum(n) AS n FROM product_key_counts')).toBe(await n('SELECT count(*) AS n FROM license_keys'));
+    expect(
+      await n(
+        'SELECT count(*) AS n FROM (SELECT product_id, status, count(*) FROM license_keys GROUP BY 1, 2 EXCEPT SELECT product_id, status, n FROM product_key_counts)',
+      ),
+    ).toBe(0);
+    expect(
+      await n(
+        "SELECT count(*) AS n FROM (SELECT substr(key, 1, instr(key, '-') - 1), product_id, count(*) FROM license_keys WHERE instr(key, '-') > 0 GROUP BY 1, 2 EXCEPT SELECT tag, product_id, n FROM key_tag_counts)",
+      ),
+    ).toBe(0);
   });
 });

@@ -4,19 +4,20 @@
 import type { Context } from 'hono';
 import { clientIp } from '../../platform/request';
 import type { SignedInEnv } from '../../platform/context';
-import { and, eq, gt, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import { runBatch, type DB } from '../../platform/db/client';
-import { compiledStatement, runtimeLimit, slot } from '../../platform/db/compiled';
-import { activations, heldSlots, licenseKeys, products, users } from '../../platform/db/schema';
+import { compiledStatement, runtimeLimit, runtimeNumber, slot, sqlStatement } from '../../platform/db/compiled';
+import { activations, heldSlots, keyTagCounts, licenseKeys, productKeyCounts, products, users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { exactEnd, inPrefixRange, prefixEnd } from '../../platform/sql-prefix';
 import type { Actor } from '../../platform/db/schema';
 import type { AdminKeysQuery } from './schemas/admin-keys';
 import type { JsonText } from '../../platform/request';
-import { keyCountsTotal, shopKeysByStatus, type KeyCounts } from './key-counts';
+import { countsOf, keyCountsTotal, lapsedKeys, shopKeysByStatus, type KeyCounts, type StatusCount } from './key-counts';
 import { withCounts } from '../../platform/db/counts';
 import {
+  candidatesPageJsonSql,
   chunks,
   effectiveStatus,
   effectiveStatusIs,
@@ -32,7 +33,7 @@ import {
   NEWEST_FIRST,
   resellerReach,
 } from './license-keys';
-import { type KeyStatus } from '../../platform/vocabulary';
+import { KEY_STATUSES, type KeyStatus } from '../../platform/vocabulary';
 import { auditStatement, recordAudit } from '../audit';
 import { removeActivation } from '../licensing';
 import { activationEvent, dispatchCommitted, keyEvents } from '../webhooks';
@@ -46,7 +47,8 @@ export type KeyAdmin = { db: DB; actor: Actor; ip: string | null };
 export const keyAdmin = (c: Context<SignedInEnv>): KeyAdmin => ({ db: c.var.db, actor: c.var.caller, ip: clientIp(c) });
 
 /**
- * The keys a search names, with the list's other filters (`filters`), each form served by an index
+ * The keys a search names within a reseller's keys or one product (the owner's search across the shop
+ * is ownerByProducts), with the list's other filters (`filters`), each form served by an index
  * (docs/api.md, "Key management"): a key by prefix (keys are uppercase; a range on the unique index), a product
  * by name or keyTag (the few products are matched first, then license_keys_product_idx), a buyer or
  * creator by username prefix (the lower(username) index, then the buyer and creator indexes). One
@@ -89,6 +91,7 @@ const searchSlots = (search: string) => {
       keyFrom: keyPrefix,
       // An empty range: no key is this short.
       keyTo: keyPrefix,
+      ...noTagGap(keyPrefix),
       nameFrom: namePrefix,
       nameTo: exactEnd(namePrefix),
       pattern: likeExactly(search),
@@ -97,11 +100,18 @@ const searchSlots = (search: string) => {
   return {
     keyFrom: keyPrefix,
     keyTo: prefixEnd(keyPrefix),
+    // A search without a dash may be a keyTag: its keys (`TAG-…`) are the gap (ownerPage).
+    ...(keyPrefix.includes('-') ? noTagGap(prefixEnd(keyPrefix)) : tagGap(keyPrefix)),
     nameFrom: namePrefix,
     nameTo: prefixEnd(namePrefix),
     pattern: likeContains(search),
   };
 };
+
+/** The keys of tag `tag` (`TAG-…`): a range inside the key prefix range of a search for `tag`. */
+const tagGap = (tag: string) => ({ gapTag: tag, gapFrom: `${tag}-`, gapTo: prefixEnd(`${tag}-`) });
+/** No gap: an empty range at the key range's end (`keyTo`). */
+const noTagGap = (keyTo: string) => ({ gapTag: '', gapFrom: keyTo, gapTo: keyTo });
 
 /** What a page of the admin key list is built from: structure only, never a caller's value. */
 type ListShape = { reseller: boolean; status: KeyStatus | null; product: boolean; search: boolean };
@@ -128,6 +138,116 @@ const matchesPage = compiledStatement((db: DB, shape: ListShape) =>
     ? keysPageAndTotalQuery(searchMatches(db, listFilters(shape)), slot('now'), { materialize: true })
     : keysPageAndTotalQuery(keyMatches(db, listFilters(shape)), slot('now')),
 );
+
+/** The owner's search, or the owner's list of one product: its shape (structure only). */
+type OwnerShape = { status: KeyStatus | null; search: boolean };
+
+/**
+ * The products whose keys the owner's page lists whole: the ones a search names by name or keyTag,
+ * or the one product asked for (slot `product`). Their keys are counted from product_key_counts and
+ * paged from license_keys_product_idx, never walked.
+ */
+const matchedProducts = (db: DB, search: boolean) =>
+  db
+    .select({ id: products.id })
+    .from(products)
+    .where(search ? or(likeSql(products.name, slot('pattern')), eq(products.keyTag, slot('keyFrom'))) : eq(products.id, slot('product')));
+
+/**
+ * A key of a matched product, tested on a key found by another index (the lapsed range of
+ * license_keys_expiry_idx): the unary + keeps SQLite off license_keys_product_idx for it, and the
+ * range is not walked at all when the search matched no product.
+ */
+const inMatched = sql`EXISTS (SELECT 1 FROM "matched") AND +${licenseKeys.productId} IN (SELECT id FROM "matched")`;
+
+/** A stored status as SQL text (a value of the enum, never a caller's). */
+const statusLiteral = (status: KeyStatus) => sql.raw(`'${status}'`);
+
+/**
+ * The matched products' newest keys that the page may show: for each product and each stored status
+ * the filter takes, its newest `upTo` (the pages up to this one) from license_keys_product_idx
+ * (product, status, creation), so a walk stops after them whatever the product's size. A used or
+ * available key whose expiry has passed is skipped on the way (few: the cron marks them) and, for
+ * the expired filter, joins the marked ones from the short lapsed range of license_keys_expiry_idx.
+ */
+function productNewest(status: KeyStatus | null): SQL {
+  const newest = (stored: KeyStatus, live: boolean) =>
+    sql`SELECT nk.rowid AS r FROM "matched" mp JOIN ${licenseKeys} nk ON nk.rowid IN (SELECT w.rowid FROM ${licenseKeys} w WHERE w.product_id = mp.id AND w.status = ${statusLiteral(stored)}${
+      live ? sql` AND (w.expires_at IS NULL OR w.expires_at > ${slot('now')})` : sql``
+    } ORDER BY w.created_at DESC, w.id DESC LIMIT ${runtimeNumber(slot('upTo'))})`;
+  const lapsed = sql`SELECT lk.rowid AS r FROM ${licenseKeys} lk WHERE lk.status IN ('used', 'available') AND lk.expires_at <= ${slot('now')} AND EXISTS (SELECT 1 FROM "matched") AND +lk.product_id IN (SELECT id FROM "matched")`;
+  const arms =
+    status === null
+      ? KEY_STATUSES.map((stored) => newest(stored, false))
+      : status === 'expired'
+        ? [newest('expired', false), lapsed]
+        : [newest(status, status !== 'revoked')];
+  return sql.join(arms, sql` UNION ALL `);
+}
+
+/**
+ * The keys a search's other forms match outside the matched products, with the status filter: a key
+ * by prefix, a buyer or creator by username prefix (searchMatches). These are few, so they are found
+ * whole, for the page and for the total. A search for a keyTag would find that product's keys again
+ * by prefix (`TAG-…`): that range (the gap) is walked only when key_tag_counts holds a key under the
+ * tag of a product the search did not match (a tag changed and taken again, an imported key).
+ */
+function otherMatches(db: DB, status: KeyStatus | null) {
+  const namedUsers = db
+    .select({ id: users.id })
+    .from(users)
+    .where(inPrefixRange(sql`lower(${users.username})`, slot('nameFrom'), slot('nameTo')));
+  const filters = listFilters({ reseller: false, status, product: false, search: true });
+  const outside = sql`${licenseKeys.productId} NOT IN (SELECT id FROM "matched")`;
+  const arm = (match: SQL | undefined) =>
+    db
+      .select({ r: sql<number>`${licenseKeys}.rowid`.as('r') })
+      .from(licenseKeys)
+      .where(and(match, filters, outside));
+  const foreignUnderTag = sql`EXISTS (SELECT 1 FROM ${keyTagCounts} WHERE ${keyTagCounts.tag} = ${slot('gapTag')} AND ${keyTagCounts.n} > 0 AND ${keyTagCounts.productId} NOT IN (SELECT id FROM "matched"))`;
+  return union(
+    arm(inPrefixRange(licenseKeys.key, slot('keyFrom'), slot('gapFrom'))),
+    arm(inPrefixRange(licenseKeys.key, slot('gapTo'), slot('keyTo'))),
+    // The guard ends the range where it starts unless it holds: as a bound it is tested once, before
+    // the walk (as a filter, SQLite would test it on each key of the range).
+    arm(
+      inPrefixRange(
+        licenseKeys.key,
+        slot('gapFrom'),
+        sql`(CASE WHEN ${foreignUnderTag} THEN ${slot('gapTo')} ELSE ${slot('gapFrom')} END)`,
+      ),
+    ),
+    arm(inArray(licenseKeys.purchasedBy, namedUsers)),
+    arm(inArray(licenseKeys.createdBy, namedUsers)),
+  );
+}
+
+/**
+ * The owner's search, or list of one product, in one statement whose rows read follow the page, the
+ * matched products' count and the other forms' few matches, never a matched product's keys: the
+ * page is taken from each form's newest keys (productNewest, otherMatches), and the total is the
+ * matched products' counts (product_key_counts, by stored status, beside their lapsed keys: countsOf
+ * moves those to expired) plus the other forms' matches, which lie outside those products.
+ */
+const ownerByProducts = compiledStatement((db: DB, shape: OwnerShape) => {
+  const others = shape.search ? otherMatches(db, shape.status) : undefined;
+  const candidates = others
+    ? sql`(SELECT r FROM "others" UNION ALL ${productNewest(shape.status)})`
+    : sql`(${productNewest(shape.status)})`;
+  const stored = db
+    .select({ status: productKeyCounts.status, n: sql<number>`sum(${productKeyCounts.n})`.as('n') })
+    .from(productKeyCounts)
+    .where(sql`${productKeyCounts.productId} IN (SELECT id FROM "matched")`)
+    .groupBy(productKeyCounts.status);
+  // Only a status filter moves the lapsed keys (the total of all statuses is the stored counts').
+  const lapsed = lapsedKeys(db, inMatched, slot('now'), {});
+  const asJson = (rows: SQLWrapper) => sql`(SELECT json_group_array(json_object('status', "status", 'n', "n")) FROM ${rows})`;
+  return sqlStatement(sql`WITH "matched" AS MATERIALIZED ${matchedProducts(db, shape.search)}${others ? sql`, "others" AS MATERIALIZED ${others}` : sql``}
+    SELECT ${candidatesPageJsonSql(candidates, slot('now'))} AS "json",
+      ${asJson(stored)} AS "stored",
+      ${shape.status ? asJson(lapsed) : sql`'[]'`} AS "lapsed",
+      ${others ? sql`(SELECT count(*) FROM "others")` : sql`0`} AS "others"`);
+});
 
 /** The owner's page of all keys, or of all keys of one status: its total comes from the Overview's counts. */
 const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }) => {
@@ -175,6 +295,10 @@ function expiredPageIds(db: DB) {
 const countedByOverview = (viewer: Pick<Actor, 'role'>, query: AdminKeysQuery) =>
   viewer.role === 'owner' && !query.search && !query.product;
 
+/** Whether the owner's page is a search or one product's keys (not both): ownerByProducts. */
+const countedByProducts = (viewer: Pick<Actor, 'role'>, query: AdminKeysQuery) =>
+  viewer.role === 'owner' && !query.search !== !query.product;
+
 /** The statement that answers a page of the admin key list (the query-plan tests read it too). */
 export function adminKeysStatement(db: DB, viewer: Actor, query: AdminKeysQuery, now = Date.now()) {
   const offset = (query.page - 1) * query.limit;
@@ -189,6 +313,7 @@ export function adminKeysStatement(db: DB, viewer: Actor, query: AdminKeysQuery,
   };
   const status = query.status ?? null;
   if (countedByOverview(viewer, query)) return ownerPage(db, { status }, values);
+  if (countedByProducts(viewer, query)) return ownerByProducts(db, { status, search: !!query.search }, values);
   return matchesPage(db, { reseller: viewer.role !== 'owner', status, product: !!query.product, search: !!query.search }, values);
 }
 
@@ -206,6 +331,12 @@ export async function listAdminKeys(db: DB, viewer: Actor, query: AdminKeysQuery
       counts: [KeyCounts];
     };
     return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
+  }
+  if (countedByProducts(viewer, query)) {
+    const [[row]] = (await runBatch(db, [statement])) as [[{ json: string; stored: string; lapsed: string; others: number }]];
+    const counts = countsOf(JSON.parse(row.stored) as StatusCount[], JSON.parse(row.lapsed) as StatusCount[]);
+    const total = (query.status ? counts[query.status] : keyCountsTotal(counts)) + row.others;
+    return keyListJson(row.json, total, query.limit);
   }
   const { keysJson, total } = await keysPageJson(db, statement);
   return keyListJson(keysJson, total, query.limit);

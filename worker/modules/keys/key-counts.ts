@@ -1,6 +1,6 @@
 // License keys by status, as a count that rides in a page's batch (platform/db/counts.ts): the admin
 // key list's totals and the Overview's figures.
-import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { DB } from '../../platform/db/client';
 import type { Count } from '../../platform/db/counts';
@@ -27,18 +27,28 @@ export function keysByStatus(db: DB, scope: SQL | undefined, now: number): Count
   };
 }
 
-type StatusCount = { status: KeyStatus; n: number };
+export type StatusCount = { status: KeyStatus; n: number };
 
-/** Used and available keys whose expiry passed at `now`: a short range of license_keys_expiry_idx (status, expires_at). */
-const lapsedKeys = <T extends Record<string, SQL.Aliased>>(db: DB, scope: SQL | undefined, now: number, extra: T) =>
+/**
+ * Used and available keys whose expiry passed at `now` (a moment, or a compiled statement's slot):
+ * a short range of license_keys_expiry_idx (status, expires_at).
+ */
+export const lapsedKeys = <T extends Record<string, SQL.Aliased>>(db: DB, scope: SQL | undefined, now: number | Placeholder, extra: T) =>
   db
-    .select({ status: licenseKeys.status, n: count(), ...extra })
+    // Named, so that a statement can read the rows as a subquery (admin-keys.ts).
+    .select({ status: licenseKeys.status, n: count().as('n'), ...extra })
     .from(licenseKeys)
-    .where(and(scope, inArray(licenseKeys.status, ['used', 'available']), passedAt(licenseKeys.expiresAt, new Date(now))))
+    .where(
+      and(
+        scope,
+        inArray(licenseKeys.status, ['used', 'available']),
+        passedAt(licenseKeys.expiresAt, typeof now === 'number' ? new Date(now) : now),
+      ),
+    )
     .groupBy(licenseKeys.status);
 
 /** The stored statuses' counts, with the lapsed keys moved to expired (`effectiveStatus`). */
-function countsOf(stored: StatusCount[], lapsed: StatusCount[]): KeyCounts {
+export function countsOf(stored: StatusCount[], lapsed: StatusCount[]): KeyCounts {
   const counts: KeyCounts = { available: 0, used: 0, revoked: 0, expired: 0 };
   for (const row of stored) counts[row.status] += row.n;
   for (const row of lapsed) {

@@ -357,6 +357,13 @@ export function keysPageAndTotalQuery(matches: SQLWrapper, now: At, { materializ
   return sqlStatement(query);
 }
 
+/**
+ * A page of keys as one JSON array, newest first, taken from `candidates` (a query of license_keys
+ * rowids that holds at least the page's keys and every newer one: slots `limit` and `offset`).
+ */
+export const candidatesPageJsonSql = (candidates: SQLWrapper, now: At) =>
+  sql<string>`(SELECT ${keysArraySql(now)} FROM ${licenseKeys} WHERE ${licenseKeys}.rowid IN (SELECT pk.rowid FROM ${licenseKeys} pk WHERE pk.rowid IN ${candidates} ORDER BY pk.created_at DESC, pk.id DESC LIMIT ${runtimeNumber(slot('limit'))} OFFSET ${runtimeNumber(slot('offset'))}))`;
+
 /** Runs a keysPageAndTotalQuery (compiled: platform/db/compiled.ts) in the request's batch. */
 export async function keysPageJson(db: DB, statement: Statement): Promise<{ keysJson: string; total: number }> {
   const [[row]] = (await runBatch(db, [statement])) as [[{ json: string; total: number }]];

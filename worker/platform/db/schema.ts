@@ -63,6 +63,10 @@
 // - license_keys_sold_by_day_on_insert, _on_delete, ledger_revenue_by_day, users_new_by_day_on_insert,
 //   _on_delete, activations_by_day_on_insert, _on_delete (0032): System Analytics' figures per UTC
 //   day (daily_figures, daily_sales), as the rows they count go in and out.
+// - license_keys_count_by_product_on_insert, _on_delete, _on_change (0034): every key by its product
+//   and stored status (product_key_counts), for the owner's search and product list.
+// - license_keys_count_by_tag_on_insert, _on_delete, _on_change (0034): the keys whose value starts
+//   with a tag and a dash, by that tag and their product (key_tag_counts), for the owner's search.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
@@ -326,10 +330,12 @@ export const licenseKeys = sqliteTable(
     // The buyer, creator and product indexes also hold the status and the expiry: a list of one
     // customer's, one reseller's or one product's keys, and an admin search by product or by user,
     // filters by status (the effective one: the expiry decides) and finds its page from the index
-    // alone, without reading each matching key's row.
+    // alone, without reading each matching key's row. The product index holds the status before the
+    // creation (0034): the owner's search and product list take a product's newest keys of one status
+    // straight from it, however many keys of other statuses the product has (modules/keys/admin-keys.ts).
     index('license_keys_buyer_idx').on(t.purchasedBy, t.createdAt, t.id, t.key, t.productName, t.productKeyTag, t.status, t.expiresAt),
     index('license_keys_creator_idx').on(t.createdBy, t.createdAt, t.id, t.status, t.expiresAt),
-    index('license_keys_product_idx').on(t.productId, t.createdAt, t.id, t.status, t.expiresAt),
+    index('license_keys_product_idx').on(t.productId, t.status, t.createdAt, t.id, t.expiresAt),
     index('license_keys_status_idx').on(t.status, t.createdAt, t.id),
     index('license_keys_created_idx').on(t.createdAt, t.id),
     index('license_keys_expiry_idx').on(t.status, t.expiresAt),
@@ -476,6 +482,39 @@ export const shopCounts = sqliteTable(
     n: integer('n').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.kind, t.value] })],
+);
+
+/**
+ * Keys by product and stored status, kept by the triggers of 0034 in the statement that changes a
+ * key, so the owner's search by product (and list of one product) totals a product's keys from a row
+ * per status instead of walking them. As with shop_counts, a key whose expiry passed before the cron
+ * marked it is counted under its stored status; the readers move it to expired (key-counts.ts).
+ */
+export const productKeyCounts = sqliteTable(
+  'product_key_counts',
+  {
+    productId: text('product_id').notNull(),
+    status: text('status', { enum: KEY_STATUSES }).notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.status] })],
+);
+
+/**
+ * The keys whose value has a dash, by the part before the first dash (`tag`: a generated key's
+ * product keyTag when it was made) and by product, kept by the triggers of 0034. The owner's search
+ * for a keyTag matches that product by the tag and, by key prefix, every key starting with it; this
+ * says whether any key under the tag belongs to another product (a tag changed and taken again, an
+ * imported key), so the search walks the tag's keys only then (modules/keys/admin-keys.ts).
+ */
+export const keyTagCounts = sqliteTable(
+  'key_tag_counts',
+  {
+    tag: text('tag').notNull(),
+    productId: text('product_id').notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tag, t.productId] })],
 );
 
 /**

@@ -7,7 +7,8 @@ import { adminKeysQuery } from '../schemas/admin-keys';
 import { api, db, signedInUser } from '../../../test/helpers';
 import { activate, activationsOf, asActor, auditOf, generated, keyRow, queryPlan, sold, type Actor } from '../../../test/key-admin-helpers';
 import { OWNER_ONLY, RESELLER_AND_OWNER, roleMatrix, type MatrixRequest } from '../../../test/role-matrix';
-import { makeProduct, productRow } from '../../../test/shop-helpers';
+import { makeProduct, productRow, uniqueTag } from '../../../test/shop-helpers';
+import { KEY_STATUSES, type KeyStatus } from '../../../platform/vocabulary';
 
 let owner: Actor;
 let ownerToken: string;
@@ -539,4 +540,174 @@ describe('product counters after deletions', () => {
       .all();
     expect(totalActivations).toBe(1);
   });
+});
+
+describe("the owner's search, held to every key (an oracle computed here from the table)", () => {
+  type KeyFields = {
+    id: string;
+    key: string;
+    status: KeyStatus;
+    expires_at: number | null;
+    created_at: number;
+    product_id: string;
+    purchased_by: string | null;
+    created_by: string | null;
+  };
+  const all = async <T>(sql: string) => (await env.DB.prepare(sql).all<T>()).results;
+  /** ASCII case folding, as SQLite's LIKE and lower() fold. */
+  const fold = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+  /** The keys a search and a status pick, newest first, by the rules of docs/api.md, from every key. */
+  async function expected(search: string, status: KeyStatus | undefined) {
+    const now = Date.now();
+    const keys = await all<KeyFields>(
+      'SELECT id, key, status, expires_at, created_at, product_id, purchased_by, created_by FROM license_keys',
+    );
+    const productRows = await all<{ id: string; name: string; key_tag: string }>('SELECT id, name, key_tag FROM products');
+    const userRows = await all<{ id: string; username: string }>('SELECT id, username FROM users');
+    const short = search.length < SHORT_SEARCH;
+    const named = new Set(
+      userRows.filter((u) => (short ? fold(u.username) === fold(search) : fold(u.username).startsWith(fold(search)))).map((u) => u.id),
+    );
+    const matchedProducts = new Set(
+      productRows
+        .filter((p) => p.key_tag === search.toUpperCase() || (short ? fold(p.name) === fold(search) : fold(p.name).includes(fold(search))))
+        .map((p) => p.id),
+    );
+    const effective = (k: KeyFields): KeyStatus =>
+      (k.status === 'used' || k.status === 'available') && k.expires_at !== null && k.expires_at <= now ? 'expired' : k.status;
+    return keys
+      .filter(
+        (k) =>
+          (!short && k.key.startsWith(search.toUpperCase())) ||
+          matchedProducts.has(k.product_id) ||
+          (k.purchased_by !== null && named.has(k.purchased_by)) ||
+          (k.created_by !== null && named.has(k.created_by)),
+      )
+      .filter((k) => !status || effective(k) === status)
+      .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((k) => k.id);
+  }
+
+  /** Every page of a search, and its total, as the API answers them, against the oracle. */
+  async function expectPages(search: string, status: KeyStatus | undefined, limit = 4) {
+    const truth = await expected(search, status);
+    const pages = Math.max(1, Math.ceil(truth.length / limit));
+    for (let page = 1; page <= pages + 1; page++) {
+      const res = await list(ownerToken, { search, limit, page, ...(status ? { status } : {}) });
+      const context = `search ${search}, status ${status ?? 'any'}, page ${page}`;
+      expect(res.status, context).toBe(200);
+      expect(res.body.total, context).toBe(truth.length);
+      expect(res.body.totalPages, context).toBe(Math.ceil(truth.length / limit));
+      expect(
+        res.body.keys.map((k: { _id: string }) => k._id),
+        context,
+      ).toEqual(truth.slice((page - 1) * limit, page * limit));
+    }
+    return truth.length;
+  }
+
+  /** product_key_counts and key_tag_counts hold what counting the keys gives (rows at zero aside). */
+  async function expectCountersExact() {
+    const byProduct = async (sql: string) =>
+      (await all<{ product_id: string; status: string; n: number }>(sql)).map((r) => `${r.product_id}/${r.status}: ${r.n}`).sort();
+    expect(await byProduct('SELECT product_id, status, n FROM product_key_counts WHERE n != 0')).toEqual(
+      await byProduct('SELECT product_id, status, count(*) AS n FROM license_keys GROUP BY product_id, status'),
+    );
+    const byTag = async (sql: string) =>
+      (await all<{ tag: string; product_id: string; n: number }>(sql)).map((r) => `${r.tag}/${r.product_id}: ${r.n}`).sort();
+    expect(await byTag('SELECT tag, product_id, n FROM key_tag_counts WHERE n != 0')).toEqual(
+      await byTag(
+        "SELECT substr(key, 1, instr(key, '-') - 1) AS tag, product_id, count(*) AS n FROM license_keys WHERE instr(key, '-') > 0 GROUP BY 1, 2",
+      ),
+    );
+    expect(await all('SELECT * FROM product_key_counts WHERE n < 0')).toEqual([]);
+    expect(await all('SELECT * FROM key_tag_counts WHERE n < 0')).toEqual([]);
+  }
+
+  const setKey = (id: string, fields: Partial<typeof licenseKeys.$inferInsert>) =>
+    db().update(licenseKeys).set(fields).where(eq(licenseKeys.id, id)).run();
+
+  it('gives the totals and pages of every form and status, as keys change status, are revoked, deleted, lapse and move', async () => {
+    // S is one product's keyTag, part of another's name and the start of a buyer's username: a key
+    // of the first bought by that buyer is matched by four forms at once.
+    const S = `OR${uniqueTag().slice(0, 6)}`;
+    const tagged = await makeProduct({ keyTag: S });
+    const named = await makeProduct({ name: `Suite ${S.toLowerCase()} Pro ${Date.now()}` });
+    const longerTag = await makeProduct({ keyTag: `${S}Z` });
+    const unrelated = await makeProduct();
+    const buyer = await signedInUser('user', { username: `${S.toLowerCase()}buyer`, credits: 10_000 });
+    const taggedKeys = [...(await generated(owner, tagged.id, 14)), ...(await generated(owner, tagged.id, 6, 30))];
+    const namedKeys = await generated(owner, named.id, 7);
+    await generated(owner, longerTag.id, 3);
+    const unrelatedKeys = await generated(owner, unrelated.id, 5);
+    const boughtTagged = [await sold(tagged.id, buyer.user.id, buyer.user.id), await sold(tagged.id, buyer.user.id, buyer.user.id)];
+    const boughtUnrelated = [
+      await sold(unrelated.id, buyer.user.id, buyer.user.id),
+      await sold(unrelated.id, buyer.user.id, buyer.user.id),
+    ];
+    const now = Date.now();
+    // Creation times apart, and some equal (the id breaks the tie).
+    for (const [i, k] of [...taggedKeys, ...namedKeys].entries()) await setKey(k._id, { createdAt: new Date(now - (i % 9) * 60_000) });
+    // Statuses: revoked (API), deleted (API), marked expired, lapsed (used or available, expiry
+    // passed, not marked), used and live.
+    for (const k of [taggedKeys[0], taggedKeys[5], namedKeys[1]])
+      expect((await api('PUT', `/api/keys/${k._id}/revoke`, { token: ownerToken, body: { reason: 'Oracle' } })).status).toBe(200);
+    for (const k of [taggedKeys[1], namedKeys[2]])
+      expect((await api('DELETE', `/api/admin/keys/${k._id}`, { token: ownerToken })).status).toBe(200);
+    for (const k of [taggedKeys[2], taggedKeys[7], boughtUnrelated[0]])
+      await setKey(k._id, { status: 'expired', expiresAt: new Date(now - 3_600_000) });
+    for (const k of [taggedKeys[3], namedKeys[3], boughtTagged[0]])
+      await setKey(k._id, { status: 'used', expiresAt: new Date(now - 3_600_000) });
+    await setKey(taggedKeys[4]._id, { expiresAt: new Date(now - 3_600_000) });
+    for (const k of [taggedKeys[8], taggedKeys[9], namedKeys[4]])
+      await setKey(k._id, { status: 'used', expiresAt: new Date(now + 3_600_000) });
+
+    const searches = [
+      S,
+      S.toLowerCase(),
+      `${S}-`,
+      `suite ${S}`,
+      buyer.username,
+      unrelatedKeys[0].key.slice(0, 11),
+      taggedKeys[10].key.slice(0, 11),
+      S.slice(0, 2),
+    ];
+    const statuses = [undefined, ...KEY_STATUSES];
+    const check = async () => {
+      for (const search of searches) for (const status of statuses) await expectPages(search, status);
+      await expectCountersExact();
+    };
+    await check();
+    expect(await expected(S, undefined)).toHaveLength(taggedKeys.length - 1 + namedKeys.length - 1 + 3 + 2 + 2);
+
+    // A key of another product whose value starts with the tag (an imported one, or a tag taken
+    // again after a change): the keyTag search now finds it by prefix, outside the matched products.
+    await setKey(unrelatedKeys[1]._id, { key: `${S}-IMPRT-00000-00000-00001` });
+    // A key regenerated (a new value), a key moved to another status and a key moved to another product.
+    expect(
+      (await api('POST', `/api/admin/keys/${taggedKeys[11]._id}/regenerate`, { token: ownerToken, body: { reason: 'Oracle' } })).status,
+    ).toBe(200);
+    await setKey(taggedKeys[12]._id, { status: 'revoked' });
+    await setKey(namedKeys[5]._id, { productId: unrelated.id });
+    await check();
+    expect(await expected(S, undefined)).toContain(unrelatedKeys[1]._id);
+  }, 120_000);
+
+  it('keeps the counts exact under many purchases and generations at once', async () => {
+    const product = await makeProduct({ baseCreditCost: 1, creditsPerDay: 1 });
+    const buyers = await Promise.all(Array.from({ length: 6 }, () => signedInUser('user', { credits: 100_000 })));
+    const answers = await Promise.all([
+      ...buyers.flatMap((b) =>
+        [1, 2, 3].map(() => api('POST', '/api/keys/purchase', { token: b.token, body: { productId: product.id, duration: 30 } })),
+      ),
+      ...Array.from({ length: 6 }, () =>
+        api('POST', '/api/keys/generate', { token: ownerToken, body: { productId: product.id, quantity: 20 } }),
+      ),
+    ]);
+    for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await expectCountersExact();
+    for (const status of [undefined, ...KEY_STATUSES]) expect(await expectPages(product.keyTag, status, 15)).toBeGreaterThanOrEqual(0);
+    expect((await list(ownerToken, { search: product.keyTag })).body.total).toBe(6 * 3 + 6 * 20);
+  }, 60_000);
 });
