@@ -505,6 +505,83 @@ export const dailySales = sqliteTable(
   (t) => [primaryKey({ columns: [t.day, t.productId] })],
 );
 
+/**
+ * A reseller's figures (My Statistics and the owner's comparison), kept by the triggers of 0033 in
+ * the statement that changes a row, so the statistics read a row per day and per product instead of
+ * the reseller's ledger, customers and keys. Every account that spends credits has its rows (any
+ * account may become a reseller, and its statistics then count what it bought before): all time,
+ * its customers (users.reseller_id), the credits earned in commissions and spent on keys, and the
+ * commissions (its customers' purchases).
+ */
+export const resellerFigures = sqliteTable('reseller_figures', {
+  resellerId: text('reseller_id').primaryKey(),
+  customers: integer('customers').notNull().default(0),
+  earned: integer('earned').notNull().default(0),
+  spent: integer('spent').notNull().default(0),
+  customerPurchases: integer('customer_purchases').notNull().default(0),
+});
+
+/** A reseller's keys for customers (created_by, generation_method 'reseller') by stored status (0033's triggers). */
+export const resellerKeyCounts = sqliteTable(
+  'reseller_key_counts',
+  {
+    resellerId: text('reseller_id').notNull(),
+    status: text('status', { enum: KEY_STATUSES }).notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.status] })],
+);
+
+/** A reseller's credits per UTC day (`day`: days since 1970-01-01): earned in commissions, spent on keys (0033's triggers). */
+export const resellerDays = sqliteTable(
+  'reseller_days',
+  {
+    resellerId: text('reseller_id').notNull(),
+    day: integer('day').notNull(),
+    earned: integer('earned').notNull().default(0),
+    spent: integer('spent').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.day] })],
+);
+
+/**
+ * The products a reseller's ledger rows touched, with the name and tag of their keys (the greatest,
+ * as the statistics grouped them). `productId` '' (name null): the rows whose key was gone when they
+ * were written ("Deleted keys").
+ */
+export const resellerProducts = sqliteTable(
+  'reseller_products',
+  {
+    resellerId: text('reseller_id').notNull(),
+    productId: text('product_id').notNull(),
+    productName: text('product_name'),
+    productKeyTag: text('product_key_tag'),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.productId] })],
+);
+
+/**
+ * A reseller's running totals by product through each UTC day they had a ledger row of it: the
+ * rows, credits earned and spent, keys bought for customers and commissions, from the first row
+ * on. A period's figures are the totals through its last day minus those through the day before
+ * its first: two rows a product, however much was sold. A row dated in the past (an import) adds
+ * to its day and every later day of the product.
+ */
+export const resellerProductDays = sqliteTable(
+  'reseller_product_days',
+  {
+    resellerId: text('reseller_id').notNull(),
+    productId: text('product_id').notNull(),
+    day: integer('day').notNull(),
+    ledgerRows: integer('ledger_rows').notNull().default(0),
+    earned: integer('earned').notNull().default(0),
+    spent: integer('spent').notNull().default(0),
+    keysForCustomers: integer('keys_for_customers').notNull().default(0),
+    customerPurchases: integer('customer_purchases').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.productId, t.day] })],
+);
+
 export const retiredKeys = sqliteTable(
   'retired_keys',
   {
