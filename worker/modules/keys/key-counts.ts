@@ -56,7 +56,12 @@ function countsOf(stored: StatusCount[], lapsed: StatusCount[]): KeyCounts {
  * are four and the lapsed keys, never the shop's keys.
  */
 export function shopKeysByStatus(db: DB, now: number): Count<KeyCounts> {
-  return countedKeysByStatus(db, { table: shopCounts, status: shopCounts.value, n: shopCounts.n, where: eq(shopCounts.kind, 'key_status') }, undefined, now);
+  return countedKeysByStatus(
+    db,
+    { table: shopCounts, status: shopCounts.value, n: shopCounts.n, where: eq(shopCounts.kind, 'key_status') },
+    undefined,
+    now,
+  );
 }
 
 /**
@@ -73,7 +78,11 @@ export function countedKeysByStatus(
   now: number,
 ): Count<KeyCounts> {
   const stored = db
-    .select({ status: sql<string>`${counts.status}`.as('status'), n: sql<number>`${counts.n}`.as('n'), lapsed: sql<number>`0`.as('lapsed') })
+    .select({
+      status: sql<string>`${counts.status}`.as('status'),
+      n: sql<number>`${counts.n}`.as('n'),
+      lapsed: sql<number>`0`.as('lapsed'),
+    })
     .from(counts.table)
     .where(counts.where);
   const lapsed = lapsedKeys(db, scope, now, { lapsed: sql<number>`1`.as('lapsed') });

@@ -46,7 +46,12 @@ export const RESELLER_WITH_TIER = `SELECT u.id, u.username, u.role, u.credits, u
 const keysForCustomersByStatus = (db: DB, resellerId: string, now: number) =>
   countedKeysByStatus(
     db,
-    { table: resellerKeyCounts, status: resellerKeyCounts.status, n: resellerKeyCounts.n, where: eq(resellerKeyCounts.resellerId, resellerId) },
+    {
+      table: resellerKeyCounts,
+      status: resellerKeyCounts.status,
+      n: resellerKeyCounts.n,
+      where: eq(resellerKeyCounts.resellerId, resellerId),
+    },
     and(sql`+${licenseKeys.createdBy} = ${resellerId}`, eq(licenseKeys.generationMethod, 'reseller')),
     now,
   );
@@ -74,9 +79,17 @@ export async function resellerStatistics(db: DB, resellerId: string, days: numbe
   const byStatus = keysForCustomersByStatus(db, resellerId, now);
   const results = await runBatch(db, [
     rawSql(RESELLER_WITH_TIER, resellerId),
-    rawSql(`SELECT day, earned, spent FROM reseller_days WHERE reseller_id = ?1 AND day >= ?2 AND day <= ?3`, resellerId, firstDay, lastDay),
+    rawSql(
+      `SELECT day, earned, spent FROM reseller_days WHERE reseller_id = ?1 AND day >= ?2 AND day <= ?3`,
+      resellerId,
+      firstDay,
+      lastDay,
+    ),
     rawSql(PERIOD_BY_PRODUCT, resellerId, firstDay, lastDay),
-    rawSql(`SELECT customers, earned, spent, customer_purchases AS customerPurchases FROM reseller_figures WHERE reseller_id = ?1`, resellerId),
+    rawSql(
+      `SELECT customers, earned, spent, customer_purchases AS customerPurchases FROM reseller_figures WHERE reseller_id = ?1`,
+      resellerId,
+    ),
     ...byStatus.statements,
   ]);
   const [[reseller], perDay, products, [figures], ...counts] = results as [
