@@ -18,7 +18,7 @@ CREATE TABLE `reseller_days` (
 	`earned` integer DEFAULT 0 NOT NULL,
 	`spent` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`reseller_id`, `day`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `reseller_figures` (
 	`reseller_id` text PRIMARY KEY NOT NULL,
@@ -26,14 +26,14 @@ CREATE TABLE `reseller_figures` (
 	`earned` integer DEFAULT 0 NOT NULL,
 	`spent` integer DEFAULT 0 NOT NULL,
 	`customer_purchases` integer DEFAULT 0 NOT NULL
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `reseller_key_counts` (
 	`reseller_id` text NOT NULL,
 	`status` text NOT NULL,
 	`n` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`reseller_id`, `status`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `reseller_product_days` (
 	`reseller_id` text NOT NULL,
@@ -45,7 +45,7 @@ CREATE TABLE `reseller_product_days` (
 	`keys_for_customers` integer DEFAULT 0 NOT NULL,
 	`customer_purchases` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`reseller_id`, `product_id`, `day`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `reseller_products` (
 	`reseller_id` text NOT NULL,
@@ -53,7 +53,7 @@ CREATE TABLE `reseller_products` (
 	`product_name` text,
 	`product_key_tag` text,
 	PRIMARY KEY(`reseller_id`, `product_id`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 INSERT INTO `reseller_figures` (`reseller_id`, `customers`, `earned`, `spent`, `customer_purchases`) SELECT `id`, sum(`c`), sum(`e`), sum(`s`), sum(`p`) FROM (SELECT `reseller_id` AS `id`, count(*) AS `c`, 0 AS `e`, 0 AS `s`, 0 AS `p` FROM `users` WHERE `reseller_id` IS NOT NULL GROUP BY `reseller_id` UNION ALL SELECT `user_id`, 0, coalesce(sum(CASE WHEN `kind` = 'commission' THEN `credits_delta` END), 0), coalesce(-sum(CASE WHEN `kind` = 'purchase' THEN `credits_delta` END), 0), count(CASE WHEN `kind` = 'commission' THEN 1 END) FROM `ledger` WHERE `kind` IN ('commission', 'purchase') GROUP BY `user_id`) GROUP BY `id`;--> statement-breakpoint
 INSERT INTO `reseller_key_counts` (`reseller_id`, `status`, `n`) SELECT `created_by`, `status`, count(*) FROM `license_keys` WHERE `generation_method` = 'reseller' AND `created_by` IS NOT NULL GROUP BY `created_by`, `status`;--> statement-breakpoint
