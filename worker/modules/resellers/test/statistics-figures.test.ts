@@ -233,5 +233,14 @@ describe('a reseller’s figures (migration 0033)', () => {
     expect(walked.allTime.customers).toBe(8);
     expect(Object.values(walked.keysForCustomersByStatus).reduce((a, b) => a + b)).toBe(24);
     expect(walked.allTime.keysForCustomers).toBe(24);
+    // The counters themselves, as the triggers left them after the burst.
+    const kept = await env.DB.prepare(
+      `SELECT customers, earned, spent, customer_purchases AS customerPurchases,
+              (SELECT sum(n) FROM reseller_key_counts WHERE reseller_id = ?1) AS keysForCustomers
+         FROM reseller_figures WHERE reseller_id = ?1`,
+    )
+      .bind(seller.user.id)
+      .first();
+    expect(kept).toEqual(walked.allTime);
   });
 });
