@@ -59,14 +59,15 @@ const keysForCustomersByStatus = (db: DB, resellerId: string, now: number) =>
 /**
  * The period [?2, ?3] (day numbers) by product: each product's running totals through the period's
  * last day minus those through the day before its first (an index seek each), for the products
- * with a ledger row in the period.
+ * with a ledger row in the period. CROSS JOIN keeps the products the outer loop: driven by the
+ * running totals instead, SQLite would read every day the reseller ever sold on.
  */
 const PERIOD_BY_PRODUCT = `SELECT nullif(p.product_id, '') AS productId, p.product_name AS name, p.product_key_tag AS keyTag,
        l.earned - coalesce(b.earned, 0) AS earned, l.spent - coalesce(b.spent, 0) AS spent,
        l.keys_for_customers - coalesce(b.keys_for_customers, 0) AS keysForCustomers,
        l.customer_purchases - coalesce(b.customer_purchases, 0) AS customerPurchases
   FROM reseller_products p
-  JOIN reseller_product_days l ON l.reseller_id = p.reseller_id AND l.product_id = p.product_id
+ CROSS JOIN reseller_product_days l ON l.reseller_id = p.reseller_id AND l.product_id = p.product_id
    AND l.day = (SELECT d.day FROM reseller_product_days d WHERE d.reseller_id = p.reseller_id AND d.product_id = p.product_id AND d.day <= ?3 ORDER BY d.day DESC LIMIT 1)
   LEFT JOIN reseller_product_days b ON b.reseller_id = p.reseller_id AND b.product_id = p.product_id
    AND b.day = (SELECT d.day FROM reseller_product_days d WHERE d.reseller_id = p.reseller_id AND d.product_id = p.product_id AND d.day < ?2 ORDER BY d.day DESC LIMIT 1)
