@@ -12,6 +12,7 @@
 --   the key it names as the row is written, so a key deleted later keeps counting under its product;
 --   a row whose key was gone when written counts under product '' ("Deleted keys").
 -- The view reseller_sale is how the triggers add one ledger row to a product's running totals.
+-- The tables are WITHOUT ROWID: a seek by primary key reads one row, not an index entry and a row.
 CREATE TABLE `reseller_days` (
 	`reseller_id` text NOT NULL,
 	`day` integer NOT NULL,

@@ -63,6 +63,15 @@
 // - license_keys_sold_by_day_on_insert, _on_delete, ledger_revenue_by_day, users_new_by_day_on_insert,
 //   _on_delete, activations_by_day_on_insert, _on_delete (0032): System Analytics' figures per UTC
 //   day (daily_figures, daily_sales), as the rows they count go in and out.
+// - ledger_reseller_figures_on_insert, _on_kind (0033): a commission or purchase ledger row (written,
+//   or given its kind by an import) adds to its account's figures (reseller_figures, reseller_days)
+//   and, through the view reseller_sale (its trigger reseller_sale_adds_to_reseller_figures), to the
+//   running totals of its key's product (reseller_products, reseller_product_days); a purchase row
+//   written before its key (license_keys_charge_payer) is added by license_keys_charge_payer_by_product
+//   as the key goes in.
+// - users_reseller_figures_on_insert, _on_change, _on_delete and license_keys_reseller_figures_on_insert,
+//   _on_change, _on_delete (0033): a reseller's customers (reseller_figures) and keys for customers by
+//   status (reseller_key_counts), as accounts and keys go in, change and go out.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
@@ -511,7 +520,8 @@ export const dailySales = sqliteTable(
  * the reseller's ledger, customers and keys. Every account that spends credits has its rows (any
  * account may become a reseller, and its statistics then count what it bought before): all time,
  * its customers (users.reseller_id), the credits earned in commissions and spent on keys, and the
- * commissions (its customers' purchases).
+ * commissions (its customers' purchases). The five tables of 0033 are WITHOUT ROWID (drizzle does not
+ * model it; the migration says it): a seek by primary key reads one row, not an index entry and a row.
  */
 export const resellerFigures = sqliteTable('reseller_figures', {
   resellerId: text('reseller_id').primaryKey(),

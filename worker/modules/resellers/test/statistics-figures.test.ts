@@ -13,6 +13,7 @@ import { newId } from '../../../platform/ids';
 import { api, db, signedInUser, TEST_PASSWORD, uniqueName, unreconciledUsers } from '../../../test/helpers';
 import { tokenFor } from '../../../test/role-matrix';
 import { makeProduct, userRow } from '../../../test/shop-helpers';
+import type { ResellerFigures } from '../schemas';
 import { listResellerFigures, resellerStatistics } from '../statistics';
 import { comparable, walkResellerFigures, type GoneKey } from './ledger-walk';
 
@@ -44,7 +45,7 @@ async function customerOf(seller: Signed, credits = 100_000): Promise<Customer> 
     body: { username, email: `${username}@example.com`, password: TEST_PASSWORD, ref: code },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const id = res.body.user._id as string;
+  const id: string = res.body.user._id;
   const funds = await api('POST', `/api/admin/users/${id}/balance`, { token: await owner(), body: { amount: credits, type: 'credits' } });
   expect(funds.status).toBe(200);
   return { id, token: res.body.token };
@@ -60,15 +61,14 @@ async function expectFiguresOfTheWalk(resellerId: string, gone: Map<string, Gone
   const order = stats.byProduct.map((p) => [-p.earned, -p.spent]);
   expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
   const compared = await listResellerFigures(db(), { page: 1, limit: 10_000 });
-  const row = compared.resellers.find((r) => r._id === resellerId);
-  if (row)
-    expect(row).toMatchObject({
-      customers: walked.allTime.customers,
-      earned: walked.allTime.earned,
-      spent: walked.allTime.spent,
-      keysForCustomers: walked.allTime.keysForCustomers,
-      customerPurchases: walked.allTime.customerPurchases,
-    });
+  const row = (compared.resellers as ResellerFigures[]).find((r) => r._id === resellerId);
+  expect(row).toMatchObject({
+    customers: walked.allTime.customers,
+    earned: walked.allTime.earned,
+    spent: walked.allTime.spent,
+    keysForCustomers: walked.allTime.keysForCustomers,
+    customerPurchases: walked.allTime.customerPurchases,
+  });
   return walked;
 }
 
