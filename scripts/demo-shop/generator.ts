@@ -534,8 +534,13 @@ export function writeShop(d1: BatchDb, shop: Shop): Promise<Record<string, numbe
   );
 }
 
-/** The triggers of the shop's counts and daily figures (0032) and of its keys by product and by tag (0034), which the shop does not carry: they run as it is written. */
-const FIGURES_KEPT_BY_TRIGGERS = /_count_(status|role|by_product|by_tag)_on_|_by_day(_on_|$)/;
+/**
+ * The triggers of the shop's counts and daily figures (migration 0032), of the resellers' figures
+ * (0033) and of its keys by product and by tag (0034), which the shop does not carry: they run as it
+ * is written. (license_keys_charge_payer_by_product stays off with license_keys_charge_payer: the
+ * shop's purchase ledger rows are written as rows.)
+ */
+const FIGURES_KEPT_BY_TRIGGERS = /_count_(status|role|by_product|by_tag)_on_|_by_day(_on_|$)|_reseller_figures(_on_|$)/;
 
 async function writeTables(d1: BatchDb, shop: Shop): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};

@@ -371,6 +371,21 @@ describe('query plans', () => {
       // The ledger (alias l) only through the reseller's own rows: never a walk of the shop's.
       expect(plans.flatMap((p) => p.steps).join('\n')).not.toMatch(/\bSCAN (ledger|l)\b/);
     }
+    // The statistics read the figures migration 0033 keeps, never the reseller's ledger or customers,
+    // and their keys only for the lapsed ones (the expiry index, not every key the reseller made).
+    const stats = (await expectNoFullScans(await statementsOf((d1) => resellerStatistics(createDb(d1), s.reseller.id, 90))))
+      .flatMap((p) => p.steps)
+      .join('\n');
+    expect(stats).not.toMatch(/\bledger\b|users_reseller_idx|license_keys_creator_idx/);
+    expect(stats).toMatch(/license_keys_expiry_idx/);
+    // A row a day of the period, and each product's running totals by a seek at each end of it: the
+    // products drive, never the reseller's running totals (every day they sold on).
+    expect(stats).toMatch(/SEARCH reseller_days USING PRIMARY KEY \(reseller_id=\? AND day>\? AND day<\?\)/);
+    expect(stats).toMatch(/SEARCH p USING PRIMARY KEY \(reseller_id=\?\)\n/);
+    expect(stats).toMatch(/SEARCH l USING PRIMARY KEY \(reseller_id=\? AND product_id=\? AND day=\?\)/);
+    expect(stats).toMatch(/SEARCH b USING PRIMARY KEY \(reseller_id=\? AND product_id=\? AND day=\?\)/);
+    expect(stats).toMatch(/SEARCH reseller_figures USING PRIMARY KEY \(reseller_id=\?\)/);
+    expect(stats).toMatch(/SEARCH reseller_key_counts USING PRIMARY KEY \(reseller_id=\?\)/);
   });
 
   it('every index of the ledger serves one of its reads: each one costs every movement of money', async () => {

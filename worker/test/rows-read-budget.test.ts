@@ -8,6 +8,11 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateShop, writeShop, type KeyRow, type Shop, type UserRow } from '../../scripts/demo-shop/generator';
+import { comparable, walkResellerFigures } from '../modules/resellers/test/ledger-walk';
+import { resellerStatistics } from '../modules/resellers/statistics';
+import { newId } from '../platform/ids';
+import { DAY_MS } from '../platform/vocabulary';
+import { db } from './helpers';
 import { api, openSessionAt } from './helpers';
 import { instrumentedWorker } from './instrumented';
 
@@ -25,6 +30,11 @@ const searchedProduct = () => {
   for (const k of shop.keys) keys.set(k.product_id, (keys.get(k.product_id) ?? 0) + 1);
   return shop.products.filter((p) => p.is_active === 1).sort((a, b) => keys.get(b.id)! - keys.get(a.id)!)[0];
 };
+/**
+ * A reseller's statistics over 90 days: a row a day, five a product (its row, and a seek and a row of
+ * its running totals at each end of the period), the all-time row, the key counters, the session.
+ */
+const RESELLER_STATS_ROWS = 90 + 5 * SHOP.products + 20;
 /** The customer whose My Keys is read: far more keys than a page. */
 const COLLECTOR_KEYS = 120;
 
@@ -39,6 +49,7 @@ type Call = {
 };
 
 let shop: Shop;
+let resellerId: string;
 let tokens: Record<Exclude<Call['as'], 'none'>, string>;
 let device: { key: string; fingerprint: string };
 let freshKeys: KeyRow[];
@@ -79,6 +90,7 @@ beforeAll(async () => {
   const named = (username: string) => shop.byUsername.get(username)!;
   const session = (u: UserRow) => openSessionAt({ id: u.id, role: u.role }, Date.now());
   const reseller = shop.users.find((u) => u.role === 'reseller')!;
+  resellerId = reseller.id;
   tokens = {
     owner: await session(named('rows-owner')),
     collector: await session(named('rows-collector')),
@@ -123,7 +135,8 @@ const calls: Call[] = [
       return { productId: p.id, duration: p.min_days };
     },
     as: 'shopper',
-    maxRowsRead: 30,
+    // The buyer's figures (migration 0033): a purchase adds to its payer's day, totals and product.
+    maxRowsRead: 35,
   },
   // A customer's own keys: counted for the page's total, then the page (license_keys_purchaser_idx).
   { name: 'my keys', method: 'GET', path: () => '/api/users/my-keys?page=3&limit=10', as: 'collector', maxRowsRead: 2.5 * COLLECTOR_KEYS },
@@ -168,7 +181,15 @@ const calls: Call[] = [
   // The counts by status and by role from shop_counts, the products, the newest accounts and keys.
   { name: 'admin stats', method: 'GET', path: () => '/api/admin/stats', as: 'owner', maxRowsRead: 150 },
   { name: 'admin users', method: 'GET', path: () => '/api/admin/users?limit=15&page=3', as: 'owner', maxRowsRead: 120 },
-  { name: 'reseller stats 90d', method: 'GET', path: () => '/api/reseller/stats?days=90', as: 'reseller', maxRowsRead: 500 },
+  // The resellers' figures (migration 0033): a row a day, a few a product, the all-time row and key
+  // counters, whatever the reseller sold (the ledger walk it replaced read every row of theirs).
+  {
+    name: 'reseller stats 90d',
+    method: 'GET',
+    path: () => '/api/reseller/stats?days=90',
+    as: 'reseller',
+    maxRowsRead: RESELLER_STATS_ROWS,
+  },
   // The rollups (migration 0032): a row a day of figures, and a day's products twice (sold by day, by
   // product), whatever the keys, ledger, accounts and devices of the period.
   {
@@ -254,5 +275,86 @@ describe('the shop as written', () => {
         "SELECT count(*) AS n FROM (SELECT substr(key, 1, instr(key, '-') - 1), product_id, count(*) FROM license_keys WHERE instr(key, '-') > 0 GROUP BY 1, 2 EXCEPT SELECT tag, product_id, n FROM key_tag_counts)",
       ),
     ).toBe(0);
+  });
+
+  it("has each reseller's figures of its rows (their triggers run as it is written)", async () => {
+    const now = Date.now();
+    const resellers = shop.users.filter((u) => u.role === 'reseller');
+    expect(resellers.length).toBe(10);
+    let sold = 0;
+    for (const r of resellers) {
+      const walked = await walkResellerFigures(env.DB, r.id, 90, now);
+      expect(comparable(await resellerStatistics(db(), r.id, 90, now)), r.username).toEqual(walked);
+      sold += walked.allTime.spent + walked.allTime.keysForCustomers;
+    }
+    expect(sold).toBeGreaterThan(0);
+  });
+});
+
+describe("a reseller's statistics as the reseller sells more", () => {
+  /**
+   * `count` keys bought by the reseller for their customers, on the given (day back, product) pairs
+   * in turn, as the purchase writes them (the key with its payer: its trigger writes the ledger row).
+   */
+  async function sell(count: number, pairs: [number, number][]) {
+    const now = Date.now();
+    const customers = shop.users.filter((u) => u.role === 'user');
+    const keys = Array.from({ length: count }, (_, i) => {
+      const [back, p] = pairs[i % pairs.length];
+      const product = shop.products[p];
+      const at = now - back * DAY_MS - (i % 1_000);
+      return { id: newId(), key: `GROW-${newId()}`, product, at, customer: customers[i % customers.length].id };
+    });
+    // Credits for them (the test's own: the shop's reseller has a few thousand).
+    await env.DB.prepare('UPDATE users SET credits = credits + ?2 WHERE id = ?1')
+      .bind(resellerId, 10 * count)
+      .run();
+    await env.DB.prepare(
+      `INSERT INTO license_keys (id, key, status, product_id, product_name, product_key_tag, product_type, duration, max_activations,
+                                 purchased_at, purchased_by, created_by, purchase_price, paid_by, generation_method, created_at)
+       SELECT value->>'id', value->>'key', 'available', value->>'productId', value->>'name', value->>'keyTag', value->>'type', 30, 1,
+              value->>'at', value->>'customer', ?2, 7, ?2, 'reseller', value->>'at' FROM json_each(?1)`,
+    )
+      .bind(
+        JSON.stringify(
+          keys.map((k) => ({
+            id: k.id,
+            key: k.key,
+            productId: k.product.id,
+            name: k.product.name,
+            keyTag: k.product.key_tag,
+            type: k.product.product_type,
+            at: k.at,
+            customer: k.customer,
+          })),
+        ),
+        resellerId,
+      )
+      .run();
+  }
+
+  const measure = async () =>
+    (await instrumentedWorker().warmCost((fetch) => api('GET', '/api/reseller/stats?days=90', { token: tokens.reseller, fetch }))).rowsRead;
+
+  it('read the same rows after seven times the sales on the same products, and answer what the ledger walk does', async () => {
+    // Sales on 40 (day, product) pairs of the period; then six times as many, half on the same pairs
+    // and half on the same products on days before the period (more running totals to skip over).
+    const pairs = Array.from({ length: 40 }, (_, i): [number, number] => [(i * 7) % 90, (i * 3) % SHOP.products]);
+    await sell(100, pairs);
+    const before = await measure();
+    await sell(300, pairs);
+    await sell(
+      300,
+      pairs.map(([back, p], i): [number, number] => [back + 91 + i * 5, p]),
+    );
+    const after = await measure();
+    // At most a row more a product: its running totals before the period, which it now has.
+    expect(after, `rows read: ${before} before, ${after} after 600 more sales`).toBeLessThanOrEqual(before + SHOP.products);
+    expect(after).toBeLessThanOrEqual(RESELLER_STATS_ROWS);
+    const now = Date.now();
+    const walked = await walkResellerFigures(env.DB, resellerId, 90, now);
+    expect(comparable(await resellerStatistics(db(), resellerId, 90, now))).toEqual(walked);
+    expect(walked.totals.keysForCustomers).toBeGreaterThanOrEqual(400);
+    expect(walked.allTime.keysForCustomers).toBeGreaterThanOrEqual(700);
   });
 });

@@ -1,7 +1,7 @@
 // License keys by status, as a count that rides in a page's batch (platform/db/counts.ts): the admin
 // key list's totals and the Overview's figures.
 import { and, count, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import { unionAll } from 'drizzle-orm/sqlite-core';
+import { unionAll, type AnySQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { DB } from '../../platform/db/client';
 import type { Count } from '../../platform/db/counts';
 import { licenseKeys, shopCounts } from '../../platform/db/schema';
@@ -66,11 +66,36 @@ export function countsOf(stored: StatusCount[], lapsed: StatusCount[]): KeyCount
  * are four and the lapsed keys, never the shop's keys.
  */
 export function shopKeysByStatus(db: DB, now: number): Count<KeyCounts> {
+  return countedKeysByStatus(
+    db,
+    { table: shopCounts, status: shopCounts.value, n: shopCounts.n, where: eq(shopCounts.kind, 'key_status') },
+    undefined,
+    now,
+  );
+}
+
+/**
+ * Keys by status at `now` from counters kept by triggers (a row per stored status: `table` where
+ * `where`), with the keys of `scope` whose expiry passed before the scheduled job marked them moved
+ * to expired, in one statement (`shopKeysByStatus`). The lapsed keys are read from
+ * license_keys_expiry_idx: a scope must not offer SQLite an index of its own (write its column as
+ * `+column`), or the range would be every key of the scope instead of the lapsed ones.
+ */
+export function countedKeysByStatus(
+  db: DB,
+  counts: { table: SQLiteTable; status: AnySQLiteColumn; n: AnySQLiteColumn; where: SQL | undefined },
+  scope: SQL | undefined,
+  now: number,
+): Count<KeyCounts> {
   const stored = db
-    .select({ status: shopCounts.value, n: shopCounts.n, lapsed: sql<number>`0`.as('lapsed') })
-    .from(shopCounts)
-    .where(eq(shopCounts.kind, 'key_status'));
-  const lapsed = lapsedKeys(db, undefined, now, { lapsed: sql<number>`1`.as('lapsed') });
+    .select({
+      status: sql<string>`${counts.status}`.as('status'),
+      n: sql<number>`${counts.n}`.as('n'),
+      lapsed: sql<number>`0`.as('lapsed'),
+    })
+    .from(counts.table)
+    .where(counts.where);
+  const lapsed = lapsedKeys(db, scope, now, { lapsed: sql<number>`1`.as('lapsed') });
   return {
     statements: [unionAll(stored, lapsed)],
     read: ([rows]) => {

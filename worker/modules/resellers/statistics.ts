@@ -1,15 +1,18 @@
 // A reseller's statistics ("My Statistics"; the owner sees any reseller's, and compares them): credits
 // earned in commissions and spent on keys, per UTC day and per product, their customers and their
 // purchases, the keys bought for customers by status. The ledger is the source of every credit: a
-// commission row and a purchase row each name their key (`reference`), so a key revoked or deleted
-// since still counts what it earned or cost. One batch, one round trip; every statement is scoped by
-// the reseller's id (ledger_user_idx, license_keys_creator_idx, users_reseller_idx).
-import { and, eq } from 'drizzle-orm';
+// commission row and a purchase row each name their key (`reference`), and migration 0033's
+// triggers add each to the reseller's figures under that key's product as it is written, so a key
+// revoked or deleted since still counts what it earned or cost. The statistics read those figures
+// (a row a day of the period, two rows a product, a row of all-time totals, a row a key status),
+// never the reseller's ledger, customers or keys: the rows read do not grow with their sales. One
+// batch, one round trip.
+import { and, eq, sql } from 'drizzle-orm';
 import { rawSql, runBatch, type DB } from '../../platform/db/client';
-import { licenseKeys } from '../../platform/db/schema';
+import { licenseKeys, resellerKeyCounts } from '../../platform/db/schema';
 import { notFound } from '../../platform/errors';
 import { DAY_MS } from '../../platform/vocabulary';
-import { keysByStatus, type KeyCounts } from '../keys';
+import { countedKeysByStatus, type KeyCounts } from '../keys';
 import type { ResellerDay, ResellerFigures, ResellerProduct, ResellerStats, ResellersResponse } from './schemas';
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -35,65 +38,76 @@ export const RESELLER_WITH_TIER = `SELECT u.id, u.username, u.role, u.credits, u
  WHERE u.id = ?1`;
 
 /**
- * Credits of a kind per day over [from, to): commissions earned (+) or keys paid (-). `+kind` keeps
- * SQLite on the reseller's own rows (ledger_user_idx), never the shop's rows of that kind.
+ * A reseller's keys for customers by status at `now`: their counters (reseller_key_counts), with
+ * those whose expiry passed before the scheduled job marked them moved to expired. The creator's
+ * column is `+created_by` so the lapsed keys come from license_keys_expiry_idx (the shop's few
+ * lapsed keys), never from the creator's index (every key the reseller sold).
  */
-const perDay = (kind: 'commission' | 'purchase') =>
-  `SELECT created_at / ${DAY_MS} AS day, abs(sum(credits_delta)) AS n FROM ledger
-    WHERE user_id = ?1 AND +kind = '${kind}' AND created_at >= ?2 AND created_at < ?3 GROUP BY day`;
+const keysForCustomersByStatus = (db: DB, resellerId: string, now: number) =>
+  countedKeysByStatus(
+    db,
+    {
+      table: resellerKeyCounts,
+      status: resellerKeyCounts.status,
+      n: resellerKeyCounts.n,
+      where: eq(resellerKeyCounts.resellerId, resellerId),
+    },
+    and(sql`+${licenseKeys.createdBy} = ${resellerId}`, eq(licenseKeys.generationMethod, 'reseller')),
+    now,
+  );
+
+/**
+ * The period [?2, ?3] (day numbers) by product: each product's running totals through the period's
+ * last day minus those through the day before its first (an index seek each), for the products
+ * with a ledger row in the period. CROSS JOIN keeps the products the outer loop: driven by the
+ * running totals instead, SQLite would read every day the reseller ever sold on.
+ */
+const PERIOD_BY_PRODUCT = `SELECT nullif(p.product_id, '') AS productId, p.product_name AS name, p.product_key_tag AS keyTag,
+       l.earned - coalesce(b.earned, 0) AS earned, l.spent - coalesce(b.spent, 0) AS spent,
+       l.keys_for_customers - coalesce(b.keys_for_customers, 0) AS keysForCustomers,
+       l.customer_purchases - coalesce(b.customer_purchases, 0) AS customerPurchases
+  FROM reseller_products p
+ CROSS JOIN reseller_product_days l ON l.reseller_id = p.reseller_id AND l.product_id = p.product_id
+   AND l.day = (SELECT d.day FROM reseller_product_days d WHERE d.reseller_id = p.reseller_id AND d.product_id = p.product_id AND d.day <= ?3 ORDER BY d.day DESC LIMIT 1)
+  LEFT JOIN reseller_product_days b ON b.reseller_id = p.reseller_id AND b.product_id = p.product_id
+   AND b.day = (SELECT d.day FROM reseller_product_days d WHERE d.reseller_id = p.reseller_id AND d.product_id = p.product_id AND d.day < ?2 ORDER BY d.day DESC LIMIT 1)
+ WHERE p.reseller_id = ?1 AND l.ledger_rows > coalesce(b.ledger_rows, 0)
+ ORDER BY earned DESC, spent DESC, name`;
 
 export async function resellerStatistics(db: DB, resellerId: string, days: number, now = Date.now()): Promise<ResellerStats> {
   const lastDay = Math.floor(now / DAY_MS);
   const firstDay = lastDay - days + 1;
-  const [from, to] = [firstDay * DAY_MS, (lastDay + 1) * DAY_MS];
-  const forCustomers = and(eq(licenseKeys.createdBy, resellerId), eq(licenseKeys.generationMethod, 'reseller'));
-  const byStatus = keysByStatus(db, forCustomers, now);
+  const byStatus = keysForCustomersByStatus(db, resellerId, now);
   const results = await runBatch(db, [
     rawSql(RESELLER_WITH_TIER, resellerId),
-    rawSql(perDay('commission'), resellerId, from, to),
-    rawSql(perDay('purchase'), resellerId, from, to),
-    // The period by product: the ledger's rows with the key each names (a deleted key: no product).
     rawSql(
-      `SELECT k.product_id AS productId, max(k.product_name) AS name, max(k.product_key_tag) AS keyTag,
-              coalesce(sum(CASE WHEN l.kind = 'commission' THEN l.credits_delta END), 0) AS earned,
-              coalesce(-sum(CASE WHEN l.kind = 'purchase' THEN l.credits_delta END), 0) AS spent,
-              count(CASE WHEN l.kind = 'purchase' AND k.generation_method = 'reseller' THEN 1 END) AS keysForCustomers,
-              count(CASE WHEN l.kind = 'commission' THEN 1 END) AS customerPurchases
-         FROM ledger l LEFT JOIN license_keys k ON k.id = l.reference
-        WHERE l.user_id = ?1 AND +l.kind IN ('commission', 'purchase') AND l.created_at >= ?2 AND l.created_at < ?3
-        GROUP BY k.product_id ORDER BY earned DESC, spent DESC, name`,
+      `SELECT day, earned, spent FROM reseller_days WHERE reseller_id = ?1 AND day >= ?2 AND day <= ?3`,
       resellerId,
-      from,
-      to,
+      firstDay,
+      lastDay,
     ),
-    // All time.
+    rawSql(PERIOD_BY_PRODUCT, resellerId, firstDay, lastDay),
     rawSql(
-      `SELECT coalesce(sum(CASE WHEN kind = 'commission' THEN credits_delta END), 0) AS earned,
-              coalesce(-sum(CASE WHEN kind = 'purchase' THEN credits_delta END), 0) AS spent,
-              count(CASE WHEN kind = 'commission' THEN 1 END) AS customerPurchases
-         FROM ledger WHERE user_id = ?1 AND +kind IN ('commission', 'purchase')`,
+      `SELECT customers, earned, spent, customer_purchases AS customerPurchases FROM reseller_figures WHERE reseller_id = ?1`,
       resellerId,
     ),
-    rawSql(`SELECT count(*) AS n FROM users WHERE reseller_id = ?1`, resellerId),
     ...byStatus.statements,
   ]);
-  const [[reseller], earned, spent, products, [allTime], [customers], ...counts] = results as [
+  const [[reseller], perDay, products, [figures], ...counts] = results as [
     ResellerRow[],
-    Array<{ day: number; n: number }>,
-    Array<{ day: number; n: number }>,
+    Array<{ day: number; earned: number; spent: number }>,
     Array<Omit<ResellerProduct, 'name'> & { name: string | null }>,
-    Array<{ earned: number; spent: number; customerPurchases: number }>,
-    Array<{ n: number }>,
+    Array<{ customers: number; earned: number; spent: number; customerPurchases: number } | undefined>,
     ...unknown[],
   ];
   if (!reseller) throw notFound('Reseller');
   const keyCounts: KeyCounts = byStatus.read(counts);
+  const allTime = figures ?? { customers: 0, earned: 0, spent: 0, customerPurchases: 0 };
 
-  const earnedBy = new Map(earned.map((r) => [r.day, r.n]));
-  const spentBy = new Map(spent.map((r) => [r.day, r.n]));
+  const byDay = new Map(perDay.map((r) => [r.day, r]));
   const daily: ResellerDay[] = Array.from({ length: days }, (_, i) => {
     const day = firstDay + i;
-    return { date: isoDay(day), earned: earnedBy.get(day) ?? 0, spent: spentBy.get(day) ?? 0 };
+    return { date: isoDay(day), earned: byDay.get(day)?.earned ?? 0, spent: byDay.get(day)?.spent ?? 0 };
   });
   const byProduct: ResellerProduct[] = products.map((p) => ({ ...p, name: p.name ?? 'Deleted keys' }));
   const sum = (pick: (p: ResellerProduct) => number) => byProduct.reduce((total, p) => total + pick(p), 0);
@@ -128,7 +142,7 @@ export async function resellerStatistics(db: DB, resellerId: string, days: numbe
     allTime: {
       earned: allTime.earned,
       spent: allTime.spent,
-      customers: customers.n,
+      customers: allTime.customers,
       customerPurchases: allTime.customerPurchases,
       keysForCustomers: keyCounts.available + keyCounts.used + keyCounts.revoked + keyCounts.expired,
     },
@@ -153,18 +167,17 @@ type FiguresRow = {
   customer_purchases: number;
 };
 
-/** Every reseller's figures, all time, for the owner to compare: one page, by credits earned. */
+/** Every reseller's figures, all time, for the owner to compare: one page, by credits earned (a row or two a reseller: their figures and key counters). */
 export async function listResellerFigures(db: DB, query: { page: number; limit: number }): Promise<ResellersResponse> {
   const [rows, [total]] = (await runBatch(db, [
     rawSql(
       `SELECT u.id, u.username, u.email, u.is_active, u.credits, u.referral_code, u.reseller_tier_id AS own_tier,
               t.id AS tier_id, t.name AS tier_name,
-              (SELECT count(*) FROM users c WHERE c.reseller_id = u.id) AS customers,
-              (SELECT coalesce(sum(credits_delta), 0) FROM ledger l WHERE l.user_id = u.id AND +l.kind = 'commission') AS earned,
-              (SELECT coalesce(-sum(credits_delta), 0) FROM ledger l WHERE l.user_id = u.id AND +l.kind = 'purchase') AS spent,
-              (SELECT count(*) FROM license_keys k WHERE k.created_by = u.id AND k.generation_method = 'reseller') AS keys_for_customers,
-              (SELECT count(*) FROM ledger l WHERE l.user_id = u.id AND +l.kind = 'commission') AS customer_purchases
+              coalesce(f.customers, 0) AS customers, coalesce(f.earned, 0) AS earned, coalesce(f.spent, 0) AS spent,
+              (SELECT coalesce(sum(n), 0) FROM reseller_key_counts c WHERE c.reseller_id = u.id) AS keys_for_customers,
+              coalesce(f.customer_purchases, 0) AS customer_purchases
          FROM users u LEFT JOIN reseller_tiers t ON t.id = coalesce(u.reseller_tier_id, (SELECT id FROM reseller_tiers WHERE is_default = 1))
+         LEFT JOIN reseller_figures f ON f.reseller_id = u.id
         WHERE u.role = 'reseller'
         ORDER BY earned DESC, u.created_at DESC, u.id DESC LIMIT (?1 + 0) OFFSET (?2 + 0)`,
       query.limit,

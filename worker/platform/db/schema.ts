@@ -63,6 +63,15 @@
 // - license_keys_sold_by_day_on_insert, _on_delete, ledger_revenue_by_day, users_new_by_day_on_insert,
 //   _on_delete, activations_by_day_on_insert, _on_delete (0032): System Analytics' figures per UTC
 //   day (daily_figures, daily_sales), as the rows they count go in and out.
+// - ledger_reseller_figures_on_insert, _on_kind (0033): a commission or purchase ledger row (written,
+//   or given its kind by an import) adds to its account's figures (reseller_figures, reseller_days)
+//   and, through the view reseller_sale (its trigger reseller_sale_adds_to_reseller_figures), to the
+//   running totals of its key's product (reseller_products, reseller_product_days); a purchase row
+//   written before its key (license_keys_charge_payer) is added by license_keys_charge_payer_by_product
+//   as the key goes in.
+// - users_reseller_figures_on_insert, _on_change, _on_delete and license_keys_reseller_figures_on_insert,
+//   _on_change, _on_delete (0033): a reseller's customers (reseller_figures) and keys for customers by
+//   status (reseller_key_counts), as accounts and keys go in, change and go out.
 // - license_keys_count_by_product_on_insert, _on_delete, _on_change (0034): every key by its product
 //   and stored status (product_key_counts), for the owner's search and product list.
 // - license_keys_count_by_tag_on_insert, _on_delete, _on_change (0034): the keys whose value starts
@@ -542,6 +551,84 @@ export const dailySales = sqliteTable(
     revenue: integer('revenue').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.day, t.productId] })],
+);
+
+/**
+ * A reseller's figures (My Statistics and the owner's comparison), kept by the triggers of 0033 in
+ * the statement that changes a row, so the statistics read a row per day and per product instead of
+ * the reseller's ledger, customers and keys. Every account that spends credits has its rows (any
+ * account may become a reseller, and its statistics then count what it bought before): all time,
+ * its customers (users.reseller_id), the credits earned in commissions and spent on keys, and the
+ * commissions (its customers' purchases). The five tables of 0033 are WITHOUT ROWID (drizzle does not
+ * model it; the migration says it): a seek by primary key reads one row, not an index entry and a row.
+ */
+export const resellerFigures = sqliteTable('reseller_figures', {
+  resellerId: text('reseller_id').primaryKey(),
+  customers: integer('customers').notNull().default(0),
+  earned: integer('earned').notNull().default(0),
+  spent: integer('spent').notNull().default(0),
+  customerPurchases: integer('customer_purchases').notNull().default(0),
+});
+
+/** A reseller's keys for customers (created_by, generation_method 'reseller') by stored status (0033's triggers). */
+export const resellerKeyCounts = sqliteTable(
+  'reseller_key_counts',
+  {
+    resellerId: text('reseller_id').notNull(),
+    status: text('status', { enum: KEY_STATUSES }).notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.status] })],
+);
+
+/** A reseller's credits per UTC day (`day`: days since 1970-01-01): earned in commissions, spent on keys (0033's triggers). */
+export const resellerDays = sqliteTable(
+  'reseller_days',
+  {
+    resellerId: text('reseller_id').notNull(),
+    day: integer('day').notNull(),
+    earned: integer('earned').notNull().default(0),
+    spent: integer('spent').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.day] })],
+);
+
+/**
+ * The products a reseller's ledger rows touched, with the name and tag of their keys (the greatest,
+ * as the statistics grouped them). `productId` '' (name null): the rows whose key was gone when they
+ * were written ("Deleted keys").
+ */
+export const resellerProducts = sqliteTable(
+  'reseller_products',
+  {
+    resellerId: text('reseller_id').notNull(),
+    productId: text('product_id').notNull(),
+    productName: text('product_name'),
+    productKeyTag: text('product_key_tag'),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.productId] })],
+);
+
+/**
+ * A reseller's running totals by product through each UTC day they had a ledger row of it: the
+ * rows, credits earned and spent, keys bought for customers and commissions, from the first row
+ * on. A period's figures are the totals through its last day minus those through the day before
+ * its first: two rows a product, however much was sold. A row dated in the past (an import) adds
+ * to its day and every later day of the product.
+ */
+export const resellerProductDays = sqliteTable(
+  'reseller_product_days',
+  {
+    resellerId: text('reseller_id').notNull(),
+    productId: text('product_id').notNull(),
+    day: integer('day').notNull(),
+    ledgerRows: integer('ledger_rows').notNull().default(0),
+    earned: integer('earned').notNull().default(0),
+    spent: integer('spent').notNull().default(0),
+    keysForCustomers: integer('keys_for_customers').notNull().default(0),
+    customerPurchases: integer('customer_purchases').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.productId, t.day] })],
 );
 
 export const retiredKeys = sqliteTable(
