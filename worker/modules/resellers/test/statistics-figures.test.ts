@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { licenseKeys } from '../../../platform/db/schema';
 import { DAY_MS } from '../../../platform/vocabulary';
 import { newId } from '../../../platform/ids';
-import { api, db, signedInUser, TEST_PASSWORD, uniqueName, unreconciledUsers } from '../../../test/helpers';
+import { api, db, openSessionAt, signedInUser, TEST_PASSWORD, uniqueName, unreconciledUsers } from '../../../test/helpers';
 import { tokenFor } from '../../../test/role-matrix';
 import { makeProduct, userRow } from '../../../test/shop-helpers';
 import type { ResellerFigures } from '../schemas';
@@ -206,6 +206,47 @@ describe('a reseller’s figures (migration 0033)', () => {
     expect(stats.byProduct).toEqual([
       { productId: product.id, name: product.name, keyTag: product.keyTag, earned: 3, spent: 0, keysForCustomers: 0, customerPurchases: 1 },
     ]);
+  });
+
+  it("are kept for resellers only: a customer's purchase writes none, and an account made a reseller is counted from its ledger", async () => {
+    const products = await Promise.all([14, 22].map((cost) => makeProduct({ baseCreditCost: cost, creditsPerDay: 0 })));
+    const buyer = await signedInUser('user', { credits: 10_000 });
+    const figureRows = async () =>
+      (await env.DB.prepare(
+        `SELECT (SELECT count(*) FROM reseller_days WHERE reseller_id = ?1) + (SELECT count(*) FROM reseller_products WHERE reseller_id = ?1)
+              + (SELECT count(*) FROM reseller_product_days WHERE reseller_id = ?1)
+              + (SELECT count(*) FROM reseller_figures WHERE reseller_id = ?1 AND (earned != 0 OR spent != 0 OR customer_purchases != 0)) AS n`,
+      )
+        .bind(buyer.user.id)
+        .first<{ n: number }>())!.n;
+    let token = buyer.token;
+    const buy = async () => {
+      for (const product of products) {
+        const res = await api('POST', '/api/keys/purchase', { token, body: { productId: product.id, duration: 1 } });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+      }
+    };
+    // A session names its role: a changed role needs a new one.
+    const setRole = async (role: 'user' | 'reseller') => {
+      await env.DB.prepare(`UPDATE users SET role = ?2 WHERE id = ?1`).bind(buyer.user.id, role).run();
+      token = await openSessionAt({ id: buyer.user.id, role }, Date.now());
+    };
+    await buy();
+    // A customer: no figures written, and no statistics to read.
+    expect(await figureRows()).toBe(0);
+    await expect(resellerStatistics(db(), buyer.user.id, DAYS)).rejects.toMatchObject({ status: 404 });
+    // Made a reseller: what they bought before counts, as the walk counts it; and so does what they buy next.
+    await setRole('reseller');
+    expect((await expectFiguresOfTheWalk(buyer.user.id, new Map())).totals.spent).toBe(14 + 22);
+    await buy();
+    expect((await expectFiguresOfTheWalk(buyer.user.id, new Map())).totals.spent).toBe(2 * (14 + 22));
+    // A customer again: the figures go; made a reseller once more, they are counted afresh, the purchases in between too.
+    await setRole('user');
+    expect(await figureRows()).toBe(0);
+    await buy();
+    expect(await figureRows()).toBe(0);
+    await setRole('reseller');
+    expect((await expectFiguresOfTheWalk(buyer.user.id, new Map())).totals.spent).toBe(3 * (14 + 22));
   });
 
   it('are exact after a burst of purchases at once, by the reseller for customers and by their customers', async () => {
