@@ -100,8 +100,8 @@ export async function resellerStatistics(db: DB, resellerId: string, days: numbe
     Array<{ customers: number; earned: number; spent: number; customerPurchases: number } | undefined>,
     ...unknown[],
   ];
-  // Only a reseller has figures (migration 0033 keeps them for resellers, counted afresh when an account becomes one).
-  if (!reseller || reseller.role !== 'reseller') throw notFound('Reseller');
+  // A customer has no figures (migration 0033 keeps them for resellers and owners, counted afresh when an account becomes one).
+  if (!reseller || reseller.role === 'user') throw notFound('Reseller');
   const keyCounts: KeyCounts = byStatus.read(counts);
   const allTime = figures ?? { customers: 0, earned: 0, spent: 0, customerPurchases: 0 };
 

@@ -72,9 +72,9 @@
 // - users_reseller_figures_on_insert, _on_change, _on_delete and license_keys_reseller_figures_on_insert,
 //   _on_change, _on_delete (0033): a reseller's customers (reseller_figures) and keys for customers by
 //   status (reseller_key_counts), as accounts and keys go in, change and go out.
-// - users_reseller_figures_on_role (0033): the credits' figures are a reseller's only (the ledger
-//   triggers above skip everyone else's rows); an account made a reseller has them counted from its
-//   ledger, one that stops being one loses them.
+// - users_reseller_figures_on_role (0033): the credits' figures are kept for resellers and owners
+//   only (the ledger triggers above skip a customer's rows); an account made a reseller has them
+//   counted from its ledger, one made a customer loses them.
 // - license_keys_count_by_product_on_insert, _on_delete, _on_change (0034): every key by its product
 //   and stored status (product_key_counts), for the owner's search and product list.
 // - license_keys_count_by_tag_on_insert, _on_delete, _on_change (0034): the keys whose value starts
