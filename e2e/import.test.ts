@@ -33,6 +33,18 @@ async function productFor(letter: string, name: string, description: string): Pr
   return tag;
 }
 
+/** The owner's import section on the Admin Panel's Generate tab, its format and product chosen. */
+async function openImport(format: string, tag: string, options: { mobile?: boolean } = {}) {
+  const { context, page } = await newPage(browser, options);
+  await signIn(page, ownerCredentials());
+  await page.goto('/admin?tab=generate');
+  const section = page.getByRole('region', { name: 'Import licences' });
+  expect(await visible(section)).toBe(true);
+  await section.getByLabel('Format').selectOption(format);
+  await section.getByLabel('Product').selectOption(tag);
+  return { context, page, section };
+}
+
 describe('importing licences in the browser', () => {
   it('previews a file, counts a dry run, imports it and shows its keys; refuses a malformed file by line', async () => {
     const tag = await productFor('I', 'Imported', 'Moved in from Lemon Squeezy');
@@ -44,13 +56,7 @@ describe('importing licences in the browser', () => {
       `3,Leo Lemon,leo.${tag.toLowerCase()}@example.com,${keys[2]},1,0,true,disabled,`,
     ].join('\n');
 
-    const { context, page } = await newPage(browser, { mobile: true });
-    await signIn(page, ownerCredentials());
-    await page.goto('/admin?tab=generate');
-    const section = page.getByRole('region', { name: 'Import licences' });
-    expect(await visible(section)).toBe(true);
-    await section.getByLabel('Format').selectOption('lemonsqueezy');
-    await section.getByLabel('Product').selectOption(tag);
+    const { context, page, section } = await openImport('lemonsqueezy', tag, { mobile: true });
 
     // A malformed file: refused with its line, before any request.
     await section.getByLabel('File (CSV, JSON or JSON lines)').setInputFiles({
@@ -98,12 +104,7 @@ describe('importing licences in the browser', () => {
       ),
     ].join('\n');
 
-    const { context, page } = await newPage(browser);
-    await signIn(page, ownerCredentials());
-    await page.goto('/admin?tab=generate');
-    const section = page.getByRole('region', { name: 'Import licences' });
-    await section.getByLabel('Format').selectOption('keypanel');
-    await section.getByLabel('Product').selectOption(tag);
+    const { context, page, section } = await openImport('keypanel', tag);
     const choose = () =>
       section
         .getByLabel('File (CSV, JSON or JSON lines)')
@@ -164,13 +165,7 @@ describe('importing licences in the browser', () => {
       `A2,Pixel Pack,gus.${tag.toLowerCase()}@example.com,1,1,0,0,${tag}-GUM-0002`,
     ].join('\n');
 
-    const { context, page } = await newPage(browser, { mobile: true });
-    await signIn(page, ownerCredentials());
-    await page.goto('/admin?tab=generate');
-    const section = page.getByRole('region', { name: 'Import licences' });
-    expect(await visible(section)).toBe(true);
-    await section.getByLabel('Format').selectOption('gumroad');
-    await section.getByLabel('Product').selectOption(tag);
+    const { context, page, section } = await openImport('gumroad', tag, { mobile: true });
     await section
       .getByLabel('File (CSV, JSON or JSON lines)')
       .setInputFiles({ name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
