@@ -165,7 +165,7 @@ describe('importing licences in the browser', () => {
       `A2,Pixel Pack,gus.${tag.toLowerCase()}@example.com,1,1,0,0,${tag}-GUM-0002`,
     ].join('\n');
 
-    const { context, page, section } = await openImport('gumroad', tag, { mobile: true });
+    const { context, section } = await openImport('gumroad', tag, { mobile: true });
     await section
       .getByLabel('File (CSV, JSON or JSON lines)')
       .setInputFiles({ name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
