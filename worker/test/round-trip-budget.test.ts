@@ -61,10 +61,12 @@ const calls = (): Call[] => [
   { method: 'GET', path: '/api/users/security', as: 'user', budget: read() },
   { method: 'GET', path: '/api/users/security-log', as: 'user', budget: read() },
   { method: 'GET', path: '/api/products', as: 'user', budget: read() },
-  { method: 'GET', path: '/api/admin/keys?status=used', as: 'owner', budget: read() },
+  // Two statements: the caller's check, and the page with its total (the shop's counts).
+  { method: 'GET', path: '/api/admin/keys?status=used', as: 'owner', budget: { ...read(), statements: 2 } },
   { method: 'GET', path: '/api/admin/keys?search=TEST', as: 'owner', budget: read() },
   { method: 'GET', path: '/api/admin/keys', as: 'reseller', budget: read() },
-  { method: 'GET', path: '/api/admin/stats', as: 'owner', budget: read() },
+  // Two statements: the caller's check, and every figure of the owner's Overview, its counts by status and by role too.
+  { method: 'GET', path: '/api/admin/stats', as: 'owner', budget: { ...read(), statements: 2 } },
   { method: 'GET', path: '/api/admin/users', as: 'owner', budget: read() },
   { method: 'GET', path: '/api/admin/audit-log', as: 'owner', budget: read() },
   { method: 'GET', path: '/api/admin/analytics?days=30', as: 'owner', budget: read() },

@@ -14,8 +14,7 @@ import { exactEnd, inPrefixRange, prefixEnd } from '../../platform/sql-prefix';
 import type { Actor } from '../../platform/db/schema';
 import type { AdminKeysQuery } from './schemas/admin-keys';
 import type { JsonText } from '../../platform/request';
-import { countsOf, keyCountsTotal, lapsedKeys, shopKeysByStatus, type KeyCounts, type StatusCount } from './key-counts';
-import { withCounts } from '../../platform/db/counts';
+import { countsOf, keyCountsTotal, lapsedKeys, readCountedJson, shopKeyCountsJson, type StatusCount } from './key-counts';
 import {
   candidatesPageJsonSql,
   chunks,
@@ -249,7 +248,11 @@ const ownerByProducts = compiledStatement((db: DB, shape: OwnerShape) => {
       ${others ? sql`(SELECT count(*) FROM "others")` : sql`0`} AS "others"`);
 });
 
-/** The owner's page of all keys, or of all keys of one status: its total comes from the Overview's counts. */
+/**
+ * The owner's page of all keys, or of all keys of one status, beside its total: the Overview's key
+ * counts (shop_counts and the lapsed keys, admin-stats.ts) in a column of the same statement,
+ * instead of walking a status's keys.
+ */
 const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }) => {
   const pageIds =
     shape.status === 'expired'
@@ -261,7 +264,9 @@ const ownerPage = compiledStatement((db: DB, shape: { status: KeyStatus | null }
           .orderBy(...NEWEST_FIRST)
           .limit(runtimeLimit(slot('limit')))
           .offset(runtimeLimit(slot('offset')));
-  return keysJsonStatement(db, pageIds, slot('now'));
+  return sqlStatement(
+    sql`SELECT ${keysJsonStatement(db, pageIds, slot('now'))} AS "json", ${shopKeyCountsJson(db, slot('now'))} AS "counts"`,
+  );
 });
 
 /**
@@ -321,16 +326,9 @@ export function adminKeysStatement(db: DB, viewer: Actor, query: AdminKeysQuery,
 export async function listAdminKeys(db: DB, viewer: Actor, query: AdminKeysQuery, now = Date.now()): Promise<JsonText<AdminKeysResponse>> {
   const statement = adminKeysStatement(db, viewer, query, now);
   if (countedByOverview(viewer, query)) {
-    // All keys, or all of one status: the totals are the Overview's key counts (admin-stats.ts), read
-    // from shop_counts in the page's own batch instead of walking a status's keys.
-    const {
-      page: [[rows]],
-      counts: [counts],
-    } = (await withCounts<[KeyCounts]>(db, [statement], [shopKeysByStatus(db, now)])) as {
-      page: [{ json: string }[]];
-      counts: [KeyCounts];
-    };
-    return keyListJson(rows.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
+    const [[row]] = (await runBatch(db, [statement])) as [[{ json: string; counts: string }]];
+    const counts = readCountedJson(row.counts);
+    return keyListJson(row.json, query.status ? counts[query.status] : keyCountsTotal(counts), query.limit);
   }
   if (countedByProducts(viewer, query)) {
     const [[row]] = (await runBatch(db, [statement])) as [[{ json: string; stored: string; lapsed: string; others: number }]];

@@ -58,35 +58,29 @@ export function countsOf(stored: StatusCount[], lapsed: StatusCount[]): KeyCount
   return counts;
 }
 
-/**
- * Every key of the shop by status at `now`, for the owner, in one statement: the stored statuses from
- * shop_counts (four rows, kept by migration 0032's triggers) and, beside them, the same short range
- * of license_keys_expiry_idx as `keysByStatus` reads, the keys whose expiry passed before the
- * scheduled job marked them, moved to expired. Exact on every request, at any size: the rows read
- * are four and the lapsed keys, never the shop's keys.
- */
-export function shopKeysByStatus(db: DB, now: number): Count<KeyCounts> {
-  return countedKeysByStatus(
-    db,
-    { table: shopCounts, status: shopCounts.value, n: shopCounts.n, where: eq(shopCounts.kind, 'key_status') },
-    undefined,
-    now,
-  );
-}
+/** The shop's keys by stored status: four rows of shop_counts (migration 0032's triggers keep them). */
+const SHOP_KEY_COUNTS = { table: shopCounts, status: shopCounts.value, n: shopCounts.n, where: eq(shopCounts.kind, 'key_status') };
 
 /**
- * Keys by status at `now` from counters kept by triggers (a row per stored status: `table` where
- * `where`), with the keys of `scope` whose expiry passed before the scheduled job marked them moved
- * to expired, in one statement (`shopKeysByStatus`). The lapsed keys are read from
- * license_keys_expiry_idx: a scope must not offer SQLite an index of its own (write its column as
- * `+column`), or the range would be every key of the scope instead of the lapsed ones.
+ * Every key of the shop by status at `now`, for the owner, as a column of a page's own statement (a
+ * local D1 batch costs about as much again for each statement as for what a short one does): the
+ * stored statuses from shop_counts and, beside them, the same short range of license_keys_expiry_idx
+ * as `keysByStatus` reads, the keys whose expiry passed before the scheduled job marked them, as a
+ * JSON array that `readCountedJson` reads, with those moved to expired. Exact on every request, at
+ * any size: the rows read are four and the lapsed keys, never the shop's keys. `now` is a moment or
+ * a compiled statement's slot.
  */
-export function countedKeysByStatus(
-  db: DB,
-  counts: { table: SQLiteTable; status: AnySQLiteColumn; n: AnySQLiteColumn; where: SQL | undefined },
-  scope: SQL | undefined,
-  now: number,
-): Count<KeyCounts> {
+export const shopKeyCountsJson = (db: DB, now: number | Placeholder): SQL =>
+  sql`(SELECT json_group_array(json_object('status', "status", 'n', "n", 'lapsed', "lapsed")) FROM ${countedRows(db, SHOP_KEY_COUNTS, undefined, now)})`;
+
+/** The keys by status from shopKeyCountsJson's column. */
+export const readCountedJson = (json: string): KeyCounts => readCounted(JSON.parse(json) as CountedRow[]);
+
+type Counters = { table: SQLiteTable; status: AnySQLiteColumn; n: AnySQLiteColumn; where: SQL | undefined };
+type CountedRow = StatusCount & { lapsed: number };
+
+/** The counters' rows (lapsed 0) and the lapsed keys' (lapsed 1), as countedKeysByStatus reads them. */
+function countedRows(db: DB, counts: Counters, scope: SQL | undefined, now: number | Placeholder) {
   const stored = db
     .select({
       status: sql<string>`${counts.status}`.as('status'),
@@ -95,17 +89,24 @@ export function countedKeysByStatus(
     })
     .from(counts.table)
     .where(counts.where);
-  const lapsed = lapsedKeys(db, scope, now, { lapsed: sql<number>`1`.as('lapsed') });
-  return {
-    statements: [unionAll(stored, lapsed)],
-    read: ([rows]) => {
-      const all = rows as (StatusCount & { lapsed: number })[];
-      return countsOf(
-        all.filter((r) => !r.lapsed),
-        all.filter((r) => r.lapsed),
-      );
-    },
-  };
+  return unionAll(stored, lapsedKeys(db, scope, now, { lapsed: sql<number>`1`.as('lapsed') }));
+}
+
+const readCounted = (rows: CountedRow[]) =>
+  countsOf(
+    rows.filter((r) => !r.lapsed),
+    rows.filter((r) => r.lapsed),
+  );
+
+/**
+ * Keys by status at `now` from counters kept by triggers (a row per stored status: `table` where
+ * `where`), with the keys of `scope` whose expiry passed before the scheduled job marked them moved
+ * to expired, in one statement (the reseller's statistics). The lapsed keys are read from
+ * license_keys_expiry_idx: a scope must not offer SQLite an index of its own (write its column as
+ * `+column`), or the range would be every key of the scope instead of the lapsed ones.
+ */
+export function countedKeysByStatus(db: DB, counts: Counters, scope: SQL | undefined, now: number): Count<KeyCounts> {
+  return { statements: [countedRows(db, counts, scope, now)], read: ([rows]) => readCounted(rows as CountedRow[]) };
 }
 
 export const keyCountsTotal = (counts: KeyCounts) => counts.available + counts.used + counts.revoked + counts.expired;

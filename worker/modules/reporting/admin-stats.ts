@@ -2,13 +2,13 @@
 // index, never a table loaded into memory. The owner sees the whole shop; a reseller sees the keys
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { DB } from '../../platform/db/client';
+import { runBatch, type DB } from '../../platform/db/client';
 import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
 import { licenseKeys, products, shopCounts, users } from '../../platform/db/schema';
 import type { Actor } from '../../platform/db/schema';
 import { withCounts, type Count } from '../../platform/db/counts';
 import type { Role } from '../../platform/vocabulary';
-import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, shopKeysByStatus, type KeyCounts } from '../keys';
+import { keyCountsTotal, keysByStatus, keysJsonStatement, NEWEST_FIRST, readCountedJson, shopKeyCountsJson, type KeyCounts } from '../keys';
 import { type AdminStats, type RecentUser } from './schemas';
 import { type LicenseKey } from '../keys/schemas/answers';
 
@@ -25,20 +25,22 @@ function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
   return { statements: [db.select({ role: users.role, n: count() }).from(users).where(scope).groupBy(users.role)], read: readRoleCounts };
 }
 
-/** Every account by role, for the owner: three rows of shop_counts (migration 0032's triggers keep them). */
-const shopUsersByRole = (db: DB): Count<RoleCounts> => ({
-  statements: [db.select({ role: shopCounts.value, n: shopCounts.n }).from(shopCounts).where(eq(shopCounts.kind, 'user_role'))],
-  read: readRoleCounts,
-});
+/** Every account by role, for the owner, as a JSON column: three rows of shop_counts (migration 0032's triggers keep them). */
+const shopUsersByRoleJson = (db: DB) =>
+  sql`(SELECT json_group_array(json_object('role', "role", 'n', "n")) FROM ${db
+    .select({ role: sql<Role>`${shopCounts.value}`.as('role'), n: sql<number>`${shopCounts.n}`.as('n') })
+    .from(shopCounts)
+    .where(eq(shopCounts.kind, 'user_role'))})`;
 
 export type RoleCounts = Record<Role, number>;
 
 const roleCountsTotal = (counts: RoleCounts) => counts.user + counts.reseller + counts.owner;
 
 /**
- * The Overview's figures but the counts, as one statement compiled once per role (platform/db/compiled.ts),
- * one row of four columns: a local D1 batch costs as much again for every statement in it as for
- * what most of these do. Slots `viewer` (a reseller's id) and `now`. The owner: every product, the
+ * The Overview's figures as one statement compiled once per role (platform/db/compiled.ts), one
+ * row: a local D1 batch costs as much again for every statement in it as for what most of these do.
+ * The owner's counts by status and by role are columns of it too (shop_counts); a reseller's ride
+ * beside it in the batch (`overviewOf`). Slots `viewer` (a reseller's id) and `now`. The owner: every product, the
  * products' revenue, the newest accounts (users_created_idx) and keys (license_keys_created_idx). A
  * reseller: the active products, the credits their customers' keys brought in, their latest
  * customers and the newest keys they created (license_keys_creator_idx). The accounts and the keys
@@ -69,34 +71,44 @@ const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean
       .limit(runtimeLimit(RECENT_ITEMS)),
     slot('now'),
   );
-  return sqlStatement(sql`SELECT ${productCount} AS "n", ${revenue} AS "total", ${people} AS "people", ${keys} AS "keys"`);
+  // The owner's counts by status and by role ride in the same row (one statement fewer each in the batch).
+  const counts = owner ? sql`, ${shopKeyCountsJson(db, slot('now'))} AS "keyCounts", ${shopUsersByRoleJson(db)} AS "roles"` : sql``;
+  return sqlStatement(sql`SELECT ${productCount} AS "n", ${revenue} AS "total", ${people} AS "people", ${keys} AS "keys"${counts}`);
 });
 
-type OverviewRow = { n: number; total: string | number | null; people: string; keys: string };
+/** keyCounts and roles: the owner's only (JSON arrays). */
+type OverviewRow = { n: number; total: string | number | null; people: string; keys: string; keyCounts?: string; roles?: string };
 
-/** The Overview's figures. */
-export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promise<AdminStats> {
-  const isOwner = viewer.role === 'owner';
+/** The owner's row, or a reseller's with their counts from the same batch. */
+async function overviewOf(db: DB, viewer: Actor, now: number): Promise<{ row: OverviewRow; keyCounts: KeyCounts; roleCounts: RoleCounts }> {
+  const values = { viewer: viewer.id, now };
+  if (viewer.role === 'owner') {
+    const [[row]] = (await runBatch(db, [overviewStatement(db, { owner: true }, values)])) as [[OverviewRow]];
+    return { row, keyCounts: readCountedJson(row.keyCounts!), roleCounts: readRoleCounts([JSON.parse(row.roles!)]) };
+  }
   // The reseller's keys: license_keys_creator_idx (created_by, created_at).
-  const keyScope = isOwner ? undefined : eq(licenseKeys.createdBy, viewer.id);
+  const keyScope = eq(licenseKeys.createdBy, viewer.id);
   // The reseller's customers: buyers of the keys they created, other than themselves.
   const customerIds = db
     .selectDistinct({ id: licenseKeys.purchasedBy })
     .from(licenseKeys)
     .where(and(eq(licenseKeys.createdBy, viewer.id), isNotNull(licenseKeys.purchasedBy), ne(licenseKeys.purchasedBy, viewer.id)));
-  const userScope = isOwner ? undefined : inArray(users.id, customerIds);
-
-  // Every figure, the counts by status and by role too, in one D1 round trip.
-  const shape = { owner: isOwner };
-  const values = { viewer: viewer.id, now };
   const {
     page: [[row]],
     counts: [keyCounts, roleCounts],
   } = (await withCounts<[KeyCounts, RoleCounts]>(
     db,
-    [overviewStatement(db, shape, values)],
-    [isOwner ? shopKeysByStatus(db, now) : keysByStatus(db, keyScope, now), isOwner ? shopUsersByRole(db) : usersByRole(db, userScope)],
+    [overviewStatement(db, { owner: false }, values)],
+    [keysByStatus(db, keyScope, now), usersByRole(db, inArray(users.id, customerIds))],
   )) as { page: [OverviewRow[]]; counts: [KeyCounts, RoleCounts] };
+  return { row, keyCounts, roleCounts };
+}
+
+/** The Overview's figures. */
+export async function adminStats(db: DB, viewer: Actor, now = Date.now()): Promise<AdminStats> {
+  const isOwner = viewer.role === 'owner';
+  // Every figure, the counts by status and by role too, in one D1 round trip.
+  const { row, keyCounts, roleCounts } = await overviewOf(db, viewer, now);
   // A reseller's latest customers are named by a second read, from the ids the first one found.
   const recentUsers = isOwner
     ? (JSON.parse(row.people) as RecentUserRow[]).map(toRecentUser)
