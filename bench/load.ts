@@ -11,7 +11,7 @@ import type { CallerCost } from './d1-host';
 export type Meter = { pid: number | null; d1Pid: number | null; d1Costs: () => Promise<CallerCost | null> };
 const NO_METER: Meter = { pid: null, d1Pid: null, d1Costs: () => Promise.resolve(null) };
 /** A Worker writes some rows after its answer (waitUntil, in batches closing within 200 ms): they are the request's cost too. */
-const SETTLE_MS = 300;
+export const SETTLE_MS = 300;
 
 /** `token`: a signed-in call, which also sends back the latest D1 bookmark its session was given, as the web app and the CLI do. */
 export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
@@ -30,6 +30,26 @@ function headerOf(headers: Record<string, string | string[] | undefined> | undef
   for (const [key, value] of Object.entries(headers ?? {}))
     if (key.toLowerCase() === name) return Array.isArray(value) ? value.at(-1) : value;
   return undefined;
+}
+
+/** A request's headers: its body's type, its session, and the latest bookmark that session was given. */
+export const requestHeaders = (r: BenchRequest): Record<string, string> => ({
+  ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
+  ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
+  ...(r.token && bookmarks.has(r.token) ? { [BOOKMARK_HEADER]: bookmarks.get(r.token)! } : {}),
+});
+
+/** Keeps the bookmark an answer gave its session, for the session's next request. */
+export function rememberBookmark(token: string | undefined, headers: Record<string, string | string[] | undefined> | undefined) {
+  const bookmark = token && headerOf(headers, BOOKMARK_HEADER);
+  if (bookmark) bookmarks.set(token, bookmark);
+}
+
+/** Whether an answer is correct; a correct one is recorded (`Expectation.record`). */
+export function answeredRight(expect: Expectation, status: number, body: string): boolean {
+  if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) return false;
+  expect.record?.(body);
+  return true;
 }
 
 export type Expectation = {
@@ -73,7 +93,7 @@ export type Measurement = {
 };
 
 /** One run's raw figures, which runs of the same load can be added up from (see `combine`). */
-type Run = {
+export type Run = {
   connections: number;
   seconds: number;
   requests: number;
@@ -123,7 +143,7 @@ export async function measurePaired(
   return [combine(runsA), combine(runsB)];
 }
 
-function combine(runs: Run[]): Measurement {
+export function combine(runs: Run[]): Measurement {
   const sum = (f: (r: Run) => number) => runs.reduce((n, r) => n + f(r), 0);
   const known = (f: (r: Run) => number | null) => (runs.every((r) => f(r) !== null) ? sum((r) => f(r)!) : null);
   const times = runs.flatMap((r) => r.times).sort((x, y) => x - y);
@@ -160,7 +180,7 @@ function combine(runs: Run[]): Measurement {
   };
 }
 
-const costDelta = (before: CallerCost | null, after: CallerCost | null): CallerCost | null =>
+export const costDelta = (before: CallerCost | null, after: CallerCost | null): CallerCost | null =>
   before && after
     ? {
         roundTrips: after.roundTrips - before.roundTrips,
@@ -196,11 +216,7 @@ async function run(
           sent++;
           req.method = r.method;
           req.path = r.path;
-          req.headers = {
-            ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
-            ...(r.token && bookmarks.has(r.token) ? { [BOOKMARK_HEADER]: bookmarks.get(r.token)! } : {}),
-          };
+          req.headers = requestHeaders(r);
           context.token = r.token;
           req.body = r.body === undefined ? undefined : JSON.stringify(r.body);
           return req;
@@ -208,14 +224,11 @@ async function run(
         onResponse: (status, body, context: RequestContext, headers) => {
           answered++;
           answerBytes += body.length;
-          const bookmark = context.token && headerOf(headers, BOOKMARK_HEADER);
-          if (bookmark) bookmarks.set(context.token!, bookmark);
-          if (!expect.statuses.includes(status) || (expect.check && !expect.check(body))) {
+          rememberBookmark(context.token, headers);
+          if (!answeredRight(expect, status, body)) {
             wrong++;
             firstError ??= `${status} ${body.slice(0, 300)}`;
-            return;
           }
-          expect.record?.(body);
         },
       },
     ],

@@ -17,6 +17,12 @@ export type ScenarioResult = {
   floor?: Measurement[];
   /** The measurements in turns with the floor at TARGET_CONNECTIONS, repeated: the verdicts take their medians. */
   repeats?: { floor: Measurement; endpoint: Measurement }[];
+  /**
+   * With D1 in a process of its own: the floor and the endpoint at the same steady load (paced.ts),
+   * each repeat's run pooled, so the p99 verdict reads every answer of the three. `rates`: each repeat's
+   * requests a second.
+   */
+  paced?: { rates: number[]; floor: Measurement; endpoint: Measurement };
   /** Wrong answers to the probe and the warm-up, which are not in the measurements. */
   earlyErrors?: { count: number; first: string | null };
 };
@@ -35,8 +41,13 @@ export type RatioVerdict = {
   /** The throughput floor (D1 on the Workers' thread), or null where none applies. */
   target: number | null;
   met: boolean | null;
-  /** p99 as a multiple of the floor's p99: the median of the repeats. */
+  /**
+   * p99 as a multiple of the floor's p99: at the same steady load where one was measured (D1 in a
+   * process of its own, `paced`), else in the closed loop, the median of the repeats.
+   */
   p99Ratio: number;
+  /** In the closed loop at TARGET_CONNECTIONS (the median of the repeats), where the paced one is the verdict's. */
+  closedP99Ratio: number;
   /** The p99 bound (D1 in a process of its own), or null where none applies. */
   p99Target: number | null;
   p99Met: boolean | null;
@@ -56,7 +67,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFracti
 /** What must hold: the endpoint exists and answers, every answer is correct, every exactness check passes. */
 export function mustHold(results: ScenarioResult[]): Failure[] {
   const out: Failure[] = [];
-  for (const { scenario, missing, measurements, checks, earlyErrors } of results) {
+  for (const { scenario, missing, measurements, checks, earlyErrors, paced } of results) {
     const add = (what: string, pass: boolean, detail: string) => out.push({ scenario: scenario.name, what, pass, detail });
     if (missing) {
       add('exists', false, `${scenario.endpoint} answers the 404 of unknown API routes`);
@@ -64,8 +75,9 @@ export function mustHold(results: ScenarioResult[]): Failure[] {
     }
     const idle = measurements.filter((m) => m.requests === 0);
     if (idle.length) add('answers', false, `no request completed at ${idle.map((m) => m.connections).join(', ')} connections`);
-    const errors = measurements.reduce((n, m) => n + m.errors, 0) + (earlyErrors?.count ?? 0);
-    const first = earlyErrors?.first ?? measurements.find((m) => m.firstError)?.firstError;
+    const pacedRuns = paced ? [paced.endpoint, paced.floor] : [];
+    const errors = [...measurements, ...pacedRuns].reduce((n, m) => n + m.errors, 0) + (earlyErrors?.count ?? 0);
+    const first = earlyErrors?.first ?? [...measurements, ...pacedRuns].find((m) => m.firstError)?.firstError;
     add('no errors', errors === 0, errors === 0 ? 'none' : `${errors} (first: ${first})`);
     for (const c of checks) add(c.name, c.pass, c.detail);
   }
@@ -81,13 +93,15 @@ const median = (values: number[]) => {
 /** Each endpoint's ratios to the floor at TARGET_CONNECTIONS (medians of the repeats), against the targets of the D1 placement. */
 export function ratios(results: ScenarioResult[], d1: D1Placement): RatioVerdict[] {
   const out: RatioVerdict[] = [];
-  for (const { scenario, missing, repeats } of results) {
+  for (const { scenario, missing, repeats, paced } of results) {
     if (missing || scenario.name === 'floor') continue;
     const pairs = (repeats ?? []).filter((r) => r.endpoint.requests && r.floor.requests);
     if (!pairs.length) continue;
     const each = pairs.map((r) => r.endpoint.rps / r.floor.rps);
     const ratio = median(each);
-    const p99Ratio = median(pairs.map((r) => r.endpoint.p99 / r.floor.p99));
+    const closedP99Ratio = median(pairs.map((r) => r.endpoint.p99 / r.floor.p99));
+    const pacedP99 = paced && paced.floor.requests && paced.endpoint.requests ? paced.endpoint.p99 / paced.floor.p99 : null;
+    const p99Ratio = pacedP99 ?? closedP99Ratio;
     const target = d1 === 'thread' ? (scenario.targets.minRatio ?? null) : null;
     const p99Target = d1 === 'process' ? MAX_P99_VS_FLOOR : null;
     const cpu = pairs.filter((r) => r.endpoint.cpuUsPerRequest && r.floor.cpuUsPerRequest);
@@ -100,10 +114,15 @@ export function ratios(results: ScenarioResult[], d1: D1Placement): RatioVerdict
       target,
       met: target === null ? null : ratio >= target,
       p99Ratio: round(p99Ratio),
+      closedP99Ratio: round(closedP99Ratio),
       p99Target,
       p99Met: p99Target === null ? null : p99Ratio <= p99Target,
       cpuRatio: cpu.length ? round(median(cpu.map((r) => r.floor.cpuUsPerRequest! / r.endpoint.cpuUsPerRequest!))) : null,
-      detail: `${pairs.length} repeat${pairs.length === 1 ? '' : 's'}; last ${fmt(last.endpoint.rps)} vs ${fmt(last.floor.rps)} req/s, p99 ${fmt(last.endpoint.p99, 1)} vs ${fmt(last.floor.p99, 1)} ms`,
+      detail:
+        `${pairs.length} repeat${pairs.length === 1 ? '' : 's'}; last ${fmt(last.endpoint.rps)} vs ${fmt(last.floor.rps)} req/s, p99 ${fmt(last.endpoint.p99, 1)} vs ${fmt(last.floor.p99, 1)} ms` +
+        (pacedP99 === null
+          ? ''
+          : `; paced at ${paced!.rates.map((r) => fmt(r)).join('/')} req/s: p99 ${fmt(paced!.endpoint.p99, 1)} vs ${fmt(paced!.floor.p99, 1)} ms over ${fmt(paced!.endpoint.requests)} and ${fmt(paced!.floor.requests)} answers (closed loop ${fmt(closedP99Ratio, 2)} x)`),
     });
   }
   return out;
@@ -156,7 +175,7 @@ export function printReport(results: ScenarioResult[], failures: Failure[], verd
   );
   const mark = (pass: boolean | null) => (pass === null ? '\u00b7' : pass ? '\u2713' : '\u2717');
   console.log(
-    `\nTargets at ${TARGET_CONNECTIONS} connections, medians of the repeats as ratios to the floor (recorded; a miss does not fail the run):`,
+    `\nTargets at ${TARGET_CONNECTIONS} connections, medians of the repeats as ratios to the floor; p99s at the same steady load where one was paced, every answer of the repeats pooled (recorded; a miss does not fail the run):`,
   );
   for (const v of verdicts) {
     const throughput =

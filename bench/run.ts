@@ -20,7 +20,8 @@ import { parseArgs } from 'node:util';
 import { generate } from '../scripts/generate';
 import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALES, seedBenchDatabase, type ScaleName } from './dataset';
-import { measure, measurePaired, type Measurement, type Meter } from './load';
+import { combine, measure, measurePaired, type Measurement, type Meter, type Run } from './load';
+import { pacedRun } from './paced';
 import { compareScales, mustHold, printReport, printScaleComparison, ratios, type ScenarioResult } from './report';
 import { profile, saveProfile } from './profile';
 import { bundleModules, formatSummary, summarise } from './profile-summary';
@@ -35,7 +36,7 @@ import {
   type Runtime,
   type Via,
 } from './runtime';
-import { SCENARIOS, TARGET_CONNECTIONS, type Check, type Prepared } from './scenarios';
+import { PACED_SECONDS_SHARE, PACED_SHARE, SCENARIOS, TARGET_CONNECTIONS, type Check, type Prepared } from './scenarios';
 
 const WARMUP_SECONDS = 2;
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
@@ -170,6 +171,7 @@ try {
     const measurements: Measurement[] = [];
     const pairedFloor: Measurement[] = [];
     const repeats: { floor: Measurement; endpoint: Measurement }[] = [];
+    const pacedRuns: { rate: number; floor: Run; endpoint: Run }[] = [];
     for (const connections of connectionCounts) {
       let m: Measurement;
       if (floorRun && scenario.name !== 'floor') {
@@ -189,6 +191,16 @@ try {
           first ??= [floor, endpoint];
           if (connections === TARGET_CONNECTIONS) repeats.push({ floor, endpoint });
           if (i > 0) unanswered += endpoint.unanswered;
+          if (d1 === 'process' && connections === TARGET_CONNECTIONS && endpoint.rps > 0) {
+            // The p99 verdict's load: half what the endpoint just served, offered to the floor and to
+            // it alike on a schedule (paced.ts), timed from when each request was due.
+            const rate = endpoint.rps * PACED_SHARE;
+            const options = { rate, seconds: seconds * PACED_SECONDS_SHARE };
+            const floorPaced = await pacedRun(runtime.floorUrl, floorRun.next, floorRun.expect, options);
+            const endpointPaced = await pacedRun(url, prepared.next, prepared.expect, { ...options, meter });
+            unanswered += endpointPaced.unanswered;
+            pacedRuns.push({ rate, floor: floorPaced, endpoint: endpointPaced });
+          }
         }
         pairedFloor.push(first![0]);
         m = first![1];
@@ -243,6 +255,15 @@ try {
       earlyErrors: early,
       ...(pairedFloor.length ? { floor: pairedFloor } : {}),
       ...(repeats.length ? { repeats } : {}),
+      ...(pacedRuns.length
+        ? {
+            paced: {
+              rates: pacedRuns.map((r) => Math.round(r.rate)),
+              floor: combine(pacedRuns.map((r) => r.floor)),
+              endpoint: combine(pacedRuns.map((r) => r.endpoint)),
+            },
+          }
+        : {}),
     });
     if (scenario.name === 'floor') floorRun = prepared;
   }
@@ -275,6 +296,7 @@ try {
       measurements: r.measurements,
       ...(r.floor ? { floorInTurns: r.floor } : {}),
       ...(r.repeats ? { repeats: r.repeats } : {}),
+      ...(r.paced ? { paced: r.paced } : {}),
       ...(r.earlyErrors?.count ? { probeAndWarmupErrors: r.earlyErrors } : {}),
       checks: r.checks,
     })),
