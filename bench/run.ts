@@ -192,8 +192,8 @@ try {
           if (connections === TARGET_CONNECTIONS) repeats.push({ floor, endpoint });
           if (i > 0) unanswered += endpoint.unanswered;
           if (d1 === 'process' && connections === TARGET_CONNECTIONS && endpoint.rps > 0) {
-            // The p99 verdict's load: half what the endpoint just served, offered to the floor and to
-            // it alike on a schedule (paced.ts), timed from when each request was due.
+            // The p99 verdict's load: a share (PACED_SHARE) of what the endpoint just served, offered
+            // to the floor and to it alike on a schedule (paced.ts), timed from when each request was due.
             const rate = endpoint.rps * PACED_SHARE;
             const options = { rate, seconds: seconds * PACED_SECONDS_SHARE };
             const floorPaced = await pacedRun(runtime.floorUrl, floorRun.next, floorRun.expect, options);
