@@ -11,7 +11,7 @@ import type { CallerCost } from './d1-host';
 export type Meter = { pid: number | null; d1Pid: number | null; d1Costs: () => Promise<CallerCost | null> };
 const NO_METER: Meter = { pid: null, d1Pid: null, d1Costs: () => Promise.resolve(null) };
 /** A Worker writes some rows after its answer (waitUntil, in batches closing within 200 ms): they are the request's cost too. */
-export const SETTLE_MS = 300;
+const SETTLE_MS = 300;
 
 /** `token`: a signed-in call, which also sends back the latest D1 bookmark its session was given, as the web app and the CLI do. */
 export type BenchRequest = { method: 'GET' | 'POST'; path: string; body?: unknown; token?: string };
@@ -180,7 +180,7 @@ export function combine(runs: Run[]): Measurement {
   };
 }
 
-export const costDelta = (before: CallerCost | null, after: CallerCost | null): CallerCost | null =>
+const costDelta = (before: CallerCost | null, after: CallerCost | null): CallerCost | null =>
   before && after
     ? {
         roundTrips: after.roundTrips - before.roundTrips,

@@ -1,40 +1,49 @@
-// The open loop the benchmark's p99 verdicts read (paced.ts), against a local server whose speed is
-// known: it keeps to its schedule, and a request that waited for the sender counts its wait.
+// The open loop the benchmark's p99 verdicts read (paced.ts), against local servers whose speed is
+// known: it keeps to its schedule, a request that waited for the sender counts its wait, and the
+// targets run at once, each with its own answers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combine } from './load';
-import { pacedRun } from './paced';
+import { pacedRuns, type PacedTarget } from './paced';
 
-/** Answers every request after `delayMs`, with its path, so a check can see what was sent. */
-let delayMs = 0;
-let received = 0;
-const server = http.createServer((req, res) => {
-  received++;
-  setTimeout(() => res.end(JSON.stringify({ path: req.url })), delayMs);
-});
-let url: URL;
+/** A server that answers every request after `delay.ms`, with its path, and notes when each came. */
+function server() {
+  const delay = { ms: 0 };
+  const arrivals: number[] = [];
+  const s = http.createServer((req, res) => {
+    arrivals.push(performance.now());
+    setTimeout(() => res.end(JSON.stringify({ path: req.url })), delay.ms);
+  });
+  return { s, delay, arrivals, url: null as URL | null };
+}
+const fast = server();
+const slow = server();
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  for (const one of [fast, slow]) {
+    await new Promise<void>((resolve) => one.s.listen(0, '127.0.0.1', resolve));
+    one.url = new URL(`http://127.0.0.1:${(one.s.address() as AddressInfo).port}`);
+  }
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => Promise.all([fast, slow].map((one) => new Promise<void>((resolve) => one.s.close(() => resolve())))));
 
-const expectOk = (seen: string[]) => ({
-  statuses: [200],
-  check: (b: string) => b.includes('"path"'),
-  record: (b: string) => void seen.push(b),
-});
+const target = (one: typeof fast, seen: string[] = [], statuses = [200]): PacedTarget => {
+  let n = 0;
+  return {
+    url: one.url!,
+    next: () => ({ method: 'GET', path: `/r/${n++}` }),
+    expect: { statuses, check: (b) => b.includes('"path"'), record: (b) => void seen.push(b) },
+  };
+};
 
 describe('the paced load', () => {
   it('sends its rate for its time, whatever the answers take, and checks and records every answer', async () => {
-    delayMs = 30;
-    received = 0;
+    fast.delay.ms = 30;
+    fast.arrivals.length = 0;
     const seen: string[] = [];
-    let n = 0;
-    const run = await pacedRun(url, () => ({ method: 'GET', path: `/r/${n++}` }), expectOk(seen), { rate: 200, seconds: 0.5 });
-    expect(received).toBe(100);
+    const [run] = await pacedRuns([target(fast, seen)], { rate: 200, seconds: 0.5 });
+    expect(fast.arrivals).toHaveLength(100);
     expect(run.requests).toBe(100);
     expect(seen).toHaveLength(100);
     expect(run.errors).toBe(0);
@@ -48,8 +57,8 @@ describe('the paced load', () => {
   it('counts a request from when it was due, so a sender held up makes the latency, not the rate, worse', async () => {
     // One connection and 20 ms an answer: at most 50 a second go through, 100 a second are due. A
     // closed loop would time each answer at 20 ms; the requests due meanwhile waited their turn.
-    delayMs = 20;
-    const run = await pacedRun(url, () => ({ method: 'GET', path: '/slow' }), expectOk([]), { rate: 100, seconds: 0.5, maxSockets: 1 });
+    slow.delay.ms = 20;
+    const [run] = await pacedRuns([target(slow)], { rate: 100, seconds: 0.5, maxSockets: 1 });
     const m = combine([run]);
     expect(run.requests).toBe(50);
     // The last of 50 was due at 490 ms and answered after about 50 × 20 ms = 1 s.
@@ -57,19 +66,31 @@ describe('the paced load', () => {
     expect(m.p50).toBeGreaterThan(100);
   });
 
+  it('runs its targets at once, in turns on one schedule, each with its own answers', async () => {
+    fast.delay.ms = 0;
+    slow.delay.ms = 40;
+    fast.arrivals.length = 0;
+    slow.arrivals.length = 0;
+    const [quick, late] = await pacedRuns([target(fast), target(slow)], { rate: 100, seconds: 0.4 });
+    expect([quick.requests, late.requests]).toEqual([40, 40]);
+    expect([fast.arrivals.length, slow.arrivals.length]).toEqual([40, 40]);
+    // At once, not one after the other: the two targets' requests came over the same stretch.
+    expect(Math.abs(fast.arrivals[0] - slow.arrivals[0])).toBeLessThan(50);
+    expect(Math.abs(fast.arrivals.at(-1)! - slow.arrivals.at(-1)!)).toBeLessThan(50);
+    expect(combine([late]).p50).toBeGreaterThanOrEqual(40);
+    expect(combine([quick]).p50).toBeLessThan(40);
+  });
+
   it('counts wrong answers as errors, with the first one shown', async () => {
-    delayMs = 0;
-    const run = await pacedRun(url, () => ({ method: 'GET', path: '/x' }), { statuses: [201] }, { rate: 100, seconds: 0.1 });
+    fast.delay.ms = 0;
+    const [run] = await pacedRuns([target(fast, [], [201])], { rate: 100, seconds: 0.1 });
     expect(run.errors).toBe(10);
     expect(run.firstError).toMatch(/^200 /);
   });
 
-  it('refuses a rate or a duration that is not positive', async () => {
-    await expect(pacedRun(url, () => ({ method: 'GET', path: '/' }), { statuses: [200] }, { rate: 0, seconds: 1 })).rejects.toThrow(
-      /positive rate/,
-    );
-    await expect(
-      pacedRun(url, () => ({ method: 'GET', path: '/' }), { statuses: [200] }, { rate: 10, seconds: Number.NaN }),
-    ).rejects.toThrow(/positive rate/);
+  it('refuses a rate or a duration that is not positive, or no target', async () => {
+    await expect(pacedRuns([target(fast)], { rate: 0, seconds: 1 })).rejects.toThrow(/positive rate/);
+    await expect(pacedRuns([target(fast)], { rate: 10, seconds: Number.NaN })).rejects.toThrow(/positive rate/);
+    await expect(pacedRuns([], { rate: 10, seconds: 1 })).rejects.toThrow(/a target/);
   });
 });

@@ -21,7 +21,7 @@ import { generate } from '../scripts/generate';
 import { applyMigrations, freePort, ROOT } from '../scripts/local';
 import { SCALES, seedBenchDatabase, type ScaleName } from './dataset';
 import { combine, measure, measurePaired, type Measurement, type Meter, type Run } from './load';
-import { pacedRun } from './paced';
+import { pacedRuns } from './paced';
 import { compareScales, mustHold, printReport, printScaleComparison, ratios, type ScenarioResult } from './report';
 import { profile, saveProfile } from './profile';
 import { bundleModules, formatSummary, summarise } from './profile-summary';
@@ -36,7 +36,7 @@ import {
   type Runtime,
   type Via,
 } from './runtime';
-import { PACED_SECONDS_SHARE, PACED_SHARE, SCENARIOS, TARGET_CONNECTIONS, type Check, type Prepared } from './scenarios';
+import { PACED_SHARE, SCENARIOS, TARGET_CONNECTIONS, type Check, type Prepared } from './scenarios';
 
 const WARMUP_SECONDS = 2;
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
@@ -171,7 +171,7 @@ try {
     const measurements: Measurement[] = [];
     const pairedFloor: Measurement[] = [];
     const repeats: { floor: Measurement; endpoint: Measurement }[] = [];
-    const pacedRuns: { rate: number; floor: Run; endpoint: Run }[] = [];
+    const paced: { rate: number; floor: Run; endpoint: Run }[] = [];
     for (const connections of connectionCounts) {
       let m: Measurement;
       if (floorRun && scenario.name !== 'floor') {
@@ -193,13 +193,17 @@ try {
           if (i > 0) unanswered += endpoint.unanswered;
           if (d1 === 'process' && connections === TARGET_CONNECTIONS && endpoint.rps > 0) {
             // The p99 verdict's load: a share (PACED_SHARE) of what the endpoint just served, offered
-            // to the floor and to it alike on a schedule (paced.ts), timed from when each request was due.
+            // to the floor and to it alike, at once, on a schedule (paced.ts).
             const rate = endpoint.rps * PACED_SHARE;
-            const options = { rate, seconds: seconds * PACED_SECONDS_SHARE };
-            const floorPaced = await pacedRun(runtime.floorUrl, floorRun.next, floorRun.expect, options);
-            const endpointPaced = await pacedRun(url, prepared.next, prepared.expect, { ...options, meter });
+            const [floorPaced, endpointPaced] = await pacedRuns(
+              [
+                { url: runtime.floorUrl, next: floorRun.next, expect: floorRun.expect },
+                { url, next: prepared.next, expect: prepared.expect },
+              ],
+              { rate, seconds },
+            );
             unanswered += endpointPaced.unanswered;
-            pacedRuns.push({ rate, floor: floorPaced, endpoint: endpointPaced });
+            paced.push({ rate, floor: floorPaced, endpoint: endpointPaced });
           }
         }
         pairedFloor.push(first![0]);
@@ -255,12 +259,12 @@ try {
       earlyErrors: early,
       ...(pairedFloor.length ? { floor: pairedFloor } : {}),
       ...(repeats.length ? { repeats } : {}),
-      ...(pacedRuns.length
+      ...(paced.length
         ? {
             paced: {
-              rates: pacedRuns.map((r) => Math.round(r.rate)),
-              floor: combine(pacedRuns.map((r) => r.floor)),
-              endpoint: combine(pacedRuns.map((r) => r.endpoint)),
+              rates: paced.map((r) => Math.round(r.rate)),
+              floor: combine(paced.map((r) => r.floor)),
+              endpoint: combine(paced.map((r) => r.endpoint)),
             },
           }
         : {}),

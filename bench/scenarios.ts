@@ -14,20 +14,19 @@ export type Check = { name: string; pass: boolean; detail: string };
 export const TARGET_CONNECTIONS = 10;
 /**
  * With D1 in a process of its own: the guarded endpoints' p99 (those with a minRatio) at most this
- * multiple of the floor's p99, both at the same steady load (paced.ts), in turns.
+ * multiple of the floor's p99, both at the same steady load and at once (paced.ts).
  */
 export const MAX_P99_VS_FLOOR = 3;
 /**
  * The p99s' load: this share of what the endpoint served in the closed loop just before, offered on
- * a schedule to the floor and to the endpoint alike, so the p99 is a request's time at a load the
+ * a schedule to the floor and to the endpoint alike and at once (as long as a closed-loop
+ * measurement, after each repeat's), so the p99 is a request's time at a load the
  * Worker carries rather than the queue of a saturated one. Production is sized to run below what it
  * can serve; a closed loop at saturation waits connections / throughput by Little's law, which would
  * make the p99 verdict the throughput ratio again. A quarter, not a half: the sender, the Worker and
  * D1 share two cores, and at half the queues of a stall grew past 200 connections.
  */
 export const PACED_SHARE = 0.25;
-/** Each repeat's paced runs (the floor's and the endpoint's) last this share of a closed-loop measurement; the repeats' answers are pooled. */
-export const PACED_SECONDS_SHARE = 0.5;
 
 export type Targets = {
   /**
