@@ -29,7 +29,7 @@ export type PacedOptions = {
   /** Requests a second to each target, spread evenly over the run. */
   rate: number;
   seconds: number;
-  /** Connections the sender may open to each target; a request due while all are busy waits for one, and the wait counts. */
+  /** Connections the sender may open to each target (10, as the closed loop); a request due while all are busy waits for one, and the wait counts. */
   maxSockets?: number;
 };
 
@@ -75,7 +75,7 @@ class Tally {
  * per target, in their order.
  */
 export async function pacedRuns(targets: PacedTarget[], options: PacedOptions): Promise<Run[]> {
-  const { rate, seconds, maxSockets = 64 } = options;
+  const { rate, seconds, maxSockets = 10 } = options;
   if (!(rate > 0) || !(seconds > 0)) throw new Error(`pacedRuns needs a positive rate and duration (rate ${rate}, seconds ${seconds})`);
   if (!targets.length) throw new Error('pacedRuns needs a target');
   const agent = new http.Agent({ keepAlive: true, maxSockets });
