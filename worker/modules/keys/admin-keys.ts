@@ -7,7 +7,7 @@ import type { SignedInEnv } from '../../platform/context';
 import { and, eq, gt, inArray, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import { runBatch, type DB } from '../../platform/db/client';
-import { compiledStatement, runtimeLimit, runtimeNumber, slot, sqlStatement } from '../../platform/db/compiled';
+import { compiledStatement, rowsAsJson, runtimeLimit, runtimeNumber, slot, sqlStatement } from '../../platform/db/compiled';
 import { activations, heldSlots, keyTagCounts, licenseKeys, productKeyCounts, products, users } from '../../platform/db/schema';
 import { AppError, notFound } from '../../platform/errors';
 import { exactEnd, inPrefixRange, prefixEnd } from '../../platform/sql-prefix';
@@ -240,7 +240,7 @@ const ownerByProducts = compiledStatement((db: DB, shape: OwnerShape) => {
     .groupBy(productKeyCounts.status);
   // Only a status filter moves the lapsed keys (the total of all statuses is the stored counts').
   const lapsed = lapsedKeys(db, inMatched, slot('now'), {});
-  const asJson = (rows: SQLWrapper) => sql`(SELECT json_group_array(json_object('status', "status", 'n', "n")) FROM ${rows})`;
+  const asJson = (rows: SQLWrapper) => rowsAsJson(rows, ['status', 'n']);
   return sqlStatement(sql`WITH "matched" AS MATERIALIZED ${matchedProducts(db, shape.search)}${others ? sql`, "others" AS MATERIALIZED ${others}` : sql``}
     SELECT ${candidatesPageJsonSql(candidates, slot('now'))} AS "json",
       ${asJson(stored)} AS "stored",

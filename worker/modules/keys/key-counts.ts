@@ -3,6 +3,7 @@
 import { and, count, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { unionAll, type AnySQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { DB } from '../../platform/db/client';
+import { rowsAsJson } from '../../platform/db/compiled';
 import type { Count } from '../../platform/db/counts';
 import { licenseKeys, shopCounts } from '../../platform/db/schema';
 import type { KeyStatus } from '../../platform/vocabulary';
@@ -71,7 +72,7 @@ const SHOP_KEY_COUNTS = { table: shopCounts, status: shopCounts.value, n: shopCo
  * a compiled statement's slot.
  */
 export const shopKeyCountsJson = (db: DB, now: number | Placeholder): SQL =>
-  sql`(SELECT json_group_array(json_object('status', "status", 'n', "n", 'lapsed', "lapsed")) FROM ${countedRows(db, SHOP_KEY_COUNTS, undefined, now)})`;
+  rowsAsJson(countedRows(db, SHOP_KEY_COUNTS, undefined, now), ['status', 'n', 'lapsed']);
 
 /** The keys by status from shopKeyCountsJson's column. */
 export const readCountedJson = (json: string): KeyCounts => readCounted(JSON.parse(json) as CountedRow[]);

@@ -3,7 +3,7 @@
 // they created and the customers they sold them to.
 import { and, count, desc, eq, inArray, isNotNull, ne, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { runBatch, type DB } from '../../platform/db/client';
-import { compiledStatement, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
+import { compiledStatement, rowsAsJson, runtimeLimit, slot, sqlStatement } from '../../platform/db/compiled';
 import { licenseKeys, products, shopCounts, users } from '../../platform/db/schema';
 import type { Actor } from '../../platform/db/schema';
 import { withCounts, type Count } from '../../platform/db/counts';
@@ -27,10 +27,13 @@ function usersByRole(db: DB, scope: SQL | undefined): Count<RoleCounts> {
 
 /** Every account by role, for the owner, as a JSON column: three rows of shop_counts (migration 0032's triggers keep them). */
 const shopUsersByRoleJson = (db: DB) =>
-  sql`(SELECT json_group_array(json_object('role', "role", 'n', "n")) FROM ${db
-    .select({ role: sql<Role>`${shopCounts.value}`.as('role'), n: sql<number>`${shopCounts.n}`.as('n') })
-    .from(shopCounts)
-    .where(eq(shopCounts.kind, 'user_role'))})`;
+  rowsAsJson(
+    db
+      .select({ role: sql<Role>`${shopCounts.value}`.as('role'), n: sql<number>`${shopCounts.n}`.as('n') })
+      .from(shopCounts)
+      .where(eq(shopCounts.kind, 'user_role')),
+    ['role', 'n'],
+  );
 
 export type RoleCounts = Record<Role, number>;
 
@@ -59,7 +62,11 @@ const overviewStatement = compiledStatement((db: DB, { owner }: { owner: boolean
         .from(licenseKeys)
         .where(and(eq(licenseKeys.createdBy, slot('viewer')), ne(licenseKeys.purchasedBy, slot('viewer'))));
   const people = owner
-    ? sql`(SELECT json_group_array(${recentUserJson()} ORDER BY "createdAt" DESC) FROM ${db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(runtimeLimit(RECENT_ITEMS))})`
+    ? rowsAsJson(
+        db.select(recentUserFields).from(users).orderBy(desc(users.createdAt)).limit(runtimeLimit(RECENT_ITEMS)),
+        Object.keys(recentUserFields),
+        '"createdAt" DESC',
+      )
     : sql`(SELECT json_group_array("id" ORDER BY "last" DESC) FROM ${latestCustomers(db, slot('viewer'))})`;
   const keys = keysJsonStatement(
     db,
@@ -145,13 +152,6 @@ const recentUserFields = {
   role: sql<Role>`${users.role}`.as('role'),
   createdAt: sql<number>`${users.createdAt}`.as('createdAt'),
 };
-/** A row of recentUserFields as a JSON object, its fields under the same names (a RecentUserRow). */
-const recentUserJson = () =>
-  sql.raw(
-    `json_object(${Object.keys(recentUserFields)
-      .map((f) => `'${f}', "${f}"`)
-      .join(', ')})`,
-  );
 
 /** A reseller's latest customers: buyers of the keys they created, other than themselves, latest sale first. */
 function latestCustomers(db: DB, resellerId: SQLWrapper) {

@@ -2,7 +2,7 @@
 // lookups) is hundreds of parts, and drizzle walks them all to write the text on every call: most of
 // a list's own CPU. Here drizzle writes each shape once per isolate, with a placeholder for every
 // value that varies from call to call, and each call only fills the placeholders in.
-import { is, Param, Placeholder, sql, type SQL } from 'drizzle-orm';
+import { is, Param, Placeholder, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import type { DB } from './client';
 import { SqlStatement } from './client';
@@ -52,6 +52,16 @@ const dialect = new SQLiteAsyncDialect();
 
 /** A statement written with drizzle's `sql` template (what its query builders cannot say), for compiledStatement. */
 export const sqlStatement = (query: SQL): Built => ({ toSQL: () => dialect.sqlToQuery(query) });
+
+/**
+ * The rows of `rows` (a subquery with named columns) as one JSON array of objects, each of `columns`
+ * under its own name: a column of a statement, so that counts or a short list ride in the page's own
+ * statement (read back with JSON.parse). `orderBy`: SQL over those names, the array's order.
+ */
+export const rowsAsJson = (rows: SQLWrapper, columns: readonly string[], orderBy?: string) =>
+  sql`(SELECT json_group_array(json_object(${sql.raw(columns.map((c) => `'${c}', "${c}"`).join(', '))})${sql.raw(
+    orderBy ? ` ORDER BY ${orderBy}` : '',
+  )}) FROM ${rows})`;
 
 function toSlot(param: unknown): ParamSlot {
   if (is(param, Placeholder)) return { name: param.name };
