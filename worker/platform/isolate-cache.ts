@@ -92,6 +92,13 @@ export const ISOLATE_CACHES = {
     max: 10_000,
     invalidation: "an expired entry means a write is due; the write's own guard keeps concurrent isolates to one",
   },
+  'webhook-subscriptions': {
+    holds: 'the webhook event types some enabled endpoint subscribes to, by D1 binding (platform/db/session.ts)',
+    ttlMs: MINUTE,
+    max: 8,
+    invalidation:
+      "a write batch that leaves out a type's outbox statement names the type to its guard, which aborts the batch if an endpoint subscribes to it now; the batch is then run again with every outbox statement and the entry read again",
+  },
   'touch-batches': {
     holds:
       "the open batch of last-seen writes (devices' lastUsed, API tokens' lastUsed, sessions' lastActive), by D1 binding (platform/touches.ts)",

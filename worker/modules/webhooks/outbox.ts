@@ -26,6 +26,7 @@ function outbox(type: string, data: string, source: string, params: unknown[], n
   return new OutboxStatement(
     `INSERT INTO webhook_events (id, type, data, created_at) SELECT ${NEW_EVENT_ID}, ?1, ${data}, ?2 ${source} AND ${subscribed} RETURNING id AS ${EVENT_ID_COLUMN}`,
     [type, now, ...params],
+    type,
   );
 }
 

@@ -2,7 +2,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import * as schema from './schema';
 import { isolateCache } from '../isolate-cache';
-import { bindingOf, type RequestD1 } from './session';
+import { bindingOf, writesEvents, type RequestD1 } from './session';
 
 export type DB = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
@@ -24,6 +24,11 @@ export class SqlStatement {
   constructor(
     readonly text: string,
     readonly params: unknown[],
+    /**
+     * The webhook event type the statement writes, for an outbox statement (modules/webhooks/outbox.ts):
+     * a batch guarded by its caller may leave it out while no endpoint subscribes to the type (session.ts).
+     */
+    readonly eventType?: string,
   ) {}
 }
 
@@ -40,7 +45,11 @@ export type Statement = BatchItem<'sqlite'> | SqlStatement;
 export type Database = DB | D1Database;
 
 const clientOf = (db: Database): D1Database => ('$client' in db ? db.$client : db);
-const prepared = (d1: D1Database, statement: SqlStatement) => d1.prepare(statement.text).bind(...statement.params);
+const prepared = (d1: D1Database, statement: SqlStatement) => {
+  const bound = d1.prepare(statement.text).bind(...statement.params);
+  if (statement.eventType !== undefined) writesEvents(bound, statement.eventType);
+  return bound;
+};
 
 /** The rows of one raw statement (one round trip). */
 export async function sqlRows<Row>(db: Database, statement: SqlStatement): Promise<Row[]> {

@@ -12,6 +12,15 @@
 // read's is the same check as a SELECT, read before any of the batch's results are used. So no KV
 // read and no extra round trip stand before a signed-in request's own work.
 //
+// A write leaves out what it need not run (issue 48). Each webhook outbox statement writes its events
+// only when an enabled endpoint subscribes to their type, and a shop without webhooks pays a statement
+// for nothing in every write. So a guarded write leaves out the outbox statements of the types that no
+// endpoint subscribed to when this isolate last looked (the webhook-subscriptions cache, refreshed by a
+// statement of a write batch every minute), and its guard names those types: if an endpoint subscribes
+// to one of them by the time the batch runs, the guard aborts the batch (WEBHOOK_SUBSCRIBERS_CHANGED),
+// nothing commits, and the batch runs again at once with every outbox statement. No event is lost, and
+// none is late: a committed write has written every event it owes, as before.
+//
 // A write that committed answers as one (issue 42): once a batch of the request has written under
 // the check, the reads that follow (reading back what it wrote, for its answer) are checked no more,
 // so a caller demoted or signed out between the commit and that read is not answered 401 or 403 for
@@ -22,6 +31,7 @@ import { type Role } from '../vocabulary';
 import type { Later } from '../request';
 import type { WebhookQueue } from '../webhook-message';
 import type { MailQueue } from '../mail-message';
+import { isolateCache } from '../isolate-cache';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -131,20 +141,51 @@ export class RequestD1 {
     const caller = this.caller;
     // A read-back after the request's write committed is not refused (see the top of this file).
     if (!caller || (this.committed && own.every((s) => this.reads.has(s)))) return this.session.batch<T>(own);
-    const check = this.session
-      .prepare(this.write ? GUARD_SQL : CALLER_CHECK_SQL)
-      .bind(caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs);
+    // A write's outbox statements for types nobody subscribes to are left out, and the guard asserts it.
+    const types = this.write ? statements.map((s) => EVENT_TYPES.get(s)) : [];
+    const subscribed = types.some(Boolean) ? subscriptions.get(this.database) : undefined;
+    const left = types.map((type) => type !== undefined && subscribed !== undefined && !subscribed.has(type));
+    const quiet = [...new Set(types.filter((type, i) => left[i]))];
+    const refresh = types.some(Boolean) && subscribed === undefined;
+    const check = this.write
+      ? this.session
+          .prepare(GUARD_SQL)
+          .bind(
+            caller.kind,
+            caller.credentialId,
+            caller.userId,
+            caller.role,
+            caller.now,
+            caller.idleMs,
+            quiet.length ? JSON.stringify(quiet) : null,
+          )
+      : this.session
+          .prepare(CALLER_CHECK_SQL)
+          .bind(caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs);
+    const sent = own.filter((_, i) => !left[i]);
     let head: D1Result<T>;
     let results: D1Result<T>[];
     try {
-      [head, ...results] = await this.session.batch<T>([check, ...own]);
+      [head, ...results] = await this.session.batch<T>([check, ...sent, ...(refresh ? [this.session.prepare(SUBSCRIBED_TYPES_SQL)] : [])]);
     } catch (err) {
-      throw callerRefusal(String((err as Error)?.message ?? err), caller.kind) ?? err;
+      const message = String((err as Error)?.message ?? err);
+      if (quiet.length && message.includes(SUBSCRIBERS_CHANGED)) {
+        // Nothing committed: run it again with every outbox statement, and look again.
+        subscriptions.delete(this.database);
+        return this.batch(statements);
+      }
+      throw callerRefusal(message, caller.kind) ?? err;
     }
     if (!this.write) {
       const state = (head.results[0] as { caller?: string } | undefined)?.caller;
       if (state !== 'ok') throw callerRefusal(String(state), caller.kind) ?? new Error(`Unexpected caller check: ${String(state)}`);
     }
+    if (refresh) {
+      const rows = results.pop()!.results as Array<{ type: string }>;
+      subscriptions.set(this.database, new Set(rows.map((row) => row.type)));
+    }
+    // Each statement left out answers as one that wrote nothing.
+    if (quiet.length) results = left.map((l) => (l ? nothingWritten<T>() : results.shift()!));
     this.confirmed = true;
     if (this.write && results.some(wrote)) this.committed = true;
     return results;
@@ -183,6 +224,29 @@ export class RequestD1 {
   }
 }
 
+/** The event type of each bound outbox statement (SqlStatement.eventType), by the statement handed to `batch`. */
+const EVENT_TYPES = new WeakMap<D1PreparedStatement, string>();
+
+/** Marks a bound statement as the outbox of `type`: a guarded write may leave it out (see the top of this file). */
+export function writesEvents(statement: D1PreparedStatement, type: string): void {
+  EVENT_TYPES.set(statement, type);
+}
+
+/** The event types some enabled endpoint subscribes to, as this isolate last read them, by D1 binding. */
+const subscriptions = isolateCache<D1Database, ReadonlySet<string>>('webhook-subscriptions');
+
+/** Read in a write batch whenever the isolate's copy is missing or old. */
+const SUBSCRIBED_TYPES_SQL = 'SELECT DISTINCT s.value AS type FROM webhook_endpoints e, json_each(e.events) s WHERE e.enabled = 1';
+
+/** The guard's refusal when an endpoint subscribes to a type the batch left out (migration 0035). */
+const SUBSCRIBERS_CHANGED = 'WEBHOOK_SUBSCRIBERS_CHANGED';
+
+const nothingWritten = <T>(): D1Result<T> => ({
+  success: true,
+  results: [],
+  meta: { duration: 0, size_after: 0, rows_read: 0, rows_written: 0, last_row_id: 0, changed_db: false, changes: 0 },
+});
+
 /** A statement that only reads: a plain SELECT (anything else, a WITH among them, counts as a write). */
 const READ_ONLY = /^\s*select\b/i;
 
@@ -195,8 +259,12 @@ const wrote = (result: D1Result<unknown>) => result.meta?.changed_db === true ||
 /** The binding behind a request's D1 (or the binding itself), for work that outlives the request. */
 export const bindingOf = (d1: D1Database): D1Database => (d1 as unknown as Partial<RequestD1>).database ?? d1;
 
-/** A write's check (migration 0016): inserting into the view writes nothing, and its trigger aborts the batch. */
-export const GUARD_SQL = 'INSERT INTO caller_guard (kind, credential_id, user_id, role, now, idle_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)';
+/**
+ * A write's check (migrations 0016 and 0035): inserting into the view writes nothing, and its trigger
+ * aborts the batch. ?7: the event types whose outbox statements the batch left out (JSON), or NULL.
+ */
+export const GUARD_SQL =
+  'INSERT INTO caller_guard (kind, credential_id, user_id, role, now, idle_ms, quiet_events) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)';
 
 /** A read's check: the guard's three conditions, in the guard's order, as a SELECT a replica can answer. */
 export const CALLER_CHECK_SQL = `SELECT CASE

@@ -24,7 +24,7 @@ async function verdicts(check: Check) {
   let write = 'ok';
   try {
     await env.DB.prepare(GUARD_SQL)
-      .bind(...params)
+      .bind(...params, null)
       .run();
   } catch (err) {
     write = /CALLER_[A-Z]+/.exec(String(err))?.[0] ?? String(err);

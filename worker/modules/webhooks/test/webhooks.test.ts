@@ -441,6 +441,37 @@ describe('delivery', () => {
     expect(events.filter((e) => e.data.includes(product.id))).toHaveLength(0);
   });
 
+  it('writes the events of a type an endpoint subscribed to since the isolate last looked: the guard refuses the write that left them out, which runs again with them', async () => {
+    const product = await makeProduct();
+    const { token } = await signedInUser('user', { credits: 10_000 });
+    const worker = instrumentedWorker();
+    const buy = async () => {
+      const res = await api('POST', '/api/keys/purchase', {
+        token,
+        body: { productId: product.id, duration: 1 },
+        fetch: (url, init) => worker.fetch(url, init),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return { key: res.body.licenseKey, statements: worker.take().roundTrips.map((trip) => trip.length) };
+    };
+    // No endpoint subscribes: the isolate reads so with its first write's batch (the guard, the key,
+    // the two outbox statements and the read; after a read of the product), then leaves the outbox
+    // statements out.
+    expect((await buy()).statements.at(-1)).toBe(5);
+    expect((await buy()).statements).toEqual([2]);
+    // An endpoint subscribes now (in another isolate, as far as this one's copy knows).
+    const hook = await addEndpoint('ok', ['key.purchased']);
+    const bought = await buy();
+    // The guard refused the batch without the outbox; it ran again with it, and read the types again.
+    expect(bought.statements).toEqual([2, 5]);
+    await waitFor(hook, (e) => e.type === 'key.purchased' && e.data.licenseKey._id === bought.key._id);
+    // From then on the purchase carries the outbox statement of key.purchased, with nothing refused;
+    // that of reseller.commission_earned, which nobody subscribes to, is still left out.
+    const next = await buy();
+    expect(next.statements).toEqual([3]);
+    await waitFor(hook, (e) => e.type === 'key.purchased' && e.data.licenseKey._id === next.key._id);
+  });
+
   it('writes no event for a change that did not commit', async () => {
     await addEndpoint('ok', ['key.purchased']);
     const product = await makeProduct();

@@ -1,0 +1,10 @@
+-- The caller guard also asserts what the Worker assumed about webhooks (issue 48): a write batch
+-- leaves out the outbox statement of an event type that no enabled endpoint subscribed to when the
+-- isolate last looked (platform/db/session.ts), and names those types in `quiet_events` (JSON
+-- array). If an endpoint subscribes to one of them now, the guard aborts the batch, so nothing
+-- commits without the events it owes; the Worker forgets what it knew and runs the batch again
+-- with every outbox statement.
+DROP TRIGGER `caller_guard_check`;--> statement-breakpoint
+DROP VIEW `caller_guard`;--> statement-breakpoint
+CREATE VIEW `caller_guard` AS SELECT NULL AS `kind`, NULL AS `credential_id`, NULL AS `user_id`, NULL AS `role`, NULL AS `now`, NULL AS `idle_ms`, NULL AS `quiet_events`;--> statement-breakpoint
+CREATE TRIGGER `caller_guard_check` INSTEAD OF INSERT ON `caller_guard` BEGIN SELECT RAISE(ABORT, 'CALLER_INACTIVE') WHERE NOT EXISTS (SELECT 1 FROM `users` WHERE `id` = NEW.`user_id` AND `is_active` = 1); SELECT RAISE(ABORT, 'CALLER_ENDED') WHERE NOT EXISTS (SELECT 1 FROM `users` `u` WHERE `u`.`id` = NEW.`user_id` AND ((NEW.`kind` = 'session' AND EXISTS (SELECT 1 FROM `sessions` `s` WHERE `s`.`id` = NEW.`credential_id` AND `s`.`user_id` = `u`.`id` AND `s`.`credential_epoch` = `u`.`credential_epoch` AND `s`.`expires_at` > NEW.`now` AND `s`.`last_active` > NEW.`now` - NEW.`idle_ms`)) OR (NEW.`kind` = 'apiToken' AND EXISTS (SELECT 1 FROM `api_tokens` `t` WHERE `t`.`id` = NEW.`credential_id` AND `t`.`user_id` = `u`.`id` AND `t`.`credential_epoch` = `u`.`credential_epoch`)))); SELECT RAISE(ABORT, 'CALLER_ROLE') WHERE NOT EXISTS (SELECT 1 FROM `users` WHERE `id` = NEW.`user_id` AND `role` = NEW.`role`); SELECT RAISE(ABORT, 'WEBHOOK_SUBSCRIBERS_CHANGED') WHERE NEW.`quiet_events` IS NOT NULL AND EXISTS (SELECT 1 FROM `webhook_endpoints` `e`, json_each(`e`.`events`) `s` WHERE `e`.`enabled` = 1 AND `s`.`value` IN (SELECT `value` FROM json_each(NEW.`quiet_events`))); END;
