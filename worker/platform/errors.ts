@@ -37,6 +37,8 @@ export const codeToStatus = {
   NOT_CONFIGURED: 404,
   PAYMENT_PROVIDER_ERROR: 502,
   MAINTENANCE: 503,
+  // D1 could not be reached for a moment (transientDatabaseFailure): nothing wrong with the request.
+  UNAVAILABLE: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof codeToStatus;
@@ -83,8 +85,33 @@ export function errorResponse(thrown: Error, c: Context): Response {
     const message = malformed ? 'Request body is not valid JSON' : err.message || 'Request failed';
     return c.json({ message, code } satisfies ErrorBody, err.status);
   }
+  if (transientDatabaseFailure(err)) {
+    console.warn('D1 unavailable', err);
+    const body: ErrorBody = { message: UNAVAILABLE_MESSAGE, code: 'UNAVAILABLE', details: { retryAfter: UNAVAILABLE_RETRY_S } };
+    return c.json(body, 503, { 'Retry-After': String(UNAVAILABLE_RETRY_S) });
+  }
   console.error('Unhandled error', err);
   return c.json({ message: 'Something went wrong on our side. Please try again.', code: 'INTERNAL_ERROR' } satisfies ErrorBody, 500);
+}
+
+export const UNAVAILABLE_MESSAGE = 'KeyPanel could not reach its database just now. Please try again in a moment.';
+const UNAVAILABLE_RETRY_S = 1;
+
+/**
+ * D1's errors that say the database could not be reached for a moment, which Cloudflare's guidance
+ * lists as worth retrying (a lost connection, a reset Durable Object behind the database, an
+ * overload): the request was fine, so the answer is 503 with Retry-After, not a 500. A write that
+ * failed so may or may not have committed; the idempotent operations' Idempotency-Key makes trying
+ * again safe.
+ */
+const TRANSIENT_D1 =
+  /Network connection lost|storage caused object to be reset|reset because its code was updated|D1 DB is overloaded|due to transient issue/i;
+
+function transientDatabaseFailure(err: unknown): boolean {
+  for (let current = err, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof Error && TRANSIENT_D1.test(current.message)) return true;
+  }
+  return false;
 }
 
 function appErrorIn(err: unknown): AppError | null {

@@ -1,6 +1,9 @@
-import { env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { codeToStatus } from '../platform/errors';
+import { app } from '../app';
+import type { Env } from '../platform/env';
+import { codeToStatus, UNAVAILABLE_MESSAGE } from '../platform/errors';
+import { passThrough } from '../platform/proxy';
 import { hashPassword, parsePasswordHash, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from '../platform/password';
 import { clearSettingsCache, getSettings, saveSettings, SETTINGS_KV_KEY } from '../modules/settings/store';
 import { DEFAULT_SETTINGS, settingsSchema } from '../modules/settings/schemas';
@@ -58,7 +61,52 @@ describe('the error envelope', () => {
       NOT_CONFIGURED: 404,
       PAYMENT_PROVIDER_ERROR: 502,
       MAINTENANCE: 503,
+      UNAVAILABLE: 503,
     });
+  });
+
+  it('answers 503 UNAVAILABLE with Retry-After, not a 500, when D1 cannot be reached for a moment', async () => {
+    const { token } = await signedInUser('user');
+    // D1 as it fails when its connection drops: every round trip rejects with its message.
+    const lost = () => Promise.reject(new Error('Network connection lost.'));
+    const unreachable = (d1: D1Database | D1DatabaseSession): D1Database =>
+      new Proxy(d1, {
+        get(target, prop) {
+          if (prop === 'withSession') return (constraint?: string) => unreachable((target as D1Database).withSession(constraint));
+          if (prop === 'batch') return lost;
+          if (prop === 'prepare')
+            return () => ({ bind: () => ({ all: lost, first: lost, run: lost, raw: lost }), all: lost, first: lost, run: lost, raw: lost });
+          return passThrough(target, prop);
+        },
+      }) as D1Database;
+    const bindings = { ...env, DB: unreachable(env.DB) } as unknown as Env;
+    const send = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(`http://localhost${path}`, init), bindings, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const json = { 'content-type': 'application/json', 'cf-connecting-ip': '203.0.113.90' };
+    const answers = [
+      await send('/api/users/profile', { headers: { authorization: `Bearer ${token}` } }),
+      await send('/api/keys/purchase', {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${token}` },
+        body: '{"productId":"x","duration":1}',
+      }),
+      await send('/api/v1/licenses/validate', {
+        method: 'POST',
+        headers: json,
+        body: '{"key":"APP-AAAA-BBBB","deviceFingerprint":"device-1"}',
+      }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toEqual({ code: 'UNAVAILABLE', message: UNAVAILABLE_MESSAGE, details: { retryAfter: 1 } });
+    }
+    // The licensing API's answer is signed, like every other.
+    expect(answers[2].headers.get('x-signature')).toBeTruthy();
   });
 
   it('puts security headers on every response', async () => {
