@@ -107,16 +107,16 @@ const UNAVAILABLE_RETRY_S = 1;
 const TRANSIENT_D1 =
   /Network connection lost|storage caused object to be reset|reset because its code was updated|D1 DB is overloaded|due to transient issue/i;
 
-function transientDatabaseFailure(err: unknown): boolean {
-  for (let current = err, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    if (current instanceof Error && TRANSIENT_D1.test(current.message)) return true;
-  }
-  return false;
-}
+const transientDatabaseFailure = (err: unknown): boolean =>
+  inCauses(err, (e) => (e instanceof Error && TRANSIENT_D1.test(e.message) ? true : null)) ?? false;
 
-function appErrorIn(err: unknown): AppError | null {
+const appErrorIn = (err: unknown): AppError | null => inCauses(err, (e) => (e instanceof AppError ? e : null));
+
+/** The first of `err` and its causes (five deep: libraries such as drizzle wrap what they throw) that `pick` gives a value for. */
+function inCauses<T>(err: unknown, pick: (e: unknown) => T | null): T | null {
   for (let current = err, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    if (current instanceof AppError) return current;
+    const found = pick(current);
+    if (found !== null) return found;
   }
   return null;
 }

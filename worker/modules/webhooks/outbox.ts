@@ -4,7 +4,7 @@
 // lookup inside a batch it runs anyway and no extra round trip. After the commit, the rows the
 // batch wrote (RETURNING) go on the queue; the cron re-enqueues any that never got there.
 import { columnValuesIn, isoTextSql, SqlStatement } from '../../platform/db/client';
-import { afterCommitOf } from '../../platform/db/session';
+import { afterCommitOf, ENABLED_SUBSCRIPTIONS_SQL } from '../../platform/db/session';
 import type { WebhookQueue } from '../../platform/webhook-message';
 import type { WebhookEventType } from './schemas';
 import { hasPassedSql } from '../../platform/db/expiry';
@@ -22,7 +22,7 @@ export class OutboxStatement extends SqlStatement {}
  * parameters are ?3 onwards.
  */
 function outbox(type: string, data: string, source: string, params: unknown[], now: number): OutboxStatement {
-  const subscribed = `EXISTS (SELECT 1 FROM webhook_endpoints e, json_each(e.events) s WHERE e.enabled = 1 AND s.value = ?1)`;
+  const subscribed = `EXISTS (SELECT 1 FROM ${ENABLED_SUBSCRIPTIONS_SQL} AND s.value = ?1)`;
   return new OutboxStatement(
     `INSERT INTO webhook_events (id, type, data, created_at) SELECT ${NEW_EVENT_ID}, ?1, ${data}, ?2 ${source} AND ${subscribed} RETURNING id AS ${EVENT_ID_COLUMN}`,
     [type, now, ...params],

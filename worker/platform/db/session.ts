@@ -143,25 +143,15 @@ export class RequestD1 {
     if (!caller || (this.committed && own.every((s) => this.reads.has(s)))) return this.session.batch<T>(own);
     // A write's outbox statements for types nobody subscribes to are left out, and the guard asserts it.
     const types = this.write ? statements.map((s) => EVENT_TYPES.get(s)) : [];
-    const subscribed = types.some(Boolean) ? subscriptions.get(this.database) : undefined;
+    const hasOutbox = types.some((type) => type !== undefined);
+    const subscribed = hasOutbox ? subscriptions.get(this.database) : undefined;
     const left = types.map((type) => type !== undefined && subscribed !== undefined && !subscribed.has(type));
-    const quiet = [...new Set(types.filter((type, i) => left[i]))];
-    const refresh = types.some(Boolean) && subscribed === undefined;
+    const quiet = [...new Set(types.filter((_, i) => left[i]))];
+    const refresh = hasOutbox && subscribed === undefined;
+    const checked = [caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs];
     const check = this.write
-      ? this.session
-          .prepare(GUARD_SQL)
-          .bind(
-            caller.kind,
-            caller.credentialId,
-            caller.userId,
-            caller.role,
-            caller.now,
-            caller.idleMs,
-            quiet.length ? JSON.stringify(quiet) : null,
-          )
-      : this.session
-          .prepare(CALLER_CHECK_SQL)
-          .bind(caller.kind, caller.credentialId, caller.userId, caller.role, caller.now, caller.idleMs);
+      ? this.session.prepare(GUARD_SQL).bind(...checked, quiet.length ? JSON.stringify(quiet) : null)
+      : this.session.prepare(CALLER_CHECK_SQL).bind(...checked);
     const sent = own.filter((_, i) => !left[i]);
     let head: D1Result<T>;
     let results: D1Result<T>[];
@@ -235,8 +225,14 @@ export function writesEvents(statement: D1PreparedStatement, type: string): void
 /** The event types some enabled endpoint subscribes to, as this isolate last read them, by D1 binding. */
 const subscriptions = isolateCache<D1Database, ReadonlySet<string>>('webhook-subscriptions');
 
+/**
+ * Every enabled webhook endpoint's event types, one row each (`s.value`): what "subscribes" means for
+ * the outbox statements (modules/webhooks/outbox.ts) and for the copy below, as for the guard (0035).
+ */
+export const ENABLED_SUBSCRIPTIONS_SQL = 'webhook_endpoints e, json_each(e.events) s WHERE e.enabled = 1';
+
 /** Read in a write batch whenever the isolate's copy is missing or old. */
-const SUBSCRIBED_TYPES_SQL = 'SELECT DISTINCT s.value AS type FROM webhook_endpoints e, json_each(e.events) s WHERE e.enabled = 1';
+const SUBSCRIBED_TYPES_SQL = `SELECT DISTINCT s.value AS type FROM ${ENABLED_SUBSCRIPTIONS_SQL}`;
 
 /** The guard's refusal when an endpoint subscribes to a type the batch left out (migration 0035). */
 const SUBSCRIBERS_CHANGED = 'WEBHOOK_SUBSCRIBERS_CHANGED';
