@@ -15,6 +15,8 @@ import { systemAnalytics } from '../modules/reporting/analytics';
 import { commissionEvent } from '../modules/webhooks/outbox';
 import { activateLicense, validateLicense } from '../modules/licensing/licensing';
 import { listOwnKeys } from '../modules/keys/my-keys';
+import { keyHistory } from '../modules/keys/key-history';
+import { listKeyTransfers } from '../modules/keys/key-care';
 import { autoRenewKeys } from '../modules/keys/auto-renew';
 import { dashboardStats } from '../modules/reporting/stats';
 import { resellerStatistics, listResellerFigures } from '../modules/resellers/statistics';
@@ -243,6 +245,31 @@ describe('query plans', () => {
     const keyRead = plans.find((p) => p.sql.includes('WHERE k.key = ?2'))!;
     expect(keyRead.steps.join('\n')).toMatch(/SEARCH k USING INDEX license_keys_key_unique \(key=\?\)/);
     expect(keyRead.steps.join('\n')).toMatch(/activations_key_device_unique/);
+  });
+
+  it('every index of activations and key_events serves one of these statements: each one costs every activation', async () => {
+    const s = await shop();
+    const used = new Set<string>();
+    const note = (plans: Plan[]) => noteIndexes(plans, used);
+    note(
+      await expectNoFullScans(
+        await statementsOf((d1) => activateLicense(d1, DEFAULT_SETTINGS, { key: s.keys[4].key, deviceFingerprint: 'plan-device-3' })),
+      ),
+    );
+    const carer = (d1: D1Database) => ({ db: createDb(d1), actor: s.owner });
+    note(await expectNoFullScans(await statementsOf((d1) => keyHistory(carer(d1), s.keys[4].id, 'admin', { page: 1, limit: 20 }))));
+    // The transfers an account gave or received: each side by its own (partial) index, never a walk of
+    // the key history, whose activations have neither side.
+    const transfers = await expectNoFullScans(
+      await statementsOf((d1) => listKeyTransfers(createDb(d1), s.customer.id, { page: 1, limit: 20 })),
+    );
+    for (const plan of transfers) {
+      expect(plan.steps.join('\n'), plan.sql).toMatch(/SEARCH key_events USING INDEX key_events_from_idx \(from_user_id=\?\)/);
+      expect(plan.steps.join('\n'), plan.sql).toMatch(/SEARCH key_events USING INDEX key_events_to_idx \(to_user_id=\?\)/);
+    }
+    note(transfers);
+    await expectEveryIndexUsed('activations', used, 1);
+    await expectEveryIndexUsed('key_events', used, 3);
   });
 
   it('My Keys, with and without a search or a status, narrows by the buyer index', async () => {

@@ -21,6 +21,7 @@ import { dispatchMails, mailStatement } from '../mail';
 import type { Later } from '../../platform/request';
 import { isAtLeast, type Role } from '../../platform/vocabulary';
 import { notPassedAt } from '../../platform/db/expiry';
+import { runtimeLimit } from '../../platform/db/compiled';
 import { auditStatement } from '../audit';
 import type { Settings } from '../settings';
 import { findKey, requireKey } from './admin-keys';
@@ -409,8 +410,8 @@ export async function listKeyTransfers(db: DB, userId: string, { page, limit }: 
       .from(keyEvents)
       .where(and(eq(keyEvents.kind, 'transferred'), mine))
       .orderBy(desc(keyEvents.at), desc(keyEvents.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
+      .limit(runtimeLimit(limit))
+      .offset(runtimeLimit((page - 1) * limit)),
     db
       .select({ n: sql<number>`count(*)` })
       .from(keyEvents)

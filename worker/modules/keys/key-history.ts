@@ -72,7 +72,7 @@ const HOLDER_AT = `coalesce(
 const SEEN_BY = `(?4 IS NULL OR (CASE WHEN h.kind = 'transferred' THEN ?4 IN (h.from_id, h.to_id) ELSE ${HOLDER_AT} = ?4 END))`;
 
 const PAGE_SQL = `SELECT h.*, ${username('from_id')} AS from_name, ${username('to_id')} AS to_name
-  FROM (${LINES}) h WHERE ${SEEN_BY} ORDER BY h.at DESC, h.id DESC LIMIT ?2 OFFSET ?3`;
+  FROM (${LINES}) h WHERE ${SEEN_BY} ORDER BY h.at DESC, h.id DESC LIMIT (?2 + 0) OFFSET (?3 + 0)`;
 const COUNT_SQL = `SELECT count(*) AS n FROM (${LINES}) h WHERE ${SEEN_BY}`;
 
 type LineRow = {

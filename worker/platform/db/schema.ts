@@ -427,10 +427,7 @@ export const activations = sqliteTable(
      */
     replacePendingAt: integer('replace_pending_at', { mode: 'timestamp_ms' }),
   },
-  (t) => [
-    uniqueIndex('activations_key_device_unique').on(t.keyId, t.deviceFingerprint),
-    index('activations_activated_idx').on(t.activatedAt),
-  ],
+  (t) => [uniqueIndex('activations_key_device_unique').on(t.keyId, t.deviceFingerprint)],
 );
 
 /**
@@ -472,8 +469,13 @@ export const keyEvents = sqliteTable(
   },
   (t) => [
     index('key_events_key_idx').on(t.keyId, t.at, t.id),
-    index('key_events_from_idx').on(t.fromUserId, t.at),
-    index('key_events_to_idx').on(t.toUserId, t.at),
+    // A transfer's two sides: only transfers have them, so the activations (most of the history) add no entry.
+    index('key_events_from_idx')
+      .on(t.fromUserId, t.at)
+      .where(sql`${t.fromUserId} IS NOT NULL`),
+    index('key_events_to_idx')
+      .on(t.toUserId, t.at)
+      .where(sql`${t.toUserId} IS NOT NULL`),
     check('key_events_kind_check', sql`${t.kind} IN (${sql.raw(sqlList(KEY_EVENT_KINDS))})`),
   ],
 );
