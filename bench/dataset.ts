@@ -1,8 +1,9 @@
-// The benchmark's database at one of two sizes (`--scale`): 200k (10,000 users, 200 products,
-// 200,000 keys, 100,000 activations) or 2m, ten times the shop (100,000 users, 2,000,000 keys,
-// 1,000,000 activations); plus what each scenario draws from: keys with their devices, fresh keys,
-// customers with credits to spend, a customer with 500 keys, a reseller, and signed-in sessions
-// (their rows in D1, made as sign-in makes them, which every signed-in round trip checks).
+// The benchmark's database at one of two sizes (`--scale`): 200k (10,000 users of whom 50
+// resellers, 200 products, 200,000 keys, 100,000 activations) or 2m, ten times the shop (100,000
+// users of whom 500 resellers, 2,000,000 keys, 1,000,000 activations); plus what each scenario
+// draws from: keys with their devices, fresh keys, customers with credits to spend, a customer
+// with 500 keys, a reseller, and signed-in sessions (their rows in D1, made as sign-in makes them,
+// which every signed-in round trip checks).
 import { createDb } from '../worker/platform/db/client';
 import { createSession } from '../worker/modules/accounts/sessions';
 import type { Runtime } from './runtime';
@@ -10,13 +11,15 @@ import { DAY_MS } from '../worker/platform/vocabulary';
 import { generateShop, writeShop, type KeyRow, type ProductRow, type Shop, type UserRow } from '../scripts/demo-shop/generator';
 
 export const SCALES = {
-  '200k': { users: 10_000, products: 200, keys: 200_000, activations: 100_000 },
-  '2m': { users: 100_000, products: 200, keys: 2_000_000, activations: 1_000_000 },
+  // A larger shop has more resellers, each selling about as much: a reseller's statistics read a
+  // few rows for each product they have ever sold, so fifty resellers selling ten times as much would
+  // each have sold nearly the whole catalog, and the two sizes would not measure alike resellers.
+  '200k': { users: 10_000, resellers: 50, products: 200, keys: 200_000, activations: 100_000 },
+  '2m': { users: 100_000, resellers: 500, products: 200, keys: 2_000_000, activations: 1_000_000 },
 } as const;
 export type ScaleName = keyof typeof SCALES;
 export type Scale = (typeof SCALES)[ScaleName];
 export const COLLECTOR_KEYS = 500;
-const RESELLERS = 50;
 /** Customers who buy during the run: each has credits for far more than the run can spend. */
 const SHOPPERS = 2_000;
 const SHOPPER_CREDITS = 10_000_000;
@@ -67,8 +70,8 @@ export async function seedBenchDatabase(runtime: Runtime, SCALE: Scale): Promise
     historyDays: 90,
     seed: 20_260_401,
     products: SCALE.products,
-    resellers: RESELLERS,
-    customers: SCALE.users - RESELLERS - accounts.length,
+    resellers: SCALE.resellers,
+    customers: SCALE.users - SCALE.resellers - accounts.length,
     keys: SCALE.keys,
     activations: SCALE.activations,
     accounts,
