@@ -47,7 +47,7 @@ export type BenchData = {
   collectorTokens: string[];
   ownerTokens: string[];
   customers: UserRow[];
-  /** Sessions of the reseller who sold the most, for a reseller's own statistics. */
+  /** Sessions of the reseller who sold the most products, for a reseller's own statistics. */
   resellerTokens: string[];
 };
 
@@ -150,11 +150,24 @@ export async function seedBenchDatabase(runtime: Runtime, SCALE: Scale): Promise
   };
 }
 
-/** The reseller who paid for the most customers' keys: their statistics have the most to add up. */
+/**
+ * The reseller who has sold the most products to customers (then the most keys): their statistics
+ * read the most, about five rows a product they have ever sold. The catalog bounds it at both sizes,
+ * whereas the one who sold the most keys is whichever happened to spread them over more products.
+ */
 function busiestReseller(shop: Shop): UserRow {
+  const products = new Map<string, Set<string>>();
   const sold = new Map<string, number>();
-  for (const k of shop.keys) if (k.generation_method === 'reseller' && k.paid_by) sold.set(k.paid_by, (sold.get(k.paid_by) ?? 0) + 1);
+  for (const k of shop.keys) {
+    if (k.generation_method !== 'reseller' || !k.paid_by) continue;
+    products.set(k.paid_by, (products.get(k.paid_by) ?? new Set()).add(k.product_id));
+    sold.set(k.paid_by, (sold.get(k.paid_by) ?? 0) + 1);
+  }
   const resellers = shop.users.filter((u) => u.role === 'reseller');
   if (!resellers.length) throw new Error('bench: the shop has no reseller');
-  return resellers.reduce((best, r) => ((sold.get(r.id) ?? 0) > (sold.get(best.id) ?? 0) ? r : best));
+  const reach = (r: UserRow) => [products.get(r.id)?.size ?? 0, sold.get(r.id) ?? 0];
+  return resellers.reduce((best, r) => {
+    const [a, b] = [reach(r), reach(best)];
+    return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]) ? r : best;
+  });
 }

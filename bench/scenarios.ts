@@ -393,7 +393,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'reseller stats 90d',
     endpoint: 'GET /api/reseller/stats?days=90',
-    drives: 'the reseller who sold the most: My Statistics over 90 days',
+    drives: 'the reseller who sold the most products: My Statistics over 90 days',
     targets: {},
     prepare: (data) => {
       const token = rotate(data.resellerTokens);
