@@ -1,6 +1,6 @@
-// The rows each hot request reads, as D1 counts and bills them (each statement's result metadata),
-// held to a bound on a shop large enough that a query which scans a table cannot hide: 4,000 keys,
-// 2,000 activations, 1,500 accounts and their ledger. A licensing call reads the key and its
+// The rows each hot request reads (and each write writes), as D1 counts and bills them (each
+// statement's result metadata), held to a bound on a shop large enough that a query which scans a
+// table cannot hide: 4,000 keys, 2,000 activations, 1,500 accounts and their ledger. A licensing call reads the key and its
 // devices; a customer's page reads their own keys, whatever the shop's size; the owner's lists and
 // Overview read their page and the shop's counts (shop_counts), never the tables they count.
 // docs/performance.md has the same bounds beside the figures the benchmark measures at 200,000
